@@ -1,0 +1,140 @@
+import path from 'node:path';
+
+export type StockistEnv = 'sandbox' | 'production';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** When set, the operator API is served on its own listener and not on `port`. */
+  adminPort: number | null;
+  databaseUrl: string;
+  /** Where generated files live: the admin key, the self-signed certificate, the demo token. */
+  dataDir: string;
+  env: StockistEnv;
+  /** Null means "generate one and keep it in the data directory" (resolved by the CLI at start-up). */
+  adminApiKey: string | null;
+  tls: boolean;
+  tlsCertFile: string | null;
+  tlsKeyFile: string | null;
+  trustProxy: boolean;
+  redisUrl: string | null;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  bodyLimitBytes: number;
+  refundReview: 'auto' | 'manual';
+  refundAutoDelayMs: number;
+  refundSlaHours: number;
+  sandboxAutoShipSeconds: number | null;
+  defaultWarehouse: string;
+  seed: 'demo' | 'none';
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Raised for a bad environment value; its message is the one line printed before exiting. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function present(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const value = raw.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = present(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | null {
+  return present(env, name) === undefined ? null : integer(env, name, 0, min, max);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = present(env, name);
+  if (value === undefined) return fallback;
+  const match = allowed.find((a) => a === value.toLowerCase());
+  if (!match) throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  return match;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = present(env, name);
+  if (value === undefined) return fallback;
+  const v = value.toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'off', 'no'].includes(v)) return false;
+  throw new ConfigError(name, `must be on/off, true/false or 1/0 (got "${value}")`);
+}
+
+function databaseUrl(env: Env): string {
+  const value = present(env, 'DATABASE_URL') ?? 'sqlite:./data/stockist.db';
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
+    throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres:// (got "${value}")`);
+  }
+  return value;
+}
+
+/** Reads and validates the environment once; every later consumer gets the typed result. */
+export function loadConfig(env: Env = process.env): Config {
+  const tls = oneOf(env, 'TLS', ['on', 'off'] as const, 'on') === 'on';
+  const tlsCertFile = present(env, 'TLS_CERT_FILE') ?? null;
+  const tlsKeyFile = present(env, 'TLS_KEY_FILE') ?? null;
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
+    throw new ConfigError(tlsCertFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE', 'TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const adminApiKey = present(env, 'ADMIN_API_KEY') ?? null;
+  if (adminApiKey !== null && adminApiKey.length < 16) {
+    throw new ConfigError('ADMIN_API_KEY', 'must be at least 16 characters');
+  }
+  const defaultWarehouse = present(env, 'DEFAULT_WAREHOUSE') ?? 'G007';
+  if (defaultWarehouse.length > 32) throw new ConfigError('DEFAULT_WAREHOUSE', 'must be at most 32 characters');
+  const redisUrl = present(env, 'REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got "${redisUrl}")`);
+  }
+  const config: Config = {
+    port: integer(env, 'PORT', 8443, 0, 65535),
+    host: present(env, 'HOST') ?? '127.0.0.1',
+    adminPort: optionalInteger(env, 'ADMIN_PORT', 0, 65535),
+    databaseUrl: databaseUrl(env),
+    dataDir: path.resolve(present(env, 'DATA_DIR') ?? './data'),
+    env: oneOf(env, 'STOCKIST_ENV', ['sandbox', 'production'] as const, 'sandbox'),
+    adminApiKey,
+    tls,
+    tlsCertFile,
+    tlsKeyFile,
+    trustProxy: flag(env, 'TRUST_PROXY', false),
+    redisUrl,
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
+    rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 40, 1, 1_000_000),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1_073_741_824),
+    refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),
+    refundAutoDelayMs: integer(env, 'REFUND_AUTO_DELAY_MS', 2000, 0, 86_400_000),
+    refundSlaHours: integer(env, 'REFUND_SLA_HOURS', 24, 1, 8760),
+    sandboxAutoShipSeconds: optionalInteger(env, 'SANDBOX_AUTO_SHIP_SECONDS', 1, 86_400),
+    defaultWarehouse,
+    seed: oneOf(env, 'SEED', ['demo', 'none'] as const, 'none'),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  };
+  if (config.env === 'production' && !config.tls && !config.trustProxy) {
+    throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');
+  }
+  if (config.rateLimitBurst < config.rateLimitPerSecond) {
+    throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${config.rateLimitPerSecond})`);
+  }
+  return config;
+}

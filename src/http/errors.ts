@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, invalidJson, notFound, serviceUnavailable, validationFailed } from '../domain/errors.ts';
+import { toFieldErrors } from './validation.ts';
+
+/** Fastify's own errors that are the client's fault, by code → our error. */
+function fromFramework(error: FastifyError): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 41300, 'request body is larger than the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 41500, 'send the body as JSON with Content-Type: application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalidJson('the body is empty');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError(400, 40000, 'Content-Length does not match the body');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return invalidJson(error.message);
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
+    return invalidJson(error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'/, 'malformed'));
+  }
+  return null;
+}
+
+/** Storage outages (connection refused, pool exhausted, database locked) are 503, not 500. */
+function isStorageUnavailable(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300', 'SQLITE_BUSY', 'SQLITE_LOCKED'].includes(code);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  if (error.headers) reply.headers(error.headers);
+  const body: Record<string, unknown> = { code: error.code, message: error.message, data: null, requestId: request.id };
+  if (error.errors?.length) body.errors = error.errors;
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** The one place where every failure becomes the envelope. */
+export function installErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) return sendError(request, reply, error);
+    if (error.validation) {
+      return sendError(request, reply, validationFailed(toFieldErrors(error.validation as never, error.validationContext)));
+    }
+    const mapped = fromFramework(error);
+    if (mapped) return sendError(request, reply, mapped);
+    if (isStorageUnavailable(error)) {
+      request.log.error({ err: error }, 'storage unavailable');
+      return sendError(request, reply, serviceUnavailable('storage is unavailable, retry shortly'));
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(request, reply, new AppError(error.statusCode, error.statusCode * 100, error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, new AppError(500, 50000, 'internal error; quote the requestId when contacting support'));
+  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, notFound(`route ${request.method} ${request.url.split('?')[0]}`)));
+}

@@ -1,0 +1,79 @@
+import { Type, type Static } from 'typebox';
+import { CountryCode, IdLike, IntegerLike, MoneyInput, Str, StringEnum } from './common.ts';
+
+export const WarehouseBody = Type.Object({
+  warehouseCode: Str(32),
+  name: Str(128),
+  countryCode: CountryCode(),
+  countryName: Type.Optional(Str(64)),
+  status: Type.Optional(IntegerLike({ minimum: 0, maximum: 1 })),
+});
+export type WarehouseBody = Static<typeof WarehouseBody>;
+
+export const CategoryBody = Type.Object({
+  categoryId: IdLike(),
+  name: Str(128),
+  parentId: IntegerLike({ minimum: 0 }),
+  imgUrl: Type.Optional(Type.Union([Str(1024, 0), Type.Null()])),
+});
+export type CategoryBody = Static<typeof CategoryBody>;
+
+export const ProductBody = Type.Object({
+  sku: Str(64),
+  name: Str(255),
+  categoryId: Type.Optional(Type.Union([IdLike(), Type.Null()])),
+  price: MoneyInput(),
+  weightGrams: IntegerLike({ minimum: 0, maximum: 1_000_000_000 }),
+  imageUrl: Type.Optional(Type.Union([Str(1024, 0), Type.Null()])),
+  options: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown()), Type.Null()])),
+});
+export type ProductBody = Static<typeof ProductBody>;
+
+export const StockSetRow = Type.Object({ sku: Str(64), warehouseCode: Str(32), qty: IntegerLike({ minimum: 0, maximum: 1_000_000_000 }) });
+export type StockSetRow = Static<typeof StockSetRow>;
+export const StockAdjustRow = Type.Object({
+  sku: Str(64),
+  warehouseCode: Str(32),
+  delta: IntegerLike({ minimum: -1_000_000_000, maximum: 1_000_000_000 }),
+});
+export type StockAdjustRow = Static<typeof StockAdjustRow>;
+
+export const StockSetBody = Type.Object({ items: Type.Array(StockSetRow, { minItems: 1, maxItems: 1000 }) });
+export const StockAdjustBody = Type.Object({ items: Type.Array(StockAdjustRow, { minItems: 1, maxItems: 1000 }) });
+
+export const ChannelBody = Type.Object({
+  channelCode: Str(32),
+  name: Str(128),
+  channelType: Str(16),
+  warehouseCodes: Type.Array(Str(32), { minItems: 1, maxItems: 100 }),
+  countries: Type.Array(Type.String({ pattern: '^([A-Za-z]{2}|\\*)$', description: 'a two-letter country code or "*"' }), { minItems: 1, maxItems: 300 }),
+  baseFee: MoneyInput(),
+  perKgFee: MoneyInput(),
+  deliveryDaysMin: IntegerLike({ minimum: 0, maximum: 365 }),
+  deliveryDaysMax: IntegerLike({ minimum: 0, maximum: 365 }),
+});
+export type ChannelBody = Static<typeof ChannelBody>;
+
+const MAX_IMPORT = 10_000;
+export const ImportBody = Type.Object({
+  warehouses: Type.Optional(Type.Array(WarehouseBody, { maxItems: MAX_IMPORT })),
+  categories: Type.Optional(Type.Array(CategoryBody, { maxItems: MAX_IMPORT })),
+  products: Type.Optional(Type.Array(ProductBody, { maxItems: MAX_IMPORT })),
+  stocks: Type.Optional(Type.Array(StockSetRow, { maxItems: MAX_IMPORT })),
+  channels: Type.Optional(Type.Array(ChannelBody, { maxItems: MAX_IMPORT })),
+});
+export type ImportBody = Static<typeof ImportBody>;
+
+export const SCOPES = ['catalog:read', 'stock:read', 'orders:read', 'orders:write', 'refunds:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const MerchantBody = Type.Object({ name: Str(128) });
+export const MerchantPatchBody = Type.Object({ status: StringEnum(['active', 'disabled'] as const) });
+export const TokenBody = Type.Object({
+  scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, uniqueItems: true })),
+  expiresInSeconds: Type.Optional(IntegerLike({ minimum: 60, maximum: 315_360_000 })),
+});
+export type TokenBody = Static<typeof TokenBody>;
+
+export const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,18}$', description: 'a numeric id' }) });
+export const TokenIdParams = Type.Object({ tokenId: Type.String({ pattern: '^[0-9]{1,18}$', description: 'a numeric id' }) });

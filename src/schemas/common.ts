@@ -1,0 +1,77 @@
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** Custom validation keyword: after a value validates, normalise it (digit string → number, money → cents). */
+export const COERCE_KEYWORD = 'x-coerce';
+
+type Coerced = { ok: true; value: unknown } | { ok: false; message: string };
+
+export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { minimum?: number; maximum?: number }[] } = {}): Coerced {
+  if (kind === 'integer') {
+    const n = typeof data === 'string' ? Number(data) : (data as number);
+    const { minimum, maximum } = schema.anyOf?.[0] ?? {};
+    if (!Number.isSafeInteger(n) || (minimum !== undefined && n < minimum) || (maximum !== undefined && n > maximum)) {
+      return { ok: false, message: `must be ${describeInteger({ minimum, maximum })}` };
+    }
+    return { ok: true, value: n };
+  }
+  if (kind === 'cents') {
+    const text = typeof data === 'number' ? String(data) : (data as string);
+    const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+    if (!match) return { ok: false, message: 'must be an amount with at most two decimals' };
+    const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+    if (!Number.isSafeInteger(cents) || cents > 100_000_000_000) return { ok: false, message: 'is too large' };
+    return { ok: true, value: cents };
+  }
+  return { ok: true, value: data };
+}
+
+/** An integer sent as a JSON number or a digit string (SPEC §1 leniency); the handler sees a number. */
+export const IntegerLike = (options: { minimum?: number; maximum?: number } = {}) =>
+  Type.Unsafe<number>({
+    anyOf: [
+      Type.Integer(options),
+      Type.String({ pattern: options.minimum !== undefined && options.minimum < 0 ? '^-?[0-9]{1,16}$' : '^[0-9]{1,16}$' }),
+    ],
+    description: describeInteger(options),
+    [COERCE_KEYWORD]: 'integer',
+  });
+
+function describeInteger({ minimum, maximum }: { minimum?: number; maximum?: number }): string {
+  if (minimum !== undefined && maximum !== undefined) return `an integer from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return `an integer of at least ${minimum}`;
+  return 'an integer';
+}
+
+/** Money in, as a JSON number or decimal string with at most two decimals; the handler sees cents. */
+export const MoneyInput = () =>
+  Type.Unsafe<number>({
+    anyOf: [Type.Number({ minimum: 0 }), Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,2})?$' })],
+    description: 'a non-negative amount with at most two decimals, as a number or a string ("12.50")',
+    [COERCE_KEYWORD]: 'cents',
+  });
+
+/** A database id sent as a digit string or a JSON number. */
+export const IdLike = () => IntegerLike({ minimum: 1 });
+
+export const Str = (maxLength: number, minLength = 1) => Type.String({ minLength, maxLength });
+
+export const CountryCode = () => Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter country code' });
+
+export const Envelope = <T extends TSchema>(data: T) =>
+  Type.Object({ code: Type.Integer(), message: Type.String(), data });
+
+export const ErrorEnvelope = Type.Object({
+  code: Type.Integer(),
+  message: Type.String(),
+  data: Type.Null(),
+  requestId: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: true }))),
+});
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({ total: Type.Integer(), pageNumber: Type.Integer(), pageSize: Type.Integer(), list: Type.Array(item) });
+
+/** A string from a fixed list (an `enum`, so errors list the allowed values). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -1,0 +1,122 @@
+import { brokenCategoryChains } from '../domain/categories.ts';
+import { normalizeChannelType } from '../domain/channels.ts';
+import { countryName } from '../domain/countries.ts';
+import { validationFailed, type FieldError } from '../domain/errors.ts';
+import type { CategoryBody, ChannelBody, ImportBody, ProductBody, WarehouseBody } from '../schemas/admin.ts';
+import { listCategories, upsertCategory, existingCategoryIds, type Category } from '../store/categories.repository.ts';
+import { upsertChannel, listChannels } from '../store/channels.repository.ts';
+import type { Db, Handle } from '../store/db.ts';
+import { upsertProduct, type Product } from '../store/products.repository.ts';
+import { upsertWarehouse, warehousesByCode, type Warehouse } from '../store/warehouses.repository.ts';
+import { setStocks } from './stock.service.ts';
+
+/** `items`, 2, `qty` → `items[2].qty`; without a list prefix the field stands alone. */
+export const at = (prefix: string, index: number, name: string) => (prefix ? `${prefix}[${index}].${name}` : name);
+
+function failIfAny(errors: FieldError[]) {
+  if (errors.length > 0) throw validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');
+}
+
+export async function putWarehouses(db: Handle, rows: WarehouseBody[], prefix: string, now: number): Promise<Warehouse[]> {
+  const out: Warehouse[] = [];
+  for (const w of rows) {
+    const code = w.countryCode.toUpperCase();
+    out.push(
+      await upsertWarehouse(db, { code: w.warehouseCode, name: w.name, countryCode: code, countryName: w.countryName ?? countryName(code), status: w.status ?? 1 }, now),
+    );
+  }
+  return out;
+}
+
+/** Upserts first, then checks the whole tree, so one import may list children before parents. */
+export async function putCategories(db: Handle, rows: CategoryBody[], prefix: string, now: number): Promise<Category[]> {
+  const out: Category[] = [];
+  for (const c of rows) out.push(await upsertCategory(db, { id: c.categoryId, name: c.name, parentId: c.parentId, imgUrl: c.imgUrl ?? null }, now));
+  const all = await listCategories(db);
+  const broken = brokenCategoryChains(new Map(all.map((c) => [c.id, c.parent_id])), out.map((c) => c.id));
+  failIfAny(
+    broken.map(({ id, reason }) => {
+      const index = rows.findIndex((r) => r.categoryId === id);
+      return { field: at(prefix, index, 'parentId'), message: reason === 'cycle' ? 'would make the category its own ancestor' : 'unknown parent category' };
+    }),
+  );
+  return out;
+}
+
+export async function putProducts(db: Handle, rows: ProductBody[], prefix: string, now: number): Promise<Product[]> {
+  const categoryIds = rows.map((p) => p.categoryId).filter((id): id is number => typeof id === 'number');
+  const known = await existingCategoryIds(db, categoryIds);
+  failIfAny(
+    rows.flatMap((p, i) => (typeof p.categoryId === 'number' && !known.has(p.categoryId) ? [{ field: at(prefix, i, 'categoryId'), message: 'unknown category' }] : [])),
+  );
+  const out: Product[] = [];
+  for (const p of rows) {
+    out.push(
+      await upsertProduct(
+        db,
+        { sku: p.sku, name: p.name, categoryId: p.categoryId ?? null, priceCents: p.price, weightGrams: p.weightGrams, imageUrl: p.imageUrl ?? null, options: p.options },
+        now,
+      ),
+    );
+  }
+  return out;
+}
+
+export async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
+  const warehouses = await warehousesByCode(db, rows.flatMap((c) => c.warehouseCodes));
+  const errors: FieldError[] = [];
+  rows.forEach((c, i) => {
+    if (!normalizeChannelType(c.channelType)) errors.push({ field: at(prefix, i, 'channelType'), message: 'must be one of: Standard, Express, Expedited' });
+    c.warehouseCodes.forEach((code, j) => {
+      if (!warehouses.has(code)) errors.push({ field: `${at(prefix, i, 'warehouseCodes')}[${j}]`, message: `unknown warehouse ${code}` });
+    });
+    if (c.deliveryDaysMax < c.deliveryDaysMin) errors.push({ field: at(prefix, i, 'deliveryDaysMax'), message: 'must not be less than deliveryDaysMin' });
+    if (c.countries.includes('*') && c.countries.length > 1) errors.push({ field: at(prefix, i, 'countries'), message: 'is either ["*"] or a list of country codes' });
+  });
+  failIfAny(errors);
+  for (const c of rows) {
+    await upsertChannel(
+      db,
+      {
+        code: c.channelCode,
+        name: c.name,
+        channelType: normalizeChannelType(c.channelType)!,
+        warehouseIds: c.warehouseCodes.map((code) => warehouses.get(code)!.id),
+        countries: [...new Set(c.countries.map((x) => x.toUpperCase()))],
+        baseFeeCents: c.baseFee,
+        perKgFeeCents: c.perKgFee,
+        deliveryDaysMin: c.deliveryDaysMin,
+        deliveryDaysMax: c.deliveryDaysMax,
+      },
+      now,
+    );
+  }
+}
+
+export interface ImportSummary {
+  warehouses: number;
+  categories: number;
+  products: number;
+  stocks: number;
+  channels: number;
+}
+
+/** Loads a whole catalogue document in dependency order, in one transaction: all or nothing. */
+export async function importCatalog(db: Db, doc: ImportBody, now: number): Promise<ImportSummary> {
+  return db.transaction().execute(async (trx) => {
+    await putWarehouses(trx, doc.warehouses ?? [], 'warehouses', now);
+    await putCategories(trx, doc.categories ?? [], 'categories', now);
+    await putProducts(trx, doc.products ?? [], 'products', now);
+    await setStocks(trx, doc.stocks ?? [], 'stocks', now);
+    await putChannels(trx, doc.channels ?? [], 'channels', now);
+    return {
+      warehouses: doc.warehouses?.length ?? 0,
+      categories: doc.categories?.length ?? 0,
+      products: doc.products?.length ?? 0,
+      stocks: doc.stocks?.length ?? 0,
+      channels: doc.channels?.length ?? 0,
+    };
+  });
+}
+
+export { listChannels };

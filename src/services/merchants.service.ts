@@ -1,0 +1,81 @@
+import type { StockistEnv } from '../config.ts';
+import { forbidden, notFound, unauthorized } from '../domain/errors.ts';
+import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
+import { SCOPES, type Scope } from '../schemas/admin.ts';
+import type { Handle } from '../store/db.ts';
+import * as repo from '../store/merchants.repository.ts';
+
+export interface NewMerchant {
+  merchantId: number;
+  name: string;
+  status: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export async function createMerchant(db: Handle, name: string, now: number): Promise<NewMerchant> {
+  const clientId = `cli_${randomToken(24)}`;
+  const clientSecret = `sks_${randomToken(40)}`;
+  const m = await repo.insertMerchant(db, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
+  return { merchantId: m.id, name: m.name, status: m.status, clientId, clientSecret };
+}
+
+export interface IssuedToken {
+  tokenId: number;
+  merchantId: number;
+  accessToken: string;
+  scopes: Scope[];
+  expiresAt: number | null;
+}
+
+export async function issueToken(
+  db: Handle,
+  env: StockistEnv,
+  merchantId: number,
+  options: { scopes?: Scope[]; expiresInSeconds?: number },
+  now: number,
+): Promise<IssuedToken> {
+  const merchant = await repo.findMerchant(db, merchantId);
+  if (!merchant) throw notFound('merchant');
+  const accessToken = newAccessToken(env);
+  const scopes = options.scopes ?? [...SCOPES];
+  const expiresAt = options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null;
+  const row = await repo.insertToken(db, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
+  return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
+}
+
+export async function revokeToken(db: Handle, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
+  const row = await repo.revokeToken(db, tokenId, now);
+  if (!row) throw notFound('token');
+  return { tokenId: row.id, revokedAt: row.revoked_at! };
+}
+
+export async function setMerchantStatus(db: Handle, merchantId: number, status: 'active' | 'disabled', now: number) {
+  const row = await repo.setMerchantStatus(db, merchantId, status, now);
+  if (!row) throw notFound('merchant');
+  return row;
+}
+
+export interface Principal {
+  merchantId: number;
+  tokenId: number;
+  scopes: Set<string>;
+}
+
+const OTHER_ENV_MESSAGE: Record<StockistEnv, string> = {
+  production: 'this is a sandbox token (stk_test_); this server is production and takes stk_live_ tokens',
+  sandbox: 'this is a production token (stk_live_); this server is the sandbox and takes stk_test_ tokens',
+};
+
+/** Who is calling: the merchant behind a bearer token, or a 401/403 saying exactly why not. */
+export async function authenticate(db: Handle, env: StockistEnv, token: string | null, now: number): Promise<Principal> {
+  if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <token>');
+  const tokenEnv = environmentOfToken(token);
+  if (tokenEnv !== null && tokenEnv !== env) throw unauthorized(OTHER_ENV_MESSAGE[env]);
+  const row = tokenEnv === null ? undefined : await repo.findTokenByHash(db, hashSecret(token));
+  if (!row) throw unauthorized('unknown token');
+  if (row.revokedAt !== null) throw unauthorized('token revoked');
+  if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized('token expired');
+  if (row.merchantStatus !== 'active') throw forbidden('merchant account is disabled');
+  return { merchantId: row.merchantId, tokenId: row.tokenId, scopes: new Set(row.scopes.split(' ')) };
+}

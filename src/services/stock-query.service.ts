@@ -1,0 +1,71 @@
+import { fieldError, validationFailed } from '../domain/errors.ts';
+import { parseInstant } from '../domain/time.ts';
+import type { StockPage, StockQuery, StockRecord } from '../schemas/stock.ts';
+import type { Handle } from '../store/db.ts';
+import { productsBySku } from '../store/products.repository.ts';
+import { changedProductsPage, stockRowsOf } from '../store/stocks.repository.ts';
+import { warehousesByCode } from '../store/warehouses.repository.ts';
+
+export const MAX_STOCK_SKUS = 30;
+const DEFAULT_PAGE_SIZE = 30;
+
+/** `"A,,B,A"` → `["A","B"]`: empty entries and repeats dropped, first occurrence order kept. */
+export function parseSkuList(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  return [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+}
+
+function instant(value: string | undefined, field: string): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const ms = parseInstant(value.trim());
+  if (ms === null) throw fieldError(field, 'must be an ISO 8601 instant with Z or an offset, e.g. 2022-11-01T06:21:20Z');
+  return ms;
+}
+
+/** SPEC §6.1: by SKU list, by change window, or both. */
+export async function queryStocks(db: Handle, q: StockQuery): Promise<StockPage> {
+  const skus = parseSkuList(q.skus);
+  if (skus.length > MAX_STOCK_SKUS) throw fieldError('skus', `at most ${MAX_STOCK_SKUS} distinct SKUs per request (got ${skus.length})`, { limit: MAX_STOCK_SKUS });
+  const start = instant(q.dateStartTime, 'dateStartTime');
+  const end = instant(q.dateEndTime, 'dateEndTime');
+  const byTime = start !== null || end !== null;
+  if (skus.length === 0 && !byTime) {
+    throw validationFailed([{ field: 'skus', message: 'give skus, dateStartTime or dateEndTime' }], 'give at least one of skus, dateStartTime, dateEndTime');
+  }
+  if (start !== null && end !== null && start > end) throw fieldError('dateStartTime', 'must not be after dateEndTime');
+  if (byTime && skus.length === 0 && q.pageNumber === undefined) throw fieldError('pageNumber', 'is required (and greater than 0) when querying by update time');
+  const pageNumber = q.pageNumber ?? 1;
+  const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+
+  let warehouseId: number | null = null;
+  if (q.warehouseCode !== undefined && q.warehouseCode.trim() !== '') {
+    const w = (await warehousesByCode(db, [q.warehouseCode.trim()])).get(q.warehouseCode.trim());
+    // An unknown warehouse holds nothing: an empty result, like an unknown SKU.
+    if (!w) return { total: 0, pageNumber, pageSize, list: [] };
+    warehouseId = w.id;
+  }
+
+  let products: { id: number; sku: string }[];
+  let total: number;
+  if (byTime) {
+    let productIds: number[] | null = null;
+    if (skus.length > 0) productIds = [...(await productsBySku(db, skus)).values()].map((p) => p.id);
+    const page = await changedProductsPage(db, { start, end, warehouseId, productIds, offset: (pageNumber - 1) * pageSize, limit: pageSize });
+    products = page.rows;
+    total = page.total;
+  } else {
+    const found = await productsBySku(db, skus);
+    const all = skus.filter((s) => found.has(s)).map((s) => found.get(s)!);
+    total = all.length;
+    products = all.slice((pageNumber - 1) * pageSize, pageNumber * pageSize);
+  }
+
+  const rows = await stockRowsOf(db, products.map((p) => p.id), warehouseId);
+  const byProduct = new Map<number, StockRecord['warehouseStockList']>();
+  for (const r of rows) {
+    let list = byProduct.get(r.productId);
+    if (!list) byProduct.set(r.productId, (list = []));
+    list.push({ qty: r.qty, warehouseCode: r.warehouseCode, countryCode: r.countryCode });
+  }
+  return { total, pageNumber, pageSize, list: products.map((p) => ({ sku: p.sku, warehouseStockList: byProduct.get(p.id) ?? [] })) };
+}

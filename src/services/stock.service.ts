@@ -1,0 +1,65 @@
+import { conflictState, validationFailed, type FieldError } from '../domain/errors.ts';
+import type { StockAdjustRow, StockSetRow } from '../schemas/admin.ts';
+import type { Handle } from '../store/db.ts';
+import { productsBySku } from '../store/products.repository.ts';
+import { addQty, currentQty, setQty, type StockKey } from '../store/stocks.repository.ts';
+import { warehousesByCode } from '../store/warehouses.repository.ts';
+
+const at = (prefix: string, index: number, name: string) => `${prefix}[${index}].${name}`;
+
+export interface StockResult {
+  sku: string;
+  warehouseCode: string;
+  qty: number;
+  delta: number;
+}
+
+/** Resolves sku/warehouse codes to row keys, reporting every unknown one with its field. */
+async function resolveRows(db: Handle, rows: { sku: string; warehouseCode: string }[], prefix: string): Promise<StockKey[]> {
+  const [products, warehouses] = await Promise.all([productsBySku(db, rows.map((r) => r.sku)), warehousesByCode(db, rows.map((r) => r.warehouseCode))]);
+  const errors: FieldError[] = [];
+  rows.forEach((r, i) => {
+    if (!products.has(r.sku)) errors.push({ field: at(prefix, i, 'sku'), message: `unknown SKU ${r.sku}` });
+    if (!warehouses.has(r.warehouseCode)) errors.push({ field: at(prefix, i, 'warehouseCode'), message: `unknown warehouse ${r.warehouseCode}` });
+  });
+  if (errors.length) throw validationFailed(errors);
+  return rows.map((r) => ({ productId: products.get(r.sku)!.id, warehouseId: warehouses.get(r.warehouseCode)!.id }));
+}
+
+/** Sets absolute quantities (operator restock or count); each change is a ledger row. */
+export async function setStocks(db: Handle, rows: StockSetRow[], prefix: string, now: number): Promise<StockResult[]> {
+  const seen = new Map<string, number>();
+  const duplicates: FieldError[] = [];
+  rows.forEach((r, i) => {
+    const key = `${r.sku}\u0000${r.warehouseCode}`;
+    if (seen.has(key)) duplicates.push({ field: at(prefix, i, 'sku'), message: `${r.sku} in ${r.warehouseCode} is already set by ${at(prefix, seen.get(key)!, 'sku')}` });
+    else seen.set(key, i);
+  });
+  if (duplicates.length) throw validationFailed(duplicates);
+  const keys = await resolveRows(db, rows, prefix);
+  const out: StockResult[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const change = await setQty(db, keys[i], rows[i].qty, now);
+    out.push({ sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty: change.qtyAfter, delta: change.delta });
+  }
+  return out;
+}
+
+/** Applies relative changes in order; any row that would go below zero refuses the whole request. */
+export async function adjustStocks(db: Handle, rows: StockAdjustRow[], prefix: string, now: number): Promise<StockResult[]> {
+  const keys = await resolveRows(db, rows, prefix);
+  const out: StockResult[] = [];
+  const short: FieldError[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const { delta } = rows[i];
+    const change = await addQty(db, keys[i], delta, { kind: delta > 0 ? 'restock' : 'adjustment' }, now);
+    if (!change) {
+      const qty = await currentQty(db, keys[i]);
+      short.push({ field: at(prefix, i, 'delta'), message: `would take stock below zero (${qty} available)`, sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty, delta });
+      continue;
+    }
+    out.push({ sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty: change.qtyAfter, delta });
+  }
+  if (short.length) throw conflictState('stock adjustment refused: it would take stock below zero', short);
+  return out;
+}

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+/** Storage functions take this first, so a caller can compose several of them in one transaction. */
+export type Handle = Kysely<Database> | Transaction<Database>;
+
+export interface Store {
+  db: Db;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: use (and create) this schema, so test runs never collide. */
+  schema?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+export function dialectOf(url: string): Dialect {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+/** Opens the database named by a `sqlite:<file>` or `postgres://` URL. */
+export async function openStore(url: string, options: OpenOptions = {}): Promise<Store> {
+  if (dialectOf(url) === 'sqlite') return openSqlite(url.slice('sqlite:'.length));
+  return openPostgres(url, options);
+}
+
+function openSqlite(file: string): Store {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  // A second process (the CLI beside a running server) waits for the writer instead of failing.
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
+  if (options.schema) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  // BIGINT ids, times and sums all fit in 2^53, so they come back as numbers like on SQLite.
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types,
+    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

@@ -1,0 +1,58 @@
+import type { Selectable } from 'kysely';
+import type { Handle } from './db.ts';
+import type { ApiTokensTable, MerchantsTable } from './schema.ts';
+
+export type Merchant = Selectable<MerchantsTable>;
+export type ApiToken = Selectable<ApiTokensTable>;
+
+export async function insertMerchant(db: Handle, m: { name: string; clientId: string; clientSecretHash: string }, now: number): Promise<Merchant> {
+  return db
+    .insertInto('merchants')
+    .values({ name: m.name, status: 'active', client_id: m.clientId, client_secret_hash: m.clientSecretHash, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export const listMerchants = (db: Handle) => db.selectFrom('merchants').selectAll().orderBy('id').execute();
+
+export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+
+export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
+  return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function insertToken(
+  db: Handle,
+  t: { merchantId: number; tokenHash: string; environment: ApiToken['environment']; scopes: string[]; expiresAt: number | null },
+  now: number,
+): Promise<ApiToken> {
+  return db
+    .insertInto('api_tokens')
+    .values({ merchant_id: t.merchantId, token_hash: t.tokenHash, environment: t.environment, scopes: t.scopes.join(' '), expires_at: t.expiresAt, revoked_at: null, created_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function revokeToken(db: Handle, id: number, now: number): Promise<ApiToken | undefined> {
+  const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row || row.revoked_at !== null) return row;
+  return db.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** The token with its merchant's status, looked up by the token's hash. */
+export async function findTokenByHash(db: Handle, tokenHash: string) {
+  return db
+    .selectFrom('api_tokens')
+    .innerJoin('merchants', 'merchants.id', 'api_tokens.merchant_id')
+    .select([
+      'api_tokens.id as tokenId',
+      'api_tokens.merchant_id as merchantId',
+      'api_tokens.environment as environment',
+      'api_tokens.scopes as scopes',
+      'api_tokens.expires_at as expiresAt',
+      'api_tokens.revoked_at as revokedAt',
+      'merchants.status as merchantStatus',
+    ])
+    .where('api_tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}

@@ -1,0 +1,44 @@
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { Store } from './db.ts';
+import type { MigrationContext } from './migrations/helpers.ts';
+import * as m0001 from './migrations/0001_foundation.ts';
+
+/** Numbered migrations, shared by both dialects; append only. */
+const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
+  '0001_foundation': m0001,
+};
+
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+
+function migrator(store: Store): Migrator {
+  const provider: MigrationProvider = {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(MIGRATIONS)) {
+        out[name] = { up: (db) => m.up({ db, dialect: store.dialect }) };
+      }
+      return out;
+    },
+  };
+  // Kysely takes a database lock (an advisory lock on PostgreSQL) around the run, so several
+  // processes starting at once apply each migration exactly once.
+  return new Migrator({ db: store.db, provider });
+}
+
+export class MigrationFailed extends Error {}
+
+/** Applies pending migrations; returns the names applied by this call. */
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  const { error, results }: MigrationResultSet = await migrator(store).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationFailed(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied (used by /readyz). */
+export async function migrationsCurrent(store: Store): Promise<boolean> {
+  const migrations = await migrator(store).getMigrations();
+  return migrations.every((m) => m.executedAt !== undefined);
+}

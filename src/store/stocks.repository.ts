@@ -1,0 +1,150 @@
+import type { Handle } from './db.ts';
+import type { LedgerKind } from './schema.ts';
+
+export interface StockKey {
+  productId: number;
+  warehouseId: number;
+}
+
+export interface LedgerRefs {
+  kind: LedgerKind;
+  orderId?: number | null;
+  refundId?: number | null;
+}
+
+export interface AppliedChange extends StockKey {
+  delta: number;
+  qtyAfter: number;
+}
+
+const whereKey = (k: StockKey) => ({ product_id: k.productId, warehouse_id: k.warehouseId });
+
+async function ensureRow(db: Handle, k: StockKey, now: number): Promise<void> {
+  await db
+    .insertInto('stocks')
+    .values({ ...whereKey(k), qty: 0, updated_at: now })
+    .onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doNothing())
+    .execute();
+}
+
+async function recordChange(db: Handle, k: StockKey, delta: number, qtyAfter: number, refs: LedgerRefs, now: number) {
+  await db
+    .insertInto('stock_ledger')
+    .values({ ...whereKey(k), delta, qty_after: qtyAfter, kind: refs.kind, order_id: refs.orderId ?? null, refund_id: refs.refundId ?? null, created_at: now })
+    .execute();
+}
+
+/**
+ * Sets an absolute quantity (an operator's count) and writes the ledger row for the difference. The no-op UPDATE locks
+ * the row on PostgreSQL before reading it (portable, unlike FOR UPDATE on SQLite), so the ledger
+ * delta is exact under concurrent writers.
+ */
+export async function setQty(db: Handle, k: StockKey, qty: number, now: number): Promise<AppliedChange> {
+  await ensureRow(db, k, now);
+  const locked = await db
+    .updateTable('stocks')
+    .set((eb) => ({ qty: eb.ref('qty') }))
+    .where('product_id', '=', k.productId)
+    .where('warehouse_id', '=', k.warehouseId)
+    .returning('qty')
+    .executeTakeFirstOrThrow();
+  const delta = qty - locked.qty;
+  if (delta === 0) return { ...k, delta, qtyAfter: qty };
+  await db.updateTable('stocks').set({ qty, updated_at: now }).where('product_id', '=', k.productId).where('warehouse_id', '=', k.warehouseId).execute();
+  await recordChange(db, k, delta, qty, { kind: delta > 0 ? 'restock' : 'adjustment' }, now);
+  return { ...k, delta, qtyAfter: qty };
+}
+
+/**
+ * Adds `delta` (possibly negative) with a conditional update that never takes a row below zero;
+ * returns null when the row lacks the stock (nothing written).
+ */
+export async function addQty(db: Handle, k: StockKey, delta: number, refs: LedgerRefs, now: number): Promise<AppliedChange | null> {
+  if (delta > 0) await ensureRow(db, k, now);
+  const row = await db
+    .updateTable('stocks')
+    .set((eb) => ({ qty: eb('qty', '+', delta), updated_at: now }))
+    .where('product_id', '=', k.productId)
+    .where('warehouse_id', '=', k.warehouseId)
+    .where((eb) => eb(eb('qty', '+', delta), '>=', 0))
+    .returning('qty')
+    .executeTakeFirst();
+  if (!row) return null;
+  await recordChange(db, k, delta, row.qty, refs, now);
+  return { ...k, delta, qtyAfter: row.qty };
+}
+
+export async function currentQty(db: Handle, k: StockKey): Promise<number> {
+  const row = await db.selectFrom('stocks').select('qty').where('product_id', '=', k.productId).where('warehouse_id', '=', k.warehouseId).executeTakeFirst();
+  return row?.qty ?? 0;
+}
+
+export interface StockRow {
+  productId: number;
+  qty: number;
+  warehouseCode: string;
+  countryCode: string;
+}
+
+/** Stock rows of the given products (optionally one warehouse), in warehouse id order. */
+export async function stockRowsOf(db: Handle, productIds: number[], warehouseId: number | null): Promise<StockRow[]> {
+  if (productIds.length === 0) return [];
+  let q = db
+    .selectFrom('stocks')
+    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+    .select(['stocks.product_id as productId', 'stocks.qty as qty', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode'])
+    .where('stocks.product_id', 'in', productIds);
+  if (warehouseId !== null) q = q.where('stocks.warehouse_id', '=', warehouseId);
+  return q.orderBy('stocks.product_id').orderBy('stocks.warehouse_id').execute();
+}
+
+/** Σ ledger deltas per row next to the row's quantity (for consistency checks). */
+export async function ledgerMismatches(db: Handle): Promise<{ productId: number; warehouseId: number; qty: number; ledger: number }[]> {
+  const rows = await db
+    .selectFrom('stocks')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('stock_ledger')
+          .select(['product_id', 'warehouse_id', (e) => e.fn.sum<number>('delta').as('total')])
+          .groupBy(['product_id', 'warehouse_id'])
+          .as('l'),
+      (join) => join.onRef('l.product_id', '=', 'stocks.product_id').onRef('l.warehouse_id', '=', 'stocks.warehouse_id'),
+    )
+    .select(['stocks.product_id as productId', 'stocks.warehouse_id as warehouseId', 'stocks.qty as qty', 'l.total as ledger'])
+    .execute();
+  return rows.map((r) => ({ ...r, ledger: Number(r.ledger ?? 0) })).filter((r) => r.ledger !== r.qty);
+}
+
+export interface ChangedPageQuery {
+  start: number | null;
+  end: number | null;
+  warehouseId: number | null;
+  productIds: number[] | null;
+  offset: number;
+  limit: number;
+}
+
+/** Products with a stock row changed in [start, end], ordered by their last change then SKU. */
+export async function changedProductsPage(db: Handle, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
+  if (q.productIds !== null && q.productIds.length === 0) return { total: 0, rows: [] };
+  let changed = db.selectFrom('stocks').select(['product_id', (eb) => eb.fn.max('updated_at').as('last_change')]);
+  if (q.start !== null) changed = changed.where('updated_at', '>=', q.start);
+  if (q.end !== null) changed = changed.where('updated_at', '<=', q.end);
+  if (q.warehouseId !== null) changed = changed.where('warehouse_id', '=', q.warehouseId);
+  if (q.productIds !== null) changed = changed.where('product_id', 'in', q.productIds);
+  const grouped = changed.groupBy('product_id').as('c');
+  const [count, rows] = await Promise.all([
+    db.selectFrom(grouped).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom(grouped)
+      .innerJoin('products', 'products.id', 'c.product_id')
+      .select(['products.id as id', 'products.sku as sku'])
+      .orderBy('c.last_change')
+      .orderBy('products.sku')
+      .offset(q.offset)
+      .limit(q.limit)
+      .execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}
