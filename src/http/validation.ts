@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from '../domain/errors.ts';
+import { validationFailed, type FieldError } from '../domain/errors.ts';
 import { COERCE_KEYWORD, coerceValue } from '../schemas/common.ts';
 
 /**
@@ -28,6 +28,21 @@ function makeAjv(coerceTypes: boolean): Ajv {
     },
   });
   return ajv;
+}
+
+const bodyValidators = new WeakMap<object, ValidateFunction>();
+let sharedJsonAjv: Ajv | null = null;
+
+/**
+ * Validates (and normalises) a JSON document outside HTTP exactly as a request body would be:
+ * the CLI import and the demo seed go through the same rules as `POST /admin/v1/import`.
+ */
+export function parseDocument<T>(schema: object, value: unknown): T {
+  sharedJsonAjv ??= makeAjv(false);
+  let validate = bodyValidators.get(schema);
+  if (!validate) bodyValidators.set(schema, (validate = sharedJsonAjv.compile(schema)));
+  if (!validate(value)) throw validationFailed(toFieldErrors(validate.errors ?? [], 'body'));
+  return value as T;
 }
 
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {

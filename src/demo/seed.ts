@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import { AppError } from '../domain/errors.ts';
+import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
+import { importCatalog } from '../services/catalog.service.ts';
+import type { Store } from '../store/db.ts';
+import { parseDocument } from '../http/validation.ts';
+import { ImportBody } from '../schemas/admin.ts';
+import { DEMO_MERCHANT_NAME, demoCatalogue, demoSku } from './demo-data.ts';
+
+/** True when nothing has been loaded yet (SEED=demo only fills an empty database). */
+export async function isEmpty(store: Store): Promise<boolean> {
+  const [p, m] = await Promise.all([
+    store.db.selectFrom('products').select('id').limit(1).executeTakeFirst(),
+    store.db.selectFrom('merchants').select('id').limit(1).executeTakeFirst(),
+  ]);
+  return !p && !m;
+}
+
+export interface DemoCredentials {
+  merchantId: number;
+  token: string;
+  sampleSkus: string[];
+}
+
+/** Loads the demo catalogue (idempotent upserts) and makes sure the demo merchant exists. */
+export async function seedDemo(store: Store, config: Config): Promise<DemoCredentials> {
+  const now = Date.now();
+  await importCatalog(store.db, parseDocument<ImportBody>(ImportBody, demoCatalogue()), now);
+  return (await demoCredentials(store, config, true))!;
+}
+
+/**
+ * The demo merchant's token, kept in the data directory so each `npm start` can print a working
+ * curl line (tokens are stored hashed, so the file is the only place it can be read back). A
+ * revoked or missing token is replaced. Returns null when there is no demo merchant.
+ */
+export async function demoCredentials(store: Store, config: Config, create = false): Promise<DemoCredentials | null> {
+  let merchant = await store.db.selectFrom('merchants').select('id').where('name', '=', DEMO_MERCHANT_NAME).orderBy('id').executeTakeFirst();
+  if (!merchant && !create) return null;
+  const now = Date.now();
+  const merchantId = merchant?.id ?? (await createMerchant(store.db, DEMO_MERCHANT_NAME, now)).merchantId;
+  const file = path.join(config.dataDir, `demo-token-${config.env}`);
+  let token = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : null;
+  if (token) {
+    try {
+      const principal = await authenticate(store.db, config.env, token, now);
+      if (principal.merchantId !== merchantId) token = null;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      token = null;
+    }
+  }
+  if (!token) {
+    token = (await issueToken(store.db, config.env, merchantId, {}, now)).accessToken;
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  }
+  return { merchantId, token, sampleSkus: [demoSku(1), demoSku(2), demoSku(3)] };
+}

@@ -1,0 +1,65 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8443);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.adminPort, null);
+    assert.equal(c.databaseUrl, 'sqlite:./data/stockist.db');
+    assert.equal(c.env, 'sandbox');
+    assert.equal(c.tls, true);
+    assert.equal(c.rateLimitPerSecond, 20);
+    assert.equal(c.rateLimitBurst, 40);
+    assert.equal(c.bodyLimitBytes, 1_048_576);
+    assert.equal(c.refundReview, 'auto');
+    assert.equal(c.refundAutoDelayMs, 2000);
+    assert.equal(c.refundSlaHours, 24);
+    assert.equal(c.sandboxAutoShipSeconds, null);
+    assert.equal(c.defaultWarehouse, 'G007');
+    assert.equal(c.seed, 'none');
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '9000', HOST: '0.0.0.0', ADMIN_PORT: '9001', DATABASE_URL: 'postgres://u@h/db', STOCKIST_ENV: 'production',
+      ADMIN_API_KEY: 'a-very-long-admin-key', TLS: 'off', TRUST_PROXY: '1', REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10', BODY_LIMIT_BYTES: '2048', REFUND_REVIEW: 'manual',
+      REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', SANDBOX_AUTO_SHIP_SECONDS: '30', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
+    });
+    assert.deepEqual(
+      [c.port, c.host, c.adminPort, c.env, c.tls, c.trustProxy, c.rateLimitPerSecond, c.bodyLimitBytes, c.refundReview, c.sandboxAutoShipSeconds, c.defaultWarehouse, c.seed, c.logLevel],
+      [9000, '0.0.0.0', 9001, 'production', false, true, 5, 2048, 'manual', 30, 'US01', 'demo', 'warn'],
+    );
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ ADMIN_PORT: '-1' }, 'ADMIN_PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ STOCKIST_ENV: 'staging' }, 'STOCKIST_ENV'],
+    [{ TLS: 'maybe' }, 'TLS'],
+    [{ TRUST_PROXY: 'perhaps' }, 'TRUST_PROXY'],
+    [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],
+    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
+    [{ RATE_LIMIT_PER_SECOND: '50' }, 'RATE_LIMIT_BURST'],
+    [{ BODY_LIMIT_BYTES: '1.5' }, 'BODY_LIMIT_BYTES'],
+    [{ REFUND_REVIEW: 'sometimes' }, 'REFUND_REVIEW'],
+    [{ REFUND_AUTO_DELAY_MS: 'soon' }, 'REFUND_AUTO_DELAY_MS'],
+    [{ REFUND_SLA_HOURS: '0' }, 'REFUND_SLA_HOURS'],
+    [{ SANDBOX_AUTO_SHIP_SECONDS: 'x' }, 'SANDBOX_AUTO_SHIP_SECONDS'],
+    [{ SEED: 'everything' }, 'SEED'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ TLS_CERT_FILE: '/tmp/c.pem' }, 'TLS_KEY_FILE'],
+    [{ STOCKIST_ENV: 'production', TLS: 'off' }, 'TRUST_PROXY'],
+  ];
+  for (const [env, variable] of bad) {
+    it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
+      assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}:`) && !e.message.includes('\n'));
+    });
+  }
+});

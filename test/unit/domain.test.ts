@@ -1,0 +1,85 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { brokenCategoryChains } from '../../src/domain/categories.ts';
+import { normalizeChannelType } from '../../src/domain/channels.ts';
+import { centsToAmount } from '../../src/domain/money.ts';
+import { environmentOfToken, newAccessToken, randomToken, secretsEqual } from '../../src/domain/secrets.ts';
+import { formatInstant, parseInstant } from '../../src/domain/time.ts';
+import { fieldPath } from '../../src/http/validation.ts';
+import { coerceValue } from '../../src/schemas/common.ts';
+import { parseSkuList } from '../../src/services/stock-query.service.ts';
+
+describe('time', () => {
+  it('accepts instants with Z or an offset and converts to UTC', () => {
+    assert.equal(parseInstant('2022-11-01T06:21:20Z'), Date.UTC(2022, 10, 1, 6, 21, 20));
+    assert.equal(parseInstant('2022-11-01T14:21:20+08:00'), Date.UTC(2022, 10, 1, 6, 21, 20));
+    assert.equal(parseInstant('2022-11-01T14:21:20+0800'), Date.UTC(2022, 10, 1, 6, 21, 20));
+    assert.equal(parseInstant('2022-11-01T06:21Z'), Date.UTC(2022, 10, 1, 6, 21));
+    assert.equal(parseInstant('2022-11-01T06:21:20.123Z'), Date.UTC(2022, 10, 1, 6, 21, 20, 123));
+  });
+  it('refuses anything else', () => {
+    for (const bad of ['2022-11-01', '2022-11-01T06:21:20', 'yesterday', '2022-02-30T00:00:00Z', '2022-11-01T25:00:00Z', '1667283680', '']) {
+      assert.equal(parseInstant(bad), null, bad);
+    }
+  });
+  it('formats UTC at second precision', () => {
+    assert.equal(formatInstant(Date.UTC(2022, 10, 1, 6, 21, 20, 999)), '2022-11-01T06:21:20Z');
+    assert.equal(formatInstant(null), null);
+  });
+});
+
+describe('categories', () => {
+  it('finds missing parents and cycles', () => {
+    const parents = new Map([[1, 0], [2, 1], [3, 9], [4, 5], [5, 4]]);
+    assert.deepEqual(brokenCategoryChains(parents, [1, 2, 3, 4]), [
+      { id: 3, reason: 'missing_parent' },
+      { id: 4, reason: 'cycle' },
+    ]);
+    assert.deepEqual(brokenCategoryChains(new Map([[7, 7]]), [7]), [{ id: 7, reason: 'cycle' }]);
+  });
+});
+
+describe('values', () => {
+  it('normalises channel types case-insensitively', () => {
+    assert.equal(normalizeChannelType('express'), 'Express');
+    assert.equal(normalizeChannelType(' EXPEDITED '), 'Expedited');
+    assert.equal(normalizeChannelType('Fast'), null);
+  });
+  it('turns money into cents and back', () => {
+    assert.deepEqual(coerceValue('cents', '12.50'), { ok: true, value: 1250 });
+    assert.deepEqual(coerceValue('cents', 12.5), { ok: true, value: 1250 });
+    assert.deepEqual(coerceValue('cents', 0.07), { ok: true, value: 7 });
+    assert.deepEqual(coerceValue('cents', '3'), { ok: true, value: 300 });
+    assert.equal(coerceValue('cents', 1.234).ok, false);
+    assert.equal(centsToAmount(932), 9.32);
+  });
+  it('coerces digit strings within bounds', () => {
+    assert.deepEqual(coerceValue('integer', '42', { anyOf: [{ minimum: 1 }] }), { ok: true, value: 42 });
+    assert.equal(coerceValue('integer', '0', { anyOf: [{ minimum: 1 }] }).ok, false);
+    assert.equal(coerceValue('integer', '99999999999999999', {}).ok, false);
+  });
+  it('names fields the way clients write them', () => {
+    assert.equal(fieldPath('/orderItemsList/1/quantity'), 'orderItemsList[1].quantity');
+    assert.equal(fieldPath('/items/0', 'sku'), 'items[0].sku');
+    assert.equal(fieldPath('', 'name'), 'name');
+  });
+  it('parses SKU lists', () => {
+    assert.deepEqual(parseSkuList('A,,B, A ,C,'), ['A', 'B', 'C']);
+    assert.deepEqual(parseSkuList(undefined), []);
+  });
+});
+
+describe('secrets', () => {
+  it('makes prefixed, unguessable tokens', () => {
+    const live = newAccessToken('production');
+    assert.match(live, /^stk_live_[0-9A-Za-z]{40}$/);
+    assert.equal(environmentOfToken(live), 'production');
+    assert.equal(environmentOfToken(newAccessToken('sandbox')), 'sandbox');
+    assert.equal(environmentOfToken('abc'), null);
+    assert.notEqual(randomToken(), randomToken());
+  });
+  it('compares secrets of any length', () => {
+    assert.equal(secretsEqual('abc', 'abc'), true);
+    assert.equal(secretsEqual('abc', 'abcd'), false);
+  });
+});
