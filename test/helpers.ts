@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { TestContext } from 'node:test';
+import { after, before, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -146,4 +146,30 @@ export async function tableCounts(store: Store): Promise<Record<string, number>>
     out[table] = Number(row.n);
   }
   return out;
+}
+
+/**
+ * Inside a `describe`: one app (and database) for the suite, built before its tests and dropped
+ * after them. The returned object forwards to the app once it exists.
+ */
+export function useApp(dialect: Dialect, env: Record<string, string> = {}): TestApp {
+  let current: TestApp | null = null;
+  const cleanups: (() => Promise<void>)[] = [];
+  before(async () => {
+    current = await buildTestApp({ after: (fn) => cleanups.push(fn) }, dialect, env);
+  });
+  after(async () => {
+    for (const fn of cleanups) await fn();
+  });
+  const get = () => {
+    if (!current) throw new Error('useApp: the app is built in the suite’s before hook');
+    return current;
+  };
+  return {
+    get app() { return get().app; },
+    get store() { return get().store; },
+    get config() { return get().config; },
+    admin: (...args) => get().admin(...args),
+    merchant: (...args) => get().merchant(...args),
+  };
 }

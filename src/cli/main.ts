@@ -41,7 +41,6 @@ const scopesList = (value: string): Scope[] => {
 export function buildCli(): Command {
   const program = new Command('stockist')
     .description("Stockist: a supplier's Order, Refund and Stock Open API server")
-    .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
 
   program

@@ -13,6 +13,8 @@ export type Handle = Kysely<Database> | Transaction<Database>;
 export interface Store {
   db: Db;
   dialect: Dialect;
+  /** PostgreSQL: the schema tables live in (the migrator's bookkeeping goes there too). */
+  schema: string | null;
   close(): Promise<void>;
 }
 
@@ -45,7 +47,7 @@ function openSqlite(file: string): Store {
   // A second process (the CLI beside a running server) waits for the writer instead of failing.
   database.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', schema: null, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
@@ -55,6 +57,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    } catch (error) {
+      // Two processes creating the same schema at once: the loser sees a duplicate, which is fine.
+      if (!['23505', '42P06'].includes((error as { code?: string }).code ?? '')) throw error;
     } finally {
       await admin.end();
     }
@@ -73,6 +78,6 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  await sql`select 1`.execute(db);
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return { db, dialect: 'postgres', schema: rows[0].schema, close: () => db.destroy() };
 }

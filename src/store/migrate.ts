@@ -22,7 +22,9 @@ function migrator(store: Store): Migrator {
   };
   // Kysely takes a database lock (an advisory lock on PostgreSQL) around the run, so several
   // processes starting at once apply each migration exactly once.
-  return new Migrator({ db: store.db, provider });
+  // The schema is named explicitly: unqualified, Kysely would find another schema's bookkeeping
+  // tables through introspection and skip creating its own.
+  return new Migrator({ db: store.db, provider, ...(store.schema ? { migrationTableSchema: store.schema } : {}) });
 }
 
 export class MigrationFailed extends Error {}

@@ -1,0 +1,52 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { exited, freePort, startProcess, tempDir } from './process.ts';
+
+/** The README's `npm start` path: HTTPS with a generated certificate, demo data, a curl line that works. */
+describe('npm start (real process)', () => {
+  it('comes up on HTTPS with demo data and prints a working curl command', async (t) => {
+    const dir = tempDir();
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const port = await freePort();
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'stockist.db')}`, PORT: String(port), LOG_LEVEL: 'warn', ADMIN_API_KEY: '', TLS: '', STOCKIST_ENV: '' };
+    const { child, output } = await startProcess(['serve', '--seed', 'demo'], env, /curl -k .*\n/);
+    t.after(() => child.kill('SIGKILL'));
+
+    const text = output();
+    assert.match(text, /Stockist listening on https:\/\/127\.0\.0\.1:\d+/);
+    assert.match(text, /SHA-256 fingerprint ([0-9A-F]{2}:){31}[0-9A-F]{2}/);
+    assert.match(text, /Admin API key \(generated, shown once/);
+    assert.ok(fs.existsSync(path.join(dir, 'tls/cert.pem')), 'certificate written to the data directory');
+    const adminKey = fs.readFileSync(path.join(dir, 'admin-key'), 'utf8').trim();
+    assert.ok(text.includes(adminKey));
+
+    const curl = /^\s*(curl -k .*)$/m.exec(text)![1];
+    const body = JSON.parse(execSync(`${curl} --silent --show-error --max-time 10`, { encoding: 'utf8' }));
+    assert.equal(body.code, 10000);
+    assert.equal(body.data.list.length, 3);
+    assert.ok(body.data.list.every((r: { warehouseStockList: unknown[] }) => r.warehouseStockList.length >= 1));
+
+    // The operator key printed works against the operator API.
+    const admin = JSON.parse(execSync(`curl -k --silent -H "Authorization: Bearer ${adminKey}" https://127.0.0.1:${port}/admin/v1/warehouses`, { encoding: 'utf8' }));
+    assert.deepEqual(admin.data.list.map((w: { warehouseCode: string }) => w.warehouseCode).sort(), ['G006', 'G007', 'US01']);
+
+    // HSTS-free plain HTTP is not served on the TLS port.
+    assert.throws(() => execSync(`curl --silent --fail --max-time 5 http://127.0.0.1:${port}/healthz`, { stdio: 'pipe' }));
+
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0, 'SIGTERM shuts down cleanly');
+
+    // A second start reuses the database, the key and the certificate, and still prints a working token.
+    const second = await startProcess(['serve', '--seed', 'demo'], env, /curl -k .*\n/);
+    t.after(() => second.child.kill('SIGKILL'));
+    assert.doesNotMatch(second.output(), /Loaded the demo data/);
+    assert.match(second.output(), /Admin API key: in /);
+    const curl2 = /^\s*(curl -k .*)$/m.exec(second.output())![1];
+    assert.equal(JSON.parse(execSync(`${curl2} --silent`, { encoding: 'utf8' })).code, 10000);
+    second.child.kill('SIGTERM');
+    assert.equal(await exited(second.child), 0);
+  });
+});
