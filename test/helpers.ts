@@ -156,7 +156,7 @@ export function useApp(dialect: Dialect, env: Record<string, string> = {}): Test
   let current: TestApp | null = null;
   const cleanups: (() => Promise<void>)[] = [];
   before(async () => {
-    current = await buildTestApp({ after: (fn) => cleanups.push(fn) }, dialect, env);
+    current = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) }, dialect, env);
   });
   after(async () => {
     for (const fn of cleanups) await fn();
