@@ -97,6 +97,91 @@ export interface ApiTokensTable {
   created_at: number;
 }
 
+export type OrderStatus = 'processing' | 'completed' | 'cancel';
+export type FulfillmentStatus = 'waiting_to_ship' | 'partially_shipped' | 'fully_shipped' | 'completed';
+export type SplitOrderStatus = 'waiting_to_ship' | 'shipped' | 'completed' | 'cancelled';
+export type RefundStatus = 'refunding' | 'partial_refund' | 'refunded';
+
+export interface OrdersTable {
+  id: Generated<number>;
+  merchant_id: number;
+  custom_order_id: string | null;
+  /** SHA-256 of the normalised request, to tell a replay from a conflicting reuse of customOrderId. */
+  request_hash: string;
+  sale_platform: string | null;
+  channel_type: string;
+  channel_code: string | null;
+  remark: string | null;
+  ship_to_country: string;
+  /** The shipping address as JSON (the seed's address fields). */
+  address: string;
+  status: OrderStatus;
+  financial_status: 'paid';
+  fulfillment_status: FulfillmentStatus;
+  refund_status: RefundStatus | null;
+  currency_code: string;
+  subtotal_cents: number;
+  freight_cents: number;
+  coupon_cents: number;
+  promotion_cents: number;
+  refunded_cents: number;
+  pay_date: number | null;
+  completed_date: number | null;
+  cancel_date: number | null;
+  refund_date: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SplitOrdersTable {
+  id: Generated<number>;
+  order_id: number;
+  merchant_id: number;
+  warehouse_id: number;
+  warehouse_code: string;
+  country_code: string;
+  channel_code: string;
+  channel_type: string;
+  status: SplitOrderStatus;
+  freight_cents: number;
+  weight_grams: number;
+  carrier: string | null;
+  tracking_code: string | null;
+  shipped_at: number | null;
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrderItemsTable {
+  id: Generated<number>;
+  order_id: number;
+  split_order_id: number;
+  merchant_id: number;
+  line_index: number;
+  product_id: number;
+  sku: string;
+  product_name: string;
+  image_url: string | null;
+  unit_cents: number;
+  quantity: number;
+  refunded_quantity: number;
+  pending_refund_quantity: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  merchant_id: number;
+  idempotency_key: string;
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   warehouses: WarehousesTable;
   categories: CategoriesTable;
@@ -107,4 +192,8 @@ export interface Database {
   channel_warehouses: ChannelWarehousesTable;
   merchants: MerchantsTable;
   api_tokens: ApiTokensTable;
+  orders: OrdersTable;
+  split_orders: SplitOrdersTable;
+  order_items: OrderItemsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
