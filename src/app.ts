@@ -6,8 +6,10 @@ import { installEnvelope, requestIdFor } from './http/envelope.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
+import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
+import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Store } from './store/db.ts';
 
@@ -65,6 +67,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         requireAdmin(admin, deps.adminApiKey);
         await admin.register(adminCatalogRoutes, { store });
         await admin.register(adminMerchantRoutes, { store, config });
+        await admin.register(adminOrderRoutes, { store });
       },
       { prefix: '/admin/v1' },
     );
@@ -74,6 +77,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       async (merchant) => {
         requireMerchant(merchant, config, store);
         await merchant.register(stockRoutes, { store });
+        await merchant.register(orderRoutes, { store, config });
       },
       { prefix: '/openapi' },
     );

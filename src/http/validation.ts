@@ -11,7 +11,7 @@ import { COERCE_KEYWORD, coerceValue } from '../schemas/common.ts';
  * the `x-coerce` keyword normalises the value after it has validated.
  */
 function makeAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, verbose: true, strict: true });
+  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, verbose: true, strict: true, allowUnionTypes: true });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   ajv.addKeyword({
     keyword: COERCE_KEYWORD,

@@ -1,0 +1,52 @@
+import { CHANNEL_TYPES } from '../domain/channels.ts';
+import { AppError } from '../domain/errors.ts';
+import { channelsFor, deliveryTime, freightCents, quoteByType } from '../domain/freight.ts';
+import { centsToAmount } from '../domain/money.ts';
+import type { QuoteBody } from '../schemas/orders.ts';
+import { listChannels } from '../store/channels.repository.ts';
+import type { OrderDeps } from './orders.service.ts';
+import { planAllocation, toOffer } from './orders.service.ts';
+
+const noChannel = (warehouses: string[], country: string) =>
+  new AppError(422, 42202, `no logistics channel ships from ${warehouses.join(', ')} to ${country}`, warehouses.map((w) => ({ field: 'shipToCountry', message: `no channel from ${w} to ${country}`, warehouseCode: w, country })));
+
+/** The allocation an order would get (a dry run: nothing is reserved), with every channel per group. */
+async function dryRun(deps: OrderDeps, body: QuoteBody) {
+  const country = body.shipToCountry.toUpperCase();
+  const lines = body.products.map((p, index) => ({ index, sku: p.sku, quantity: p.quantity, warehouseCode: p.warehouseCode ?? null }));
+  const { groups } = await planAllocation(deps.store.db, deps.store.dialect, lines, country, deps.config, 'products', false);
+  const offers = (await listChannels(deps.store.db)).map(toOffer);
+  return { country, groups, offers };
+}
+
+/** POST /v2/order/orders/channel: per warehouse group, every serving channel by delivery time then price. */
+export async function quoteChannels(deps: OrderDeps, body: QuoteBody) {
+  const { country, groups, offers } = await dryRun(deps, body);
+  const perGroup = groups.map((g) => ({ g, channels: channelsFor(offers, g.warehouseCode, country, g.weightGrams) }));
+  const unserved = perGroup.filter((x) => x.channels.length === 0).map((x) => x.g.warehouseCode);
+  if (unserved.length) throw noChannel(unserved, country);
+  return perGroup.flatMap(({ g, channels }) =>
+    channels.map((c) => ({
+      channelCode: c.code,
+      channelNameEn: c.name,
+      channelType: c.type,
+      warehouseCode: g.warehouseCode,
+      estimatedFreight: centsToAmount(freightCents(c, g.weightGrams)),
+      estimatedFreightCurrency: 'USD',
+      deliveryTime: deliveryTime(c),
+    })),
+  );
+}
+
+/** POST /v2/order/orders/automaticSplit/channel: one entry per channel type that serves every group. */
+export async function quoteChannelTypes(deps: OrderDeps, body: QuoteBody) {
+  const { country, groups, offers } = await dryRun(deps, body);
+  const quotes = quoteByType(offers, groups, country, CHANNEL_TYPES);
+  if (quotes.length === 0) throw noChannel(groups.map((g) => g.warehouseCode), country);
+  return quotes.map((q) => ({
+    channelType: q.channelType,
+    estimatedFreight: centsToAmount(q.freightCents),
+    estimatedFreightCurrency: 'USD',
+    deliveryTime: `${q.deliveryDaysMin}~${q.deliveryDaysMax} Business Days`,
+  }));
+}
