@@ -7,9 +7,11 @@ import { installErrorHandling } from './http/errors.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
+import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { orderRoutes } from './http/routes/merchant/orders.ts';
+import { refundRoutes } from './http/routes/merchant/refunds.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Store } from './store/db.ts';
 
@@ -68,6 +70,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await admin.register(adminCatalogRoutes, { store });
         await admin.register(adminMerchantRoutes, { store, config });
         await admin.register(adminOrderRoutes, { store });
+        await admin.register(adminFulfillmentRoutes, { store, config });
       },
       { prefix: '/admin/v1' },
     );
@@ -78,6 +81,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         requireMerchant(merchant, config, store);
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });
+        await merchant.register(refundRoutes, { store });
       },
       { prefix: '/openapi' },
     );

@@ -30,3 +30,10 @@ export const ADDRESS = { country: 'us', phone: '+1 555 0100', recipient: 'Ann Le
 
 export const order = (lines: unknown[], extra: Record<string, unknown> = {}) => ({ orderAddress: ADDRESS, orderItemsList: lines, ...extra });
 
+
+/** Places an order through the merchant API and returns its record. */
+export async function placeOrder(t: import('./helpers.ts').TestApp, token: string, lines: unknown[], extra: Record<string, unknown> = {}) {
+  const r = await t.merchant(token, 'POST', '/openapi/v1/order/orders', order(lines, extra));
+  if (r.status !== 200) throw new Error(`order failed: ${r.raw}`);
+  return (await t.merchant(token, 'GET', `/openapi/v2/order/orders/${r.body.data}`)).body.data;
+}

@@ -75,3 +75,9 @@ export const Page = <T extends TSchema>(item: T) =>
 /** A string from a fixed list (an `enum`, so errors list the allowed values). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * An object or array that may also be null. Written as `type: [t, "null"]` rather than a union,
+ * so a wrong value inside still reports its own field path instead of "wrong type" on the parent.
+ */
+export const OrNull = <T extends TSchema & { type: string }>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });

@@ -1,12 +1,10 @@
-import { Type, type Static, type TObject } from 'typebox';
-import { IntegerLike, Str } from './common.ts';
+import { Type, type Static } from 'typebox';
+import { IntegerLike, OrNull, Str } from './common.ts';
 
 /** An optional string that may also be sent as null; bounds apply after trimming. */
 const OptStr = (maxLength: number) =>
   Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()], { description: `a string of at most ${maxLength} characters` }));
 
-/** An object that may also be null; errors inside it still name their fields (unlike a union). */
-const NullableObject = <T extends TObject>(schema: T) => Type.Optional(Type.Unsafe<Static<T> | null>({ ...schema, type: ['object', 'null'] }));
 
 /** Seed §2.3; `country` is a two-letter code (channels are matched by it). */
 export const AddressBody = Type.Object({
@@ -36,8 +34,8 @@ export const MAX_ORDER_LINES = 100;
 
 /** Seed §2.4 (SPEC §4.1). Unknown fields are ignored. */
 export const CreateOrderBody = Type.Object({
-  orderAddress: NullableObject(AddressBody),
-  orderAddresses: NullableObject(AddressBody),
+  orderAddress: Type.Optional(OrNull(AddressBody)),
+  orderAddresses: Type.Optional(OrNull(AddressBody)),
   orderItemsList: Type.Array(OrderItemBody, { minItems: 1, maxItems: MAX_ORDER_LINES }),
   remark: OptStr(1000),
   salePlatform: OptStr(32),

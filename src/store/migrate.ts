@@ -3,11 +3,13 @@ import type { Store } from './db.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0004 from './migrations/0004_orders.ts';
+import * as m0005 from './migrations/0005_refunds.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
   '0001_foundation': m0001,
   '0004_orders': m0004,
+  '0005_refunds': m0005,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

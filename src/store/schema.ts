@@ -182,6 +182,38 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+export type RefundState = 'pending_review' | 'refund_successfully' | 'refund_failed';
+
+export interface RefundsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  order_id: number;
+  status: RefundState;
+  reason: string;
+  remark: string | null;
+  failure_reason: string | null;
+  /** The amount the refund is worth: estimated at request time, exact once decided. */
+  amount_cents: number;
+  whole_order: number;
+  decided_by: 'auto' | 'operator' | null;
+  /** Worker claim: which worker holds it and until when (a crashed worker's claim lapses). */
+  claimed_by: string | null;
+  claimed_until: number | null;
+  decided_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RefundItemsTable {
+  id: Generated<number>;
+  refund_id: number;
+  order_item_id: number;
+  split_order_id: number;
+  sku: string;
+  country_code: string;
+  quantity: number;
+}
+
 export interface Database {
   warehouses: WarehousesTable;
   categories: CategoriesTable;
@@ -196,4 +228,6 @@ export interface Database {
   split_orders: SplitOrdersTable;
   order_items: OrderItemsTable;
   idempotency_keys: IdempotencyKeysTable;
+  refunds: RefundsTable;
+  refund_items: RefundItemsTable;
 }

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../../config.ts';
+import { AdminRefundQuery, DecisionBody, RefundNoParams, ShipBody } from '../../../schemas/refunds.ts';
+import { IdParams } from '../../../schemas/admin.ts';
+import { deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
+import { getOrder } from '../../../services/order-query.service.ts';
+import { listRefundsForOperator, reviewRefund } from '../../../services/refunds.service.ts';
+import type { Store } from '../../../store/db.ts';
+
+/** Operator fulfilment and refund review (SPEC §5.3–5.4, §7). */
+export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
+  const { db } = store;
+  app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
+    getOrder(db, null, String(await shipSplitOrder(db, request.params.id, request.body))),
+  );
+  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) => getOrder(db, null, String(await deliverSplitOrder(db, request.params.id))));
+
+  app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
+    listRefundsForOperator(db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50),
+  );
+  app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) => reviewRefund(db, request.params.refundNo, { approve: true }));
+  app.post('/refunds/:refundNo/reject', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
+    reviewRefund(db, request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
+  );
+};

@@ -1,0 +1,200 @@
+import type { Transaction } from 'kysely';
+import type { Config } from '../config.ts';
+import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
+import { centsToAmount } from '../domain/money.ts';
+import { REFUND_REASONS, normalizeRefundReason, planRefund, refundAmountCents, type RefundEntry, type RefundableItem } from '../domain/refunds.ts';
+import { formatInstant } from '../domain/time.ts';
+import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
+import type { Db, Dialect, Handle } from '../store/db.ts';
+import { resolveOrderId, type Tenant } from '../store/orders.repository.ts';
+import * as refunds from '../store/refunds.repository.ts';
+import type { Database } from '../store/schema.ts';
+import { addQty } from '../store/stocks.repository.ts';
+import { RetryAttempt, requestHash, runIdempotent } from './idempotency.service.ts';
+import { refreshOrder } from './order-state.service.ts';
+
+const SHIPPED = new Set(['shipped', 'completed']);
+
+type ItemRow = Awaited<ReturnType<typeof refunds.orderItemsWithSplits>>[number];
+const asRefundable = (rows: ItemRow[], splitStatus: Map<number, string>) =>
+  rows.map((r) => ({ ...r, splitShipped: SHIPPED.has(splitStatus.get(r.splitOrderId) ?? '') }));
+
+/** The body's entries: `orderItems`, or one item's fields flat at the top level, or null (whole order). */
+function entriesOf(body: RefundBody): RefundEntry[] | null {
+  const toEntry = (e: { itemId?: number | null; skuCode?: string | null; quantity?: number | null; countryCode?: string | null }): RefundEntry => ({
+    itemId: e.itemId ?? null,
+    skuCode: e.skuCode ? e.skuCode : null,
+    quantity: e.quantity ?? null,
+    countryCode: e.countryCode ? e.countryCode.toUpperCase() : null,
+  });
+  if (body.orderItems && body.orderItems.length > 0) return body.orderItems.map(toEntry);
+  if ((body.itemId ?? null) !== null || (body.skuCode ?? '') !== '') return [toEntry(body)];
+  return null;
+}
+
+export interface RefundDeps {
+  store: { db: Db; dialect: Dialect };
+}
+
+/** POST /v2/order/orders/{id}/refund (SPEC §5.1): the refund starts pending, its quantities reserved at once. */
+export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrderId: string, body: RefundBody, idempotencyKey: string | null, requestId: string) {
+  const reason = normalizeRefundReason(body.refundReason);
+  if (reason === null) throw fieldError('refundReason', `must be one of: ${REFUND_REASONS.join(', ')}`, { allowed: REFUND_REASONS });
+  const entries = entriesOf(body);
+  const remark = body.remark ? body.remark : null;
+  const normalized = { order: rawOrderId, reason, remark, entries };
+  return runIdempotent(
+    deps.store.db,
+    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'refunds.create', normalized }), requestId },
+    async (trx) => {
+      const now = Date.now();
+      const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(trx, merchantId, Number(rawOrderId)) : null;
+      if (orderId === null) throw notFound('order');
+      const splitStatus = await refunds.lockSplitOrders(trx, orderId);
+      const items = asRefundable(await refunds.orderItemsWithSplits(trx, orderId), splitStatus);
+      const lines = planRefund(items, entries);
+      for (const line of lines) {
+        // Reserved with a conditional update: of two requests racing for the last unit, one wins.
+        if (!(await refunds.reservePending(trx, line.itemId, line.quantity, now))) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
+      }
+      const byId = new Map(items.map((i) => [i.id, i]));
+      const refundId = await refunds.insertRefund(
+        trx,
+        {
+          merchant_id: merchantId,
+          order_id: orderId,
+          status: 'pending_review',
+          reason,
+          remark,
+          failure_reason: null,
+          amount_cents: refundAmountCents(items, lines, true),
+          whole_order: entries === null ? 1 : 0,
+          decided_by: null,
+          claimed_by: null,
+          claimed_until: null,
+          decided_at: null,
+          created_at: now,
+          updated_at: now,
+        },
+        lines.map((l) => {
+          const item = byId.get(l.itemId)!;
+          return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
+        }),
+      );
+      await refreshOrder(trx, orderId, now);
+      return refundId;
+    },
+    (refundId) => ({ data: String(refundId) }),
+  );
+}
+
+export type Decision = { approve: true } | { approve: false; reason: string };
+
+export interface DecideHooks {
+  /** Test hook: runs inside the decision's transaction just before it commits (throw to simulate a crash). */
+  beforeCommit?: (refundId: number) => void | Promise<void>;
+}
+
+/**
+ * SPEC §5.2: decides one pending refund with all its effects in one transaction — or, if another
+ * decider got there first, does nothing and returns null. Approval still fails when a targeted
+ * split order shipped in the meantime.
+ */
+export async function decideRefund(db: Db, refundId: number, decision: Decision, decidedBy: 'auto' | 'operator', hooks: DecideHooks = {}, now = Date.now()) {
+  return db.transaction().execute(async (trx) => {
+    const refund = await refunds.lockPendingRefund(trx, refundId, now);
+    if (!refund) return null;
+    const splitStatus = await refunds.lockSplitOrders(trx, refund.order_id);
+    const items = asRefundable(await refunds.orderItemsWithSplits(trx, refund.order_id), splitStatus);
+    const lines = (await refunds.refundItems(trx, [refundId])).map((l) => ({ itemId: l.order_item_id, quantity: l.quantity, splitOrderId: l.split_order_id }));
+    const shipped = [...new Set(lines.filter((l) => SHIPPED.has(splitStatus.get(l.splitOrderId) ?? '')).map((l) => l.splitOrderId))];
+    let failureReason: string | null = null;
+    if (!decision.approve) failureReason = decision.reason;
+    else if (shipped.length) failureReason = `split order ${shipped.join(', ')} shipped before the refund was decided`;
+
+    let amountCents = refund.amount_cents;
+    if (failureReason === null) {
+      amountCents = refundAmountCents(items, lines, false);
+      await applyRefund(trx, refund.order_id, refundId, items, lines, now);
+    } else {
+      for (const l of lines) await refunds.settlePending(trx, l.itemId, l.quantity, false, now);
+    }
+    await refunds.finishRefund(trx, refundId, { status: failureReason === null ? 'refund_successfully' : 'refund_failed', failureReason, amountCents, decidedBy }, now);
+    await refreshOrder(trx, refund.order_id, now, failureReason === null ? { refundedCents: amountCents, refunded: true } : {});
+    await hooks.beforeCommit?.(refundId);
+    return { refundId, status: failureReason === null ? 'refund_successfully' : 'refund_failed', failureReason };
+  });
+}
+
+/** Refunded quantities, stock back to its warehouse (ledger kind `return`), fully refunded splits cancelled. */
+async function applyRefund(trx: Transaction<Database>, orderId: number, refundId: number, items: (RefundableItem & { productId: number; warehouseId: number })[], lines: { itemId: number; quantity: number }[], now: number) {
+  const byId = new Map(items.map((i) => [i.id, i]));
+  for (const l of [...lines].sort((a, b) => byId.get(a.itemId)!.productId - byId.get(b.itemId)!.productId)) {
+    const item = byId.get(l.itemId)!;
+    await refunds.settlePending(trx, l.itemId, l.quantity, true, now);
+    const back = await addQty(trx, { productId: item.productId, warehouseId: item.warehouseId }, l.quantity, { kind: 'return', orderId, refundId }, now);
+    if (!back) throw new RetryAttempt('stock return failed');
+    item.refunded += l.quantity;
+  }
+  const splits = new Set(lines.map((l) => byId.get(l.itemId)!.splitOrderId));
+  for (const splitId of splits) {
+    if (items.filter((i) => i.splitOrderId === splitId).every((i) => i.refunded >= i.quantity)) {
+      await trx.updateTable('split_orders').set({ status: 'cancelled', updated_at: now }).where('id', '=', splitId).execute();
+    }
+  }
+}
+
+export function presentRefund(r: refunds.RefundRow, items: refunds.RefundItemRow[]) {
+  return {
+    refundNo: String(r.id),
+    id: String(r.order_id),
+    remark: r.remark,
+    refundReason: r.reason,
+    refundStatus: r.status,
+    failureReason: r.failure_reason,
+    amount: centsToAmount(r.amount_cents),
+    items: items.filter((i) => i.refund_id === r.id).map((i) => ({ itemId: String(i.order_item_id), skuCode: i.sku, quantity: i.quantity, countryCode: i.country_code })),
+    createDate: formatInstant(r.created_at),
+    updateDate: formatInstant(r.updated_at),
+  };
+}
+
+/** GET /v2/order/orders/refund/{id} (SPEC §5.5): a page of the order's refunds, newest first. */
+export async function refundsOfOrder(db: Handle, tenant: Tenant, rawOrderId: string, q: RefundPageQuery) {
+  const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(db, tenant, Number(rawOrderId)) : null;
+  if (orderId === null) throw notFound('order');
+  const pageNumber = q.pageNumber ?? 1;
+  const pageSize = q.pageSize ?? 10;
+  const page = await refunds.refundsOfOrder(db, orderId, (pageNumber - 1) * pageSize, pageSize);
+  const items = await refunds.refundItems(db, page.rows.map((r) => r.id));
+  return { total: page.total, pageNumber, pageSize, list: page.rows.map((r) => presentRefund(r, items)) };
+}
+
+/** The operator's view of refunds, with age and the SLA flag. */
+export async function listRefundsForOperator(db: Handle, config: Pick<Config, 'refundSlaHours'>, status: refunds.RefundRow['status'] | null, pageNumber: number, pageSize: number, now = Date.now()) {
+  const page = await refunds.listRefunds(db, status, (pageNumber - 1) * pageSize, pageSize);
+  const items = await refunds.refundItems(db, page.rows.map((r) => r.id));
+  const sla = config.refundSlaHours * 3600 * 1000;
+  return {
+    total: page.total,
+    pageNumber,
+    pageSize,
+    list: page.rows.map((r) => ({
+      ...presentRefund(r, items),
+      merchantId: String(r.merchant_id),
+      decidedBy: r.decided_by,
+      ageSeconds: Math.floor((now - r.created_at) / 1000),
+      overSla: r.status === 'pending_review' && now - r.created_at > sla,
+    })),
+  };
+}
+
+/** Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. */
+export async function reviewRefund(db: Db, rawRefundNo: string, decision: Decision) {
+  const refund = await refunds.findRefund(db, null, Number(rawRefundNo));
+  if (!refund) throw notFound('refund');
+  const result = await decideRefund(db, refund.id, decision, 'operator');
+  if (!result) throw conflictState(`refund ${refund.id} was already decided`);
+  const fresh = (await refunds.findRefund(db, null, refund.id))!;
+  return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));
+}

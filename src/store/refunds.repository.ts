@@ -1,0 +1,141 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Dialect, Handle } from './db.ts';
+import type { RefundItemsTable, RefundsTable, RefundState, SplitOrderStatus } from './schema.ts';
+import type { Tenant } from './orders.repository.ts';
+
+export type RefundRow = Selectable<RefundsTable>;
+export type RefundItemRow = Selectable<RefundItemsTable>;
+
+/**
+ * Locks an order's split orders (a no-op UPDATE takes the row locks on PostgreSQL) and returns
+ * their current status. Refund requests, refund decisions and shipping all take these locks first,
+ * so "is it shipped?" and "is a refund pending?" are never answered from a stale snapshot.
+ */
+export async function lockSplitOrders(db: Handle, orderId: number): Promise<Map<number, SplitOrderStatus>> {
+  const rows = await db.updateTable('split_orders').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('order_id', '=', orderId).returning(['id', 'status']).execute();
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+export async function orderItemsWithSplits(db: Handle, orderId: number) {
+  return db
+    .selectFrom('order_items')
+    .innerJoin('split_orders', 'split_orders.id', 'order_items.split_order_id')
+    .select([
+      'order_items.id as id',
+      'order_items.sku as sku',
+      'order_items.split_order_id as splitOrderId',
+      'order_items.product_id as productId',
+      'order_items.quantity as quantity',
+      'order_items.refunded_quantity as refunded',
+      'order_items.pending_refund_quantity as pending',
+      'order_items.unit_cents as unitCents',
+      'split_orders.country_code as countryCode',
+      'split_orders.warehouse_id as warehouseId',
+      'split_orders.freight_cents as splitFreightCents',
+    ])
+    .where('order_items.order_id', '=', orderId)
+    .orderBy('order_items.id')
+    .execute();
+}
+
+/** Moves `quantity` into pending only if that much is still refundable (the race-proof check). */
+export async function reservePending(db: Handle, itemId: number, quantity: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('order_items')
+    .set((eb) => ({ pending_refund_quantity: eb('pending_refund_quantity', '+', quantity), updated_at: now }))
+    .where('id', '=', itemId)
+    .where((eb) => eb(eb(eb('quantity', '-', eb.ref('refunded_quantity')), '-', eb.ref('pending_refund_quantity')), '>=', quantity))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function settlePending(db: Handle, itemId: number, quantity: number, refunded: boolean, now: number): Promise<void> {
+  await db
+    .updateTable('order_items')
+    .set((eb) => ({
+      pending_refund_quantity: eb('pending_refund_quantity', '-', quantity),
+      refunded_quantity: refunded ? eb('refunded_quantity', '+', quantity) : eb.ref('refunded_quantity'),
+      updated_at: now,
+    }))
+    .where('id', '=', itemId)
+    .execute();
+}
+
+export async function insertRefund(db: Handle, row: Insertable<RefundsTable>, items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[]): Promise<number> {
+  const { id } = await db.insertInto('refunds').values(row).returning('id').executeTakeFirstOrThrow();
+  await db.insertInto('refund_items').values(items.map((i) => ({ ...i, refund_id: id }))).execute();
+  return id;
+}
+
+/** Takes the refund for deciding if it is still pending; on PostgreSQL this also locks the row, so a second decider waits and then finds it decided. */
+export async function lockPendingRefund(db: Handle, refundId: number, now: number): Promise<RefundRow | undefined> {
+  return db.updateTable('refunds').set({ updated_at: now }).where('id', '=', refundId).where('status', '=', 'pending_review').returningAll().executeTakeFirst();
+}
+
+export const refundItems = (db: Handle, refundIds: number[]) =>
+  refundIds.length === 0 ? Promise.resolve([] as RefundItemRow[]) : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
+
+export async function finishRefund(
+  db: Handle,
+  refundId: number,
+  outcome: { status: RefundState; failureReason: string | null; amountCents: number; decidedBy: 'auto' | 'operator' },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('refunds')
+    .set({ status: outcome.status, failure_reason: outcome.failureReason, amount_cents: outcome.amountCents, decided_by: outcome.decidedBy, decided_at: now, claimed_by: null, claimed_until: null, updated_at: now })
+    .where('id', '=', refundId)
+    .execute();
+}
+
+/**
+ * Claims up to `limit` due refunds for one worker. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets
+ * several workers claim disjoint batches without waiting on each other; SQLite has one writer.
+ * A claim lapses at `until`, so a crashed worker's refunds are picked up again.
+ */
+export async function claimDueRefunds(db: Handle, dialect: Dialect, worker: string, dueBefore: number, now: number, until: number, limit: number): Promise<number[]> {
+  let candidates = db
+    .selectFrom('refunds')
+    .select('id')
+    .where('status', '=', 'pending_review')
+    .where('created_at', '<=', dueBefore)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .orderBy('id')
+    .limit(limit);
+  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  const rows = await db.updateTable('refunds').set({ claimed_by: worker, claimed_until: until }).where('id', 'in', candidates).returning('id').execute();
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+export async function refundsOfOrder(db: Handle, orderId: number, offset: number, limit: number) {
+  const [count, rows] = await Promise.all([
+    db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('order_id', '=', orderId).executeTakeFirstOrThrow(),
+    db.selectFrom('refunds').selectAll().where('order_id', '=', orderId).orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}
+
+export async function findRefund(db: Handle, tenant: Tenant, refundId: number) {
+  let q = db.selectFrom('refunds').selectAll().where('id', '=', refundId);
+  if (tenant !== null) q = q.where('merchant_id', '=', tenant);
+  return q.executeTakeFirst();
+}
+
+/** The operator's queue: oldest pending first, then by id. */
+export async function listRefunds(db: Handle, status: RefundState | null, offset: number, limit: number) {
+  let q = db.selectFrom('refunds');
+  if (status !== null) q = q.where('status', '=', status);
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').offset(offset).limit(limit).execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}
+
+export async function pendingRefundStats(db: Handle) {
+  return db
+    .selectFrom('refunds')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
+    .where('status', '=', 'pending_review')
+    .executeTakeFirstOrThrow();
+}
