@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { requireAdmin, requireMerchant } from './http/auth.ts';
 import { installEnvelope, requestIdFor } from './http/envelope.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { installMetrics } from './http/metrics.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
@@ -24,7 +25,7 @@ export interface AppDeps {
 
 export interface BuildOptions {
   /** Which APIs this listener serves; ADMIN_PORT splits them over two listeners. */
-  surfaces?: { merchant: boolean; admin: boolean };
+  surfaces?: { merchant: boolean; admin: boolean; metrics?: boolean };
   https?: { key: string | Buffer; cert: string | Buffer } | null;
   logger?: FastifyServerOptions['logger'];
 }
@@ -63,6 +64,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   installErrorHandling(app);
 
   await app.register(healthRoutes, { store });
+  if (surfaces.metrics ?? surfaces.admin) installMetrics(app, { store, config, adminApiKey: deps.adminApiKey });
   if (surfaces.admin) {
     await app.register(
       async (admin) => {

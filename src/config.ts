@@ -133,6 +133,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.env === 'production' && !config.tls && !config.trustProxy) {
     throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');
   }
+  if (config.env === 'production' && config.sandboxAutoShipSeconds !== null) {
+    throw new ConfigError('SANDBOX_AUTO_SHIP_SECONDS', 'simulates shipping and is only allowed when STOCKIST_ENV=sandbox');
+  }
   if (config.rateLimitBurst < config.rateLimitPerSecond) {
     throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${config.rateLimitPerSecond})`);
   }

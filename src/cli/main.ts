@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
 import { SCOPES, type Scope } from '../schemas/admin.ts';
 import { createMerchant, issueToken, revokeToken } from '../services/merchants.service.ts';
+import { listRefundsForOperator, reviewRefund } from '../services/refunds.service.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { startServer, startupBanner, type Role } from '../runtime/server.ts';
@@ -127,6 +128,36 @@ export function buildCli(): Command {
       const r = await withStore(config, (store) => revokeToken(store.db, positiveInt(tokenId), Date.now()));
       process.stdout.write(`token ${r.tokenId} revoked at ${formatInstant(r.revokedAt)}\n`);
     });
+
+  const refunds = program.command('refunds').description('review refunds (REFUND_REVIEW=manual)');
+  refunds
+    .command('list')
+    .description('list refunds, oldest pending first')
+    .addOption(new Option('--status <status>', 'filter by state').choices(['pending_review', 'refund_successfully', 'refund_failed']).default('pending_review'))
+    .option('--limit <n>', 'at most this many', positiveInt, 50)
+    .action(async (opts: { status: 'pending_review' | 'refund_successfully' | 'refund_failed'; limit: number }) => {
+      const config = configWith({});
+      const page = await withStore(config, (store) => listRefundsForOperator(store.db, config, opts.status, 1, opts.limit));
+      if (page.list.length === 0) process.stdout.write(`no ${opts.status} refunds\n`);
+      for (const r of page.list) {
+        const items = r.items.map((i) => `${i.skuCode}×${i.quantity}`).join(' ');
+        process.stdout.write(`${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}\n`);
+      }
+      if (page.total > page.list.length) process.stdout.write(`(${page.total - page.list.length} more)\n`);
+    });
+  for (const verb of ['approve', 'reject'] as const) {
+    refunds
+      .command(`${verb} <refundNo>`)
+      .description(`${verb} a pending refund`)
+      .option('--reason <text>', 'why (shown to the merchant as failureReason on reject)')
+      .action(async (refundNo: string, opts: { reason?: string }) => {
+        const config = configWith({});
+        positiveInt(refundNo);
+        const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: opts.reason?.trim() || 'rejected by the operator' };
+        const r = await withStore(config, (store) => reviewRefund(store.db, refundNo, decision));
+        process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
+      });
+  }
 
   return program;
 }

@@ -6,6 +6,8 @@ import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
+import { RefundWorker } from '../jobs/refund.worker.ts';
+import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -18,6 +20,7 @@ export interface RunningServer {
   demo: DemoCredentials | null;
   seeded: boolean;
   migrated: string[];
+  role: Role;
   close(): Promise<void>;
 }
 
@@ -42,10 +45,10 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     const scheme = tls ? 'https' : 'http';
     const apps: FastifyInstance[] = [];
     const urls = { merchant: '', admin: '' };
-    // Role "worker" serves only health endpoints; the refund worker joins it in the refunds issue.
+    // Role "worker" runs the background jobs and serves only health and metrics.
     const serveApi = role !== 'worker';
     if (config.adminPort === null || !serveApi) {
-      const app = await buildApp(deps, { https, surfaces: { merchant: serveApi, admin: serveApi } });
+      const app = await buildApp(deps, { https, surfaces: { merchant: serveApi, admin: serveApi, metrics: true } });
       await app.listen({ port: config.port, host: config.host });
       urls.merchant = urls.admin = `${scheme}://${hostForUrl(config.host)}:${portOf(app)}`;
       apps.push(app);
@@ -58,14 +61,25 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       urls.admin = `${scheme}://${hostForUrl(config.host)}:${portOf(admin)}`;
       apps.push(merchant, admin);
     }
+    const jobs: { stop(): Promise<void> }[] = [];
+    if (role !== 'api') {
+      const worker = new RefundWorker({ store, config, log: apps[0].log });
+      worker.start();
+      jobs.push(worker);
+      if (config.env === 'sandbox' && config.sandboxAutoShipSeconds !== null) {
+        const shipper = new SandboxShipper(store, config.sandboxAutoShipSeconds, apps[0].log);
+        shipper.start();
+        jobs.push(shipper);
+      }
+    }
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
-        // Stop accepting, let in-flight requests finish, then release the database.
-        await Promise.all(apps.map((a) => a.close()));
+        // Stop taking work, let in-flight requests and job rounds finish, then release the database.
+        await Promise.all([...jobs.map((j) => j.stop()), ...apps.map((a) => a.close())]);
         await store.close();
       })());
-    return { apps, store, urls, adminKey, tls, demo, seeded, migrated, close };
+    return { apps, store, urls, adminKey, tls, demo, seeded, migrated, role, close };
   } catch (error) {
     await store.close();
     throw error;
@@ -84,7 +98,7 @@ function hostForUrl(host: string): string {
 
 /** The lines `npm start` prints: where it listens, the keys, and a curl line that returns stock. */
 export function startupBanner(s: RunningServer, config: Config): string {
-  const lines = [`Stockist listening on ${s.urls.merchant} (${config.env}, ${s.store.dialect})`];
+  const lines = [`Stockist listening on ${s.urls.merchant} (${config.env}, ${s.store.dialect}, role ${s.role})`];
   if (s.urls.admin !== s.urls.merchant) lines.push(`Operator API on ${s.urls.admin}`);
   if (s.migrated.length) lines.push(`Applied migrations: ${s.migrated.join(', ')}`);
   if (s.seeded) lines.push('Loaded the demo data (SEED=demo).');

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import { requireAdmin } from './auth.ts';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/db.ts';
+import { pendingRefundStats } from '../store/refunds.repository.ts';
+
+/**
+ * GET /metrics (Prometheus text format), behind the operator key: request rate and latency per
+ * route, plus gauges read from the database at scrape time (orders, refunds by state, the oldest
+ * pending refund's age and how many are past REFUND_SLA_HOURS, stock rows). One registry per app.
+ */
+export function installMetrics(app: FastifyInstance, { store, config, adminApiKey }: { store: Store; config: Config; adminApiKey: string }): void {
+  const registry = new Registry();
+  const requests = new Counter({ name: 'stockist_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'stockist_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const db = store.db;
+  new Gauge({
+    name: 'stockist_orders',
+    help: 'Orders by status',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await db.selectFrom('orders').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute()) this.set({ status: r.status }, Number(r.n));
+    },
+  });
+  new Gauge({
+    name: 'stockist_refunds',
+    help: 'Refunds by state',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await db.selectFrom('refunds').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute()) this.set({ status: r.status }, Number(r.n));
+    },
+  });
+  new Gauge({
+    name: 'stockist_refund_pending_oldest_age_seconds',
+    help: 'Age of the oldest pending refund (0 when none)',
+    registers: [registry],
+    async collect() {
+      const s = await pendingRefundStats(db);
+      this.set(s.oldest === null ? 0 : Math.max(0, (Date.now() - Number(s.oldest)) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'stockist_refunds_pending_over_sla',
+    help: 'Pending refunds older than REFUND_SLA_HOURS',
+    registers: [registry],
+    async collect() {
+      const cutoff = Date.now() - config.refundSlaHours * 3600_000;
+      const r = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').where('created_at', '<', cutoff).executeTakeFirstOrThrow();
+      this.set(Number(r.n));
+    },
+  });
+  new Gauge({
+    name: 'stockist_stock_rows',
+    help: 'Stock rows (SKU × warehouse)',
+    registers: [registry],
+    async collect() {
+      this.set(Number((await db.selectFrom('stocks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+    },
+  });
+
+  // Installed on the root instance, so the hook observes every route of the app.
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  app.register(async (scoped) => {
+    requireAdmin(scoped, adminApiKey);
+    scoped.get('/metrics', { config: { envelope: false } }, async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    });
+  });
+}

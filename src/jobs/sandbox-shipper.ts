@@ -1,0 +1,61 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../domain/errors.ts';
+import { deliverSplitOrder, shipSplitOrder } from '../services/fulfillment.service.ts';
+import type { Store } from '../store/db.ts';
+
+/**
+ * Sandbox only (SANDBOX_AUTO_SHIP_SECONDS): ships split orders that have waited that long and
+ * delivers them as long again after shipping, so merchants can see refund-after-shipment refused
+ * without an operator. Config refuses the variable in production.
+ */
+export class SandboxShipper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly afterSeconds: number,
+    private readonly log?: Pick<FastifyBaseLogger, 'error'>,
+  ) {}
+
+  async runOnce(now = Date.now()): Promise<{ shipped: number; delivered: number }> {
+    const { db } = this.store;
+    const due = now - this.afterSeconds * 1000;
+    const toShip = await db.selectFrom('split_orders').select('id').where('status', '=', 'waiting_to_ship').where('created_at', '<=', due).orderBy('id').limit(100).execute();
+    const toDeliver = await db.selectFrom('split_orders').select('id').where('status', '=', 'shipped').where('shipped_at', '<=', due).orderBy('id').limit(100).execute();
+    let shipped = 0;
+    let delivered = 0;
+    for (const { id } of toShip) {
+      // A pending refund blocks shipping (40903); the next round tries again.
+      if (await this.attempt(() => shipSplitOrder(db, String(id), { carrier: 'SANDBOX', trackingCode: `SBX${id}` }, now))) shipped++;
+    }
+    for (const { id } of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, String(id), now))) delivered++;
+    return { shipped, delivered };
+  }
+
+  private async attempt(fn: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await fn();
+      return true;
+    } catch (error) {
+      if (!(error instanceof AppError)) this.log?.error({ err: error }, 'sandbox shipper failed');
+      return false;
+    }
+  }
+
+  start(intervalMs = 1000): void {
+    const tick = async () => {
+      this.running = this.runOnce().catch((error) => this.log?.error({ err: error }, 'sandbox shipper round failed'));
+      await this.running;
+      if (this.timer) this.timer = setTimeout(tick, intervalMs);
+    };
+    this.timer = setTimeout(tick, intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    const timer = this.timer;
+    this.timer = null;
+    if (timer) clearTimeout(timer);
+    await this.running;
+  }
+}
