@@ -40,4 +40,33 @@ describe('stockist CLI', () => {
     assert.equal(runCli(['--help'], env).status, 0);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('lists, approves and rejects refunds for manual review', async () => {
+    const dir = tempDir();
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}`, REFUND_REVIEW: 'manual' };
+    assert.equal(runCli(['seed', 'demo'], env).status, 0);
+    const { loadConfig } = await import('../../src/config.ts');
+    const { openStore } = await import('../../src/store/db.ts');
+    const { buildApp } = await import('../../src/app.ts');
+    const config = loadConfig({ ...env, TLS: 'off', LOG_LEVEL: 'silent' });
+    const store = await openStore(config.databaseUrl);
+    const app = await buildApp({ config, store, adminApiKey: 'cli-admin-key-0123456789' }, { logger: false });
+    const token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}` };
+    const created = (await app.inject({ method: 'POST', url: '/openapi/v1/order/orders', headers, payload: { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'DEMO-0001', quantity: 2 }] } })).json().data;
+    const r1 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
+    const r2 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
+    await app.close();
+    await store.close();
+    const list = runCli(['refunds', 'list'], env);
+    assert.equal(list.status, 0, list.stderr);
+    assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split(' ')[0]), [r1, r2]);
+    assert.match(runCli(['refunds', 'approve', r1], env).stdout, new RegExp(`refund ${r1}: refund_successfully`));
+    assert.match(runCli(['refunds', 'reject', r2, '--reason', 'opened box'], env).stdout, /refund_failed \(opened box\)/);
+    const again = runCli(['refunds', 'approve', r1], env);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /already decided/);
+    assert.match(runCli(['refunds', 'list', '--status', 'refund_successfully'], env).stdout, new RegExp(`^${r1} `));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
