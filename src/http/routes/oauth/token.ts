@@ -25,6 +25,7 @@ function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAu
   if (error instanceof OAuthError) return error;
   const e = error as FastifyError;
   if (e.validation) {
+    if (request.body === undefined || request.body === null) return invalidRequest('grant_type is required: send the token request parameters in the body');
     const first = toFieldErrors(e.validation as never, e.validationContext)[0];
     return invalidRequest(first ? `${first.field}: ${first.message}` : 'malformed request');
   }
