@@ -1,28 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS, PG_SKIP, newMerchant, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, newMerchant, useApp } from '../helpers.ts';
+import { basic, form, tokenRequest } from './oauth-helpers.ts';
 
 const STOCK_URL = '/openapi/v1/product/stocks?skus=SKU-A';
 const ALL_SCOPES = 'catalog:read stock:read orders:read orders:write refunds:write';
-
-type Params = Record<string, string>;
-
-export const form = (params: Params) => new URLSearchParams(params).toString();
-export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-
-/** A token request: form-encoded by default, JSON with `json: true`. */
-export async function tokenRequest(t: TestApp, params: Params, options: { json?: boolean; authorization?: string; url?: string } = {}) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: options.url ?? '/openapi/oauth/token',
-    payload: options.json ? params : form(params),
-    headers: {
-      'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded',
-      ...(options.authorization ? { authorization: options.authorization } : {}),
-    },
-  });
-  return { status: r.statusCode, headers: r.headers, body: r.json() as Record<string, any> };
-}
 
 function assertOAuthError(r: { status: number; headers: Record<string, unknown>; body: Record<string, any> }, status: number, error: string) {
   assert.equal(r.status, status, JSON.stringify(r.body));
@@ -172,7 +154,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(unknownBasic.body.error_description, wrongBasic.body.error_description);
       const wrongBody = await tokenRequest(t, { grant_type: 'client_credentials', client_id: m.clientId, client_secret: 'sks_wrong' });
       assertOAuthError(wrongBody, 401, 'invalid_client');
-      for (const params of [{ grant_type: 'client_credentials' }, { grant_type: 'client_credentials', client_id: m.clientId }]) {
+      for (const params of [{ grant_type: 'client_credentials' }, { grant_type: 'client_credentials', client_id: m.clientId }] as Record<string, string>[]) {
         assertOAuthError(await tokenRequest(t, params), 401, 'invalid_client');
       }
       for (const authorization of ['Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`]) {

@@ -23,6 +23,9 @@ const FAILURE_REFILL_MS = 30_000;
 
 function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
   if (error instanceof OAuthError) return error;
+  // Refusals raised before the handler (plain HTTP in production): same status, RFC-shaped body.
+  if (error instanceof AppError && error.status < 500) return new OAuthError(error.status, 'invalid_request', error.message, error.headers);
+  if (error instanceof AppError && error.status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message);
   const e = error as FastifyError;
   if (e.validation) {
     if (request.body === undefined || request.body === null) return invalidRequest('grant_type is required: send the token request parameters in the body');
@@ -31,8 +34,7 @@ function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAu
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return invalidRequest('send the parameters as application/x-www-form-urlencoded (or application/json)');
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new OAuthError(413, 'invalid_request', 'request body is larger than the limit');
-  if (error instanceof SyntaxError || e.code?.startsWith('FST_ERR_CTP_')) return invalidRequest(`malformed body: ${e.message}`);
-  if (error instanceof AppError && error.status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message);
+  if (error instanceof SyntaxError || (typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP_'))) return invalidRequest(`malformed body: ${e.message}`);
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return invalidRequest(e.message);
   request.log.error({ err: error }, 'token endpoint failed');
   return new OAuthError(500, 'server_error', 'internal error; quote the X-Request-Id header when contacting support');
