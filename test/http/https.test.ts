@@ -102,3 +102,14 @@ describe('X-Forwarded-Proto without TRUST_PROXY', () => {
     assert.equal(r.headers['strict-transport-security'], undefined);
   });
 });
+
+describe('HSTS with TLS on', () => {
+  const t = useApp('sqlite', { TLS: 'on' });
+
+  it('is sent on every response, errors included', async () => {
+    for (const url of ['/healthz', '/openapi/v1/product/stocks?skus=A', '/nowhere']) {
+      const r = await t.app.inject({ method: 'GET', url });
+      assert.equal(r.headers['strict-transport-security'], HSTS, url);
+    }
+  });
+});
