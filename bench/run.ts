@@ -20,6 +20,7 @@ import { queryStocks } from '../src/services/stock-query.service.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { queryOrders } from '../src/services/order-query.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
+import { forMerchant } from '../src/store/tenancy.ts';
 import { benchSku, generate } from './generate.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -172,8 +173,8 @@ async function main() {
     results.storage.push(await direct('stock-by-30-skus', () => queryStocks(store.db, { skus: pick30() })));
     results.storage.push(await direct('stock-by-window', () => queryStocks(store.db, { dateStartTime: windowStart(), pageNumber: 1 + rand(20), pageSize: 30 })));
     results.storage.push(await direct('create-order', () => placeOrder(deps, data.merchantId, orderBody() as never, null, 'bench')));
-    results.storage.push(await direct('query-order-by-ids', () => queryOrders(store.db, data.merchantId, { ids: orderIds(10) })));
-    results.storage.push(await direct('query-order-by-window', () => queryOrders(store.db, data.merchantId, { updateStartTime: windowStart(), pageSize: 50 })));
+    results.storage.push(await direct('query-order-by-ids', () => queryOrders(forMerchant(store.db, data.merchantId), { ids: orderIds(10) })));
+    results.storage.push(await direct('query-order-by-window', () => queryOrders(forMerchant(store.db, data.merchantId), { updateStartTime: windowStart(), pageSize: 50 })));
     results.storage.push(await direct('refund-request', () => requestRefund({ store }, data.merchantId, String(nextRefundOrder++), {}, null, 'bench')));
     await store.close();
 

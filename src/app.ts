@@ -1,15 +1,20 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { requireAdmin, requireMerchant } from './http/auth.ts';
 import { installEnvelope, requestIdFor } from './http/envelope.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installMetrics } from './http/metrics.ts';
+import { installHttpsPolicy } from './http/https-policy.ts';
+import { MERCHANT_PREFIX } from './http/merchant-routes.ts';
+import { installMerchantRateLimit, memoryBuckets, redisBuckets, type Clock } from './http/rate-limit.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { refundRoutes } from './http/routes/merchant/refunds.ts';
@@ -28,6 +33,12 @@ export interface BuildOptions {
   surfaces?: { merchant: boolean; admin: boolean; metrics?: boolean };
   https?: { key: string | Buffer; cert: string | Buffer } | null;
   logger?: FastifyServerOptions['logger'];
+  /** Where the JSON log lines go (default stdout); the usual redaction still applies. */
+  logStream?: DestinationStream;
+  /** The clock of the in-process rate-limit buckets (and of Redis ones, instead of Redis's); tests only. */
+  now?: Clock;
+  /** Called for every route registered, before the server starts; tests use it to list the routes. */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** The published samples repeat the base segment; serve `/openapi/openapi/...` as `/openapi/...`. */
@@ -43,6 +54,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
@@ -57,11 +69,19 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler());
   // Only JSON bodies are accepted; anything else is 415 (SPEC §1).
   app.removeContentTypeParser(['text/plain']);
   installEnvelope(app);
   installErrorHandling(app);
+  installHttpsPolicy(app, config);
+
+  // Rate-limit buckets: Redis when configured, so every instance draws on one budget per token.
+  const buckets = config.redisUrl
+    ? await redisBuckets(config.redisUrl, { now: options.now, onError: (error) => app.log.warn({ err: error }, 'redis (rate limits) unavailable') })
+    : memoryBuckets(options.now);
+  app.addHook('onClose', () => buckets.close());
 
   await app.register(healthRoutes, { store });
   if (surfaces.metrics ?? surfaces.admin) installMetrics(app, { store, config, adminApiKey: deps.adminApiKey });
@@ -81,12 +101,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await app.register(
       async (merchant) => {
         requireMerchant(merchant, config, store);
+        // After the auth hook: only authenticated requests draw from (their token's) bucket.
+        await installMerchantRateLimit(merchant, config, buckets);
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });
         await merchant.register(refundRoutes, { store });
       },
-      { prefix: '/openapi' },
+      { prefix: MERCHANT_PREFIX },
     );
+    // Outside the merchant plugin: no bearer token, no envelope, its own error format.
+    await app.register(oauthTokenRoutes, { store, config, buckets, prefix: `${MERCHANT_PREFIX}/oauth` });
   }
   return app;
 }

@@ -20,6 +20,12 @@ export interface Config {
   redisUrl: string | null;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** Lifetime of an access token issued by the OAuth token endpoint. */
+  accessTokenTtlSeconds: number;
+  /** Lifetime of each refresh token (a rotation issues a new one with a fresh lifetime). */
+  refreshTokenTtlSeconds: number;
+  /** Failed token-endpoint attempts a client may make from one address before 429 (one more per 30 s). */
+  oauthFailureLimit: number;
   bodyLimitBytes: number;
   refundReview: 'auto' | 'manual';
   refundAutoDelayMs: number;
@@ -121,6 +127,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 40, 1, 1_000_000),
+    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 7200, 60, 2_592_000),
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 31_536_000),
+    oauthFailureLimit: integer(env, 'OAUTH_FAILURE_LIMIT', 10, 1, 10_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1_073_741_824),
     refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),
     refundAutoDelayMs: integer(env, 'REFUND_AUTO_DELAY_MS', 2000, 0, 86_400_000),

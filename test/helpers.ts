@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { buildApp } from '../src/app.ts';
+import { buildApp, type BuildOptions } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openStore, type Dialect, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
@@ -44,8 +44,9 @@ export async function freshStore(dialect: Dialect): Promise<{ store: Store; url:
   };
 }
 
+/** Suites other than the rate-limit ones run with a budget they cannot exhaust (they hammer on purpose). */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ TLS: 'off', LOG_LEVEL: 'silent', ADMIN_API_KEY: ADMIN_KEY, ...overrides });
+  return loadConfig({ TLS: 'off', LOG_LEVEL: 'silent', ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...overrides });
 }
 
 export interface TestApp {
@@ -77,10 +78,15 @@ async function call(app: FastifyInstance, opts: InjectOptions): Promise<Res> {
 }
 
 /** Builds an app on its own database for one test file; closed and dropped when the suite ends. */
-export async function buildTestApp(t: { after(fn: () => Promise<void>): void } | TestContext, dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp(
+  t: { after(fn: () => Promise<void>): void } | TestContext,
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  options: BuildOptions = {},
+): Promise<TestApp> {
   const db = await freshStore(dialect);
   const config = testConfig(env);
-  const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY }, { logger: false });
+  const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY }, { logger: options.logStream ? undefined : false, ...options });
   t.after(async () => {
     await app.close();
     await db.drop();
@@ -139,7 +145,7 @@ export async function loadCatalogue(t: TestApp, doc: unknown = SMALL_CATALOGUE) 
 
 /** Row counts of every table, to assert that a refused request wrote nothing. */
 export async function tableCounts(store: Store): Promise<Record<string, number>> {
-  const tables = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens'] as const;
+  const tables = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'oauth_refresh_tokens'] as const;
   const out: Record<string, number> = {};
   for (const table of tables) {
     const row = await store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -152,11 +158,11 @@ export async function tableCounts(store: Store): Promise<Record<string, number>>
  * Inside a `describe`: one app (and database) for the suite, built before its tests and dropped
  * after them. The returned object forwards to the app once it exists.
  */
-export function useApp(dialect: Dialect, env: Record<string, string> = {}): TestApp {
+export function useApp(dialect: Dialect, env: Record<string, string> = {}, options: BuildOptions = {}): TestApp {
   let current: TestApp | null = null;
   const cleanups: (() => Promise<void>)[] = [];
   before(async () => {
-    current = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) }, dialect, env);
+    current = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) }, dialect, env, options);
   });
   after(async () => {
     for (const fn of cleanups) await fn();

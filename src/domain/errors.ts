@@ -42,3 +42,10 @@ export const notFound = (what = 'resource') => new AppError(404, 40400, `${what}
 export const conflictState = (message: string, errors?: FieldError[]) => new AppError(409, 40903, message, errors);
 
 export const serviceUnavailable = (message: string) => new AppError(503, 50300, message);
+
+/** 403/40301 (SPEC §2.5): the request reached Stockist over plain HTTP where HTTPS is required. */
+export const httpsRequired = () => new AppError(403, 40301, 'HTTPS is required: call this API over https://');
+
+/** 429/42900 (SPEC §2.4); `retryAfterSeconds` goes into `Retry-After`. */
+export const rateLimited = (retryAfterSeconds: number, message = 'rate limit exceeded') =>
+  new AppError(429, 42900, `${message}; retry after ${retryAfterSeconds} s`, undefined, { 'Retry-After': String(retryAfterSeconds) });

@@ -34,3 +34,14 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
+
+/** Refresh tokens have their own prefix, so one is never mistaken for (or accepted as) a bearer token. */
+export const REFRESH_PREFIX: Record<StockistEnv, string> = { production: 'stkr_live_', sandbox: 'stkr_test_' };
+
+export const newRefreshToken = (env: StockistEnv) => REFRESH_PREFIX[env] + randomToken(48);
+
+export function environmentOfRefreshToken(token: string): StockistEnv | null {
+  if (token.startsWith(REFRESH_PREFIX.production)) return 'production';
+  if (token.startsWith(REFRESH_PREFIX.sandbox)) return 'sandbox';
+  return null;
+}

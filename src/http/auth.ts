@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../config.ts';
 import { forbidden, unauthorized } from '../domain/errors.ts';
 import { secretsEqual } from '../domain/secrets.ts';
 import { authenticate, type Principal } from '../services/merchants.service.ts';
+import { merchantRouteFor } from './merchant-routes.ts';
 import type { Store } from '../store/db.ts';
 
 declare module 'fastify' {
@@ -27,9 +28,28 @@ export function requireAdmin(app: FastifyInstance, adminApiKey: string) {
   });
 }
 
+/**
+ * Every merchant route must be in the scope table (src/http/merchant-routes.ts), which sets its
+ * scope: a route cannot be added without deciding who may call it. A route that also names a scope
+ * in its own config must agree with the table.
+ */
+function scopeFromTable(route: RouteOptions) {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  for (const method of methods) {
+    const entry = merchantRouteFor(method, route.url ?? '');
+    if (!entry) throw new Error(`merchant route ${method} ${route.url} is not in MERCHANT_ROUTES (src/http/merchant-routes.ts)`);
+    const configured = (route.config as { scope?: string } | undefined)?.scope;
+    if (configured && configured !== entry.scope) {
+      throw new Error(`merchant route ${method} ${route.url}: config.scope ${configured} differs from the table's ${entry.scope}`);
+    }
+    route.config = { ...(route.config ?? {}), scope: entry.scope } as typeof route.config;
+  }
+}
+
 /** Merchant routes: a live token of this environment, an active merchant and the route's scope. */
 export function requireMerchant(app: FastifyInstance, config: Config, store: Store) {
   app.decorateRequest('principal', null);
+  app.addHook('onRoute', scopeFromTable);
   app.addHook('onRequest', async (request) => {
     const principal = await authenticate(store.db, config.env, bearerToken(request), Date.now());
     const scope = request.routeOptions.config?.scope;

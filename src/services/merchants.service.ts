@@ -2,7 +2,8 @@ import type { StockistEnv } from '../config.ts';
 import { forbidden, notFound, unauthorized } from '../domain/errors.ts';
 import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import { SCOPES, type Scope } from '../schemas/admin.ts';
-import type { Handle } from '../store/db.ts';
+import type { Db, Handle } from '../store/db.ts';
+import { revokeFamily } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 
 export interface NewMerchant {
@@ -44,10 +45,17 @@ export async function issueToken(
   return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
 }
 
-export async function revokeToken(db: Handle, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
-  const row = await repo.revokeToken(db, tokenId, now);
-  if (!row) throw notFound('token');
-  return { tokenId: row.id, revokedAt: row.revoked_at! };
+/**
+ * Revoking an OAuth access token revokes its refresh-token family too: otherwise the merchant's
+ * client would simply refresh its way back in.
+ */
+export async function revokeToken(db: Db, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await repo.revokeToken(trx, tokenId, now);
+    if (!row) throw notFound('token');
+    if (row.family_id) await revokeFamily(trx, row.family_id, now);
+    return { tokenId: row.id, revokedAt: row.revoked_at! };
+  });
 }
 
 export async function setMerchantStatus(db: Handle, merchantId: number, status: 'active' | 'disabled', now: number) {

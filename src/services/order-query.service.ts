@@ -3,6 +3,9 @@ import { parseInstant } from '../domain/time.ts';
 import { presentOrder, type OrderRecord } from '../http/present-order.ts';
 import type { OrderQuery } from '../schemas/orders.ts';
 import type { Handle } from '../store/db.ts';
+
+/** Loading by ids already resolved within the reader's rows needs no further filter. */
+const handleOf = (r: orders.OrderReader): Handle => ('handle' in r && 'merchantId' in r ? r.handle : (r as Handle));
 import * as orders from '../store/orders.repository.ts';
 
 export const MAX_ORDER_IDS = 100;
@@ -33,22 +36,22 @@ export function parseIdList(text: string | undefined): number[] | null {
 }
 
 /** SPEC §4.6: filters, paging (never clamped), newest first or update-ascending for sync. */
-export async function queryOrders(db: Handle, tenant: orders.Tenant, q: OrderQuery) {
+export async function queryOrders(reader: orders.OrderReader, q: OrderQuery) {
   const ids = parseIdList(q.ids);
   const [createStart, createEnd] = window(q, 'createStartTime', 'createEndTime');
   const [updateStart, updateEnd] = window(q, 'updateStartTime', 'updateEndTime');
   const pageNumber = q.pageNumber ?? 1;
   const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
-  const page = await orders.pageOrderIds(db, { tenant, ids, createStart, createEnd, updateStart, updateEnd, offset: (pageNumber - 1) * pageSize, limit: pageSize });
-  const list: OrderRecord[] = (await orders.loadOrders(db, page.ids)).map(presentOrder);
+  const page = await orders.pageOrderIds(reader, { ids, createStart, createEnd, updateStart, updateEnd, offset: (pageNumber - 1) * pageSize, limit: pageSize });
+  const list: OrderRecord[] = (await orders.loadOrders(handleOf(reader), page.ids)).map(presentOrder);
   return { total: page.total, pageNumber, pageSize, list };
 }
 
 /** One order by its parent or split id; another tenant's order is indistinguishable from none. */
-export async function getOrder(db: Handle, tenant: orders.Tenant, rawId: string): Promise<OrderRecord> {
+export async function getOrder(reader: orders.OrderReader, rawId: string): Promise<OrderRecord> {
   if (!/^[0-9]{1,18}$/.test(rawId)) throw notFound('order');
-  const orderId = await orders.resolveOrderId(db, tenant, Number(rawId));
+  const orderId = await orders.resolveOrderId(reader, Number(rawId));
   if (orderId === null) throw notFound('order');
-  const [aggregate] = await orders.loadOrders(db, [orderId]);
+  const [aggregate] = await orders.loadOrders(handleOf(reader), [orderId]);
   return presentOrder(aggregate);
 }

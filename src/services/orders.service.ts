@@ -11,6 +11,7 @@ import type { Dialect, Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
 import { productsBySku, type Product } from '../store/products.repository.ts';
 import type { Database } from '../store/schema.ts';
+import { forMerchant } from '../store/tenancy.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent } from './idempotency.service.ts';
 
@@ -184,8 +185,9 @@ export async function createOrderIn(
   hash: string,
   now: number,
 ): Promise<CreatedOrder> {
+  const scope = forMerchant(trx, merchantId);
   if (order.customOrderId !== null) {
-    const existing = await orders.findOrderByCustomId(trx, merchantId, order.customOrderId);
+    const existing = await orders.findOrderByCustomId(scope, order.customOrderId);
     if (existing) {
       if (existing.request_hash !== hash) throw idempotencyConflict(`customOrderId ${order.customOrderId} was already used for a different order`);
       return { orderId: existing.id, replayed: true };
@@ -214,8 +216,7 @@ export async function createOrderIn(
   }
   const subtotal = planned.reduce((sum, g) => sum + g.pieces.reduce((s, p) => s + products.get(p.sku)!.price_cents * p.quantity, 0), 0);
   const freight = planned.reduce((sum, g) => sum + g.freight, 0);
-  const orderId = await orders.insertOrder(trx, {
-    merchant_id: merchantId,
+  const orderId = await orders.insertOrder(scope, {
     custom_order_id: order.customOrderId,
     request_hash: hash,
     sale_platform: order.salePlatform,
@@ -242,9 +243,8 @@ export async function createOrderIn(
     updated_at: now,
   });
   for (const g of planned) {
-    const splitId = await orders.insertSplitOrder(trx, {
+    const splitId = await orders.insertSplitOrder(scope, {
       order_id: orderId,
-      merchant_id: merchantId,
       warehouse_id: g.warehouseId,
       warehouse_code: g.warehouseCode,
       country_code: g.countryCode,
@@ -261,13 +261,12 @@ export async function createOrderIn(
       updated_at: now,
     });
     await orders.insertItems(
-      trx,
+      scope,
       g.pieces.map((p) => {
         const product = products.get(p.sku)!;
         return {
           order_id: orderId,
           split_order_id: splitId,
-          merchant_id: merchantId,
           line_index: p.lineIndex,
           product_id: product.id,
           sku: p.sku,

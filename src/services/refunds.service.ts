@@ -6,7 +6,8 @@ import { REFUND_REASONS, normalizeRefundReason, planRefund, refundAmountCents, t
 import { formatInstant } from '../domain/time.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
 import type { Db, Dialect, Handle } from '../store/db.ts';
-import { resolveOrderId, type Tenant } from '../store/orders.repository.ts';
+import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import type { Database } from '../store/schema.ts';
 import { addQty } from '../store/stocks.repository.ts';
@@ -48,7 +49,8 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
     { merchantId, key: idempotencyKey, hash: requestHash({ route: 'refunds.create', normalized }), requestId },
     async (trx) => {
       const now = Date.now();
-      const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(trx, merchantId, Number(rawOrderId)) : null;
+      const scope = forMerchant(trx, merchantId);
+      const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(scope, Number(rawOrderId)) : null;
       if (orderId === null) throw notFound('order');
       const splitStatus = await refunds.lockSplitOrders(trx, orderId);
       const items = asRefundable(await refunds.orderItemsWithSplits(trx, orderId), splitStatus);
@@ -59,9 +61,8 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
       }
       const byId = new Map(items.map((i) => [i.id, i]));
       const refundId = await refunds.insertRefund(
-        trx,
+        scope,
         {
-          merchant_id: merchantId,
           order_id: orderId,
           status: 'pending_review',
           reason,
@@ -160,9 +161,10 @@ export function presentRefund(r: refunds.RefundRow, items: refunds.RefundItemRow
 }
 
 /** GET /v2/order/orders/refund/{id} (SPEC §5.5): a page of the order's refunds, newest first. */
-export async function refundsOfOrder(db: Handle, tenant: Tenant, rawOrderId: string, q: RefundPageQuery) {
-  const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(db, tenant, Number(rawOrderId)) : null;
+export async function refundsOfOrder(reader: OrderReader, rawOrderId: string, q: RefundPageQuery) {
+  const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(reader, Number(rawOrderId)) : null;
   if (orderId === null) throw notFound('order');
+  const db = 'merchantId' in reader && 'handle' in reader ? reader.handle : (reader as Handle);
   const pageNumber = q.pageNumber ?? 1;
   const pageSize = q.pageSize ?? 10;
   const page = await refunds.refundsOfOrder(db, orderId, (pageNumber - 1) * pageSize, pageSize);
@@ -191,10 +193,10 @@ export async function listRefundsForOperator(db: Handle, config: Pick<Config, 'r
 
 /** Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. */
 export async function reviewRefund(db: Db, rawRefundNo: string, decision: Decision) {
-  const refund = await refunds.findRefund(db, null, Number(rawRefundNo));
+  const refund = await refunds.findRefund(db, Number(rawRefundNo));
   if (!refund) throw notFound('refund');
   const result = await decideRefund(db, refund.id, decision, 'operator');
   if (!result) throw conflictState(`refund ${refund.id} was already decided`);
-  const fresh = (await refunds.findRefund(db, null, refund.id))!;
+  const fresh = (await refunds.findRefund(db, refund.id))!;
   return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));
 }

@@ -17,18 +17,31 @@ export const listMerchants = (db: Handle) => db.selectFrom('merchants').selectAl
 
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 
+export const findMerchantByClientId = (db: Handle, clientId: string) =>
+  db.selectFrom('merchants').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+
 export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 export async function insertToken(
   db: Handle,
-  t: { merchantId: number; tokenHash: string; environment: ApiToken['environment']; scopes: string[]; expiresAt: number | null },
+  t: { merchantId: number; tokenHash: string; environment: ApiToken['environment']; scopes: string[]; expiresAt: number | null; kind?: ApiToken['kind']; familyId?: string },
   now: number,
 ): Promise<ApiToken> {
   return db
     .insertInto('api_tokens')
-    .values({ merchant_id: t.merchantId, token_hash: t.tokenHash, environment: t.environment, scopes: t.scopes.join(' '), expires_at: t.expiresAt, revoked_at: null, created_at: now })
+    .values({
+      merchant_id: t.merchantId,
+      token_hash: t.tokenHash,
+      environment: t.environment,
+      scopes: t.scopes.join(' '),
+      expires_at: t.expiresAt,
+      revoked_at: null,
+      created_at: now,
+      kind: t.kind ?? 'operator',
+      family_id: t.familyId ?? null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -1,41 +1,43 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
+import type { MerchantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 export type SplitOrderRow = Selectable<SplitOrdersTable>;
 export type OrderItemRow = Selectable<OrderItemsTable>;
 
 /**
- * Tenancy: every merchant-facing read takes the merchant id and filters by it here, in the
- * storage layer; `null` is the operator, who sees every merchant.
+ * Who is reading (SPEC §2.3): a merchant, through a `MerchantScope` whose queries are already
+ * restricted to its rows, or the operator, through the bare handle, seeing every merchant.
  */
-export type Tenant = number | null;
+export type OrderReader = MerchantScope | Handle;
+const isScope = (r: OrderReader): r is MerchantScope => 'merchantId' in r && 'handle' in r;
+const ordersOf = (r: OrderReader) => (isScope(r) ? r.selectFrom('orders') : r.selectFrom('orders'));
+const splitsOf = (r: OrderReader) => (isScope(r) ? r.selectFrom('split_orders') : r.selectFrom('split_orders'));
 
-export async function insertOrder(db: Handle, row: Insertable<OrdersTable>): Promise<number> {
-  return (await db.insertInto('orders').values(row).returning('id').executeTakeFirstOrThrow()).id;
+type Owned<T> = Omit<Insertable<T>, 'merchant_id'>;
+
+export async function insertOrder(scope: MerchantScope, row: Owned<OrdersTable>): Promise<number> {
+  return (await scope.insertInto('orders', row).returning('id').executeTakeFirstOrThrow()).id;
 }
 
-export async function insertSplitOrder(db: Handle, row: Insertable<SplitOrdersTable>): Promise<number> {
-  return (await db.insertInto('split_orders').values(row).returning('id').executeTakeFirstOrThrow()).id;
+export async function insertSplitOrder(scope: MerchantScope, row: Owned<SplitOrdersTable>): Promise<number> {
+  return (await scope.insertInto('split_orders', row).returning('id').executeTakeFirstOrThrow()).id;
 }
 
-export async function insertItems(db: Handle, rows: Insertable<OrderItemsTable>[]): Promise<void> {
-  if (rows.length) await db.insertInto('order_items').values(rows).execute();
+export async function insertItems(scope: MerchantScope, rows: Owned<OrderItemsTable>[]): Promise<void> {
+  if (rows.length) await scope.insertInto('order_items', rows).execute();
 }
 
-export const findOrderByCustomId = (db: Handle, merchantId: number, customOrderId: string) =>
-  db.selectFrom('orders').select(['id', 'request_hash']).where('merchant_id', '=', merchantId).where('custom_order_id', '=', customOrderId).executeTakeFirst();
+export const findOrderByCustomId = (scope: MerchantScope, customOrderId: string) =>
+  scope.selectFrom('orders').select(['id', 'request_hash']).where('custom_order_id', '=', customOrderId).executeTakeFirst();
 
-/** The parent order id for a parent or split-order id, within the tenant; null when not theirs or absent. */
-export async function resolveOrderId(db: Handle, tenant: Tenant, id: number): Promise<number | null> {
-  let parent = db.selectFrom('orders').select('id').where('id', '=', id);
-  let split = db.selectFrom('split_orders').select('order_id as id').where('id', '=', id);
-  if (tenant !== null) {
-    parent = parent.where('merchant_id', '=', tenant);
-    split = split.where('merchant_id', '=', tenant);
-  }
-  const row = (await parent.executeTakeFirst()) ?? (await split.executeTakeFirst());
+/** The parent order id for a parent or split-order id the reader may see; null when not theirs or absent. */
+export async function resolveOrderId(reader: OrderReader, id: number): Promise<number | null> {
+  const row =
+    (await ordersOf(reader).select('orders.id as id').where('orders.id', '=', id).executeTakeFirst()) ??
+    (await splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', '=', id).executeTakeFirst());
   return row?.id ?? null;
 }
 
@@ -60,7 +62,6 @@ export async function loadOrders(db: Handle, ids: number[]): Promise<OrderAggreg
 }
 
 export interface OrderFilter {
-  tenant: Tenant;
   /** Parent or split ids. */
   ids: number[] | null;
   createStart: number | null;
@@ -72,11 +73,11 @@ export interface OrderFilter {
 }
 
 /** One page of order ids: newest first, or by update time ascending when an update window is given (incremental sync). */
-export async function pageOrderIds(db: Handle, f: OrderFilter): Promise<{ total: number; ids: number[] }> {
-  let q = db.selectFrom('orders');
-  if (f.tenant !== null) q = q.where('orders.merchant_id', '=', f.tenant);
+export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise<{ total: number; ids: number[] }> {
+  let q = ordersOf(reader);
   if (f.ids !== null) {
     const ids = f.ids;
+    // The split-id subquery needs no merchant filter: it only widens ids within the orders already restricted.
     q = q.where((eb) => eb.or([eb('orders.id', 'in', ids), eb('orders.id', 'in', eb.selectFrom('split_orders').select('order_id').where('split_orders.id', 'in', ids))]));
   }
   if (f.createStart !== null) q = q.where('orders.created_at', '>=', f.createStart);

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { RefundItemsTable, RefundsTable, RefundState, SplitOrderStatus } from './schema.ts';
-import type { Tenant } from './orders.repository.ts';
+import type { MerchantScope } from './tenancy.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
 export type RefundItemRow = Selectable<RefundItemsTable>;
@@ -61,9 +61,9 @@ export async function settlePending(db: Handle, itemId: number, quantity: number
     .execute();
 }
 
-export async function insertRefund(db: Handle, row: Insertable<RefundsTable>, items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[]): Promise<number> {
-  const { id } = await db.insertInto('refunds').values(row).returning('id').executeTakeFirstOrThrow();
-  await db.insertInto('refund_items').values(items.map((i) => ({ ...i, refund_id: id }))).execute();
+export async function insertRefund(scope: MerchantScope, row: Omit<Insertable<RefundsTable>, 'merchant_id'>, items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[]): Promise<number> {
+  const { id } = await scope.insertInto('refunds', row).returning('id').executeTakeFirstOrThrow();
+  await scope.handle.insertInto('refund_items').values(items.map((i) => ({ ...i, refund_id: id }))).execute();
   return id;
 }
 
@@ -115,11 +115,8 @@ export async function refundsOfOrder(db: Handle, orderId: number, offset: number
   return { total: Number(count.n), rows };
 }
 
-export async function findRefund(db: Handle, tenant: Tenant, refundId: number) {
-  let q = db.selectFrom('refunds').selectAll().where('id', '=', refundId);
-  if (tenant !== null) q = q.where('merchant_id', '=', tenant);
-  return q.executeTakeFirst();
-}
+/** Operator lookup (merchants read refunds through their order). */
+export const findRefund = (db: Handle, refundId: number) => db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
 
 /** The operator's queue: oldest pending first, then by id. */
 export async function listRefunds(db: Handle, status: RefundState | null, offset: number, limit: number) {

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {
@@ -93,6 +93,25 @@ export interface ApiTokensTable {
   /** Space-separated scopes, as in OAuth. */
   scopes: string;
   expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+  /** `operator`: issued by the operator API/CLI; `oauth`: issued by the token endpoint. */
+  kind: ColumnType<TokenKind, TokenKind | undefined, TokenKind>;
+  /** OAuth tokens: the refresh-token family they were issued with (revoked together on reuse). */
+  family_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type TokenKind = 'operator' | 'oauth';
+
+export interface OAuthRefreshTokensTable {
+  id: Generated<number>;
+  merchant_id: number;
+  family_id: string;
+  token_hash: string;
+  environment: 'sandbox' | 'production';
+  scopes: string;
+  expires_at: number;
+  used_at: number | null;
   revoked_at: number | null;
   created_at: number;
 }
@@ -230,4 +249,5 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   refunds: RefundsTable;
   refund_items: RefundItemsTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
 }

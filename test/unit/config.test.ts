@@ -13,6 +13,9 @@ describe('configuration', () => {
     assert.equal(c.tls, true);
     assert.equal(c.rateLimitPerSecond, 20);
     assert.equal(c.rateLimitBurst, 40);
+    assert.equal(c.accessTokenTtlSeconds, 7200);
+    assert.equal(c.refreshTokenTtlSeconds, 2_592_000);
+    assert.equal(c.oauthFailureLimit, 10);
     assert.equal(c.bodyLimitBytes, 1_048_576);
     assert.equal(c.refundReview, 'auto');
     assert.equal(c.refundAutoDelayMs, 2000);
@@ -27,11 +30,13 @@ describe('configuration', () => {
       PORT: '9000', HOST: '0.0.0.0', ADMIN_PORT: '9001', DATABASE_URL: 'postgres://u@h/db', STOCKIST_ENV: 'production',
       ADMIN_API_KEY: 'a-very-long-admin-key', TLS: 'off', TRUST_PROXY: '1', REDIS_URL: 'redis://127.0.0.1:6379',
       RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10', BODY_LIMIT_BYTES: '2048', REFUND_REVIEW: 'manual',
-      REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', SANDBOX_AUTO_SHIP_SECONDS: '30', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
+      REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
+      ACCESS_TOKEN_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '86400', OAUTH_FAILURE_LIMIT: '3',
     });
+    assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit], [600, 86400, 3]);
     assert.deepEqual(
-      [c.port, c.host, c.adminPort, c.env, c.tls, c.trustProxy, c.rateLimitPerSecond, c.bodyLimitBytes, c.refundReview, c.sandboxAutoShipSeconds, c.defaultWarehouse, c.seed, c.logLevel],
-      [9000, '0.0.0.0', 9001, 'production', false, true, 5, 2048, 'manual', 30, 'US01', 'demo', 'warn'],
+      [c.port, c.host, c.adminPort, c.env, c.tls, c.trustProxy, c.rateLimitPerSecond, c.bodyLimitBytes, c.refundReview, c.defaultWarehouse, c.seed, c.logLevel],
+      [9000, '0.0.0.0', 9001, 'production', false, true, 5, 2048, 'manual', 'US01', 'demo', 'warn'],
     );
   });
 
@@ -53,9 +58,13 @@ describe('configuration', () => {
     [{ SANDBOX_AUTO_SHIP_SECONDS: 'x' }, 'SANDBOX_AUTO_SHIP_SECONDS'],
     [{ SEED: 'everything' }, 'SEED'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ACCESS_TOKEN_TTL_SECONDS: '10' }, 'ACCESS_TOKEN_TTL_SECONDS'],
+    [{ REFRESH_TOKEN_TTL_SECONDS: 'forever' }, 'REFRESH_TOKEN_TTL_SECONDS'],
+    [{ OAUTH_FAILURE_LIMIT: '0' }, 'OAUTH_FAILURE_LIMIT'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ TLS_CERT_FILE: '/tmp/c.pem' }, 'TLS_KEY_FILE'],
     [{ STOCKIST_ENV: 'production', TLS: 'off' }, 'TRUST_PROXY'],
+    [{ STOCKIST_ENV: 'production', SANDBOX_AUTO_SHIP_SECONDS: '30' }, 'SANDBOX_AUTO_SHIP_SECONDS'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

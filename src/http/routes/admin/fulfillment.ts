@@ -11,9 +11,9 @@ import type { Store } from '../../../store/db.ts';
 export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
   const { db } = store;
   app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
-    getOrder(db, null, String(await shipSplitOrder(db, request.params.id, request.body))),
+    getOrder(db, String(await shipSplitOrder(db, request.params.id, request.body))),
   );
-  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) => getOrder(db, null, String(await deliverSplitOrder(db, request.params.id))));
+  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) => getOrder(db, String(await deliverSplitOrder(db, request.params.id))));
 
   app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
     listRefundsForOperator(db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50),

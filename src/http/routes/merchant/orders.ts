@@ -5,6 +5,7 @@ import { getOrder, queryOrders } from '../../../services/order-query.service.ts'
 import { placeOrder } from '../../../services/orders.service.ts';
 import { quoteChannelTypes, quoteChannels } from '../../../services/quotes.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { forMerchant } from '../../../store/tenancy.ts';
 
 /** SPEC §4: create (v1 and the v2 alias), quotes, query. */
 export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
@@ -24,9 +25,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
   );
 
   app.get('/v2/order/orders', { schema: { querystring: OrderQuery }, config: { scope: 'orders:read' } }, async (request) =>
-    queryOrders(store.db, request.principal!.merchantId, request.query),
+    queryOrders(forMerchant(store.db, request.principal!.merchantId), request.query),
   );
   app.get('/v2/order/orders/:id', { schema: { params: OrderIdParams }, config: { scope: 'orders:read' } }, async (request) =>
-    getOrder(store.db, request.principal!.merchantId, request.params.id),
+    getOrder(forMerchant(store.db, request.principal!.merchantId), request.params.id),
   );
 };

@@ -3,6 +3,7 @@ import { IdempotencyHeaders, OrderIdParams } from '../../../schemas/orders.ts';
 import { RefundBody, RefundPageQuery } from '../../../schemas/refunds.ts';
 import { refundsOfOrder, requestRefund } from '../../../services/refunds.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { forMerchant } from '../../../store/tenancy.ts';
 
 /** SPEC §5: request a refund; read an order's refunds. */
 export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
@@ -16,6 +17,6 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     },
   );
   app.get('/v2/order/orders/refund/:id', { schema: { params: OrderIdParams, querystring: RefundPageQuery }, config: { scope: 'orders:read' } }, async (request) =>
-    refundsOfOrder(store.db, request.principal!.merchantId, request.params.id, request.query),
+    refundsOfOrder(forMerchant(store.db, request.principal!.merchantId), request.params.id, request.query),
   );
 };

@@ -1,0 +1,160 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.ts';
+import { rateLimited } from '../domain/errors.ts';
+import { hashSecret } from '../domain/secrets.ts';
+import { asRateLimitWindow, takeFromBucket, type BucketLimits, type BucketState } from '../domain/token-bucket.ts';
+import { bearerToken } from './auth.ts';
+
+/** Where buckets live: this process (default) or Redis (`REDIS_URL`), shared by every instance. */
+export interface BucketStore {
+  /** Takes `cost` tokens (0 = look only); returns whether it could and how many are left. */
+  take(key: string, limits: BucketLimits, cost: number): Promise<{ allowed: boolean; tokens: number }>;
+  close(): Promise<void>;
+}
+
+/** A clock in epoch ms; tests pass a fake one. */
+export type Clock = () => number;
+
+/**
+ * In-process buckets. Bounded: beyond `maxKeys` the least recently used bucket is dropped, which
+ * only ever forgives (a dropped bucket comes back full), so memory cannot grow with the number of
+ * tokens seen.
+ */
+export function memoryBuckets(now: Clock = Date.now, maxKeys = 100_000): BucketStore {
+  const buckets = new Map<string, BucketState>();
+  return {
+    async take(key, limits, cost) {
+      const previous = buckets.get(key);
+      const { allowed, state } = takeFromBucket(previous, now(), limits, cost);
+      if (cost > 0) {
+        buckets.delete(key); // re-insert: Map order is the LRU order
+        buckets.set(key, state);
+        if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
+      }
+      return { allowed, tokens: state.tokens };
+    },
+    async close() {
+      buckets.clear();
+    },
+  };
+}
+
+/**
+ * The same arithmetic as src/domain/token-bucket.ts, atomically on Redis. The clock is Redis's own
+ * (`TIME`) so instances with skewed clocks still agree; tests may pass a time as ARGV[4]. The key
+ * expires once the bucket would be full again, which is the same as not existing.
+ */
+const TOKEN_BUCKET_LUA = `
+local capacity = tonumber(ARGV[1])
+local refill_ms = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
+if now < 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = capacity
+else
+  tokens = math.min(capacity, tokens + math.max(0, now - at) * capacity / refill_ms)
+end
+local allowed = 0
+if tokens >= cost then
+  allowed = 1
+  tokens = tokens - cost
+end
+if cost > 0 then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+  redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
+end
+return { allowed, tostring(tokens) }
+`;
+
+type BucketRedis = Redis & {
+  stockistTokenBucket(key: string, capacity: number, refillMs: number, cost: number, now: number): Promise<[number, string]>;
+};
+
+export const REDIS_KEY_PREFIX = 'stockist:rl:';
+
+/** Connects to Redis (start-up fails with a clear message if it cannot) and returns shared buckets. */
+export async function redisBuckets(url: string, options: { now?: Clock; onError?: (error: Error) => void } = {}): Promise<BucketStore> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // A rate-limit check must not wait for a reconnect: while Redis is away, requests pass unlimited
+    // (skipOnError) rather than queue up or fail.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1000,
+  }) as BucketRedis;
+  redis.on('error', (error: Error) => options.onError?.(error));
+  redis.defineCommand('stockistTokenBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`REDIS_URL: cannot connect to Redis (${(error as Error).message})`);
+  }
+  return {
+    async take(key, limits, cost) {
+      const [allowed, tokens] = await redis.stockistTokenBucket(REDIS_KEY_PREFIX + key, limits.capacity, limits.refillMs, cost, options.now ? options.now() : -1);
+      return { allowed: allowed === 1, tokens: Number(tokens) };
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+type StoreCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+/**
+ * @fastify/rate-limit's store contract, answered by a token bucket: the plugin's `max` is the
+ * bucket's capacity and its `timeWindow` the time an empty bucket takes to fill up.
+ */
+function tokenBucketStore(buckets: BucketStore) {
+  const answer = (key: string, cb: StoreCallback, timeWindow: number, max: number, cost: number) => {
+    const limits = { capacity: max, refillMs: timeWindow };
+    buckets.take(key, limits, cost).then(
+      ({ allowed, tokens }) => cb(null, asRateLimitWindow(tokens, !allowed, limits)),
+      (error: Error) => cb(error),
+    );
+  };
+  return class TokenBucketStore {
+    incr(key: string, cb: StoreCallback, timeWindow: number, max: number) {
+      answer(key, cb, timeWindow, max, 1);
+    }
+    read(key: string, cb: StoreCallback, timeWindow: number, max: number) {
+      answer(key, cb, timeWindow, max, 0);
+    }
+    child() {
+      return new TokenBucketStore();
+    }
+  };
+}
+
+/**
+ * Per-token limit on merchant routes (SPEC §2.4). Registered after the auth hook, so it runs on
+ * authenticated requests only and keys on the token: by a hash of it, which is unique across
+ * databases and deployments sharing one Redis (token ids are not).
+ */
+export async function installMerchantRateLimit(app: FastifyInstance, config: Config, buckets: BucketStore) {
+  const rate = config.rateLimitPerSecond;
+  const burst = config.rateLimitBurst;
+  await app.register(rateLimit, {
+    global: true,
+    max: burst,
+    timeWindow: Math.round((burst / rate) * 1000),
+    store: tokenBucketStore(buckets),
+    keyGenerator: (request: FastifyRequest) => `tok:${hashSecret(bearerToken(request) ?? '').slice(0, 32)}`,
+    enableDraftSpec: true,
+    // Redis unreachable: serve unlimited rather than fail every request (logged by the client).
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      rateLimited(Math.max(1, Math.ceil(context.ttl / 1000)), `rate limit exceeded: ${rate} requests per second per token, bursts of ${burst}`),
+  });
+}

@@ -1,0 +1,102 @@
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../../config.ts';
+import { AppError } from '../../../domain/errors.ts';
+import { clientCredentials, invalidRequest, OAuthError, parseBasic } from '../../../domain/oauth.ts';
+import { hashSecret } from '../../../domain/secrets.ts';
+import { msUntil } from '../../../domain/token-bucket.ts';
+import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../../schemas/oauth.ts';
+import { clientCredentialsGrant, refreshTokenGrant } from '../../../services/oauth.service.ts';
+import type { Store } from '../../../store/db.ts';
+import type { BucketStore } from '../../rate-limit.ts';
+import { toFieldErrors } from '../../validation.ts';
+
+/** RFC 6749 §5.1: token responses (and errors) must not be cached. */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** Failures that may be guessing: a wrong secret or a refresh token that does not work. */
+const COUNTED = new Set(['invalid_client', 'invalid_grant']);
+
+/** A failed attempt refills every 30 s: OAUTH_FAILURE_LIMIT quick tries, then about two a minute. */
+const FAILURE_REFILL_MS = 30_000;
+
+function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
+  if (error instanceof OAuthError) return error;
+  // Refusals raised before the handler (plain HTTP in production): same status, RFC-shaped body.
+  if (error instanceof AppError && error.status < 500) return new OAuthError(error.status, 'invalid_request', error.message, error.headers);
+  if (error instanceof AppError && error.status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message);
+  const e = error as FastifyError;
+  if (e.validation) {
+    if (request.body === undefined || request.body === null) return invalidRequest('grant_type is required: send the token request parameters in the body');
+    const first = toFieldErrors(e.validation as never, e.validationContext)[0];
+    return invalidRequest(first ? `${first.field}: ${first.message}` : 'malformed request');
+  }
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return invalidRequest('send the parameters as application/x-www-form-urlencoded (or application/json)');
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new OAuthError(413, 'invalid_request', 'request body is larger than the limit');
+  if (error instanceof SyntaxError || (typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP_'))) return invalidRequest(`malformed body: ${e.message}`);
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return invalidRequest(e.message);
+  request.log.error({ err: error }, 'token endpoint failed');
+  return new OAuthError(500, 'server_error', 'internal error; quote the X-Request-Id header when contacting support');
+}
+
+/** The client id a request presents, read leniently (it only keys the failure limit). */
+function presentedClientId(request: FastifyRequest): string {
+  try {
+    const basic = parseBasic(request.headers.authorization);
+    if (basic) return basic.clientId;
+  } catch {
+    // malformed Basic: count it under the address alone
+  }
+  const body = request.body as { client_id?: unknown } | undefined;
+  return typeof body?.client_id === 'string' ? body.client_id : '';
+}
+
+/**
+ * `POST /openapi/oauth/token` (SPEC §2.2, RFC 6749 §4.4 and §6). Outside the merchant auth hook
+ * and the envelope; answers RFC 6749 §5.1/§5.2 bodies. Form bodies are parsed here only: every
+ * other route keeps refusing non-JSON bodies with 415/41500.
+ */
+export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; buckets: BucketStore }> = async (app, { store, config, buckets }) => {
+  await app.register(formbody);
+  const failureLimits = { capacity: config.oauthFailureLimit, refillMs: config.oauthFailureLimit * FAILURE_REFILL_MS };
+  const failureKey = (request: FastifyRequest) => `fail:${hashSecret(`${presentedClientId(request)}\n${request.ip}`).slice(0, 32)}`;
+
+  app.setErrorHandler(async (error: FastifyError, request, reply: FastifyReply) => {
+    const e = toOAuthError(error, request);
+    if (COUNTED.has(e.error)) await buckets.take(failureKey(request), failureLimits, 1).catch(() => undefined);
+    return reply
+      .code(e.status)
+      .headers({ ...NO_STORE, ...e.headers })
+      .type('application/json; charset=utf-8')
+      .send({ error: e.error, error_description: e.description });
+  });
+
+  app.post(
+    '/token',
+    {
+      config: { envelope: false },
+      schema: { body: TokenRequest, response: { 200: TokenResponse, '4xx': OAuthErrorBody } },
+    },
+    async (request, reply) => {
+      // Per client and address: too many failures lock that pair out for a while, even with the
+      // right secret, so a secret cannot be guessed; other clients and addresses are unaffected.
+      const { tokens } = await buckets.take(failureKey(request), failureLimits, 0).catch(() => ({ tokens: 1 }));
+      if (tokens < 1) {
+        const retryAfter = Math.max(1, Math.ceil(msUntil(tokens, 1, failureLimits) / 1000));
+        throw new OAuthError(429, 'rate_limited', `too many failed attempts for this client from this address; retry after ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
+      }
+      const body = request.body ?? {};
+      if (!body.grant_type) throw invalidRequest('grant_type is required');
+      if (body.grant_type !== 'client_credentials' && body.grant_type !== 'refresh_token') {
+        throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${body.grant_type} is not supported; use client_credentials or refresh_token`);
+      }
+      const credentials = clientCredentials(request.headers.authorization, body);
+      const settings = { env: config.env, accessTokenTtlSeconds: config.accessTokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds };
+      reply.headers(NO_STORE);
+      if (body.grant_type === 'client_credentials') return clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now());
+      if (!body.refresh_token) throw invalidRequest('refresh_token is required');
+      return refreshTokenGrant(store.db, settings, credentials, body.refresh_token, body.scope, Date.now());
+    },
+  );
+};

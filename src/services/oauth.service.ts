@@ -1,0 +1,98 @@
+import type { StockistEnv } from '../config.ts';
+import { grantedScopes, invalidClient, invalidGrant, OAuthError, type ClientCredentials } from '../domain/oauth.ts';
+import { environmentOfRefreshToken, hashSecret, newAccessToken, newRefreshToken, randomToken, secretsEqual } from '../domain/secrets.ts';
+import type { Scope } from '../schemas/admin.ts';
+import type { Db, Handle } from '../store/db.ts';
+import * as merchants from '../store/merchants.repository.ts';
+import * as refresh from '../store/oauth.repository.ts';
+
+export interface OAuthSettings {
+  env: StockistEnv;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+}
+
+/** RFC 6749 §5.1. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+// Compared against when the client id is unknown, so the answer takes as long as for a known one.
+const NO_SUCH_CLIENT = hashSecret('no such client');
+
+/** The merchant behind client credentials; unknown id and wrong secret are the same answer. */
+export async function authenticateClient(db: Handle, credentials: ClientCredentials): Promise<merchants.Merchant> {
+  const merchant = credentials.clientId.length <= 128 ? await merchants.findMerchantByClientId(db, credentials.clientId) : undefined;
+  const secretOk = secretsEqual(hashSecret(credentials.clientSecret), merchant?.client_secret_hash ?? NO_SUCH_CLIENT);
+  if (!merchant || !secretOk) throw invalidClient('unknown client or wrong client secret');
+  if (merchant.status !== 'active') throw new OAuthError(400, 'unauthorized_client', 'merchant account is disabled');
+  return merchant;
+}
+
+async function issuePair(db: Handle, settings: OAuthSettings, merchantId: number, scopes: Scope[], familyId: string, now: number): Promise<TokenResponse> {
+  const accessToken = newAccessToken(settings.env);
+  const refreshToken = newRefreshToken(settings.env);
+  await merchants.insertToken(
+    db,
+    { merchantId, tokenHash: hashSecret(accessToken), environment: settings.env, scopes, expiresAt: now + settings.accessTokenTtlSeconds * 1000, kind: 'oauth', familyId },
+    now,
+  );
+  await refresh.insertRefreshToken(
+    db,
+    { merchantId, familyId, tokenHash: hashSecret(refreshToken), environment: settings.env, scopes, expiresAt: now + settings.refreshTokenTtlSeconds * 1000 },
+    now,
+  );
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: settings.accessTokenTtlSeconds, refresh_token: refreshToken, scope: scopes.join(' ') };
+}
+
+/** RFC 6749 §4.4: a new access token and the first refresh token of a new family. */
+export async function clientCredentialsGrant(db: Db, settings: OAuthSettings, credentials: ClientCredentials, scope: string | undefined, now: number): Promise<TokenResponse> {
+  const merchant = await authenticateClient(db, credentials);
+  const scopes = grantedScopes(scope);
+  return db.transaction().execute((trx) => issuePair(trx, settings, merchant.id, scopes, `fam_${randomToken(24)}`, now));
+}
+
+const OTHER_ENV: Record<StockistEnv, string> = {
+  production: 'this is a sandbox refresh token (stkr_test_); this server is production',
+  sandbox: 'this is a production refresh token (stkr_live_); this server is the sandbox',
+};
+
+/**
+ * RFC 6749 §6 with rotation: the refresh token is consumed and a new pair issued in its family.
+ * Presenting a consumed token again means it leaked (or a client replayed it): the whole family —
+ * every refresh and access token descended from the same client-credentials grant — is revoked.
+ */
+export async function refreshTokenGrant(
+  db: Db,
+  settings: OAuthSettings,
+  credentials: ClientCredentials,
+  refreshToken: string,
+  scope: string | undefined,
+  now: number,
+): Promise<TokenResponse> {
+  const merchant = await authenticateClient(db, credentials);
+  const tokenEnv = environmentOfRefreshToken(refreshToken);
+  if (tokenEnv !== null && tokenEnv !== settings.env) throw invalidGrant(OTHER_ENV[settings.env]);
+  const row = tokenEnv === null ? undefined : await refresh.findRefreshTokenByHash(db, hashSecret(refreshToken));
+  // Another client's refresh token is answered like an unknown one.
+  if (!row || row.merchant_id !== merchant.id) throw invalidGrant('unknown refresh token');
+  if (row.revoked_at !== null) throw invalidGrant('refresh token revoked');
+  if (row.used_at !== null) {
+    await refresh.revokeFamily(db, row.family_id, now);
+    throw invalidGrant('refresh token already used; every token issued from it has been revoked, request a new grant');
+  }
+  if (row.expires_at <= now) throw invalidGrant('refresh token expired');
+  const scopes = grantedScopes(scope, row.scopes.split(' '));
+  const issued = await db.transaction().execute(async (trx) => {
+    if (!(await refresh.claimRefreshToken(trx, row.id, now))) return null;
+    return issuePair(trx, settings, merchant.id, scopes, row.family_id, now);
+  });
+  if (issued) return issued;
+  // A concurrent request consumed it between our read and our claim: the same reuse.
+  await refresh.revokeFamily(db, row.family_id, now);
+  throw invalidGrant('refresh token already used; every token issued from it has been revoked, request a new grant');
+}

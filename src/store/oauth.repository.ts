@@ -1,0 +1,51 @@
+import type { Selectable } from 'kysely';
+import type { Handle } from './db.ts';
+import type { OAuthRefreshTokensTable } from './schema.ts';
+
+export type RefreshToken = Selectable<OAuthRefreshTokensTable>;
+
+export async function insertRefreshToken(
+  db: Handle,
+  r: { merchantId: number; familyId: string; tokenHash: string; environment: RefreshToken['environment']; scopes: string[]; expiresAt: number },
+  now: number,
+): Promise<RefreshToken> {
+  return db
+    .insertInto('oauth_refresh_tokens')
+    .values({
+      merchant_id: r.merchantId,
+      family_id: r.familyId,
+      token_hash: r.tokenHash,
+      environment: r.environment,
+      scopes: r.scopes.join(' '),
+      expires_at: r.expiresAt,
+      used_at: null,
+      revoked_at: null,
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export const findRefreshTokenByHash = (db: Handle, tokenHash: string) =>
+  db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+
+/**
+ * Consumes a refresh token if nobody has: the conditional update is the claim, so of two
+ * concurrent refreshes with one token exactly one wins and the other is treated as a reuse.
+ */
+export async function claimRefreshToken(db: Handle, id: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('oauth_refresh_tokens')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Revokes every refresh token and access token of a family (reuse detected, or operator revocation). */
+export async function revokeFamily(db: Handle, familyId: string, now: number): Promise<void> {
+  await db.updateTable('oauth_refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+  await db.updateTable('api_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+}

@@ -1,0 +1,55 @@
+import { sql, type DeleteQueryBuilder, type DeleteResult, type Insertable, type InsertQueryBuilder, type InsertResult, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { Handle } from './db.ts';
+import type { Database } from './schema.ts';
+
+/** The tables a merchant owns rows of: exactly those with a `merchant_id` column. */
+export type MerchantOwnedTable = {
+  [T in keyof Database]: Database[T] extends { merchant_id: number } ? T : never;
+}[keyof Database] &
+  string;
+
+/**
+ * Query builders for merchant-owned tables, already restricted to one merchant (SPEC §2.3).
+ *
+ * Storage functions that serve merchants take a `MerchantScope`, not a bare handle, so a query
+ * that forgets the merchant cannot be written: another merchant's row is simply not there, and
+ * the caller answers exactly as for a missing id. See docs/decisions.md, "Tenancy".
+ */
+export interface MerchantScope {
+  readonly merchantId: number;
+  /**
+   * The handle underneath (a transaction when the scope was made from one), for tables that are
+   * not merchant-owned: catalogue, warehouses, stock. Never use it for a merchant-owned table.
+   */
+  readonly handle: Handle;
+  /** `SELECT … FROM table WHERE table.merchant_id = <merchant>`; add joins and filters as usual. */
+  selectFrom<T extends MerchantOwnedTable>(table: T): SelectQueryBuilder<Database, T, {}>;
+  /** `UPDATE table … WHERE table.merchant_id = <merchant>`. */
+  updateTable<T extends MerchantOwnedTable>(table: T): UpdateQueryBuilder<Database, T, T, UpdateResult>;
+  /** `DELETE FROM table WHERE table.merchant_id = <merchant>`. */
+  deleteFrom<T extends MerchantOwnedTable>(table: T): DeleteQueryBuilder<Database, T, DeleteResult>;
+  /** `INSERT INTO table` with `merchant_id` filled in: the values cannot name another merchant. */
+  insertInto<T extends MerchantOwnedTable>(
+    table: T,
+    values: Omit<Insertable<Database[T]>, 'merchant_id'> | Omit<Insertable<Database[T]>, 'merchant_id'>[],
+  ): InsertQueryBuilder<Database, T, InsertResult>;
+}
+
+export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
+  if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw new Error(`forMerchant: bad merchant id ${merchantId}`);
+  // Kysely cannot type a column reference on a table chosen by a type parameter; the public
+  // signatures above carry the types, the bodies work on the untyped builder.
+  const db = handle as any;
+  const owner = (table: string) => sql.ref(`${table}.merchant_id`);
+  return {
+    merchantId,
+    handle,
+    selectFrom: (table) => db.selectFrom(table).where(owner(table), '=', merchantId),
+    updateTable: (table) => db.updateTable(table).where(owner(table), '=', merchantId),
+    deleteFrom: (table) => db.deleteFrom(table).where(owner(table), '=', merchantId),
+    insertInto: (table, values) => {
+      const rows = (Array.isArray(values) ? values : [values]).map((v) => ({ ...v, merchant_id: merchantId }));
+      return db.insertInto(table).values(rows);
+    },
+  };
+}
