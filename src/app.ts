@@ -7,6 +7,8 @@ import { installErrorHandling } from './http/errors.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { catalogRoutes } from './http/routes/merchant/catalog.ts';
+import { stockChangesRoutes } from './http/routes/merchant/stock-changes.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Store } from './store/db.ts';
@@ -74,6 +76,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       async (merchant) => {
         requireMerchant(merchant, config, store);
         await merchant.register(stockRoutes, { store });
+        await merchant.register(stockChangesRoutes, { store });
+        await merchant.register(catalogRoutes, { store });
       },
       { prefix: '/openapi' },
     );

@@ -2,10 +2,12 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { Store } from './db.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
+import * as m0002 from './migrations/0002_stock_feed.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
   '0001_foundation': m0001,
+  '0002_stock_feed': m0002,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

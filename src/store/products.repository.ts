@@ -37,3 +37,31 @@ export async function productsBySku(db: Handle, skus: string[]): Promise<Map<str
   const rows = await db.selectFrom('products').selectAll().where('sku', 'in', [...new Set(skus)]).execute();
   return new Map(rows.map((r) => [r.sku, r]));
 }
+
+export interface ProductPageQuery {
+  /** null: any category. */
+  categoryIds: number[] | null;
+  start: number | null;
+  end: number | null;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * With an update window: ascending update time then id, so a client can sync incrementally;
+ * without: id order, where new products only ever append (stable pages).
+ */
+export async function productsPage(db: Handle, q: ProductPageQuery): Promise<{ total: number; rows: Product[] }> {
+  if (q.categoryIds !== null && q.categoryIds.length === 0) return { total: 0, rows: [] };
+  let base = db.selectFrom('products');
+  if (q.categoryIds !== null) base = base.where('category_id', 'in', q.categoryIds);
+  if (q.start !== null) base = base.where('updated_at', '>=', q.start);
+  if (q.end !== null) base = base.where('updated_at', '<=', q.end);
+  let page = base.selectAll();
+  if (q.start !== null || q.end !== null) page = page.orderBy('updated_at');
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    page.orderBy('id').offset(q.offset).limit(q.limit).execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}

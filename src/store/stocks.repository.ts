@@ -1,5 +1,6 @@
-import type { Handle } from './db.ts';
+import type { Dialect, Handle } from './db.ts';
 import type { LedgerKind } from './schema.ts';
+import { commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
   productId: number;
@@ -125,12 +126,17 @@ export interface ChangedPageQuery {
   limit: number;
 }
 
-/** Products with a stock row changed in [start, end], ordered by their last change then SKU. */
-export async function changedProductsPage(db: Handle, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
+/**
+ * Products with a ledger row (a stock change) in [start, end], ordered by their first change in
+ * the window in commit order, then SKU. That position never moves once a product is in the
+ * window, and products entering it later come after every product already there, so offset pages
+ * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
+ */
+export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
   if (q.productIds !== null && q.productIds.length === 0) return { total: 0, rows: [] };
-  let changed = db.selectFrom('stocks').select(['product_id', (eb) => eb.fn.max('updated_at').as('last_change')]);
-  if (q.start !== null) changed = changed.where('updated_at', '>=', q.start);
-  if (q.end !== null) changed = changed.where('updated_at', '<=', q.end);
+  let changed = db.selectFrom('stock_ledger').select(['product_id', (eb) => eb.fn.min(commitOrderColumn(dialect)).as('first_change')]);
+  if (q.start !== null) changed = changed.where('created_at', '>=', q.start);
+  if (q.end !== null) changed = changed.where('created_at', '<=', q.end);
   if (q.warehouseId !== null) changed = changed.where('warehouse_id', '=', q.warehouseId);
   if (q.productIds !== null) changed = changed.where('product_id', 'in', q.productIds);
   const grouped = changed.groupBy('product_id').as('c');
@@ -140,7 +146,7 @@ export async function changedProductsPage(db: Handle, q: ChangedPageQuery): Prom
       .selectFrom(grouped)
       .innerJoin('products', 'products.id', 'c.product_id')
       .select(['products.id as id', 'products.sku as sku'])
-      .orderBy('c.last_change')
+      .orderBy('c.first_change')
       .orderBy('products.sku')
       .offset(q.offset)
       .limit(q.limit)
