@@ -14,15 +14,17 @@ export interface ProductInput {
   options: unknown;
 }
 
+const columnsOf = (p: ProductInput) => ({
+  name: p.name,
+  category_id: p.categoryId,
+  price_cents: p.priceCents,
+  weight_grams: p.weightGrams,
+  image_url: p.imageUrl,
+  options: p.options === undefined || p.options === null ? null : JSON.stringify(p.options),
+});
+
 export async function upsertProduct(db: Handle, p: ProductInput, now: number): Promise<Product> {
-  const values = {
-    name: p.name,
-    category_id: p.categoryId,
-    price_cents: p.priceCents,
-    weight_grams: p.weightGrams,
-    image_url: p.imageUrl,
-    options: p.options === undefined || p.options === null ? null : JSON.stringify(p.options),
-  };
+  const values = columnsOf(p);
   return db
     .insertInto('products')
     .values({ sku: p.sku, ...values, created_at: now, updated_at: now })
@@ -64,4 +66,24 @@ export async function productsPage(db: Handle, q: ProductPageQuery): Promise<{ t
     page.orderBy('id').offset(q.offset).limit(q.limit).execute(),
   ]);
   return { total: Number(count.n), rows };
+}
+
+/** Upserts many products in one statement (the bulk import path); SKUs must be distinct. */
+export async function upsertProducts(db: Handle, rows: ProductInput[], now: number): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('products')
+    .values(rows.map((p) => ({ sku: p.sku, ...columnsOf(p), created_at: now, updated_at: now })))
+    .onConflict((oc) =>
+      oc.column('sku').doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        category_id: eb.ref('excluded.category_id'),
+        price_cents: eb.ref('excluded.price_cents'),
+        weight_grams: eb.ref('excluded.weight_grams'),
+        image_url: eb.ref('excluded.image_url'),
+        options: eb.ref('excluded.options'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .execute();
 }

@@ -1,6 +1,7 @@
 import type { Dialect, Handle } from './db.ts';
-import type { LedgerKind } from './schema.ts';
-import { commitOrderColumn } from './stock-feed.repository.ts';
+import type { Insertable } from 'kysely';
+import type { LedgerKind, StockLedgerTable } from './schema.ts';
+import { bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
   productId: number;
@@ -153,4 +154,46 @@ export async function changedProductsPage(db: Handle, dialect: Dialect, q: Chang
       .execute(),
   ]);
   return { total: Number(count.n), rows };
+}
+
+export interface BulkSet extends StockKey {
+  qty: number;
+}
+
+/**
+ * Sets many absolute quantities with a few multi-row statements (the bulk import path): creates
+ * missing rows, locks and reads the batch's rows with a no-op UPDATE (as `setQty` does), then
+ * writes the changed rows and one ledger row per change. Keys may repeat; they apply in order.
+ * PostgreSQL ledger rows are left for `stampBulkLedger` before commit. Returns the ledger rows written.
+ */
+export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], now: number): Promise<number> {
+  if (rows.length === 0) return 0;
+  const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
+  const unique = [...new Map(rows.map((r) => [keyOf(r), { product_id: r.productId, warehouse_id: r.warehouseId, qty: 0, updated_at: now }])).values()];
+  await db.insertInto('stocks').values(unique).onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doNothing()).execute();
+  const locked = await db
+    .updateTable('stocks')
+    .set((eb) => ({ qty: eb.ref('qty') }))
+    .where('product_id', 'in', [...new Set(rows.map((r) => r.productId))])
+    .returning(['product_id', 'warehouse_id', 'qty'])
+    .execute();
+  const current = new Map(locked.map((r) => [`${r.product_id}:${r.warehouse_id}`, r.qty]));
+  const ledger: Insertable<StockLedgerTable>[] = [];
+  const final = new Map<string, BulkSet>();
+  for (const r of rows) {
+    const key = keyOf(r);
+    const delta = r.qty - (current.get(key) ?? 0);
+    if (delta === 0) continue;
+    current.set(key, r.qty);
+    final.set(key, r);
+    ledger.push({ product_id: r.productId, warehouse_id: r.warehouseId, delta, qty_after: r.qty, kind: delta > 0 ? 'restock' : 'adjustment', created_at: now, commit_seq: bulkLedgerSeq(dialect) });
+  }
+  if (final.size === 0) return 0;
+  await db
+    .insertInto('stocks')
+    .values([...final.values()].map((r) => ({ product_id: r.productId, warehouse_id: r.warehouseId, qty: r.qty, updated_at: now })))
+    .onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doUpdateSet((eb) => ({ qty: eb.ref('excluded.qty'), updated_at: eb.ref('excluded.updated_at') })))
+    .execute();
+  await db.insertInto('stock_ledger').values(ledger).execute();
+  return ledger.length;
 }
