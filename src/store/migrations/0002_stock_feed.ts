@@ -47,6 +47,6 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     await sql`insert into stock_feed_head (id, seq) values (1, 0)`.execute(db);
     await db.schema.createIndex('stock_ledger_feed_wh_idx').on('stock_ledger').columns(['warehouse_id', 'id']).execute();
   }
-  // The stock query's time window reads the ledger by time, per product.
-  await db.schema.createIndex('stock_ledger_time_idx').on('stock_ledger').columns(['created_at', 'product_id']).execute();
+  // The stock query's time window reads the ledger's time range, per product, from the index alone.
+  await db.schema.createIndex('stock_ledger_time_idx').on('stock_ledger').columns(['created_at', 'product_id', dialect === 'postgres' ? 'commit_seq' : 'id']).execute();
 }
