@@ -1,15 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import type { TreeNode } from '../domain/categories.ts';
 import { Page } from './common.ts';
 
-export interface CategoryNode {
-  categoryId: number;
-  name: string;
-  parentId: number;
-  level: number;
-  fullCategoryId: string;
-  imgUrl: string | null;
-  child: CategoryNode[];
-}
 const CategoryNodeSchema: TSchema = Type.Cyclic(
   {
     Node: Type.Object({
@@ -25,7 +17,7 @@ const CategoryNodeSchema: TSchema = Type.Cyclic(
   'Node',
 );
 export const CategoryTree = Type.Object({ list: Type.Array(CategoryNodeSchema) });
-export type CategoryTree = { list: CategoryNode[] };
+export type CategoryTree = { list: TreeNode[] };
 
 export const WarehouseInfo = Type.Object({
   warehouseId: Type.Integer(),

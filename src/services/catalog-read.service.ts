@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { buildCategoryTree, subtreeIds } from '../domain/categories.ts';
-import { centsToAmount } from '../domain/money.ts';
-import { formatInstant, timeWindow } from '../domain/time.ts';
+import { timeWindow } from '../domain/time.ts';
+import { presentCatalogProduct } from '../http/present.ts';
 import type { CategoryTree, ProductPage, ProductsQuery, WarehouseList } from '../schemas/catalog.ts';
 import { listCategories } from '../store/categories.repository.ts';
 import type { Handle } from '../store/db.ts';
@@ -49,14 +49,6 @@ export async function productCatalogue(db: Handle, q: ProductsQuery): Promise<Pr
     total: page.total,
     pageNumber,
     pageSize,
-    list: page.rows.map((p) => ({
-      sku: p.sku,
-      name: p.name,
-      categoryId: p.category_id,
-      price: centsToAmount(p.price_cents),
-      weightGrams: p.weight_grams,
-      imageUrl: p.image_url,
-      updateDate: formatInstant(p.updated_at)!,
-    })),
+    list: page.rows.map(presentCatalogProduct),
   };
 }
