@@ -170,8 +170,8 @@ async function main() {
     const store = await openStore(data.url, { poolSize: CONNECTIONS });
     const deps = { store, config };
     log('storage ceiling…');
-    results.storage.push(await direct('stock-by-30-skus', () => queryStocks(store.db, { skus: pick30() })));
-    results.storage.push(await direct('stock-by-window', () => queryStocks(store.db, { dateStartTime: windowStart(), pageNumber: 1 + rand(20), pageSize: 30 })));
+    results.storage.push(await direct('stock-by-30-skus', () => queryStocks(store, { skus: pick30() })));
+    results.storage.push(await direct('stock-by-window', () => queryStocks(store, { dateStartTime: windowStart(), pageNumber: 1 + rand(20), pageSize: 30 })));
     results.storage.push(await direct('create-order', () => placeOrder(deps, data.merchantId, orderBody() as never, null, 'bench')));
     results.storage.push(await direct('query-order-by-ids', () => queryOrders(forMerchant(store.db, data.merchantId), { ids: orderIds(10) })));
     results.storage.push(await direct('query-order-by-window', () => queryOrders(forMerchant(store.db, data.merchantId), { updateStartTime: windowStart(), pageSize: 50 })));

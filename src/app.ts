@@ -15,6 +15,8 @@ import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
+import { catalogRoutes } from './http/routes/merchant/catalog.ts';
+import { stockChangesRoutes } from './http/routes/merchant/stock-changes.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { refundRoutes } from './http/routes/merchant/refunds.ts';
@@ -106,6 +108,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });
         await merchant.register(refundRoutes, { store });
+        await merchant.register(stockChangesRoutes, { store });
+        await merchant.register(catalogRoutes, { store });
       },
       { prefix: MERCHANT_PREFIX },
     );

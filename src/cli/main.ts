@@ -9,6 +9,7 @@ import { listRefundsForOperator, reviewRefund } from '../services/refunds.servic
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { startServer, startupBanner, type Role } from '../runtime/server.ts';
+import { runImport } from './import.ts';
 
 /** Flags win over the environment; the environment is read and validated once, here. */
 function configWith(overrides: Record<string, string | undefined>): Config {
@@ -93,6 +94,14 @@ export function buildCli(): Command {
       const config = configWith({});
       const creds = await withStore(config, (store) => seedDemo(store, config));
       process.stdout.write(`demo data loaded; demo merchant ${creds.merchantId}, token ${creds.token}\n`);
+    });
+
+  program
+    .command('import <files...>')
+    .description('import catalogue JSON documents (the POST /admin/v1/import body) and products/stocks CSV files, all or nothing')
+    .action(async (files: string[]) => {
+      const config = configWith({});
+      await withStore(config, (store) => runImport(store, files, { stdout: process.stdout, stderr: process.stderr }));
     });
 
   const merchant = program.command('merchant').description('manage merchants');

@@ -1,3 +1,5 @@
+import { fieldError } from './errors.ts';
+
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
@@ -19,4 +21,23 @@ export function parseInstant(text: string): number | null {
 export function formatInstant(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined) return null;
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A query parameter holding an instant: absent or blank → null; anything unparsable → 400 naming it. */
+export function instantParam(value: string | undefined, field: string): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const ms = parseInstant(value.trim());
+  if (ms === null) throw fieldError(field, 'must be an ISO 8601 instant with Z or an offset, e.g. 2022-11-01T06:21:20Z');
+  return ms;
+}
+
+/** A [start, end] window of query parameters; either end may be open; start after end → 400. */
+export function timeWindow(
+  [startField, startText]: [string, string | undefined],
+  [endField, endText]: [string, string | undefined],
+): { start: number | null; end: number | null } {
+  const start = instantParam(startText, startField);
+  const end = instantParam(endText, endField);
+  if (start !== null && end !== null && start > end) throw fieldError(startField, `must not be after ${endField}`);
+  return { start, end };
 }

@@ -36,6 +36,12 @@ export const presentProduct = (p: Product) => ({
   updateDate: formatInstant(p.updated_at),
 });
 
+/** The merchant catalogue's product (SPEC §3): the operator's view without `options`. */
+export function presentCatalogProduct(p: Product) {
+  const { options: _options, ...product } = presentProduct(p);
+  return { ...product, updateDate: product.updateDate! };
+}
+
 export const presentChannel = (c: Channel) => ({
   channelCode: c.code,
   name: c.name,

@@ -16,3 +16,24 @@ export const StockRecord = Type.Object({ sku: Type.String(), warehouseStockList:
 export type StockRecord = Static<typeof StockRecord>;
 export const StockPage = Page(StockRecord);
 export type StockPage = Static<typeof StockPage>;
+
+export const LEDGER_KINDS = ['sale', 'return', 'restock', 'adjustment'] as const;
+
+export const StockChangesQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page; absent = from the oldest retained change; "now" = the current head' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'changes per page, default 500' })),
+  warehouseCode: Type.Optional(Type.String({ maxLength: 32 })),
+});
+export type StockChangesQuery = Static<typeof StockChangesQuery>;
+
+export const StockChange = Type.Object({
+  sku: Type.String(),
+  warehouseCode: Type.String(),
+  countryCode: Type.String(),
+  qty: Type.Integer({ description: 'quantity available after the change' }),
+  delta: Type.Integer(),
+  kind: Type.Unsafe<(typeof LEDGER_KINDS)[number]>({ type: 'string', enum: [...LEDGER_KINDS] }),
+  changedAt: Type.String(),
+});
+export const StockChangesPage = Type.Object({ changes: Type.Array(StockChange), nextCursor: Type.String(), hasMore: Type.Boolean() });
+export type StockChangesPage = Static<typeof StockChangesPage>;

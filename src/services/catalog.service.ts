@@ -103,20 +103,23 @@ export interface ImportSummary {
 
 /** Loads a whole catalogue document in dependency order, in one transaction: all or nothing. */
 export async function importCatalog(db: Db, doc: ImportBody, now: number): Promise<ImportSummary> {
-  return db.transaction().execute(async (trx) => {
-    await putWarehouses(trx, doc.warehouses ?? [], 'warehouses', now);
-    await putCategories(trx, doc.categories ?? [], 'categories', now);
-    await putProducts(trx, doc.products ?? [], 'products', now);
-    await setStocks(trx, doc.stocks ?? [], 'stocks', now);
-    await putChannels(trx, doc.channels ?? [], 'channels', now);
-    return {
-      warehouses: doc.warehouses?.length ?? 0,
-      categories: doc.categories?.length ?? 0,
-      products: doc.products?.length ?? 0,
-      stocks: doc.stocks?.length ?? 0,
-      channels: doc.channels?.length ?? 0,
-    };
-  });
+  return db.transaction().execute((trx) => loadCatalog(trx, doc, now));
+}
+
+/** The document's rows in dependency order, inside the caller's transaction. */
+export async function loadCatalog(db: Handle, doc: ImportBody, now: number): Promise<ImportSummary> {
+  await putWarehouses(db, doc.warehouses ?? [], 'warehouses', now);
+  await putCategories(db, doc.categories ?? [], 'categories', now);
+  await putProducts(db, doc.products ?? [], 'products', now);
+  await setStocks(db, doc.stocks ?? [], 'stocks', now);
+  await putChannels(db, doc.channels ?? [], 'channels', now);
+  return {
+    warehouses: doc.warehouses?.length ?? 0,
+    categories: doc.categories?.length ?? 0,
+    products: doc.products?.length ?? 0,
+    stocks: doc.stocks?.length ?? 0,
+    channels: doc.channels?.length ?? 0,
+  };
 }
 
 export { listChannels };

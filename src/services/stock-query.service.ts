@@ -1,7 +1,7 @@
 import { fieldError, validationFailed } from '../domain/errors.ts';
-import { parseInstant } from '../domain/time.ts';
+import { timeWindow } from '../domain/time.ts';
 import type { StockPage, StockQuery, StockRecord } from '../schemas/stock.ts';
-import type { Handle } from '../store/db.ts';
+import type { Store } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import { changedProductsPage, stockRowsOf } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
@@ -15,24 +15,16 @@ export function parseSkuList(text: string | undefined): string[] {
   return [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
 }
 
-function instant(value: string | undefined, field: string): number | null {
-  if (value === undefined || value.trim() === '') return null;
-  const ms = parseInstant(value.trim());
-  if (ms === null) throw fieldError(field, 'must be an ISO 8601 instant with Z or an offset, e.g. 2022-11-01T06:21:20Z');
-  return ms;
-}
-
 /** SPEC §6.1: by SKU list, by change window, or both. */
-export async function queryStocks(db: Handle, q: StockQuery): Promise<StockPage> {
+export async function queryStocks(store: Store, q: StockQuery): Promise<StockPage> {
+  const { db } = store;
   const skus = parseSkuList(q.skus);
   if (skus.length > MAX_STOCK_SKUS) throw fieldError('skus', `at most ${MAX_STOCK_SKUS} distinct SKUs per request (got ${skus.length})`, { limit: MAX_STOCK_SKUS });
-  const start = instant(q.dateStartTime, 'dateStartTime');
-  const end = instant(q.dateEndTime, 'dateEndTime');
+  const { start, end } = timeWindow(['dateStartTime', q.dateStartTime], ['dateEndTime', q.dateEndTime]);
   const byTime = start !== null || end !== null;
   if (skus.length === 0 && !byTime) {
     throw validationFailed([{ field: 'skus', message: 'give skus, dateStartTime or dateEndTime' }], 'give at least one of skus, dateStartTime, dateEndTime');
   }
-  if (start !== null && end !== null && start > end) throw fieldError('dateStartTime', 'must not be after dateEndTime');
   if (byTime && skus.length === 0 && q.pageNumber === undefined) throw fieldError('pageNumber', 'is required (and greater than 0) when querying by update time');
   const pageNumber = q.pageNumber ?? 1;
   const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -50,7 +42,7 @@ export async function queryStocks(db: Handle, q: StockQuery): Promise<StockPage>
   if (byTime) {
     let productIds: number[] | null = null;
     if (skus.length > 0) productIds = [...(await productsBySku(db, skus)).values()].map((p) => p.id);
-    const page = await changedProductsPage(db, { start, end, warehouseId, productIds, offset: (pageNumber - 1) * pageSize, limit: pageSize });
+    const page = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset: (pageNumber - 1) * pageSize, limit: pageSize });
     products = page.rows;
     total = page.total;
   } else {

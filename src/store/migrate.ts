@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { Store } from './db.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
+import * as m0002 from './migrations/0002_stock_feed.ts';
 import * as m0003 from './migrations/0003_oauth.ts';
 import * as m0004 from './migrations/0004_orders.ts';
 import * as m0005 from './migrations/0005_refunds.ts';
@@ -9,6 +10,7 @@ import * as m0005 from './migrations/0005_refunds.ts';
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
   '0001_foundation': m0001,
+  '0002_stock_feed': m0002,
   '0003_oauth': m0003,
   '0004_orders': m0004,
   '0005_refunds': m0005,

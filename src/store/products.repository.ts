@@ -14,15 +14,17 @@ export interface ProductInput {
   options: unknown;
 }
 
+const columnsOf = (p: ProductInput) => ({
+  name: p.name,
+  category_id: p.categoryId,
+  price_cents: p.priceCents,
+  weight_grams: p.weightGrams,
+  image_url: p.imageUrl,
+  options: p.options === undefined || p.options === null ? null : JSON.stringify(p.options),
+});
+
 export async function upsertProduct(db: Handle, p: ProductInput, now: number): Promise<Product> {
-  const values = {
-    name: p.name,
-    category_id: p.categoryId,
-    price_cents: p.priceCents,
-    weight_grams: p.weightGrams,
-    image_url: p.imageUrl,
-    options: p.options === undefined || p.options === null ? null : JSON.stringify(p.options),
-  };
+  const values = columnsOf(p);
   return db
     .insertInto('products')
     .values({ sku: p.sku, ...values, created_at: now, updated_at: now })
@@ -36,4 +38,52 @@ export async function productsBySku(db: Handle, skus: string[]): Promise<Map<str
   if (skus.length === 0) return new Map();
   const rows = await db.selectFrom('products').selectAll().where('sku', 'in', [...new Set(skus)]).execute();
   return new Map(rows.map((r) => [r.sku, r]));
+}
+
+export interface ProductPageQuery {
+  /** null: any category. */
+  categoryIds: number[] | null;
+  start: number | null;
+  end: number | null;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * With an update window: ascending update time then id, so a client can sync incrementally;
+ * without: id order, where new products only ever append (stable pages).
+ */
+export async function productsPage(db: Handle, q: ProductPageQuery): Promise<{ total: number; rows: Product[] }> {
+  if (q.categoryIds !== null && q.categoryIds.length === 0) return { total: 0, rows: [] };
+  let base = db.selectFrom('products');
+  if (q.categoryIds !== null) base = base.where('category_id', 'in', q.categoryIds);
+  if (q.start !== null) base = base.where('updated_at', '>=', q.start);
+  if (q.end !== null) base = base.where('updated_at', '<=', q.end);
+  let page = base.selectAll();
+  if (q.start !== null || q.end !== null) page = page.orderBy('updated_at');
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    page.orderBy('id').offset(q.offset).limit(q.limit).execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}
+
+/** Upserts many products in one statement (the bulk import path); SKUs must be distinct. */
+export async function upsertProducts(db: Handle, rows: ProductInput[], now: number): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('products')
+    .values(rows.map((p) => ({ sku: p.sku, ...columnsOf(p), created_at: now, updated_at: now })))
+    .onConflict((oc) =>
+      oc.column('sku').doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        category_id: eb.ref('excluded.category_id'),
+        price_cents: eb.ref('excluded.price_cents'),
+        weight_grams: eb.ref('excluded.weight_grams'),
+        image_url: eb.ref('excluded.image_url'),
+        options: eb.ref('excluded.options'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .execute();
 }

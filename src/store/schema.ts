@@ -53,6 +53,13 @@ export interface StockLedgerTable {
   order_id: number | null;
   refund_id: number | null;
   created_at: number;
+  /** PostgreSQL: the committing transaction's feed number (see migration 0002); NULL on SQLite. */
+  commit_seq: number | null;
+}
+
+export interface StockFeedHeadTable {
+  id: number;
+  seq: number;
 }
 
 export interface ChannelsTable {
@@ -239,6 +246,7 @@ export interface Database {
   products: ProductsTable;
   stocks: StocksTable;
   stock_ledger: StockLedgerTable;
+  stock_feed_head: StockFeedHeadTable;
   channels: ChannelsTable;
   channel_warehouses: ChannelWarehousesTable;
   merchants: MerchantsTable;

@@ -1,5 +1,7 @@
-import type { Handle } from './db.ts';
-import type { LedgerKind } from './schema.ts';
+import type { Dialect, Handle } from './db.ts';
+import { sql, type Insertable } from 'kysely';
+import type { LedgerKind, StockLedgerTable } from './schema.ts';
+import { bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
   productId: number;
@@ -125,26 +127,76 @@ export interface ChangedPageQuery {
   limit: number;
 }
 
-/** Products with a stock row changed in [start, end], ordered by their last change then SKU. */
-export async function changedProductsPage(db: Handle, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
+/**
+ * Products with a ledger row (a stock change) in [start, end], ordered by their first change in
+ * the window in commit order, then SKU. That position never moves once a product is in the
+ * window, and products entering it later come after every product already there, so offset pages
+ * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
+ */
+export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
   if (q.productIds !== null && q.productIds.length === 0) return { total: 0, rows: [] };
-  let changed = db.selectFrom('stocks').select(['product_id', (eb) => eb.fn.max('updated_at').as('last_change')]);
-  if (q.start !== null) changed = changed.where('updated_at', '>=', q.start);
-  if (q.end !== null) changed = changed.where('updated_at', '<=', q.end);
+  // `+product_id` (a no-op on both databases) stops SQLite's planner from walking the whole ledger
+  // by the (product_id, warehouse_id) index to avoid a sort, instead of reading the window's range.
+  const product = sql<number>`+product_id`;
+  let changed = db.selectFrom('stock_ledger').select([product.as('product_id'), (eb) => eb.fn.min(commitOrderColumn(dialect)).as('first_change')]);
+  if (q.start !== null) changed = changed.where('created_at', '>=', q.start);
+  if (q.end !== null) changed = changed.where('created_at', '<=', q.end);
   if (q.warehouseId !== null) changed = changed.where('warehouse_id', '=', q.warehouseId);
   if (q.productIds !== null) changed = changed.where('product_id', 'in', q.productIds);
-  const grouped = changed.groupBy('product_id').as('c');
+  const grouped = changed.groupBy(product).as('c');
   const [count, rows] = await Promise.all([
     db.selectFrom(grouped).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     db
       .selectFrom(grouped)
       .innerJoin('products', 'products.id', 'c.product_id')
       .select(['products.id as id', 'products.sku as sku'])
-      .orderBy('c.last_change')
+      .orderBy('c.first_change')
       .orderBy('products.sku')
       .offset(q.offset)
       .limit(q.limit)
       .execute(),
   ]);
   return { total: Number(count.n), rows };
+}
+
+export interface BulkSet extends StockKey {
+  qty: number;
+}
+
+/**
+ * Sets many absolute quantities with a few multi-row statements (the bulk import path): creates
+ * missing rows, locks and reads the batch's rows with a no-op UPDATE (as `setQty` does), then
+ * writes the changed rows and one ledger row per change. Keys may repeat; they apply in order.
+ * PostgreSQL ledger rows are left for `stampBulkLedger` before commit. Returns the ledger rows written.
+ */
+export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], now: number): Promise<number> {
+  if (rows.length === 0) return 0;
+  const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
+  const unique = [...new Map(rows.map((r) => [keyOf(r), { product_id: r.productId, warehouse_id: r.warehouseId, qty: 0, updated_at: now }])).values()];
+  await db.insertInto('stocks').values(unique).onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doNothing()).execute();
+  const locked = await db
+    .updateTable('stocks')
+    .set((eb) => ({ qty: eb.ref('qty') }))
+    .where('product_id', 'in', [...new Set(rows.map((r) => r.productId))])
+    .returning(['product_id', 'warehouse_id', 'qty'])
+    .execute();
+  const current = new Map(locked.map((r) => [`${r.product_id}:${r.warehouse_id}`, r.qty]));
+  const ledger: Insertable<StockLedgerTable>[] = [];
+  const final = new Map<string, BulkSet>();
+  for (const r of rows) {
+    const key = keyOf(r);
+    const delta = r.qty - (current.get(key) ?? 0);
+    if (delta === 0) continue;
+    current.set(key, r.qty);
+    final.set(key, r);
+    ledger.push({ product_id: r.productId, warehouse_id: r.warehouseId, delta, qty_after: r.qty, kind: delta > 0 ? 'restock' : 'adjustment', created_at: now, commit_seq: bulkLedgerSeq(dialect) });
+  }
+  if (final.size === 0) return 0;
+  await db
+    .insertInto('stocks')
+    .values([...final.values()].map((r) => ({ product_id: r.productId, warehouse_id: r.warehouseId, qty: r.qty, updated_at: now })))
+    .onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doUpdateSet((eb) => ({ qty: eb.ref('excluded.qty'), updated_at: eb.ref('excluded.updated_at') })))
+    .execute();
+  await db.insertInto('stock_ledger').values(ledger).execute();
+  return ledger.length;
 }

@@ -5,6 +5,6 @@ import type { Store } from '../../../store/db.ts';
 
 export const stockRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.get('/v1/product/stocks', { schema: { querystring: StockQuery }, config: { scope: 'stock:read' } }, async (request) =>
-    queryStocks(store.db, request.query),
+    queryStocks(store, request.query),
   );
 };

@@ -1,0 +1,231 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'csv-parse';
+import { AppError, validationFailed, type FieldError } from '../domain/errors.ts';
+import { parseDocument } from '../http/validation.ts';
+import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
+import type { Handle, Store } from '../store/db.ts';
+import { upsertProducts, type ProductInput } from '../store/products.repository.ts';
+import { stampBulkLedger } from '../store/stock-feed.repository.ts';
+import { bulkSetQty, type BulkSet } from '../store/stocks.repository.ts';
+import { loadCatalog, type ImportSummary } from './catalog.service.ts';
+
+export type ImportKind = 'catalog' | 'products' | 'stocks';
+
+/** CSV columns per kind; the header decides the kind, so columns may come in any order. */
+const CSV_COLUMNS = {
+  products: { required: ['sku', 'name', 'price', 'weightGrams'], optional: ['categoryId', 'imageUrl'] },
+  stocks: { required: ['sku', 'warehouseCode', 'qty'], optional: [] },
+} as const;
+
+/** Rows per multi-row statement: well inside SQLite's and PostgreSQL's bind-parameter limits. */
+const BATCH = 1000;
+
+export interface ImportProgress {
+  file: string;
+  bytesRead: number;
+  totalBytes: number;
+  rows: number;
+}
+
+export interface ImportResult extends ImportSummary {
+  files: number;
+  rows: number;
+  ledgerRows: number;
+}
+
+/** Every failure names the file, and for CSV the line, so an operator can fix it at once. */
+const failure = (file: string, where: string, errors: FieldError[]) =>
+  validationFailed(
+    errors.map((e) => ({ ...e, file, field: e.field })),
+    `${file}${where}: ${errors.map((e) => (e.field ? `${e.field} ${e.message}` : e.message)).join('; ')}`,
+  );
+
+async function readHeader(file: string): Promise<string[]> {
+  const parser = fs.createReadStream(file).pipe(parse({ trim: true, bom: true, skip_empty_lines: true, to_line: 1 }));
+  for await (const record of parser) return record as string[];
+  return [];
+}
+
+/** JSON documents are catalogues; a CSV's header names its kind. */
+export async function classify(file: string): Promise<ImportKind> {
+  const name = path.basename(file);
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new AppError(400, 40000, `${name}: no such file`);
+  if (/\.json$/i.test(file)) return 'catalog';
+  if (!/\.csv$/i.test(file)) throw new AppError(400, 40000, `${name}: give a .json document or a .csv file`);
+  const header = await readHeader(file);
+  for (const kind of ['stocks', 'products'] as const) {
+    if (CSV_COLUMNS[kind].required.every((c) => header.includes(c))) return kind;
+  }
+  throw new AppError(400, 40000, `${name} line 1: the header must name the columns of products (${CSV_COLUMNS.products.required.join(',')}[,categoryId,imageUrl]) or stocks (${CSV_COLUMNS.stocks.required.join(',')})`);
+}
+
+/** Streams a CSV file as {line, fields} objects keyed by its header, checking the column count. */
+async function* csvRows(file: string, onBytes: (bytes: number) => void): AsyncGenerator<{ line: number; values: Record<string, string> }> {
+  const name = path.basename(file);
+  const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
+  const parser = stream.pipe(parse({ trim: true, bom: true, skip_empty_lines: true, info: true, relax_column_count: true }));
+  let header: string[] | null = null;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (!header) {
+        header = record;
+        continue;
+      }
+      if (record.length !== header.length) throw failure(name, ` line ${info.lines}`, [{ field: '', message: `has ${record.length} fields, the header has ${header.length}` }]);
+      const values: Record<string, string> = {};
+      header.forEach((column, i) => {
+        if (record[i] !== '') values[column] = record[i];
+      });
+      onBytes(stream.bytesRead);
+      yield { line: info.lines, values };
+    }
+  } catch (error) {
+    const csv = error as { code?: unknown; lines?: number; message: string };
+    if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) throw failure(name, ` line ${csv.lines}`, [{ field: '', message: csv.message.replace(/ (on|at) line \d+.*$/, '') }]);
+    throw error;
+  }
+}
+
+function rowOf<T>(schema: object, values: Record<string, string>, name: string, line: number): T {
+  try {
+    return parseDocument<T>(schema, values);
+  } catch (error) {
+    if (error instanceof AppError && error.errors) throw failure(name, ` line ${line}`, error.errors);
+    throw error;
+  }
+}
+
+interface Context {
+  db: Handle;
+  store: Store;
+  now: number;
+  result: ImportResult;
+  progress(p: ImportProgress): void;
+}
+
+/** Reads a CSV in batches; `flush` writes one batch inside the import's transaction. */
+async function eachBatch<T>(ctx: Context, file: string, parseRow: (values: Record<string, string>, line: number) => T, flush: (batch: { row: T; line: number }[]) => Promise<void>) {
+  const totalBytes = fs.statSync(file).size;
+  let bytesRead = 0;
+  let batch: { row: T; line: number }[] = [];
+  const report = () => ctx.progress({ file, bytesRead, totalBytes, rows: ctx.result.rows });
+  for await (const { line, values } of csvRows(file, (b) => (bytesRead = b))) {
+    batch.push({ row: parseRow(values, line), line });
+    ctx.result.rows++;
+    if (batch.length === BATCH) {
+      await flush(batch);
+      batch = [];
+      report();
+    }
+  }
+  if (batch.length) await flush(batch);
+  bytesRead = totalBytes;
+  report();
+}
+
+async function importProductsCsv(ctx: Context, file: string) {
+  const name = path.basename(file);
+  const categories = new Set((await ctx.db.selectFrom('categories').select('id').execute()).map((c) => c.id));
+  // Within one file a SKU appears once: which of two rows should win is ambiguous (as in PUT /stocks).
+  const seen = new Map<string, number>();
+  await eachBatch(
+    ctx,
+    file,
+    (values, line) => {
+      const p = rowOf<ProductBody>(ProductBody, values, name, line);
+      if (typeof p.categoryId === 'number' && !categories.has(p.categoryId)) throw failure(name, ` line ${line}`, [{ field: 'categoryId', message: `unknown category ${p.categoryId}` }]);
+      const first = seen.get(p.sku);
+      if (first !== undefined) throw failure(name, ` line ${line}`, [{ field: 'sku', message: `${p.sku} is already on line ${first}` }]);
+      seen.set(p.sku, line);
+      return p;
+    },
+    async (batch) => {
+      const rows: ProductInput[] = batch.map(({ row: p }) => ({ sku: p.sku, name: p.name, categoryId: p.categoryId ?? null, priceCents: p.price, weightGrams: p.weightGrams, imageUrl: p.imageUrl ?? null, options: null }));
+      await upsertProducts(ctx.db, rows, ctx.now);
+      ctx.result.products += rows.length;
+    },
+  );
+}
+
+async function importStocksCsv(ctx: Context, file: string) {
+  const name = path.basename(file);
+  const warehouses = new Map((await ctx.db.selectFrom('warehouses').select(['id', 'code']).execute()).map((w) => [w.code, w.id]));
+  // One number per (product, warehouse) seen so far, mapped to its line: a million rows stay small.
+  const seen = new Map<number, number>();
+  await eachBatch(
+    ctx,
+    file,
+    (values, line) => {
+      const row = rowOf<StockSetRow>(StockSetRow, values, name, line);
+      if (!warehouses.has(row.warehouseCode)) throw failure(name, ` line ${line}`, [{ field: 'warehouseCode', message: `unknown warehouse ${row.warehouseCode}` }]);
+      return row;
+    },
+    async (batch) => {
+      const skus = [...new Set(batch.map((b) => b.row.sku))];
+      const products = new Map((await ctx.db.selectFrom('products').select(['id', 'sku']).where('sku', 'in', skus).execute()).map((p) => [p.sku, p.id]));
+      const sets: BulkSet[] = [];
+      for (const { row, line } of batch) {
+        const productId = products.get(row.sku);
+        if (productId === undefined) throw failure(name, ` line ${line}`, [{ field: 'sku', message: `unknown SKU ${row.sku}` }]);
+        const warehouseId = warehouses.get(row.warehouseCode)!;
+        const key = productId * 1_048_576 + warehouseId;
+        const first = seen.get(key);
+        if (first !== undefined) throw failure(name, ` line ${line}`, [{ field: 'sku', message: `${row.sku} in ${row.warehouseCode} is already set on line ${first}` }]);
+        seen.set(key, line);
+        sets.push({ productId, warehouseId, qty: row.qty });
+      }
+      ctx.result.ledgerRows += await bulkSetQty(ctx.db, ctx.store.dialect, sets, ctx.now);
+      ctx.result.stocks += sets.length;
+    },
+  );
+}
+
+async function importJson(ctx: Context, file: string) {
+  const name = path.basename(file);
+  let doc: ImportBody;
+  try {
+    doc = parseDocument<ImportBody>(ImportBody, JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new AppError(400, 40001, `${name}: not valid JSON: ${error.message}`);
+    if (error instanceof AppError && error.errors) throw failure(name, '', error.errors);
+    throw error;
+  }
+  const before = await ctx.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  let summary: ImportSummary;
+  try {
+    summary = await loadCatalog(ctx.db, doc, ctx.now);
+  } catch (error) {
+    if (error instanceof AppError && error.errors) throw failure(name, '', error.errors);
+    throw error;
+  }
+  const after = await ctx.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  for (const k of ['warehouses', 'categories', 'products', 'stocks', 'channels'] as const) ctx.result[k] += summary[k];
+  ctx.result.rows += Object.values(summary).reduce((a, b) => a + b, 0);
+  ctx.result.ledgerRows += Number(after.n) - Number(before.n);
+  const size = fs.statSync(file).size;
+  ctx.progress({ file, bytesRead: size, totalBytes: size, rows: ctx.result.rows });
+}
+
+const ORDER: ImportKind[] = ['catalog', 'products', 'stocks'];
+
+/**
+ * Imports JSON catalogue documents (the `POST /admin/v1/import` body) and CSV files of products
+ * or stocks in one transaction, in dependency order (documents, then products, then stocks): the
+ * first bad row stops the import and nothing is written. CSV files are streamed in batches.
+ */
+export async function importFiles(store: Store, files: string[], now: number, progress: (p: ImportProgress) => void = () => {}): Promise<ImportResult> {
+  const kinds = await Promise.all(files.map(async (file) => ({ file, kind: await classify(file) })));
+  kinds.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
+  return store.db.transaction().execute(async (db) => {
+    const result: ImportResult = { files: files.length, rows: 0, ledgerRows: 0, warehouses: 0, categories: 0, products: 0, stocks: 0, channels: 0 };
+    const ctx: Context = { db, store, now, result, progress };
+    for (const { file, kind } of kinds) {
+      if (kind === 'catalog') await importJson(ctx, file);
+      else if (kind === 'products') await importProductsCsv(ctx, file);
+      else await importStocksCsv(ctx, file);
+    }
+    await stampBulkLedger(db, store.dialect);
+    return result;
+  });
+}

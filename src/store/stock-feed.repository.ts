@@ -1,0 +1,78 @@
+import type { Dialect, Handle } from './db.ts';
+import type { LedgerKind } from './schema.ts';
+
+/** A place in the feed: the commit order key and the ledger id that breaks ties within a commit. */
+export interface FeedPosition {
+  seq: number;
+  id: number;
+}
+
+export const FEED_START: FeedPosition = { seq: 0, id: 0 };
+
+/**
+ * The one dialect-keyed piece of the feed. PostgreSQL: `commit_seq`, stamped at commit under the
+ * head lock (migration 0002). SQLite: `id`, because its single writer commits in id order.
+ */
+export const commitOrderColumn = (dialect: Dialect) => (dialect === 'postgres' ? 'stock_ledger.commit_seq' : 'stock_ledger.id') as 'stock_ledger.id';
+
+/**
+ * Bulk writers insert ledger rows with this `commit_seq` (no per-row trigger event) and call
+ * `stampBulkLedger` once before committing.
+ */
+export const bulkLedgerSeq = (dialect: Dialect): number | null => (dialect === 'postgres' ? -1 : null);
+
+/** PostgreSQL: gives this transaction's bulk ledger rows the next commit number (held until commit). */
+export async function stampBulkLedger(db: Handle, dialect: Dialect): Promise<void> {
+  if (dialect !== 'postgres') return;
+  const head = await db.updateTable('stock_feed_head').set((eb) => ({ seq: eb('seq', '+', 1) })).where('id', '=', 1).returning('seq').executeTakeFirstOrThrow();
+  await db.updateTable('stock_ledger').set({ commit_seq: head.seq }).where('commit_seq', '=', -1).execute();
+}
+
+export interface FeedRow extends FeedPosition {
+  sku: string;
+  warehouseCode: string;
+  countryCode: string;
+  qty: number;
+  delta: number;
+  kind: LedgerKind;
+  createdAt: number;
+}
+
+/** Committed ledger rows after `after`, in commit order. */
+export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPosition, warehouseId: number | null, limit: number): Promise<FeedRow[]> {
+  const seq = commitOrderColumn(dialect);
+  let q = db
+    .selectFrom('stock_ledger')
+    .innerJoin('products', 'products.id', 'stock_ledger.product_id')
+    .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
+    .select([
+      `${seq} as seq`,
+      'stock_ledger.id as id',
+      'products.sku as sku',
+      'warehouses.code as warehouseCode',
+      'warehouses.country_code as countryCode',
+      'stock_ledger.qty_after as qty',
+      'stock_ledger.delta as delta',
+      'stock_ledger.kind as kind',
+      'stock_ledger.created_at as createdAt',
+    ])
+    // A row value comparison, so both databases walk the (seq, id) index from the cursor.
+    .where((eb) => eb(eb.refTuple(seq, 'stock_ledger.id'), '>', eb.tuple(after.seq, after.id)));
+  if (warehouseId !== null) q = q.where('stock_ledger.warehouse_id', '=', warehouseId);
+  return q.orderBy(seq).orderBy('stock_ledger.id').limit(limit).execute();
+}
+
+/** The newest committed position (the start when the ledger is empty). */
+export async function feedHead(db: Handle, dialect: Dialect): Promise<FeedPosition> {
+  const seq = commitOrderColumn(dialect);
+  const row = await db
+    .selectFrom('stock_ledger')
+    .select([`${seq} as seq`, 'stock_ledger.id as id'])
+    .where(seq, '>', 0)
+    .orderBy(seq, 'desc')
+    .orderBy('stock_ledger.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { seq: Number(row.seq), id: row.id } : FEED_START;
+}
+

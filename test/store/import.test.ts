@@ -1,0 +1,109 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DIALECTS, PG_SKIP, freshStore, tableCounts } from '../helpers.ts';
+import { importFiles } from '../../src/services/import.service.ts';
+import { stockChanges } from '../../src/services/stock-feed.service.ts';
+import { addQty, ledgerMismatches, setQty } from '../../src/store/stocks.repository.ts';
+import type { Store } from '../../src/store/db.ts';
+
+const CATALOGUE = {
+  warehouses: [
+    { warehouseCode: 'G007', name: 'Shenzhen', countryCode: 'CN' },
+    { warehouseCode: 'US01', name: 'Los Angeles', countryCode: 'US' },
+  ],
+  categories: [{ categoryId: 10, name: 'Home', parentId: 0 }],
+  products: [{ sku: 'DOC-1', name: 'From the document', price: 1, weightGrams: 1 }],
+  stocks: [{ sku: 'DOC-1', warehouseCode: 'G007', qty: 4 }],
+};
+
+function files(): { dir: string; write(name: string, text: string): string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-import-'));
+  return { dir, write: (name, text) => (fs.writeFileSync(path.join(dir, name), text), path.join(dir, name)) };
+}
+
+const productsCsv = (n: number) => ['sku,name,price,weightGrams,categoryId', ...Array.from({ length: n }, (_, i) => `P${i},Product ${i},${i}.25,${100 + i},${i % 2 ? 10 : ''}`)].join('\n');
+const stocksCsv = (n: number, qty = (i: number) => i) => ['warehouseCode,sku,qty', ...Array.from({ length: n }, (_, i) => `${i % 2 ? 'US01' : 'G007'},P${i},${qty(i)}`)].join('\r\n');
+
+async function rejectsAt(store: Store, paths: string[], pattern: RegExp) {
+  const before = await tableCounts(store);
+  await assert.rejects(importFiles(store, paths, Date.now()), (error: Error) => {
+    assert.match(error.message, pattern);
+    return true;
+  });
+  assert.deepEqual(await tableCounts(store), before, 'a refused import writes nothing');
+}
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`bulk import (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
+    if (!DIALECTS.includes(dialect)) return;
+
+    it('imports a document and CSV files in dependency order, in batches, keeping the ledger exact', async (t) => {
+      const db = await freshStore(dialect);
+      const f = files();
+      t.after(async () => {
+        await db.drop();
+        fs.rmSync(f.dir, { recursive: true, force: true });
+      });
+      // Given stocks first: the header decides the kind, and kinds load in dependency order.
+      const paths = [f.write('stocks.csv', stocksCsv(2500)), f.write('products.csv', productsCsv(2500)), f.write('catalogue.json', JSON.stringify(CATALOGUE))];
+      const seen: number[] = [];
+      const r = await importFiles(db.store, paths, Date.now(), (p) => seen.push(p.rows));
+      assert.deepEqual(r, { files: 3, rows: 5005, ledgerRows: 2500, warehouses: 2, categories: 1, products: 2501, stocks: 2501, channels: 0 });
+      assert.ok(seen.length >= 5 && seen.at(-1) === 5005, 'progress is reported per batch');
+      const p7 = await db.store.db.selectFrom('products').selectAll().where('sku', '=', 'P7').executeTakeFirstOrThrow();
+      assert.deepEqual([p7.price_cents, p7.weight_grams, p7.category_id], [725, 107, 10]);
+      assert.deepEqual(await ledgerMismatches(db.store.db), []);
+
+      // Re-import with new quantities, then operator sets and adjusts: still Σ deltas = qty.
+      await importFiles(db.store, [f.write('stocks2.csv', stocksCsv(2500, (i) => (i * 7) % 11))], Date.now());
+      const key = { productId: p7.id, warehouseId: (await db.store.db.selectFrom('warehouses').select('id').where('code', '=', 'US01').executeTakeFirstOrThrow()).id };
+      await db.store.db.transaction().execute(async (trx) => {
+        await setQty(trx, key, 40, Date.now());
+        await addQty(trx, key, -3, { kind: 'adjustment' }, Date.now());
+      });
+      assert.deepEqual(await ledgerMismatches(db.store.db), []);
+
+      // The change feed sees every imported change once, the document's and the bulk ones.
+      const feed = await stockChanges(db.store, { limit: 1000 });
+      let total = feed.changes.length;
+      let cursor = feed.nextCursor;
+      for (let more = feed.hasMore; more; ) {
+        const next = await stockChanges(db.store, { cursor, limit: 1000 });
+        total += next.changes.length;
+        cursor = next.nextCursor;
+        more = next.hasMore;
+      }
+      const ledger = await db.store.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      assert.equal(total, Number(ledger.n));
+    });
+
+    it('stops at the first bad row, naming its file and line, and writes nothing', async (t) => {
+      const db = await freshStore(dialect);
+      const f = files();
+      t.after(async () => {
+        await db.drop();
+        fs.rmSync(f.dir, { recursive: true, force: true });
+      });
+      const doc = f.write('catalogue.json', JSON.stringify(CATALOGUE));
+      const products = f.write('products.csv', productsCsv(1500));
+      const lines = stocksCsv(1500).split('\r\n');
+      const withBad = (n: number, row: string) => f.write(`bad-${n}.csv`, [...lines.slice(0, n - 1), row, ...lines.slice(n - 1)].join('\n'));
+      // Line 1203 sits in the second batch, after a first batch has been written inside the transaction.
+      await rejectsAt(db.store, [doc, products, withBad(1203, 'G007,NOPE,1')], /^bad-1203\.csv line 1203: sku unknown SKU NOPE$/);
+      await rejectsAt(db.store, [doc, products, withBad(7, 'G007,P1,-1')], /^bad-7\.csv line 7: qty must be an integer from 0/);
+      await rejectsAt(db.store, [doc, products, withBad(8, 'MARS,P1,1')], /^bad-8\.csv line 8: warehouseCode unknown warehouse MARS$/);
+      await rejectsAt(db.store, [doc, products, withBad(9, 'G007,P1')], /^bad-9\.csv line 9: has 2 fields, the header has 3$/);
+      await rejectsAt(db.store, [doc, products, withBad(10, 'G007,P0,5')], /^bad-10\.csv line 10: sku P0 in G007 is already set on line 2$/);
+      await rejectsAt(db.store, [doc, f.write('p.csv', 'sku,name,price,weightGrams\nA,a,1,1\nB,b,1.001,1\n')], /^p\.csv line 3: price must be/);
+      await rejectsAt(db.store, [doc, f.write('c.csv', 'sku,name,price,weightGrams,categoryId\nA,a,1,1,99\n')], /^c\.csv line 2: categoryId unknown category 99$/);
+      await rejectsAt(db.store, [doc, f.write('q.csv', 'sku,name,price,weightGrams\n"A,a,1,1\n')], /^q\.csv line \d+: /);
+      await rejectsAt(db.store, [f.write('x.csv', 'a,b\n1,2\n')], /^x\.csv line 1: the header must name/);
+      await rejectsAt(db.store, [f.write('d.json', '{"stocks":[{"sku":"GHOST","warehouseCode":"G007","qty":1}]}')], /^d\.json: stocks\[0\]\.sku unknown SKU GHOST/);
+      await rejectsAt(db.store, [f.write('e.json', '{"stocks":')], /^e\.json: not valid JSON/);
+      await rejectsAt(db.store, [f.write('y.txt', 'hello')], /give a \.json document or a \.csv file/);
+    });
+  });
+}
