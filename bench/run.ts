@@ -32,8 +32,13 @@ const { values: args } = parseArgs({
     orders: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
+/** `--only a,b`: run just these scenarios (and their ceilings). */
+const only = args.only ? new Set(args.only.split(',')) : null;
+const wanted = (name: string) => only === null || only.has(name);
 const quick = args.quick!;
 const SKUS = Number(args.skus ?? (quick ? 20_000 : 100_000));
 const ORDERS = Number(args.orders ?? 10_000);
@@ -170,30 +175,33 @@ async function main() {
     const store = await openStore(data.url, { poolSize: CONNECTIONS });
     const deps = { store, config };
     log('storage ceiling…');
-    results.storage.push(await direct('stock-by-30-skus', () => queryStocks(store, { skus: pick30() })));
-    results.storage.push(await direct('stock-by-window', () => queryStocks(store, { dateStartTime: windowStart(), pageNumber: 1 + rand(20), pageSize: 30 })));
-    results.storage.push(await direct('create-order', () => placeOrder(deps, data.merchantId, orderBody() as never, null, 'bench')));
-    results.storage.push(await direct('query-order-by-ids', () => queryOrders(forMerchant(store.db, data.merchantId), { ids: orderIds(10) })));
-    results.storage.push(await direct('query-order-by-window', () => queryOrders(forMerchant(store.db, data.merchantId), { updateStartTime: windowStart(), pageSize: 50 })));
-    results.storage.push(await direct('refund-request', () => requestRefund({ store }, data.merchantId, String(nextRefundOrder++), {}, null, 'bench')));
+    if (wanted('stock-by-30-skus')) results.storage.push(await direct('stock-by-30-skus', () => queryStocks(store, { skus: pick30() })));
+    if (wanted('stock-by-window')) results.storage.push(await direct('stock-by-window', () => queryStocks(store, { dateStartTime: windowStart(), pageNumber: 1 + rand(20), pageSize: 30 })));
+    if (wanted('create-order')) results.storage.push(await direct('create-order', () => placeOrder(deps, data.merchantId, orderBody() as never, null, 'bench')));
+    if (wanted('query-order-by-ids')) results.storage.push(await direct('query-order-by-ids', () => queryOrders(forMerchant(store.db, data.merchantId), { ids: orderIds(10) })));
+    if (wanted('query-order-by-window')) results.storage.push(await direct('query-order-by-window', () => queryOrders(forMerchant(store.db, data.merchantId), { updateStartTime: windowStart(), pageSize: 50 })));
+    if (wanted('refund-request')) results.storage.push(await direct('refund-request', () => requestRefund({ store }, data.merchantId, String(nextRefundOrder++), {}, null, 'bench')));
     await store.close();
 
     log('server…');
-    const server = await startChild(['bin/stockist.js', 'serve', '--role', 'api', '--port', '0'], {
+    // --profile: the server writes a V8 CPU profile (bench/results/*.cpuprofile) when it exits.
+    const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
+    const server = await startChild([...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'api', '--port', '0'], {
       DATABASE_URL: data.url, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', SEED: 'none', DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
       ADMIN_API_KEY: 'bench-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000',
     }, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
     const t = data.token;
     try {
-      results.http.push(await load('stock-by-30-skus', server.port, { path: () => `/openapi/v1/product/stocks?skus=${pick30()}`, token: t }));
-      results.http.push(await load('stock-by-window', server.port, { path: () => `/openapi/v1/product/stocks?dateStartTime=${windowStart()}&pageNumber=${1 + rand(20)}&pageSize=30`, token: t }));
-      results.http.push(await load('create-order', server.port, { method: 'POST', path: () => '/openapi/v1/order/orders', body: orderBody, token: t }));
-      results.http.push(await load('query-order-by-ids', server.port, { path: () => `/openapi/v2/order/orders?ids=${orderIds(10)}`, token: t }));
-      results.http.push(await load('query-order-by-window', server.port, { path: () => `/openapi/v2/order/orders?updateStartTime=${windowStart()}&pageSize=50`, token: t }));
-      results.http.push(await load('refund-request', server.port, { method: 'POST', path: () => `/openapi/v2/order/orders/${nextRefundOrder++}/refund`, body: () => ({}), token: t }));
+      if (wanted('stock-by-30-skus')) results.http.push(await load('stock-by-30-skus', server.port, { path: () => `/openapi/v1/product/stocks?skus=${pick30()}`, token: t }));
+      if (wanted('stock-by-window')) results.http.push(await load('stock-by-window', server.port, { path: () => `/openapi/v1/product/stocks?dateStartTime=${windowStart()}&pageNumber=${1 + rand(20)}&pageSize=30`, token: t }));
+      if (wanted('create-order')) results.http.push(await load('create-order', server.port, { method: 'POST', path: () => '/openapi/v1/order/orders', body: orderBody, token: t }));
+      if (wanted('query-order-by-ids')) results.http.push(await load('query-order-by-ids', server.port, { path: () => `/openapi/v2/order/orders?ids=${orderIds(10)}`, token: t }));
+      if (wanted('query-order-by-window')) results.http.push(await load('query-order-by-window', server.port, { path: () => `/openapi/v2/order/orders?updateStartTime=${windowStart()}&pageSize=50`, token: t }));
+      if (wanted('refund-request')) results.http.push(await load('refund-request', server.port, { method: 'POST', path: () => `/openapi/v2/order/orders/${nextRefundOrder++}/refund`, body: () => ({}), token: t }));
       results.peakRssMb = peakRssMb(server.child.pid!);
     } finally {
       server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
     }
 
     log('bare Fastify ceiling…');

@@ -46,8 +46,37 @@ function openSqlite(file: string): Store {
   database.pragma('foreign_keys = ON');
   // A second process (the CLI beside a running server) waits for the writer instead of failing.
   database.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  // Planner statistics (bounded sampling): without them SQLite prefers the merchant index over the
+  // primary key for `merchant_id = ? AND id IN (…)` and scans every order of the merchant.
+  database.pragma('analysis_limit = 1000');
+  database.pragma('optimize = 0x10002');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return { db, dialect: 'sqlite', schema: null, close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing was ~10 % of a request's CPU in the
+ * profile. Statements are reused by SQL text (bounded, least recently used first out). Safe with
+ * one connection: better-sqlite3 runs a statement to completion synchronously.
+ */
+function withStatementCache(database: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = database.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Store> {

@@ -76,9 +76,12 @@ export interface OrderFilter {
 export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise<{ total: number; ids: number[] }> {
   let q = ordersOf(reader);
   if (f.ids !== null) {
-    const ids = f.ids;
-    // The split-id subquery needs no merchant filter: it only widens ids within the orders already restricted.
-    q = q.where((eb) => eb.or([eb('orders.id', 'in', ids), eb('orders.id', 'in', eb.selectFrom('split_orders').select('order_id').where('split_orders.id', 'in', ids))]));
+    // Split ids are resolved to their parents first, so the order lookup is by primary key
+    // (an OR with a subquery made both databases scan every order of the merchant).
+    const viaSplits = f.ids.length ? await splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', 'in', f.ids).execute() : [];
+    const ids = [...new Set([...f.ids, ...viaSplits.map((r) => r.id)])];
+    if (ids.length === 0) return { total: 0, ids: [] };
+    q = q.where('orders.id', 'in', ids);
   }
   if (f.createStart !== null) q = q.where('orders.created_at', '>=', f.createStart);
   if (f.createEnd !== null) q = q.where('orders.created_at', '<=', f.createEnd);
