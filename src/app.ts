@@ -21,6 +21,7 @@ import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { refundRoutes } from './http/routes/merchant/refunds.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
 
 export interface AppDeps {
@@ -85,12 +86,19 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     : memoryBuckets(options.now);
   app.addHook('onClose', () => buckets.close());
 
+  // Credentials change only through the operator API, the CLI and the token endpoint; any write
+  // through this process drops cached token lookups at once (other processes: TOKEN_CACHE_SECONDS).
+  const tokens = new TokenCache(config.tokenCacheSeconds * 1000);
+  const dropTokensOnWrite = async (request: { method: string }) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') tokens.clear();
+  };
   await app.register(healthRoutes, { store });
   if (surfaces.metrics ?? surfaces.admin) installMetrics(app, { store, config, adminApiKey: deps.adminApiKey });
   if (surfaces.admin) {
     await app.register(
       async (admin) => {
         requireAdmin(admin, deps.adminApiKey);
+        admin.addHook('onResponse', dropTokensOnWrite);
         await admin.register(adminCatalogRoutes, { store });
         await admin.register(adminMerchantRoutes, { store, config });
         await admin.register(adminOrderRoutes, { store });
@@ -102,7 +110,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (surfaces.merchant) {
     await app.register(
       async (merchant) => {
-        requireMerchant(merchant, config, store);
+        requireMerchant(merchant, config, store, tokens);
         // After the auth hook: only authenticated requests draw from (their token's) bucket.
         await installMerchantRateLimit(merchant, config, buckets);
         await merchant.register(stockRoutes, { store });
@@ -114,7 +122,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       { prefix: MERCHANT_PREFIX },
     );
     // Outside the merchant plugin: no bearer token, no envelope, its own error format.
-    await app.register(oauthTokenRoutes, { store, config, buckets, prefix: `${MERCHANT_PREFIX}/oauth` });
+    await app.register(
+      async (oauth) => {
+        oauth.addHook('onResponse', dropTokensOnWrite);
+        await oauth.register(oauthTokenRoutes, { store, config, buckets });
+      },
+      { prefix: `${MERCHANT_PREFIX}/oauth` },
+    );
   }
   return app;
 }

@@ -26,6 +26,8 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   /** Failed token-endpoint attempts a client may make from one address before 429 (one more per 30 s). */
   oauthFailureLimit: number;
+  /** How long a valid token's lookup is reused (0 = never); bounds how late another instance sees a revocation. */
+  tokenCacheSeconds: number;
   bodyLimitBytes: number;
   refundReview: 'auto' | 'manual';
   refundAutoDelayMs: number;
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 7200, 60, 2_592_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 31_536_000),
     oauthFailureLimit: integer(env, 'OAUTH_FAILURE_LIMIT', 10, 1, 10_000),
+    tokenCacheSeconds: integer(env, 'TOKEN_CACHE_SECONDS', 5, 0, 30),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1_073_741_824),
     refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),
     refundAutoDelayMs: integer(env, 'REFUND_AUTO_DELAY_MS', 2000, 0, 86_400_000),

@@ -44,9 +44,13 @@ export async function freshStore(dialect: Dialect): Promise<{ store: Store; url:
   };
 }
 
-/** Suites other than the rate-limit ones run with a budget they cannot exhaust (they hammer on purpose). */
+/**
+ * Suites other than the rate-limit ones run with a budget they cannot exhaust (they hammer on
+ * purpose), and without the token cache (they change tokens behind the app's back); the cache has
+ * its own suite.
+ */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ TLS: 'off', LOG_LEVEL: 'silent', ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...overrides });
+  return loadConfig({ TLS: 'off', LOG_LEVEL: 'silent', ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', TOKEN_CACHE_SECONDS: '0', ...overrides });
 }
 
 export interface TestApp {

@@ -76,11 +76,44 @@ const OTHER_ENV_MESSAGE: Record<StockistEnv, string> = {
 };
 
 /** Who is calling: the merchant behind a bearer token, or a 401/403 saying exactly why not. */
-export async function authenticate(db: Handle, env: StockistEnv, token: string | null, now: number): Promise<Principal> {
+type TokenRow = NonNullable<Awaited<ReturnType<typeof repo.findTokenByHash>>>;
+
+/**
+ * Reuses the lookup of a token that was valid a moment ago (bounded, short-lived): a revocation
+ * made through this process clears it at once; one made elsewhere is seen within `ttlMs`.
+ */
+export class TokenCache {
+  private readonly entries = new Map<string, { row: TokenRow; until: number }>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 10_000,
+  ) {}
+  get(hash: string, now: number): TokenRow | undefined {
+    const hit = this.entries.get(hash);
+    if (hit && hit.until > now) return hit.row;
+    if (hit) this.entries.delete(hash);
+    return undefined;
+  }
+  set(hash: string, row: TokenRow, now: number): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { row, until: now + this.ttlMs });
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export async function authenticate(db: Handle, env: StockistEnv, token: string | null, now: number, cache?: TokenCache): Promise<Principal> {
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <token>');
   const tokenEnv = environmentOfToken(token);
   if (tokenEnv !== null && tokenEnv !== env) throw unauthorized(OTHER_ENV_MESSAGE[env]);
-  const row = tokenEnv === null ? undefined : await repo.findTokenByHash(db, hashSecret(token));
+  const hash = tokenEnv === null ? null : hashSecret(token);
+  let row = hash === null ? undefined : cache?.get(hash, now);
+  if (!row && hash !== null) {
+    row = await repo.findTokenByHash(db, hash);
+    if (row && row.revokedAt === null && row.merchantStatus === 'active') cache?.set(hash, row, now);
+  }
   if (!row) throw unauthorized('unknown token');
   if (row.revokedAt !== null) throw unauthorized('token revoked');
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized('token expired');

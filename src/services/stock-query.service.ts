@@ -1,9 +1,9 @@
 import { fieldError, validationFailed } from '../domain/errors.ts';
 import { timeWindow } from '../domain/time.ts';
 import type { StockPage, StockQuery, StockRecord } from '../schemas/stock.ts';
-import type { Store } from '../store/db.ts';
+import type { Handle, Store } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
-import { changedProductsPage, stockRowsOf } from '../store/stocks.repository.ts';
+import { changedProductsPage, stockOfSkus, stockRowsOf } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
 
 export const MAX_STOCK_SKUS = 30;
@@ -37,20 +37,10 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
     warehouseId = w.id;
   }
 
-  let products: { id: number; sku: string }[];
-  let total: number;
-  if (byTime) {
-    let productIds: number[] | null = null;
-    if (skus.length > 0) productIds = [...(await productsBySku(db, skus)).values()].map((p) => p.id);
-    const page = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset: (pageNumber - 1) * pageSize, limit: pageSize });
-    products = page.rows;
-    total = page.total;
-  } else {
-    const found = await productsBySku(db, skus);
-    const all = skus.filter((s) => found.has(s)).map((s) => found.get(s)!);
-    total = all.length;
-    products = all.slice((pageNumber - 1) * pageSize, pageNumber * pageSize);
-  }
+  if (!byTime) return stockBySkuList(db, skus, warehouseId, pageNumber, pageSize);
+
+  const productIds = skus.length > 0 ? [...(await productsBySku(db, skus)).values()].map((p) => p.id) : null;
+  const { rows: products, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset: (pageNumber - 1) * pageSize, limit: pageSize });
 
   const rows = await stockRowsOf(db, products.map((p) => p.id), warehouseId);
   const byProduct = new Map<number, StockRecord['warehouseStockList']>();
@@ -60,4 +50,18 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
     list.push({ qty: r.qty, warehouseCode: r.warehouseCode, countryCode: r.countryCode });
   }
   return { total, pageNumber, pageSize, list: products.map((p) => ({ sku: p.sku, warehouseStockList: byProduct.get(p.id) ?? [] })) };
+}
+
+/** The hot path (SPEC §6.1 by SKUs): one query, records in request order, unknown SKUs absent. */
+async function stockBySkuList(db: Handle, skus: string[], warehouseId: number | null, pageNumber: number, pageSize: number): Promise<StockPage> {
+  const rows = await stockOfSkus(db, skus, warehouseId);
+  const bySku = new Map<string, StockRecord['warehouseStockList']>();
+  for (const r of rows) {
+    let list = bySku.get(r.sku);
+    if (!list) bySku.set(r.sku, (list = []));
+    if (r.qty !== null) list.push({ qty: r.qty, warehouseCode: r.warehouseCode!, countryCode: r.countryCode! });
+  }
+  const known = skus.filter((s) => bySku.has(s));
+  const list = known.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((sku) => ({ sku, warehouseStockList: bySku.get(sku)! }));
+  return { total: known.length, pageNumber, pageSize, list };
 }

@@ -200,3 +200,23 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
   await db.insertInto('stock_ledger').values(ledger).execute();
   return ledger.length;
 }
+
+/**
+ * The SKU-list stock query in one round trip: each known SKU with its stock rows (optionally one
+ * warehouse's), a SKU without rows once with nulls.
+ */
+export async function stockOfSkus(db: Handle, skus: string[], warehouseId: number | null) {
+  if (skus.length === 0) return [];
+  return db
+    .selectFrom('products')
+    .leftJoin('stocks', (join) => {
+      const on = join.onRef('stocks.product_id', '=', 'products.id');
+      return warehouseId === null ? on : on.on('stocks.warehouse_id', '=', warehouseId);
+    })
+    .leftJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+    .select(['products.id as productId', 'products.sku as sku', 'stocks.qty as qty', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode'])
+    .where('products.sku', 'in', skus)
+    .orderBy('products.id')
+    .orderBy('stocks.warehouse_id')
+    .execute();
+}

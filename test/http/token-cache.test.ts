@@ -1,0 +1,32 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadCatalogue, newMerchant, useApp } from '../helpers.ts';
+
+const URL = '/openapi/v1/product/stocks?skus=SKU-A';
+
+/** Issue 8: token lookups are cached, bounded and short-lived; revocation still lands within the TTL. */
+describe('token lookup cache', () => {
+  const t = useApp('sqlite', { TOKEN_CACHE_SECONDS: '1' });
+
+  it('drops cached lookups when credentials change through this process', async () => {
+    await loadCatalogue(t);
+    const m = await newMerchant(t, 'Cached');
+    assert.equal((await t.merchant(m.token, 'GET', URL)).status, 200);
+    await t.admin('DELETE', `/admin/v1/tokens/${m.tokenId}`);
+    assert.equal((await t.merchant(m.token, 'GET', URL)).status, 401, 'revoked through the API: at once');
+    const d = await newMerchant(t, 'Disabled later');
+    assert.equal((await t.merchant(d.token, 'GET', URL)).status, 200);
+    await t.admin('PATCH', `/admin/v1/merchants/${d.merchantId}`, { status: 'disabled' });
+    assert.equal((await t.merchant(d.token, 'GET', URL)).status, 403);
+  });
+
+  it('sees a revocation made elsewhere once the entry lapses', async () => {
+    const m = await newMerchant(t, 'Elsewhere');
+    assert.equal((await t.merchant(m.token, 'GET', URL)).status, 200);
+    // As another instance (or the CLI) would: straight in the database.
+    await t.store.db.updateTable('api_tokens').set({ revoked_at: Date.now() }).where('id', '=', Number(m.tokenId)).execute();
+    assert.equal((await t.merchant(m.token, 'GET', URL)).status, 200, 'still cached');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal((await t.merchant(m.token, 'GET', URL)).status, 401);
+  });
+});
