@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { notNull, withId, type MigrationContext } from './helpers.ts';
+import { notNull, startIdsAfter, withId, type MigrationContext } from './helpers.ts';
 
 /**
  * Order and split-order ids share one namespace (`GET /orders/{id}` takes either), so their
@@ -9,11 +8,6 @@ import { notNull, withId, type MigrationContext } from './helpers.ts';
 export const ORDER_ID_START = 1_000_000_000_000;
 export const SPLIT_ORDER_ID_START = 5_000_000_000_000;
 export const ORDER_ITEM_ID_START = 2_000_000_000_000;
-
-async function startSequence({ db, dialect }: MigrationContext, table: string, after: number) {
-  if (dialect === 'sqlite') await sql`insert into sqlite_sequence (name, seq) values (${table}, ${after})`.execute(db);
-  else await sql`alter table ${sql.table(table)} alter column id restart with ${sql.lit(after + 1)}`.execute(db);
-}
 
 export async function up(ctx: MigrationContext): Promise<void> {
   const { db, dialect } = ctx;
@@ -44,7 +38,7 @@ export async function up(ctx: MigrationContext): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
-  await startSequence(ctx, 'orders', ORDER_ID_START);
+  await startIdsAfter(ctx, 'orders', ORDER_ID_START);
   // customOrderId is unique per merchant (NULLs do not collide on either database).
   await db.schema.createIndex('orders_custom_id_uq').on('orders').columns(['merchant_id', 'custom_order_id']).unique().execute();
   await db.schema.createIndex('orders_merchant_created_idx').on('orders').columns(['merchant_id', 'created_at', 'id']).execute();
@@ -69,7 +63,7 @@ export async function up(ctx: MigrationContext): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
-  await startSequence(ctx, 'split_orders', SPLIT_ORDER_ID_START);
+  await startIdsAfter(ctx, 'split_orders', SPLIT_ORDER_ID_START);
   await db.schema.createIndex('split_orders_order_idx').on('split_orders').columns(['order_id', 'id']).execute();
 
   await withId(db.schema.createTable('order_items'), dialect)
@@ -88,7 +82,7 @@ export async function up(ctx: MigrationContext): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
-  await startSequence(ctx, 'order_items', ORDER_ITEM_ID_START);
+  await startIdsAfter(ctx, 'order_items', ORDER_ITEM_ID_START);
   await db.schema.createIndex('order_items_order_idx').on('order_items').columns(['order_id', 'id']).execute();
 
   await db.schema

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
-import { notNull, withId, type MigrationContext } from './helpers.ts';
+import { notNull, startIdsAfter, withId, type MigrationContext } from './helpers.ts';
 
 /** Refund numbers get their own 13-digit range, apart from order ids (see 0004). */
 export const REFUND_ID_START = 8_000_000_000_000;
 
-export async function up({ db, dialect }: MigrationContext): Promise<void> {
+export async function up(ctx: MigrationContext): Promise<void> {
+  const { db, dialect } = ctx;
   await withId(db.schema.createTable('refunds'), dialect)
     .addColumn('merchant_id', 'bigint', notNull)
     .addColumn('order_id', 'bigint', (c) => c.notNull().references('orders.id'))
@@ -21,8 +21,7 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
-  if (dialect === 'sqlite') await sql`insert into sqlite_sequence (name, seq) values ('refunds', ${REFUND_ID_START})`.execute(db);
-  else await sql`alter table refunds alter column id restart with ${sql.lit(REFUND_ID_START + 1)}`.execute(db);
+  await startIdsAfter(ctx, 'refunds', REFUND_ID_START);
   await db.schema.createIndex('refunds_order_idx').on('refunds').columns(['order_id', 'id']).execute();
   await db.schema.createIndex('refunds_status_idx').on('refunds').columns(['status', 'created_at', 'id']).execute();
 
