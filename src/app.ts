@@ -13,11 +13,14 @@ import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
+import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { refundRoutes } from './http/routes/merchant/refunds.ts';
+import { webhookRoutes } from './http/routes/merchant/webhooks.ts';
+import type { HostResolver } from './domain/webhook-url.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Store } from './store/db.ts';
 
@@ -39,6 +42,8 @@ export interface BuildOptions {
   now?: Clock;
   /** Called for every route registered, before the server starts; tests use it to list the routes. */
   onRoute?: (route: RouteOptions) => void;
+  /** DNS for webhook URL checks (default: the system resolver); tests map names to addresses. */
+  resolveHost?: HostResolver;
 }
 
 /** The published samples repeat the base segment; serve `/openapi/openapi/...` as `/openapi/...`. */
@@ -93,6 +98,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await admin.register(adminMerchantRoutes, { store, config });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config });
+        await admin.register(adminWebhookRoutes, { store });
       },
       { prefix: '/admin/v1' },
     );
@@ -106,6 +112,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });
         await merchant.register(refundRoutes, { store });
+        await merchant.register(webhookRoutes, { store, config, resolve: options.resolveHost });
       },
       { prefix: MERCHANT_PREFIX },
     );

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { notNull, withId, type MigrationContext } from './helpers.ts';
+import { notNull, startSequence, withId, type MigrationContext } from './helpers.ts';
 
 /**
  * Order and split-order ids share one namespace (`GET /orders/{id}` takes either), so their
@@ -9,11 +8,6 @@ import { notNull, withId, type MigrationContext } from './helpers.ts';
 export const ORDER_ID_START = 1_000_000_000_000;
 export const SPLIT_ORDER_ID_START = 5_000_000_000_000;
 export const ORDER_ITEM_ID_START = 2_000_000_000_000;
-
-async function startSequence({ db, dialect }: MigrationContext, table: string, after: number) {
-  if (dialect === 'sqlite') await sql`insert into sqlite_sequence (name, seq) values (${table}, ${after})`.execute(db);
-  else await sql`alter table ${sql.table(table)} alter column id restart with ${sql.lit(after + 1)}`.execute(db);
-}
 
 export async function up(ctx: MigrationContext): Promise<void> {
   const { db, dialect } = ctx;

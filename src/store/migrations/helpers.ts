@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 
 export interface MigrationContext {
@@ -20,3 +20,9 @@ export function withId<T extends string>(
 }
 
 export const notNull = (c: ColumnDefinitionBuilder) => c.notNull();
+
+/** Makes a table's generated ids start after `after` (ids of different kinds live in disjoint 13-digit ranges). */
+export async function startSequence({ db, dialect }: MigrationContext, table: string, after: number) {
+  if (dialect === 'sqlite') await sql`insert into sqlite_sequence (name, seq) values (${table}, ${after})`.execute(db);
+  else await sql`alter table ${sql.table(table)} alter column id restart with ${sql.lit(after + 1)}`.execute(db);
+}
