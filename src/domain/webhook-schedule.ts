@@ -6,7 +6,7 @@
 export const RETRY_WINDOW_MS = 24 * 3600 * 1000;
 export const FIRST_RETRY_MS = 10_000;
 export const MAX_RETRY_DELAY_MS = 4 * 3600 * 1000;
-/** An endpoint whose every attempt failed for this long is disabled. */
+/** An endpoint that has taken no event for this long (counted from when the first event it failed to take began waiting) is disabled. */
 export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
 
 /**

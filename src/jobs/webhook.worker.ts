@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
-import { DISABLE_AFTER_MS, nextAttemptAt } from '../domain/webhook-schedule.ts';
+import { DISABLE_AFTER_MS, nextAttemptAt, RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { signedHeaders, webhookId } from '../domain/webhook-signature.ts';
 import { parseWebhookUrl, resolveWebhookTarget, systemResolver, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
 import type { Store } from '../store/db.ts';
@@ -111,7 +111,7 @@ export class WebhookWorker {
       statusCode = response.status;
       if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}${response.body ? `: ${response.body.slice(0, ERROR_SNIPPET)}` : ''}`;
     } catch (e) {
-      error = e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`.slice(0, ERROR_SNIPPET);
+      error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`).slice(0, ERROR_SNIPPET);
     }
     await this.record(job, statusCode, error);
     return error === null ? 'succeeded' : 'failed';
@@ -129,7 +129,9 @@ export class WebhookWorker {
       }
       const next = nextAttemptAt(job.attempts + 1, now, job.giveUpAt, this.options.random);
       if (!(await webhooks.recordAttempt(trx, job.id, this.id, { status: next === null ? 'failed' : 'pending', nextAttemptAt: next, statusCode, error, deliveredAt: null }, now))) return;
-      const failingSince = await webhooks.endpointFailed(trx, job.endpointId, now);
+      // The failure clock starts when the first event it failed to take started waiting (its retry
+      // window's start), so the attempt that exhausts that event's 24 h also disables the endpoint.
+      const failingSince = await webhooks.endpointFailed(trx, job.endpointId, job.giveUpAt - RETRY_WINDOW_MS);
       if (failingSince !== null && now - failingSince >= DISABLE_AFTER_MS) {
         await webhooks.setEndpointStatus(trx, job.endpointId, 'disabled', `every delivery failed for 24 h (last: ${error})`, now);
         this.options.log?.warn({ endpointId: job.endpointId }, 'webhook endpoint disabled after 24 h of failures');

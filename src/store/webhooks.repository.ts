@@ -215,9 +215,9 @@ export async function endpointSucceeded(db: Handle, endpointId: number): Promise
   await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', endpointId).where('failing_since', 'is not', null).execute();
 }
 
-/** Notes a failure; returns since when the endpoint has been failing without a success. */
-export async function endpointFailed(db: Handle, endpointId: number, now: number): Promise<number | null> {
-  await db.updateTable('webhook_endpoints').set({ failing_since: now }).where('id', '=', endpointId).where('failing_since', 'is', null).execute();
+/** Notes a failure (the streak starting at `since` unless one is running); returns since when the endpoint has been failing. */
+export async function endpointFailed(db: Handle, endpointId: number, since: number): Promise<number | null> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: since }).where('id', '=', endpointId).where('failing_since', 'is', null).execute();
   const row = await db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirst();
   return row?.failing_since ?? null;
 }
