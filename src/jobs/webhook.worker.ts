@@ -6,6 +6,7 @@ import { signedHeaders, webhookId } from '../domain/webhook-signature.ts';
 import { parseWebhookUrl, resolveWebhookTarget, systemResolver, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
 import type { Store } from '../store/db.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
+import { PollLoop } from './poll-loop.ts';
 import { httpSender, type WebhookSender } from './webhook-sender.ts';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
@@ -48,9 +49,10 @@ export class WebhookWorker {
   readonly id = `webhooks-${randomUUID().slice(0, 8)}`;
   private readonly sender: WebhookSender;
   private readonly ownsSender: boolean;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop = new PollLoop(
+    () => this.runOnce(),
+    (error) => this.options.log?.error({ err: error }, 'webhook worker round failed'),
+  );
 
   constructor(private readonly options: WebhookWorkerOptions) {
     this.ownsSender = !options.sender;
@@ -140,22 +142,12 @@ export class WebhookWorker {
   }
 
   start(intervalMs = 500): void {
-    this.stopped = false;
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.runOnce().catch((error) => this.options.log?.error({ err: error }, 'webhook worker round failed'));
-      await this.running;
-      this.running = null;
-      if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
-    };
-    this.timer = setTimeout(tick, intervalMs);
+    this.loop.start(intervalMs);
   }
 
-  /** Stops taking new work and waits for the round in progress (graceful shutdown). */
+  /** Stops taking new work, waits for the round in progress (graceful shutdown) and closes idle connections. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     if (this.ownsSender) this.sender.close();
   }
 }
