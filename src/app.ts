@@ -13,6 +13,7 @@ import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
+import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
 import { catalogRoutes } from './http/routes/merchant/catalog.ts';
@@ -20,6 +21,8 @@ import { stockChangesRoutes } from './http/routes/merchant/stock-changes.ts';
 import { stockRoutes } from './http/routes/merchant/stocks.ts';
 import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { refundRoutes } from './http/routes/merchant/refunds.ts';
+import { webhookRoutes } from './http/routes/merchant/webhooks.ts';
+import type { HostResolver } from './domain/webhook-url.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
@@ -42,6 +45,8 @@ export interface BuildOptions {
   now?: Clock;
   /** Called for every route registered, before the server starts; tests use it to list the routes. */
   onRoute?: (route: RouteOptions) => void;
+  /** DNS for webhook URL checks (default: the system resolver); tests map names to addresses. */
+  resolveHost?: HostResolver;
 }
 
 /** The published samples repeat the base segment; serve `/openapi/openapi/...` as `/openapi/...`. */
@@ -103,6 +108,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await admin.register(adminMerchantRoutes, { store, config });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config });
+        await admin.register(adminWebhookRoutes, { store });
       },
       { prefix: '/admin/v1' },
     );
@@ -118,6 +124,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await merchant.register(refundRoutes, { store });
         await merchant.register(stockChangesRoutes, { store });
         await merchant.register(catalogRoutes, { store });
+        await merchant.register(webhookRoutes, { store, config, resolve: options.resolveHost });
       },
       { prefix: MERCHANT_PREFIX },
     );

@@ -149,7 +149,7 @@ export async function loadCatalogue(t: TestApp, doc: unknown = SMALL_CATALOGUE) 
 
 /** Row counts of every table, to assert that a refused request wrote nothing. */
 export async function tableCounts(store: Store): Promise<Record<string, number>> {
-  const tables = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'oauth_refresh_tokens'] as const;
+  const tables = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'oauth_refresh_tokens', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries'] as const;
   const out: Record<string, number> = {};
   for (const table of tables) {
     const row = await store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

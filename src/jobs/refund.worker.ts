@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { decideRefund, type DecideHooks } from '../services/refunds.service.ts';
 import type { Store } from '../store/db.ts';
 import { claimDueRefunds } from '../store/refunds.repository.ts';
+import { PollLoop } from './poll-loop.ts';
 
 export interface RefundWorkerOptions {
   store: Store;
@@ -25,9 +26,10 @@ export interface RefundWorkerOptions {
  */
 export class RefundWorker {
   readonly id = `worker-${randomUUID().slice(0, 8)}`;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop = new PollLoop(
+    () => this.runOnce(),
+    (error) => this.options.log?.error({ err: error }, 'refund worker round failed'),
+  );
 
   constructor(private readonly options: RefundWorkerOptions) {}
 
@@ -54,21 +56,11 @@ export class RefundWorker {
   }
 
   start(intervalMs = Math.min(1000, Math.max(50, Math.floor(this.options.config.refundAutoDelayMs / 4)))): void {
-    this.stopped = false;
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.runOnce().catch((error) => this.options.log?.error({ err: error }, 'refund worker round failed'));
-      await this.running;
-      this.running = null;
-      if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
-    };
-    this.timer = setTimeout(tick, intervalMs);
+    this.loop.start(intervalMs);
   }
 
   /** Stops taking new work and waits for the round in progress (graceful shutdown). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 }

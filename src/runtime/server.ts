@@ -8,6 +8,7 @@ import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
+import { WebhookWorker } from '../jobs/webhook.worker.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -66,6 +67,9 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       const worker = new RefundWorker({ store, config, log: apps[0].log });
       worker.start();
       jobs.push(worker);
+      const deliveries = new WebhookWorker({ store, config, log: apps[0].log });
+      deliveries.start();
+      jobs.push(deliveries);
       if (config.env === 'sandbox' && config.sandboxAutoShipSeconds !== null) {
         const shipper = new SandboxShipper(store, config.sandboxAutoShipSeconds, apps[0].log);
         shipper.start();

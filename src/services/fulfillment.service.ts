@@ -3,9 +3,10 @@ import type { ShipBody } from '../schemas/refunds.ts';
 import type { Db } from '../store/db.ts';
 import { lockSplitOrders } from '../store/refunds.repository.ts';
 import { refreshOrder } from './order-state.service.ts';
+import { emitSplitOrderEvent } from './webhook-events.service.ts';
 
 async function splitOrder(db: Db, rawId: string) {
-  const row = /^[0-9]{1,18}$/.test(rawId) ? await db.selectFrom('split_orders').select(['id', 'order_id']).where('id', '=', Number(rawId)).executeTakeFirst() : undefined;
+  const row = /^[0-9]{1,18}$/.test(rawId) ? await db.selectFrom('split_orders').select(['id', 'order_id', 'merchant_id']).where('id', '=', Number(rawId)).executeTakeFirst() : undefined;
   if (!row) throw notFound('split order');
   return row;
 }
@@ -16,7 +17,7 @@ async function splitOrder(db: Db, rawId: string) {
  * two never both succeed.
  */
 export async function shipSplitOrder(db: Db, rawId: string, body: ShipBody, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId } = await splitOrder(db, rawId);
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrder(db, rawId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
@@ -24,18 +25,20 @@ export async function shipSplitOrder(db: Db, rawId: string, body: ShipBody, now 
     if (pending) throw conflictState(`split order ${id} has a refund pending; decide it before shipping`);
     await trx.updateTable('split_orders').set({ status: 'shipped', carrier: body.carrier, tracking_code: body.trackingCode, shipped_at: now, updated_at: now }).where('id', '=', id).execute();
     await refreshOrder(trx, orderId, now);
+    await emitSplitOrderEvent(trx, 'split_order.shipped', merchantId, orderId, id, now);
     return orderId;
   });
 }
 
 /** Operator marks a shipped split order delivered; the order completes when every remaining split has. */
 export async function deliverSplitOrder(db: Db, rawId: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId } = await splitOrder(db, rawId);
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrder(db, rawId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'shipped') throw conflictState(`split order ${id} is ${status}; only a shipped split order can be delivered`);
     await trx.updateTable('split_orders').set({ status: 'completed', delivered_at: now, updated_at: now }).where('id', '=', id).execute();
     await refreshOrder(trx, orderId, now);
+    await emitSplitOrderEvent(trx, 'split_order.delivered', merchantId, orderId, id, now);
     return orderId;
   });
 }

@@ -1,11 +1,18 @@
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf } from '../domain/order-status.ts';
 import type { Handle } from '../store/db.ts';
+import type { OrderStatus } from '../store/schema.ts';
 
 /**
  * Recomputes an order's derived statuses from its items and split orders after a change, and adds
- * `refundedCents` (a successful refund). Dates are set the first time a status is reached.
+ * `refundedCents` (a successful refund). Dates are set the first time a status is reached. Returns
+ * the order status before and after (events such as `order.cancelled` fire on the transition).
  */
-export async function refreshOrder(db: Handle, orderId: number, now: number, changes: { refundedCents?: number; refunded?: boolean } = {}): Promise<void> {
+export async function refreshOrder(
+  db: Handle,
+  orderId: number,
+  now: number,
+  changes: { refundedCents?: number; refunded?: boolean } = {},
+): Promise<{ previousStatus: OrderStatus; status: OrderStatus }> {
   const [order, items, splits] = await Promise.all([
     db.selectFrom('orders').select(['fulfillment_status', 'status', 'refunded_cents', 'completed_date', 'cancel_date', 'refund_date']).where('id', '=', orderId).executeTakeFirstOrThrow(),
     db.selectFrom('order_items').select(['quantity', 'refunded_quantity as refunded', 'pending_refund_quantity as pending']).where('order_id', '=', orderId).execute(),
@@ -27,4 +34,5 @@ export async function refreshOrder(db: Handle, orderId: number, now: number, cha
     })
     .where('id', '=', orderId)
     .execute();
+  return { previousStatus: order.status, status };
 }

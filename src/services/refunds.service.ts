@@ -13,6 +13,7 @@ import type { Database } from '../store/schema.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, requestHash, runIdempotent } from './idempotency.service.ts';
 import { refreshOrder } from './order-state.service.ts';
+import { emitRefundDecided } from './webhook-events.service.ts';
 
 const SHIPPED = new Set(['shipped', 'completed']);
 
@@ -121,7 +122,9 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
       for (const l of lines) await refunds.settlePending(trx, l.itemId, l.quantity, false, now);
     }
     await refunds.finishRefund(trx, refundId, { status: failureReason === null ? 'refund_successfully' : 'refund_failed', failureReason, amountCents, decidedBy }, now);
-    await refreshOrder(trx, refund.order_id, now, failureReason === null ? { refundedCents: amountCents, refunded: true } : {});
+    const order = await refreshOrder(trx, refund.order_id, now, failureReason === null ? { refundedCents: amountCents, refunded: true } : {});
+    // The webhook outbox rows commit with the decision (SPEC §13).
+    await emitRefundDecided(trx, refundId, failureReason === null, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
     await hooks.beforeCommit?.(refundId);
     return { refundId, status: failureReason === null ? 'refund_successfully' : 'refund_failed', failureReason };
   });

@@ -6,6 +6,7 @@ import * as m0002 from './migrations/0002_stock_feed.ts';
 import * as m0003 from './migrations/0003_oauth.ts';
 import * as m0004 from './migrations/0004_orders.ts';
 import * as m0005 from './migrations/0005_refunds.ts';
+import * as m0006 from './migrations/0006_webhooks.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0003_oauth': m0003,
   '0004_orders': m0004,
   '0005_refunds': m0005,
+  '0006_webhooks': m0006,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

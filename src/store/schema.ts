@@ -240,6 +240,62 @@ export interface RefundItemsTable {
   quantity: number;
 }
 
+/** The event types of SPEC §13 (the list itself is `WEBHOOK_EVENT_TYPES` in src/schemas/webhooks.ts). */
+export type WebhookEventType = 'refund.succeeded' | 'refund.failed' | 'split_order.shipped' | 'split_order.delivered' | 'order.cancelled';
+export type WebhookEndpointStatus = 'active' | 'disabled';
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  url: string;
+  /** JSON array of WebhookEventType. */
+  events: string;
+  /** `whsec_<base64>`; stored because every delivery is signed with it. */
+  secret: string;
+  /** After a rotation the old secret also signs until `previous_secret_until`. */
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  status: WebhookEndpointStatus;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  /** First failed attempt since the last success; 24 h of failures disable the endpoint. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  type: WebhookEventType;
+  order_id: number;
+  /** The exact JSON body sent for this event. */
+  payload: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  endpoint_id: number;
+  event_id: number;
+  order_id: number;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: number | null;
+  /** Automatic retries stop here (24 h after the event, or after a manual retry). */
+  give_up_at: number;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   warehouses: WarehousesTable;
   categories: CategoriesTable;
@@ -258,4 +314,7 @@ export interface Database {
   refunds: RefundsTable;
   refund_items: RefundItemsTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -12,6 +12,23 @@ async function ownedOrder(t: TestApp, owner: Owner): Promise<string> {
   return (await placeOrder(t, owner.token, [{ sku: 'C', quantity: 1 }])).id;
 }
 
+/** A webhook endpoint registered by `owner` (sandbox: a loopback URL needs no DNS). */
+async function ownedWebhook(t: TestApp, owner: Owner): Promise<string> {
+  const r = await t.merchant(owner.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['split_order.shipped'] });
+  if (r.status !== 200) throw new Error(`webhook create failed: ${r.raw}`);
+  return r.body.data.id;
+}
+
+/** An endpoint of `owner` with one delivery in its log (an order of theirs shipped). */
+async function ownedDelivery(t: TestApp, owner: Owner): Promise<{ id: string; deliveryId: string }> {
+  const id = await ownedWebhook(t, owner);
+  const orderId = await ownedOrder(t, owner);
+  const order = (await t.merchant(owner.token, 'GET', `/openapi/v2/order/orders/${orderId}`)).body.data;
+  await t.admin('POST', `/admin/v1/split-orders/${order.splitOrders[0].id}/ship`, { carrier: 'UPS', trackingCode: '1Z' });
+  const log = await t.merchant(owner.token, 'GET', `/openapi/v1/webhooks/${id}/deliveries`);
+  return { id, deliveryId: log.body.data.list[0].id };
+}
+
 interface TenancyCase {
   /**
    * Creates, as `owner`, the resource(s) the route's ids name and returns the path parameters (by
@@ -30,10 +47,10 @@ export const TENANCY_CASES: Record<string, TenancyCase> = {
   'GET /v2/order/orders/:id': { fixture: async (t, owner) => ({ params: { id: await ownedOrder(t, owner) } }) },
   'POST /v2/order/orders/:id/refund': { fixture: async (t, owner) => ({ params: { id: await ownedOrder(t, owner) }, body: { refundReason: 'Other' } }) },
   'GET /v2/order/orders/refund/:id': { fixture: async (t, owner) => ({ params: { id: await ownedOrder(t, owner) } }) },
-  'DELETE /v1/webhooks/:id': { fixture: null },
-  'POST /v1/webhooks/:id/rotate-secret': { fixture: null },
-  'GET /v1/webhooks/:id/deliveries': { fixture: null },
-  'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': { fixture: null },
+  'DELETE /v1/webhooks/:id': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
+  'POST /v1/webhooks/:id/rotate-secret': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
+  'GET /v1/webhooks/:id/deliveries': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': { fixture: async (t, owner) => ({ params: await ownedDelivery(t, owner) }) },
 };
 
 const caseKey = (method: string, path: string) => `${method} ${routeShape(path)}`;

@@ -5,7 +5,7 @@ import { DIALECTS, PG_SKIP, PG_URL, freshStore } from '../helpers.ts';
 import { openStore } from '../../src/store/db.ts';
 import { LATEST_MIGRATION, migrateToLatest, migrationsCurrent } from '../../src/store/migrate.ts';
 
-const TABLES = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'oauth_refresh_tokens'];
+const TABLES = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'oauth_refresh_tokens', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries'];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`migrations (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import { DISABLE_AFTER_MS, nextAttemptAt, RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
+import { signedHeaders, webhookId } from '../domain/webhook-signature.ts';
+import { parseWebhookUrl, resolveWebhookTarget, systemResolver, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import type { Store } from '../store/db.ts';
+import * as webhooks from '../store/webhooks.repository.ts';
+import { PollLoop } from './poll-loop.ts';
+import { httpSender, type WebhookSender } from './webhook-sender.ts';
+
+export const DELIVERY_TIMEOUT_MS = 5000;
+/** Response bytes read per attempt; enough for an error message in the log. */
+export const MAX_RESPONSE_BYTES = 4096;
+/** How much of a failed response's body the delivery log keeps. */
+const ERROR_SNIPPET = 200;
+
+export interface WebhookWorkerOptions {
+  store: Store;
+  config: Pick<Config, 'env'>;
+  log?: Pick<FastifyBaseLogger, 'error' | 'warn'>;
+  /** Default: real HTTP(S) with the pinned address. */
+  sender?: WebhookSender;
+  /** Default: the system resolver. */
+  resolve?: HostResolver;
+  now?: () => number;
+  /** Jitter source (tests make it deterministic). */
+  random?: () => number;
+  /** How long a claim holds before another worker may take the delivery (a crashed worker's lapse). */
+  claimMs?: number;
+  batchSize?: number;
+  /** Attempts in flight at once within a round. */
+  concurrency?: number;
+  timeoutMs?: number;
+}
+
+export interface RoundResult {
+  succeeded: number;
+  failed: number;
+}
+
+/**
+ * The webhook delivery worker (SPEC §13). Like the refund worker it keeps nothing in memory
+ * between rounds: deliveries are rows, claimed with a lapsing claim, so a process killed at any
+ * point loses nothing — an unclaimed delivery is picked up by the next round, a claimed one when its
+ * claim lapses (the receiver may then see the same `webhook-id` twice, which is what it is for).
+ */
+export class WebhookWorker {
+  readonly id = `webhooks-${randomUUID().slice(0, 8)}`;
+  private readonly sender: WebhookSender;
+  private readonly ownsSender: boolean;
+  private readonly loop = new PollLoop(
+    () => this.runOnce(),
+    (error) => this.options.log?.error({ err: error }, 'webhook worker round failed'),
+  );
+
+  constructor(private readonly options: WebhookWorkerOptions) {
+    this.ownsSender = !options.sender;
+    this.sender = options.sender ?? httpSender();
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** One round: claim due deliveries and attempt each once. */
+  async runOnce(): Promise<RoundResult> {
+    const { store } = this.options;
+    const now = this.now();
+    const ids = await webhooks.claimDueDeliveries(store.db, store.dialect, this.id, now, now + (this.options.claimMs ?? 30_000), this.options.batchSize ?? 100);
+    const result: RoundResult = { succeeded: 0, failed: 0 };
+    let next = 0;
+    const lane = async () => {
+      while (next < ids.length) {
+        const id = ids[next++];
+        try {
+          const outcome = await this.attempt(id);
+          if (outcome) result[outcome]++;
+        } catch (error) {
+          // Left claimed; the claim lapses and a later round tries again.
+          this.options.log?.error({ err: error, deliveryId: id }, 'webhook delivery failed unexpectedly');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 16, ids.length) }, lane));
+    return result;
+  }
+
+  private async attempt(id: number): Promise<keyof RoundResult | null> {
+    const { store, config } = this.options;
+    const job = await webhooks.deliveryJob(store.db, id);
+    if (!job || job.claimedBy !== this.id) return null;
+    if (job.endpointStatus !== 'active') {
+      await webhooks.releaseClaim(store.db, id, this.id);
+      return null;
+    }
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      // Checked again at every attempt: the name may resolve elsewhere than at registration.
+      const url = parseWebhookUrl(job.url, config.env);
+      const address = await resolveWebhookTarget(url, config.env, this.options.resolve ?? systemResolver);
+      const sentAt = this.now();
+      const secrets = [job.secret, ...(job.previousSecret && (job.previousSecretUntil ?? 0) > sentAt ? [job.previousSecret] : [])];
+      const response = await this.sender.send({
+        url,
+        address,
+        body: job.payload,
+        headers: signedHeaders(secrets, webhookId(job.eventId), Math.floor(sentAt / 1000), job.payload),
+        timeoutMs: this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+      });
+      statusCode = response.status;
+      if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}${response.body ? `: ${response.body.slice(0, ERROR_SNIPPET)}` : ''}`;
+    } catch (e) {
+      error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`).slice(0, ERROR_SNIPPET);
+    }
+    await this.record(job, statusCode, error);
+    return error === null ? 'succeeded' : 'failed';
+  }
+
+  /** The attempt's outcome, the endpoint's failure clock and, after 24 h of failures, its disabling: one transaction. */
+  private async record(job: webhooks.DeliveryJob, statusCode: number | null, error: string | null): Promise<void> {
+    const now = this.now();
+    await this.options.store.db.transaction().execute(async (trx) => {
+      if (error === null) {
+        if (await webhooks.recordAttempt(trx, job.id, this.id, { status: 'succeeded', nextAttemptAt: null, statusCode, error: null, deliveredAt: now }, now)) {
+          await webhooks.endpointSucceeded(trx, job.endpointId);
+        }
+        return;
+      }
+      const next = nextAttemptAt(job.attempts + 1, now, job.giveUpAt, this.options.random);
+      if (!(await webhooks.recordAttempt(trx, job.id, this.id, { status: next === null ? 'failed' : 'pending', nextAttemptAt: next, statusCode, error, deliveredAt: null }, now))) return;
+      // The failure clock starts when the first event it failed to take started waiting (its retry
+      // window's start), so the attempt that exhausts that event's 24 h also disables the endpoint.
+      const failingSince = await webhooks.endpointFailed(trx, job.endpointId, job.giveUpAt - RETRY_WINDOW_MS);
+      if (failingSince !== null && now - failingSince >= DISABLE_AFTER_MS) {
+        await webhooks.setEndpointStatus(trx, job.endpointId, 'disabled', `every delivery failed for 24 h (last: ${error})`, now);
+        this.options.log?.warn({ endpointId: job.endpointId }, 'webhook endpoint disabled after 24 h of failures');
+      }
+    });
+  }
+
+  start(intervalMs = 500): void {
+    this.loop.start(intervalMs);
+  }
+
+  /** Stops taking new work, waits for the round in progress (graceful shutdown) and closes idle connections. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    if (this.ownsSender) this.sender.close();
+  }
+}

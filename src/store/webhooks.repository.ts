@@ -1,0 +1,263 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Dialect, Handle } from './db.ts';
+import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointStatus, WebhookEndpointsTable, WebhookEventType } from './schema.ts';
+import type { MerchantScope } from './tenancy.ts';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+// ---- Merchant side: always through the merchant's scope (docs/decisions.md, "Tenancy").
+
+export async function insertEndpoint(scope: MerchantScope, row: Omit<Insertable<WebhookEndpointsTable>, 'merchant_id'>): Promise<number> {
+  return (await scope.insertInto('webhook_endpoints', row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export const listEndpoints = (scope: MerchantScope) => scope.selectFrom('webhook_endpoints').selectAll().orderBy('id').execute();
+
+export async function countEndpoints(scope: MerchantScope): Promise<number> {
+  const r = await scope.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export const findEndpoint = (scope: MerchantScope, id: number) => scope.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+
+export async function updateEndpoint(scope: MerchantScope, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
+  return scope.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** Removes the endpoint and its delivery log (events stay: other endpoints may share them). */
+export async function deleteEndpoint(scope: MerchantScope, id: number): Promise<boolean> {
+  await scope.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+  const r = await scope.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+/** Active endpoints and the events each wants; read inside the state change's transaction. */
+export const activeEndpoints = (scope: MerchantScope) => scope.selectFrom('webhook_endpoints').select(['id', 'events']).where('status', '=', 'active').orderBy('id').execute();
+
+/** The outbox write: one event row and one pending delivery per subscribed endpoint. */
+export async function insertEvent(
+  scope: MerchantScope,
+  event: { type: WebhookEventType; orderId: number; payload: string },
+  endpointIds: number[],
+  now: number,
+  giveUpAt: number,
+): Promise<number> {
+  const { id } = await scope.insertInto('webhook_events', { type: event.type, order_id: event.orderId, payload: event.payload, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  await scope
+    .insertInto(
+      'webhook_deliveries',
+      endpointIds.map((endpointId) => ({
+        endpoint_id: endpointId,
+        event_id: id,
+        order_id: event.orderId,
+        status: 'pending' as const,
+        attempts: 0,
+        next_attempt_at: now,
+        give_up_at: giveUpAt,
+        last_attempt_at: null,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        claimed_by: null,
+        claimed_until: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  return id;
+}
+
+const deliveryColumns = [
+  'webhook_deliveries.id as id',
+  'webhook_deliveries.endpoint_id as endpointId',
+  'webhook_deliveries.event_id as eventId',
+  'webhook_deliveries.order_id as orderId',
+  'webhook_deliveries.status as status',
+  'webhook_deliveries.attempts as attempts',
+  'webhook_deliveries.next_attempt_at as nextAttemptAt',
+  'webhook_deliveries.last_attempt_at as lastAttemptAt',
+  'webhook_deliveries.last_status_code as lastStatusCode',
+  'webhook_deliveries.last_error as lastError',
+  'webhook_deliveries.delivered_at as deliveredAt',
+  'webhook_deliveries.created_at as createdAt',
+  'webhook_events.type as type',
+] as const;
+
+/** An endpoint's delivery log, newest first. */
+export async function pageDeliveries(scope: MerchantScope, endpointId: number, status: WebhookDeliveryStatus | null, offset: number, limit: number) {
+  let q = scope.selectFrom('webhook_deliveries').where('webhook_deliveries.endpoint_id', '=', endpointId);
+  if (status !== null) q = q.where('webhook_deliveries.status', '=', status);
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    q.innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id').select(deliveryColumns).orderBy('webhook_deliveries.id', 'desc').offset(offset).limit(limit).execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}
+export type DeliveryView = Awaited<ReturnType<typeof pageDeliveries>>['rows'][number];
+
+export const findDelivery = (scope: MerchantScope, endpointId: number, deliveryId: number) =>
+  scope
+    .selectFrom('webhook_deliveries')
+    .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
+    .select(deliveryColumns)
+    .where('webhook_deliveries.endpoint_id', '=', endpointId)
+    .where('webhook_deliveries.id', '=', deliveryId)
+    .executeTakeFirst();
+
+/** Makes a delivery due now with a fresh retry window (a redelivery keeps its webhook-id). */
+export async function requeueDelivery(scope: MerchantScope, deliveryId: number, now: number, giveUpAt: number): Promise<void> {
+  await scope
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, give_up_at: giveUpAt, claimed_by: null, claimed_until: null, updated_at: now })
+    .where('id', '=', deliveryId)
+    .execute();
+}
+
+// ---- The delivery worker (all merchants).
+
+/**
+ * Claims up to `limit` due deliveries. A delivery is due when it is pending, its next attempt has
+ * come, its endpoint is active, no live claim holds it, and no earlier delivery for the same order
+ * and endpoint is still pending — that last rule is the per-order ordering guarantee: a later
+ * event waits while an earlier one is retrying. Ids within one order follow commit order because
+ * every state change of an order first locks its split-order rows (see lockSplitOrders).
+ * On PostgreSQL `FOR UPDATE SKIP LOCKED` lets workers claim disjoint batches.
+ */
+export async function claimDueDeliveries(db: Handle, dialect: Dialect, worker: string, now: number, until: number, limit: number): Promise<number[]> {
+  let candidates = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .where('e.status', '=', 'active')
+    .where((eb) => eb.or([eb('d.claimed_until', 'is', null), eb('d.claimed_until', '<', now)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries as p')
+            .select('p.id')
+            .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
+            .whereRef('p.order_id', '=', 'd.order_id')
+            .whereRef('p.id', '<', 'd.id')
+            .where('p.status', '=', 'pending'),
+        ),
+      ),
+    )
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(limit);
+  if (dialect === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
+  const rows = await db.updateTable('webhook_deliveries').set({ claimed_by: worker, claimed_until: until }).where('id', 'in', candidates).returning('id').execute();
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** Everything one attempt needs: the delivery, its endpoint and the event body. */
+export const deliveryJob = (db: Handle, id: number) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .select([
+      'd.id as id',
+      'd.event_id as eventId',
+      'd.endpoint_id as endpointId',
+      'd.attempts as attempts',
+      'd.give_up_at as giveUpAt',
+      'd.claimed_by as claimedBy',
+      'e.url as url',
+      'e.secret as secret',
+      'e.previous_secret as previousSecret',
+      'e.previous_secret_until as previousSecretUntil',
+      'e.status as endpointStatus',
+      'ev.payload as payload',
+    ])
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+export type DeliveryJob = NonNullable<Awaited<ReturnType<typeof deliveryJob>>>;
+
+/** Records one attempt, only if this worker still holds the claim; returns whether it did. */
+export async function recordAttempt(
+  db: Handle,
+  id: number,
+  worker: string,
+  outcome: { status: WebhookDeliveryStatus; nextAttemptAt: number | null; statusCode: number | null; error: string | null; deliveredAt: number | null },
+  now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: outcome.status,
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: outcome.nextAttemptAt,
+      last_attempt_at: now,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      delivered_at: outcome.deliveredAt,
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where('claimed_by', '=', worker)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function releaseClaim(db: Handle, id: number, worker: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('id', '=', id).where('claimed_by', '=', worker).execute();
+}
+
+export async function endpointSucceeded(db: Handle, endpointId: number): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', endpointId).where('failing_since', 'is not', null).execute();
+}
+
+/** Notes a failure (the streak starting at `since` unless one is running); returns since when the endpoint has been failing. */
+export async function endpointFailed(db: Handle, endpointId: number, since: number): Promise<number | null> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: since }).where('id', '=', endpointId).where('failing_since', 'is', null).execute();
+  const row = await db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirst();
+  return row?.failing_since ?? null;
+}
+
+// ---- The operator (all merchants).
+
+export async function listAllEndpoints(db: Handle, filter: { merchantId: number | null; status: WebhookEndpointStatus | null }, offset: number, limit: number) {
+  let q = db.selectFrom('webhook_endpoints');
+  if (filter.merchantId !== null) q = q.where('merchant_id', '=', filter.merchantId);
+  if (filter.status !== null) q = q.where('status', '=', filter.status);
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    q.selectAll().orderBy('id').offset(offset).limit(limit).execute(),
+  ]);
+  return { total: Number(count.n), rows };
+}
+
+export async function setEndpointStatus(db: Handle, id: number, status: WebhookEndpointStatus, reason: string | null, now: number): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set(status === 'disabled' ? { status, disabled_reason: reason, disabled_at: now, updated_at: now } : { status, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Per-endpoint delivery counts for the operator's list. */
+export async function deliveryCounts(db: Handle, endpointIds: number[]) {
+  if (endpointIds.length === 0) return new Map<number, Record<WebhookDeliveryStatus, number>>();
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => ['endpoint_id', 'status', eb.fn.countAll<number>().as('n')])
+    .where('endpoint_id', 'in', endpointIds)
+    .groupBy(['endpoint_id', 'status'])
+    .execute();
+  const out = new Map<number, Record<WebhookDeliveryStatus, number>>();
+  for (const r of rows) {
+    const counts = out.get(r.endpoint_id) ?? { pending: 0, succeeded: 0, failed: 0 };
+    counts[r.status] = Number(r.n);
+    out.set(r.endpoint_id, counts);
+  }
+  return out;
+}
