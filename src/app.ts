@@ -13,6 +13,7 @@ import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
+import { docsRoutes } from './http/routes/docs.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
 import { catalogRoutes } from './http/routes/merchant/catalog.ts';
@@ -72,6 +73,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // The OpenAPI document is generated from the routes as registered (GET /docs/openapi.json).
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => void routes.push(route));
   app.setValidatorCompiler(validatorCompiler());
   // Only JSON bodies are accepted; anything else is 415 (SPEC §1).
   app.removeContentTypeParser(['text/plain']);
@@ -115,6 +119,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     );
     // Outside the merchant plugin: no bearer token, no envelope, its own error format.
     await app.register(oauthTokenRoutes, { store, config, buckets, prefix: `${MERCHANT_PREFIX}/oauth` });
+    await app.register(docsRoutes, { routes });
   }
   return app;
 }

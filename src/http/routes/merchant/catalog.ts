@@ -20,7 +20,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async 
     const { tree, etag } = await categoryTree(db);
     // Clients may keep the tree but must revalidate: categories change without notice.
     reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
-    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+    if (etagMatches(request.headers['if-none-match'], etag)) // No body: the 304 schema (null) only documents that.
+    return reply.code(304).send(undefined as never);
     return tree;
   });
 
