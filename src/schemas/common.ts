@@ -57,8 +57,9 @@ export const Str = (maxLength: number, minLength = 1) => Type.String({ minLength
 
 export const CountryCode = () => Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter country code' });
 
+/** The success envelope (SPEC §1); errors use `ErrorEnvelope`. */
 export const Envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ code: Type.Integer(), message: Type.String(), data });
+  Type.Object({ code: Type.Literal(10000), message: Type.Literal('success'), data });
 
 export const ErrorEnvelope = Type.Object({
   code: Type.Integer(),

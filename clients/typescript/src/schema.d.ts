@@ -923,8 +923,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         /** @description the parent order id (kkOrderId) */
                         data: string;
                     };
@@ -965,8 +967,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             list: components["schemas"]["CategoryNode"][];
                         };
@@ -1010,8 +1014,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             list: components["schemas"]["Warehouse"][];
                         };
@@ -1057,8 +1063,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             total: number;
                             pageNumber: number;
@@ -1107,8 +1115,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             total: number;
                             pageNumber: number;
@@ -1153,8 +1163,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             changes: components["schemas"]["StockChange"][];
                             nextCursor: string;
@@ -1200,8 +1212,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             total: number;
                             pageNumber: number;
@@ -1249,8 +1263,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         /** @description the parent order id (kkOrderId) */
                         data: string;
                     };
@@ -1291,8 +1307,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: components["schemas"]["OrderRecord"];
                     };
                 };
@@ -1337,8 +1355,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         /** @description the refund number */
                         data: string;
                     };
@@ -1381,8 +1401,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: components["schemas"]["ChannelTypeQuote"][];
                     };
                 };
@@ -1424,8 +1446,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: components["schemas"]["ChannelQuote"][];
                     };
                 };
@@ -1468,8 +1492,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: number;
-                        message: string;
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
                         data: {
                             total: number;
                             pageNumber: number;
