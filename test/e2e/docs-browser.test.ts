@@ -15,8 +15,8 @@ describe('GET /docs in a real browser', { skip: SKIP }, () => {
     const { app } = await buildTestApp(t, 'sqlite');
     await app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const document = (await app.inject({ method: 'GET', url: '/docs/openapi.json' }).then((r) => r.json())) as { paths: Record<string, Record<string, { operationId: string }>> };
-    const operations = Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })));
+    const spec = (await app.inject({ method: 'GET', url: '/docs/openapi.json' }).then((r) => r.json())) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const operations = Object.entries(spec.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })));
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
