@@ -14,6 +14,7 @@ import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
+import { docsRoutes } from './http/routes/docs.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
 import { catalogRoutes } from './http/routes/merchant/catalog.ts';
@@ -78,6 +79,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // The OpenAPI document is generated from the routes as registered (GET /docs/openapi.json).
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => void routes.push(route));
   app.setValidatorCompiler(validatorCompiler());
   // Only JSON bodies are accepted; anything else is 415 (SPEC §1).
   app.removeContentTypeParser(['text/plain']);
@@ -136,6 +140,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       },
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );
+    await app.register(docsRoutes, { routes });
   }
   return app;
 }

@@ -8,6 +8,7 @@ import { buildApp, type BuildOptions } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openStore, type Dialect, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { contractHook, type ContractViolation } from './contract.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 export const PG_URL = process.env.TEST_DATABASE_URL || null;
@@ -90,10 +91,20 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const db = await freshStore(dialect);
   const config = testConfig(env);
-  const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY }, { logger: options.logStream ? undefined : false, ...options });
+  // Every response of a documented route is checked against docs/openapi.json (test/contract.ts).
+  const violations: ContractViolation[] = [];
+  const check = contractHook(violations);
+  const onRoute: BuildOptions['onRoute'] = (route) => {
+    options.onRoute?.(route);
+    check(route);
+  };
+  const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY }, { logger: options.logStream ? undefined : false, ...options, onRoute });
   t.after(async () => {
     await app.close();
     await db.drop();
+    if (violations.length) {
+      throw new Error(`${violations.length} response(s) broke the OpenAPI contract (docs/openapi.json):\n${violations.map((v) => `${v.request} → ${v.status}: ${v.problem}\n  ${v.body}`).join('\n')}`);
+    }
   });
   return {
     app,

@@ -57,8 +57,9 @@ export const Str = (maxLength: number, minLength = 1) => Type.String({ minLength
 
 export const CountryCode = () => Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter country code' });
 
+/** The success envelope (SPEC §1); errors use `ErrorEnvelope`. */
 export const Envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ code: Type.Integer(), message: Type.String(), data });
+  Type.Object({ code: Type.Literal(10000), message: Type.Literal('success'), data });
 
 export const ErrorEnvelope = Type.Object({
   code: Type.Integer(),
@@ -81,3 +82,27 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
  * so a wrong value inside still reports its own field path instead of "wrong type" on the parent.
  */
 export const OrNull = <T extends TSchema & { type: string }>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+
+/** A value or null (responses; for request bodies prefer `OrNull`, which keeps field paths). */
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
+
+/** An id in a response: a decimal digit string (SPEC §1). */
+export const IdString = (description?: string) => Type.String({ pattern: '^[0-9]+$', ...(description ? { description } : {}) });
+
+/** A time in a response: ISO 8601 UTC, second precision, `Z` suffix (SPEC §1). */
+export const Instant = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+/** Money in a response: a JSON number with at most two decimals, in `currencyCode` (USD). */
+export const Amount = (description?: string) => Type.Number({ ...(description ? { description } : {}) });
+
+/**
+ * A merchant route's `schema.response`: the envelope around its data on 200, the error envelope
+ * otherwise. Fastify serialises with these (fields not listed are dropped), the OpenAPI document
+ * is generated from them and the test helper checks every response against that document.
+ */
+export const MerchantResponses = <T extends TSchema>(data: T) => ({
+  // Typed `unknown`: handlers return the bare data; the envelope is added in preSerialization.
+  200: Type.Unsafe<unknown>(Envelope(data)),
+  '4xx': ErrorEnvelope,
+  '5xx': ErrorEnvelope,
+});

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { IntegerLike, OrNull, Str } from './common.ts';
+import { Amount, IdString, Page, Instant, IntegerLike, Nullable, OrNull, Str, StringEnum } from './common.ts';
+import { CHANNEL_TYPES } from '../domain/channels.ts';
 
 /** An optional string that may also be sent as null; bounds apply after trimming. */
 const OptStr = (maxLength: number) =>
@@ -73,3 +74,123 @@ export const AdminOrderQuery = Type.Object({ ...OrderQuery.properties, merchantI
 export type AdminOrderQuery = Static<typeof AdminOrderQuery>;
 
 export const OrderIdParams = Type.Object({ id: Type.String({ maxLength: 40 }) });
+
+/** `data` of a created order: the parent order id (`kkOrderId`). */
+export const OrderId = IdString('the parent order id (kkOrderId)');
+
+const ChannelTypeName = StringEnum(CHANNEL_TYPES);
+
+/** POST /v2/order/orders/channel: one entry per (warehouse group, serving channel). */
+export const ChannelQuote = Type.Object({
+  channelCode: Type.String(),
+  channelNameEn: Type.String(),
+  channelType: ChannelTypeName,
+  warehouseCode: Type.String(),
+  estimatedFreight: Amount(),
+  estimatedFreightCurrency: Type.String({ description: 'always USD' }),
+  deliveryTime: Type.String({ description: 'e.g. "6~10 Business Days"' }),
+});
+export const ChannelQuoteList = Type.Array(ChannelQuote);
+
+/** POST /v2/order/orders/automaticSplit/channel: one entry per channel type serving every group. */
+export const ChannelTypeQuote = Type.Object({
+  channelType: ChannelTypeName,
+  estimatedFreight: Amount('summed over the warehouse groups'),
+  estimatedFreightCurrency: Type.String({ description: 'always USD' }),
+  deliveryTime: Type.String({ description: 'the slowest group, e.g. "6~10 Business Days"' }),
+});
+export const ChannelTypeQuoteList = Type.Array(ChannelTypeQuote);
+
+const SPLIT_STATUSES = ['waiting_to_ship', 'shipped', 'completed', 'cancelled'] as const;
+const REFUND_STATUSES = ['refunding', 'partial_refund', 'refunded'] as const;
+
+export const OrderItemRecord = Type.Object({
+  id: IdString(),
+  itemId: IdString('the same as id; refunds name lines by it'),
+  skuCode: Type.String(),
+  productName: Type.String(),
+  imageUrl: Nullable(Type.String()),
+  amount: Amount('unit price'),
+  productNum: Type.Integer({ description: 'quantity ordered' }),
+  total: Amount(),
+  refundedQuantity: Type.Integer(),
+  fulfillmentStatus: StringEnum(SPLIT_STATUSES, { description: 'the status of the line\'s split order' }),
+  refundStatus: Nullable(StringEnum(REFUND_STATUSES)),
+  countryCode: Type.String({ description: 'the warehouse\'s country' }),
+  warehouseCode: Type.String(),
+  splitOrderId: IdString(),
+});
+
+export const SplitOrderRecord = Type.Object({
+  id: IdString(),
+  warehouseCode: Type.String(),
+  warehouseId: Type.Integer(),
+  countryCode: Type.String(),
+  channelCode: Type.String(),
+  channelType: Type.String(),
+  status: StringEnum(SPLIT_STATUSES),
+  freightAmount: Amount(),
+  itemIds: Type.Array(IdString()),
+  carrier: Nullable(Type.String()),
+  trackingCode: Nullable(Type.String()),
+  shippedDate: Nullable(Instant()),
+  deliveredDate: Nullable(Instant()),
+});
+
+export const FulfillmentRecord = Type.Object({
+  id: IdString(),
+  packId: IdString(),
+  status: StringEnum(['shipped', 'completed'] as const),
+  carrier: Nullable(Type.String()),
+  trackingCode: Nullable(Type.String()),
+  deliveryTime: Nullable(Instant('when it was delivered')),
+  items: Type.Array(Type.Object({ itemId: IdString(), skuCode: Type.String(), quantity: Type.Integer() })),
+});
+
+/** The order record of SPEC §4.6 (`presentOrder`). */
+export const OrderRecord = Type.Object({
+  id: IdString('kkOrderId'),
+  customOrderId: Nullable(Type.String()),
+  salePlatform: Nullable(Type.String()),
+  status: StringEnum(['processing', 'completed', 'cancel'] as const),
+  financialStatus: StringEnum(['paid'] as const),
+  fulfillmentStatus: StringEnum(['waiting_to_ship', 'partially_shipped', 'fully_shipped', 'completed'] as const),
+  refundStatus: Nullable(StringEnum(REFUND_STATUSES)),
+  purchaseDate: Nullable(Instant()),
+  payDate: Nullable(Instant()),
+  completedDate: Nullable(Instant()),
+  cancelDate: Nullable(Instant()),
+  refundDate: Nullable(Instant()),
+  currencyCode: Type.String(),
+  subTotalAmount: Amount(),
+  freightAmount: Amount(),
+  couponAmount: Amount(),
+  promotionAmount: Amount(),
+  finalAmount: Amount('subTotalAmount + freightAmount − couponAmount'),
+  refundedAmount: Amount(),
+  refundableAmount: Amount('finalAmount − refundedAmount'),
+  remark: Nullable(Type.String()),
+  channelType: Nullable(Type.String()),
+  shippingAddress: Type.Object(
+    {
+      country: Type.String(),
+      phone: Type.String(),
+      recipient: Type.String(),
+      province: Type.String(),
+      street1: Nullable(Type.String()),
+      street2: Nullable(Type.String()),
+      city: Nullable(Type.String()),
+      zip: Nullable(Type.String()),
+      ioss: Nullable(Type.String()),
+      vat: Nullable(Type.String()),
+    },
+    { additionalProperties: true },
+  ),
+  orderItems: Type.Array(OrderItemRecord),
+  splitOrders: Type.Array(SplitOrderRecord),
+  fulfillments: Type.Array(FulfillmentRecord),
+  createDate: Instant(),
+  updateDate: Instant(),
+});
+export type OrderRecord = Static<typeof OrderRecord>;
+export const OrderPage = Page(OrderRecord);

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { IntegerLike, OrNull } from './common.ts';
+import { Amount, IdString, Instant, IntegerLike, Nullable, OrNull, Page, StringEnum } from './common.ts';
+import { REFUND_REASONS } from '../domain/refunds.ts';
 
 const OptStr = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()], { description: `a string of at most ${maxLength} characters` }));
 const OptId = () => Type.Optional(Type.Union([IntegerLike({ minimum: 1 }), Type.Null()], { description: 'an item id (digits)' }));
@@ -36,3 +37,24 @@ export const DecisionBody = Type.Object({ reason: OptStr(500) });
 export const RefundNoParams = Type.Object({ refundNo: Type.String({ pattern: '^[0-9]{1,18}$', description: 'a refund number' }) });
 export const ShipBody = Type.Object({ carrier: Type.String({ minLength: 1, maxLength: 64 }), trackingCode: Type.String({ minLength: 1, maxLength: 64 }) });
 export type ShipBody = Static<typeof ShipBody>;
+
+/** `data` of a refund request: the refund number. */
+export const RefundNo = IdString('the refund number');
+
+export const REFUND_STATES = ['pending_review', 'refund_successfully', 'refund_failed'] as const;
+
+/** SPEC §5.5 (`presentRefund`). */
+export const RefundRecord = Type.Object({
+  refundNo: IdString(),
+  id: IdString('the order id (kkOrderId)'),
+  remark: Nullable(Type.String()),
+  refundReason: StringEnum(REFUND_REASONS),
+  refundStatus: StringEnum(REFUND_STATES),
+  failureReason: Nullable(Type.String({ description: 'set when refundStatus is refund_failed' })),
+  amount: Amount('Σ unit amount × quantity, plus a split order\'s freight when all its items are refunded; an estimate until decided'),
+  items: Type.Array(Type.Object({ itemId: IdString(), skuCode: Type.String(), quantity: Type.Integer(), countryCode: Type.String() })),
+  createDate: Instant(),
+  updateDate: Instant(),
+});
+export type RefundRecord = Static<typeof RefundRecord>;
+export const RefundPage = Page(RefundRecord);

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IntegerLike, Str, StringEnum } from './common.ts';
+import { IntegerLike, Page, Str, StringEnum } from './common.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.ts';
 import type { WebhookEventType as StoredEventType } from '../store/schema.ts';
 
@@ -39,3 +39,39 @@ export const AdminWebhookPatch = Type.Object({
   reason: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
 });
 export type AdminWebhookPatch = Static<typeof AdminWebhookPatch>;
+
+const Instant = () => Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+/** A merchant's endpoint as listed (never with its secret). */
+export const WebhookEndpoint = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  status: StringEnum(ENDPOINT_STATUSES),
+  disabledReason: Type.Union([Type.String(), Type.Null()]),
+  disabledAt: Instant(),
+  failingSince: Instant(),
+  createdAt: Instant(),
+  updatedAt: Instant(),
+});
+/** The answer to registration: the endpoint and its signing secret, shown this once. */
+export const WebhookCreated = Type.Object({ ...WebhookEndpoint.properties, secret: Type.String({ pattern: '^whsec_' }) });
+export const WebhookList = Type.Object({ list: Type.Array(WebhookEndpoint) });
+export const WebhookDeleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
+export const WebhookSecret = Type.Object({ id: Type.String(), secret: Type.String({ pattern: '^whsec_' }), previousSecretExpiresAt: Instant() });
+export const WebhookDelivery = Type.Object({
+  id: Type.String(),
+  webhookId: Type.String({ description: 'the `webhook-id` header value, the same on every attempt' }),
+  eventId: Type.String(),
+  type: Type.String(),
+  orderId: Type.String(),
+  status: StringEnum(DELIVERY_STATUSES),
+  attempts: Type.Integer(),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  lastAttemptAt: Instant(),
+  nextAttemptAt: Instant(),
+  deliveredAt: Instant(),
+  createdAt: Instant(),
+});
+export const WebhookDeliveryPage = Page(WebhookDelivery);

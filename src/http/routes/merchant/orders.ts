@@ -1,33 +1,90 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
-import { CreateOrderBody, IdempotencyHeaders, OrderIdParams, OrderQuery, QuoteBody } from '../../../schemas/orders.ts';
+import { MerchantResponses } from '../../../schemas/common.ts';
+import {
+  ChannelQuoteList,
+  ChannelTypeQuoteList,
+  CreateOrderBody,
+  IdempotencyHeaders,
+  OrderId,
+  OrderIdParams,
+  OrderPage,
+  OrderQuery,
+  OrderRecord,
+  QuoteBody,
+} from '../../../schemas/orders.ts';
 import { getOrder, queryOrders } from '../../../services/order-query.service.ts';
 import { placeOrder } from '../../../services/orders.service.ts';
 import { quoteChannelTypes, quoteChannels } from '../../../services/quotes.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 
+const ORDERS = ['Orders'];
+
 /** SPEC §4: create (v1 and the v2 alias), quotes, query. */
 export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
   const deps = { store, config };
 
-  for (const url of ['/v1/order/orders', '/v2/order/orders']) {
-    app.post(url, { schema: { body: CreateOrderBody, headers: IdempotencyHeaders }, config: { scope: 'orders:write', envelope: false } }, async (request, reply) => {
+  for (const [url, operationId] of [['/v1/order/orders', 'createOrder'], ['/v2/order/orders', 'createOrderV2']] as const) {
+    const schema = {
+      operationId,
+      summary: operationId === 'createOrder' ? 'Create an order' : 'Create an order (v2 alias of POST /v1/order/orders)',
+      description:
+        'Allocates every line to warehouses and splits the order by warehouse in one transaction; `data` is the parent order id (kkOrderId). ' +
+        'Re-sending the same request with the same `customOrderId` or `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).',
+      tags: ORDERS,
+      body: CreateOrderBody,
+      headers: IdempotencyHeaders,
+      // The handler sends a pre-built (replayable) envelope, so this describes the envelope.
+      response: MerchantResponses(OrderId),
+    };
+    app.post(url, { schema, config: { scope: 'orders:write', envelope: false } }, async (request, reply) => {
       const result = await placeOrder(deps, request.principal!.merchantId, request.body, request.headers['idempotency-key'] ?? null, request.id);
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(result.status).send(result.body);
     });
   }
 
-  app.post('/v2/order/orders/channel', { schema: { body: QuoteBody }, config: { scope: 'orders:read' } }, async (request) => quoteChannels(deps, request.body));
-  app.post('/v2/order/orders/automaticSplit/channel', { schema: { body: QuoteBody }, config: { scope: 'orders:read' } }, async (request) =>
-    quoteChannelTypes(deps, request.body),
-  );
+  const channelSchema = {
+    operationId: 'quoteChannels',
+    summary: 'Logistics channels and freight per warehouse group',
+    description: 'Dry-runs the allocation (nothing is reserved) and lists every serving channel per warehouse group, by delivery time then price.',
+    tags: ORDERS,
+    body: QuoteBody,
+    response: MerchantResponses(ChannelQuoteList),
+  };
+  app.post('/v2/order/orders/channel', { schema: channelSchema, config: { scope: 'orders:read' } }, async (request) => quoteChannels(deps, request.body));
 
-  app.get('/v2/order/orders', { schema: { querystring: OrderQuery }, config: { scope: 'orders:read' } }, async (request) =>
+  const typeSchema = {
+    operationId: 'quoteChannelTypes',
+    summary: 'Freight per channel type for the whole split order',
+    description: 'One entry per channel type available to every warehouse group: freight summed over the groups, delivery time of the slowest.',
+    tags: ORDERS,
+    body: QuoteBody,
+    response: MerchantResponses(ChannelTypeQuoteList),
+  };
+  app.post('/v2/order/orders/automaticSplit/channel', { schema: typeSchema, config: { scope: 'orders:read' } }, async (request) => quoteChannelTypes(deps, request.body));
+
+  const querySchema = {
+    operationId: 'queryOrders',
+    summary: 'Query orders',
+    description: 'Newest first; with an update window, ascending `updateDate` then id so that a client can sync incrementally.',
+    tags: ORDERS,
+    querystring: OrderQuery,
+    response: MerchantResponses(OrderPage),
+  };
+  app.get('/v2/order/orders', { schema: querySchema, config: { scope: 'orders:read' } }, async (request) =>
     queryOrders(forMerchant(store.db, request.principal!.merchantId), request.query),
   );
-  app.get('/v2/order/orders/:id', { schema: { params: OrderIdParams }, config: { scope: 'orders:read' } }, async (request) =>
+
+  const getSchema = {
+    operationId: 'getOrder',
+    summary: 'One order, by parent or split order id',
+    tags: ORDERS,
+    params: OrderIdParams,
+    response: MerchantResponses(OrderRecord),
+  };
+  app.get('/v2/order/orders/:id', { schema: getSchema, config: { scope: 'orders:read' } }, async (request) =>
     getOrder(forMerchant(store.db, request.principal!.merchantId), request.params.id),
   );
 };

@@ -1,22 +1,44 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MerchantResponses } from '../../../schemas/common.ts';
 import { IdempotencyHeaders, OrderIdParams } from '../../../schemas/orders.ts';
-import { RefundBody, RefundPageQuery } from '../../../schemas/refunds.ts';
+import { RefundBody, RefundNo, RefundPage, RefundPageQuery } from '../../../schemas/refunds.ts';
 import { refundsOfOrder, requestRefund } from '../../../services/refunds.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 
+const REFUNDS = ['Refunds'];
+
 /** SPEC §5: request a refund; read an order's refunds. */
 export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
-  app.post(
-    '/v2/order/orders/:id/refund',
-    { schema: { params: OrderIdParams, body: RefundBody, headers: IdempotencyHeaders }, config: { scope: 'refunds:write', envelope: false } },
-    async (request, reply) => {
-      const result = await requestRefund({ store }, request.principal!.merchantId, request.params.id, request.body ?? {}, request.headers['idempotency-key'] ?? null, request.id);
-      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply.code(result.status).send(result.body);
-    },
-  );
-  app.get('/v2/order/orders/refund/:id', { schema: { params: OrderIdParams, querystring: RefundPageQuery }, config: { scope: 'orders:read' } }, async (request) =>
+  const requestSchema = {
+    operationId: 'requestRefund',
+    summary: 'Request a refund',
+    description:
+      '`{id}` is the kkOrderId. Without `orderItems` the whole order is refunded. The refund starts in `pending_review` and is decided ' +
+      'asynchronously; poll `GET /v2/order/orders/refund/{id}`. `data` is the refund number.',
+    tags: REFUNDS,
+    params: OrderIdParams,
+    body: RefundBody,
+    headers: IdempotencyHeaders,
+    // The handler sends a pre-built (replayable) envelope, so this describes the envelope.
+    response: MerchantResponses(RefundNo),
+  };
+  app.post('/v2/order/orders/:id/refund', { schema: requestSchema, config: { scope: 'refunds:write', envelope: false } }, async (request, reply) => {
+    const result = await requestRefund({ store }, request.principal!.merchantId, request.params.id, request.body ?? {}, request.headers['idempotency-key'] ?? null, request.id);
+    if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(result.status).send(result.body);
+  });
+
+  const listSchema = {
+    operationId: 'listRefunds',
+    summary: "An order's refunds",
+    description: '`{id}` is the order id; newest first.',
+    tags: REFUNDS,
+    params: OrderIdParams,
+    querystring: RefundPageQuery,
+    response: MerchantResponses(RefundPage),
+  };
+  app.get('/v2/order/orders/refund/:id', { schema: listSchema, config: { scope: 'orders:read' } }, async (request) =>
     refundsOfOrder(forMerchant(store.db, request.principal!.merchantId), request.params.id, request.query),
   );
 };

@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { StockChangesQuery } from '../../../schemas/stock.ts';
+import { MerchantResponses } from '../../../schemas/common.ts';
+import { StockChangesPage, StockChangesQuery } from '../../../schemas/stock.ts';
 import { stockChanges } from '../../../services/stock-feed.service.ts';
 import type { Store } from '../../../store/db.ts';
 
 export const stockChangesRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
-  app.get('/v1/product/stocks/changes', { schema: { querystring: StockChangesQuery }, config: { scope: 'stock:read' } }, async (request) =>
-    stockChanges(store, request.query),
-  );
+  const schema = {
+    operationId: 'stockChanges',
+    summary: 'Stock change feed',
+    description: 'Changes in commit order; store `nextCursor` and poll again to see every change exactly once. `cursor=now` returns the current head.',
+    tags: ['Stock'],
+    querystring: StockChangesQuery,
+    response: MerchantResponses(StockChangesPage),
+  };
+  app.get('/v1/product/stocks/changes', { schema, config: { scope: 'stock:read' } }, async (request) => stockChanges(store, request.query));
 };

@@ -76,7 +76,16 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
     '/token',
     {
       config: { envelope: false },
-      schema: { body: TokenRequest, response: { 200: TokenResponse, '4xx': OAuthErrorBody } },
+      schema: {
+        operationId: 'issueToken',
+        summary: 'OAuth 2.0 token endpoint (client credentials, refresh)',
+        description:
+          'RFC 6749 §4.4 and §6. Client authentication by HTTP Basic or `client_id`/`client_secret` in the body; form-encoded or JSON. ' +
+          '`grant_type=refresh_token` rotates the refresh token; presenting a used one revokes its family. Errors are RFC 6749 §5.2 bodies, not the envelope.',
+        tags: ['OAuth'],
+        body: TokenRequest,
+        response: { 200: TokenResponse, '4xx': OAuthErrorBody, '5xx': OAuthErrorBody },
+      },
     },
     async (request, reply) => {
       // Per client and address: too many failures lock that pair out for a while, even with the

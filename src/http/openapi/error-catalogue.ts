@@ -1,0 +1,46 @@
+/**
+ * SPEC §1's error catalogue with one example body each: the OpenAPI document shows these under
+ * every status, and a test keeps this list, the codes the sources raise and docs/errors.md in step.
+ */
+export interface CatalogueEntry {
+  status: number;
+  code: number;
+  when: string;
+  example: { message: string; errors?: Record<string, unknown>[] };
+}
+
+export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
+  { status: 400, code: 40000, when: 'validation failed (field errors listed)', example: { message: 'validation failed', errors: [{ field: 'orderItemsList[1].quantity', message: 'must be an integer of at least 1' }] } },
+  { status: 400, code: 40001, when: 'body is not valid JSON', example: { message: 'body is not valid JSON: Unexpected end of JSON input' } },
+  { status: 401, code: 40100, when: 'token missing, unknown, expired or revoked (WWW-Authenticate: Bearer …)', example: { message: 'the access token has expired' } },
+  { status: 403, code: 40300, when: 'token lacks the scope, or merchant disabled', example: { message: 'this token lacks the orders:write scope' } },
+  { status: 403, code: 40301, when: 'plain HTTP where HTTPS is required', example: { message: 'HTTPS is required: call this API over https://' } },
+  { status: 404, code: 40400, when: "route, order, refund or resource not found — including another merchant's", example: { message: 'order not found' } },
+  { status: 409, code: 40900, when: 'idempotency conflict (same key or customOrderId, different request; or still in flight)', example: { message: 'this Idempotency-Key was used with a different request' } },
+  { status: 409, code: 40901, when: "refund refused: the items' order has shipped", example: { message: 'split order 1000000371652 has shipped; its items cannot be refunded' } },
+  { status: 409, code: 40902, when: 'refund quantity exceeds what is still refundable', example: { message: 'quantity exceeds what is refundable', errors: [{ field: 'orderItems[0].quantity', message: 'at most 1 can still be refunded', refundable: 1 }] } },
+  { status: 409, code: 40903, when: 'operator action refused by state (e.g. ship while a refund is pending)', example: { message: 'split order 1000000371652 has a pending refund' } },
+  { status: 413, code: 41300, when: 'body larger than the limit (default 1 MiB)', example: { message: 'request body is larger than the limit' } },
+  { status: 415, code: 41500, when: 'body sent with a content type other than JSON', example: { message: 'send the body as JSON with Content-Type: application/json' } },
+  { status: 422, code: 42200, when: 'unknown SKU(s) — each listed', example: { message: 'unknown SKU(s): NOPE-1', errors: [{ field: 'orderItemsList[0].sku', message: 'unknown SKU', sku: 'NOPE-1' }] } },
+  { status: 422, code: 42201, when: 'insufficient stock — each short line listed with sku, requested, available', example: { message: 'insufficient stock', errors: [{ field: 'orderItemsList[0].quantity', message: 'insufficient stock', sku: 'DEMO-0001', requested: 50, available: 12 }] } },
+  { status: 422, code: 42202, when: 'no logistics channel serves a warehouse/destination pair', example: { message: 'no logistics channel ships from US01 to CN', errors: [{ field: 'shipToCountry', message: 'no channel from US01 to CN', warehouseCode: 'US01', country: 'CN' }] } },
+  { status: 429, code: 42900, when: 'rate limited (Retry-After header)', example: { message: 'rate limit exceeded; retry after 1 s' } },
+  { status: 500, code: 50000, when: 'internal error (no stack, no SQL in the body; logged with the request id)', example: { message: 'internal error; quote the requestId when contacting support' } },
+  { status: 503, code: 50300, when: 'overloaded or storage unavailable', example: { message: 'storage is unavailable, retry shortly' } },
+];
+
+/** RFC 6749 §5.2 errors of the token endpoint, by HTTP status, with an example description. */
+export const OAUTH_ERRORS: readonly { status: number; error: string; description: string }[] = [
+  { status: 400, error: 'invalid_request', description: 'grant_type is required' },
+  { status: 400, error: 'invalid_grant', description: 'the refresh token was already used; its family has been revoked' },
+  { status: 400, error: 'unauthorized_client', description: 'this merchant is disabled' },
+  { status: 400, error: 'unsupported_grant_type', description: 'grant_type password is not supported; use client_credentials or refresh_token' },
+  { status: 400, error: 'invalid_scope', description: 'unknown scope: orders:delete' },
+  { status: 401, error: 'invalid_client', description: 'unknown client or wrong secret' },
+  { status: 403, error: 'invalid_request', description: 'HTTPS is required: call this API over https://' },
+  { status: 413, error: 'invalid_request', description: 'request body is larger than the limit' },
+  { status: 429, error: 'rate_limited', description: 'too many failed attempts for this client from this address; retry after 30 s' },
+  { status: 500, error: 'server_error', description: 'internal error; quote the X-Request-Id header when contacting support' },
+  { status: 503, error: 'temporarily_unavailable', description: 'storage is unavailable, retry shortly' },
+];

@@ -1,0 +1,175 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StockistClient, StockistError } from '../../clients/typescript/src/index.ts';
+import { RefundWorker } from '../../src/jobs/refund.worker.ts';
+import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
+import { buildTestApp, loadCatalogue, newMerchant, type TestApp } from '../helpers.ts';
+
+/** A live in-process server (plain HTTP) with the order catalogue and one merchant. */
+async function liveServer(t: Parameters<typeof buildTestApp>[0], env: Record<string, string> = {}) {
+  const testApp = await buildTestApp(t, 'sqlite', env);
+  await loadCatalogue(testApp, ORDER_CATALOGUE);
+  const merchant = await newMerchant(testApp, 'Client Co');
+  await testApp.app.listen({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}`;
+  return { testApp, merchant, baseUrl };
+}
+
+/** A fetch that records each request's path, grant type and Idempotency-Key. */
+function recordingFetch(log: { path: string; grant?: string | null; key?: string | null }[]): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(String(input));
+    const headers = new Headers(init?.headers);
+    const grant = typeof init?.body === 'string' && url.pathname.endsWith('/oauth/token') ? new URLSearchParams(init.body).get('grant_type') : undefined;
+    log.push({ path: url.pathname, grant, key: headers.get('idempotency-key') });
+    return fetch(input, init);
+  };
+}
+
+describe('typed client against a live server', () => {
+  it('walks every operation with OAuth client credentials', async (t) => {
+    const { testApp, merchant, baseUrl } = await liveServer(t);
+    const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret });
+
+    const tree = await client.getCategories();
+    assert.ok(Array.isArray(tree.list));
+    assert.deepEqual(await client.getCategories(), tree, 'revalidated with the ETag');
+    const warehouses = await client.getWarehouses();
+    assert.ok(warehouses.list.some((w) => w.warehouseCode === 'G007'));
+    const products = await client.listProducts({ pageSize: 2 });
+    assert.equal(products.pageSize, 2);
+    assert.equal(typeof products.list[0].price, 'number');
+    const stock = await client.queryStocks({ skus: 'A,B' });
+    assert.deepEqual(stock.list.map((s) => s.sku), ['A', 'B']);
+    const feed = await client.stockChanges({ limit: 5 });
+    assert.equal(typeof feed.nextCursor, 'string');
+
+    const quote = await client.quoteChannels({ shipToCountry: 'US', products: [{ sku: 'A', quantity: 2 }] });
+    assert.ok(quote.length > 0 && typeof quote[0].estimatedFreight === 'number');
+    const types = await client.quoteChannelTypes({ shipToCountry: 'US', products: [{ sku: 'A', quantity: 2 }] });
+    assert.ok(types.some((q) => q.channelType === 'Standard'));
+
+    const orderId = await client.createOrder({ orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 3 }] });
+    assert.match(orderId, /^\d+$/);
+    const viaV2 = await client.createOrderV2({ orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] });
+    assert.notEqual(viaV2, orderId);
+    const order = await client.getOrder(orderId);
+    assert.equal(order.id, orderId);
+    assert.equal(order.orderItems[0].productNum, 3);
+    const page = await client.queryOrders({ ids: orderId });
+    assert.equal(page.list[0].id, orderId);
+
+    const refundNo = await client.requestRefund(orderId, { orderItems: [{ itemId: order.orderItems[0].itemId, quantity: 1 }], refundReason: 'Other' });
+    assert.match(refundNo, /^\d+$/);
+    await new RefundWorker({ store: testApp.store, config: { refundReview: 'auto', refundAutoDelayMs: 0 } }).runOnce();
+    const refunds = await client.listRefunds(orderId);
+    assert.equal(refunds.list[0].refundNo, refundNo);
+    assert.equal(refunds.list[0].refundStatus, 'refund_successfully');
+  });
+
+  it('sends an Idempotency-Key on every POST: a caller-chosen key replays, a fresh one per call otherwise', async (t) => {
+    const { merchant, baseUrl } = await liveServer(t);
+    const log: { path: string; key?: string | null }[] = [];
+    const client = new StockistClient({ baseUrl, accessToken: merchant.token, fetch: recordingFetch(log) });
+    const body = { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] };
+    const a = await client.createOrder(body, { idempotencyKey: 'order-42' });
+    assert.equal(await client.createOrder(body, { idempotencyKey: 'order-42' }), a);
+    const b = await client.createOrder(body);
+    const c = await client.createOrder(body);
+    assert.equal(new Set([a, b, c]).size, 3);
+    const keys = log.filter((r) => r.path.endsWith('/v1/order/orders')).map((r) => r.key);
+    assert.equal(keys[0], 'order-42');
+    assert.match(String(keys[2]), /^[0-9a-f-]{36}$/);
+    assert.notEqual(keys[2], keys[3]);
+    await client.getWarehouses();
+    assert.equal(log.at(-1)!.key, null, 'no key on GET');
+  });
+
+  it('throws StockistError with code, message, errors, requestId and status', async (t) => {
+    const { merchant, baseUrl } = await liveServer(t);
+    const client = new StockistClient({ baseUrl, accessToken: merchant.token });
+    const unknown = await client.createOrder({ orderAddress: ADDRESS, orderItemsList: [{ sku: 'NOPE', quantity: 1 }] }).catch((e: unknown) => e);
+    assert.ok(unknown instanceof StockistError);
+    assert.equal(unknown.status, 422);
+    assert.equal(unknown.code, 42200);
+    assert.match(unknown.message, /NOPE/);
+    assert.equal(unknown.errors[0].field, 'orderItemsList[0].sku');
+    assert.match(String(unknown.requestId), /^req_/);
+    const missing = await client.getOrder('987654321').catch((e: unknown) => e);
+    assert.ok(missing instanceof StockistError && missing.status === 404 && missing.code === 40400);
+    const bad = await new StockistClient({ baseUrl, accessToken: 'stk_test_nope' }).getWarehouses().catch((e: unknown) => e);
+    assert.ok(bad instanceof StockistError && bad.status === 401 && bad.code === 40100);
+    const wrongSecret = await new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: 'wrong' }).getWarehouses().catch((e: unknown) => e);
+    assert.ok(wrongSecret instanceof StockistError && wrongSecret.status === 401 && wrongSecret.code === 'invalid_client' && wrongSecret.isOAuthError);
+  });
+
+  it('refreshes the token before expiry and falls back to client credentials when the refresh token fails', async (t) => {
+    const { merchant, baseUrl } = await liveServer(t, { ACCESS_TOKEN_TTL_SECONDS: '60' });
+    const log: { path: string; grant?: string | null }[] = [];
+    // A margin longer than the lifetime: every call finds the token due for refresh.
+    const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret, refreshMarginSeconds: 120, fetch: recordingFetch(log) });
+    await client.getWarehouses();
+    await client.getWarehouses();
+    const grants = () => log.filter((r) => r.grant).map((r) => r.grant);
+    assert.deepEqual(grants(), ['client_credentials', 'refresh_token']);
+    (client as unknown as { token: { refreshToken: string } }).token.refreshToken = 'stkr_test_unknown';
+    await client.getWarehouses();
+    assert.deepEqual(grants(), ['client_credentials', 'refresh_token', 'refresh_token', 'client_credentials']);
+
+    // A long-lived client renews once on 401 (its token was revoked) and carries on.
+    const steady = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret });
+    const first = await steady.getAccessToken();
+    (steady as unknown as { token: { accessToken: string } }).token.accessToken = 'stk_test_revoked';
+    await steady.getWarehouses();
+    assert.notEqual(await steady.getAccessToken(), first);
+  });
+});
+
+describe('typed client retries', () => {
+  /** A stub answering from a script: each entry is [status, headers, body]. */
+  async function stub(t: { after(fn: () => unknown): void }, script: [number, Record<string, string>, unknown][]) {
+    const seen: { key: string | undefined; at: number }[] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push({ key: req.headers['idempotency-key'] as string | undefined, at: Date.now() });
+        const [status, headers, body] = script[Math.min(seen.length - 1, script.length - 1)];
+        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_${seen.length}`, ...headers }).end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise((resolve) => server.close(resolve)));
+    return { seen, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+  const busy = (status: number, retryAfter?: string): [number, Record<string, string>, unknown] => [
+    status,
+    retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+    { code: status * 100, message: 'busy', data: null, requestId: 'req_busy' },
+  ];
+
+  it('retries 503 and 429 honouring Retry-After, with the same Idempotency-Key', async (t) => {
+    const { seen, baseUrl } = await stub(t, [busy(503, '1'), busy(429, '0'), [200, {}, { code: 10000, message: 'success', data: '1000001' }]]);
+    const client = new StockistClient({ baseUrl, accessToken: 'stk_test_x', retryBaseDelayMs: 1 });
+    const started = Date.now();
+    assert.equal(await client.createOrder({ orderAddress: ADDRESS, orderItemsList: [{ sku: 'A', quantity: 1 }] }), '1000001');
+    assert.equal(seen.length, 3);
+    assert.ok(seen[1].at - started >= 950, 'waited for Retry-After: 1');
+    assert.equal(new Set(seen.map((s) => s.key)).size, 1, 'one key across the retries');
+  });
+
+  it('gives up after maxRetries, and at once when Retry-After exceeds maxRetryDelayMs', async (t) => {
+    const { seen, baseUrl } = await stub(t, [busy(503)]);
+    const client = new StockistClient({ baseUrl, accessToken: 'stk_test_x', maxRetries: 2, retryBaseDelayMs: 1 });
+    const error = await client.getWarehouses().catch((e: unknown) => e);
+    assert.ok(error instanceof StockistError && error.status === 503 && error.code === 50300 && error.requestId === 'req_busy');
+    assert.equal(seen.length, 3);
+
+    const slow = await stub(t, [busy(429, '120')]);
+    const impatient = new StockistClient({ baseUrl: slow.baseUrl, accessToken: 'stk_test_x', maxRetryDelayMs: 5000 });
+    const limited = await impatient.getWarehouses().catch((e: unknown) => e);
+    assert.ok(limited instanceof StockistError && limited.status === 429 && limited.retryAfterSeconds === 120);
+    assert.equal(slow.seen.length, 1);
+  });
+});

@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { MERCHANT_PREFIX } from '../src/http/merchant-routes.ts';
+import { openApiPath } from '../src/http/openapi/openapi.document.ts';
+
+/**
+ * The contract check every app built by the test helper carries: each response of a documented
+ * route (everything under /openapi) must have its status documented for that operation in the
+ * committed docs/openapi.json, and its body must validate against that response's schema. It
+ * also compares the body as serialised with the object the handler produced (after the
+ * envelope), because Fastify serialises by the response schema and silently drops fields the
+ * schema does not list. (test/http/openapi.test.ts keeps the committed document current.)
+ */
+const DOCUMENT_FILE = path.resolve(import.meta.dirname, '../docs/openapi.json');
+const DOC_ID = 'stockist-openapi';
+
+type Json = Record<string, any>;
+
+interface Checker {
+  ajv: Ajv2020;
+  doc: Json;
+  validators: Map<string, ValidateFunction | 'no-content' | 'undocumented'>;
+}
+
+let checker: Checker | null = null;
+
+function getChecker(): Checker {
+  if (checker) return checker;
+  const doc = JSON.parse(fs.readFileSync(DOCUMENT_FILE, 'utf8')) as Json;
+  // OpenAPI adds keywords of its own (example, discriminator …); `x-coerce` is ours.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema(doc, DOC_ID);
+  checker = { ajv, doc, validators: new Map() };
+  return checker;
+}
+
+const pointer = (...parts: string[]) => parts.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+function validatorFor(routeUrl: string, method: string, status: number) {
+  const c = getChecker();
+  const key = `${method} ${routeUrl} ${status}`;
+  let v = c.validators.get(key);
+  if (v) return v;
+  const p = openApiPath(routeUrl);
+  let response = c.doc.paths?.[p]?.[method.toLowerCase()]?.responses?.[String(status)] as Json | undefined;
+  let base = pointer('paths', p, method.toLowerCase(), 'responses', String(status));
+  if (response?.$ref) {
+    base = (response.$ref as string).slice(1);
+    response = base.split('/').slice(1).reduce((o: Json, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], c.doc);
+  }
+  if (!response) v = 'undocumented';
+  else if (!response.content?.['application/json']) v = 'no-content';
+  else v = c.ajv.compile({ $ref: `${DOC_ID}#${base}${pointer('content', 'application/json', 'schema')}` });
+  c.validators.set(key, v);
+  return v;
+}
+
+export interface ContractViolation {
+  request: string;
+  status: number;
+  problem: string;
+  body: string;
+}
+
+/** Checks one response; returns what is wrong with it, or null. */
+export function checkResponse(routeUrl: string, method: string, status: number, payload: string, produced: unknown): string | null {
+  const v = validatorFor(routeUrl, method, status);
+  if (v === 'undocumented') return `status ${status} is not documented for ${method} ${openApiPath(routeUrl)}`;
+  if (payload === '') return v === 'no-content' ? null : `status ${status} is documented with a body but none was sent`;
+  if (v === 'no-content') return `status ${status} is documented without a body but one was sent`;
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return 'the body is not JSON';
+  }
+  if (!v(body)) return `does not match the documented schema: ${getChecker().ajv.errorsText(v.errors, { separator: '; ' })}`;
+  if (produced !== undefined && !isDeepStrictEqual(body, JSON.parse(JSON.stringify(produced)))) {
+    return `the serialised body differs from what the handler produced (a field missing from the response schema is dropped): produced ${JSON.stringify(produced).slice(0, 400)}`;
+  }
+  return null;
+}
+
+const PRODUCED = Symbol('contract.produced');
+
+function append<T>(existing: T | T[] | undefined, hook: T): T[] {
+  return existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+}
+
+/**
+ * An `onRoute` hook that adds the check to every documented route; violations are collected in
+ * `violations` (the helper fails the suite with them) and printed as they happen.
+ */
+export function contractHook(violations: ContractViolation[]) {
+  return (route: RouteOptions) => {
+    const url = route.url ?? '';
+    if (!url.startsWith(`${MERCHANT_PREFIX}/`)) return;
+    const methods = [route.method].flat();
+    if (methods.includes('HEAD')) return;
+    route.preSerialization = append(route.preSerialization as never, async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+      (request as unknown as Record<symbol, unknown>)[PRODUCED] = payload;
+      return payload;
+    }) as never;
+    route.onSend = append(route.onSend as never, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const text = payload === undefined || payload === null ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : null;
+      if (text === null) return payload; // a stream: nothing of the API sends one
+      const problem = checkResponse(url, request.method, reply.statusCode, text, (request as unknown as Record<symbol, unknown>)[PRODUCED]);
+      if (problem) {
+        const violation = { request: `${request.method} ${request.url}`, status: reply.statusCode, problem, body: text.slice(0, 600) };
+        violations.push(violation);
+        console.error('OpenAPI contract violation:', violation);
+      }
+      return payload;
+    }) as never;
+  };
+}
