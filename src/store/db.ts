@@ -85,10 +85,19 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
-    } catch (error) {
-      // Two processes creating the same schema at once: the loser sees a duplicate, which is fine.
-      if (!['23505', '42P06'].includes((error as { code?: string }).code ?? '')) throw error;
+      // Retried until the schema is really there: a swallowed duplicate error must not leave us
+      // without it (seen once under heavily concurrent test runs).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+        } catch (error) {
+          // Two processes creating the same schema at once: the loser sees a duplicate, which is fine.
+          if (!['23505', '42P06'].includes((error as { code?: string }).code ?? '')) throw error;
+        }
+        const { rowCount } = await admin.query('select 1 from pg_namespace where nspname = $1', [options.schema]);
+        if (rowCount) break;
+        if (attempt === 5) throw new Error(`could not create schema ${options.schema}`);
+      }
     } finally {
       await admin.end();
     }

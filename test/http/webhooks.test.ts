@@ -175,9 +175,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('delivers in commit order per order and endpoint: a later event waits while an earlier one retries; other orders and endpoints do not', async () => {
       let failFirst = true;
+      let failOrder = '';
       const sender = fakeSender((r) => {
         const body = JSON.parse(r.body);
-        if (failFirst && body.type === 'split_order.shipped' && r.url.pathname === '/one') {
+        // Only o1's first shipment fails: the lanes send concurrently, so "the first /one shipped" could be o2's.
+        if (failFirst && body.type === 'split_order.shipped' && r.url.pathname === '/one' && body.data.orderId === failOrder) {
           failFirst = false;
           return 503;
         }
@@ -186,6 +188,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const m = await merchantWithEndpoint('http://127.0.0.1:9/one', ['split_order.shipped', 'split_order.delivered']);
       await t.merchant(m.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/two', events: ['split_order.delivered'] });
       const o1 = await placeOrder(t, m.token, [{ sku: 'C', quantity: 1 }]);
+      failOrder = o1.id;
       const o2 = await placeOrder(t, m.token, [{ sku: 'C', quantity: 1 }]);
       await ship(o1.splitOrders[0].id);
       await deliver(o1.splitOrders[0].id);
