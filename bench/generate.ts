@@ -17,6 +17,8 @@ export interface GenerateOptions {
 }
 
 export const WAREHOUSES = ['G007', 'G006', 'US01'] as const;
+/** Stored like the order service stores it: every address field present, null when not given. */
+const ADDRESS_JSON = JSON.stringify({ country: 'US', phone: '1', recipient: 'R', province: 'CA', street1: null, street2: null, city: null, zip: null, ioss: null, vat: null });
 export const benchSku = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
 
 async function inBatches<T>(db: Kysely<Database>, total: number, batch: number, make: (i: number) => T, write: (trx: Kysely<Database>, rows: T[]) => Promise<void>, progress?: (done: number) => void) {
@@ -86,7 +88,7 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
           const created = now - 30 * dayMs + Math.floor(((done + i) * 30 * dayMs) / Math.max(1, options.orders));
           orderRows.push({
             merchant_id: merchant.merchantId, custom_order_id: null, request_hash: 'generated', sale_platform: 'Shopify', channel_type: 'Standard', channel_code: null, remark: null,
-            ship_to_country: 'US', address: '{"country":"US","phone":"1","recipient":"R","province":"CA"}', status: 'processing', financial_status: 'paid', fulfillment_status: 'waiting_to_ship',
+            ship_to_country: 'US', address: ADDRESS_JSON, status: 'processing', financial_status: 'paid', fulfillment_status: 'waiting_to_ship',
             refund_status: null, currency_code: 'USD', subtotal_cents: 3000, freight_cents: 900, coupon_cents: 0, promotion_cents: 0, refunded_cents: 0, pay_date: created,
             completed_date: null, cancel_date: null, refund_date: null, created_at: created, updated_at: created,
           });
