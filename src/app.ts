@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { requireAdmin, requireMerchant } from './http/auth.ts';
 import { installEnvelope, requestIdFor } from './http/envelope.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { clientErrorHandler, installJsonParser, installOverloadShedding, serverLimits } from './http/limits.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installHttpsPolicy } from './http/https-policy.ts';
@@ -55,6 +55,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const app = Fastify({
     ...(options.https ? { https: { ...options.https, ...serverLimits(config) } } : { http: serverLimits(config) }),
     clientErrorHandler,
+    frameworkErrors,
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
@@ -81,7 +82,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   installEnvelope(app);
   installErrorHandling(app);
   installHttpsPolicy(app, config);
-  await installOverloadShedding(app, config);
+  installOverloadShedding(app, config);
   // Past MAX_CONNECTIONS Node closes new sockets at once rather than let them exhaust descriptors.
   if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
 

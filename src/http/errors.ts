@@ -34,7 +34,7 @@ const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying
 /** Storage outages (connection refused or lost, pool exhausted, database locked) are 503, not 500. */
 export function isStorageUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+  if (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('SQLITE_BUSY'))) return true;
   return typeof e?.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message);
 }
 
@@ -43,6 +43,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   const body: Record<string, unknown> = { code: error.code, message: error.message, data: null, requestId: request.id };
   if (error.errors?.length) body.errors = error.errors;
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Failures Fastify meets before routing (a URL that does not decode, a path parameter over
+ * maxParamLength): the envelope too, not Fastify's own body.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('X-Request-Id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(request, reply, new AppError(414, 41400, 'a path parameter is longer than the limit'));
+  return sendError(request, reply, new AppError(400, 40000, 'the URL is malformed'));
 }
 
 /** The one place where every failure becomes the envelope. */

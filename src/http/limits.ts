@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import underPressure from '@fastify/under-pressure';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { Config } from '../config.ts';
@@ -85,22 +85,37 @@ export const overloaded = (retryAfterSeconds: number) =>
 
 /**
  * Sheds load before any work: while the event loop lags more than OVERLOAD_MAX_EVENT_LOOP_DELAY_MS
- * or the heap is above OVERLOAD_MAX_HEAP_BYTES, requests are answered 503/50300 with Retry-After at
- * once instead of queueing behind the backlog. /healthz, /readyz and /metrics keep answering so the
- * orchestrator does not restart a process that is merely busy.
+ * (mean over the last OVERLOAD_SAMPLE_MS) or the heap is above OVERLOAD_MAX_HEAP_BYTES, requests are
+ * answered 503/50300 with Retry-After at once instead of queueing behind the backlog. /healthz,
+ * /readyz and /metrics keep answering so the orchestrator does not restart a process that is merely
+ * busy. Sampling starts when the app is ready: the first interval must not measure start-up (route
+ * compilation blocks the loop for a while), which made a fresh process refuse its first requests —
+ * the reason this is not @fastify/under-pressure (docs/decisions.md).
  */
-export async function installOverloadShedding(app: FastifyInstance, config: Config) {
-  if (config.overloadMaxEventLoopDelayMs === 0 && config.overloadMaxHeapBytes === 0) return;
+export function installOverloadShedding(app: FastifyInstance, config: Config) {
+  const maxDelayMs = config.overloadMaxEventLoopDelayMs;
+  const maxHeap = config.overloadMaxHeapBytes;
+  if (maxDelayMs === 0 && maxHeap === 0) return;
+  const resolutionMs = 10;
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  let underPressure = false;
+  let timer: NodeJS.Timeout | null = null;
+  const sample = () => {
+    const delayMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : 0;
+    histogram.reset();
+    underPressure = (maxDelayMs > 0 && delayMs > maxDelayMs) || (maxHeap > 0 && process.memoryUsage().heapUsed > maxHeap);
+  };
+  app.addHook('onReady', async () => {
+    histogram.enable();
+    timer = setInterval(sample, config.overloadSampleMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    histogram.disable();
+  });
   const exempt = new Set(['/healthz', '/readyz', '/metrics']);
-  await app.register(underPressure, {
-    maxEventLoopDelay: config.overloadMaxEventLoopDelayMs,
-    maxHeapUsedBytes: config.overloadMaxHeapBytes,
-    sampleInterval: config.overloadSampleMs,
-    retryAfter: config.overloadRetryAfterSeconds,
-    // A rejected promise reaches the error handler: the envelope (or the OAuth shape) as usual.
-    pressureHandler: async (request) => {
-      if (exempt.has(request.url.split('?')[0])) return;
-      throw overloaded(config.overloadRetryAfterSeconds);
-    },
+  app.addHook('onRequest', async (request) => {
+    if (underPressure && !exempt.has(request.url.split('?')[0])) throw overloaded(config.overloadRetryAfterSeconds);
   });
 }
