@@ -75,6 +75,10 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
 export function serverLimits(config: Config) {
   return {
     maxHeaderSize: config.maxHeaderBytes,
+    // Given here too (Fastify sets requestTimeout after creating the server, which leaves
+    // headersTimeout at Node's 60 s default and a slow body uncut): headers get the same deadline.
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: Math.min(60_000, config.requestTimeoutMs),
     // Node checks request deadlines on this interval (30 s by default), so a short timeout needs a short interval.
     connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(config.requestTimeoutMs / 4))),
   };
