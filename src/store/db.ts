@@ -85,6 +85,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
   // unhandled, that event would crash the process. The pool has already dropped the connection and
   // the next query opens a fresh one, so there is nothing else to do.
   pool.on('error', () => undefined);
+  // A connection that dies while checked out (or in the instant it is handed out, before its
+  // 'end' event was processed) emits 'error' on the client, where the pool listens only while it
+  // is idle: unhandled, that crashed the process under a database outage (test/http/outage.test.ts).
+  // The failure still reaches the caller through its query, and the pool discards the connection.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return { db, dialect: 'postgres', schema: rows[0].schema, close: () => db.destroy() };
