@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { requireAdmin, requireMerchant } from './http/auth.ts';
 import { installEnvelope, requestIdFor } from './http/envelope.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { frameworkErrors, installErrorHandling } from './http/errors.ts';
+import { clientErrorHandler, installJsonParser, installOverloadShedding, serverLimits } from './http/limits.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installHttpsPolicy } from './http/https-policy.ts';
 import { MERCHANT_PREFIX } from './http/merchant-routes.ts';
@@ -59,7 +60,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const { config, store } = deps;
   const surfaces = options.surfaces ?? { merchant: true, admin: true };
   const app = Fastify({
-    ...(options.https ? { https: options.https } : {}),
+    ...(options.https ? { https: { ...options.https, ...serverLimits(config) } } : { http: serverLimits(config) }),
+    clientErrorHandler,
+    frameworkErrors,
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
@@ -72,8 +75,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     rewriteUrl: (req) => rewriteAlias(req.url ?? '/'),
     return503OnClosing: true,
     // Slow or stalled clients must not hold connections forever.
-    requestTimeout: 30_000,
-    connectionTimeout: 60_000,
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
     keepAliveTimeout: 5_000,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -85,9 +88,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler());
   // Only JSON bodies are accepted; anything else is 415 (SPEC §1).
   app.removeContentTypeParser(['text/plain']);
+  installJsonParser(app, config.maxJsonDepth);
   installEnvelope(app);
   installErrorHandling(app);
   installHttpsPolicy(app, config);
+  installOverloadShedding(app, config);
+  // Past MAX_CONNECTIONS Node closes new sockets at once rather than let them exhaust descriptors.
+  if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
 
   // Rate-limit buckets: Redis when configured, so every instance draws on one budget per token.
   const buckets = config.redisUrl

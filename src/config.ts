@@ -32,10 +32,29 @@ export interface Config {
   refundReview: 'auto' | 'manual';
   refundAutoDelayMs: number;
   refundSlaHours: number;
+  /** How long a worker's claim on a refund holds; a crashed worker's refunds are retried after it lapses. */
+  refundClaimMs: number;
   sandboxAutoShipSeconds: number | null;
   defaultWarehouse: string;
   seed: 'demo' | 'none';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Abuse limits (docs/security.md): request head size, JSON nesting, connections, slow clients. */
+  maxHeaderBytes: number;
+  maxJsonDepth: number;
+  /** 0: no limit. Connections beyond it are closed at once by Node. */
+  maxConnections: number;
+  /** Whole request (head and body) must arrive within this; slow-loris bodies are cut off. */
+  requestTimeoutMs: number;
+  /** An idle socket is closed after this. */
+  connectionTimeoutMs: number;
+  /** Overload shedding (503/50300 with Retry-After before any work): 0 turns a check off. */
+  overloadMaxEventLoopDelayMs: number;
+  overloadMaxHeapBytes: number;
+  overloadSampleMs: number;
+  overloadRetryAfterSeconds: number;
+  /** PostgreSQL: a request waits at most this long for a pool connection before it is a 503. */
+  dbConnectTimeoutMs: number;
+  dbPoolSize: number;
 }
 
 /** Raised for a bad environment value; its message is the one line printed before exiting. */
@@ -137,10 +156,22 @@ export function loadConfig(env: Env = process.env): Config {
     refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),
     refundAutoDelayMs: integer(env, 'REFUND_AUTO_DELAY_MS', 2000, 0, 86_400_000),
     refundSlaHours: integer(env, 'REFUND_SLA_HOURS', 24, 1, 8760),
+    refundClaimMs: integer(env, 'REFUND_CLAIM_MS', 30_000, 100, 3_600_000),
     sandboxAutoShipSeconds: optionalInteger(env, 'SANDBOX_AUTO_SHIP_SECONDS', 1, 86_400),
     defaultWarehouse,
     seed: oneOf(env, 'SEED', ['demo', 'none'] as const, 'none'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
+    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 32, 2, 1000),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 2048, 0, 1_000_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    overloadMaxEventLoopDelayMs: integer(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+    overloadMaxHeapBytes: integer(env, 'OVERLOAD_MAX_HEAP_BYTES', 0, 0, 1_099_511_627_776),
+    overloadSampleMs: integer(env, 'OVERLOAD_SAMPLE_MS', 1000, 10, 60_000),
+    overloadRetryAfterSeconds: integer(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 5, 1, 3600),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
   };
   if (config.env === 'production' && !config.tls && !config.trustProxy) {
     throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');

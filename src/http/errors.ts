@@ -22,10 +22,20 @@ function fromFramework(error: FastifyError): AppError | null {
   return null;
 }
 
-/** Storage outages (connection refused, pool exhausted, database locked) are 503, not 500. */
-function isStorageUnavailable(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300', 'SQLITE_BUSY', 'SQLITE_LOCKED'].includes(code);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  // PostgreSQL: admin/crash shutdown, cannot connect now, too many connections, connection exceptions.
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+  'SQLITE_BUSY', 'SQLITE_LOCKED',
+]);
+/** node-postgres reports a lost connection or a pool wait that timed out without a code. */
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed/i;
+
+/** Storage outages (connection refused or lost, pool exhausted, database locked) are 503, not 500. */
+export function isStorageUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('SQLITE_BUSY'))) return true;
+  return typeof e?.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message);
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
@@ -33,6 +43,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   const body: Record<string, unknown> = { code: error.code, message: error.message, data: null, requestId: request.id };
   if (error.errors?.length) body.errors = error.errors;
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Failures Fastify meets before routing (a URL that does not decode, a path parameter over
+ * maxParamLength): the envelope too, not Fastify's own body.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('X-Request-Id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(request, reply, new AppError(414, 41400, 'a path parameter is longer than the limit'));
+  return sendError(request, reply, new AppError(400, 40000, 'the URL is malformed'));
 }
 
 /** The one place where every failure becomes the envelope. */
@@ -46,7 +66,8 @@ export function installErrorHandling(app: FastifyInstance) {
     if (mapped) return sendError(request, reply, mapped);
     if (isStorageUnavailable(error)) {
       request.log.error({ err: error }, 'storage unavailable');
-      return sendError(request, reply, serviceUnavailable('storage is unavailable, retry shortly'));
+      const unavailable = serviceUnavailable('storage is unavailable, retry shortly');
+      return sendError(request, reply, new AppError(503, unavailable.code, unavailable.message, undefined, { 'Retry-After': '1' }));
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(request, reply, new AppError(error.statusCode, error.statusCode * 100, error.message));

@@ -31,7 +31,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, role: Role = 'all'): Promise<RunningServer> {
   const adminKey = resolveAdminKey(config);
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { poolSize: config.dbPoolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
   try {
     const migrated = await migrateToLatest(store);
     let seeded = false;
@@ -64,7 +64,7 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     }
     const jobs: { stop(): Promise<void> }[] = [];
     if (role !== 'api') {
-      const worker = new RefundWorker({ store, config, log: apps[0].log });
+      const worker = new RefundWorker({ store, config, log: apps[0].log, claimMs: config.refundClaimMs });
       worker.start();
       jobs.push(worker);
       const deliveries = new WebhookWorker({ store, config, log: apps[0].log });

@@ -43,7 +43,8 @@ export function isRetryable(error: unknown): boolean {
   if (error instanceof RetryAttempt) return true;
   if (error instanceof AppError) return false;
   const code = String((error as { code?: unknown } | null)?.code ?? '');
-  return RETRYABLE_DB_CODES.has(code) || code === '23505' || code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  // SQLITE_BUSY_SNAPSHOT: another process committed after this transaction's first read (WAL); only a fresh attempt can succeed.
+  return RETRYABLE_DB_CODES.has(code) || code.startsWith('SQLITE_BUSY') || code === '23505' || code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 const errorBody = (e: AppError, requestId: string) => ({ code: e.code, message: e.message, data: null, requestId, ...(e.errors?.length ? { errors: e.errors } : {}) });

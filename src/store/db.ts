@@ -23,6 +23,8 @@ export interface OpenOptions {
   schema?: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** PostgreSQL: how long a query waits for a pool connection (or a new one) before failing. */
+  connectTimeoutMs?: number;
 }
 
 const INT8_OID = 20;
@@ -114,7 +116,18 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
     max: options.poolSize ?? 10,
     types,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    // Without a bound, a database that accepts connections but never answers would queue requests forever.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
   });
+  // An idle pooled connection that dies (database restart, pg_terminate_backend) is emitted here;
+  // unhandled, that event would crash the process. The pool has already dropped the connection and
+  // the next query opens a fresh one, so there is nothing else to do.
+  pool.on('error', () => undefined);
+  // A connection that dies while checked out (or in the instant it is handed out, before its
+  // 'end' event was processed) emits 'error' on the client, where the pool listens only while it
+  // is idle: unhandled, that crashed the process under a database outage (test/http/outage.test.ts).
+  // The failure still reaches the caller through its query, and the pool discards the connection.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return { db, dialect: 'postgres', schema: rows[0].schema, close: () => db.destroy() };

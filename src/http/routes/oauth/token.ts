@@ -1,4 +1,5 @@
 import formbody from '@fastify/formbody';
+import { isStorageUnavailable } from '../../errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
@@ -25,7 +26,8 @@ function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAu
   if (error instanceof OAuthError) return error;
   // Refusals raised before the handler (plain HTTP in production): same status, RFC-shaped body.
   if (error instanceof AppError && error.status < 500) return new OAuthError(error.status, 'invalid_request', error.message, error.headers);
-  if (error instanceof AppError && error.status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message);
+  if (error instanceof AppError && error.status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message, error.headers);
+  if (isStorageUnavailable(error)) return new OAuthError(503, 'temporarily_unavailable', 'storage is unavailable, retry shortly', { 'Retry-After': '1' });
   const e = error as FastifyError;
   if (e.validation) {
     if (request.body === undefined || request.body === null) return invalidRequest('grant_type is required: send the token request parameters in the body');

@@ -1,0 +1,454 @@
+/**
+ * The crash test (issue 9, SPEC §11 "kill -9 under write load loses no acknowledged order or
+ * refund and leaves stock equal to its ledger"). A real `stockist serve` process (TLS off) takes a
+ * load of concurrent order creates, refunds and operator ships while this harness kills it with
+ * SIGKILL at random moments and restarts it; then, with the API and the worker as separate
+ * processes, it kills the worker the same way. Afterwards it checks, through the API and directly
+ * in the database:
+ *  - every order and refund that got a success response exists, exactly once (each request carries
+ *    a unique `remark` tag, so a duplicate would show as two rows with one tag);
+ *  - no tag has more than one row, even for requests that got no response and were retried;
+ *  - stock equals its ledger for every row, never below zero; each order's sale rows and each
+ *    successful refund's return rows match its items (all effects or none);
+ *  - every pending refund is decided once a worker runs again (REFUND_AUTO_DELAY_MS small);
+ *  - repeating a request whose response was received, with the same Idempotency-Key, returns the
+ *    original result (`Idempotent-Replayed: true`), including after the crashes.
+ * Used by `npm run chaos` (scripts/chaos.ts) and, in a short round, by test/e2e/chaos.test.ts.
+ */
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openStore, type Dialect, type Store } from '../../src/store/db.ts';
+import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
+import { exited, freePort, startProcess, tempDir } from '../../test/e2e/process.ts';
+
+export interface ChaosOptions {
+  dialect: Dialect;
+  /** PostgreSQL: the server to create a throwaway database on. */
+  pgUrl?: string;
+  /** SIGKILLs of the all-in-one server under load, restarted each time (one more follows: the switch to split roles). */
+  serverKills: number;
+  /** SIGKILLs of the worker process (API and worker run as separate processes in this phase). */
+  workerKills: number;
+  /** Concurrent clients. */
+  concurrency: number;
+  /** After a (re)start, wait for this many answers, then up to `maxKillDelayMs` more, then kill. */
+  answersBeforeKill: number;
+  maxKillDelayMs: number;
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosSummary {
+  dialect: Dialect;
+  seed: number;
+  serverKills: number;
+  workerKills: number;
+  requests: number;
+  answered: number;
+  noResponse: number;
+  acknowledged: { orders: number; refunds: number; ships: number };
+  rejected: number;
+  verified: { orders: number; refunds: number; ships: number; replays: number; retriedUnknown: number; stockRows: number; refundsDecided: number };
+  failures: string[];
+}
+
+const ADMIN_KEY = 'chaos-admin-key-0123456789';
+const SKUS = Array.from({ length: 8 }, (_, i) => `DEMO-${String(i + 1).padStart(4, '0')}`);
+const ADDRESS = { country: 'US', phone: '+1 555 0100', recipient: 'Chaos Test', province: 'CA', city: 'LA', street1: '1 Main St', zip: '90001' };
+
+type Kind = 'order' | 'refund' | 'ship';
+interface Sent {
+  kind: Kind;
+  tag: string;
+  key: string | null;
+  url: string;
+  body: unknown;
+  admin: boolean;
+  /** answered: a 2xx/4xx response was received; unknown: no response, or 5xx. */
+  outcome: 'pending' | 'ok' | 'rejected' | 'unknown';
+  status?: number;
+  code?: number;
+  data?: unknown;
+}
+interface AckedOrder {
+  id: string;
+  items: { id: string; quantity: number }[];
+  splitIds: string[];
+}
+
+/** A small seeded PRNG (mulberry32) so a failing run can be repeated with --seed. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: T[]) => xs[Math.floor(next() * xs.length)] };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A throwaway database: a SQLite file in the temp dir, or a fresh PostgreSQL database. */
+async function makeDatabase(dialect: Dialect, dir: string, pgUrl?: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') return { url: `sqlite:${path.join(dir, 'chaos.db')}`, drop: async () => undefined };
+  if (!pgUrl) throw new Error('PostgreSQL chaos needs a database URL (TEST_DATABASE_URL or --pg)');
+  const name = `chaos_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(pgUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
+  const seed = options.seed ?? (Date.now() % 1_000_000);
+  const rnd = prng(seed);
+  const log = options.log ?? (() => undefined);
+  const dir = tempDir();
+  const database = await makeDatabase(options.dialect, dir, options.pgUrl);
+  const env = {
+    DATA_DIR: dir,
+    DATABASE_URL: database.url,
+    TLS: 'off',
+    // Errors only: a 500 is looked up in the servers' output by its request id.
+    LOG_LEVEL: 'error',
+    STOCKIST_ENV: 'sandbox',
+    ADMIN_API_KEY: ADMIN_KEY,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    REFUND_REVIEW: 'auto',
+    REFUND_AUTO_DELAY_MS: '300',
+    // A killed worker's claims lapse quickly, so its refunds are retried within the run.
+    REFUND_CLAIM_MS: '1500',
+    SEED: 'demo',
+  };
+  const summary: ChaosSummary = {
+    dialect: options.dialect,
+    seed,
+    serverKills: 0,
+    workerKills: 0,
+    requests: 0,
+    answered: 0,
+    noResponse: 0,
+    acknowledged: { orders: 0, refunds: 0, ships: 0 },
+    rejected: 0,
+    verified: { orders: 0, refunds: 0, ships: 0, replays: 0, retriedUnknown: 0, stockRows: 0, refundsDecided: 0 },
+    failures: [],
+  };
+  const fail = (message: string) => {
+    if (summary.failures.length < 50) summary.failures.push(message);
+  };
+  const children = new Set<ChildProcess>();
+  const outputs: (() => string)[] = [];
+  const logFor = (requestId: string) =>
+    outputs
+      .flatMap((o) => o().split('\n'))
+      .filter((line) => line.includes(requestId))
+      .join('\n');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+
+  const start = async (role: 'all' | 'api' | 'worker', listen = port) => {
+    const p = await startProcess(['serve', '--role', role, '--port', String(listen)], env, /Stockist listening/);
+    children.add(p.child);
+    outputs.push(p.output);
+    p.child.once('exit', () => children.delete(p.child));
+    return p.child;
+  };
+  const kill = async (child: ChildProcess) => {
+    child.kill('SIGKILL');
+    await exited(child);
+  };
+
+  // --- the load -------------------------------------------------------------------------------
+  let token = '';
+  let up = true;
+  let answeredSinceStart = 0;
+  let stopped = false;
+  let counter = 0;
+  const sent: Sent[] = [];
+  const orders: AckedOrder[] = [];
+
+  const call = async (method: string, url: string, body: unknown, admin: boolean, key: string | null) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${admin ? ADMIN_KEY : token}`, 'content-type': 'application/json' };
+    if (key) headers['idempotency-key'] = key;
+    const r = await fetch(base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const text = await r.text();
+    let json: any = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // not JSON: checked by the caller
+    }
+    return { status: r.status, json, replayed: r.headers.get('idempotent-replayed') === 'true' };
+  };
+
+  /** Sends one request and records what came back; a lost connection or a 5xx is "unknown". */
+  const send = async (s: Sent) => {
+    summary.requests++;
+    try {
+      const r = await call('POST', s.url, s.body, s.admin, s.key);
+      if (r.status >= 500) {
+        s.outcome = 'unknown';
+        if (r.json?.code !== 50300) fail(`${s.kind} ${s.tag}: ${r.status} ${JSON.stringify(r.json)}\n${logFor(r.json?.requestId ?? '?')}`);
+        return r;
+      }
+      summary.answered++;
+      answeredSinceStart++;
+      s.status = r.status;
+      s.code = r.json?.code;
+      s.data = r.json?.data;
+      s.outcome = r.status === 200 ? 'ok' : 'rejected';
+      return r;
+    } catch {
+      s.outcome = 'unknown';
+      return null;
+    }
+  };
+
+  const createOrder = async () => {
+    const n = ++counter;
+    const lines = Array.from({ length: rnd.int(1, 3) }, () => ({ sku: rnd.pick(SKUS), quantity: rnd.int(1, 3) }));
+    const body: Record<string, unknown> = { orderAddress: ADDRESS, orderItemsList: lines, remark: `chaos:o:${n}` };
+    if (rnd.next() < 0.15) body.customOrderId = `chaos-c-${n}`;
+    const s: Sent = { kind: 'order', tag: `chaos:o:${n}`, key: rnd.next() < 0.75 ? `chaos-o-${n}-${seed}` : null, url: '/openapi/v1/order/orders', body, admin: false, outcome: 'pending' };
+    sent.push(s);
+    // A client that got no response retries the same request (same key) a few times.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await send(s);
+      if (s.outcome !== 'unknown' || !s.key || stopped) break;
+      await waitUp();
+    }
+    if (s.outcome === 'ok') {
+      summary.acknowledged.orders++;
+      try {
+        const r = await call('GET', `/admin/v1/orders/${s.data}`, undefined, true, null);
+        if (r.status === 200) {
+          orders.push({
+            id: String(s.data),
+            items: r.json.data.orderItems.map((i: { id: string; productNum: number }) => ({ id: i.id, quantity: i.productNum })),
+            splitIds: r.json.data.splitOrders.map((x: { id: string }) => x.id),
+          });
+        } else if (r.status === 404) fail(`order ${s.data} (${s.tag}) acknowledged but not found`);
+      } catch {
+        // the server died; the order is verified at the end anyway
+      }
+    }
+  };
+
+  const requestRefund = async () => {
+    if (orders.length === 0) return createOrder();
+    const o = rnd.pick(orders);
+    const n = ++counter;
+    const body: Record<string, unknown> = { remark: `chaos:r:${n}`, refundReason: 'Other' };
+    if (rnd.next() < 0.6) {
+      const item = rnd.pick(o.items);
+      body.orderItems = [{ itemId: item.id, quantity: 1 }];
+    }
+    const s: Sent = { kind: 'refund', tag: `chaos:r:${n}`, key: rnd.next() < 0.75 ? `chaos-r-${n}-${seed}` : null, url: `/openapi/v2/order/orders/${o.id}/refund`, body, admin: false, outcome: 'pending' };
+    sent.push(s);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await send(s);
+      if (s.outcome !== 'unknown' || !s.key || stopped) break;
+      await waitUp();
+    }
+    if (s.outcome === 'ok') summary.acknowledged.refunds++;
+  };
+
+  const ship = async () => {
+    const withSplits = orders.filter((o) => o.splitIds.length > 0);
+    if (withSplits.length === 0) return createOrder();
+    const splitId = rnd.pick(rnd.pick(withSplits).splitIds);
+    const n = ++counter;
+    const s: Sent = { kind: 'ship', tag: splitId, key: null, url: `/admin/v1/split-orders/${splitId}/ship`, body: { carrier: 'UPS', trackingCode: `1Z${n}` }, admin: true, outcome: 'pending' };
+    sent.push(s);
+    await send(s);
+    if (s.outcome === 'ok') summary.acknowledged.ships++;
+  };
+
+  const waitUp = async () => {
+    while (!up && !stopped) await sleep(20);
+  };
+
+  const client = async () => {
+    while (!stopped) {
+      await waitUp();
+      if (stopped) break;
+      const roll = rnd.next();
+      await (roll < 0.55 ? createOrder() : roll < 0.85 ? requestRefund() : ship());
+    }
+  };
+
+  const killAtRandom = async (child: ChildProcess) => {
+    answeredSinceStart = 0;
+    while (answeredSinceStart < options.answersBeforeKill) await sleep(10);
+    await sleep(rnd.int(0, options.maxKillDelayMs));
+    await kill(child);
+  };
+
+  let store = null as Store | null;
+  try {
+    // --- set-up: demo data, plenty of stock on a few SKUs so requests contend for the same rows
+    let server = await start('all');
+    token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
+    const stock = await call('PUT', '/admin/v1/stocks', { items: SKUS.flatMap((sku) => ['G007', 'US01'].map((warehouseCode) => ({ sku, warehouseCode, qty: 100_000 }))) }, true, null);
+    if (stock.status !== 200) throw new Error(`stock set-up failed: ${JSON.stringify(stock.json)}`);
+
+    // --- phase 1: kill -9 the all-in-one server under load
+    const clients = Array.from({ length: options.concurrency }, () => client());
+    for (let i = 0; i < options.serverKills; i++) {
+      await killAtRandom(server);
+      up = false;
+      summary.serverKills++;
+      log(`  killed the server (${summary.serverKills}/${options.serverKills}) after ${summary.requests} requests`);
+      server = await start('all');
+      up = true;
+    }
+
+    // --- phase 2: API and worker as separate processes; kill -9 the worker
+    await killAtRandom(server);
+    up = false;
+    summary.serverKills++;
+    log(`  killed the server (${summary.serverKills}) after ${summary.requests} requests; restarting as --role api + --role worker`);
+    server = await start('api');
+    let worker = await start('worker', await freePort());
+    up = true;
+    for (let i = 0; i < options.workerKills; i++) {
+      await killAtRandom(worker);
+      summary.workerKills++;
+      log(`  killed the worker (${summary.workerKills}/${options.workerKills})`);
+      worker = await start('worker', await freePort());
+    }
+    stopped = true;
+    await Promise.all(clients);
+
+    // --- verification ----------------------------------------------------------------------------
+    // One last crash of both, then a fresh all-in-one server (worker included) decides what is pending.
+    await Promise.all([kill(server), kill(worker)]);
+    server = await start('all');
+    up = true;
+    stopped = false;
+    await verify();
+    await kill(server);
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await store?.close();
+    await database.drop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return summary;
+
+  async function verify() {
+    // Requests that never got an answer: the client retries them once more with the same key. Each
+    // must answer as a normal request would (the original order, or one made now), or 409/40900
+    // when its crashed attempt is still marked in flight (taken over after 60 s).
+    for (const s of sent.filter((x) => x.outcome === 'unknown' && x.key)) {
+      await send(s);
+      if (s.outcome === 'unknown') fail(`retry of ${s.tag} got no answer`);
+      else if (s.outcome === 'ok' || s.code !== 40900) summary.verified.retriedUnknown++;
+      if (s.outcome === 'ok' && s.kind === 'order') summary.acknowledged.orders++;
+      if (s.outcome === 'ok' && s.kind === 'refund') summary.acknowledged.refunds++;
+    }
+    // Answered requests with a key replay the stored answer (40900 "in flight" is not stored).
+    for (const s of sent.filter((x) => x.key && (x.outcome === 'ok' || (x.outcome === 'rejected' && x.code !== 40900)))) {
+      const r = await call('POST', s.url, s.body, s.admin, s.key);
+      if (r.status !== s.status || r.json?.code !== s.code || JSON.stringify(r.json?.data) !== JSON.stringify(s.data ?? null)) {
+        fail(`replay of ${s.tag} (${s.key}) answered ${r.status} ${JSON.stringify(r.json)} instead of ${s.status} ${JSON.stringify(s.data)}`);
+      } else if (s.outcome === 'ok' && !r.replayed) fail(`replay of ${s.tag} lacks Idempotent-Replayed`);
+      else summary.verified.replays++;
+    }
+
+    store = await openStore(database.url);
+    const db = store.db;
+    // Every pending refund gets decided by the restarted worker.
+    for (let i = 0; i < 300; i++) {
+      const pending = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').executeTakeFirstOrThrow();
+      if (Number(pending.n) === 0) break;
+      if (i === 299) fail(`${pending.n} refunds are still pending`);
+      await sleep(100);
+    }
+    summary.verified.refundsDecided = Number((await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'pending_review').executeTakeFirstOrThrow()).n);
+
+    // Exactly once: each tag names at most one row, and each acknowledged one names its row.
+    const orderRows = await db.selectFrom('orders').select(['id', 'remark']).execute();
+    const refundRows = await db.selectFrom('refunds').select(['id', 'remark', 'status']).execute();
+    const byTag = (rows: { id: number; remark: string | null }[]) => {
+      const m = new Map<string, number[]>();
+      for (const r of rows) m.set(r.remark ?? '', [...(m.get(r.remark ?? '') ?? []), r.id]);
+      return m;
+    };
+    const orderTags = byTag(orderRows);
+    const refundTags = byTag(refundRows);
+    for (const [tag, ids] of [...orderTags, ...refundTags]) if (ids.length > 1) fail(`${tag} was written ${ids.length} times (${ids.join(', ')})`);
+    const known = new Set(sent.map((s) => s.tag));
+    for (const tag of [...orderTags.keys(), ...refundTags.keys()]) if (!known.has(tag)) fail(`row with unknown tag ${tag}`);
+    for (const s of sent.filter((x) => x.outcome === 'ok')) {
+      if (s.kind === 'ship') continue;
+      const ids = (s.kind === 'order' ? orderTags : refundTags).get(s.tag) ?? [];
+      if (ids.length !== 1 || String(ids[0]) !== String(s.data)) fail(`acknowledged ${s.kind} ${s.tag} → ${s.data} is stored as [${ids.join(', ')}]`);
+      else summary.verified[s.kind === 'order' ? 'orders' : 'refunds']++;
+    }
+    // An acknowledged ship left its split order shipped (or delivered).
+    const shipped = new Set(
+      (await db.selectFrom('split_orders').select('id').where('status', 'in', ['shipped', 'completed']).execute()).map((r) => String(r.id)),
+    );
+    for (const s of sent.filter((x) => x.kind === 'ship' && x.outcome === 'ok')) {
+      if (shipped.has(s.tag)) summary.verified.ships++;
+      else fail(`acknowledged ship of split order ${s.tag} is not shipped`);
+    }
+
+    // Stock: equal to the ledger, never negative, and every order's and refund's effects complete.
+    const mismatches = await ledgerMismatches(db);
+    for (const m of mismatches) fail(`stock ${m.productId}/${m.warehouseId}: qty ${m.qty} but ledger ${m.ledger}`);
+    const rows = await db.selectFrom('stocks').select(['qty']).execute();
+    summary.verified.stockRows = rows.length - mismatches.length;
+    if (rows.some((r) => r.qty < 0)) fail('a stock row is below zero');
+    const saleGaps = await sql<{ order_id: number }>`
+      select i.order_id from (select order_id, sum(quantity) as q from order_items group by order_id) i
+      left join (select order_id, -sum(delta) as q from stock_ledger where kind = 'sale' group by order_id) l on l.order_id = i.order_id
+      where l.q is null or l.q <> i.q`.execute(db);
+    for (const g of saleGaps.rows) fail(`order ${g.order_id}: its sale ledger rows do not match its items`);
+    const returnGaps = await sql<{ id: number }>`
+      select r.id from refunds r
+      left join (select refund_id, sum(quantity) as q from refund_items group by refund_id) i on i.refund_id = r.id
+      left join (select refund_id, sum(delta) as q from stock_ledger where kind = 'return' group by refund_id) l on l.refund_id = r.id
+      where (r.status = 'refund_successfully' and (l.q is null or l.q <> i.q)) or (r.status <> 'refund_successfully' and l.q is not null)`.execute(db);
+    for (const g of returnGaps.rows) fail(`refund ${g.id}: its return ledger rows do not match its state`);
+    const itemGaps = await sql<{ id: number }>`
+      select oi.id from order_items oi
+      left join (select ri.order_item_id, sum(ri.quantity) as q from refund_items ri join refunds r on r.id = ri.refund_id
+                 where r.status = 'refund_successfully' group by ri.order_item_id) d on d.order_item_id = oi.id
+      where oi.refunded_quantity <> coalesce(d.q, 0) or oi.pending_refund_quantity <> 0`.execute(db);
+    for (const g of itemGaps.rows) fail(`order item ${g.id}: refunded/pending quantities disagree with its refunds`);
+    summary.noResponse = sent.filter((s) => s.outcome === 'unknown').length;
+    summary.rejected = sent.filter((s) => s.outcome === 'rejected').length;
+  }
+}
+
+export function formatSummary(s: ChaosSummary): string {
+  return [
+    `chaos ${s.dialect} (seed ${s.seed}): ${s.serverKills} server kills, ${s.workerKills} worker kills`,
+    `  requests ${s.requests}, answered ${s.answered}, rejected (4xx) ${s.rejected}, still without an answer ${s.noResponse}`,
+    `  acknowledged: ${s.acknowledged.orders} orders, ${s.acknowledged.refunds} refunds, ${s.acknowledged.ships} ships`,
+    `  verified: ${s.verified.orders} orders and ${s.verified.refunds} refunds exactly once, ${s.verified.ships} ships, ${s.verified.replays} idempotent replays, ` +
+      `${s.verified.retriedUnknown} unanswered requests retried, ${s.verified.stockRows} stock rows equal to the ledger, ${s.verified.refundsDecided} refunds decided (none pending)`,
+    s.failures.length ? `  FAILURES (${s.failures.length}):\n${s.failures.map((f) => `    - ${f}`).join('\n')}` : '  no failures',
+  ].join('\n');
+}

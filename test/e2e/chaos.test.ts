@@ -1,0 +1,27 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatSummary, runChaos } from '../../scripts/chaos/harness.ts';
+import { DIALECTS, PG_URL } from '../helpers.ts';
+
+/**
+ * SPEC §11 reliability: the short round of `npm run chaos` (scripts/chaos/harness.ts). Real server
+ * processes under concurrent creates, refunds and ships are killed with SIGKILL (two server kills,
+ * one worker kill) and restarted; no acknowledged order or refund may be lost or duplicated, stock
+ * must equal its ledger, every refund gets decided, and idempotent retries replay. The dialects run
+ * side by side to keep the suite short.
+ */
+describe('chaos: kill -9 under write load (short round)', { concurrency: true }, () => {
+  for (const dialect of DIALECTS) {
+    it(`loses and duplicates nothing on ${dialect}`, async () => {
+      const summary = await runChaos({ dialect, pgUrl: PG_URL ?? undefined, serverKills: 1, workerKills: 1, concurrency: 6, answersBeforeKill: 15, maxKillDelayMs: 300 });
+      const report = formatSummary(summary);
+      console.log(report);
+      assert.deepEqual(summary.failures, [], report);
+      assert.equal(summary.serverKills, 2);
+      assert.equal(summary.workerKills, 1);
+      assert.ok(summary.acknowledged.orders > 0 && summary.verified.orders === summary.acknowledged.orders, report);
+      assert.equal(summary.verified.refunds, summary.acknowledged.refunds, report);
+      assert.ok(summary.verified.replays > 0, report);
+    });
+  }
+});
