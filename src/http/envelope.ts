@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,4 +46,10 @@ export function installEnvelope(app: FastifyInstance) {
     if (reply.statusCode >= 300 || request.routeOptions.config?.envelope === false) return payload;
     return ok(payload ?? null);
   });
+}
+
+/** Sends a stored (possibly replayed) idempotent response as it was first answered. */
+export function sendStored(reply: FastifyReply, result: { status: number; body: unknown; replayed: boolean }) {
+  if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(result.status).send(result.body);
 }

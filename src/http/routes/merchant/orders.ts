@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendStored } from '../../envelope.ts';
 import type { Config } from '../../../config.ts';
 import { MerchantResponses } from '../../../schemas/common.ts';
 import {
@@ -40,8 +41,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     };
     app.post(url, { schema, config: { scope: 'orders:write', envelope: false } }, async (request, reply) => {
       const result = await placeOrder(deps, request.principal!.merchantId, request.body, request.headers['idempotency-key'] ?? null, request.id);
-      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      return sendStored(reply, result);
     });
   }
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendStored } from '../../envelope.ts';
 import { MerchantResponses } from '../../../schemas/common.ts';
 import { IdempotencyHeaders, OrderIdParams } from '../../../schemas/orders.ts';
 import { RefundBody, RefundNo, RefundPage, RefundPageQuery } from '../../../schemas/refunds.ts';
@@ -25,8 +26,7 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
   };
   app.post('/v2/order/orders/:id/refund', { schema: requestSchema, config: { scope: 'refunds:write', envelope: false } }, async (request, reply) => {
     const result = await requestRefund({ store }, request.principal!.merchantId, request.params.id, request.body ?? {}, request.headers['idempotency-key'] ?? null, request.id);
-    if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(result.status).send(result.body);
+    return sendStored(reply, result);
   });
 
   const listSchema = {
