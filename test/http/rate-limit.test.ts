@@ -18,7 +18,8 @@ async function redisReachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(500);
+    // Generous: under a parallel test run on two cores a local connect can take a while.
+    socket.setTimeout(3000);
     socket.once('connect', () => { socket.destroy(); resolve(true); });
     socket.once('error', () => resolve(false));
     socket.once('timeout', () => { socket.destroy(); resolve(false); });
