@@ -106,3 +106,7 @@ export const MerchantResponses = <T extends TSchema>(data: T) => ({
   '4xx': ErrorEnvelope,
   '5xx': ErrorEnvelope,
 });
+
+/** An optional string that may also be sent as null; bounds apply after trimming. */
+export const OptStr = (maxLength: number) =>
+  Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()], { description: `a string of at most ${maxLength} characters` }));

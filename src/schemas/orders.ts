@@ -1,10 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { Amount, IdString, Page, Instant, IntegerLike, Nullable, OrNull, Str, StringEnum } from './common.ts';
+import { Amount, IdString, Page, Instant, IntegerLike, Nullable, OptStr, OrNull, Str, StringEnum } from './common.ts';
 import { CHANNEL_TYPES } from '../domain/channels.ts';
 
-/** An optional string that may also be sent as null; bounds apply after trimming. */
-const OptStr = (maxLength: number) =>
-  Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()], { description: `a string of at most ${maxLength} characters` }));
 
 
 /** Seed §2.3; `country` is a two-letter code (channels are matched by it). */

@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { Amount, IdString, Instant, IntegerLike, Nullable, OrNull, Page, StringEnum } from './common.ts';
+import { Amount, IdString, Instant, IntegerLike, Nullable, OptStr, OrNull, Page, StringEnum } from './common.ts';
 import { REFUND_REASONS } from '../domain/refunds.ts';
 
-const OptStr = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()], { description: `a string of at most ${maxLength} characters` }));
 const OptId = () => Type.Optional(Type.Union([IntegerLike({ minimum: 1 }), Type.Null()], { description: 'an item id (digits)' }));
 const OptQuantity = () => Type.Optional(Type.Union([IntegerLike({ minimum: 1 }), Type.Null()], { description: 'a positive integer' }));
 const OptCountry = () => Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z]{2}$' }), Type.Null()], { description: 'a two-letter country code' }));

@@ -7,7 +7,7 @@ import { formatInstant } from '../domain/time.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
 import type { Db, Dialect, Handle } from '../store/db.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import type { Database } from '../store/schema.ts';
 import { addQty } from '../store/stocks.repository.ts';
@@ -167,7 +167,7 @@ export function presentRefund(r: refunds.RefundRow, items: refunds.RefundItemRow
 export async function refundsOfOrder(reader: OrderReader, rawOrderId: string, q: RefundPageQuery) {
   const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(reader, Number(rawOrderId)) : null;
   if (orderId === null) throw notFound('order');
-  const db = 'merchantId' in reader && 'handle' in reader ? reader.handle : (reader as Handle);
+  const db = handleOf(reader);
   const pageNumber = q.pageNumber ?? 1;
   const pageSize = q.pageSize ?? 10;
   const page = await refunds.refundsOfOrder(db, orderId, (pageNumber - 1) * pageSize, pageSize);

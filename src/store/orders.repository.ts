@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
-import type { MerchantScope } from './tenancy.ts';
+import { isMerchantScope, type MerchantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 export type SplitOrderRow = Selectable<SplitOrdersTable>;
@@ -12,9 +12,8 @@ export type OrderItemRow = Selectable<OrderItemsTable>;
  * restricted to its rows, or the operator, through the bare handle, seeing every merchant.
  */
 export type OrderReader = MerchantScope | Handle;
-const isScope = (r: OrderReader): r is MerchantScope => 'merchantId' in r && 'handle' in r;
-const ordersOf = (r: OrderReader) => (isScope(r) ? r.selectFrom('orders') : r.selectFrom('orders'));
-const splitsOf = (r: OrderReader) => (isScope(r) ? r.selectFrom('split_orders') : r.selectFrom('split_orders'));
+const ordersOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('orders') : r.selectFrom('orders'));
+const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_orders') : r.selectFrom('split_orders'));
 
 type Owned<T> = Omit<Insertable<T>, 'merchant_id'>;
 

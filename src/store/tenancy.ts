@@ -53,3 +53,9 @@ export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
     },
   };
 }
+
+/** True for a merchant's scope, false for a bare handle (the operator, who sees every merchant). */
+export const isMerchantScope = (r: MerchantScope | Handle): r is MerchantScope => 'merchantId' in r && 'handle' in r;
+
+/** The handle under a scope (or the handle itself), for reads by ids already resolved within it. */
+export const handleOf = (r: MerchantScope | Handle): Handle => (isMerchantScope(r) ? r.handle : r);
