@@ -1,4 +1,4 @@
-import { Kysely, type Insertable } from 'kysely';
+import type { Kysely, Insertable } from 'kysely';
 import { createMerchant, issueToken } from '../src/services/merchants.service.ts';
 import type { Store } from '../src/store/db.ts';
 import type { Database } from '../src/store/schema.ts';

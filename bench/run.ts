@@ -52,6 +52,8 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  /** Successful requests (HTTP scenarios). */
+  ok?: number;
 }
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -123,11 +125,11 @@ async function startChild(args: string[], env: Record<string, string>, ready: Re
   });
 }
 
-async function load(name: string, port: number, opts: { method?: 'GET' | 'POST'; path: () => string; body?: () => unknown; token?: string }): Promise<Result> {
+async function load(name: string, port: number, opts: { method?: 'GET' | 'POST'; path: () => string; body?: () => unknown; token?: string }, duration = DURATION): Promise<Result> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
-    duration: DURATION,
+    duration,
     requests: [
       {
         setupRequest: (req) => ({
@@ -140,7 +142,7 @@ async function load(name: string, port: number, opts: { method?: 'GET' | 'POST';
       },
     ],
   });
-  return { scenario: name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  return { scenario: name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, ok: result['2xx'] };
 }
 
 /** The same work as a scenario, called on the storage layer directly with the same concurrency. */
@@ -166,9 +168,117 @@ async function direct(name: string, op: () => Promise<unknown>): Promise<Result>
   return { scenario: name, rps: latencies.length / DURATION, p50: q(0.5), p99: q(0.99), errors };
 }
 
+const STOCK_SCENARIO = 'create-order-stock-webhooks';
+const STOCK_ENDPOINTS = 100;
+
+interface StockWebhookResult {
+  legs: (Result & { endpoints: number; cpuSeconds: number; cpuMsPerOrder: number })[];
+  /** 1 − (mean req/s with the endpoints) / (mean req/s without). */
+  drop: number;
+  /** 1 − (server CPU per order without) / (with): the drop on a machine where the server has the CPU to itself. */
+  cpuDrop: number;
+  deliveries: number;
+  changes: number;
+}
+
+/** The server process's CPU time so far (user + system), from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Order intake with and without 100 endpoints subscribed to every stock.changed, on one server
+ * running the API and the worker (`--role all`, the embedded default), back to back in the same
+ * run and alternated (without, with, three times), because the machine's load drifts. The
+ * receiver (bench/stock-receiver.ts) answers 200 from a process of its own.
+ *
+ * Two measures: throughput (what the issue asks, but on a shared machine it moves with everyone
+ * else's load), and the server's CPU time per order (user + system of its process, counted until
+ * the deliveries of the leg have all been received), which other processes do not change: on a
+ * machine where the server is CPU-bound, throughput drops by what CPU per order grows.
+ */
+async function stockWebhookScenario(dataUrl: string, orderToken: string): Promise<StockWebhookResult> {
+  const receiver = await startChild(['--import', 'tsx', 'bench/stock-receiver.ts'], {}, /receiver listening (\d+)/);
+  const hookUrl = `http://127.0.0.1:${receiver.port}/stock`;
+  const received = async () => (await (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json()) as { deliveries: number; bytes: number; changes: number };
+  const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
+  const server = await startChild([...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'all', '--port', '0'], {
+    DATABASE_URL: dataUrl, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', SEED: 'none', DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
+    ADMIN_API_KEY: 'bench-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', STOCK_WEBHOOK_INTERVAL_MS: '5000',
+    // Measure throughput, not the shedding of a machine that other work slows down.
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  }, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const base = `http://127.0.0.1:${server.port}`;
+  const call = async (method: string, url: string, token: string, body?: unknown) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const r = await fetch(base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await r.json()) as { data: any };
+    if (!r.ok) throw new Error(`${method} ${url}: HTTP ${r.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  /** Until the receiver has had nothing new for 6 s (the interval plus a worker round or two), at most 3 min. */
+  const quiet = async () => {
+    let last = -1;
+    for (let waited = 0; waited < 180; waited += 6) {
+      const { deliveries } = await received();
+      if (deliveries === last) return;
+      last = deliveries;
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+    }
+  };
+  try {
+    // At most 16 endpoints per merchant: 100 endpoints over 7 merchants.
+    const tokens: string[] = [];
+    for (let i = 0; i < Math.ceil(STOCK_ENDPOINTS / 15); i++) {
+      const m = await call('POST', '/admin/v1/merchants', 'bench-admin-key-0123456789', { name: `Hooked ${i}` });
+      tokens.push((await call('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, 'bench-admin-key-0123456789', {})).accessToken);
+    }
+    const endpoints: { token: string; id: string }[] = [];
+    const register = async () => {
+      for (let i = 0; i < STOCK_ENDPOINTS; i++) {
+        const token = tokens[Math.floor(i / 15)];
+        endpoints.push({ token, id: (await call('POST', '/openapi/v1/webhooks', token, { url: hookUrl, events: ['stock.changed'] })).id });
+      }
+    };
+    const unregister = async () => {
+      for (const e of endpoints.splice(0)) await call('DELETE', `/openapi/v1/webhooks/${e.id}`, e.token);
+    };
+    const legs: StockWebhookResult['legs'] = [];
+    const seconds = Math.max(DURATION, 15);
+    for (const withEndpoints of [false, true, false, true, false, true]) {
+      if (withEndpoints) await register();
+      const n = withEndpoints ? STOCK_ENDPOINTS : 0;
+      log(`  create-order for ${seconds} s, ${n} stock.changed endpoints…`);
+      const cpu0 = cpuSeconds(server.child.pid!);
+      const r = await load(`create-order, ${n} endpoints`, server.port, { method: 'POST', path: () => '/openapi/v1/order/orders', body: orderBody, token: orderToken }, seconds);
+      // Both kinds of leg wait the same way, so idle polling is counted alike.
+      await quiet();
+      const cpu = cpuSeconds(server.child.pid!) - cpu0;
+      const cpuMsPerOrder = (1000 * cpu) / Math.max(1, r.ok ?? 0);
+      legs.push({ ...r, endpoints: n, cpuSeconds: cpu, cpuMsPerOrder });
+      const got = await received();
+      log(`    ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${r.errors} errors; server CPU ${cpu.toFixed(1)} s = ${cpuMsPerOrder.toFixed(2)} ms/order; ${got.deliveries} deliveries (${got.changes} changes, ${(got.bytes / 1e6).toFixed(0)} MB) received so far`);
+      if (withEndpoints) await unregister();
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const withs = legs.filter((l) => l.endpoints);
+    const withouts = legs.filter((l) => !l.endpoints);
+    const drop = 1 - mean(withs.map((l) => l.rps)) / mean(withouts.map((l) => l.rps));
+    const cpuDrop = 1 - mean(withouts.map((l) => l.cpuMsPerOrder)) / mean(withs.map((l) => l.cpuMsPerOrder));
+    const { deliveries, changes } = await received();
+    return { legs, drop, cpuDrop, deliveries, changes };
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+    receiver.child.kill('SIGTERM');
+  }
+}
+
 async function main() {
   const data = await prepare();
-  const results: { http: Result[]; storage: Result[]; bare: Result[]; peakRssMb: number } = { http: [], storage: [], bare: [], peakRssMb: NaN };
+  const results: { http: Result[]; storage: Result[]; bare: Result[]; peakRssMb: number; stockWebhooks?: StockWebhookResult } = { http: [], storage: [], bare: [], peakRssMb: NaN };
   try {
     // Storage ceiling first, alone on the database.
     const config = loadConfig({ DATABASE_URL: data.url, TLS: 'off' });
@@ -204,6 +314,11 @@ async function main() {
       await new Promise((resolve) => server.child.once('exit', resolve));
     }
 
+    if (wanted(STOCK_SCENARIO)) {
+      log(`${STOCK_SCENARIO}: the same server (API and worker), without and with ${STOCK_ENDPOINTS} endpoints, alternated…`);
+      results.stockWebhooks = await stockWebhookScenario(data.url, data.token);
+    }
+
     log('bare Fastify ceiling…');
     const bare = await startChild(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '0' }, /bare listening (\d+)/);
     try {
@@ -218,7 +333,7 @@ async function main() {
   report(results);
 }
 
-function report(r: { http: Result[]; storage: Result[]; bare: Result[]; peakRssMb: number }) {
+function report(r: { http: Result[]; storage: Result[]; bare: Result[]; peakRssMb: number; stockWebhooks?: StockWebhookResult }) {
   const bareGet = r.bare[0].rps;
   const barePost = r.bare[1].rps;
   const rows = r.http.map((h) => {
@@ -239,11 +354,26 @@ function report(r: { http: Result[]; storage: Result[]; bare: Result[]; peakRssM
     `HTTP ceiling (bare Fastify, same body size): GET ${Math.round(bareGet)} req/s (p99 ${r.bare[0].p99} ms), POST ${Math.round(barePost)} req/s (p99 ${r.bare[1].p99} ms).`,
     `Server peak RSS: ${r.peakRssMb} MB.`,
   ];
+  if (r.stockWebhooks) {
+    const w = r.stockWebhooks;
+    lines.push(
+      '',
+      `## ${STOCK_SCENARIO}: order intake with ${STOCK_ENDPOINTS} stock.changed endpoints (one server with the worker, legs alternated back to back)`,
+      '',
+      '| leg | endpoints | req/s | p50 ms | p99 ms | errors | orders | server CPU s | CPU ms/order |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...w.legs.map((l, i) => `| ${i + 1} | ${l.endpoints} | ${Math.round(l.rps)} | ${l.p50} | ${l.p99} | ${l.errors} | ${l.ok} | ${l.cpuSeconds.toFixed(1)} | ${l.cpuMsPerOrder.toFixed(2)} |`),
+      '',
+      `Throughput drop with the endpoints: ${(w.drop * 100).toFixed(1)} % (mean of the legs with them against the mean of those without). ` +
+        `Server CPU per order: +${((1 / (1 - w.cpuDrop) - 1) * 100).toFixed(1)} %, i.e. a ${(w.cpuDrop * 100).toFixed(1)} % drop where the server is CPU-bound on its own cores. ` +
+        `The receiver got ${w.deliveries} deliveries carrying ${w.changes} changes.`,
+    );
+  }
   const md = lines.join('\n');
   process.stdout.write(`${md}\n`);
   const dir = path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
-  const json = { at: new Date().toISOString(), db: args.db, quick, skus: SKUS, orders: ORDERS, connections: CONNECTIONS, durationSeconds: DURATION, scenarios: rows, bare: r.bare, peakRssMb: r.peakRssMb };
+  const json = { at: new Date().toISOString(), db: args.db, quick, skus: SKUS, orders: ORDERS, connections: CONNECTIONS, durationSeconds: DURATION, scenarios: rows, bare: r.bare, peakRssMb: r.peakRssMb, stockWebhooks: r.stockWebhooks };
   fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'latest.md'), `${md}\n`);
 }

@@ -3,29 +3,60 @@
 // poll until the refund is decided. Each step prints what it got.
 //
 //   npm start                                  # in one terminal (HTTPS, self-signed, demo data)
-//   npx tsx examples/quickstart.ts --insecure  # in another
+//   npm run quickstart -- --insecure           # in another
 //
 // Credentials, first found wins:
 //   STOCKIST_CLIENT_ID + STOCKIST_CLIENT_SECRET   OAuth client credentials (what a merchant has)
 //   STOCKIST_TOKEN                                a bearer token (the OAuth step is then skipped)
-//   ADMIN_API_KEY or <data dir>/admin-key         local demo only: a "Quickstart" merchant is
-//                                                 created through the operator API for the run
-// Options: --url <origin> (STOCKIST_URL, default https://127.0.0.1:8443), --data-dir <dir>
-// (DATA_DIR, default ./data), --insecure (accept the self-signed certificate of `npm start`;
-// the same as NODE_TLS_REJECT_UNAUTHORIZED=0), --timeout <seconds> for the refund decision (60).
+//   ADMIN_API_KEY or <data dir>/admin-key         local demo only: the "Quickstart" merchant, made
+//                                                 once through the operator API and reused (its
+//                                                 credentials are kept in <data dir>/quickstart-client.json)
+// Options: see USAGE below, or `npm run quickstart -- --help`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StockistClient, StockistError } from '../clients/typescript/src/index.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    'data-dir': { type: 'string' },
-    insecure: { type: 'boolean', default: false },
-    timeout: { type: 'string', default: '60' },
-  },
-});
+const USAGE = `Usage: npm run quickstart -- [options]
+
+Walks a merchant's whole flow against a running Stockist with the typed client: OAuth token,
+categories, stock, channel quote, order, order query, partial refund, refund decision.
+
+Options:
+  --url <origin>       the server (STOCKIST_URL; default https://127.0.0.1:8443)
+  --insecure           accept the self-signed certificate of \`npm start\` (= NODE_TLS_REJECT_UNAUTHORIZED=0)
+  --data-dir <dir>     where the operator key is, for the local demo (DATA_DIR; default ./data)
+  --timeout <seconds>  how long to wait for the refund decision (default 60)
+  -h, --help           this text
+
+Credentials, first found wins: STOCKIST_CLIENT_ID + STOCKIST_CLIENT_SECRET; STOCKIST_TOKEN; or, beside
+\`npm start\`, the operator key (ADMIN_API_KEY or <data dir>/admin-key), with which the quickstart makes
+a "Quickstart" merchant once and reuses it on later runs.`;
+
+let args: { url?: string; 'data-dir'?: string; insecure: boolean; timeout: string; help: boolean };
+try {
+  args = parseArgs({
+    options: {
+      url: { type: 'string' },
+      'data-dir': { type: 'string' },
+      insecure: { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '60' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }).values as typeof args;
+} catch (error) {
+  // Unknown or malformed options: one line and the usage, not a stack trace.
+  console.error(`quickstart: ${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!/^\d+$/.test(args.timeout)) {
+  console.error(`quickstart: --timeout must be a whole number of seconds (got "${args.timeout}")`);
+  process.exit(2);
+}
 
 const baseUrl = (args.url ?? process.env.STOCKIST_URL ?? 'https://127.0.0.1:8443').replace(/\/+$/, '');
 const dataDir = args['data-dir'] ?? process.env.DATA_DIR ?? './data';
@@ -36,19 +67,49 @@ let stepNo = 0;
 const step = (title: string) => console.log(`\n${++stepNo}. ${title}`);
 const show = (label: string, value: unknown) => console.log(`   ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
 
-/** Local demo only: an operator key lets the quickstart make itself a merchant with OAuth credentials. */
-async function demoCredentials(): Promise<{ clientId: string; clientSecret: string } | null> {
+const QUICKSTART_MERCHANT = 'Quickstart';
+const savedFile = path.join(dataDir, 'quickstart-client.json');
+
+type DemoCredentials =
+  | { merchantId: string; clientId: string; clientSecret: string; note: string }
+  | { merchantId: string; accessToken: string; note: string };
+
+/**
+ * Local demo only: with the operator key, use the "Quickstart" merchant — created on the first run
+ * (its client secret is shown once, so it is kept in the data folder), reused on every later one.
+ */
+async function demoCredentials(): Promise<DemoCredentials | null> {
   const keyFile = path.join(dataDir, 'admin-key');
-  const adminKey = process.env.ADMIN_API_KEY ?? (fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : null);
+  const adminKey = process.env.ADMIN_API_KEY || (fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : null);
   if (!adminKey) return null;
-  const response = await fetch(`${baseUrl}/admin/v1/merchants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Quickstart' }),
-  });
-  const body = (await response.json()) as { data?: { clientId: string; clientSecret: string }; message?: string };
-  if (!response.ok || !body.data) throw new Error(`creating the Quickstart merchant failed: HTTP ${response.status} ${body.message ?? ''}`);
-  return body.data;
+  const admin = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${baseUrl}/admin/v1${url}`, {
+      method,
+      headers: { authorization: `Bearer ${adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const envelope = (await response.json()) as { data?: T; message?: string };
+    if (!response.ok || !envelope.data) throw new Error(`operator API ${method} ${url} failed: HTTP ${response.status} ${envelope.message ?? ''}`);
+    return envelope.data;
+  };
+  const { list } = await admin<{ list: { merchantId: string; name: string; status: string; clientId: string }[] }>('GET', '/merchants');
+  const existing = list.find((m) => m.name === QUICKSTART_MERCHANT && m.status === 'active');
+  const saved = fs.existsSync(savedFile) ? (JSON.parse(fs.readFileSync(savedFile, 'utf8')) as { url: string; merchantId: string; clientId: string; clientSecret: string }) : null;
+  if (existing && saved && saved.url === baseUrl && saved.clientId === existing.clientId) {
+    return { ...saved, note: `reusing merchant "${QUICKSTART_MERCHANT}" ${existing.merchantId} (client_id ${saved.clientId}, from ${savedFile})` };
+  }
+  if (existing) {
+    // Its secret was shown only when it was made, elsewhere: an operator-issued token for it instead.
+    const token = await admin<{ accessToken: string }>('POST', `/merchants/${existing.merchantId}/tokens`, { expiresInSeconds: 3600 });
+    return { merchantId: existing.merchantId, accessToken: token.accessToken, note: `reusing merchant "${QUICKSTART_MERCHANT}" ${existing.merchantId} with a 1-hour token from the operator API (its OAuth secret is not in ${savedFile})` };
+  }
+  const created = await admin<{ merchantId: string; clientId: string; clientSecret: string }>('POST', '/merchants', { name: QUICKSTART_MERCHANT });
+  let kept = '';
+  if (fs.existsSync(dataDir)) {
+    fs.writeFileSync(savedFile, `${JSON.stringify({ url: baseUrl, merchantId: created.merchantId, clientId: created.clientId, clientSecret: created.clientSecret }, null, 2)}\n`, { mode: 0o600 });
+    kept = `; kept in ${savedFile} for the next run`;
+  }
+  return { ...created, note: `created merchant "${QUICKSTART_MERCHANT}" ${created.merchantId} through the operator API (client_id ${created.clientId}${kept})` };
 }
 
 async function main() {
@@ -68,8 +129,13 @@ async function main() {
   } else {
     const demo = await demoCredentials();
     if (!demo) throw new Error('no credentials: set STOCKIST_CLIENT_ID and STOCKIST_CLIENT_SECRET (or STOCKIST_TOKEN), or run beside `npm start` so data/admin-key exists');
-    show('created merchant "Quickstart" through the operator API (local demo)', `client_id ${demo.clientId}`);
-    client = new StockistClient({ baseUrl, ...demo });
+    show('local demo', demo.note);
+    if ('accessToken' in demo) {
+      client = new StockistClient({ baseUrl, accessToken: demo.accessToken });
+      oauth = false;
+    } else {
+      client = new StockistClient({ baseUrl, clientId: demo.clientId, clientSecret: demo.clientSecret });
+    }
   }
   if (oauth) {
     const access = await client.getAccessToken();
@@ -83,25 +149,35 @@ async function main() {
   if (first) show('first', `${first.name} (${first.categoryId}), ${first.child.length} subcategories`);
 
   step('Stock');
+  // Candidates: a SKU with at least 2 in one warehouse. The order names that warehouse on its line,
+  // so it ships from where the stock was shown (unnamed, allocation would prefer a warehouse in
+  // the destination country: SPEC §4.2).
+  const shipToCountry = 'US';
   let pick: { sku: string; warehouseCode: string; qty: number } | null = null;
-  for (let pageNumber = 1; !pick && pageNumber <= 20; pageNumber++) {
+  let quotes: Awaited<ReturnType<StockistClient['quoteChannels']>> = [];
+  let tried = 0;
+  for (let pageNumber = 1; !pick && pageNumber <= 20 && tried < 20; pageNumber++) {
     const products = await client.listProducts({ pageNumber, pageSize: 30 });
     if (products.list.length === 0) break;
     const stock = await client.queryStocks({ skus: products.list.map((p) => p.sku).join(',') });
     for (const record of stock.list) {
       const place = record.warehouseStockList.find((w) => w.qty >= 2);
-      if (place) {
-        pick = { sku: record.sku, ...place };
-        break;
+      if (!place || tried++ >= 20) continue;
+      try {
+        quotes = await client.quoteChannels({ shipToCountry, products: [{ sku: record.sku, quantity: 2, warehouseCode: place.warehouseCode }] });
+      } catch (error) {
+        // No channel from that warehouse to the destination: try the next SKU.
+        if (error instanceof StockistError && error.status === 422) continue;
+        throw error;
       }
+      pick = { sku: record.sku, ...place };
+      break;
     }
   }
-  if (!pick) throw new Error('no SKU with at least 2 in stock: load the demo data (npm start does)');
-  show('picked', `${pick.sku}: ${pick.qty} available in ${pick.warehouseCode}`);
+  if (!pick) throw new Error(`no SKU with at least 2 in a warehouse that ships to ${shipToCountry}: load the demo data (npm start does)`);
+  show('picked', `${pick.sku}: ${pick.qty} available in ${pick.warehouseCode}; the order will name ${pick.warehouseCode}, so it ships from there`);
 
   step('Channel quote');
-  const shipToCountry = 'US';
-  const quotes = await client.quoteChannels({ shipToCountry, products: [{ sku: pick.sku, quantity: 2 }] });
   for (const q of quotes.slice(0, 5)) show(q.channelCode, `${q.channelNameEn} from ${q.warehouseCode}: ${q.estimatedFreight} ${q.estimatedFreightCurrency}, ${q.deliveryTime}`);
   const channel = quotes[0];
 
@@ -111,7 +187,7 @@ async function main() {
     salePlatform: 'Shopify',
     channelCode: channel.channelCode,
     orderAddress: { country: shipToCountry, recipient: 'Ann Lee', phone: '+1 555 0100', province: 'CA', city: 'Los Angeles', street1: '1 Main St', zip: '90001' },
-    orderItemsList: [{ sku: pick.sku, quantity: 2 }],
+    orderItemsList: [{ sku: pick.sku, quantity: 2, warehouseCode: pick.warehouseCode }],
   });
   show('kkOrderId', orderId);
 

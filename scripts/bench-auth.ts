@@ -7,7 +7,7 @@ const app = await buildApp({ config: testConfig({ RATE_LIMIT_PER_SECOND: '100000
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 const m = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: '{"name":"Bench"}' })).json();
-const basic = 'Basic ' + Buffer.from(`${m.data.clientId}:${m.data.clientSecret}`).toString('base64');
+const basic = `Basic ${Buffer.from(`${m.data.clientId}:${m.data.clientSecret}`).toString('base64')}`;
 async function run(name: string, req: () => Promise<Response>) {
   let n = 0, bad = 0; const end = Date.now() + 3000;
   await Promise.all(Array.from({ length: 16 }, async () => { while (Date.now() < end) { const r = await req(); await r.arrayBuffer(); if (r.ok) n++; else bad++; } }));

@@ -12,7 +12,10 @@ import { freshStore } from '../test/helpers.ts';
 const dialect = (process.argv[2] ?? 'sqlite') as Dialect;
 const total = Number(process.argv[3] ?? 5000);
 let received = 0;
-const server = http.createServer((req, res) => req.resume().on('end', () => (received++, res.end('ok'))));
+const server = http.createServer((req, res) => req.resume().on('end', () => {
+    received++;
+    res.end('ok');
+  }));
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
 

@@ -9,7 +9,8 @@ import { clientErrorHandler, installJsonParser, installOverloadShedding, serverL
 import { installMetrics } from './http/metrics.ts';
 import { installHttpsPolicy } from './http/https-policy.ts';
 import { MERCHANT_PREFIX } from './http/merchant-routes.ts';
-import { installMerchantRateLimit, memoryBuckets, redisBuckets, type Clock } from './http/rate-limit.ts';
+import { installMerchantRateLimit, memoryBuckets, redisBuckets } from './http/rate-limit.ts';
+import type { Clock } from './domain/time.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
@@ -25,7 +26,7 @@ import { orderRoutes } from './http/routes/merchant/orders.ts';
 import { refundRoutes } from './http/routes/merchant/refunds.ts';
 import { webhookRoutes } from './http/routes/merchant/webhooks.ts';
 import type { HostResolver } from './domain/webhook-url.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { installTextRule, lazySerializers, validatorCompiler } from './http/validation.ts';
 import { TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
 
@@ -43,16 +44,21 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Where the JSON log lines go (default stdout); the usual redaction still applies. */
   logStream?: DestinationStream;
-  /** The clock of the in-process rate-limit buckets (and of Redis ones, instead of Redis's); tests only. */
+  /**
+   * The clock of the in-process rate-limit buckets (and of Redis ones, instead of Redis's) and of
+   * merchant token checks (expiry, the token cache's lifetime); tests only.
+   */
   now?: Clock;
   /** Called for every route registered, before the server starts; tests use it to list the routes. */
   onRoute?: (route: RouteOptions) => void;
+  /** Compile every route's validators and serializers while building (default: on each route's first use). */
+  eagerSchemas?: boolean;
   /** DNS for webhook URL checks (default: the system resolver); tests map names to addresses. */
   resolveHost?: HostResolver;
 }
 
 /** The published samples repeat the base segment; serve `/openapi/openapi/...` as `/openapi/...`. */
-export function rewriteAlias(url: string): string {
+function rewriteAlias(url: string): string {
   return url.startsWith('/openapi/openapi/') || url === '/openapi/openapi' ? url.slice('/openapi'.length) : url;
 }
 
@@ -79,13 +85,14 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     connectionTimeout: config.connectionTimeoutMs,
     keepAliveTimeout: 5_000,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers(options.eagerSchemas) } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The OpenAPI document is generated from the routes as registered (GET /docs/openapi.json).
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => void routes.push(route));
-  app.setValidatorCompiler(validatorCompiler());
+  app.setValidatorCompiler(validatorCompiler({ eager: options.eagerSchemas }));
   // Only JSON bodies are accepted; anything else is 415 (SPEC §1).
   app.removeContentTypeParser(['text/plain']);
   installJsonParser(app, config.maxJsonDepth);
@@ -93,6 +100,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   installErrorHandling(app);
   installHttpsPolicy(app, config);
   installOverloadShedding(app, config);
+  installTextRule(app);
   // Past MAX_CONNECTIONS Node closes new sockets at once rather than let them exhaust descriptors.
   if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
 
@@ -127,7 +135,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (surfaces.merchant) {
     await app.register(
       async (merchant) => {
-        requireMerchant(merchant, config, store, tokens);
+        requireMerchant(merchant, config, store, tokens, options.now);
         // After the auth hook: only authenticated requests draw from (their token's) bucket.
         await installMerchantRateLimit(merchant, config, buckets);
         await merchant.register(stockRoutes, { store });

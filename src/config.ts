@@ -1,6 +1,5 @@
 import path from 'node:path';
-
-export type StockistEnv = 'sandbox' | 'production';
+import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
 
 export interface Config {
   port: number;
@@ -34,10 +33,14 @@ export interface Config {
   refundSlaHours: number;
   /** How long a worker's claim on a refund holds; a crashed worker's refunds are retried after it lapses. */
   refundClaimMs: number;
+  /** Worker attempts at deciding one refund before it is parked for the operator (manual review). */
+  refundMaxAttempts: number;
   sandboxAutoShipSeconds: number | null;
   defaultWarehouse: string;
   seed: 'demo' | 'none';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   /** Abuse limits (docs/security.md): request head size, JSON nesting, connections, slow clients. */
   maxHeaderBytes: number;
   maxJsonDepth: number;
@@ -55,7 +58,12 @@ export interface Config {
   /** PostgreSQL: a request waits at most this long for a pool connection before it is a 503. */
   dbConnectTimeoutMs: number;
   dbPoolSize: number;
+  /** stock.changed webhooks: at most one delivery (of ≤ 500 changes; more → several) per endpoint per this. */
+  stockWebhookIntervalMs: number;
 }
+
+/** See REFUND_MAX_ATTEMPTS (docs/operator-guide.md): five attempts, one per REFUND_CLAIM_MS (30 s). */
+export const DEFAULT_REFUND_MAX_ATTEMPTS = 5;
 
 /** Raised for a bad environment value; its message is the one line printed before exiting. */
 export class ConfigError extends Error {
@@ -107,8 +115,9 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be on/off, true/false or 1/0 (got "${value}")`);
 }
 
-function databaseUrl(env: Env): string {
-  const value = present(env, 'DATABASE_URL') ?? 'sqlite:./data/stockist.db';
+/** Unset, the SQLite file lives in the data directory with the key and certificate. */
+function databaseUrl(env: Env, dataDir: string): string {
+  const value = present(env, 'DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'stockist.db')}`;
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
     throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres:// (got "${value}")`);
   }
@@ -133,13 +142,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got "${redisUrl}")`);
   }
+  const dataDir = path.resolve(present(env, 'DATA_DIR') ?? './data');
   const config: Config = {
     port: integer(env, 'PORT', 8443, 0, 65535),
     host: present(env, 'HOST') ?? '127.0.0.1',
     adminPort: optionalInteger(env, 'ADMIN_PORT', 0, 65535),
-    databaseUrl: databaseUrl(env),
-    dataDir: path.resolve(present(env, 'DATA_DIR') ?? './data'),
-    env: oneOf(env, 'STOCKIST_ENV', ['sandbox', 'production'] as const, 'sandbox'),
+    databaseUrl: databaseUrl(env, dataDir),
+    dataDir,
+    env: oneOf(env, 'STOCKIST_ENV', ENVIRONMENTS, 'sandbox'),
     adminApiKey,
     tls,
     tlsCertFile,
@@ -157,10 +167,12 @@ export function loadConfig(env: Env = process.env): Config {
     refundAutoDelayMs: integer(env, 'REFUND_AUTO_DELAY_MS', 2000, 0, 86_400_000),
     refundSlaHours: integer(env, 'REFUND_SLA_HOURS', 24, 1, 8760),
     refundClaimMs: integer(env, 'REFUND_CLAIM_MS', 30_000, 100, 3_600_000),
+    refundMaxAttempts: integer(env, 'REFUND_MAX_ATTEMPTS', DEFAULT_REFUND_MAX_ATTEMPTS, 1, 1000),
     sandboxAutoShipSeconds: optionalInteger(env, 'SANDBOX_AUTO_SHIP_SECONDS', 1, 86_400),
     defaultWarehouse,
     seed: oneOf(env, 'SEED', ['demo', 'none'] as const, 'none'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
     maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 32, 2, 1000),
     maxConnections: integer(env, 'MAX_CONNECTIONS', 2048, 0, 1_000_000),
@@ -172,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     overloadRetryAfterSeconds: integer(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 5, 1, 3600),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    stockWebhookIntervalMs: integer(env, 'STOCK_WEBHOOK_INTERVAL_MS', 5000, 0, 3_600_000),
   };
   if (config.env === 'production' && !config.tls && !config.trustProxy) {
     throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');

@@ -68,7 +68,7 @@ export interface ContractViolation {
 }
 
 /** Checks one response; returns what is wrong with it, or null. */
-export function checkResponse(routeUrl: string, method: string, status: number, payload: string, produced: unknown): string | null {
+function checkResponse(routeUrl: string, method: string, status: number, payload: string, produced: unknown): string | null {
   const v = validatorFor(routeUrl, method, status);
   if (v === 'undocumented') return `status ${status} is not documented for ${method} ${openApiPath(routeUrl)}`;
   if (payload === '') return v === 'no-content' ? null : `status ${status} is documented with a body but none was sent`;
@@ -84,6 +84,22 @@ export function checkResponse(routeUrl: string, method: string, status: number, 
     return `the serialised body differs from what the handler produced (a field missing from the response schema is dropped): produced ${JSON.stringify(produced).slice(0, 400)}`;
   }
   return null;
+}
+
+/** Checks a webhook delivery's body against the document's `webhooks` entry for its type; returns what is wrong, or null. */
+export function checkWebhookBody(text: string): string | null {
+  const c = getChecker();
+  const body = JSON.parse(text) as { type?: string };
+  const type = String(body.type);
+  if (!c.doc.webhooks?.[type]) return `event type ${type} is not documented under webhooks`;
+  const key = `webhook ${type}`;
+  let v = c.validators.get(key);
+  if (!v) {
+    v = c.ajv.compile({ $ref: `${DOC_ID}#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+    c.validators.set(key, v);
+  }
+  if (typeof v === 'string') return null;
+  return v(body) ? null : `${type} does not match the documented body: ${c.ajv.errorsText(v.errors, { separator: '; ' })}`;
 }
 
 const PRODUCED = Symbol('contract.produced');

@@ -96,7 +96,7 @@ function prng(seed: number) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A throwaway database: a SQLite file in the temp dir, or a fresh PostgreSQL database. */
-async function makeDatabase(dialect: Dialect, dir: string, pgUrl?: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function makeDatabase(dialect: Dialect, dir: string, pgUrl?: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') return { url: `sqlite:${path.join(dir, 'chaos.db')}`, drop: async () => undefined };
   if (!pgUrl) throw new Error('PostgreSQL chaos needs a database URL (TEST_DATABASE_URL or --pg)');
   const name = `chaos_${randomBytes(5).toString('hex')}`;

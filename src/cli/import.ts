@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import { importFiles, type ImportResult } from '../services/import.service.ts';
 import type { Store } from '../store/db.ts';
 
-export function summaryLine(r: ImportResult, seconds: number): string {
+function summaryLine(r: ImportResult, seconds: number): string {
   const counts = (['warehouses', 'categories', 'products', 'stocks', 'channels'] as const).filter((k) => r[k] > 0).map((k) => `${r[k]} ${k}`);
   const rate = seconds > 0 ? Math.round(r.rows / seconds) : r.rows;
   return `imported ${r.files} file${r.files === 1 ? '' : 's'}: ${counts.join(', ') || 'nothing'}; ${r.ledgerRows} stock changes; ${r.rows} rows in ${seconds.toFixed(1)} s (${rate} rows/s)`;

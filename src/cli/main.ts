@@ -1,15 +1,19 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { seedDemo } from '../demo/seed.ts';
 import { AppError } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { SCOPES, type Scope } from '../domain/scopes.ts';
+import { textProblem } from '../domain/text.ts';
 import { formatInstant } from '../domain/time.ts';
-import { SCOPES, type Scope } from '../schemas/admin.ts';
-import { createMerchant, issueToken, revokeToken } from '../services/merchants.service.ts';
-import { listRefundsForOperator, reviewRefund } from '../services/refunds.service.ts';
-import { openStore, type Store } from '../store/db.ts';
-import { migrateToLatest } from '../store/migrate.ts';
-import { startServer, startupBanner, type Role } from '../runtime/server.ts';
-import { runImport } from './import.ts';
+import type { Role } from '../runtime/server.ts';
+import type { Store } from '../store/db.ts';
+import { NoDatabase, describeDatabase, noMigrations, requireExistingSqlite } from './database.ts';
+import { IMPORT_HELP } from './import-help.ts';
+import { StopFailed } from './stop.ts';
+import { ImportRefused, problemText } from '../domain/import-format.ts';
+
+// Heavy modules (Fastify, Kysely, TypeBox, the services) are imported inside the commands that use
+// them, so `stockist --help` and the small commands start in a fraction of a second.
 
 /** Flags win over the environment; the environment is read and validated once, here. */
 function configWith(overrides: Record<string, string | undefined>): Config {
@@ -18,9 +22,23 @@ function configWith(overrides: Record<string, string | undefined>): Config {
   return loadConfig(env);
 }
 
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+/** Every command says, on stderr, which database it works on: the CLI resolves paths against the current directory. */
+function announce(config: Config): void {
+  process.stderr.write(`stockist: database ${describeDatabase(config.databaseUrl)}\n`);
+}
+
+/**
+ * Opens the database for a command. Only serve, migrate and seed may create one; the others
+ * refuse a database that does not exist (or was never migrated) rather than make an empty one.
+ */
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, mode: 'create' | 'existing' = 'existing'): Promise<T> {
+  announce(config);
+  if (mode === 'existing') requireExistingSqlite(config, process.env);
+  const { openStore } = await import('../store/db.ts');
+  const { isInitialised, migrateToLatest } = await import('../store/migrate.ts');
   const store = await openStore(config.databaseUrl);
   try {
+    if (mode === 'existing' && !(await isInitialised(store))) throw noMigrations(config.databaseUrl);
     await migrateToLatest(store);
     return await fn(store);
   } finally {
@@ -29,8 +47,22 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
 }
 
 const positiveInt = (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive whole number');
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be a positive whole number');
   return Number(value);
+};
+
+/** Ids as the operator API takes them (1 … 2^53 − 1). */
+const idArgument = (what: string) => (value: string) => {
+  const id = parseId(value);
+  if (id === null) throw new InvalidArgumentError(`${what} must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`);
+  return id;
+};
+
+/** SPEC §1 Text holds for the CLI's free text as for the operator API's. */
+const text = (what: string, value: string) => {
+  const problem = textProblem(value);
+  if (problem) throw new InvalidArgumentError(`${what} ${problem}`);
+  return value;
 };
 
 const scopesList = (value: string): Scope[] => {
@@ -43,39 +75,69 @@ const scopesList = (value: string): Scope[] => {
 export function buildCli(): Command {
   const program = new Command('stockist')
     .description("Stockist: a supplier's Order, Refund and Stock Open API server")
-    .configureOutput({ outputError: (text, write) => write(text) });
+    .configureOutput({ outputError: (text, write) => write(text) })
+    .addHelpText(
+      'after',
+      '\nThe database is DATABASE_URL, else DATA_DIR/stockist.db (DATA_DIR defaults to ./data); relative paths are resolved\n' +
+        'against the current directory. Every command names the database it uses on stderr.',
+    );
 
   program
     .command('serve')
-    .description('start the API server (migrates the database first)')
+    .description('start the API server (migrates the database first); writes DATA_DIR/stockist.pid while it runs')
     .addOption(new Option('--role <role>', 'api: HTTP only; worker: background jobs only; all: both').choices(['api', 'worker', 'all']).default('all'))
     .addOption(new Option('--seed <mode>', 'demo: load demo data into an empty database (overrides SEED)').choices(['demo', 'none']))
     .option('--port <port>', 'listen port (overrides PORT)')
     .option('--host <host>', 'listen address (overrides HOST)')
     .action(async (opts: { role: Role; seed?: string; port?: string; host?: string }) => {
       const config = configWith({ SEED: opts.seed, PORT: opts.port, HOST: opts.host });
+      announce(config);
+      const { startServer, startupBanner } = await import('../runtime/server.ts');
+      const { claimPidFile } = await import('../runtime/pid-file.ts');
       const server = await startServer(config, opts.role);
-      server.apps[0].log.info({ urls: server.urls, role: opts.role }, 'listening');
-      process.stdout.write(`${startupBanner(server, config)}\n`);
+      const log = server.apps[0].log;
+      const pid = claimPidFile(config.dataDir, opts.role);
+      if (pid.heldBy !== null) log.warn({ pidFile: pid.file, heldBy: pid.heldBy }, 'another server holds the pid file; this one is not recorded in it');
       const stop = (signal: string) => {
-        server.apps[0].log.info({ signal }, 'shutting down');
+        log.info({ signal }, 'shutting down');
         server.close().then(
-          () => process.exit(0),
+          () => {
+            pid.release();
+            process.exit(0);
+          },
           (error) => {
             process.stderr.write(`stockist: shutdown failed: ${error}\n`);
             process.exit(1);
           },
         );
       };
+      // Before the banner: whoever reads it may signal at once, and until a listener exists the
+      // signal's default action ends the process without a clean shutdown.
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      log.info({ urls: server.urls, role: opts.role, pid: process.pid }, 'listening');
+      process.stdout.write(`${startupBanner(server, config, { pidFile: pid.heldBy === null ? pid.file : null, tty: Boolean(process.stdout.isTTY) })}\n`);
+    });
+
+  program
+    .command('stop')
+    .description('stop the servers running from DATA_DIR (SIGTERM to the pid in DATA_DIR/stockist*.pid), waiting until they exit')
+    .option('--timeout <seconds>', 'how long to wait for in-flight work to finish', positiveInt, 40)
+    .action(async (opts: { timeout: number }) => {
+      const config = configWith({});
+      process.stderr.write(`stockist: data folder ${config.dataDir}\n`);
+      const { stopServers } = await import('./stop.ts');
+      await stopServers(config.dataDir, opts.timeout, (line) => process.stdout.write(`${line}\n`));
     });
 
   program
     .command('migrate')
-    .description('apply pending database migrations')
+    .description('apply pending database migrations (creates the database if it does not exist)')
     .action(async () => {
       const config = configWith({});
+      announce(config);
+      const { openStore } = await import('../store/db.ts');
+      const { migrateToLatest } = await import('../store/migrate.ts');
       const store = await openStore(config.databaseUrl);
       try {
         const names = await migrateToLatest(store);
@@ -89,18 +151,21 @@ export function buildCli(): Command {
     .command('seed')
     .description('load data sets')
     .command('demo')
-    .description('load the demo catalogue and demo merchant (SPEC §12); safe to repeat')
+    .description('load the demo catalogue and demo merchant (SPEC §12); safe to repeat; creates the database if needed')
     .action(async () => {
       const config = configWith({});
-      const creds = await withStore(config, (store) => seedDemo(store, config));
+      const { seedDemo } = await import('../demo/seed.ts');
+      const creds = await withStore(config, (store) => seedDemo(store, config), 'create');
       process.stdout.write(`demo data loaded; demo merchant ${creds.merchantId}, token ${creds.token}\n`);
     });
 
   program
     .command('import <files...>')
     .description('import catalogue JSON documents (the POST /admin/v1/import body) and products/stocks CSV files, all or nothing')
+    .addHelpText('after', IMPORT_HELP)
     .action(async (files: string[]) => {
       const config = configWith({});
+      const { runImport } = await import('./import.ts');
       await withStore(config, (store) => runImport(store, files, { stdout: process.stdout, stderr: process.stderr }));
     });
 
@@ -112,6 +177,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const trimmed = name.trim();
       if (trimmed.length < 1 || trimmed.length > 128) throw new InvalidArgumentError('name must be 1 to 128 characters');
+      text('name', trimmed);
+      const { createMerchant } = await import('../services/merchants.service.ts');
       const m = await withStore(config, (store) => createMerchant(store.db, trimmed, Date.now()));
       process.stdout.write(`merchant ${m.merchantId} "${m.name}"\nclient_id     ${m.clientId}\nclient_secret ${m.clientSecret}  (shown once)\n`);
     });
@@ -124,9 +191,9 @@ export function buildCli(): Command {
     .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInt)
     .action(async (merchantId: string, opts: { scopes?: Scope[]; expiresIn?: number }) => {
       const config = configWith({});
-      const t = await withStore(config, (store) =>
-        issueToken(store.db, config.env, positiveInt(merchantId), { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
-      );
+      const id = positiveInt(merchantId);
+      const { issueToken } = await import('../services/merchants.service.ts');
+      const t = await withStore(config, (store) => issueToken(store.db, config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()));
       process.stdout.write(`token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`);
     });
   token
@@ -134,23 +201,28 @@ export function buildCli(): Command {
     .description('revoke a bearer token')
     .action(async (tokenId: string) => {
       const config = configWith({});
-      const r = await withStore(config, (store) => revokeToken(store.db, positiveInt(tokenId), Date.now()));
+      const id = positiveInt(tokenId);
+      const { revokeToken } = await import('../services/merchants.service.ts');
+      const r = await withStore(config, (store) => revokeToken(store.db, id, Date.now()));
       process.stdout.write(`token ${r.tokenId} revoked at ${formatInstant(r.revokedAt)}\n`);
     });
 
-  const refunds = program.command('refunds').description('review refunds (REFUND_REVIEW=manual)');
+  const refunds = program.command('refunds').description('review refunds (REFUND_REVIEW=manual, or parked for manual review after REFUND_MAX_ATTEMPTS failed attempts)');
   refunds
     .command('list')
     .description('list refunds, oldest pending first')
     .addOption(new Option('--status <status>', 'filter by state').choices(['pending_review', 'refund_successfully', 'refund_failed']).default('pending_review'))
     .option('--limit <n>', 'at most this many', positiveInt, 50)
-    .action(async (opts: { status: 'pending_review' | 'refund_successfully' | 'refund_failed'; limit: number }) => {
+    .option('--manual-review', 'only refunds the worker gave up on after REFUND_MAX_ATTEMPTS failed attempts')
+    .action(async (opts: { status: 'pending_review' | 'refund_successfully' | 'refund_failed'; limit: number; manualReview?: boolean }) => {
       const config = configWith({});
-      const page = await withStore(config, (store) => listRefundsForOperator(store.db, config, opts.status, 1, opts.limit));
-      if (page.list.length === 0) process.stdout.write(`no ${opts.status} refunds\n`);
+      const { listRefundsForOperator } = await import('../services/refunds.service.ts');
+      const page = await withStore(config, (store) => listRefundsForOperator(store.db, config, opts.status, 1, opts.limit, Date.now(), opts.manualReview ? true : null));
+      if (page.list.length === 0) process.stdout.write(`no ${opts.status}${opts.manualReview ? ' manual-review' : ''} refunds\n`);
       for (const r of page.list) {
         const items = r.items.map((i) => `${i.skuCode}×${i.quantity}`).join(' ');
-        process.stdout.write(`${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}\n`);
+        const attempts = r.lastError ? `  ${r.manualReview ? 'MANUAL REVIEW' : 'RETRYING'} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}: ${r.lastError.replace(/\s+/g, ' ')}` : '';
+        process.stdout.write(`${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`);
       }
       if (page.total > page.list.length) process.stdout.write(`(${page.total - page.list.length} more)\n`);
     });
@@ -161,8 +233,10 @@ export function buildCli(): Command {
       .option('--reason <text>', 'why (shown to the merchant as failureReason on reject)')
       .action(async (refundNo: string, opts: { reason?: string }) => {
         const config = configWith({});
-        positiveInt(refundNo);
-        const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: opts.reason?.trim() || 'rejected by the operator' };
+        idArgument('refundNo')(refundNo);
+        const reason = opts.reason === undefined ? undefined : text('--reason', opts.reason.trim());
+        const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
+        const { reviewRefund } = await import('../services/refunds.service.ts');
         const r = await withStore(config, (store) => reviewRefund(store.db, refundNo, decision));
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
@@ -171,12 +245,23 @@ export function buildCli(): Command {
   return program;
 }
 
+/** Every problem of a refused import, one a line, so all of them can be fixed before the next run. */
+function importReport(error: ImportRefused): string {
+  const total = error.problems.length + error.omitted;
+  if (total === 1) return `stockist: import refused, nothing was written: ${problemText(error.problems[0])}\n`;
+  const lines = [`stockist: import refused, nothing was written: ${total} problems`, ...error.problems.map((p) => `  ${problemText(p)}`)];
+  if (error.omitted) lines.push(`  … and ${error.omitted} more`);
+  return `${lines.join('\n')}\n`;
+}
+
 /** Errors a user can act on are one line and a non-zero exit; anything else is a bug and says so. */
 export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`stockist: invalid configuration: ${error.message}\n`);
+    else if (error instanceof ImportRefused) process.stderr.write(importReport(error));
+    else if (error instanceof NoDatabase || error instanceof StopFailed) process.stderr.write(`stockist: ${error.message}\n`);
     else if (error instanceof AppError || error instanceof InvalidArgumentError) process.stderr.write(`stockist: ${error.message}\n`);
     else if (error instanceof Error && (error as { code?: string }).code === 'EADDRINUSE') process.stderr.write(`stockist: ${error.message} (set PORT)\n`);
     else process.stderr.write(`stockist: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,5 +1,5 @@
 export const DEMO_MERCHANT_NAME = 'Demo Merchant';
-export const DEMO_SKU_COUNT = 240;
+const DEMO_SKU_COUNT = 240;
 
 /** A small deterministic generator, so every demo database holds the same catalogue. */
 function sequence(seed: number) {

@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
 import type { Store } from '../store/db.ts';
-import { parseDocument } from '../http/validation.ts';
+import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
 import { DEMO_MERCHANT_NAME, demoCatalogue, demoSku } from './demo-data.ts';
 
@@ -37,7 +37,7 @@ export async function seedDemo(store: Store, config: Config): Promise<DemoCreden
  * revoked or missing token is replaced. Returns null when there is no demo merchant.
  */
 export async function demoCredentials(store: Store, config: Config, create = false): Promise<DemoCredentials | null> {
-  let merchant = await store.db.selectFrom('merchants').select('id').where('name', '=', DEMO_MERCHANT_NAME).orderBy('id').executeTakeFirst();
+  const merchant = await store.db.selectFrom('merchants').select('id').where('name', '=', DEMO_MERCHANT_NAME).orderBy('id').executeTakeFirst();
   if (!merchant && !create) return null;
   const now = Date.now();
   const merchantId = merchant?.id ?? (await createMerchant(store.db, DEMO_MERCHANT_NAME, now)).merchantId;

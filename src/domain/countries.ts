@@ -1,4 +1,15 @@
+import countries from 'i18n-iso-countries';
+
 const names = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/**
+ * SPEC §1 Text: the assigned ISO 3166-1 alpha-2 codes. The list comes from i18n-iso-countries,
+ * which also carries XK (Kosovo): a user-assigned code that ISO has not assigned, so it is left out.
+ */
+const ASSIGNED = new Set(Object.keys(countries.getAlpha2Codes()).filter((code) => code !== 'XK'));
+
+/** "cn" → true, "ZZ" → false. */
+export const isAssignedCountry = (code: string) => ASSIGNED.has(code.toUpperCase());
 
 /** "CN" → "China"; unknown codes give the code back. */
 export function countryName(code: string): string {

@@ -22,6 +22,9 @@ export class AppError extends Error {
   }
 }
 
+/** An error response lists at most this many field errors; its message counts the rest. */
+export const MAX_LISTED_ERRORS = 50;
+
 export const validationFailed = (errors: FieldError[], message = 'validation failed') =>
   new AppError(400, 40000, message, errors);
 

@@ -13,7 +13,7 @@ export interface ChannelOffer {
   deliveryDaysMax: number;
 }
 
-export const serves = (c: ChannelOffer, warehouseCode: string, country: string) =>
+const serves = (c: ChannelOffer, warehouseCode: string, country: string) =>
   c.warehouseCodes.includes(warehouseCode) && (c.countries.includes('*') || c.countries.includes(country));
 
 /** Base fee plus the per-kg fee for the package weight, rounded up to the cent (SPEC §4.5). */

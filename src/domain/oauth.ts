@@ -1,4 +1,5 @@
-import { SCOPES, type Scope } from '../schemas/admin.ts';
+import { SCOPES, type Scope } from './scopes.ts';
+import { textProblem } from './text.ts';
 
 /**
  * An RFC 6749 §5.2 error of the token endpoint. It is answered as `{error, error_description}`,
@@ -30,7 +31,7 @@ export const invalidRequest = (description: string) => new OAuthError(400, 'inva
 export const invalidClient = (description: string) =>
   new OAuthError(401, 'invalid_client', description, { 'WWW-Authenticate': 'Basic realm="stockist", charset="UTF-8"' });
 export const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
-export const invalidScope = (description: string) => new OAuthError(400, 'invalid_scope', description);
+const invalidScope = (description: string) => new OAuthError(400, 'invalid_scope', description);
 
 export interface ClientCredentials {
   clientId: string;
@@ -55,7 +56,11 @@ export function parseBasic(authorization: string | undefined): { clientId: strin
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (!/^[A-Za-z0-9+/]+=*$/.test(match[1]) || colon < 0) throw invalidClient('malformed HTTP Basic credentials');
-  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  const credentials = { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  // SPEC §1 Text holds for what the header carries, too: a NUL must never reach a query.
+  const problem = textProblem(credentials.clientId) ?? textProblem(credentials.clientSecret);
+  if (problem) throw invalidRequest(`authorization: the HTTP Basic credentials ${problem}`);
+  return credentials;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FulfillmentStatus, OrderStatus, RefundStatus, SplitOrderStatus } from '../store/schema.ts';
+import type { FulfillmentStatus, OrderStatus, RefundStatus, SplitOrderStatus } from './vocabulary.ts';
 
 export interface ItemCounts {
   quantity: number;
@@ -7,7 +7,7 @@ export interface ItemCounts {
 }
 
 export const refundableQuantity = (i: ItemCounts) => i.quantity - i.refunded - i.pending;
-export const fullyRefunded = (i: ItemCounts) => i.refunded >= i.quantity;
+const fullyRefunded = (i: ItemCounts) => i.refunded >= i.quantity;
 
 /** A split order's fulfilment over the splits still to be delivered (cancelled ones do not count). */
 export function fulfillmentStatusOf(splits: SplitOrderStatus[], current: FulfillmentStatus): FulfillmentStatus {

@@ -2,9 +2,10 @@ import { AppError, validationFailed, type FieldError } from './errors.ts';
 import { refundableQuantity, type ItemCounts } from './order-status.ts';
 
 export const REFUND_REASONS = ['Other', "Don't Want Anymore", 'Product Selection Error/Multiple Selection', 'Incorrect Address Information', 'Out Of Stock'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
 
 /** Case-insensitive match to the canonical spelling; null for anything else. */
-export function normalizeRefundReason(value: string | null | undefined): string | null {
+export function normalizeRefundReason(value: string | null | undefined): RefundReason | null {
   if (value === null || value === undefined || value.trim() === '') return 'Other';
   return REFUND_REASONS.find((r) => r.toLowerCase() === value.trim().toLowerCase()) ?? null;
 }
@@ -50,6 +51,7 @@ export function planRefund(items: RefundableItem[], entries: RefundEntry[] | nul
 
   const invalid: FieldError[] = [];
   const resolved: { index: number; item: RefundableItem; quantity: number | null }[] = [];
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void invalid.push(...)` is this loop's early exit
   entries.forEach((e, index) => {
     const at = (name: string) => `orderItems[${index}].${name}`;
     let candidates: RefundableItem[];
@@ -118,4 +120,63 @@ export function refundAmountCents(
     if (nowCovered && !wasCovered) cents += splitItems[0].splitFreightCents;
   }
   return cents;
+}
+
+/** An operator's or the worker's verdict on a pending refund. */
+export type Decision = { approve: true } | { approve: false; reason: string };
+
+/** A line of the pending refund, as reserved. */
+export interface PendingRefundLine extends RefundLine {
+  splitOrderId: number;
+}
+
+/** An item of the refund's order, with what its refund touches. */
+export interface DecidableItem extends RefundableItem {
+  productId: number;
+  warehouseId: number;
+  splitFreightCents: number;
+}
+
+export interface RefundOutcome {
+  state: 'refund_successfully' | 'refund_failed';
+  failureReason: string | null;
+  /** What the refund pays: recomputed on approval, the reserved amount when refused. */
+  amountCents: number;
+  /** Approved: each line's quantity moves from pending to refunded and back to stock (ledger kind `return`), in product order. */
+  returns: { itemId: number; quantity: number; productId: number; warehouseId: number }[];
+  /** Refused: each line's reserved quantity is released. */
+  releases: RefundLine[];
+  /** Split orders the approval leaves with every item refunded: they are cancelled. */
+  cancelledSplits: number[];
+}
+
+/** A split order that has shipped (or been delivered) can no longer be refunded, only returned. */
+export const isShippedSplit = (status: string | undefined) => status === 'shipped' || status === 'completed';
+
+/**
+ * SPEC §5.2: the decision on one pending refund. Approval still fails when a split order it
+ * targets shipped in the meantime; an approved refund pays its items plus the freight of every
+ * split order it leaves fully refunded, returns the stock and cancels those split orders.
+ */
+export function decideRefund(decision: Decision, lines: PendingRefundLine[], items: DecidableItem[], splitStatus: Map<number, string>, reservedCents: number): RefundOutcome {
+  const shipped = [...new Set(lines.filter((l) => isShippedSplit(splitStatus.get(l.splitOrderId))).map((l) => l.splitOrderId))];
+  let failureReason: string | null = null;
+  if (!decision.approve) failureReason = decision.reason;
+  else if (shipped.length) failureReason = `split order ${shipped.join(', ')} shipped before the refund was decided`;
+  if (failureReason !== null) {
+    return { state: 'refund_failed', failureReason, amountCents: reservedCents, returns: [], releases: lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity })), cancelledSplits: [] };
+  }
+  const amountCents = refundAmountCents(items, lines, false);
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const refunded = new Map(items.map((i) => [i.id, i.refunded]));
+  const returns = [...lines]
+    .sort((a, b) => byId.get(a.itemId)!.productId - byId.get(b.itemId)!.productId)
+    .map((l) => {
+      const item = byId.get(l.itemId)!;
+      refunded.set(item.id, refunded.get(item.id)! + l.quantity);
+      return { itemId: l.itemId, quantity: l.quantity, productId: item.productId, warehouseId: item.warehouseId };
+    });
+  const touched = [...new Set(lines.map((l) => byId.get(l.itemId)!.splitOrderId))];
+  const cancelledSplits = touched.filter((splitId) => items.filter((i) => i.splitOrderId === splitId).every((i) => refunded.get(i.id)! >= i.quantity));
+  return { state: 'refund_successfully', failureReason: null, amountCents, returns, releases: [], cancelledSplits };
 }

@@ -1,5 +1,5 @@
 /** The marketplaces the original interface names, in their canonical spelling (SPEC §4.1). */
-export const SALE_PLATFORMS = [
+const SALE_PLATFORMS = [
   'Amazon', 'Wish', 'eBay', 'Walmart', 'Groupon', 'IrobotBoxERP', 'Shopify', 'Aliexpress', 'OverStock',
   'TopHatter', 'JoyBuy', 'Homedepot', 'Facebookshop', 'Mercari', 'Facebook Marketplace',
 ] as const;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { StockistEnv } from '../config.ts';
+import type { StockistEnv } from './vocabulary.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -14,7 +14,7 @@ export function randomToken(length = 32): string {
   return out.length === length ? out : out + randomToken(length - out.length);
 }
 
-export const TOKEN_PREFIX: Record<StockistEnv, string> = { production: 'stk_live_', sandbox: 'stk_test_' };
+const TOKEN_PREFIX: Record<StockistEnv, string> = { production: 'stk_live_', sandbox: 'stk_test_' };
 
 export function environmentOfToken(token: string): StockistEnv | null {
   if (token.startsWith(TOKEN_PREFIX.production)) return 'production';
@@ -36,7 +36,7 @@ export function secretsEqual(a: string, b: string): boolean {
 }
 
 /** Refresh tokens have their own prefix, so one is never mistaken for (or accepted as) a bearer token. */
-export const REFRESH_PREFIX: Record<StockistEnv, string> = { production: 'stkr_live_', sandbox: 'stkr_test_' };
+const REFRESH_PREFIX: Record<StockistEnv, string> = { production: 'stkr_live_', sandbox: 'stkr_test_' };
 
 export const newRefreshToken = (env: StockistEnv) => REFRESH_PREFIX[env] + randomToken(48);
 

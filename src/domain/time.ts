@@ -18,26 +18,42 @@ export function parseInstant(text: string): number | null {
 }
 
 /** Epoch ms → `2022-11-01T06:21:20Z` (second precision, UTC). */
+export function formatInstant(ms: number): string;
+export function formatInstant(ms: number | null | undefined): string | null;
 export function formatInstant(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined) return null;
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** A query parameter holding an instant: absent or blank → null; anything unparsable → 400 naming it. */
-export function instantParam(value: string | undefined, field: string): number | null {
+function instantParam(value: string | undefined, field: string): number | null {
   if (value === undefined || value.trim() === '') return null;
   const ms = parseInstant(value.trim());
   if (ms === null) throw fieldError(field, 'must be an ISO 8601 instant with Z or an offset, e.g. 2022-11-01T06:21:20Z');
   return ms;
 }
 
-/** A [start, end] window of query parameters; either end may be open; start after end → 400. */
+/**
+ * The last millisecond of the second `ms` falls in. Responses show whole seconds, so an end bound
+ * read from a response (`06:21:20Z`) must include rows stamped 06:21:20.001–.999, or a client
+ * syncing [T0, T1] then [T1+1s, T2] loses the rows of T1's second (SPEC §1 Times).
+ */
+export const endOfSecond = (ms: number) => Math.floor(ms / 1000) * 1000 + 999;
+
+/**
+ * A [start, end] window of query parameters; either end may be open; start after end → 400.
+ * The end covers its whole second (`endOfSecond`); the start is taken as given.
+ */
 export function timeWindow(
   [startField, startText]: [string, string | undefined],
   [endField, endText]: [string, string | undefined],
 ): { start: number | null; end: number | null } {
   const start = instantParam(startText, startField);
-  const end = instantParam(endText, endField);
+  const given = instantParam(endText, endField);
+  const end = given === null ? null : endOfSecond(given);
   if (start !== null && end !== null && start > end) throw fieldError(startField, `must not be after ${endField}`);
   return { start, end };
 }
+
+/** The current time in epoch milliseconds; injectable so tests control time. */
+export type Clock = () => number;

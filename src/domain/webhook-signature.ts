@@ -6,7 +6,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
  * several space-separated when more than one secret is live (during a rotation). Self-contained on
  * node:crypto so the typed client can reuse `verifyWebhook` as it is.
  */
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** The `webhook-id` of an event: one per event, the same on every attempt and endpoint (receivers de-duplicate on it). */
 export const webhookId = (eventId: number) => `msg_${eventId}`;
@@ -21,8 +21,8 @@ function secretKey(secret: string): Buffer {
 }
 
 /** `v1,<base64>` for one secret. `timestamp` is in seconds. */
-export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  return 'v1,' + createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
+function signature(secret: string, id: string, timestamp: number, body: string): string {
+  return `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
 /** The three headers of one delivery attempt, signed with every live secret. */

@@ -1,6 +1,5 @@
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import type { StockistEnv } from '../config.ts';
+import type { StockistEnv } from './vocabulary.ts';
 
 /** One resolved address of a host name. */
 export interface ResolvedAddress {
@@ -8,11 +7,8 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-/** DNS, injectable: tests map names to the addresses they need (rebinding, private ranges). */
+/** DNS, injectable: tests map names to the addresses they need (rebinding, private ranges). The lookup itself is in services/webhook-target.service.ts. */
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-export const systemResolver: HostResolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
 
@@ -94,23 +90,12 @@ export function parseWebhookUrl(raw: string, env: StockistEnv): URL {
 export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /**
- * Resolves the URL's host and checks every address it resolves to: production allows only public
- * addresses; sandbox also allows loopback (a receiver on the developer's machine). Returns the
- * address to connect to, so the request goes exactly where the check looked (no DNS rebinding
- * between the check and the connection).
+ * Checks every address the URL's host resolved to: production allows only public addresses;
+ * sandbox also allows loopback (a receiver on the developer's machine). Returns the address to
+ * connect to, so the request goes exactly where the check looked (no DNS rebinding between the
+ * check and the connection).
  */
-export async function resolveWebhookTarget(url: URL, env: StockistEnv, resolve: HostResolver): Promise<ResolvedAddress> {
-  const host = hostOf(url);
-  let addresses: ResolvedAddress[];
-  const literal = isIP(host);
-  if (literal) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-  else {
-    try {
-      addresses = await resolve(host);
-    } catch {
-      throw new UnsafeWebhookUrl(`host ${host} does not resolve`);
-    }
-  }
+export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[], env: StockistEnv): ResolvedAddress {
   if (addresses.length === 0) throw new UnsafeWebhookUrl(`host ${host} does not resolve`);
   for (const a of addresses) {
     const kind = addressKind(a.address);

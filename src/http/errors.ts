@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, invalidJson, notFound, serviceUnavailable, validationFailed } from '../domain/errors.ts';
-import { toFieldErrors } from './validation.ts';
+import { AppError, MAX_LISTED_ERRORS, invalidJson, notFound, serviceUnavailable, validationFailed } from '../domain/errors.ts';
+import { isStorageUnavailable } from '../store/faults.ts';
+import { toFieldErrors } from '../schemas/validate.ts';
+import { errorEnvelope } from '../present/envelope.ts';
 
 /** Fastify's own errors that are the client's fault, by code → our error. */
 function fromFramework(error: FastifyError): AppError | null {
@@ -22,26 +24,17 @@ function fromFramework(error: FastifyError): AppError | null {
   return null;
 }
 
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
-  // PostgreSQL: admin/crash shutdown, cannot connect now, too many connections, connection exceptions.
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
-  'SQLITE_BUSY', 'SQLITE_LOCKED',
-]);
-/** node-postgres reports a lost connection or a pool wait that timed out without a code. */
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed/i;
+/** Storage outages and faults are 503, not 500 (the rule lives beside the storage: src/store/faults.ts). */
+export { isStorageUnavailable };
 
-/** Storage outages (connection refused or lost, pool exhausted, database locked) are 503, not 500. */
-export function isStorageUnavailable(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('SQLITE_BUSY'))) return true;
-  return typeof e?.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message);
-}
-
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   if (error.headers) reply.headers(error.headers);
-  const body: Record<string, unknown> = { code: error.code, message: error.message, data: null, requestId: request.id };
-  if (error.errors?.length) body.errors = error.errors;
+  const body = errorEnvelope(error, request.id);
+  // A 10,000-row import with every row wrong must not answer with a 10,000-entry list.
+  if (error.errors && error.errors.length > MAX_LISTED_ERRORS) {
+    body.errors = error.errors.slice(0, MAX_LISTED_ERRORS);
+    body.message = `${error.message} (${error.errors.length} problems; the first ${MAX_LISTED_ERRORS} are listed)`;
+  }
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
 }
 

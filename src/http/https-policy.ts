@@ -18,7 +18,8 @@ const PLAIN_HTTP_ALLOWED = new Set(['/healthz', '/readyz']);
 export function installHttpsPolicy(app: FastifyInstance, config: Config) {
   const enforce = config.env === 'production' && !config.tls;
   app.addHook('onRequest', async (request, reply) => {
-    const https = config.tls || (config.trustProxy && request.protocol === 'https');
+    // Scheme names are case-insensitive (RFC 3986 §3.1): `HTTPS` from a proxy is https.
+    const https = config.tls || (config.trustProxy && request.protocol?.toLowerCase() === 'https');
     if (https) {
       reply.header('Strict-Transport-Security', HSTS);
       return;

@@ -84,7 +84,7 @@ export function serverLimits(config: Config) {
   };
 }
 
-export const overloaded = (retryAfterSeconds: number) =>
+const overloaded = (retryAfterSeconds: number) =>
   new AppError(503, 50300, `the server is overloaded; retry after ${retryAfterSeconds} s`, undefined, { 'Retry-After': String(retryAfterSeconds) });
 
 /**

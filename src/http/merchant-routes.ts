@@ -32,6 +32,7 @@ export const MERCHANT_ROUTES: readonly MerchantRoute[] = [
   { method: 'GET', path: '/v1/product/products', scope: 'catalog:read' },
   { method: 'POST', path: '/v1/webhooks', scope: 'orders:read' },
   { method: 'GET', path: '/v1/webhooks', scope: 'orders:read' },
+  { method: 'PUT', path: '/v1/webhooks/:id', scope: 'orders:read' },
   { method: 'DELETE', path: '/v1/webhooks/:id', scope: 'orders:read' },
   { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', scope: 'orders:read' },
   { method: 'GET', path: '/v1/webhooks/:id/deliveries', scope: 'orders:read' },

@@ -8,7 +8,8 @@ import { pendingRefundStats } from '../store/refunds.repository.ts';
 /**
  * GET /metrics (Prometheus text format), behind the operator key: request rate and latency per
  * route, plus gauges read from the database at scrape time (orders, refunds by state, the oldest
- * pending refund's age and how many are past REFUND_SLA_HOURS, stock rows). One registry per app.
+ * pending refund's age and how many are past REFUND_SLA_HOURS, refunds failing or parked for manual
+ * review, stock rows). One registry per app.
  */
 export function installMetrics(app: FastifyInstance, { store, config, adminApiKey }: { store: Store; config: Config; adminApiKey: string }): void {
   const registry = new Registry();
@@ -57,6 +58,30 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     async collect() {
       const cutoff = Date.now() - config.refundSlaHours * 3600_000;
       const r = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').where('created_at', '<', cutoff).executeTakeFirstOrThrow();
+      this.set(Number(r.n));
+    },
+  });
+  new Gauge({
+    name: 'stockist_refunds_manual_review',
+    help: 'Pending refunds the worker gave up on after REFUND_MAX_ATTEMPTS failed attempts; they wait for the operator (GET /admin/v1/refunds?manualReview=true)',
+    registers: [registry],
+    async collect() {
+      const r = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').where('manual_review', '=', 1).executeTakeFirstOrThrow();
+      this.set(Number(r.n));
+    },
+  });
+  new Gauge({
+    name: 'stockist_refunds_retrying',
+    help: 'Pending refunds whose last decision attempt failed and that the worker will try again (lastError in GET /admin/v1/refunds)',
+    registers: [registry],
+    async collect() {
+      const r = await db
+        .selectFrom('refunds')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'pending_review')
+        .where('manual_review', '=', 0)
+        .where('last_error', 'is not', null)
+        .executeTakeFirstOrThrow();
       this.set(Number(r.n));
     },
   });

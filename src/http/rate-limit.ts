@@ -1,9 +1,10 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { rateLimited } from '../domain/errors.ts';
 import { hashSecret } from '../domain/secrets.ts';
+import type { Clock } from '../domain/time.ts';
 import { asRateLimitWindow, takeFromBucket, type BucketLimits, type BucketState } from '../domain/token-bucket.ts';
 import { bearerToken } from './auth.ts';
 
@@ -15,7 +16,6 @@ export interface BucketStore {
 }
 
 /** A clock in epoch ms; tests pass a fake one. */
-export type Clock = () => number;
 
 /**
  * In-process buckets. Bounded: beyond `maxKeys` the least recently used bucket is dropped, which
@@ -79,10 +79,13 @@ type BucketRedis = Redis & {
   stockistTokenBucket(key: string, capacity: number, refillMs: number, cost: number, now: number): Promise<[number, string]>;
 };
 
-export const REDIS_KEY_PREFIX = 'stockist:rl:';
+const REDIS_KEY_PREFIX = 'stockist:rl:';
 
 /** Connects to Redis (start-up fails with a clear message if it cannot) and returns shared buckets. */
 export async function redisBuckets(url: string, options: { now?: Clock; onError?: (error: Error) => void } = {}): Promise<BucketStore> {
+  // Imported only when REDIS_URL is set: most installations never load it.
+  // module.exports is the Redis class (the default export, in Node and in the dist/ bundle alike).
+  const { default: Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
     // A rate-limit check must not wait for a reconnect: while Redis is away, requests pass unlimited

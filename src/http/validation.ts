@@ -1,97 +1,84 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
-import { validationFailed, type FieldError } from '../domain/errors.ts';
-import { COERCE_KEYWORD, coerceValue } from '../schemas/common.ts';
+import type { ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import SerializerSelector, { type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
+import { AppError, type FieldError } from '../domain/errors.ts';
+import { checkText, invalidText, makeAjv } from '../schemas/validate.ts';
 
 /**
- * Two validators: query strings and path params are text by nature, so their types are coerced;
- * bodies are JSON and must carry the right types (`true` is not a quantity). Where the contract
- * lets a body field arrive as a number or a digit string, the schema says so with a union and
- * the `x-coerce` keyword normalises the value after it has validated.
+ * Each route's validator is compiled on the route's first request, not at start-up: compiling
+ * every schema of every route took about as long as the rest of start-up together (issue 14).
+ * `eager` compiles at once (the tests that list every route use it to find a broken schema early).
  */
-function makeAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, verbose: true, strict: true, allowUnionTypes: true });
-  (addFormats as unknown as (a: Ajv) => void)(ajv);
-  ajv.addKeyword({
-    keyword: COERCE_KEYWORD,
-    modifying: true,
-    errors: true,
-    validate: function coerce(this: unknown, kind: string, data: unknown, parent: unknown, ctx?: { parentData: any; parentDataProperty: string | number }) {
-      const result = coerceValue(kind, data, parent as { anyOf?: { minimum?: number; maximum?: number }[] });
-      if (!result.ok) {
-        (coerce as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: COERCE_KEYWORD, message: result.message, params: {} }];
-        return false;
-      }
-      if (ctx && ctx.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = result.value;
-      return true;
-    },
-  });
-  return ajv;
-}
-
-const bodyValidators = new WeakMap<object, ValidateFunction>();
-let sharedJsonAjv: Ajv | null = null;
-
-/**
- * Validates (and normalises) a JSON document outside HTTP exactly as a request body would be:
- * the CLI import and the demo seed go through the same rules as `POST /admin/v1/import`.
- */
-export function parseDocument<T>(schema: object, value: unknown): T {
-  sharedJsonAjv ??= makeAjv(false);
-  let validate = bodyValidators.get(schema);
-  if (!validate) bodyValidators.set(schema, (validate = sharedJsonAjv.compile(schema)));
-  if (!validate(value)) throw validationFailed(toFieldErrors(validate.errors ?? [], 'body'));
-  return value as T;
-}
-
-export function validatorCompiler(): FastifySchemaCompiler<unknown> {
+export function validatorCompiler(options: { eager?: boolean } = {}): FastifySchemaCompiler<unknown> {
   const forText = makeAjv(true);
   const forJson = makeAjv(false);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? forJson : forText;
-    return ajv.compile(schema as object) as ValidateFunction;
+    if (options.eager) return ajv.compile(schema as object) as ValidateFunction;
+    let compiled: ValidateFunction | undefined;
+    // Fastify reads `.errors` from the function it was given after a failed call.
+    const lazy = Object.assign(
+      (data: unknown) => {
+        compiled ??= ajv.compile(schema as object);
+        const ok = compiled(data);
+        lazy.errors = compiled.errors;
+        return ok;
+      },
+      { errors: null as ValidateFunction['errors'] },
+    );
+    return lazy;
   };
 }
 
-/** `/orderItemsList/1/quantity` → `orderItemsList[1].quantity`. */
-export function fieldPath(instancePath: string, missing?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (missing !== undefined) parts.push(missing);
-  let out = '';
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out === '' ? p : `.${p}`;
-  return out;
+/** Response serializers (fast-json-stringify), likewise built on the route's first response. */
+export function lazySerializers(eager = false): SerializerFactory {
+  const build = SerializerSelector();
+  return (externalSchemas, serializerOptions) => {
+    const compile = build(externalSchemas, serializerOptions);
+    if (eager) return compile;
+    return (route) => {
+      let serialize: ((doc: unknown) => string) | undefined;
+      return (doc) => (serialize ??= compile(route))(doc);
+    };
+  };
 }
 
-function describe(error: ErrorObject): string {
-  switch (error.keyword) {
-    case 'required':
-      return 'is required';
-    case 'anyOf':
-    case 'oneOf': {
-      const description = (error.parentSchema as { description?: string } | undefined)?.description;
-      return description ? `must be ${description}` : 'has the wrong type';
+/** The request headers the server reads (credentials, idempotency, caching, proxy): held to the Text rule too. */
+const HEADERS_READ = ['authorization', 'content-type', 'idempotency-key', 'if-none-match', 'x-forwarded-for', 'x-forwarded-proto'];
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
+/**
+ * SPEC §1 Text for every route: headers we read are checked on arrival (before authentication
+ * reads `Authorization`); a body in a charset other than UTF-8 is 415/41500 before it is parsed;
+ * the body, query string and path parameters are checked (and the body trimmed) before the
+ * route's schema validates them. Errors are AppErrors, so the OAuth endpoint answers them in its
+ * RFC 6749 shape like any other of its refusals.
+ */
+export function installTextRule(app: FastifyInstance) {
+  app.addHook('onRequest', async (request) => {
+    const errors: FieldError[] = [];
+    for (const name of HEADERS_READ) {
+      const value = request.headers[name];
+      if (value !== undefined) checkText(value, name, false, errors);
     }
-    case 'enum':
-      return `must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'const':
-      return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
-    default:
-      return error.message ?? 'is invalid';
-  }
-}
-
-/** Ajv's error list → one field error per field, the most specific message first. */
-export function toFieldErrors(errors: ErrorObject[], part: string | undefined): FieldError[] {
-  // Errors inside a union's branches are noise once the union itself reports the field.
-  const unionPaths = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
-  const seen = new Map<string, FieldError>();
-  for (const error of errors) {
-    if (unionPaths.some((p) => error.schemaPath.startsWith(`${p}/`))) continue;
-    const missing = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : undefined;
-    let field = fieldPath(error.instancePath, missing);
-    if (field === '') field = part === 'body' ? 'body' : (part ?? 'request');
-    if (!seen.has(field)) seen.set(field, { field, message: describe(error) });
-  }
-  return [...seen.values()];
+    if (errors.length) throw invalidText(errors);
+  });
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const type = request.headers['content-type'];
+    const charset = typeof type === 'string' && hasBody(request) ? CHARSET.exec(type)?.[1] : undefined;
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      throw new AppError(415, 41500, `the body's charset ${JSON.stringify(charset)} is not supported: send UTF-8 (Content-Type: application/json; charset=utf-8)`);
+    }
+    return payload;
+  });
+  app.addHook('preValidation', async (request) => {
+    const errors: FieldError[] = [];
+    if (request.body !== undefined) request.body = checkText(request.body, 'body', true, errors);
+    checkText(request.query, 'query', false, errors);
+    checkText(request.params, 'params', false, errors);
+    if (errors.length) throw invalidText(errors);
+  });
 }

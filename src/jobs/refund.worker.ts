@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
+import { DEFAULT_REFUND_MAX_ATTEMPTS, type Config } from '../config.ts';
 import { decideRefund, type DecideHooks } from '../services/refunds.service.ts';
 import type { Store } from '../store/db.ts';
-import { claimDueRefunds } from '../store/refunds.repository.ts';
+import { isStorageUnavailable } from '../store/faults.ts';
+import { claimDueRefunds, forgetAttempt, parkExhaustedRefunds, recordRefundFailure } from '../store/refunds.repository.ts';
 import { PollLoop } from './poll-loop.ts';
 
 export interface RefundWorkerOptions {
   store: Store;
-  config: Pick<Config, 'refundReview' | 'refundAutoDelayMs'>;
-  log?: Pick<FastifyBaseLogger, 'error' | 'info'>;
+  config: Pick<Config, 'refundReview' | 'refundAutoDelayMs'> & Partial<Pick<Config, 'refundMaxAttempts'>>;
+  log?: Pick<FastifyBaseLogger, 'error' | 'info' | 'warn'>;
   /** How long a claim holds before another worker may take the refund (a crashed worker's lapse). */
   claimMs?: number;
   batchSize?: number;
@@ -23,6 +24,10 @@ export interface RefundWorkerOptions {
  * any point leaves refunds either undecided (claimed until the claim lapses, then picked up again)
  * or decided — never half. The decision itself is guarded by `status = 'pending_review'`, so even
  * two workers holding the same refund decide it once.
+ *
+ * Every claim is an attempt. A failed attempt keeps its error on the refund and is retried when
+ * the claim lapses; after REFUND_MAX_ATTEMPTS the refund is parked for manual review (still
+ * `pending_review` for the merchant, `manualReview` for the operator) instead of looping forever.
  */
 export class RefundWorker {
   readonly id = `worker-${randomUUID().slice(0, 8)}`;
@@ -42,14 +47,27 @@ export class RefundWorker {
     const { store, config } = this.options;
     if (config.refundReview !== 'auto') return 0;
     const now = this.now();
+    const maxAttempts = config.refundMaxAttempts ?? DEFAULT_REFUND_MAX_ATTEMPTS;
+    for (const id of await parkExhaustedRefunds(store.db, maxAttempts, now)) {
+      this.options.log?.warn({ refundId: id, attempts: maxAttempts }, 'refund parked for manual review: its worker stopped while deciding it every time');
+    }
     const ids = await claimDueRefunds(store.db, store.dialect, this.id, now - config.refundAutoDelayMs, now, now + (this.options.claimMs ?? 30_000), this.options.batchSize ?? 50);
     let decided = 0;
     for (const id of ids) {
       try {
         if (await decideRefund(store.db, id, { approve: true }, 'auto', this.options.hooks, this.now())) decided++;
       } catch (error) {
-        // Left pending and claimed; the claim lapses and a later round retries it.
+        // Left pending and claimed; the claim lapses and a later round retries it, until the attempts are spent.
         this.options.log?.error({ err: error, refundId: id }, 'refund decision failed');
+        if (isStorageUnavailable(error)) {
+          // A full disk or a lost database is not the refund's fault: it must not use up its attempts.
+          await forgetAttempt(store.db, id, this.id).catch(() => undefined);
+          continue;
+        }
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        if (await recordRefundFailure(store.db, id, this.id, message, maxAttempts, this.now())) {
+          this.options.log?.warn({ refundId: id, attempts: maxAttempts }, 'refund parked for manual review after repeated failures');
+        }
       }
     }
     return decided;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { deliverSplitOrder, shipSplitOrder } from '../services/fulfillment.service.ts';
 import type { Store } from '../store/db.ts';
+import { PollLoop } from './poll-loop.ts';
 
 /**
  * Sandbox only (SANDBOX_AUTO_SHIP_SECONDS): ships split orders that have waited that long and
@@ -9,8 +10,10 @@ import type { Store } from '../store/db.ts';
  * without an operator. Config refuses the variable in production.
  */
 export class SandboxShipper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly loop = new PollLoop(
+    () => this.runOnce(),
+    (error) => this.log?.error({ err: error }, 'sandbox shipper round failed'),
+  );
 
   constructor(
     private readonly store: Store,
@@ -44,18 +47,10 @@ export class SandboxShipper {
   }
 
   start(intervalMs = 1000): void {
-    const tick = async () => {
-      this.running = this.runOnce().catch((error) => this.log?.error({ err: error }, 'sandbox shipper round failed'));
-      await this.running;
-      if (this.timer) this.timer = setTimeout(tick, intervalMs);
-    };
-    this.timer = setTimeout(tick, intervalMs);
+    this.loop.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    const timer = this.timer;
-    this.timer = null;
-    if (timer) clearTimeout(timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

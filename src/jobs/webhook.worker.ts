@@ -3,21 +3,27 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { DISABLE_AFTER_MS, nextAttemptAt, RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { signedHeaders, webhookId } from '../domain/webhook-signature.ts';
-import { parseWebhookUrl, resolveWebhookTarget, systemResolver, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import { parseWebhookUrl, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import { resolveWebhookTarget, systemResolver } from '../services/webhook-target.service.ts';
+import { StockFanOut, type StockFanOutOptions } from '../services/stock-webhooks.service.ts';
 import type { Store } from '../store/db.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
 import { PollLoop } from './poll-loop.ts';
 import { httpSender, type WebhookSender } from './webhook-sender.ts';
 
-export const DELIVERY_TIMEOUT_MS = 5000;
+const DELIVERY_TIMEOUT_MS = 5000;
 /** Response bytes read per attempt; enough for an error message in the log. */
-export const MAX_RESPONSE_BYTES = 4096;
+const MAX_RESPONSE_BYTES = 4096;
 /** How much of a failed response's body the delivery log keeps. */
 const ERROR_SNIPPET = 200;
+/** A stock lane's deliveries sent back to back within one round at most (each waits for the previous). */
+const STOCK_CHAIN = 50;
 
 export interface WebhookWorkerOptions {
   store: Store;
-  config: Pick<Config, 'env'>;
+  config: Pick<Config, 'env'> & Partial<Pick<Config, 'stockWebhookIntervalMs'>>;
+  /** stock.changed fan-out tuning (tests); the interval comes from the config. */
+  stock?: Omit<StockFanOutOptions, 'intervalMs'>;
   log?: Pick<FastifyBaseLogger, 'error' | 'warn'>;
   /** Default: real HTTP(S) with the pinned address. */
   sender?: WebhookSender;
@@ -49,6 +55,7 @@ export class WebhookWorker {
   readonly id = `webhooks-${randomUUID().slice(0, 8)}`;
   private readonly sender: WebhookSender;
   private readonly ownsSender: boolean;
+  private readonly stock: StockFanOut;
   private readonly loop = new PollLoop(
     () => this.runOnce(),
     (error) => this.options.log?.error({ err: error }, 'webhook worker round failed'),
@@ -57,25 +64,49 @@ export class WebhookWorker {
   constructor(private readonly options: WebhookWorkerOptions) {
     this.ownsSender = !options.sender;
     this.sender = options.sender ?? httpSender();
+    this.stock = new StockFanOut(options.store, { ...options.stock, intervalMs: options.config.stockWebhookIntervalMs });
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
 
-  /** One round: claim due deliveries and attempt each once. */
+  /** stock.changed: turns the change feed into deliveries for the endpoints that are due; returns how many. */
+  fanOutStock(): Promise<number> {
+    return this.stock.run(this.now());
+  }
+
+  /**
+   * One round: the stock fan-out, then claim due deliveries and attempt each once. A stock lane
+   * that delivered goes on with its next delivery in the same round (they wait for each other).
+   */
   async runOnce(): Promise<RoundResult> {
     const { store } = this.options;
+    try {
+      await this.fanOutStock();
+    } catch (error) {
+      // The deliveries already due still go out; the fan-out is tried again next round.
+      this.options.log?.error({ err: error }, 'stock.changed fan-out failed');
+    }
     const now = this.now();
-    const ids = await webhooks.claimDueDeliveries(store.db, store.dialect, this.id, now, now + (this.options.claimMs ?? 30_000), this.options.batchSize ?? 100);
+    const claimUntil = now + (this.options.claimMs ?? 30_000);
+    const ids = await webhooks.claimDueDeliveries(store.db, store.dialect, this.id, now, claimUntil, this.options.batchSize ?? 100);
     const result: RoundResult = { succeeded: 0, failed: 0 };
+    const chained = new Map<number, number>();
     let next = 0;
     const lane = async () => {
       while (next < ids.length) {
         const id = ids[next++];
         try {
           const outcome = await this.attempt(id);
-          if (outcome) result[outcome]++;
+          if (!outcome) continue;
+          result[outcome.result]++;
+          const sent = chained.get(outcome.endpointId) ?? 0;
+          if (outcome.result === 'succeeded' && outcome.orderId === webhooks.STOCK_LANE && sent < STOCK_CHAIN) {
+            chained.set(outcome.endpointId, sent + 1);
+            const lane = { endpointId: outcome.endpointId, orderId: webhooks.STOCK_LANE };
+            ids.push(...(await webhooks.claimDueDeliveries(store.db, store.dialect, this.id, this.now(), claimUntil, 1, lane)));
+          }
         } catch (error) {
           // Left claimed; the claim lapses and a later round tries again.
           this.options.log?.error({ err: error, deliveryId: id }, 'webhook delivery failed unexpectedly');
@@ -86,7 +117,7 @@ export class WebhookWorker {
     return result;
   }
 
-  private async attempt(id: number): Promise<keyof RoundResult | null> {
+  private async attempt(id: number): Promise<{ result: keyof RoundResult; endpointId: number; orderId: number } | null> {
     const { store, config } = this.options;
     const job = await webhooks.deliveryJob(store.db, id);
     if (!job || job.claimedBy !== this.id) return null;
@@ -116,7 +147,7 @@ export class WebhookWorker {
       error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`).slice(0, ERROR_SNIPPET);
     }
     await this.record(job, statusCode, error);
-    return error === null ? 'succeeded' : 'failed';
+    return { result: error === null ? 'succeeded' : 'failed', endpointId: job.endpointId, orderId: job.orderId };
   }
 
   /** The attempt's outcome, the endpoint's failure clock and, after 24 h of failures, its disabling: one transaction. */

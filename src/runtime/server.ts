@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { demoCredentials, isEmpty, seedDemo, type DemoCredentials } from '../demo/seed.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { describeDatabase } from '../store/database-url.ts';
 import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
@@ -43,19 +45,20 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     const tls = config.tls ? await loadOrCreateCertificate(config) : null;
     const https = tls ? { key: tls.key, cert: tls.cert } : null;
     const deps = { config, store, adminApiKey: adminKey.key };
+    const logStream = await logDestination(config);
     const scheme = tls ? 'https' : 'http';
     const apps: FastifyInstance[] = [];
     const urls = { merchant: '', admin: '' };
     // Role "worker" runs the background jobs and serves only health and metrics.
     const serveApi = role !== 'worker';
     if (config.adminPort === null || !serveApi) {
-      const app = await buildApp(deps, { https, surfaces: { merchant: serveApi, admin: serveApi, metrics: true } });
+      const app = await buildApp(deps, { https, logStream, surfaces: { merchant: serveApi, admin: serveApi, metrics: true } });
       await app.listen({ port: config.port, host: config.host });
       urls.merchant = urls.admin = `${scheme}://${hostForUrl(config.host)}:${portOf(app)}`;
       apps.push(app);
     } else {
-      const merchant = await buildApp(deps, { https, surfaces: { merchant: true, admin: false } });
-      const admin = await buildApp(deps, { https, surfaces: { merchant: false, admin: true } });
+      const merchant = await buildApp(deps, { https, logStream, surfaces: { merchant: true, admin: false } });
+      const admin = await buildApp(deps, { https, logStream, surfaces: { merchant: false, admin: true } });
       await merchant.listen({ port: config.port, host: config.host });
       await admin.listen({ port: config.adminPort, host: config.host });
       urls.merchant = `${scheme}://${hostForUrl(config.host)}:${portOf(merchant)}`;
@@ -90,6 +93,17 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
   }
 }
 
+/**
+ * JSON lines for machines (log shippers, `LOG_FORMAT=json`); on a terminal, one readable line per
+ * event (pino-pretty, in process: no worker thread to start). Loaded only when used.
+ */
+async function logDestination(config: Config): Promise<DestinationStream | undefined> {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY);
+  if (!pretty) return undefined;
+  const { default: pinoPretty } = await import('pino-pretty');
+  return pinoPretty({ colorize: Boolean(process.stdout.isTTY), singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true });
+}
+
 function portOf(app: FastifyInstance): number {
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : 0;
@@ -100,23 +114,40 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** The lines `npm start` prints: where it listens, the keys, and a curl line that returns stock. */
-export function startupBanner(s: RunningServer, config: Config): string {
-  const lines = [`Stockist listening on ${s.urls.merchant} (${config.env}, ${s.store.dialect}, role ${s.role})`];
+export interface BannerOptions {
+  /** The pid file this process wrote, named so an operator knows how to stop it. */
+  pidFile: string | null;
+  /** On a terminal the banner is framed and coloured so it stands out between log lines. */
+  tty: boolean;
+}
+
+const bold = (text: string, tty: boolean) => (tty ? `\x1b[1m${text}\x1b[22m` : text);
+const cyan = (text: string, tty: boolean) => (tty ? `\x1b[36m${text}\x1b[39m` : text);
+
+/** The lines `npm start` prints: where it listens, the keys, a curl line that returns stock, how to stop. */
+export function startupBanner(s: RunningServer, config: Config, options: BannerOptions = { pidFile: null, tty: false }): string {
+  const { tty } = options;
+  const lines = [bold(`Stockist listening on ${s.urls.merchant} (${config.env}, ${s.store.dialect}, role ${s.role})`, tty)];
   if (s.urls.admin !== s.urls.merchant) lines.push(`Operator API on ${s.urls.admin}`);
+  lines.push(`Database: ${describeDatabase(config.databaseUrl)}`);
   if (s.migrated.length) lines.push(`Applied migrations: ${s.migrated.join(', ')}`);
   if (s.seeded) lines.push('Loaded the demo data (SEED=demo).');
   if (s.tls) lines.push(`TLS certificate ${s.tls.generated ? 'generated at' : 'from'} ${s.tls.certFile}`, `  SHA-256 fingerprint ${s.tls.fingerprint256}`);
-  if (s.adminKey.generated) lines.push(`Admin API key (generated, shown once; kept in ${s.adminKey.file}):`, `  ${s.adminKey.key}`);
+  if (s.adminKey.generated) lines.push(bold(`Admin API key (generated, shown once; kept in ${s.adminKey.file}):`, tty), `  ${cyan(s.adminKey.key, tty)}`);
   else if (s.adminKey.file) lines.push(`Admin API key: in ${s.adminKey.file}`);
   else lines.push('Admin API key: from ADMIN_API_KEY');
   if (s.demo) {
     const insecure = s.tls ? '-k ' : '';
     lines.push(
-      `Demo merchant token: ${s.demo.token}`,
-      'Try it:',
+      `${bold('Demo merchant token:', tty)} ${cyan(s.demo.token, tty)}`,
+      bold('Try it:', tty),
       `  curl ${insecure}-H "Authorization: Bearer ${s.demo.token}" "${s.urls.merchant}/openapi/v1/product/stocks?skus=${s.demo.sampleSkus.join(',')}"`,
     );
   }
-  return lines.join('\n');
+  if (s.role !== 'worker') lines.push(`API reference: ${s.urls.merchant}/docs`);
+  lines.push(`Stop: Ctrl-C${options.pidFile ? `, or \`npx stockist stop\` with the same DATA_DIR (pid ${process.pid} in ${options.pidFile})` : ''}`);
+  if (!tty) return lines.join('\n');
+  // Blank lines and a rule above and below: the banner is what a new user needs from the output.
+  const rule = '─'.repeat(Math.min(process.stdout.columns || 80, 100));
+  return ['', rule, ...lines, rule, ''].join('\n');
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
 
 export interface TlsMaterial {
@@ -26,6 +25,9 @@ export async function loadOrCreateCertificate(config: Config): Promise<TlsMateri
   const keyFile = path.join(dir, 'key.pem');
   let generated = false;
   if (!fs.existsSync(certFile) || !fs.existsSync(keyFile)) {
+    // Loaded only when a certificate is made (once per data directory): it is slow to import.
+    // A CommonJS module: its default export is module.exports, in Node and in the dist/ bundle alike.
+    const { generate } = ((await import('selfsigned')) as unknown as { default: typeof import('selfsigned') }).default;
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',

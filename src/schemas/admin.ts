@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { CountryCode, IdLike, IntegerLike, MoneyInput, Str, StringEnum } from './common.ts';
+import { MAX_STOCK_QTY } from '../domain/money.ts';
+import { SCOPES } from '../domain/scopes.ts';
+import { MERCHANT_STATUSES } from '../domain/vocabulary.ts';
+import { CountryCode, CountryOrAny, IdLike, IdText, IntegerLike, MoneyInput, NewSku, SkuRef, Str, StringEnum } from './common.ts';
 
 export const WarehouseBody = Type.Object({
   warehouseCode: Str(32),
@@ -19,7 +22,7 @@ export const CategoryBody = Type.Object({
 export type CategoryBody = Static<typeof CategoryBody>;
 
 export const ProductBody = Type.Object({
-  sku: Str(64),
+  sku: NewSku(),
   name: Str(255),
   categoryId: Type.Optional(Type.Union([IdLike(), Type.Null()])),
   price: MoneyInput(),
@@ -29,12 +32,12 @@ export const ProductBody = Type.Object({
 });
 export type ProductBody = Static<typeof ProductBody>;
 
-export const StockSetRow = Type.Object({ sku: Str(64), warehouseCode: Str(32), qty: IntegerLike({ minimum: 0, maximum: 1_000_000_000 }) });
+export const StockSetRow = Type.Object({ sku: SkuRef(), warehouseCode: Str(32), qty: IntegerLike({ minimum: 0, maximum: MAX_STOCK_QTY }) });
 export type StockSetRow = Static<typeof StockSetRow>;
 export const StockAdjustRow = Type.Object({
-  sku: Str(64),
+  sku: SkuRef(),
   warehouseCode: Str(32),
-  delta: IntegerLike({ minimum: -1_000_000_000, maximum: 1_000_000_000 }),
+  delta: IntegerLike({ minimum: -MAX_STOCK_QTY, maximum: MAX_STOCK_QTY }),
 });
 export type StockAdjustRow = Static<typeof StockAdjustRow>;
 
@@ -46,7 +49,7 @@ export const ChannelBody = Type.Object({
   name: Str(128),
   channelType: Str(16),
   warehouseCodes: Type.Array(Str(32), { minItems: 1, maxItems: 100 }),
-  countries: Type.Array(Type.String({ pattern: '^([A-Za-z]{2}|\\*)$', description: 'a two-letter country code or "*"' }), { minItems: 1, maxItems: 300 }),
+  countries: Type.Array(CountryOrAny(), { minItems: 1, maxItems: 300 }),
   baseFee: MoneyInput(),
   perKgFee: MoneyInput(),
   deliveryDaysMin: IntegerLike({ minimum: 0, maximum: 365 }),
@@ -64,16 +67,15 @@ export const ImportBody = Type.Object({
 });
 export type ImportBody = Static<typeof ImportBody>;
 
-export const SCOPES = ['catalog:read', 'stock:read', 'orders:read', 'orders:write', 'refunds:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope } from '../domain/scopes.ts';
 
 export const MerchantBody = Type.Object({ name: Str(128) });
-export const MerchantPatchBody = Type.Object({ status: StringEnum(['active', 'disabled'] as const) });
+export const MerchantPatchBody = Type.Object({ status: StringEnum(MERCHANT_STATUSES) });
 export const TokenBody = Type.Object({
   scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, uniqueItems: true })),
   expiresInSeconds: Type.Optional(IntegerLike({ minimum: 60, maximum: 315_360_000 })),
 });
 export type TokenBody = Static<typeof TokenBody>;
 
-export const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,18}$', description: 'a numeric id' }) });
-export const TokenIdParams = Type.Object({ tokenId: Type.String({ pattern: '^[0-9]{1,18}$', description: 'a numeric id' }) });
+export const IdParams = Type.Object({ id: IdText() });
+export const TokenIdParams = Type.Object({ tokenId: IdText() });

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { TreeNode } from '../domain/categories.ts';
-import { Page } from './common.ts';
+import { Page, PageQueryFields } from './common.ts';
 
 const CategoryNodeSchema: TSchema = Type.Cyclic(
   {
@@ -34,8 +34,7 @@ export const ProductsQuery = Type.Object({
   categoryId: Type.Optional(Type.Integer({ minimum: 1, description: 'this category and its subcategories' })),
   updateStartTime: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 instant with Z or an offset' })),
   updateEndTime: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 instant with Z or an offset' })),
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 30' })),
+  ...PageQueryFields(100, { pageSize: 'default 30' }),
 });
 export type ProductsQuery = Static<typeof ProductsQuery>;
 

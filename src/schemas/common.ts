@@ -1,4 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { isAssignedCountry } from '../domain/countries.ts';
+import { formatCents, MAX_PRICE_CENTS } from '../domain/money.ts';
+import { canonicalSku, SKU_PATTERN } from '../domain/text.ts';
 
 /** Custom validation keyword: after a value validates, normalise it (digit string → number, money → cents). */
 export const COERCE_KEYWORD = 'x-coerce';
@@ -19,8 +22,21 @@ export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { min
     const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
     if (!match) return { ok: false, message: 'must be an amount with at most two decimals' };
     const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-    if (!Number.isSafeInteger(cents) || cents > 100_000_000_000) return { ok: false, message: 'is too large' };
+    if (!Number.isSafeInteger(cents) || cents > MAX_PRICE_CENTS) return { ok: false, message: `is too large: at most ${formatCents(MAX_PRICE_CENTS)}` };
     return { ok: true, value: cents };
+  }
+  // The kinds below refine a plain string; a value of another type is left to the `type` keyword.
+  if (typeof data !== 'string') return { ok: true, value: data };
+  if (kind === 'sku') return { ok: true, value: canonicalSku(data) };
+  if (kind === 'country' || (kind === 'countryOrAny' && data !== '*')) {
+    const code = data.toUpperCase();
+    if (!/^[A-Z]{2}$/.test(code) || !isAssignedCountry(code)) return { ok: false, message: 'must be an assigned ISO 3166-1 alpha-2 country code' };
+    return { ok: true, value: code };
+  }
+  if (kind === 'id') {
+    const n = Number(data);
+    if (!/^[0-9]{1,16}$/.test(data) || !Number.isSafeInteger(n) || n < 1) return { ok: false, message: `must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}` };
+    return { ok: true, value: String(n) };
   }
   return { ok: true, value: data };
 }
@@ -55,10 +71,28 @@ export const IdLike = () => IntegerLike({ minimum: 1 });
 
 export const Str = (maxLength: number, minLength = 1) => Type.String({ minLength, maxLength });
 
-export const CountryCode = () => Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter country code' });
+/** SPEC §1 Text: an assigned ISO 3166-1 alpha-2 code, any case; the handler sees it upper-cased. */
+export const CountryCode = () => Type.String({ pattern: '^[A-Za-z]{2}$', description: 'an ISO 3166-1 alpha-2 country code', [COERCE_KEYWORD]: 'country' });
+
+/** A country code or `*` (every destination). */
+export const CountryOrAny = () =>
+  Type.String({ pattern: '^([A-Za-z]{2}|\\*)$', description: 'an ISO 3166-1 alpha-2 country code or "*"', [COERCE_KEYWORD]: 'countryOrAny' });
+
+/** A SKU that names an existing product: compared in Unicode NFC (SPEC §1 Text). */
+export const SkuRef = (minLength = 1) => Type.String({ minLength, maxLength: 64, [COERCE_KEYWORD]: 'sku' });
+
+/** A SKU being created (product upsert, import): NFC, and no `,` or whitespace so that `skus=` can name it. */
+export const NewSku = () =>
+  Type.String({ minLength: 1, maxLength: 64, pattern: SKU_PATTERN, description: 'a SKU code without commas or whitespace', [COERCE_KEYWORD]: 'sku' });
+
+/**
+ * A database id in a path or query parameter: digits, 1 … 2^53 − 1 (larger ones would not survive
+ * the conversion to a number). The handler sees the canonical digit string.
+ */
+export const IdText = (description = `an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`) => Type.String({ pattern: '^[0-9]{1,16}$', description, [COERCE_KEYWORD]: 'id' });
 
 /** The success envelope (SPEC §1); errors use `ErrorEnvelope`. */
-export const Envelope = <T extends TSchema>(data: T) =>
+const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ code: Type.Literal(10000), message: Type.Literal('success'), data });
 
 export const ErrorEnvelope = Type.Object({
@@ -69,6 +103,12 @@ export const ErrorEnvelope = Type.Object({
   errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: true }))),
 });
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+/** The query fields of a numbered page (SPEC §1): `pageNumber` from 1, `pageSize` up to the list's maximum. */
+export const PageQueryFields = (maxSize: number, descriptions: { pageNumber?: string; pageSize?: string } = {}) => ({
+  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, ...(descriptions.pageNumber ? { description: descriptions.pageNumber } : {}) })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxSize, ...(descriptions.pageSize ? { description: descriptions.pageSize } : {}) })),
+});
 
 export const Page = <T extends TSchema>(item: T) =>
   Type.Object({ total: Type.Integer(), pageNumber: Type.Integer(), pageSize: Type.Integer(), list: Type.Array(item) });

@@ -1,12 +1,14 @@
 import { Type, type Static } from 'typebox';
-import { Amount, IdString, Page, Instant, IntegerLike, Nullable, OptStr, OrNull, Str, StringEnum } from './common.ts';
+import { Amount, CountryCode, IdString, IdText, Page, Instant, IntegerLike, Nullable, OptStr, OrNull, SkuRef, Str, StringEnum, PageQueryFields } from './common.ts';
 import { CHANNEL_TYPES } from '../domain/channels.ts';
+import { FULFILLMENT_STATUSES, ORDER_STATUSES, SPLIT_ORDER_STATUSES } from '../domain/vocabulary.ts';
+import { ORDER_TOTAL_CAP } from '../domain/order-cursor.ts';
 
 
 
 /** Seed §2.3; `country` is a two-letter code (channels are matched by it). */
 export const AddressBody = Type.Object({
-  country: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter country code' }),
+  country: CountryCode(),
   phone: Str(64),
   recipient: Str(32),
   province: Str(32),
@@ -21,14 +23,14 @@ export type AddressBody = Static<typeof AddressBody>;
 
 /** Seed §2.2. */
 export const OrderItemBody = Type.Object({
-  sku: Str(64),
+  sku: SkuRef(),
   quantity: IntegerLike({ minimum: 1 }),
   channelCode: OptStr(32),
   warehouseCode: OptStr(32),
   channelType: OptStr(16),
 });
 
-export const MAX_ORDER_LINES = 100;
+const MAX_ORDER_LINES = 100;
 
 /** Seed §2.4 (SPEC §4.1). Unknown fields are ignored. */
 export const CreateOrderBody = Type.Object({
@@ -44,9 +46,9 @@ export const CreateOrderBody = Type.Object({
 export type CreateOrderBody = Static<typeof CreateOrderBody>;
 
 export const QuoteBody = Type.Object({
-  shipToCountry: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter country code' }),
+  shipToCountry: CountryCode(),
   products: Type.Array(
-    Type.Object({ sku: Str(64), quantity: IntegerLike({ minimum: 1 }), warehouseCode: OptStr(32) }),
+    Type.Object({ sku: SkuRef(), quantity: IntegerLike({ minimum: 1 }), warehouseCode: OptStr(32) }),
     { minItems: 1, maxItems: MAX_ORDER_LINES },
   ),
 });
@@ -62,12 +64,19 @@ export const OrderQuery = Type.Object({
   createEndTime: Type.Optional(Type.String({ maxLength: 64 })),
   updateStartTime: Type.Optional(Type.String({ maxLength: 64 })),
   updateEndTime: Type.Optional(Type.String({ maxLength: 64 })),
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 250 })),
+  ...PageQueryFields(250, { pageNumber: 'page by number (default 1); not with `cursor`', pageSize: 'default 10 (or the page size of the walk the cursor continues)' }),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description:
+        'continue a keyset walk: pass `nextCursor` of the previous page unchanged (opaque). The filters may be left out (the cursor carries them) or repeated (they must match); `pageNumber` is refused.',
+    }),
+  ),
 });
 export type OrderQuery = Static<typeof OrderQuery>;
 
-export const AdminOrderQuery = Type.Object({ ...OrderQuery.properties, merchantId: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$' })) });
+export const AdminOrderQuery = Type.Object({ ...OrderQuery.properties, merchantId: Type.Optional(IdText('a merchant id')) });
 export type AdminOrderQuery = Static<typeof AdminOrderQuery>;
 
 export const OrderIdParams = Type.Object({ id: Type.String({ maxLength: 40 }) });
@@ -98,7 +107,6 @@ export const ChannelTypeQuote = Type.Object({
 });
 export const ChannelTypeQuoteList = Type.Array(ChannelTypeQuote);
 
-const SPLIT_STATUSES = ['waiting_to_ship', 'shipped', 'completed', 'cancelled'] as const;
 const REFUND_STATUSES = ['refunding', 'partial_refund', 'refunded'] as const;
 
 export const OrderItemRecord = Type.Object({
@@ -111,7 +119,7 @@ export const OrderItemRecord = Type.Object({
   productNum: Type.Integer({ description: 'quantity ordered' }),
   total: Amount(),
   refundedQuantity: Type.Integer(),
-  fulfillmentStatus: StringEnum(SPLIT_STATUSES, { description: 'the status of the line\'s split order' }),
+  fulfillmentStatus: StringEnum(SPLIT_ORDER_STATUSES, { description: 'the status of the line\'s split order' }),
   refundStatus: Nullable(StringEnum(REFUND_STATUSES)),
   countryCode: Type.String({ description: 'the warehouse\'s country' }),
   warehouseCode: Type.String(),
@@ -125,7 +133,7 @@ export const SplitOrderRecord = Type.Object({
   countryCode: Type.String(),
   channelCode: Type.String(),
   channelType: Type.String(),
-  status: StringEnum(SPLIT_STATUSES),
+  status: StringEnum(SPLIT_ORDER_STATUSES),
   freightAmount: Amount(),
   itemIds: Type.Array(IdString()),
   carrier: Nullable(Type.String()),
@@ -149,9 +157,9 @@ export const OrderRecord = Type.Object({
   id: IdString('kkOrderId'),
   customOrderId: Nullable(Type.String()),
   salePlatform: Nullable(Type.String()),
-  status: StringEnum(['processing', 'completed', 'cancel'] as const),
+  status: StringEnum(ORDER_STATUSES),
   financialStatus: StringEnum(['paid'] as const),
-  fulfillmentStatus: StringEnum(['waiting_to_ship', 'partially_shipped', 'fully_shipped', 'completed'] as const),
+  fulfillmentStatus: StringEnum(FULFILLMENT_STATUSES),
   refundStatus: Nullable(StringEnum(REFUND_STATUSES)),
   purchaseDate: Nullable(Instant()),
   payDate: Nullable(Instant()),
@@ -190,4 +198,10 @@ export const OrderRecord = Type.Object({
   updateDate: Instant(),
 });
 export type OrderRecord = Static<typeof OrderRecord>;
-export const OrderPage = Page(OrderRecord);
+const cap = ORDER_TOTAL_CAP.toLocaleString('en-US');
+/** A page of orders (SPEC §4.6): `total` is counted up to ORDER_TOTAL_CAP; `nextCursor` continues the walk. */
+export const OrderPage = Type.Object({
+  ...Page(OrderRecord).properties,
+  total: Type.Integer({ description: `rows in the window, counted up to ${cap}: a larger window reports ${cap} ("at least")` }),
+  nextCursor: Nullable(Type.String({ description: 'pass as `cursor` for the next page; null after the last row' })),
+});

@@ -1,46 +1,49 @@
 import { Type, type Static } from 'typebox';
-import { Amount, IdString, Instant, IntegerLike, Nullable, OptStr, OrNull, Page, StringEnum } from './common.ts';
+import { Amount, CountryCode, IdString, IdText, Instant, IntegerLike, Nullable, OptStr, OrNull, Page, SkuRef, StringEnum, PageQueryFields } from './common.ts';
 import { REFUND_REASONS } from '../domain/refunds.ts';
+import { REFUND_STATES, type RefundState } from '../domain/vocabulary.ts';
 
 const OptId = () => Type.Optional(Type.Union([IntegerLike({ minimum: 1 }), Type.Null()], { description: 'an item id (digits)' }));
 const OptQuantity = () => Type.Optional(Type.Union([IntegerLike({ minimum: 1 }), Type.Null()], { description: 'a positive integer' }));
-const OptCountry = () => Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z]{2}$' }), Type.Null()], { description: 'a two-letter country code' }));
+const OptCountry = () => Type.Optional(Type.Union([CountryCode(), Type.Null()], { description: 'an ISO 3166-1 alpha-2 country code' }));
+/** Empty means "not given" (the line is then named by itemId); otherwise compared in NFC like every SKU. */
+const OptSku = () => Type.Optional(Type.Union([SkuRef(0), Type.Null()], { description: 'a SKU code of at most 64 characters' }));
 
-export const RefundItemBody = Type.Object({ itemId: OptId(), skuCode: OptStr(64), quantity: OptQuantity(), countryCode: OptCountry() });
+export const RefundItemBody = Type.Object({ itemId: OptId(), skuCode: OptSku(), quantity: OptQuantity(), countryCode: OptCountry() });
 
 /** Seed §2.5 (SPEC §5.1); one item's fields may also come flat at the top level. */
 export const RefundBody = Type.Object({
   remark: OptStr(500),
   refundReason: OptStr(64),
-  orderItems: Type.Optional(OrNull(Type.Array(RefundItemBody, { maxItems: 100 }))),
+  // SPEC §5.1: an empty list is refused (leave orderItems out to refund the whole order).
+  orderItems: Type.Optional(OrNull(Type.Array(RefundItemBody, { minItems: 1, maxItems: 100 }))),
   itemId: OptId(),
-  skuCode: OptStr(64),
+  skuCode: OptSku(),
   quantity: OptQuantity(),
   countryCode: OptCountry(),
 });
 export type RefundBody = Static<typeof RefundBody>;
 
 export const RefundPageQuery = Type.Object({
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 250 })),
+  ...PageQueryFields(250),
 });
 export type RefundPageQuery = Static<typeof RefundPageQuery>;
 
 export const AdminRefundQuery = Type.Object({
   ...RefundPageQuery.properties,
-  status: Type.Optional(Type.Unsafe<'pending_review' | 'refund_successfully' | 'refund_failed'>({ type: 'string', enum: ['pending_review', 'refund_successfully', 'refund_failed'] })),
+  status: Type.Optional(Type.Unsafe<RefundState>({ type: 'string', enum: [...REFUND_STATES] })),
+  manualReview: Type.Optional(Type.Boolean({ description: 'true: only refunds the worker parked after REFUND_MAX_ATTEMPTS failed attempts; false: only the others' })),
 });
 export type AdminRefundQuery = Static<typeof AdminRefundQuery>;
 
 export const DecisionBody = Type.Object({ reason: OptStr(500) });
-export const RefundNoParams = Type.Object({ refundNo: Type.String({ pattern: '^[0-9]{1,18}$', description: 'a refund number' }) });
+export const RefundNoParams = Type.Object({ refundNo: IdText('a refund number') });
 export const ShipBody = Type.Object({ carrier: Type.String({ minLength: 1, maxLength: 64 }), trackingCode: Type.String({ minLength: 1, maxLength: 64 }) });
 export type ShipBody = Static<typeof ShipBody>;
 
 /** `data` of a refund request: the refund number. */
 export const RefundNo = IdString('the refund number');
 
-export const REFUND_STATES = ['pending_review', 'refund_successfully', 'refund_failed'] as const;
 
 /** SPEC §5.5 (`presentRefund`). */
 export const RefundRecord = Type.Object({

@@ -1,13 +1,13 @@
 import { Type, type Static } from 'typebox';
-import { Page } from './common.ts';
+import { Page, PageQueryFields } from './common.ts';
+import { LEDGER_KINDS, type LedgerKind } from '../domain/vocabulary.ts';
 
 export const StockQuery = Type.Object({
   skus: Type.Optional(Type.String({ maxLength: 4000, description: 'comma-separated SKU codes, at most 30 distinct' })),
   warehouseCode: Type.Optional(Type.String({ maxLength: 32 })),
   dateStartTime: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 instant with Z or an offset' })),
   dateEndTime: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 instant with Z or an offset' })),
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  ...PageQueryFields(100),
 });
 export type StockQuery = Static<typeof StockQuery>;
 
@@ -17,7 +17,6 @@ export type StockRecord = Static<typeof StockRecord>;
 export const StockPage = Page(StockRecord);
 export type StockPage = Static<typeof StockPage>;
 
-export const LEDGER_KINDS = ['sale', 'return', 'restock', 'adjustment'] as const;
 
 export const StockChangesQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page; absent = from the oldest retained change; "now" = the current head' })),
@@ -32,7 +31,7 @@ export const StockChange = Type.Object({
   countryCode: Type.String(),
   qty: Type.Integer({ description: 'quantity available after the change' }),
   delta: Type.Integer(),
-  kind: Type.Unsafe<(typeof LEDGER_KINDS)[number]>({ type: 'string', enum: [...LEDGER_KINDS] }),
+  kind: Type.Unsafe<LedgerKind>({ type: 'string', enum: [...LEDGER_KINDS] }),
   changedAt: Type.String(),
 });
 export const StockChangesPage = Type.Object({ changes: Type.Array(StockChange), nextCursor: Type.String(), hasMore: Type.Boolean() });

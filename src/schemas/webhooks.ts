@@ -1,15 +1,34 @@
 import { Type, type Static } from 'typebox';
-import { IntegerLike, Page, Str, StringEnum } from './common.ts';
+import { IdText, Nullable, OrNull, Page, Str, StringEnum, PageQueryFields } from './common.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.ts';
-import type { WebhookEventType as StoredEventType } from '../store/schema.ts';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/vocabulary.ts';
+import { OrderRecord } from './orders.ts';
+import { RefundRecord } from './refunds.ts';
 
-/** SPEC §13: the events a merchant can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ['refund.succeeded', 'refund.failed', 'split_order.shipped', 'split_order.delivered', 'order.cancelled'] as const satisfies readonly StoredEventType[];
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** SKUs one endpoint may follow by stock.changed. */
+const MAX_WEBHOOK_SKUS = 10_000;
 
 export const WebhookBody = Type.Object({
   url: Str(MAX_WEBHOOK_URL_LENGTH),
   events: Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, maxItems: 20 }),
+  skus: Type.Optional(
+    OrNull(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^,\\s]+$' }), {
+        minItems: 1,
+        maxItems: MAX_WEBHOOK_SKUS,
+        description: `stock.changed only: the SKUs to follow (at most ${MAX_WEBHOOK_SKUS.toLocaleString('en')}; repeats ignored). Absent or null: every SKU.`,
+      }),
+    ),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery\'s `cursor`), ' +
+        'to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands.',
+    }),
+  ),
 });
 export type WebhookBody = Static<typeof WebhookBody>;
 
@@ -17,25 +36,21 @@ const NumericId = () => Type.String({ pattern: '^[0-9]{1,18}$', description: 'a 
 export const WebhookIdParams = Type.Object({ id: NumericId() });
 export const DeliveryParams = Type.Object({ id: NumericId(), deliveryId: NumericId() });
 
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export const DeliveryQuery = Type.Object({
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 250 })),
-  status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
+  ...PageQueryFields(250),
+  status: Type.Optional(StringEnum(WEBHOOK_DELIVERY_STATUSES)),
 });
 export type DeliveryQuery = Static<typeof DeliveryQuery>;
 
-const ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export const AdminWebhookQuery = Type.Object({
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 250 })),
-  merchantId: Type.Optional(IntegerLike({ minimum: 1 })),
-  status: Type.Optional(StringEnum(ENDPOINT_STATUSES)),
+  ...PageQueryFields(250),
+  merchantId: Type.Optional(IdText('a merchant id')),
+  status: Type.Optional(StringEnum(WEBHOOK_ENDPOINT_STATUSES)),
 });
 export type AdminWebhookQuery = Static<typeof AdminWebhookQuery>;
 
 export const AdminWebhookPatch = Type.Object({
-  status: StringEnum(ENDPOINT_STATUSES),
+  status: StringEnum(WEBHOOK_ENDPOINT_STATUSES),
   reason: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
 });
 export type AdminWebhookPatch = Static<typeof AdminWebhookPatch>;
@@ -47,7 +62,8 @@ export const WebhookEndpoint = Type.Object({
   id: Type.String(),
   url: Type.String(),
   events: Type.Array(Type.String()),
-  status: StringEnum(ENDPOINT_STATUSES),
+  skus: Nullable(Type.Array(Type.String()), { description: 'stock.changed: the SKUs followed; null = every SKU' }),
+  status: StringEnum(WEBHOOK_ENDPOINT_STATUSES),
   disabledReason: Type.Union([Type.String(), Type.Null()]),
   disabledAt: Instant(),
   failingSince: Instant(),
@@ -64,8 +80,10 @@ export const WebhookDelivery = Type.Object({
   webhookId: Type.String({ description: 'the `webhook-id` header value, the same on every attempt' }),
   eventId: Type.String(),
   type: Type.String(),
-  orderId: Type.String(),
-  status: StringEnum(DELIVERY_STATUSES),
+  orderId: Nullable(Type.String(), { description: 'the order the event is about; null for stock.changed' }),
+  cursorFrom: Nullable(Type.String(), { description: 'stock.changed: the change-feed range the delivery covers is (cursorFrom, cursorTo]; null for other events' }),
+  cursorTo: Nullable(Type.String(), { description: 'stock.changed: the `cursor` the delivery carries; null for other events' }),
+  status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
   attempts: Type.Integer(),
   lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
   lastError: Type.Union([Type.String(), Type.Null()]),
@@ -75,3 +93,42 @@ export const WebhookDelivery = Type.Object({
   createdAt: Instant(),
 });
 export const WebhookDeliveryPage = Page(WebhookDelivery);
+
+// ---- Event bodies (`{type, timestamp, data}`), as the receiver gets them (the document's `webhooks`).
+
+const EventTime = () => Type.String({ format: 'date-time', description: 'when the event was committed (ISO 8601 UTC, seconds)' });
+
+export const StockChangedEntry = Type.Object({
+  sku: Type.String(),
+  warehouseCode: Type.String(),
+  qty: Type.Integer({ description: 'the quantity available to sell after the latest change to this SKU in this warehouse' }),
+  updateDate: Type.String({ format: 'date-time', description: 'when that change was committed' }),
+});
+const StockChangedData = Type.Object({
+  changes: Type.Array(StockChangedEntry, { maxItems: 500, description: 'each (sku, warehouseCode) once, with its latest quantity, in change-feed order' }),
+  cursor: Type.String({ description: 'the change-feed cursor after the last change included: `GET /v1/product/stocks/changes?cursor=` continues from here' }),
+});
+export const StockChangedEvent = Type.Object({ type: Type.Literal('stock.changed'), timestamp: EventTime(), data: StockChangedData });
+export type StockChangedEvent = Static<typeof StockChangedEvent>;
+
+export const RefundEvent = Type.Object({
+  type: StringEnum(['refund.succeeded', 'refund.failed'] as const),
+  timestamp: EventTime(),
+  data: Type.Object({ orderId: Type.String(), refundNo: Type.String(), refund: RefundRecord }),
+});
+export const SplitOrderEvent = Type.Object({
+  type: StringEnum(['split_order.shipped', 'split_order.delivered'] as const),
+  timestamp: EventTime(),
+  data: Type.Object({ orderId: Type.String(), splitOrderId: Type.String(), order: OrderRecord }),
+});
+export const OrderCancelledEvent = Type.Object({ type: Type.Literal('order.cancelled'), timestamp: EventTime(), data: Type.Object({ orderId: Type.String(), order: OrderRecord }) });
+
+/** The body schema of each event type. */
+export const WEBHOOK_EVENT_BODIES = {
+  'refund.succeeded': RefundEvent,
+  'refund.failed': RefundEvent,
+  'split_order.shipped': SplitOrderEvent,
+  'split_order.delivered': SplitOrderEvent,
+  'order.cancelled': OrderCancelledEvent,
+  'stock.changed': StockChangedEvent,
+} as const satisfies Record<WebhookEventType, unknown>;

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { buildCategoryTree, subtreeIds } from '../domain/categories.ts';
 import { timeWindow } from '../domain/time.ts';
-import { presentCatalogProduct } from '../http/present.ts';
+import { presentCatalogProduct } from '../present/catalog.presenter.ts';
 import type { CategoryTree, ProductPage, ProductsQuery, WarehouseList } from '../schemas/catalog.ts';
 import { listCategories } from '../store/categories.repository.ts';
 import type { Handle } from '../store/db.ts';
 import { productsPage } from '../store/products.repository.ts';
 import { listWarehouses } from '../store/warehouses.repository.ts';
+import { pageWindow } from '../domain/paging.ts';
 
 const DEFAULT_PAGE_SIZE = 30;
 
@@ -37,14 +38,13 @@ export async function warehouseList(db: Handle): Promise<WarehouseList> {
 
 export async function productCatalogue(db: Handle, q: ProductsQuery): Promise<ProductPage> {
   const { start, end } = timeWindow(['updateStartTime', q.updateStartTime], ['updateEndTime', q.updateEndTime]);
-  const pageNumber = q.pageNumber ?? 1;
-  const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+  const { pageNumber, pageSize, offset } = pageWindow(q, DEFAULT_PAGE_SIZE);
   let categoryIds: number[] | null = null;
   if (q.categoryId !== undefined) {
     const all = await listCategories(db);
     categoryIds = subtreeIds(all.map((c) => ({ id: c.id, parentId: c.parent_id })), q.categoryId);
   }
-  const page = await productsPage(db, { categoryIds, start, end, offset: (pageNumber - 1) * pageSize, limit: pageSize });
+  const page = await productsPage(db, { categoryIds, start, end, offset, limit: pageSize });
   return {
     total: page.total,
     pageNumber,

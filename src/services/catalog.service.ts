@@ -1,7 +1,7 @@
 import { brokenCategoryChains } from '../domain/categories.ts';
 import { normalizeChannelType } from '../domain/channels.ts';
 import { countryName } from '../domain/countries.ts';
-import { validationFailed, type FieldError } from '../domain/errors.ts';
+import { AppError, validationFailed, type FieldError } from '../domain/errors.ts';
 import type { CategoryBody, ChannelBody, ImportBody, ProductBody, WarehouseBody } from '../schemas/admin.ts';
 import { listCategories, upsertCategory, existingCategoryIds, type Category } from '../store/categories.repository.ts';
 import { upsertChannel, listChannels } from '../store/channels.repository.ts';
@@ -11,13 +11,13 @@ import { upsertWarehouse, warehousesByCode, type Warehouse } from '../store/ware
 import { setStocks } from './stock.service.ts';
 
 /** `items`, 2, `qty` → `items[2].qty`; without a list prefix the field stands alone. */
-export const at = (prefix: string, index: number, name: string) => (prefix ? `${prefix}[${index}].${name}` : name);
+const at = (prefix: string, index: number, name: string) => (prefix ? `${prefix}[${index}].${name}` : name);
 
 function failIfAny(errors: FieldError[]) {
   if (errors.length > 0) throw validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');
 }
 
-export async function putWarehouses(db: Handle, rows: WarehouseBody[], prefix: string, now: number): Promise<Warehouse[]> {
+export async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: string, now: number): Promise<Warehouse[]> {
   const out: Warehouse[] = [];
   for (const w of rows) {
     const code = w.countryCode.toUpperCase();
@@ -106,13 +106,29 @@ export async function importCatalog(db: Db, doc: ImportBody, now: number): Promi
   return db.transaction().execute((trx) => loadCatalog(trx, doc, now));
 }
 
-/** The document's rows in dependency order, inside the caller's transaction. */
+/**
+ * The document's rows in dependency order, inside the caller's transaction. Every section is
+ * checked even after one is refused, so one answer lists every bad row (a refused section is not
+ * written, so rows that depend on it are reported too); any problem refuses the whole document.
+ */
 export async function loadCatalog(db: Handle, doc: ImportBody, now: number): Promise<ImportSummary> {
-  await putWarehouses(db, doc.warehouses ?? [], 'warehouses', now);
-  await putCategories(db, doc.categories ?? [], 'categories', now);
-  await putProducts(db, doc.products ?? [], 'products', now);
-  await setStocks(db, doc.stocks ?? [], 'stocks', now);
-  await putChannels(db, doc.channels ?? [], 'channels', now);
+  const errors: FieldError[] = [];
+  const section = async (write: () => Promise<unknown>) => {
+    try {
+      await write();
+    } catch (error) {
+      // Only our own checks (raised before or after the section's statements) are collected; a
+      // database error leaves a PostgreSQL transaction unusable and is passed on.
+      if (error instanceof AppError && error.status === 400 && error.errors) errors.push(...error.errors);
+      else throw error;
+    }
+  };
+  await section(() => putWarehouses(db, doc.warehouses ?? [], 'warehouses', now));
+  await section(() => putCategories(db, doc.categories ?? [], 'categories', now));
+  await section(() => putProducts(db, doc.products ?? [], 'products', now));
+  await section(() => setStocks(db, doc.stocks ?? [], 'stocks', now));
+  await section(() => putChannels(db, doc.channels ?? [], 'channels', now));
+  failIfAny(errors);
   return {
     warehouses: doc.warehouses?.length ?? 0,
     categories: doc.categories?.length ?? 0,

@@ -1,4 +1,5 @@
 import { conflictState, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
 import type { ShipBody } from '../schemas/refunds.ts';
 import type { Db } from '../store/db.ts';
 import { lockSplitOrders } from '../store/refunds.repository.ts';
@@ -6,7 +7,8 @@ import { refreshOrder } from './order-state.service.ts';
 import { emitSplitOrderEvent } from './webhook-events.service.ts';
 
 async function splitOrder(db: Db, rawId: string) {
-  const row = /^[0-9]{1,18}$/.test(rawId) ? await db.selectFrom('split_orders').select(['id', 'order_id', 'merchant_id']).where('id', '=', Number(rawId)).executeTakeFirst() : undefined;
+  const id = parseId(rawId);
+  const row = id === null ? undefined : await db.selectFrom('split_orders').select(['id', 'order_id', 'merchant_id']).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('split order');
   return row;
 }

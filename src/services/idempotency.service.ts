@@ -4,10 +4,11 @@ import { AppError } from '../domain/errors.ts';
 import type { Db } from '../store/db.ts';
 import * as keys from '../store/idempotency.repository.ts';
 import type { Database } from '../store/schema.ts';
+import { errorEnvelope, successEnvelope } from '../present/envelope.ts';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** A claim older than this whose owner never finished is taken to be abandoned (a crashed process). */
-export const IN_FLIGHT_STALE_MS = 60 * 1000;
+const IN_FLIGHT_STALE_MS = 60 * 1000;
 
 export const idempotencyConflict = (message: string) => new AppError(409, 40900, message);
 
@@ -39,15 +40,13 @@ export const requestHash = (value: unknown) => createHash('sha256').update(canon
 const RETRYABLE_DB_CODES = new Set(['40001', '40P01', 'SQLITE_BUSY']);
 
 /** Unique violations and serialization failures mean "someone else got there first": try again. */
-export function isRetryable(error: unknown): boolean {
+function isRetryable(error: unknown): boolean {
   if (error instanceof RetryAttempt) return true;
   if (error instanceof AppError) return false;
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   // SQLITE_BUSY_SNAPSHOT: another process committed after this transaction's first read (WAL); only a fresh attempt can succeed.
   return RETRYABLE_DB_CODES.has(code) || code.startsWith('SQLITE_BUSY') || code === '23505' || code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
-
-const errorBody = (e: AppError, requestId: string) => ({ code: e.code, message: e.message, data: null, requestId, ...(e.errors?.length ? { errors: e.errors } : {}) });
 
 export interface IdempotencyScope {
   merchantId: number;
@@ -82,7 +81,7 @@ export async function runIdempotent<T>(
       try {
         return await db.transaction().execute(async (trx) => {
           const { data, replayed = false } = present(await attempt(trx));
-          const body = { code: 10000, message: 'success', data };
+          const body = successEnvelope(data);
           if (ref) await keys.completeKey(trx, ref, 200, JSON.stringify(body));
           return { status: 200, body, replayed };
         });
@@ -93,7 +92,7 @@ export async function runIdempotent<T>(
     }
   } catch (error) {
     if (ref && error instanceof AppError && error.status < 500) {
-      await keys.completeKey(db, ref, error.status, JSON.stringify(errorBody(error, scope.requestId)));
+      await keys.completeKey(db, ref, error.status, JSON.stringify(errorEnvelope(error, scope.requestId)));
     } else if (ref) {
       await keys.releaseKey(db, ref).catch(() => undefined);
     }

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse';
-import { AppError, validationFailed, type FieldError } from '../domain/errors.ts';
-import { parseDocument } from '../http/validation.ts';
+import { AppError, type FieldError } from '../domain/errors.ts';
+import { CSV_COLUMNS, ImportRefused, ProblemList, type ImportProblem } from '../domain/import-format.ts';
+import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
 import type { Handle, Store } from '../store/db.ts';
 import { upsertProducts, type ProductInput } from '../store/products.repository.ts';
@@ -11,12 +12,6 @@ import { bulkSetQty, type BulkSet } from '../store/stocks.repository.ts';
 import { loadCatalog, type ImportSummary } from './catalog.service.ts';
 
 export type ImportKind = 'catalog' | 'products' | 'stocks';
-
-/** CSV columns per kind; the header decides the kind, so columns may come in any order. */
-const CSV_COLUMNS = {
-  products: { required: ['sku', 'name', 'price', 'weightGrams'], optional: ['categoryId', 'imageUrl'] },
-  stocks: { required: ['sku', 'warehouseCode', 'qty'], optional: [] },
-} as const;
 
 /** Rows per multi-row statement: well inside SQLite's and PostgreSQL's bind-parameter limits. */
 const BATCH = 1000;
@@ -34,12 +29,10 @@ export interface ImportResult extends ImportSummary {
   ledgerRows: number;
 }
 
-/** Every failure names the file, and for CSV the line, so an operator can fix it at once. */
-const failure = (file: string, where: string, errors: FieldError[]) =>
-  validationFailed(
-    errors.map((e) => ({ ...e, file, field: e.field })),
-    `${file}${where}: ${errors.map((e) => (e.field ? `${e.field} ${e.message}` : e.message)).join('; ')}`,
-  );
+/** Every problem names the file, and for CSV the line, so an operator can fix them all at once. */
+function addErrors(problems: ProblemList, file: string, line: number | undefined, errors: FieldError[]) {
+  for (const e of errors) problems.add({ file, ...(line === undefined ? {} : { line }), field: e.field, message: e.message });
+}
 
 async function readHeader(file: string): Promise<string[]> {
   const parser = fs.createReadStream(file).pipe(parse({ trim: true, bom: true, skip_empty_lines: true, to_line: 1 }));
@@ -47,21 +40,26 @@ async function readHeader(file: string): Promise<string[]> {
   return [];
 }
 
-/** JSON documents are catalogues; a CSV's header names its kind. */
-export async function classify(file: string): Promise<ImportKind> {
+/** JSON documents are catalogues; a CSV's header names its kind. A file that is neither is a problem. */
+async function classify(file: string): Promise<ImportKind | ImportProblem> {
   const name = path.basename(file);
-  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new AppError(400, 40000, `${name}: no such file`);
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return { file: name, field: '', message: 'no such file' };
   if (/\.json$/i.test(file)) return 'catalog';
-  if (!/\.csv$/i.test(file)) throw new AppError(400, 40000, `${name}: give a .json document or a .csv file`);
+  if (!/\.csv$/i.test(file)) return { file: name, field: '', message: 'give a .json document or a .csv file' };
   const header = await readHeader(file);
   for (const kind of ['stocks', 'products'] as const) {
     if (CSV_COLUMNS[kind].required.every((c) => header.includes(c))) return kind;
   }
-  throw new AppError(400, 40000, `${name} line 1: the header must name the columns of products (${CSV_COLUMNS.products.required.join(',')}[,categoryId,imageUrl]) or stocks (${CSV_COLUMNS.stocks.required.join(',')})`);
+  const products = `${CSV_COLUMNS.products.required.join(',')}[,${CSV_COLUMNS.products.optional.join(',')}]`;
+  return { file: name, line: 1, field: '', message: `the header must name the columns of products (${products}) or stocks (${CSV_COLUMNS.stocks.required.join(',')})` };
 }
 
-/** Streams a CSV file as {line, fields} objects keyed by its header, checking the column count. */
-async function* csvRows(file: string, onBytes: (bytes: number) => void): AsyncGenerator<{ line: number; values: Record<string, string> }> {
+/**
+ * Streams a CSV file as {line, values} objects keyed by its header. A row with the wrong number of
+ * fields is reported and skipped; a CSV syntax error (an unclosed quote) ends the file, since the
+ * rows after it cannot be told apart.
+ */
+async function* csvRows(file: string, problems: ProblemList, onBytes: (bytes: number) => void): AsyncGenerator<{ line: number; values: Record<string, string> }> {
   const name = path.basename(file);
   const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
   const parser = stream.pipe(parse({ trim: true, bom: true, skip_empty_lines: true, info: true, relax_column_count: true }));
@@ -72,7 +70,10 @@ async function* csvRows(file: string, onBytes: (bytes: number) => void): AsyncGe
         header = record;
         continue;
       }
-      if (record.length !== header.length) throw failure(name, ` line ${info.lines}`, [{ field: '', message: `has ${record.length} fields, the header has ${header.length}` }]);
+      if (record.length !== header.length) {
+        problems.add({ file: name, line: info.lines, field: '', message: `has ${record.length} fields, the header has ${header.length}` });
+        continue;
+      }
       const values: Record<string, string> = {};
       header.forEach((column, i) => {
         if (record[i] !== '') values[column] = record[i];
@@ -82,16 +83,21 @@ async function* csvRows(file: string, onBytes: (bytes: number) => void): AsyncGe
     }
   } catch (error) {
     const csv = error as { code?: unknown; lines?: number; message: string };
-    if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) throw failure(name, ` line ${csv.lines}`, [{ field: '', message: csv.message.replace(/ (on|at) line \d+.*$/, '') }]);
-    throw error;
+    if (typeof csv.code !== 'string' || !csv.code.startsWith('CSV_')) throw error;
+    problems.add({ file: name, line: csv.lines, field: '', message: `${csv.message.replace(/ (on|at) line \d+.*$/, '')}; the rest of the file was not read` });
+    stream.destroy();
   }
 }
 
-function rowOf<T>(schema: object, values: Record<string, string>, name: string, line: number): T {
+/** The row, or null after reporting why it is not one. */
+function rowOf<T>(schema: object, values: Record<string, string>, problems: ProblemList, name: string, line: number): T | null {
   try {
     return parseDocument<T>(schema, values);
   } catch (error) {
-    if (error instanceof AppError && error.errors) throw failure(name, ` line ${line}`, error.errors);
+    if (error instanceof AppError && error.errors) {
+      addErrors(problems, name, line, error.errors);
+      return null;
+    }
     throw error;
   }
 }
@@ -101,18 +107,25 @@ interface Context {
   store: Store;
   now: number;
   result: ImportResult;
+  problems: ProblemList;
   progress(p: ImportProgress): void;
 }
 
-/** Reads a CSV in batches; `flush` writes one batch inside the import's transaction. */
-async function eachBatch<T>(ctx: Context, file: string, parseRow: (values: Record<string, string>, line: number) => T, flush: (batch: { row: T; line: number }[]) => Promise<void>) {
+/**
+ * Reads a CSV in batches; `flush` writes one batch inside the import's transaction. Good rows are
+ * still written after a bad one (the transaction is rolled back at the end), so that rows of later
+ * files are checked against everything before them and the report lists every problem at once.
+ */
+async function eachBatch<T>(ctx: Context, file: string, parseRow: (values: Record<string, string>, line: number) => T | null, flush: (batch: { row: T; line: number }[]) => Promise<void>) {
   const totalBytes = fs.statSync(file).size;
   let bytesRead = 0;
   let batch: { row: T; line: number }[] = [];
   const report = () => ctx.progress({ file, bytesRead, totalBytes, rows: ctx.result.rows });
-  for await (const { line, values } of csvRows(file, (b) => (bytesRead = b))) {
-    batch.push({ row: parseRow(values, line), line });
+  for await (const { line, values } of csvRows(file, ctx.problems, (b) => (bytesRead = b))) {
     ctx.result.rows++;
+    const row = parseRow(values, line);
+    if (row === null) continue;
+    batch.push({ row, line });
     if (batch.length === BATCH) {
       await flush(batch);
       batch = [];
@@ -133,11 +146,18 @@ async function importProductsCsv(ctx: Context, file: string) {
     ctx,
     file,
     (values, line) => {
-      const p = rowOf<ProductBody>(ProductBody, values, name, line);
-      if (typeof p.categoryId === 'number' && !categories.has(p.categoryId)) throw failure(name, ` line ${line}`, [{ field: 'categoryId', message: `unknown category ${p.categoryId}` }]);
+      const p = rowOf<ProductBody>(ProductBody, values, ctx.problems, name, line);
+      if (!p) return null;
       const first = seen.get(p.sku);
-      if (first !== undefined) throw failure(name, ` line ${line}`, [{ field: 'sku', message: `${p.sku} is already on line ${first}` }]);
+      if (first !== undefined) {
+        ctx.problems.add({ file: name, line, field: 'sku', message: `${p.sku} is already on line ${first}` });
+        return null;
+      }
       seen.set(p.sku, line);
+      if (typeof p.categoryId === 'number' && !categories.has(p.categoryId)) {
+        ctx.problems.add({ file: name, line, field: 'categoryId', message: `unknown category ${p.categoryId}` });
+        return null;
+      }
       return p;
     },
     async (batch) => {
@@ -157,8 +177,11 @@ async function importStocksCsv(ctx: Context, file: string) {
     ctx,
     file,
     (values, line) => {
-      const row = rowOf<StockSetRow>(StockSetRow, values, name, line);
-      if (!warehouses.has(row.warehouseCode)) throw failure(name, ` line ${line}`, [{ field: 'warehouseCode', message: `unknown warehouse ${row.warehouseCode}` }]);
+      const row = rowOf<StockSetRow>(StockSetRow, values, ctx.problems, name, line);
+      if (row && !warehouses.has(row.warehouseCode)) {
+        ctx.problems.add({ file: name, line, field: 'warehouseCode', message: `unknown warehouse ${row.warehouseCode}` });
+        return null;
+      }
       return row;
     },
     async (batch) => {
@@ -167,14 +190,21 @@ async function importStocksCsv(ctx: Context, file: string) {
       const sets: BulkSet[] = [];
       for (const { row, line } of batch) {
         const productId = products.get(row.sku);
-        if (productId === undefined) throw failure(name, ` line ${line}`, [{ field: 'sku', message: `unknown SKU ${row.sku}` }]);
+        if (productId === undefined) {
+          ctx.problems.add({ file: name, line, field: 'sku', message: `unknown SKU ${row.sku}` });
+          continue;
+        }
         const warehouseId = warehouses.get(row.warehouseCode)!;
         const key = productId * 1_048_576 + warehouseId;
         const first = seen.get(key);
-        if (first !== undefined) throw failure(name, ` line ${line}`, [{ field: 'sku', message: `${row.sku} in ${row.warehouseCode} is already set on line ${first}` }]);
+        if (first !== undefined) {
+          ctx.problems.add({ file: name, line, field: 'sku', message: `${row.sku} in ${row.warehouseCode} is already set on line ${first}` });
+          continue;
+        }
         seen.set(key, line);
         sets.push({ productId, warehouseId, qty: row.qty });
       }
+      if (sets.length === 0) return;
       ctx.result.ledgerRows += await bulkSetQty(ctx.db, ctx.store.dialect, sets, ctx.now);
       ctx.result.stocks += sets.length;
     },
@@ -187,8 +217,8 @@ async function importJson(ctx: Context, file: string) {
   try {
     doc = parseDocument<ImportBody>(ImportBody, JSON.parse(fs.readFileSync(file, 'utf8')));
   } catch (error) {
-    if (error instanceof SyntaxError) throw new AppError(400, 40001, `${name}: not valid JSON: ${error.message}`);
-    if (error instanceof AppError && error.errors) throw failure(name, '', error.errors);
+    if (error instanceof SyntaxError) return ctx.problems.add({ file: name, field: '', message: `not valid JSON: ${error.message}` });
+    if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
   const before = await ctx.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -196,7 +226,7 @@ async function importJson(ctx: Context, file: string) {
   try {
     summary = await loadCatalog(ctx.db, doc, ctx.now);
   } catch (error) {
-    if (error instanceof AppError && error.errors) throw failure(name, '', error.errors);
+    if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
   const after = await ctx.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -211,20 +241,29 @@ const ORDER: ImportKind[] = ['catalog', 'products', 'stocks'];
 
 /**
  * Imports JSON catalogue documents (the `POST /admin/v1/import` body) and CSV files of products
- * or stocks in one transaction, in dependency order (documents, then products, then stocks): the
- * first bad row stops the import and nothing is written. CSV files are streamed in batches.
+ * or stocks in one transaction, in dependency order (documents, then products, then stocks). Every
+ * file is read to the end; if any row is bad, nothing is written and ImportRefused lists the
+ * problems (the first MAX_REPORTED_PROBLEMS, and how many more). CSV files are streamed in batches.
  */
 export async function importFiles(store: Store, files: string[], now: number, progress: (p: ImportProgress) => void = () => {}): Promise<ImportResult> {
-  const kinds = await Promise.all(files.map(async (file) => ({ file, kind: await classify(file) })));
+  const problems = new ProblemList();
+  const kinds: { file: string; kind: ImportKind }[] = [];
+  for (const file of files) {
+    const kind = await classify(file);
+    if (typeof kind === 'string') kinds.push({ file, kind });
+    else problems.add(kind);
+  }
   kinds.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
   return store.db.transaction().execute(async (db) => {
     const result: ImportResult = { files: files.length, rows: 0, ledgerRows: 0, warehouses: 0, categories: 0, products: 0, stocks: 0, channels: 0 };
-    const ctx: Context = { db, store, now, result, progress };
+    const ctx: Context = { db, store, now, result, problems, progress };
     for (const { file, kind } of kinds) {
       if (kind === 'catalog') await importJson(ctx, file);
       else if (kind === 'products') await importProductsCsv(ctx, file);
       else await importStocksCsv(ctx, file);
     }
+    // Throwing rolls the transaction back: a refused import writes nothing.
+    if (problems.count > 0) throw new ImportRefused(problems);
     await stampBulkLedger(db, store.dialect);
     return result;
   });

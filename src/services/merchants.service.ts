@@ -1,4 +1,4 @@
-import type { StockistEnv } from '../config.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
 import { forbidden, notFound, unauthorized } from '../domain/errors.ts';
 import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import { SCOPES, type Scope } from '../schemas/admin.ts';

@@ -1,4 +1,4 @@
-import type { StockistEnv } from '../config.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
 import { grantedScopes, invalidClient, invalidGrant, OAuthError, type ClientCredentials } from '../domain/oauth.ts';
 import { environmentOfRefreshToken, hashSecret, newAccessToken, newRefreshToken, randomToken, secretsEqual } from '../domain/secrets.ts';
 import type { Scope } from '../schemas/admin.ts';
@@ -25,7 +25,7 @@ export interface TokenResponse {
 const NO_SUCH_CLIENT = hashSecret('no such client');
 
 /** The merchant behind client credentials; unknown id and wrong secret are the same answer. */
-export async function authenticateClient(db: Handle, credentials: ClientCredentials): Promise<merchants.Merchant> {
+async function authenticateClient(db: Handle, credentials: ClientCredentials): Promise<merchants.Merchant> {
   const merchant = credentials.clientId.length <= 128 ? await merchants.findMerchantByClientId(db, credentials.clientId) : undefined;
   const secretOk = secretsEqual(hashSecret(credentials.clientSecret), merchant?.client_secret_hash ?? NO_SUCH_CLIENT);
   if (!merchant || !secretOk) throw invalidClient('unknown client or wrong client secret');

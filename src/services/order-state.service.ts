@@ -1,6 +1,6 @@
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf } from '../domain/order-status.ts';
 import type { Handle } from '../store/db.ts';
-import type { OrderStatus } from '../store/schema.ts';
+import type { OrderStatus } from '../domain/vocabulary.ts';
 
 /**
  * Recomputes an order's derived statuses from its items and split orders after a change, and adds
@@ -22,7 +22,7 @@ export async function refreshOrder(
   const status = orderStatusOf(items, splitStatuses);
   await db
     .updateTable('orders')
-    .set({
+    .set((eb) => ({
       status,
       fulfillment_status: fulfillmentStatusOf(splitStatuses, order.fulfillment_status),
       refund_status: refundStatusOf(items),
@@ -30,8 +30,10 @@ export async function refreshOrder(
       refund_date: changes.refunded ? now : order.refund_date,
       completed_date: status === 'completed' ? (order.completed_date ?? now) : order.completed_date,
       cancel_date: status === 'cancel' ? (order.cancel_date ?? now) : order.cancel_date,
-      updated_at: now,
-    })
+      // Never backwards: a transaction that took `now` before waiting for a lock must not move the
+      // order behind a later change, or a keyset walk by updateDate could pass it unseen (SPEC §4.6).
+      updated_at: eb.case().when('updated_at', '>', now).then(eb.ref('updated_at')).else(now).end(),
+    }))
     .where('id', '=', orderId)
     .execute();
   return { previousStatus: order.status, status };

@@ -1,24 +1,22 @@
 import type { Transaction } from 'kysely';
+import type { LineRequest } from '../domain/allocation.ts';
 import type { Config } from '../config.ts';
-import { allocateLines, groupByWarehouse, type LineRequest, type Piece, type StockAvailability } from '../domain/allocation.ts';
 import { normalizeChannelType, CHANNEL_TYPES, type ChannelType } from '../domain/channels.ts';
-import { AppError, fieldError, validationFailed, type FieldError } from '../domain/errors.ts';
-import { chooseChannel, freightCents, type ChannelOffer } from '../domain/freight.ts';
+import { fieldError, validationFailed, type AppError, type FieldError } from '../domain/errors.ts';
+import type { ChannelOffer } from '../domain/freight.ts';
+import { allocateOrder, planOrder, type OrderLine, type ProductFacts } from '../domain/order-plan.ts';
 import { normalizeSalePlatform } from '../domain/sale-platforms.ts';
 import type { AddressBody, CreateOrderBody } from '../schemas/orders.ts';
 import { listChannels } from '../store/channels.repository.ts';
 import type { Dialect, Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
-import { productsBySku, type Product } from '../store/products.repository.ts';
+import { productsBySku } from '../store/products.repository.ts';
 import type { Database } from '../store/schema.ts';
 import { forMerchant } from '../store/tenancy.ts';
-import { addQty } from '../store/stocks.repository.ts';
+import { addQty, lockStockRows, readStockRows } from '../store/stocks.repository.ts';
 import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent } from './idempotency.service.ts';
 
-export interface NormalizedLine extends LineRequest {
-  channelCode: string | null;
-  channelType: ChannelType | null;
-}
+export type NormalizedLine = OrderLine;
 
 export interface NormalizedOrder {
   address: Record<string, string | null>;
@@ -104,79 +102,32 @@ export const toOffer = (c: Awaited<ReturnType<typeof listChannels>>[number]): Ch
   deliveryDaysMax: c.delivery_days_max,
 });
 
-/** Known products by SKU, or 422/42200 listing every unknown one with its line. */
-export async function requireProducts(db: Handle, lines: { index: number; sku: string }[], listField: string): Promise<Map<string, Product>> {
-  const products = await productsBySku(db, lines.map((l) => l.sku));
-  const unknown = lines.filter((l) => !products.has(l.sku));
-  if (unknown.length) {
-    throw new AppError(
-      422,
-      42200,
-      `unknown SKU${unknown.length > 1 ? 's' : ''}: ${[...new Set(unknown.map((l) => l.sku))].join(', ')}`,
-      unknown.map((l) => ({ field: `${listField}[${l.index}].sku`, message: 'unknown SKU', sku: l.sku })),
-    );
-  }
-  return products;
+/** The catalogue facts a plan needs, by SKU (unknown SKUs are simply absent). */
+async function productFacts(db: Handle, skus: string[]): Promise<Map<string, ProductFacts>> {
+  const products = await productsBySku(db, skus);
+  return new Map(
+    [...products].map(([sku, p]) => [sku, { id: p.id, sku: p.sku, name: p.name, imageUrl: p.image_url, priceCents: p.price_cents, weightGrams: p.weight_grams }]),
+  );
 }
 
-export interface PlannedGroup {
-  warehouseId: number;
-  warehouseCode: string;
-  countryCode: string;
-  pieces: Piece[];
-  weightGrams: number;
+/** The quotes' dry run: the allocation an order would get now, nothing locked or reserved. */
+export async function allocateForQuote(db: Handle, lines: LineRequest[], shipTo: string, config: Pick<Config, 'defaultWarehouse'>, listField: string) {
+  const products = await productFacts(db, lines.map((l) => l.sku));
+  const stock = await readStockRows(db, [...products.values()].map((p) => p.id));
+  return allocateOrder(lines, products, stock, shipTo, config.defaultWarehouse, listField);
 }
 
-/**
- * The allocation shared by order creation and both quotes: stock rows (locked when `lock`),
- * SPEC §4.2 allocation, grouped by warehouse. 42201 lists every short line.
- */
-export async function planAllocation(
-  db: Handle,
-  dialect: Dialect,
-  lines: LineRequest[],
-  shipTo: string,
-  config: Pick<Config, 'defaultWarehouse'>,
-  listField: string,
-  lock: boolean,
-): Promise<{ products: Map<string, Product>; groups: PlannedGroup[] }> {
-  const products = await requireProducts(db, lines, listField);
-  const rows = await orders.lockStockRows(db, lock ? dialect : 'sqlite', [...products.values()].map((p) => p.id));
-  const skuOf = new Map([...products.values()].map((p) => [p.id, p.sku]));
-  const stock = new Map<string, StockAvailability[]>();
-  for (const r of rows) {
-    const sku = skuOf.get(r.productId)!;
-    if (!stock.has(sku)) stock.set(sku, []);
-    stock.get(sku)!.push({ warehouseId: r.warehouseId, warehouseCode: r.warehouseCode, countryCode: r.countryCode, enabled: r.enabled, qty: r.qty });
-  }
-  const allocation = allocateLines(lines, stock, { destinationCountry: shipTo, defaultWarehouse: config.defaultWarehouse });
-  if (!allocation.ok) {
-    throw new AppError(
-      422,
-      42201,
-      'insufficient stock',
-      allocation.short.map((s) => ({ field: `${listField}[${s.lineIndex}].quantity`, message: `only ${s.available} available`, sku: s.sku, requested: s.requested, available: s.available })),
-    );
-  }
-  const countryOf = new Map(rows.map((r) => [r.warehouseId, r.countryCode]));
-  const groups = groupByWarehouse(allocation.pieces).map((g) => ({
-    ...g,
-    countryCode: countryOf.get(g.warehouseId)!,
-    weightGrams: g.pieces.reduce((sum, p) => sum + products.get(p.sku)!.weight_grams * p.quantity, 0),
-  }));
-  return { products, groups };
-}
-
-export interface CreatedOrder {
+interface CreatedOrder {
   orderId: number;
   replayed: boolean;
 }
 
 /**
- * SPEC §4.3: one transaction locks the SKUs' stock rows, allocates, chooses channels, writes the
- * parent order, split orders and items, and decrements stock with ledger rows — or writes nothing.
+ * SPEC §4.3: one transaction loads the products, locks their stock rows and reads the channels;
+ * `planOrder` decides everything (domain/order-plan.ts); then the parent order, split orders,
+ * items and stock decrements with their ledger rows are written — or nothing is.
  */
-export async function createOrderIn(
+async function createOrderIn(
   trx: Transaction<Database>,
   dialect: Dialect,
   config: Pick<Config, 'defaultWarehouse'>,
@@ -193,29 +144,11 @@ export async function createOrderIn(
       return { orderId: existing.id, replayed: true };
     }
   }
-  const { products, groups } = await planAllocation(trx, dialect, order.lines, order.shipTo, config, 'orderItemsList', true);
+  const products = await productFacts(trx, order.lines.map((l) => l.sku));
+  const stock = await lockStockRows(trx, dialect, [...products.values()].map((p) => p.id));
   const offers = (await listChannels(trx)).map(toOffer);
-  const lineOf = new Map(order.lines.map((l) => [l.index, l]));
-  const planned = groups.map((g) => {
-    // A line's own channel wishes win over the order's; the first line in the group decides.
-    const first = g.pieces.map((p) => lineOf.get(p.lineIndex)!).find((l) => l.channelCode !== null || l.channelType !== null);
-    const channel = chooseChannel(offers, g.warehouseCode, order.shipTo, g.weightGrams, {
-      requestedCode: first?.channelCode ?? order.channelCode,
-      requestedType: first?.channelType ?? order.channelType,
-    });
-    return { ...g, channel, freight: channel ? freightCents(channel, g.weightGrams) : 0 };
-  });
-  const unserved = planned.filter((g) => g.channel === null);
-  if (unserved.length) {
-    throw new AppError(
-      422,
-      42202,
-      `no logistics channel ships from ${unserved.map((g) => g.warehouseCode).join(', ')} to ${order.shipTo}`,
-      unserved.map((g) => ({ field: 'orderAddress.country', message: `no channel from ${g.warehouseCode} to ${order.shipTo}`, warehouseCode: g.warehouseCode, country: order.shipTo })),
-    );
-  }
-  const subtotal = planned.reduce((sum, g) => sum + g.pieces.reduce((s, p) => s + products.get(p.sku)!.price_cents * p.quantity, 0), 0);
-  const freight = planned.reduce((sum, g) => sum + g.freight, 0);
+  const plan = planOrder(order, products, stock, offers, config.defaultWarehouse);
+
   const orderId = await orders.insertOrder(scope, {
     custom_order_id: order.customOrderId,
     request_hash: hash,
@@ -230,8 +163,8 @@ export async function createOrderIn(
     fulfillment_status: 'waiting_to_ship',
     refund_status: null,
     currency_code: 'USD',
-    subtotal_cents: subtotal,
-    freight_cents: freight,
+    subtotal_cents: plan.subtotalCents,
+    freight_cents: plan.freightCents,
     coupon_cents: 0,
     promotion_cents: 0,
     refunded_cents: 0,
@@ -242,17 +175,17 @@ export async function createOrderIn(
     created_at: now,
     updated_at: now,
   });
-  for (const g of planned) {
+  for (const s of plan.splits) {
     const splitId = await orders.insertSplitOrder(scope, {
       order_id: orderId,
-      warehouse_id: g.warehouseId,
-      warehouse_code: g.warehouseCode,
-      country_code: g.countryCode,
-      channel_code: g.channel!.code,
-      channel_type: g.channel!.type,
+      warehouse_id: s.warehouseId,
+      warehouse_code: s.warehouseCode,
+      country_code: s.countryCode,
+      channel_code: s.channelCode,
+      channel_type: s.channelType,
       status: 'waiting_to_ship',
-      freight_cents: g.freight,
-      weight_grams: g.weightGrams,
+      freight_cents: s.freightCents,
+      weight_grams: s.weightGrams,
       carrier: null,
       tracking_code: null,
       shipped_at: null,
@@ -262,39 +195,25 @@ export async function createOrderIn(
     });
     await orders.insertItems(
       scope,
-      g.pieces.map((p) => {
-        const product = products.get(p.sku)!;
-        return {
-          order_id: orderId,
-          split_order_id: splitId,
-          line_index: p.lineIndex,
-          product_id: product.id,
-          sku: p.sku,
-          product_name: product.name,
-          image_url: product.image_url,
-          unit_cents: product.price_cents,
-          quantity: p.quantity,
-          refunded_quantity: 0,
-          pending_refund_quantity: 0,
-          created_at: now,
-          updated_at: now,
-        };
-      }),
+      s.items.map((i) => ({
+        order_id: orderId,
+        split_order_id: splitId,
+        line_index: i.lineIndex,
+        product_id: i.productId,
+        sku: i.sku,
+        product_name: i.productName,
+        image_url: i.imageUrl,
+        unit_cents: i.unitCents,
+        quantity: i.quantity,
+        refunded_quantity: 0,
+        pending_refund_quantity: 0,
+        created_at: now,
+        updated_at: now,
+      })),
     );
   }
-  // Decrement in (product, warehouse) order, the order the rows were locked in.
-  const decrements = new Map<string, { productId: number; warehouseId: number; qty: number }>();
-  for (const g of planned) {
-    for (const p of g.pieces) {
-      const productId = products.get(p.sku)!.id;
-      const key = `${productId}:${p.warehouseId}`;
-      const d = decrements.get(key) ?? { productId, warehouseId: p.warehouseId, qty: 0 };
-      d.qty += p.quantity;
-      decrements.set(key, d);
-    }
-  }
-  for (const d of [...decrements.values()].sort((a, b) => a.productId - b.productId || a.warehouseId - b.warehouseId)) {
-    const applied = await addQty(trx, { productId: d.productId, warehouseId: d.warehouseId }, -d.qty, { kind: 'sale', orderId }, now);
+  for (const d of plan.decrements) {
+    const applied = await addQty(trx, { productId: d.productId, warehouseId: d.warehouseId }, d.delta, { kind: d.kind, orderId }, now);
     // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
     if (!applied) throw new RetryAttempt(`stock moved under order ${orderId}`);
   }

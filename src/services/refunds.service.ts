@@ -1,25 +1,22 @@
-import type { Transaction } from 'kysely';
 import type { Config } from '../config.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { centsToAmount } from '../domain/money.ts';
-import { REFUND_REASONS, normalizeRefundReason, planRefund, refundAmountCents, type RefundEntry, type RefundableItem } from '../domain/refunds.ts';
-import { formatInstant } from '../domain/time.ts';
+import { parseId } from '../domain/ids.ts';
+import { REFUND_REASONS, decideRefund as refundOutcome, isShippedSplit, normalizeRefundReason, planRefund, refundAmountCents, type Decision, type RefundEntry } from '../domain/refunds.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
 import type { Db, Dialect, Handle } from '../store/db.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
 import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
-import type { Database } from '../store/schema.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, requestHash, runIdempotent } from './idempotency.service.ts';
 import { refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
-
-const SHIPPED = new Set(['shipped', 'completed']);
+import { presentRefund } from '../present/refund.presenter.ts';
+import { pageOffset, pageWindow } from '../domain/paging.ts';
 
 type ItemRow = Awaited<ReturnType<typeof refunds.orderItemsWithSplits>>[number];
 const asRefundable = (rows: ItemRow[], splitStatus: Map<number, string>) =>
-  rows.map((r) => ({ ...r, splitShipped: SHIPPED.has(splitStatus.get(r.splitOrderId) ?? '') }));
+  rows.map((r) => ({ ...r, splitShipped: isShippedSplit(splitStatus.get(r.splitOrderId)) }));
 
 /** The body's entries: `orderItems`, or one item's fields flat at the top level, or null (whole order). */
 function entriesOf(body: RefundBody): RefundEntry[] | null {
@@ -51,7 +48,8 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
     async (trx) => {
       const now = Date.now();
       const scope = forMerchant(trx, merchantId);
-      const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(scope, Number(rawOrderId)) : null;
+      const requested = parseId(rawOrderId);
+      const orderId = requested === null ? null : await resolveOrderId(scope, requested);
       if (orderId === null) throw notFound('order');
       const splitStatus = await refunds.lockSplitOrders(trx, orderId);
       const items = asRefundable(await refunds.orderItemsWithSplits(trx, orderId), splitStatus);
@@ -90,8 +88,6 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
   );
 }
 
-export type Decision = { approve: true } | { approve: false; reason: string };
-
 export interface DecideHooks {
   /** Test hook: runs inside the decision's transaction just before it commits (throw to simulate a crash). */
   beforeCommit?: (refundId: number) => void | Promise<void>;
@@ -109,75 +105,48 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
     const splitStatus = await refunds.lockSplitOrders(trx, refund.order_id);
     const items = asRefundable(await refunds.orderItemsWithSplits(trx, refund.order_id), splitStatus);
     const lines = (await refunds.refundItems(trx, [refundId])).map((l) => ({ itemId: l.order_item_id, quantity: l.quantity, splitOrderId: l.split_order_id }));
-    const shipped = [...new Set(lines.filter((l) => SHIPPED.has(splitStatus.get(l.splitOrderId) ?? '')).map((l) => l.splitOrderId))];
-    let failureReason: string | null = null;
-    if (!decision.approve) failureReason = decision.reason;
-    else if (shipped.length) failureReason = `split order ${shipped.join(', ')} shipped before the refund was decided`;
+    const outcome = refundOutcome(decision, lines, items, splitStatus, refund.amount_cents);
 
-    let amountCents = refund.amount_cents;
-    if (failureReason === null) {
-      amountCents = refundAmountCents(items, lines, false);
-      await applyRefund(trx, refund.order_id, refundId, items, lines, now);
-    } else {
-      for (const l of lines) await refunds.settlePending(trx, l.itemId, l.quantity, false, now);
+    for (const r of outcome.returns) {
+      await refunds.settlePending(trx, r.itemId, r.quantity, true, now);
+      const back = await addQty(trx, { productId: r.productId, warehouseId: r.warehouseId }, r.quantity, { kind: 'return', orderId: refund.order_id, refundId }, now);
+      if (!back) throw new RetryAttempt('stock return failed');
     }
-    await refunds.finishRefund(trx, refundId, { status: failureReason === null ? 'refund_successfully' : 'refund_failed', failureReason, amountCents, decidedBy }, now);
-    const order = await refreshOrder(trx, refund.order_id, now, failureReason === null ? { refundedCents: amountCents, refunded: true } : {});
+    for (const l of outcome.releases) await refunds.settlePending(trx, l.itemId, l.quantity, false, now);
+    for (const splitId of outcome.cancelledSplits) await refunds.cancelSplitOrder(trx, splitId, now);
+    const approved = outcome.state === 'refund_successfully';
+    await refunds.finishRefund(trx, refundId, { status: outcome.state, failureReason: outcome.failureReason, amountCents: outcome.amountCents, decidedBy }, now);
+    const order = await refreshOrder(trx, refund.order_id, now, approved ? { refundedCents: outcome.amountCents, refunded: true } : {});
     // The webhook outbox rows commit with the decision (SPEC §13).
-    await emitRefundDecided(trx, refundId, failureReason === null, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
+    await emitRefundDecided(trx, refundId, approved, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
     await hooks.beforeCommit?.(refundId);
-    return { refundId, status: failureReason === null ? 'refund_successfully' : 'refund_failed', failureReason };
+    return { refundId, status: outcome.state, failureReason: outcome.failureReason };
   });
-}
-
-/** Refunded quantities, stock back to its warehouse (ledger kind `return`), fully refunded splits cancelled. */
-async function applyRefund(trx: Transaction<Database>, orderId: number, refundId: number, items: (RefundableItem & { productId: number; warehouseId: number })[], lines: { itemId: number; quantity: number }[], now: number) {
-  const byId = new Map(items.map((i) => [i.id, i]));
-  for (const l of [...lines].sort((a, b) => byId.get(a.itemId)!.productId - byId.get(b.itemId)!.productId)) {
-    const item = byId.get(l.itemId)!;
-    await refunds.settlePending(trx, l.itemId, l.quantity, true, now);
-    const back = await addQty(trx, { productId: item.productId, warehouseId: item.warehouseId }, l.quantity, { kind: 'return', orderId, refundId }, now);
-    if (!back) throw new RetryAttempt('stock return failed');
-    item.refunded += l.quantity;
-  }
-  const splits = new Set(lines.map((l) => byId.get(l.itemId)!.splitOrderId));
-  for (const splitId of splits) {
-    if (items.filter((i) => i.splitOrderId === splitId).every((i) => i.refunded >= i.quantity)) {
-      await trx.updateTable('split_orders').set({ status: 'cancelled', updated_at: now }).where('id', '=', splitId).execute();
-    }
-  }
-}
-
-export function presentRefund(r: refunds.RefundRow, items: refunds.RefundItemRow[]) {
-  return {
-    refundNo: String(r.id),
-    id: String(r.order_id),
-    remark: r.remark,
-    refundReason: r.reason,
-    refundStatus: r.status,
-    failureReason: r.failure_reason,
-    amount: centsToAmount(r.amount_cents),
-    items: items.filter((i) => i.refund_id === r.id).map((i) => ({ itemId: String(i.order_item_id), skuCode: i.sku, quantity: i.quantity, countryCode: i.country_code })),
-    createDate: formatInstant(r.created_at),
-    updateDate: formatInstant(r.updated_at),
-  };
 }
 
 /** GET /v2/order/orders/refund/{id} (SPEC §5.5): a page of the order's refunds, newest first. */
 export async function refundsOfOrder(reader: OrderReader, rawOrderId: string, q: RefundPageQuery) {
-  const orderId = /^[0-9]{1,18}$/.test(rawOrderId) ? await resolveOrderId(reader, Number(rawOrderId)) : null;
+  const requested = parseId(rawOrderId);
+  const orderId = requested === null ? null : await resolveOrderId(reader, requested);
   if (orderId === null) throw notFound('order');
   const db = handleOf(reader);
-  const pageNumber = q.pageNumber ?? 1;
-  const pageSize = q.pageSize ?? 10;
-  const page = await refunds.refundsOfOrder(db, orderId, (pageNumber - 1) * pageSize, pageSize);
+  const { pageNumber, pageSize, offset } = pageWindow(q, 10);
+  const page = await refunds.refundsOfOrder(db, orderId, offset, pageSize);
   const items = await refunds.refundItems(db, page.rows.map((r) => r.id));
   return { total: page.total, pageNumber, pageSize, list: page.rows.map((r) => presentRefund(r, items)) };
 }
 
 /** The operator's view of refunds, with age and the SLA flag. */
-export async function listRefundsForOperator(db: Handle, config: Pick<Config, 'refundSlaHours'>, status: refunds.RefundRow['status'] | null, pageNumber: number, pageSize: number, now = Date.now()) {
-  const page = await refunds.listRefunds(db, status, (pageNumber - 1) * pageSize, pageSize);
+export async function listRefundsForOperator(
+  db: Handle,
+  config: Pick<Config, 'refundSlaHours'>,
+  status: refunds.RefundRow['status'] | null,
+  pageNumber: number,
+  pageSize: number,
+  now = Date.now(),
+  manualReview: boolean | null = null,
+) {
+  const page = await refunds.listRefunds(db, status, pageOffset(pageNumber, pageSize), pageSize, manualReview);
   const items = await refunds.refundItems(db, page.rows.map((r) => r.id));
   const sla = config.refundSlaHours * 3600 * 1000;
   return {
@@ -190,13 +159,18 @@ export async function listRefundsForOperator(db: Handle, config: Pick<Config, 'r
       decidedBy: r.decided_by,
       ageSeconds: Math.floor((now - r.created_at) / 1000),
       overSla: r.status === 'pending_review' && now - r.created_at > sla,
+      // The worker's attempts at deciding it; a refund it gave up on waits here for approve/reject.
+      attempts: r.attempts,
+      lastError: r.last_error,
+      manualReview: r.manual_review === 1,
     })),
   };
 }
 
 /** Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. */
 export async function reviewRefund(db: Db, rawRefundNo: string, decision: Decision) {
-  const refund = await refunds.findRefund(db, Number(rawRefundNo));
+  const refundNo = parseId(rawRefundNo);
+  const refund = refundNo === null ? undefined : await refunds.findRefund(db, refundNo);
   if (!refund) throw notFound('refund');
   const result = await decideRefund(db, refund.id, decision, 'operator');
   if (!result) throw conflictState(`refund ${refund.id} was already decided`);

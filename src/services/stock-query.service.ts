@@ -1,18 +1,20 @@
 import { fieldError, validationFailed } from '../domain/errors.ts';
+import { canonicalSku } from '../domain/text.ts';
 import { timeWindow } from '../domain/time.ts';
 import type { StockPage, StockQuery, StockRecord } from '../schemas/stock.ts';
 import type { Handle, Store } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import { changedProductsPage, stockOfSkus, stockRowsOf } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
+import { pageOffset, pageWindow } from '../domain/paging.ts';
 
-export const MAX_STOCK_SKUS = 30;
+const MAX_STOCK_SKUS = 30;
 const DEFAULT_PAGE_SIZE = 30;
 
-/** `"A,,B,A"` → `["A","B"]`: empty entries and repeats dropped, first occurrence order kept. */
+/** `"A,,B,A"` → `["A","B"]`: empty entries and repeats dropped, first occurrence order kept; NFC like every SKU. */
 export function parseSkuList(text: string | undefined): string[] {
   if (text === undefined) return [];
-  return [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  return [...new Set(text.split(',').map((s) => canonicalSku(s.trim())).filter((s) => s !== ''))];
 }
 
 /** SPEC §6.1: by SKU list, by change window, or both. */
@@ -26,8 +28,7 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
     throw validationFailed([{ field: 'skus', message: 'give skus, dateStartTime or dateEndTime' }], 'give at least one of skus, dateStartTime, dateEndTime');
   }
   if (byTime && skus.length === 0 && q.pageNumber === undefined) throw fieldError('pageNumber', 'is required (and greater than 0) when querying by update time');
-  const pageNumber = q.pageNumber ?? 1;
-  const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+  const { pageNumber, pageSize, offset } = pageWindow(q, DEFAULT_PAGE_SIZE);
 
   let warehouseId: number | null = null;
   if (q.warehouseCode !== undefined && q.warehouseCode.trim() !== '') {
@@ -40,7 +41,7 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
   if (!byTime) return stockBySkuList(db, skus, warehouseId, pageNumber, pageSize);
 
   const productIds = skus.length > 0 ? [...(await productsBySku(db, skus)).values()].map((p) => p.id) : null;
-  const { rows: products, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset: (pageNumber - 1) * pageSize, limit: pageSize });
+  const { rows: products, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset, limit: pageSize });
 
   const rows = await stockRowsOf(db, products.map((p) => p.id), warehouseId);
   const byProduct = new Map<number, StockRecord['warehouseStockList']>();
@@ -62,6 +63,6 @@ async function stockBySkuList(db: Handle, skus: string[], warehouseId: number | 
     if (r.qty !== null) list.push({ qty: r.qty, warehouseCode: r.warehouseCode!, countryCode: r.countryCode! });
   }
   const known = skus.filter((s) => bySku.has(s));
-  const list = known.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((sku) => ({ sku, warehouseStockList: bySku.get(sku)! }));
+  const list = known.slice(pageOffset(pageNumber, pageSize), pageOffset(pageNumber + 1, pageSize)).map((sku) => ({ sku, warehouseStockList: bySku.get(sku)! }));
   return { total: known.length, pageNumber, pageSize, list };
 }

@@ -1,6 +1,7 @@
 import { conflictState, validationFailed, type FieldError } from '../domain/errors.ts';
+import { MAX_STOCK_QTY } from '../domain/money.ts';
 import type { StockAdjustRow, StockSetRow } from '../schemas/admin.ts';
-import type { Handle } from '../store/db.ts';
+import type { Handle, Trx } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import { addQty, currentQty, setQty, type StockKey } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
@@ -45,21 +46,30 @@ export async function setStocks(db: Handle, rows: StockSetRow[], prefix: string,
   return out;
 }
 
-/** Applies relative changes in order; any row that would go below zero refuses the whole request. */
-export async function adjustStocks(db: Handle, rows: StockAdjustRow[], prefix: string, now: number): Promise<StockResult[]> {
+/**
+ * Applies relative changes in order; any row that would go below zero, or above MAX_STOCK_QTY
+ * (SPEC §4.4), refuses the whole request (409/40903, like a set that the state does not allow).
+ * Rows are applied one by one and the refusal comes at the end, so it takes a transaction: the
+ * refusal rolls back the rows already applied.
+ */
+export async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: string, now: number): Promise<StockResult[]> {
   const keys = await resolveRows(db, rows, prefix);
   const out: StockResult[] = [];
-  const short: FieldError[] = [];
+  const refused: FieldError[] = [];
   for (let i = 0; i < rows.length; i++) {
     const { delta } = rows[i];
-    const change = await addQty(db, keys[i], delta, { kind: delta > 0 ? 'restock' : 'adjustment' }, now);
+    const change = await addQty(db, keys[i], delta, { kind: delta > 0 ? 'restock' : 'adjustment' }, now, MAX_STOCK_QTY);
     if (!change) {
       const qty = await currentQty(db, keys[i]);
-      short.push({ field: at(prefix, i, 'delta'), message: `would take stock below zero (${qty} available)`, sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty, delta });
+      const message = delta > 0 ? `would take stock above ${MAX_STOCK_QTY} (${qty} now)` : `would take stock below zero (${qty} available)`;
+      refused.push({ field: at(prefix, i, 'delta'), message, sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty, delta });
       continue;
     }
     out.push({ sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty: change.qtyAfter, delta });
   }
-  if (short.length) throw conflictState('stock adjustment refused: it would take stock below zero', short);
+  if (refused.length) {
+    const why = refused.every((r) => (r.delta as number) > 0) ? `above ${MAX_STOCK_QTY}` : refused.every((r) => (r.delta as number) < 0) ? 'below zero' : `below zero or above ${MAX_STOCK_QTY}`;
+    throw conflictState(`stock adjustment refused: it would take stock ${why}`, refused);
+  }
   return out;
 }

@@ -1,13 +1,13 @@
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { formatInstant } from '../domain/time.ts';
-import { presentOrder } from '../http/present-order.ts';
+import { presentOrder } from '../present/order.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import { loadOrders } from '../store/orders.repository.ts';
 import { findRefund, refundItems } from '../store/refunds.repository.ts';
-import type { WebhookEventType } from '../store/schema.ts';
+import type { WebhookEventType } from '../domain/vocabulary.ts';
 import { forMerchant } from '../store/tenancy.ts';
 import { activeEndpoints, insertEvent } from '../store/webhooks.repository.ts';
-import { presentRefund } from './refunds.service.ts';
+import { presentRefund } from '../present/refund.presenter.ts';
 
 /**
  * The transactional outbox (SPEC §13). Called inside the transaction that changes the state, with

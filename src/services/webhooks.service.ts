@@ -1,59 +1,37 @@
 import type { Config } from '../config.ts';
 import { conflictState, fieldError, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { comparePos, type FeedPos } from '../domain/stock-batches.ts';
 import { formatInstant } from '../domain/time.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
-import { newWebhookSecret, webhookId } from '../domain/webhook-signature.ts';
-import { parseWebhookUrl, resolveWebhookTarget, systemResolver, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import { newWebhookSecret } from '../domain/webhook-signature.ts';
+import { parseWebhookUrl, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import { resolveWebhookTarget, systemResolver } from './webhook-target.service.ts';
+import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
-import { WEBHOOK_EVENT_TYPES } from '../schemas/webhooks.ts';
-import type { Db, Handle } from '../store/db.ts';
+import { WEBHOOK_EVENT_TYPES } from '../domain/vocabulary.ts';
+import type { Db, Dialect, Handle } from '../store/db.ts';
+import { feedHead } from '../store/stock-feed.repository.ts';
 import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
+import { requestHash, runIdempotent, type StoredResponse } from './idempotency.service.ts';
+import { decodeCursor } from './stock-feed.service.ts';
+import { pageWindow } from '../domain/paging.ts';
 
 /** Endpoints per merchant: enough for staging + production receivers, few enough to bound fan-out. */
-export const MAX_ENDPOINTS = 16;
+const MAX_ENDPOINTS = 16;
 /** After a rotation the old secret keeps signing (a second signature) this long, so receivers can switch over. */
-export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
+const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
 export interface WebhookDeps {
   db: Db;
+  dialect: Dialect;
   config: Pick<Config, 'env'>;
   resolve?: HostResolver;
 }
 
-export function presentEndpoint(e: webhooks.EndpointRow) {
-  return {
-    id: String(e.id),
-    url: e.url,
-    events: JSON.parse(e.events) as string[],
-    status: e.status,
-    disabledReason: e.disabled_reason,
-    disabledAt: formatInstant(e.disabled_at),
-    failingSince: formatInstant(e.failing_since),
-    createdAt: formatInstant(e.created_at),
-    updatedAt: formatInstant(e.updated_at),
-  };
-}
-
-export function presentDelivery(d: webhooks.DeliveryView) {
-  return {
-    id: String(d.id),
-    webhookId: webhookId(d.eventId),
-    eventId: String(d.eventId),
-    type: d.type,
-    orderId: String(d.orderId),
-    status: d.status,
-    attempts: d.attempts,
-    lastStatusCode: d.lastStatusCode,
-    lastError: d.lastError,
-    lastAttemptAt: formatInstant(d.lastAttemptAt),
-    nextAttemptAt: d.status === 'pending' ? formatInstant(d.nextAttemptAt) : null,
-    deliveredAt: formatInstant(d.deliveredAt),
-    createdAt: formatInstant(d.createdAt),
-  };
-}
-
-const idOf = (raw: string) => Number(raw);
+/** Ids that cannot be ours (0, past 2^53 − 1) match no row rather than a rounded neighbour. */
+const idOf = (raw: string) => parseId(raw) ?? 0;
 
 async function ownEndpoint(scope: MerchantScope, rawId: string) {
   const endpoint = await webhooks.findEndpoint(scope, idOf(rawId));
@@ -61,18 +39,48 @@ async function ownEndpoint(scope: MerchantScope, rawId: string) {
   return endpoint;
 }
 
-/** POST /v1/webhooks: checks the URL (after DNS, SPEC §13) and shows the secret this once. */
-export async function registerWebhook(deps: WebhookDeps, merchantId: number, body: WebhookBody, now = Date.now()) {
-  let url: URL;
+async function checkedUrl(deps: WebhookDeps, raw: string): Promise<URL> {
   try {
-    url = parseWebhookUrl(body.url, deps.config.env);
+    const url = parseWebhookUrl(raw, deps.config.env);
     await resolveWebhookTarget(url, deps.config.env, deps.resolve ?? systemResolver);
+    return url;
   } catch (error) {
     if (error instanceof UnsafeWebhookUrl) throw fieldError('url', error.message);
     throw error;
   }
+}
+
+/** The subscription a body asks for: events in canonical order, and the stock.changed options checked. */
+function subscription(body: WebhookBody) {
   // Listed in the canonical order, each once, whatever the request's order and repeats.
   const events = WEBHOOK_EVENT_TYPES.filter((t) => body.events.includes(t));
+  const stock = events.includes('stock.changed');
+  const skus = body.skus ? [...new Set(body.skus.map((s) => s.normalize('NFC')))] : null;
+  const cursor = body.cursor ?? null;
+  if (!stock && skus) throw fieldError('skus', 'applies to stock.changed only: add it to events, or leave skus out');
+  if (!stock && cursor !== null) throw fieldError('cursor', 'applies to stock.changed only: add it to events, or leave cursor out');
+  return { events, stock, skus, cursor };
+}
+
+/** Where a stock.changed subscription starts: after `cursor` (`now` = the feed's head). */
+async function feedPosition(deps: WebhookDeps, cursor: string | null): Promise<FeedPos> {
+  const head = await feedHead(deps.db, deps.dialect);
+  if (cursor === null || cursor === 'now') return head;
+  const position = decodeCursor(cursor);
+  if (!position) throw fieldError('cursor', 'is not a cursor of the change feed (a nextCursor of GET /v1/product/stocks/changes, a delivery\'s cursor, or "now")');
+  if (comparePos(position, head) > 0) throw fieldError('cursor', 'is ahead of the change feed');
+  return position;
+}
+
+const stockColumns = (position: FeedPos | null) =>
+  position === null ? { stock_after_seq: null, stock_after_id: null, stock_due_at: null } : { stock_after_seq: position.seq, stock_after_id: position.id, stock_due_at: 0 };
+
+/** POST /v1/webhooks: checks the URL (after DNS, SPEC §13) and shows the secret this once. */
+export async function registerWebhook(deps: WebhookDeps, merchantId: number, body: WebhookBody, now = Date.now()) {
+  const { events, stock, skus, cursor } = subscription(body);
+  const url = await checkedUrl(deps, body.url);
+  // Read before the endpoint commits: a change not yet visible here gets a later position, so it is delivered.
+  const position = stock ? await feedPosition(deps, cursor) : null;
   const secret = newWebhookSecret();
   return deps.db.transaction().execute(async (trx) => {
     const scope = forMerchant(trx, merchantId);
@@ -80,6 +88,8 @@ export async function registerWebhook(deps: WebhookDeps, merchantId: number, bod
     const id = await webhooks.insertEndpoint(scope, {
       url: url.href,
       events: JSON.stringify(events),
+      skus: skus === null ? null : JSON.stringify(skus),
+      ...stockColumns(position),
       secret,
       previous_secret: null,
       previous_secret_until: null,
@@ -92,6 +102,47 @@ export async function registerWebhook(deps: WebhookDeps, merchantId: number, bod
     });
     return { ...presentEndpoint((await webhooks.findEndpoint(scope, id))!), secret };
   });
+}
+
+/**
+ * PUT /v1/webhooks/{id}: replaces the subscription (url, events, skus) and keeps the secret.
+ * stock.changed: a new SKU list applies to every change not yet delivered; `cursor` moves the
+ * endpoint in the feed; without it the endpoint stays where it is (or starts now, when stock.changed
+ * is new to it). Deliveries already made keep their contents. Honours Idempotency-Key.
+ */
+export async function replaceWebhook(
+  deps: WebhookDeps,
+  merchantId: number,
+  rawId: string,
+  body: WebhookBody,
+  idempotencyKey: string | null,
+  requestId: string,
+  now = Date.now(),
+): Promise<StoredResponse> {
+  const { events, stock, skus, cursor } = subscription(body);
+  const current = await webhooks.findEndpoint(forMerchant(deps.db, merchantId), idOf(rawId));
+  // The URL is checked again only when it changes (every attempt checks it anyway).
+  const url = current && current.url === body.url ? new URL(current.url) : await checkedUrl(deps, body.url);
+  const position = stock ? await feedPosition(deps, cursor) : null;
+  return runIdempotent(
+    deps.db,
+    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.replace', id: rawId, url: url.href, events, skus, cursor }), requestId },
+    async (trx) => {
+      const scope = forMerchant(trx, merchantId);
+      const endpoint = await ownEndpoint(scope, rawId);
+      const subscribed = endpoint.stock_after_seq !== null;
+      const moved = stock && (cursor !== null || !subscribed) ? stockColumns(position) : stock ? {} : stockColumns(null);
+      const row = await webhooks.replaceSubscription(scope, endpoint.id, {
+        url: url.href,
+        events: JSON.stringify(events),
+        skus: skus === null ? null : JSON.stringify(skus),
+        ...moved,
+        updated_at: now,
+      });
+      return presentEndpoint(row!);
+    },
+    (data) => ({ data }),
+  );
 }
 
 export async function listWebhooks(scope: MerchantScope) {
@@ -127,9 +178,8 @@ export async function rotateSecret(db: Db, merchantId: number, rawId: string, no
 /** GET /v1/webhooks/{id}/deliveries: the endpoint's delivery log, newest first. */
 export async function listDeliveries(scope: MerchantScope, rawId: string, q: DeliveryQuery) {
   const endpoint = await ownEndpoint(scope, rawId);
-  const pageNumber = q.pageNumber ?? 1;
-  const pageSize = q.pageSize ?? 20;
-  const page = await webhooks.pageDeliveries(scope, endpoint.id, q.status ?? null, (pageNumber - 1) * pageSize, pageSize);
+  const { pageNumber, pageSize, offset } = pageWindow(q, 20);
+  const page = await webhooks.pageDeliveries(scope, endpoint.id, q.status ?? null, offset, pageSize);
   return { total: page.total, pageNumber, pageSize, list: page.rows.map(presentDelivery) };
 }
 
@@ -153,9 +203,8 @@ export async function retryDelivery(db: Db, merchantId: number, rawId: string, r
 // ---- Operator.
 
 export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) {
-  const pageNumber = q.pageNumber ?? 1;
-  const pageSize = q.pageSize ?? 50;
-  const page = await webhooks.listAllEndpoints(db, { merchantId: q.merchantId ?? null, status: q.status ?? null }, (pageNumber - 1) * pageSize, pageSize);
+  const { pageNumber, pageSize, offset } = pageWindow(q, 50);
+  const page = await webhooks.listAllEndpoints(db, { merchantId: q.merchantId === undefined ? null : Number(q.merchantId), status: q.status ?? null }, offset, pageSize);
   const counts = await webhooks.deliveryCounts(db, page.rows.map((r) => r.id));
   return {
     total: page.total,
@@ -166,8 +215,12 @@ export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) 
 }
 
 /** PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the failure clock restarts). */
-export async function setWebhookStatus(db: Handle, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
-  const row = await webhooks.setEndpointStatus(db, idOf(rawId), body.status, body.reason || 'disabled by the operator', now);
-  if (!row) throw notFound('webhook');
-  return { ...presentEndpoint(row), merchantId: String(row.merchant_id) };
+export async function setWebhookStatus(db: Db, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
+  return db.transaction().execute(async (trx) => {
+    const row = await webhooks.setEndpointStatus(trx, idOf(rawId), body.status, body.reason || 'disabled by the operator', now);
+    if (!row) throw notFound('webhook');
+    // Its stock deliveries that gave up hold the stock lane (no gaps): re-enabling sends them again.
+    if (body.status === 'active') await webhooks.requeueFailedStockDeliveries(trx, row.id, now, now + RETRY_WINDOW_MS);
+    return { ...presentEndpoint(row), merchantId: String(row.merchant_id) };
+  });
 }

@@ -1,20 +1,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Dialect as KyselyDialect,
+  type Driver,
+  type SqliteDialectConfig,
+  type Transaction,
+} from 'kysely';
+import { describeStorageFault, StorageHealth } from './faults.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 /** Storage functions take this first, so a caller can compose several of them in one transaction. */
 export type Handle = Kysely<Database> | Transaction<Database>;
+/** For work that must be atomic: a bare handle does not satisfy it, so the caller has to open the transaction. */
+export type Trx = Transaction<Database>;
 
 export interface Store {
   db: Db;
   dialect: Dialect;
   /** PostgreSQL: the schema tables live in (the migrator's bookkeeping goes there too). */
   schema: string | null;
+  /** The last storage fault (read-only, full, I/O) a query of this process met; `/readyz` reads it. */
+  health: StorageHealth;
+  /** For messages: `file /abs/path.db` or `server host:port/db` (never credentials). */
+  location: string;
   close(): Promise<void>;
 }
 
@@ -25,24 +43,44 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL: how long a query waits for a pool connection (or a new one) before failing. */
   connectTimeoutMs?: number;
+  /** How long `/readyz` stays not ready after a storage fault (tests shorten it). */
+  faultHoldMs?: number;
 }
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-export function dialectOf(url: string): Dialect {
+function dialectOf(url: string): Dialect {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
 
 /** Opens the database named by a `sqlite:<file>` or `postgres://` URL. */
 export async function openStore(url: string, options: OpenOptions = {}): Promise<Store> {
-  if (dialectOf(url) === 'sqlite') return openSqlite(url.slice('sqlite:'.length));
-  return openPostgres(url, options);
+  const health = new StorageHealth(options.faultHoldMs);
+  if (dialectOf(url) === 'sqlite') return openSqlite(url.slice('sqlite:'.length), health);
+  return openPostgres(url, options, health);
 }
 
-function openSqlite(file: string): Store {
+/** Raised when the database cannot be used at start-up; its message is one plain sentence for the operator. */
+class StorageOpenError extends Error {}
+
+function openSqlite(file: string, health: StorageHealth): Store {
+  const location = `file ${file === ':memory:' ? file : path.resolve(file)}`;
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const database = new SQLite(file);
+  let database: SQLite.Database | undefined;
+  try {
+    database = new SQLite(file);
+    setUpSqlite(database, file);
+  } catch (error) {
+    database?.close();
+    const plain = describeStorageFault(error, location);
+    throw plain ? new StorageOpenError(plain) : error;
+  }
+  const db = new Kysely<Database>({ dialect: watchFaults(new ImmediateSqliteDialect({ database: withStatementCache(database) }), health) });
+  return { db, dialect: 'sqlite', schema: null, health, location, close: () => db.destroy() };
+}
+
+function setUpSqlite(database: SQLite.Database, file: string) {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
@@ -52,8 +90,68 @@ function openSqlite(file: string): Store {
   // primary key for `merchant_id = ? AND id IN (…)` and scans every order of the merchant.
   database.pragma('analysis_limit = 1000');
   database.pragma('optimize = 0x10002');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  return { db, dialect: 'sqlite', schema: null, close: () => db.destroy() };
+  // A file we may open but not write (permissions, a read-only disk) would otherwise start and then
+  // fail every write; rewriting the header's user_version with its own value is a real write.
+  if (file !== ':memory:') database.pragma(`user_version = ${Number(database.pragma('user_version', { simple: true }))}`);
+}
+
+/**
+ * Notes every storage fault a query meets (read-only, full, I/O, corrupt) in `health`, whatever
+ * the statement — including BEGIN and COMMIT — so `/readyz` can report it.
+ */
+function watchFaults(inner: KyselyDialect, health: StorageHealth): KyselyDialect {
+  return {
+    createAdapter: () => inner.createAdapter(),
+    createIntrospector: (db) => inner.createIntrospector(db),
+    createQueryCompiler: () => inner.createQueryCompiler(),
+    createDriver() {
+      const driver = inner.createDriver();
+      const watched = new WeakSet<DatabaseConnection>();
+      const acquire = driver.acquireConnection.bind(driver);
+      driver.acquireConnection = async () => {
+        const connection = await acquire();
+        if (!watched.has(connection)) {
+          watched.add(connection);
+          const execute = connection.executeQuery.bind(connection);
+          connection.executeQuery = async (query) => {
+            try {
+              return await execute(query);
+            } catch (error) {
+              health.note(error);
+              throw error;
+            }
+          };
+        }
+        return connection;
+      };
+      return driver;
+    },
+  };
+}
+
+/**
+ * Transactions begin IMMEDIATE (take the write lock first). A deferred transaction reads, then
+ * upgrades to writing; if another process committed in between, SQLite answers SQLITE_BUSY_SNAPSHOT
+ * at once without calling the busy handler, so busy_timeout never applied and two processes on one
+ * file answered some concurrent orders with an immediate 503. Waiting for the lock up front lets
+ * the timeout work. Inside one process Kysely's single connection already serialises every
+ * transaction, so nothing is lost there.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -81,7 +179,9 @@ function withStatementCache(database: SQLite.Database) {
   };
 }
 
-async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
+async function openPostgres(url: string, options: OpenOptions, health: StorageHealth): Promise<Store> {
+  // Loaded only for PostgreSQL: an embedded (SQLite) server starts without it.
+  const { default: pg } = await import('pg');
   if (options.schema) {
     if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
     const admin = new pg.Client({ connectionString: url });
@@ -128,7 +228,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Store> {
   // is idle: unhandled, that crashed the process under a database outage (test/http/outage.test.ts).
   // The failure still reaches the caller through its query, and the pool discards the connection.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: watchFaults(new PostgresDialect({ pool }), health) });
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  return { db, dialect: 'postgres', schema: rows[0].schema, close: () => db.destroy() };
+  const target = new URL(url);
+  const location = `server ${target.host}${target.pathname}`;
+  return { db, dialect: 'postgres', schema: rows[0].schema, health, location, close: () => db.destroy() };
 }

@@ -46,8 +46,3 @@ export async function completeKey(db: Handle, r: KeyRef, status: number, body: s
 export async function releaseKey(db: Handle, r: KeyRef): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).where('state', '=', 'in_flight').execute();
 }
-
-export async function purgeExpiredKeys(db: Handle, now: number): Promise<number> {
-  const r = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}

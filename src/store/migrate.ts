@@ -1,5 +1,6 @@
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Store } from './db.ts';
+import { describeStorageFault } from './faults.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_stock_feed.ts';
@@ -7,6 +8,9 @@ import * as m0003 from './migrations/0003_oauth.ts';
 import * as m0004 from './migrations/0004_orders.ts';
 import * as m0005 from './migrations/0005_refunds.ts';
 import * as m0006 from './migrations/0006_webhooks.ts';
+import * as m0007 from './migrations/0007_nfc_skus.ts';
+import * as m0009 from './migrations/0009_refund_attempts.ts';
+import * as m0011 from './migrations/0011_stock_webhooks.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -16,6 +20,9 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0004_orders': m0004,
   '0005_refunds': m0005,
   '0006_webhooks': m0006,
+  '0007_nfc_skus': m0007,
+  '0009_refund_attempts': m0009,
+  '0011_stock_webhooks': m0011,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
@@ -37,14 +44,17 @@ function migrator(store: Store): Migrator {
   return new Migrator({ db: store.db, provider, ...(store.schema ? { migrationTableSchema: store.schema } : {}) });
 }
 
-export class MigrationFailed extends Error {}
+class MigrationFailed extends Error {}
 
 /** Applies pending migrations; returns the names applied by this call. */
 export async function migrateToLatest(store: Store): Promise<string[]> {
   const { error, results }: MigrationResultSet = await migrator(store).migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationFailed(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const plain = describeStorageFault(error, store.location);
+    // No failed migration named: the migrator's own bookkeeping (its tables, its lock) failed.
+    const what = failed ? `migration ${failed} failed` : 'could not check or apply the database migrations';
+    throw new MigrationFailed(`${what}: ${plain ?? (error instanceof Error ? error.message : String(error))}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -53,4 +63,17 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
 export async function migrationsCurrent(store: Store): Promise<boolean> {
   const migrations = await migrator(store).getMigrations();
   return migrations.every((m) => m.executedAt !== undefined);
+}
+
+/**
+ * True when the migrator's bookkeeping table exists in this database (schema): Stockist set it up.
+ * Asked directly, not through Kysely's introspection, which would find another schema's table.
+ */
+export async function isInitialised(store: Store): Promise<boolean> {
+  if (store.dialect === 'sqlite') {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(store.db);
+    return Number(rows[0].n) > 0;
+  }
+  const { rows } = await sql<{ t: string | null }>`select to_regclass(quote_ident(${store.schema ?? 'public'}) || '.kysely_migration')::text as t`.execute(store.db);
+  return rows[0].t !== null;
 }

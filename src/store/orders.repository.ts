@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Dialect, Handle } from './db.ts';
+import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
-import { isMerchantScope, type MerchantScope } from './tenancy.ts';
+import { handleOf, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 export type SplitOrderRow = Selectable<SplitOrdersTable>;
@@ -11,9 +11,9 @@ export type OrderItemRow = Selectable<OrderItemsTable>;
  * Who is reading (SPEC §2.3): a merchant, through a `MerchantScope` whose queries are already
  * restricted to its rows, or the operator, through the bare handle, seeing every merchant.
  */
-export type OrderReader = MerchantScope | Handle;
-const ordersOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('orders') : r.selectFrom('orders'));
-const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_orders') : r.selectFrom('split_orders'));
+export type OrderReader = TenantScope;
+const ordersOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('orders') : r.handle.selectFrom('orders'));
+const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_orders') : r.handle.selectFrom('split_orders'));
 
 type Owned<T> = Omit<Insertable<T>, 'merchant_id'>;
 
@@ -67,19 +67,35 @@ export interface OrderFilter {
   createEnd: number | null;
   updateStart: number | null;
   updateEnd: number | null;
+  /** Keyset mode: continue after this sort key ([time, id]); offset is then 0. */
+  after: [number, number] | null;
   offset: number;
   limit: number;
+  /** `total` counts at most this many rows, so its cost does not grow with the window. */
+  totalCap: number;
 }
 
-/** One page of order ids: newest first, or by update time ascending when an update window is given (incremental sync). */
-export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise<{ total: number; ids: number[] }> {
+export interface OrderIdPage {
+  /** Rows in the window, counted up to `totalCap`. */
+  total: number;
+  ids: number[];
+  /** The sort key of the page's last row when more rows follow it, else null. */
+  next: [number, number] | null;
+}
+
+/**
+ * One page of order ids: newest first by (created_at, id), or by (updated_at, id) ascending when
+ * an update window is given (incremental sync). Keyset pages continue strictly after `after` in
+ * that order, so rows inserted or moved elsewhere never shift the walk (SPEC §4.6).
+ */
+export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise<OrderIdPage> {
   let q = ordersOf(reader);
   if (f.ids !== null) {
     // Split ids are resolved to their parents first, so the order lookup is by primary key
     // (an OR with a subquery made both databases scan every order of the merchant).
     const viaSplits = f.ids.length ? await splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', 'in', f.ids).execute() : [];
     const ids = [...new Set([...f.ids, ...viaSplits.map((r) => r.id)])];
-    if (ids.length === 0) return { total: 0, ids: [] };
+    if (ids.length === 0) return { total: 0, ids: [], next: null };
     q = q.where('orders.id', 'in', ids);
   }
   if (f.createStart !== null) q = q.where('orders.created_at', '>=', f.createStart);
@@ -87,42 +103,23 @@ export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise
   if (f.updateStart !== null) q = q.where('orders.updated_at', '>=', f.updateStart);
   if (f.updateEnd !== null) q = q.where('orders.updated_at', '<=', f.updateEnd);
   const byUpdate = f.updateStart !== null || f.updateEnd !== null;
+  const key = byUpdate ? 'orders.updated_at' : 'orders.created_at';
+  let page = q;
+  if (f.after !== null) {
+    const [time, id] = f.after;
+    page = page.where((eb) => eb(eb.refTuple(key, 'orders.id'), byUpdate ? '>' : '<', eb.tuple(time, id)));
+  }
+  page = byUpdate ? page.orderBy(key, 'asc').orderBy('orders.id', 'asc') : page.orderBy(key, 'desc').orderBy('orders.id', 'desc');
   const [count, rows] = await Promise.all([
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    (byUpdate ? q.orderBy('orders.updated_at', 'asc').orderBy('orders.id', 'asc') : q.orderBy('orders.created_at', 'desc').orderBy('orders.id', 'desc'))
-      .select('orders.id')
-      .offset(f.offset)
-      .limit(f.limit)
-      .execute(),
+    // A bounded count: it reads at most totalCap + 1 index entries, however large the window.
+    handleOf(reader)
+      .selectFrom(q.select('orders.id').limit(f.totalCap).as('w'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+    page.select(['orders.id as id', `${key} as key`]).offset(f.offset).limit(f.limit + 1).execute(),
   ]);
-  return { total: Number(count.n), ids: rows.map((r) => r.id) };
-}
-
-export interface LockedStock {
-  productId: number;
-  warehouseId: number;
-  warehouseCode: string;
-  countryCode: string;
-  enabled: boolean;
-  qty: number;
-}
-
-/**
- * Reads the stock rows an order may draw from and, on PostgreSQL, locks them in a fixed order
- * (product, warehouse) so concurrent orders for the same SKUs queue instead of deadlocking or
- * reading stale quantities. SQLite runs one write transaction at a time, so its read is already
- * current.
- */
-export async function lockStockRows(db: Handle, dialect: Dialect, productIds: number[]): Promise<LockedStock[]> {
-  if (productIds.length === 0) return [];
-  let q = db
-    .selectFrom('stocks')
-    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
-    .select(['stocks.product_id as productId', 'stocks.warehouse_id as warehouseId', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode', 'warehouses.status as status', 'stocks.qty as qty'])
-    .where('stocks.product_id', 'in', [...new Set(productIds)])
-    .orderBy('stocks.product_id')
-    .orderBy('stocks.warehouse_id');
-  if (dialect === 'postgres') q = q.forUpdate('stocks');
-  const rows = await q.execute();
-  return rows.map(({ status, ...r }) => ({ ...r, enabled: status === 1 }));
+  const more = rows.length > f.limit;
+  const shown = more ? rows.slice(0, f.limit) : rows;
+  const last = shown.at(-1);
+  return { total: Number(count.n), ids: shown.map((r) => r.id), next: more && last ? [Number(last.key), last.id] : null };
 }

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
-import type { RefundItemsTable, RefundsTable, RefundState, SplitOrderStatus } from './schema.ts';
+import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
+import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
@@ -98,13 +99,77 @@ export async function claimDueRefunds(db: Handle, dialect: Dialect, worker: stri
     .selectFrom('refunds')
     .select('id')
     .where('status', '=', 'pending_review')
+    .where('manual_review', '=', 0)
     .where('created_at', '<=', dueBefore)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
     .orderBy('id')
     .limit(limit);
   if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
-  const rows = await db.updateTable('refunds').set({ claimed_by: worker, claimed_until: until }).where('id', 'in', candidates).returning('id').execute();
+  // Counted at the claim, not after a failure: a decision that kills its process counts too.
+  const rows = await db
+    .updateTable('refunds')
+    .set((eb) => ({ claimed_by: worker, claimed_until: until, attempts: eb('attempts', '+', 1) }))
+    .where('id', 'in', candidates)
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+const MAX_ERROR_TEXT = 1000;
+
+/**
+ * After a failed attempt: keeps the error for the operator and, once `maxAttempts` claims have
+ * been spent, parks the refund for manual review (the worker no longer claims it). Only the
+ * worker holding the claim records anything. Returns whether the refund was parked.
+ */
+export async function recordRefundFailure(db: Handle, refundId: number, worker: string, error: string, maxAttempts: number, now: number): Promise<boolean> {
+  const row = await db
+    .updateTable('refunds')
+    .set((eb) => ({
+      last_error: error.slice(0, MAX_ERROR_TEXT),
+      manual_review: eb.case().when('attempts', '>=', maxAttempts).then(1).else(0).end(),
+      updated_at: now,
+    }))
+    .where('id', '=', refundId)
+    .where('status', '=', 'pending_review')
+    .where('claimed_by', '=', worker)
+    .returning('manual_review')
+    .executeTakeFirst();
+  return row?.manual_review === 1;
+}
+
+/** Takes back the attempt a claim counted, when the decision failed for the storage's sake (full, read-only, unreachable), not the refund's. */
+export async function forgetAttempt(db: Handle, refundId: number, worker: string): Promise<void> {
+  await db
+    .updateTable('refunds')
+    .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', refundId)
+    .where('claimed_by', '=', worker)
+    .where('attempts', '>', 0)
+    .execute();
+}
+
+/**
+ * Parks refunds whose attempts are spent but whose last claim lapsed without a recorded failure
+ * (the worker died while deciding them: crash, kill, out of memory). Returns their ids.
+ */
+export async function parkExhaustedRefunds(db: Handle, maxAttempts: number, now: number): Promise<number[]> {
+  const rows = await db
+    .updateTable('refunds')
+    .set((eb) => ({
+      manual_review: 1,
+      last_error: eb.fn.coalesce('last_error', eb.val(`the worker stopped (crash or kill) while deciding it, ${maxAttempts} times`)),
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: now,
+    }))
+    .where('status', '=', 'pending_review')
+    .where('manual_review', '=', 0)
+    .where('attempts', '>=', maxAttempts)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 export async function refundsOfOrder(db: Handle, orderId: number, offset: number, limit: number) {
@@ -118,10 +183,11 @@ export async function refundsOfOrder(db: Handle, orderId: number, offset: number
 /** Operator lookup (merchants read refunds through their order). */
 export const findRefund = (db: Handle, refundId: number) => db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
 
-/** The operator's queue: oldest pending first, then by id. */
-export async function listRefunds(db: Handle, status: RefundState | null, offset: number, limit: number) {
+/** The operator's queue: oldest pending first, then by id; `manualReview` keeps only parked (true) or unparked (false) refunds. */
+export async function listRefunds(db: Handle, status: RefundState | null, offset: number, limit: number, manualReview: boolean | null = null) {
   let q = db.selectFrom('refunds');
   if (status !== null) q = q.where('status', '=', status);
+  if (manualReview !== null) q = q.where('manual_review', '=', manualReview ? 1 : 0);
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').offset(offset).limit(limit).execute(),
@@ -135,4 +201,9 @@ export async function pendingRefundStats(db: Handle) {
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
     .where('status', '=', 'pending_review')
     .executeTakeFirstOrThrow();
+}
+
+/** A split order whose every item was refunded is cancelled. */
+export async function cancelSplitOrder(trx: Handle, splitOrderId: number, now: number): Promise<void> {
+  await trx.updateTable('split_orders').set({ status: 'cancelled', updated_at: now }).where('id', '=', splitOrderId).execute();
 }

@@ -1,4 +1,19 @@
 import type { ColumnType, Generated } from 'kysely';
+import type {
+  FulfillmentStatus,
+  LedgerKind,
+  MerchantStatus,
+  OrderStatus,
+  RefundState,
+  RefundStatus,
+  SplitOrderStatus,
+  StockistEnv,
+  TokenKind,
+  WebhookDeliveryStatus,
+  WebhookEndpointStatus,
+  WebhookEventType,
+} from '../domain/vocabulary.ts';
+import type { RefundReason } from '../domain/refunds.ts';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {
@@ -40,8 +55,6 @@ export interface StocksTable {
   qty: number;
   updated_at: number;
 }
-
-export type LedgerKind = 'sale' | 'return' | 'restock' | 'adjustment';
 
 export interface StockLedgerTable {
   id: Generated<number>;
@@ -85,7 +98,7 @@ export interface ChannelWarehousesTable {
 export interface MerchantsTable {
   id: Generated<number>;
   name: string;
-  status: 'active' | 'disabled';
+  status: MerchantStatus;
   client_id: string;
   client_secret_hash: string;
   created_at: number;
@@ -96,7 +109,7 @@ export interface ApiTokensTable {
   id: Generated<number>;
   merchant_id: number;
   token_hash: string;
-  environment: 'sandbox' | 'production';
+  environment: StockistEnv;
   /** Space-separated scopes, as in OAuth. */
   scopes: string;
   expires_at: number | null;
@@ -108,25 +121,18 @@ export interface ApiTokensTable {
   family_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export type TokenKind = 'operator' | 'oauth';
-
 export interface OAuthRefreshTokensTable {
   id: Generated<number>;
   merchant_id: number;
   family_id: string;
   token_hash: string;
-  environment: 'sandbox' | 'production';
+  environment: StockistEnv;
   scopes: string;
   expires_at: number;
   used_at: number | null;
   revoked_at: number | null;
   created_at: number;
 }
-
-export type OrderStatus = 'processing' | 'completed' | 'cancel';
-export type FulfillmentStatus = 'waiting_to_ship' | 'partially_shipped' | 'fully_shipped' | 'completed';
-export type SplitOrderStatus = 'waiting_to_ship' | 'shipped' | 'completed' | 'cancelled';
-export type RefundStatus = 'refunding' | 'partial_refund' | 'refunded';
 
 export interface OrdersTable {
   id: Generated<number>;
@@ -208,14 +214,12 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
-export type RefundState = 'pending_review' | 'refund_successfully' | 'refund_failed';
-
 export interface RefundsTable {
   id: Generated<number>;
   merchant_id: number;
   order_id: number;
   status: RefundState;
-  reason: string;
+  reason: RefundReason;
   remark: string | null;
   failure_reason: string | null;
   /** The amount the refund is worth: estimated at request time, exact once decided. */
@@ -228,6 +232,18 @@ export interface RefundsTable {
   decided_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Worker claims so far (each claim is one attempt, whether it failed, crashed or succeeded). */
+  attempts: Generated<number>;
+  /** The last failed attempt's error, for the operator. */
+  last_error: string | null;
+  /** 1: the worker gave up after REFUND_MAX_ATTEMPTS; it waits for the operator (still pending_review). */
+  manual_review: Generated<number>;
+}
+
+/** One row (id 1) that `/readyz` updates to prove the database still takes writes. */
+export interface StorageProbeTable {
+  id: number;
+  probed_at: number;
 }
 
 export interface RefundItemsTable {
@@ -239,11 +255,6 @@ export interface RefundItemsTable {
   country_code: string;
   quantity: number;
 }
-
-/** The event types of SPEC §13 (the list itself is `WEBHOOK_EVENT_TYPES` in src/schemas/webhooks.ts). */
-export type WebhookEventType = 'refund.succeeded' | 'refund.failed' | 'split_order.shipped' | 'split_order.delivered' | 'order.cancelled';
-export type WebhookEndpointStatus = 'active' | 'disabled';
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface WebhookEndpointsTable {
   id: Generated<number>;
@@ -261,6 +272,15 @@ export interface WebhookEndpointsTable {
   disabled_at: number | null;
   /** First failed attempt since the last success; 24 h of failures disable the endpoint. */
   failing_since: number | null;
+  /** stock.changed: JSON array of the SKUs wanted; NULL = every SKU. */
+  skus: string | null;
+  /** Bumped whenever `skus` or the feed position is replaced, so a fan-out that read the old ones does not commit. */
+  stock_filter_rev: ColumnType<number, number | undefined, number>;
+  /** stock.changed: the feed position (commit order key, ledger id) up to which deliveries exist; NULL = not subscribed. */
+  stock_after_seq: number | null;
+  stock_after_id: number | null;
+  /** stock.changed: the next fan-out happens at or after this (the coalescing interval). */
+  stock_due_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -269,9 +289,12 @@ export interface WebhookEventsTable {
   id: Generated<number>;
   merchant_id: number;
   type: WebhookEventType;
+  /** The order the event is about; 0 for stock.changed. */
   order_id: number;
-  /** The exact JSON body sent for this event. */
+  /** The exact JSON body sent for this event ('' when it is a shared stock batch's). */
   payload: string;
+  /** stock.changed: the shared body (stock_batches.payload). */
+  stock_batch_id: number | null;
   created_at: number;
 }
 
@@ -280,6 +303,7 @@ export interface WebhookDeliveriesTable {
   merchant_id: number;
   endpoint_id: number;
   event_id: number;
+  /** The lane: one order's events go out in order; 0 is the endpoint's stock.changed lane. */
   order_id: number;
   status: WebhookDeliveryStatus;
   attempts: number;
@@ -292,8 +316,18 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
   claimed_by: string | null;
   claimed_until: number | null;
+  /** stock.changed: the change-feed cursors the delivery covers, (from, to]. */
+  cursor_from: string | null;
+  cursor_to: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A stock.changed body shared by every endpoint that gets it (not merchant-owned: stock is public to merchants). */
+export interface StockBatchesTable {
+  id: Generated<number>;
+  payload: string;
+  created_at: number;
 }
 
 export interface Database {
@@ -313,8 +347,10 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   refunds: RefundsTable;
   refund_items: RefundItemsTable;
+  storage_probe: StorageProbeTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  stock_batches: StockBatchesTable;
 }

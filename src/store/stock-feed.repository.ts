@@ -1,5 +1,5 @@
 import type { Dialect, Handle } from './db.ts';
-import type { LedgerKind } from './schema.ts';
+import type { LedgerKind } from '../domain/vocabulary.ts';
 
 /** A place in the feed: the commit order key and the ledger id that breaks ties within a commit. */
 export interface FeedPosition {

@@ -1,6 +1,7 @@
 import type { Dialect, Handle } from './db.ts';
-import { sql, type Insertable } from 'kysely';
-import type { LedgerKind, StockLedgerTable } from './schema.ts';
+import { sql, type Insertable, type Transaction } from 'kysely';
+import type { LedgerKind } from '../domain/vocabulary.ts';
+import type { Database, StockLedgerTable } from './schema.ts';
 import { bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
@@ -58,17 +59,19 @@ export async function setQty(db: Handle, k: StockKey, qty: number, now: number):
 }
 
 /**
- * Adds `delta` (possibly negative) with a conditional update that never takes a row below zero;
- * returns null when the row lacks the stock (nothing written).
+ * Adds `delta` (possibly negative) with a conditional update that never takes a row below zero
+ * (nor, given `max`, an increase above it); returns null when the row refuses (nothing written).
  */
-export async function addQty(db: Handle, k: StockKey, delta: number, refs: LedgerRefs, now: number): Promise<AppliedChange | null> {
+export async function addQty(db: Handle, k: StockKey, delta: number, refs: LedgerRefs, now: number, max?: number): Promise<AppliedChange | null> {
   if (delta > 0) await ensureRow(db, k, now);
-  const row = await db
+  let update = db
     .updateTable('stocks')
     .set((eb) => ({ qty: eb('qty', '+', delta), updated_at: now }))
     .where('product_id', '=', k.productId)
     .where('warehouse_id', '=', k.warehouseId)
-    .where((eb) => eb(eb('qty', '+', delta), '>=', 0))
+    .where((eb) => eb(eb('qty', '+', delta), '>=', 0));
+  if (max !== undefined && delta > 0) update = update.where((eb) => eb(eb('qty', '+', delta), '<=', max));
+  const row = await update
     .returning('qty')
     .executeTakeFirst();
   if (!row) return null;
@@ -219,4 +222,46 @@ export async function stockOfSkus(db: Handle, skus: string[], warehouseId: numbe
     .orderBy('products.id')
     .orderBy('stocks.warehouse_id')
     .execute();
+}
+
+/** A stock row of a product with its warehouse's code, country and state: what allocation reads. */
+export interface StockRowView {
+  productId: number;
+  warehouseId: number;
+  warehouseCode: string;
+  countryCode: string;
+  enabled: boolean;
+  qty: number;
+}
+
+function stockRowsQuery(db: Handle, productIds: number[]) {
+  return db
+    .selectFrom('stocks')
+    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+    .select(['stocks.product_id as productId', 'stocks.warehouse_id as warehouseId', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode', 'warehouses.status as status', 'stocks.qty as qty'])
+    .where('stocks.product_id', 'in', [...new Set(productIds)])
+    .orderBy('stocks.product_id')
+    .orderBy('stocks.warehouse_id');
+}
+
+const asView = (rows: { productId: number; warehouseId: number; warehouseCode: string; countryCode: string; status: number; qty: number }[]): StockRowView[] =>
+  rows.map(({ status, ...r }) => ({ ...r, enabled: status === 1 }));
+
+/** The products' stock rows, unlocked (quotes: a dry run reserves nothing). */
+export async function readStockRows(db: Handle, productIds: number[]): Promise<StockRowView[]> {
+  if (productIds.length === 0) return [];
+  return asView(await stockRowsQuery(db, productIds).execute());
+}
+
+/**
+ * The products' stock rows, read inside the transaction that will decrement them and, on
+ * PostgreSQL, locked in a fixed order (product, warehouse) so concurrent orders for the same SKUs
+ * queue instead of deadlocking or reading stale quantities. SQLite runs one write transaction at a
+ * time, so its read is already current. Takes a transaction: a lock outside one would be released
+ * at once.
+ */
+export async function lockStockRows(trx: Transaction<Database>, dialect: Dialect, productIds: number[]): Promise<StockRowView[]> {
+  if (productIds.length === 0) return [];
+  const q = stockRowsQuery(trx, productIds);
+  return asView(await (dialect === 'postgres' ? q.forUpdate('stocks') : q).execute());
 }

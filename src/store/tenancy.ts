@@ -23,6 +23,7 @@ export interface MerchantScope {
    */
   readonly handle: Handle;
   /** `SELECT … FROM table WHERE table.merchant_id = <merchant>`; add joins and filters as usual. */
+  // biome-ignore lint/complexity/noBannedTypes: `{}` is Kysely's "nothing selected yet"
   selectFrom<T extends MerchantOwnedTable>(table: T): SelectQueryBuilder<Database, T, {}>;
   /** `UPDATE table … WHERE table.merchant_id = <merchant>`. */
   updateTable<T extends MerchantOwnedTable>(table: T): UpdateQueryBuilder<Database, T, T, UpdateResult>;
@@ -39,6 +40,7 @@ export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
   if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw new Error(`forMerchant: bad merchant id ${merchantId}`);
   // Kysely cannot type a column reference on a table chosen by a type parameter; the public
   // signatures above carry the types, the bodies work on the untyped builder.
+  // biome-ignore lint/suspicious/noExplicitAny: see the comment above
   const db = handle as any;
   const owner = (table: string) => sql.ref(`${table}.merchant_id`);
   return {
@@ -54,8 +56,23 @@ export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
   };
 }
 
-/** True for a merchant's scope, false for a bare handle (the operator, who sees every merchant). */
-export const isMerchantScope = (r: MerchantScope | Handle): r is MerchantScope => 'merchantId' in r && 'handle' in r;
+/**
+ * The operator's view of every merchant's rows. Only `allMerchants(db)` makes one, so a reader of
+ * merchant-owned tables is either one merchant's scope or this, said out loud: a merchant route
+ * that passed `store.db` where a scope belongs would not compile.
+ */
+export interface AllMerchants {
+  readonly allMerchants: true;
+  readonly handle: Handle;
+}
 
-/** The handle under a scope (or the handle itself), for reads by ids already resolved within it. */
-export const handleOf = (r: MerchantScope | Handle): Handle => (isMerchantScope(r) ? r.handle : r);
+export const allMerchants = (handle: Handle): AllMerchants => ({ allMerchants: true, handle });
+
+/** Who is reading merchant-owned rows: one merchant, or (explicitly) the operator. */
+export type TenantScope = MerchantScope | AllMerchants;
+
+/** True for a merchant's scope, false for the operator's. */
+export const isMerchantScope = (r: TenantScope): r is MerchantScope => 'merchantId' in r;
+
+/** The handle under a scope, for reads by ids already resolved within it. */
+export const handleOf = (r: TenantScope): Handle => r.handle;

@@ -1,10 +1,13 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
-import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointStatus, WebhookEndpointsTable, WebhookEventType } from './schema.ts';
+import type { WebhookDeliveryStatus, WebhookEndpointStatus, WebhookEventType } from '../domain/vocabulary.ts';
+import type { WebhookEndpointsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
-export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** The `order_id` of stock.changed events and deliveries: each endpoint's stock lane. */
+export const STOCK_LANE = 0;
 
 // ---- Merchant side: always through the merchant's scope (docs/decisions.md, "Tenancy").
 
@@ -25,6 +28,16 @@ export async function updateEndpoint(scope: MerchantScope, id: number, changes: 
   return scope.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
+/** PUT: the new subscription, with a new filter revision so a fan-out that read the old one cannot commit. */
+export async function replaceSubscription(scope: MerchantScope, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
+  return scope
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ ...changes, stock_filter_rev: eb('stock_filter_rev', '+', 1) }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Removes the endpoint and its delivery log (events stay: other endpoints may share them). */
 export async function deleteEndpoint(scope: MerchantScope, id: number): Promise<boolean> {
   await scope.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
@@ -34,6 +47,25 @@ export async function deleteEndpoint(scope: MerchantScope, id: number): Promise<
 
 /** Active endpoints and the events each wants; read inside the state change's transaction. */
 export const activeEndpoints = (scope: MerchantScope) => scope.selectFrom('webhook_endpoints').select(['id', 'events']).where('status', '=', 'active').orderBy('id').execute();
+
+/** A delivery row due now, never attempted. */
+const pendingDelivery = (d: { endpointId: number; eventId: number; orderId: number }, now: number, giveUpAt: number) => ({
+  endpoint_id: d.endpointId,
+  event_id: d.eventId,
+  order_id: d.orderId,
+  status: 'pending' as const,
+  attempts: 0,
+  next_attempt_at: now,
+  give_up_at: giveUpAt,
+  last_attempt_at: null,
+  last_status_code: null,
+  last_error: null,
+  delivered_at: null,
+  claimed_by: null,
+  claimed_until: null,
+  created_at: now,
+  updated_at: now,
+});
 
 /** The outbox write: one event row and one pending delivery per subscribed endpoint. */
 export async function insertEvent(
@@ -47,23 +79,7 @@ export async function insertEvent(
   await scope
     .insertInto(
       'webhook_deliveries',
-      endpointIds.map((endpointId) => ({
-        endpoint_id: endpointId,
-        event_id: id,
-        order_id: event.orderId,
-        status: 'pending' as const,
-        attempts: 0,
-        next_attempt_at: now,
-        give_up_at: giveUpAt,
-        last_attempt_at: null,
-        last_status_code: null,
-        last_error: null,
-        delivered_at: null,
-        claimed_by: null,
-        claimed_until: null,
-        created_at: now,
-        updated_at: now,
-      })),
+      endpointIds.map((endpointId) => pendingDelivery({ endpointId, eventId: id, orderId: event.orderId }, now, giveUpAt)),
     )
     .execute();
   return id;
@@ -82,6 +98,8 @@ const deliveryColumns = [
   'webhook_deliveries.last_error as lastError',
   'webhook_deliveries.delivered_at as deliveredAt',
   'webhook_deliveries.created_at as createdAt',
+  'webhook_deliveries.cursor_from as cursorFrom',
+  'webhook_deliveries.cursor_to as cursorTo',
   'webhook_events.type as type',
 ] as const;
 
@@ -119,13 +137,24 @@ export async function requeueDelivery(scope: MerchantScope, deliveryId: number, 
 
 /**
  * Claims up to `limit` due deliveries. A delivery is due when it is pending, its next attempt has
- * come, its endpoint is active, no live claim holds it, and no earlier delivery for the same order
- * and endpoint is still pending — that last rule is the per-order ordering guarantee: a later
- * event waits while an earlier one is retrying. Ids within one order follow commit order because
- * every state change of an order first locks its split-order rows (see lockSplitOrders).
- * On PostgreSQL `FOR UPDATE SKIP LOCKED` lets workers claim disjoint batches.
+ * come, its endpoint is active, no live claim holds it, and no earlier delivery of the same lane
+ * (endpoint and order) is still pending — that last rule is the ordering guarantee: a later event
+ * waits while an earlier one is retrying. Ids within one order follow commit order because every
+ * state change of an order first locks its split-order rows (see lockSplitOrders). The stock lane
+ * (`order_id = 0`) is held back by a delivery that gave up (`failed`) too: its deliveries are
+ * consecutive ranges of the change feed, and skipping one would leave a gap.
+ * On PostgreSQL `FOR UPDATE SKIP LOCKED` lets workers claim disjoint batches. `lane` restricts the
+ * claim to one lane (the worker sending a stock lane's next delivery right after the previous).
  */
-export async function claimDueDeliveries(db: Handle, dialect: Dialect, worker: string, now: number, until: number, limit: number): Promise<number[]> {
+export async function claimDueDeliveries(
+  db: Handle,
+  dialect: Dialect,
+  worker: string,
+  now: number,
+  until: number,
+  limit: number,
+  lane: { endpointId: number; orderId: number } | null = null,
+): Promise<number[]> {
   let candidates = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -143,13 +172,12 @@ export async function claimDueDeliveries(db: Handle, dialect: Dialect, worker: s
             .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
             .whereRef('p.order_id', '=', 'd.order_id')
             .whereRef('p.id', '<', 'd.id')
-            .where('p.status', '=', 'pending'),
+            .where((w) => w.or([w('p.status', '=', 'pending'), w.and([w('p.order_id', '=', STOCK_LANE), w('p.status', '=', 'failed')])])),
         ),
       ),
-    )
-    .orderBy('d.next_attempt_at')
-    .orderBy('d.id')
-    .limit(limit);
+    );
+  if (lane) candidates = candidates.where('d.endpoint_id', '=', lane.endpointId).where('d.order_id', '=', lane.orderId);
+  candidates = candidates.orderBy('d.next_attempt_at').orderBy('d.id').limit(limit);
   if (dialect === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
   const rows = await db.updateTable('webhook_deliveries').set({ claimed_by: worker, claimed_until: until }).where('id', 'in', candidates).returning('id').execute();
   return rows.map((r) => r.id).sort((a, b) => a - b);
@@ -161,10 +189,12 @@ export const deliveryJob = (db: Handle, id: number) =>
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
-    .select([
+    .leftJoin('stock_batches as b', 'b.id', 'ev.stock_batch_id')
+    .select((eb) => [
       'd.id as id',
       'd.event_id as eventId',
       'd.endpoint_id as endpointId',
+      'd.order_id as orderId',
       'd.attempts as attempts',
       'd.give_up_at as giveUpAt',
       'd.claimed_by as claimedBy',
@@ -173,7 +203,7 @@ export const deliveryJob = (db: Handle, id: number) =>
       'e.previous_secret as previousSecret',
       'e.previous_secret_until as previousSecretUntil',
       'e.status as endpointStatus',
-      'ev.payload as payload',
+      eb.fn.coalesce('b.payload', 'ev.payload').as('payload'),
     ])
     .where('d.id', '=', id)
     .executeTakeFirst();
@@ -260,4 +290,129 @@ export async function deliveryCounts(db: Handle, endpointIds: number[]) {
     out.set(r.endpoint_id, counts);
   }
   return out;
+}
+
+// ---- stock.changed (the delivery worker's fan-out from the change feed).
+
+export interface StockSubscription {
+  id: number;
+  merchantId: number;
+  after: { seq: number; id: number };
+  filterRev: number;
+}
+
+/**
+ * Active endpoints subscribed to stock.changed whose next fan-out is due, leaving out those whose
+ * stock lane is held up — a delivery that failed and waits for a retry (or gave up), or `maxOpen`
+ * deliveries not sent yet: their changes stay in the feed and are coalesced once the lane moves.
+ */
+export async function dueStockSubscriptions(db: Handle, now: number, maxOpen: number, limit: number): Promise<StockSubscription[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints as e')
+    .select(['e.id', 'e.merchant_id', 'e.stock_after_seq', 'e.stock_after_id', 'e.stock_filter_rev'])
+    .where('e.status', '=', 'active')
+    .where('e.stock_after_seq', 'is not', null)
+    .where('e.stock_due_at', '<=', now)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.endpoint_id', '=', 'e.id')
+            .where('d.order_id', '=', STOCK_LANE)
+            .where((w) => w.or([w('d.status', '=', 'failed'), w.and([w('d.status', '=', 'pending'), w('d.attempts', '>', 0)])])),
+        ),
+      ),
+    )
+    .where((eb) =>
+      eb(
+        eb
+          .selectFrom('webhook_deliveries as d')
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .whereRef('d.endpoint_id', '=', 'e.id')
+          .where('d.order_id', '=', STOCK_LANE)
+          .where('d.status', '=', 'pending'),
+        '<',
+        maxOpen,
+      ),
+    )
+    .orderBy('e.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    merchantId: r.merchant_id,
+    after: { seq: Number(r.stock_after_seq), id: Number(r.stock_after_id) },
+    filterRev: r.stock_filter_rev,
+  }));
+}
+
+/** An endpoint's SKU list (JSON) and the revision it belongs to. */
+export const stockFilter = (db: Handle, endpointId: number) => db.selectFrom('webhook_endpoints').select(['skus', 'stock_filter_rev']).where('id', '=', endpointId).executeTakeFirst();
+
+/**
+ * Moves an endpoint's feed position on, only if nobody else has (another worker's fan-out) and its
+ * SKU list is the one the caller read; returns whether it did. Taken first in the fan-out's
+ * transaction, so concurrent fan-outs of one endpoint serialise here and the loser rolls back.
+ */
+export async function advanceStockPosition(
+  db: Handle,
+  sub: Pick<StockSubscription, 'id' | 'after' | 'filterRev'>,
+  position: { seq: number; id: number },
+  dueAt: number | null,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('webhook_endpoints')
+    .set({ stock_after_seq: position.seq, stock_after_id: position.id, ...(dueAt === null ? {} : { stock_due_at: dueAt }) })
+    .where('id', '=', sub.id)
+    .where('status', '=', 'active')
+    .where('stock_after_seq', '=', sub.after.seq)
+    .where('stock_after_id', '=', sub.after.id)
+    .where('stock_filter_rev', '=', sub.filterRev)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** A stock.changed body, stored once for every endpoint that gets it. */
+export async function insertStockBatch(db: Handle, payload: string, now: number): Promise<number> {
+  return (await db.insertInto('stock_batches').values({ payload, created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+/** The merchant's stock.changed event for a batch (its endpoints that get the batch share it, and its webhook-id). */
+export async function insertStockEvent(scope: MerchantScope, stockBatchId: number, now: number): Promise<number> {
+  const row = await scope
+    .insertInto('webhook_events', { type: 'stock.changed', order_id: STOCK_LANE, payload: '', stock_batch_id: stockBatchId, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** One endpoint's delivery of a stock event, with the feed range it covers. */
+export async function insertStockDelivery(
+  scope: MerchantScope,
+  delivery: { endpointId: number; eventId: number; cursorFrom: string; cursorTo: string },
+  now: number,
+  giveUpAt: number,
+): Promise<number> {
+  const row = await scope
+    .insertInto('webhook_deliveries', {
+      ...pendingDelivery({ ...delivery, orderId: STOCK_LANE }, now, giveUpAt),
+      cursor_from: delivery.cursorFrom,
+      cursor_to: delivery.cursorTo,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Re-enabling an endpoint: its stock deliveries that gave up are due again (they hold the lane; skipping them would leave a gap). */
+export async function requeueFailedStockDeliveries(db: Handle, endpointId: number, now: number, giveUpAt: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, give_up_at: giveUpAt, claimed_by: null, claimed_until: null, updated_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('order_id', '=', STOCK_LANE)
+    .where('status', '=', 'failed')
+    .execute();
 }

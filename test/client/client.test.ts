@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { StockistClient, StockistError } from '../../clients/typescript/src/index.ts';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
-import { buildTestApp, loadCatalogue, newMerchant, type TestApp } from '../helpers.ts';
+import { buildTestApp, loadCatalogue, newMerchant, } from '../helpers.ts';
 
 /** A live in-process server (plain HTTP) with the order catalogue and one merchant. */
 async function liveServer(t: Parameters<typeof buildTestApp>[0], env: Record<string, string> = {}) {
@@ -17,25 +17,51 @@ async function liveServer(t: Parameters<typeof buildTestApp>[0], env: Record<str
   return { testApp, merchant, baseUrl };
 }
 
-/** A fetch that records each request's path, grant type and Idempotency-Key. */
-function recordingFetch(log: { path: string; grant?: string | null; key?: string | null }[]): typeof fetch {
+interface Logged {
+  path: string;
+  grant?: string | null;
+  key?: string | null;
+  ifNoneMatch?: string | null;
+  status?: number;
+}
+
+/** A fetch that records each request's path, grant type, Idempotency-Key and If-None-Match, and the answer's status. */
+function recordingFetch(log: Logged[]): typeof fetch {
   return async (input, init) => {
     const url = new URL(String(input));
     const headers = new Headers(init?.headers);
     const grant = typeof init?.body === 'string' && url.pathname.endsWith('/oauth/token') ? new URLSearchParams(init.body).get('grant_type') : undefined;
-    log.push({ path: url.pathname, grant, key: headers.get('idempotency-key') });
-    return fetch(input, init);
+    const entry: Logged = { path: url.pathname, grant, key: headers.get('idempotency-key'), ifNoneMatch: headers.get('if-none-match') };
+    log.push(entry);
+    const response = await fetch(input, init);
+    entry.status = response.status;
+    return response;
   };
 }
 
 describe('typed client against a live server', () => {
   it('walks every operation with OAuth client credentials', async (t) => {
     const { testApp, merchant, baseUrl } = await liveServer(t);
-    const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret });
+    const log: Logged[] = [];
+    const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret, fetch: recordingFetch(log) });
 
+    const categories = [{ categoryId: 10, name: 'Home', parentId: 0 }, { categoryId: 11, name: 'Kitchen', parentId: 10 }];
+    await testApp.admin('POST', '/admin/v1/import', { categories });
+    const categoryCalls = () => log.filter((r) => r.path.endsWith('/v1/product/category'));
     const tree = await client.getCategories();
-    assert.ok(Array.isArray(tree.list));
+    assert.equal(tree.list.length, 1);
+    assert.equal(tree.list[0].name, 'Home');
+    assert.equal(tree.list[0].child[0].name, 'Kitchen');
     assert.deepEqual(await client.getCategories(), tree, 'revalidated with the ETag');
+    const [fetched, revalidated] = categoryCalls();
+    assert.deepEqual([fetched.status, fetched.ifNoneMatch], [200, null]);
+    assert.equal(revalidated.status, 304, 'the unchanged tree cost a 304');
+    assert.match(String(revalidated.ifNoneMatch), /^(W\/)?"/);
+    // A changed tree is a 200 with the new tree, not the cached one.
+    await testApp.admin('POST', '/admin/v1/categories', { categoryId: 12, name: 'Garden', parentId: 0 });
+    const changed = await client.getCategories();
+    assert.deepEqual(changed.list.map((c) => c.name).sort(), ['Garden', 'Home']);
+    assert.equal(categoryCalls()[2].status, 200);
     const warehouses = await client.getWarehouses();
     assert.ok(warehouses.list.some((w) => w.warehouseCode === 'G007'));
     const products = await client.listProducts({ pageSize: 2 });
@@ -60,6 +86,12 @@ describe('typed client against a live server', () => {
     assert.equal(order.orderItems[0].productNum, 3);
     const page = await client.queryOrders({ ids: orderId });
     assert.equal(page.list[0].id, orderId);
+    const first = await client.queryOrders({ pageSize: 1 });
+    assert.equal(typeof first.nextCursor, 'string');
+    assert.deepEqual((await client.queryOrders({ cursor: first.nextCursor!, pageSize: 1 })).list.map((o) => o.id), [orderId], 'newest first');
+    const walked: string[] = [];
+    for await (const o of client.iterateOrders({ pageSize: 1 })) walked.push(o.id);
+    assert.deepEqual(walked, [viaV2, orderId], 'iterateOrders follows nextCursor to the end');
 
     const refundNo = await client.requestRefund(orderId, { orderItems: [{ itemId: order.orderItems[0].itemId, quantity: 1 }], refundReason: 'Other' });
     assert.match(refundNo, /^\d+$/);
@@ -71,7 +103,7 @@ describe('typed client against a live server', () => {
 
   it('sends an Idempotency-Key on every POST: a caller-chosen key replays, a fresh one per call otherwise', async (t) => {
     const { merchant, baseUrl } = await liveServer(t);
-    const log: { path: string; key?: string | null }[] = [];
+    const log: Logged[] = [];
     const client = new StockistClient({ baseUrl, accessToken: merchant.token, fetch: recordingFetch(log) });
     const body = { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] };
     const a = await client.createOrder(body, { idempotencyKey: 'order-42' });
@@ -85,6 +117,23 @@ describe('typed client against a live server', () => {
     assert.notEqual(keys[2], keys[3]);
     await client.getWarehouses();
     assert.equal(log.at(-1)!.key, null, 'no key on GET');
+  });
+
+  it('registers a stock.changed endpoint and replaces its SKU list with PUT, which carries an Idempotency-Key', async (t) => {
+    const { merchant, baseUrl } = await liveServer(t);
+    const log: { path: string; key?: string | null }[] = [];
+    const client = new StockistClient({ baseUrl, accessToken: merchant.token, fetch: recordingFetch(log) });
+    const created = await client.createWebhook({ url: 'http://127.0.0.1:9/stock', events: ['stock.changed'], skus: ['A'] });
+    assert.deepEqual(created.skus, ['A']);
+    const body = { url: created.url, events: ['stock.changed' as const], skus: ['B', 'C'] };
+    const replaced = await client.replaceWebhook(created.id, body, { idempotencyKey: 'skus-1' });
+    assert.deepEqual(replaced.skus, ['B', 'C']);
+    assert.deepEqual(await client.replaceWebhook(created.id, body, { idempotencyKey: 'skus-1' }), replaced);
+    await client.replaceWebhook(created.id, { ...body, skus: null });
+    assert.equal((await client.listWebhooks()).list[0].skus, null);
+    const keys = log.filter((r) => r.path.endsWith(`/v1/webhooks/${created.id}`)).map((r) => r.key);
+    assert.equal(keys[0], 'skus-1');
+    assert.match(String(keys[2]), /^[0-9a-f-]{36}$/);
   });
 
   it('throws StockistError with code, message, errors, requestId and status', async (t) => {
@@ -107,7 +156,7 @@ describe('typed client against a live server', () => {
 
   it('refreshes the token before expiry and falls back to client credentials when the refresh token fails', async (t) => {
     const { merchant, baseUrl } = await liveServer(t, { ACCESS_TOKEN_TTL_SECONDS: '60' });
-    const log: { path: string; grant?: string | null }[] = [];
+    const log: Logged[] = [];
     // A margin longer than the lifetime: every call finds the token due for refresh.
     const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret, refreshMarginSeconds: 120, fetch: recordingFetch(log) });
     await client.getWarehouses();

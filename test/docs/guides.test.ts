@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OrderRecord, SplitOrderRecord } from '../../src/schemas/orders.ts';
-import { REFUND_STATES } from '../../src/schemas/refunds.ts';
+import { REFUND_STATES } from '../../src/domain/vocabulary.ts';
 import { useApp } from '../helpers.ts';
 
 const read = (file: string) => fs.readFileSync(path.resolve(import.meta.dirname, '../..', file), 'utf8');

@@ -2,7 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PG_SKIP, emptyPgSchema } from '../helpers.ts';
 import { runCli, tempDir } from './process.ts';
+
+const DB_LINE = /^stockist: database (\S+)$/;
 
 describe('stockist CLI', () => {
   it('stops on a bad configuration value with one line naming the variable', () => {
@@ -33,15 +36,22 @@ describe('stockist CLI', () => {
     assert.match(runCli(['token', 'revoke', tokenId], env).stdout, new RegExp(`token ${tokenId} revoked at`));
     const missing = runCli(['token', 'revoke', '99999'], env);
     assert.equal(missing.status, 1);
-    assert.equal(missing.stderr.trim(), 'stockist: token not found');
+    assert.equal(missing.stderr.trim().split('\n').at(-1), 'stockist: token not found');
     const badScope = runCli(['token', 'issue', merchantId, '--scopes', 'root'], env);
     assert.equal(badScope.status, 1);
     assert.match(badScope.stderr, /scopes are a comma-separated list/);
+    // SPEC §1 Text and operator ids hold on the command line too.
+    const control = runCli(['merchant', 'create', 'Bad\u001bName'], env);
+    assert.equal(control.status, 1);
+    assert.match(control.stderr, /name must not contain control characters \(U\+001B/);
+    const unsafe = runCli(['token', 'revoke', '9007199254740993'], env);
+    assert.equal(unsafe.status, 1);
+    assert.match(unsafe.stderr, /positive whole number/);
     assert.equal(runCli(['--help'], env).status, 0);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists, approves and rejects refunds for manual review', async () => {
+  it('lists, approves and rejects refunds for manual review, and shows refunds the worker gave up on', async () => {
     const dir = tempDir();
     const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}`, REFUND_REVIEW: 'manual' };
     assert.equal(runCli(['seed', 'demo'], env).status, 0);
@@ -53,14 +63,23 @@ describe('stockist CLI', () => {
     const app = await buildApp({ config, store, adminApiKey: 'cli-admin-key-0123456789' }, { logger: false });
     const token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
     const headers = { authorization: `Bearer ${token}` };
-    const created = (await app.inject({ method: 'POST', url: '/openapi/v1/order/orders', headers, payload: { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'DEMO-0001', quantity: 2 }] } })).json().data;
+    const created = (await app.inject({ method: 'POST', url: '/openapi/v1/order/orders', headers, payload: { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'DEMO-0001', quantity: 3 }] } })).json().data;
     const r1 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
     const r2 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
+    const r3 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
+    // The worker fails on r3 once and, with REFUND_MAX_ATTEMPTS=1, parks it (only r3 is due: r1, r2 are claimed by "another worker").
+    const { RefundWorker } = await import('../../src/jobs/refund.worker.ts');
+    await store.db.updateTable('refunds').set({ claimed_by: 'elsewhere', claimed_until: Date.now() + 3600_000 }).where('id', 'in', [Number(r1), Number(r2)]).execute();
+    const poisoned = new RefundWorker({ store, config: { refundReview: 'auto', refundAutoDelayMs: 0, refundMaxAttempts: 1 }, hooks: { beforeCommit: () => { throw new Error('ledger\nexploded'); } } });
+    assert.equal(await poisoned.runOnce(), 0);
+    await store.db.updateTable('refunds').set({ claimed_by: null, claimed_until: null }).execute();
     await app.close();
     await store.close();
     const list = runCli(['refunds', 'list'], env);
     assert.equal(list.status, 0, list.stderr);
-    assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split(' ')[0]), [r1, r2]);
+    assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split(' ')[0]), [r1, r2, r3]);
+    assert.match(list.stdout.trim().split('\n')[2], /MANUAL REVIEW after 1 attempt: Error: ledger exploded$/);
+    assert.deepEqual(runCli(['refunds', 'list', '--manual-review'], env).stdout.trim().split('\n').map((l) => l.split(' ')[0]), [r3]);
     assert.match(runCli(['refunds', 'approve', r1], env).stdout, new RegExp(`refund ${r1}: refund_successfully`));
     assert.match(runCli(['refunds', 'reject', r2, '--reason', 'opened box'], env).stdout, /refund_failed \(opened box\)/);
     const again = runCli(['refunds', 'approve', r1], env);
@@ -68,5 +87,62 @@ describe('stockist CLI', () => {
     assert.match(again.stderr, /already decided/);
     assert.match(runCli(['refunds', 'list', '--status', 'refund_successfully'], env).stdout, new RegExp(`^${r1} `));
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names the database it uses on stderr, one line, for every command', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'named.db');
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
+    const commands = [['migrate'], ['seed', 'demo'], ['merchant', 'create', 'Named'], ['token', 'issue', '1'], ['refunds', 'list'], ['import', path.join(dir, 'missing.csv')]];
+    for (const args of commands) {
+      const r = runCli(args, env);
+      const lines = r.stderr.split('\n').filter((l) => DB_LINE.test(l));
+      assert.deepEqual(lines, [`stockist: database sqlite:${file}`], `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.split('\n')[0], lines[0], 'it comes first');
+    }
+    // A PostgreSQL URL is named without its password.
+    const pg = runCli(['refunds', 'list'], { DATA_DIR: dir, DATABASE_URL: 'postgres://stockist:s3cret@127.0.0.1:9/none', DB_CONNECT_TIMEOUT_MS: '200' });
+    assert.match(pg.stderr, /^stockist: database postgres:\/\/stockist@127\.0\.0\.1:9\/none\n/);
+    assert.doesNotMatch(pg.stderr, /s3cret/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to create a database for commands that work on existing data, naming the path and how to point elsewhere', () => {
+    const elsewhere = tempDir();
+    for (const args of [['import', path.join(elsewhere, 'p.csv')], ['merchant', 'create', 'Lost'], ['token', 'revoke', '1'], ['refunds', 'list'], ['refunds', 'approve', '1']]) {
+      // Run from a folder without data, with neither DATA_DIR nor DATABASE_URL: ./data/stockist.db there.
+      const r = runCli(args, { DATA_DIR: '', DATABASE_URL: '' }, elsewhere);
+      assert.equal(r.status, 1, args.join(' '));
+      const expected = path.join(elsewhere, 'data', 'stockist.db');
+      assert.equal(r.stderr.split('\n')[0], `stockist: database sqlite:${expected}`);
+      assert.match(r.stderr, new RegExp(`no database at ${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(from the default DATA_DIR \\./data, relative to `));
+      assert.match(r.stderr, /DATABASE_URL=sqlite:<file> or DATA_DIR=<folder>/);
+      assert.ok(!fs.existsSync(path.join(elsewhere, 'data')), `${args.join(' ')} created nothing`);
+    }
+    // DATA_DIR relative to the current folder; migrate and seed create the database there.
+    assert.equal(runCli(['merchant', 'create', 'X'], { DATA_DIR: 'shop', DATABASE_URL: '' }, elsewhere).stderr.includes('(from DATA_DIR=shop, relative to'), true);
+    const migrated = runCli(['migrate'], { DATA_DIR: 'shop', DATABASE_URL: '' }, elsewhere);
+    assert.equal(migrated.status, 0, migrated.stderr);
+    assert.equal(migrated.stderr.trim(), `stockist: database sqlite:${path.join(elsewhere, 'shop', 'stockist.db')}`);
+    assert.equal(runCli(['merchant', 'create', 'Found'], { DATA_DIR: 'shop', DATABASE_URL: '' }, elsewhere).status, 0);
+    // An existing file that Stockist never set up is refused too.
+    fs.writeFileSync(path.join(elsewhere, 'empty.db'), '');
+    const empty = runCli(['refunds', 'list'], { DATABASE_URL: 'sqlite:empty.db' }, elsewhere);
+    assert.equal(empty.status, 1);
+    assert.match(empty.stderr, /empty\.db has no Stockist tables; nothing was created/);
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  it('refuses a PostgreSQL schema without Stockist tables, and works once it is migrated', { skip: PG_SKIP }, async (t) => {
+    const { schema, client, url } = await emptyPgSchema(t, 'cli');
+    const env = { DATABASE_URL: url, DATA_DIR: tempDir() };
+    const refused = runCli(['merchant', 'create', 'Nobody'], env);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /has no Stockist tables; nothing was created/);
+    const { rows } = await client.query('select count(*)::int as n from information_schema.tables where table_schema = $1', [schema]);
+    assert.equal(rows[0].n, 0, 'no table was created');
+    assert.equal(runCli(['migrate'], env).status, 0);
+    assert.equal(runCli(['merchant', 'create', 'Somebody'], env).status, 0);
+    fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
   });
 });

@@ -23,19 +23,30 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs the real CLI to completion. */
-export function runCli(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 60_000 });
+export function runCli(args: string[], env: Record<string, string>, cwd = ROOT) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Starts the real server process and waits until its output contains `ready`. */
-export async function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
+/**
+ * Starts the real server process and waits until its output contains `ready`: at most
+ * `readyWithinMs`, which is generous (a loaded machine takes tens of seconds to load the sources).
+ */
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  readyWithinMs = 120_000,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${readyWithinMs} ms:\n${out}`));
+    }, readyWithinMs);
     const check = () => {
       if (ready.test(out)) {
         clearTimeout(timer);

@@ -7,7 +7,8 @@ import { exited, freePort, startProcess, tempDir } from './process.ts';
 
 /** The README's `npm start` path: HTTPS with a generated certificate, demo data, a curl line that works. */
 describe('npm start (real process)', () => {
-  it('comes up on HTTPS with demo data and prints a working curl command', async (t) => {
+  // Two server starts: more than the default per-test timeout on a loaded machine.
+  it('comes up on HTTPS with demo data and prints a working curl command', { timeout: 300_000 }, async (t) => {
     const dir = tempDir();
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();

@@ -1,6 +1,6 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_KEY, newMerchant, tableCounts, useApp } from '../helpers.ts';
+import { ADMIN_KEY, newMerchant, tableDigests, useApp } from '../helpers.ts';
 
 /** SPEC §1: every response is the envelope; framework errors never leak. */
 describe('envelope and generic errors', () => {
@@ -26,7 +26,7 @@ describe('envelope and generic errors', () => {
   });
 
   it('answers malformed JSON with 40001 and writes nothing', async () => {
-    const before = await tableCounts(t.store);
+    const before = await tableDigests(t.store);
     for (const payload of ['{"name": ', '{name: 1}', 'null x', '{"__proto__": {"admin": true}, "name": "x"}']) {
       const r = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', payload, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' } });
       assert.equal(r.statusCode, 400, payload);
@@ -34,7 +34,7 @@ describe('envelope and generic errors', () => {
     }
     const empty = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', payload: '', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' } });
     assert.equal(empty.json().code, 40001);
-    assert.deepEqual(await tableCounts(t.store), before);
+    assert.deepEqual(await tableDigests(t.store), before);
   });
 
   it('answers an oversized body with 41300', async () => {

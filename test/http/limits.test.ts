@@ -33,9 +33,24 @@ function rawExchange(port: number, chunks: string[], pauseMs = 0): Promise<{ tex
 
 const envelopeOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
 
+/**
+ * Polls `check` until it returns a value other than undefined/false and returns that value; fails
+ * (instead of hanging) when it has not within `limitMs`, which is generous: a loaded CI machine is
+ * slow, and only a broken rule takes that long.
+ */
+async function waitFor<T>(what: string, check: () => Promise<T | false | undefined>, limitMs = 60_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await check();
+    if (value !== false && value !== undefined) return value;
+    if (Date.now() > deadline) assert.fail(`gave up after ${limitMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}
+
 describe('JSON depth, encoding and prototype keys', () => {
   const t = useApp('sqlite', { MAX_JSON_DEPTH: '8' });
-  const nested = (n: number) => '{"a":'.repeat(n - 1) + '[1]' + '}'.repeat(n - 1);
+  const nested = (n: number) => `${'{"a":'.repeat(n - 1)}[1]${'}'.repeat(n - 1)}`;
 
   it('counts depth outside strings only', () => {
     assert.equal(exceedsDepth('{"a":"[[[[[[[[[[[["}', 2), false);
@@ -120,12 +135,13 @@ describe('request size and slow clients (real sockets)', () => {
     const t = await buildTestApp(ctx, 'sqlite', { MAX_CONNECTIONS: '2' });
     const port = await listen(t);
     const open = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => { const s = net.connect(port, '127.0.0.1', () => resolve(s)); s.on('error', () => undefined); })));
-    while ((await new Promise<number>((r) => t.app.server.getConnections((_, n) => r(n)))) < 2) await new Promise((r) => setTimeout(r, 10));
+    const connections = () => new Promise<number>((r) => t.app.server.getConnections((_, n) => r(n)));
+    await waitFor('the server to count both connections', async () => (await connections()) === 2);
     const third = await rawExchange(port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n']);
     assert.ok(third.closed);
     assert.equal(third.text, '', 'the connection over the limit is closed without an answer');
     open[0].destroy();
-    while ((await new Promise<number>((r) => t.app.server.getConnections((_, n) => r(n)))) > 1) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the server to drop the closed connection', async () => (await connections()) === 1);
     const again = await rawExchange(port, ['GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
     assert.match(again.text, /^HTTP\/1.1 200/);
     open[1].destroy();
@@ -133,13 +149,9 @@ describe('request size and slow clients (real sockets)', () => {
 });
 
 describe('overload shedding', () => {
-  const waitFor = async (check: () => Promise<boolean>) => {
-    while (!(await check())) await new Promise((r) => setTimeout(r, 15));
-  };
-
   it('answers 503/50300 with Retry-After before any work while the heap is over OVERLOAD_MAX_HEAP_BYTES; health and metrics still answer', async (ctx) => {
     const t = await buildTestApp(ctx, 'sqlite', { OVERLOAD_MAX_HEAP_BYTES: '1024', OVERLOAD_SAMPLE_MS: '10', OVERLOAD_RETRY_AFTER_SECONDS: '7' });
-    await waitFor(async () => (await t.admin('GET', '/admin/v1/merchants')).status === 503);
+    await waitFor('the heap check to shed', async () => (await t.admin('GET', '/admin/v1/merchants')).status === 503);
     const r = await t.admin('POST', '/admin/v1/merchants', { name: 'Refused' });
     assert.equal(r.status, 503);
     assert.equal(r.body.code, 50300);
@@ -155,21 +167,34 @@ describe('overload shedding', () => {
   });
 
   it('sheds while the event loop lags over OVERLOAD_MAX_EVENT_LOOP_DELAY_MS and recovers when it catches up', async (ctx) => {
-    const t = await buildTestApp(ctx, 'sqlite', { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '50', OVERLOAD_SAMPLE_MS: '40' });
-    await waitFor(async () => (await t.admin('GET', '/admin/v1/merchants')).status === 200);
-    await waitFor(async () => {
+    const t = await buildTestApp(ctx, 'sqlite', { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '50', OVERLOAD_SAMPLE_MS: '40', OVERLOAD_RETRY_AFTER_SECONDS: '3' });
+    await waitFor('the app to serve before any lag', async () => (await t.admin('GET', '/admin/v1/merchants')).status === 200);
+    const shed = await waitFor('a lagging event loop to shed', async () => {
       const until = Date.now() + 400;
       while (Date.now() < until); // a blocked event loop: what a request backlog looks like from inside
       // The overdue sampling timer runs before this one, so the request meets the fresh sample.
       await new Promise((r) => setTimeout(r, 1));
-      return (await t.admin('GET', '/admin/v1/merchants')).status === 503;
+      const r = await t.admin('GET', '/admin/v1/merchants');
+      return r.status === 503 ? r : undefined;
     });
-    await waitFor(async () => (await t.admin('GET', '/admin/v1/merchants')).status === 200);
+    assert.equal(shed.body.code, 50300);
+    assert.equal(shed.headers['retry-after'], '3');
+    const recovered = await waitFor('the app to serve again once the loop caught up', async () => {
+      const r = await t.admin('GET', '/admin/v1/merchants');
+      return r.status === 503 ? undefined : r;
+    });
+    assert.equal(recovered.status, 200, recovered.raw);
+    assert.deepEqual(recovered.body.data, { list: [] });
   });
 
   it('is off when both thresholds are 0', async (ctx) => {
     const t = await buildTestApp(ctx, 'sqlite', { OVERLOAD_MAX_HEAP_BYTES: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_SAMPLE_MS: '10' });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal((await t.admin('GET', '/admin/v1/merchants')).status, 200);
+    // The same lag that sheds in the test above, several sampling periods over.
+    for (let i = 0; i < 3; i++) {
+      const until = Date.now() + 400;
+      while (Date.now() < until);
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal((await t.admin('GET', '/admin/v1/merchants')).status, 200);
+    }
   });
 });

@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, secondBoundary, useApp } from '../helpers.ts';
 
 const CATEGORY = '/openapi/v1/product/category';
 
@@ -86,17 +85,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(data.list[0], { ...data.list[0], sku: 'SKU-A', name: 'Mug', categoryId: 11, price: 9.32, weightGrams: 350, imageUrl: null });
       const skus = async (query: string) => (await get(`/openapi/v1/product/products?${query}`)).json().data.list.map((p: { sku: string }) => p.sku);
       assert.deepEqual(await skus('pageSize=2&pageNumber=2'), ['SKU-C']);
-      await sleep(3);
-      const since = new Date().toISOString();
-      await sleep(3);
+      const since = await secondBoundary();
       await t.admin('POST', '/admin/v1/products', { sku: 'GARDEN-1', name: 'Rake', categoryId: 5, price: 12, weightGrams: 900 });
       await t.admin('POST', '/admin/v1/products', { sku: 'SKU-A', name: 'Mug', categoryId: 11, price: 9.5, weightGrams: 350 });
       assert.deepEqual(await skus('categoryId=10'), ['SKU-A', 'SKU-B', 'SKU-C'], 'a category includes its subcategories');
       assert.deepEqual(await skus('categoryId=5'), ['GARDEN-1']);
       assert.deepEqual(await skus('categoryId=999'), []);
-      assert.deepEqual(await skus(`updateStartTime=${since}`), ['GARDEN-1', 'SKU-A'], 'ascending update time');
-      assert.deepEqual(await skus(`updateEndTime=${since}`), ['SKU-B', 'SKU-C']);
-      assert.deepEqual(await skus(`updateStartTime=${since}&categoryId=11`), ['SKU-A']);
+      assert.deepEqual(await skus(`updateStartTime=${since.start}`), ['GARDEN-1', 'SKU-A'], 'ascending update time');
+      assert.deepEqual(await skus(`updateEndTime=${since.end}`), ['SKU-B', 'SKU-C']);
+      assert.deepEqual(await skus(`updateStartTime=${since.start}&categoryId=11`), ['SKU-A']);
       for (const [query, field] of [
         ['pageSize=101', 'pageSize'],
         ['pageNumber=0', 'pageNumber'],

@@ -1,12 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, secondBoundary, useApp } from '../helpers.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 
 const STOCKS = '/openapi/v1/product/stocks';
 const skusOf = (res: { body: any }) => res.body.data.list.map((r: { sku: string }) => r.sku);
-/** An instant strictly between changes made before and after it (ledger times are milliseconds). */
+/** An instant strictly between changes made before and after it, as a start bound (ledger times are milliseconds). */
 async function instant(): Promise<string> {
   await sleep(3);
   const at = new Date().toISOString();
@@ -19,7 +19,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     if (!DIALECTS.includes(dialect)) return;
     const t = useApp(dialect);
     let token = '';
-    let t0 = '';
+    let t0 = { start: '', end: '' };
     const get = (query: string, path = STOCKS) => t.merchant(token, 'GET', `${path}?${query}`);
     const refused = async (query: string, field: string) => {
       const r = await get(query);
@@ -31,7 +31,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('answers by SKU list: request order, duplicates and empty entries ignored, unknown SKUs absent', async () => {
       token = (await newMerchant(t)).token;
-      t0 = await instant();
+      t0 = await secondBoundary();
       await loadCatalogue(t);
       const r = await get('skus=SKU-B,,SKU-A, SKU-B ,NOPE,');
       assert.equal(r.status, 200, r.raw);
@@ -73,11 +73,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('needs skus or a time, and pageNumber > 0 when querying by time', async () => {
       await refused('', 'skus');
       await refused('warehouseCode=G007', 'skus');
-      await refused(`dateStartTime=${t0}`, 'pageNumber');
-      await refused(`dateStartTime=${t0}&pageNumber=0`, 'pageNumber');
-      await refused(`dateStartTime=${t0}&pageNumber=-1`, 'pageNumber');
-      await refused(`dateStartTime=${t0}&pageNumber=1&pageSize=101`, 'pageSize');
-      await refused(`dateStartTime=${t0}&pageNumber=1&pageSize=0`, 'pageSize');
+      await refused(`dateStartTime=${t0.start}`, 'pageNumber');
+      await refused(`dateStartTime=${t0.start}&pageNumber=0`, 'pageNumber');
+      await refused(`dateStartTime=${t0.start}&pageNumber=-1`, 'pageNumber');
+      await refused(`dateStartTime=${t0.start}&pageNumber=1&pageSize=101`, 'pageSize');
+      await refused(`dateStartTime=${t0.start}&pageNumber=1&pageSize=0`, 'pageSize');
     });
 
     it('refuses invalid timestamps naming the parameter, and a start after the end', async () => {
@@ -89,25 +89,25 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('answers by time window, open at either end, and by SKU list within a window', async () => {
-      const t1 = await instant();
+      const t1 = await secondBoundary();
       await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'SKU-C', warehouseCode: 'US01', qty: 3 }] });
-      const t2 = await instant();
+      const t2 = await secondBoundary();
       await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'SKU-A', warehouseCode: 'G007', delta: -1 }] });
 
-      const all = await get(`dateStartTime=${t0}&pageNumber=1`);
+      const all = await get(`dateStartTime=${t0.start}&pageNumber=1`);
       assert.equal(all.body.data.total, 3);
       assert.deepEqual(skusOf(all), ['SKU-A', 'SKU-B', 'SKU-C'], 'ordered by first change in the window, then SKU');
       assert.equal(all.body.data.pageSize, 30);
-      assert.deepEqual(skusOf(await get(`dateStartTime=${t1}&pageNumber=1`)), ['SKU-C', 'SKU-A']);
-      assert.deepEqual(skusOf(await get(`dateStartTime=${t1}&dateEndTime=${t2}&pageNumber=1`)), ['SKU-C']);
-      assert.deepEqual(skusOf(await get(`dateEndTime=${t1}&pageNumber=1`)), ['SKU-A', 'SKU-B'], 'SKU-A changed again later, but it did change before t1');
-      assert.deepEqual(skusOf(await get(`dateEndTime=${t0}&pageNumber=1`)), []);
-      assert.deepEqual(skusOf(await get(`dateStartTime=${t1}&pageNumber=1&warehouseCode=US01`)), ['SKU-C']);
-      const both = await get(`skus=SKU-B,SKU-A,SKU-C&dateStartTime=${t2}`);
+      assert.deepEqual(skusOf(await get(`dateStartTime=${t1.start}&pageNumber=1`)), ['SKU-C', 'SKU-A']);
+      assert.deepEqual(skusOf(await get(`dateStartTime=${t1.start}&dateEndTime=${t2.end}&pageNumber=1`)), ['SKU-C']);
+      assert.deepEqual(skusOf(await get(`dateEndTime=${t1.end}&pageNumber=1`)), ['SKU-A', 'SKU-B'], 'SKU-A changed again later, but it did change before t1');
+      assert.deepEqual(skusOf(await get(`dateEndTime=${t0.end}&pageNumber=1`)), []);
+      assert.deepEqual(skusOf(await get(`dateStartTime=${t1.start}&pageNumber=1&warehouseCode=US01`)), ['SKU-C']);
+      const both = await get(`skus=SKU-B,SKU-A,SKU-C&dateStartTime=${t2.start}`);
       assert.deepEqual(both.body.data.list, [
         { sku: 'SKU-A', warehouseStockList: [{ qty: 9, warehouseCode: 'G007', countryCode: 'CN' }, { qty: 5, warehouseCode: 'US01', countryCode: 'US' }] },
       ]);
-      const paged = await get(`dateStartTime=${t0}&pageNumber=2&pageSize=2`);
+      const paged = await get(`dateStartTime=${t0.start}&pageNumber=2&pageSize=2`);
       assert.deepEqual({ ...paged.body.data, list: skusOf(paged) }, { total: 3, pageNumber: 2, pageSize: 2, list: ['SKU-C'] });
     });
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
-import { ADMIN_KEY, DIALECTS, PG_SKIP, PG_URL, buildTestApp, loadCatalogue, newMerchant, testConfig } from '../helpers.ts';
+import { ADMIN_KEY, DIALECTS, PG_SKIP, PG_URL, TEST_POOL_WAIT_MS, buildTestApp, loadCatalogue, newMerchant, testConfig } from '../helpers.ts';
 import { ORDER_CATALOGUE, order } from '../fixtures.ts';
 
 /** SPEC §4.3/§4.4 under load: never oversell, never two orders for one key or customOrderId. */
@@ -12,7 +12,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`order concurrency (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
 
-    it('sells exactly the stock there is to 200 concurrent buyers' + (dialect === 'postgres' ? ' through two app instances' : ''), async (t) => {
+    it(`sells exactly the stock there is to 200 concurrent buyers${dialect === 'postgres' ? ' through two app instances' : ''}`, async (t) => {
       const a = await buildTestApp(t, dialect);
       await loadCatalogue(a, ORDER_CATALOGUE);
       await a.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'B', warehouseCode: 'G006', qty: 50 }] });
@@ -21,7 +21,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       if (dialect === 'postgres') {
         // A second instance with its own connection pool on the same schema, like a second process.
         const schema = (await a.store.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s;
-        const store2 = await openStore(PG_URL!, { schema, poolSize: 10 });
+        const store2 = await openStore(PG_URL!, { schema, poolSize: 10, connectTimeoutMs: TEST_POOL_WAIT_MS });
         const app2 = await buildApp({ config: testConfig(), store: store2, adminApiKey: ADMIN_KEY }, { logger: false });
         t.after(async () => {
           await app2.close();
@@ -36,7 +36,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       const codes = results.map((r) => r.json().code);
       assert.equal(codes.filter((c) => c === 10000).length, 50, `codes: ${codes.join(",")}`);
-      assert.ok(codes.every((c) => c === 10000 || c === 42201));
+      assert.ok(codes.every((c) => c === 10000 || c === 42201), `codes: ${codes.join(",")}`);
       const stock = await a.store.db.selectFrom('stocks').innerJoin('products', 'products.id', 'stocks.product_id').select('qty').where('sku', '=', 'B').executeTakeFirstOrThrow();
       assert.equal(stock.qty, 0);
       const sold = await a.store.db.selectFrom('order_items').select((eb) => eb.fn.sum<number>('quantity').as('n')).where('sku', '=', 'B').executeTakeFirstOrThrow();

@@ -1,13 +1,15 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ADDRESS, ORDER_CATALOGUE, order } from '../fixtures.ts';
 
 async function counts(t: TestApp) {
   const n = async (table: 'orders' | 'split_orders' | 'order_items' | 'stock_ledger') => Number((await t.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const stock = await t.store.db.selectFrom('stocks').select(['product_id', 'warehouse_id', 'qty']).orderBy('product_id').orderBy('warehouse_id').execute();
-  return { orders: await n('orders'), splits: await n('split_orders'), items: await n('order_items'), ledger: await n('stock_ledger'), stock };
+  // The digests cover every table's content, so an UPDATE by a refused request shows too.
+  const tables = await tableDigests(t.store);
+  return { orders: await n('orders'), splits: await n('split_orders'), items: await n('order_items'), ledger: await n('stock_ledger'), stock, tables };
 }
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -66,10 +68,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(o.createDate, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       // A split id finds the same order.
       assert.equal((await get(`/openapi/v2/order/orders/${o.splitOrders[0].id}`)).body.data.id, o.id);
-      // Stock moved with ledger rows.
+      // Stock moved, as merchants see it (A: G007 10 → 8, US01 5 → 0; B: G006 7 → 5), with ledger rows.
+      const stock = await get('/openapi/v1/product/stocks?skus=A,B');
+      assert.equal(stock.status, 200, stock.raw);
+      const qty = Object.fromEntries(stock.body.data.list.flatMap((r: any) => r.warehouseStockList.map((w: any) => [`${r.sku}@${w.warehouseCode}`, w.qty])));
+      assert.deepEqual([qty['A@G007'], qty['A@US01'] ?? 0, qty['B@G006']], [8, 0, 5], JSON.stringify(qty));
+      const sales = await t.store.db.selectFrom('stock_ledger').select(['delta', 'kind']).where('order_id', '=', Number(o.id)).orderBy('delta').execute();
+      assert.deepEqual(sales, [{ delta: -5, kind: 'sale' }, { delta: -2, kind: 'sale' }, { delta: -2, kind: 'sale' }]);
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
-      const stock = await t.admin('GET', '/openapi/v1/product/stocks');
-      void stock;
     });
 
     it('honours channel type and requested channel, and falls back when unmatched', async () => {
@@ -257,6 +263,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const all = await get('/openapi/v2/order/orders?pageSize=250');
       assert.equal(all.status, 200);
       const list = all.body.data.list;
+      // Every order this merchant placed in the tests above (counted in the database, not by the API).
+      const merchantId = (await t.store.db.selectFrom('api_tokens').select('merchant_id').orderBy('id').executeTakeFirstOrThrow()).merchant_id;
+      const mine = await t.store.db.selectFrom('orders').select('id').where('merchant_id', '=', merchantId).execute();
+      const placed = mine.length;
+      assert.ok(placed >= 5, `the tests above placed orders (${placed})`);
+      assert.equal(list.length, placed);
       assert.equal(all.body.data.total, list.length);
       assert.equal(all.body.data.pageSize, 250);
       const created = list.map((o: any) => [o.createDate, o.id]);
@@ -270,11 +282,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const since = list.at(-1).updateDate;
       const sync = await get(`/openapi/v2/order/orders?updateStartTime=${since}`);
       const updates = sync.body.data.list.map((o: any) => [o.updateDate, o.id]);
+      assert.ok(updates.length >= 2, `the update window holds orders (${updates.length})`);
       assert.deepEqual(updates, [...updates].sort(), 'update window: ascending updateDate then id');
       const future = await get('/openapi/v2/order/orders?createStartTime=2999-01-01T00:00:00Z');
       assert.equal(future.body.data.total, 0);
       // The other merchant sees only its own.
       const theirs = await get('/openapi/v2/order/orders', other);
+      assert.ok(theirs.body.data.list.length >= 2, `the other merchant has orders too (${theirs.body.data.list.length})`);
       assert.ok(theirs.body.data.list.every((o: any) => !list.some((m: any) => m.id === o.id)));
       for (const bad of ['pageSize=0', 'pageSize=251', 'pageNumber=0', `ids=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`, 'ids=abc', 'createStartTime=yesterday', 'updateStartTime=2022-01-02T00:00:00Z&updateEndTime=2022-01-01T00:00:00Z']) {
         const r = await get(`/openapi/v2/order/orders?${bad}`);

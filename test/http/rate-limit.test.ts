@@ -1,8 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { buildApp } from '../../src/app.ts';
-import { ADMIN_KEY, freshStore, newMerchant, testConfig, useApp, type TestApp } from '../helpers.ts';
+import { ADMIN_KEY, freshStore, needRedis, newMerchant, testConfig, useApp, type TestApp } from '../helpers.ts';
 import { basic, tokenRequest } from './oauth-helpers.ts';
 
 const STOCK_URL = '/openapi/v1/product/stocks?skus=SKU-A';
@@ -12,18 +11,6 @@ const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 function fakeClock() {
   const clock = { ms: 1_700_000_000_000, now: () => clock.ms };
   return clock;
-}
-
-async function redisReachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-    // Generous: under a parallel test run on two cores a local connect can take a while.
-    socket.setTimeout(3000);
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
-  });
 }
 
 describe('per-token rate limit (in-process token bucket)', () => {
@@ -122,9 +109,9 @@ describe('failed token-endpoint attempts (per client and address)', () => {
   });
 });
 
-describe('shared rate-limit budget on Redis', async () => {
-  const reachable = await redisReachable(REDIS_URL);
-  it('draws one budget per token across two app instances', { skip: reachable ? false : `Redis not reachable at ${REDIS_URL}` }, async (t) => {
+describe('shared rate-limit budget on Redis', () => {
+  it('draws one budget per token across two app instances', async (t) => {
+    if (!(await needRedis(t, REDIS_URL))) return;
     const db = await freshStore('sqlite');
     const clock = fakeClock();
     const config = testConfig({ REDIS_URL, RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '4' });

@@ -1,6 +1,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
+import { decideRefund } from '../../src/services/refunds.service.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
@@ -207,6 +208,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await worker(t).runOnce();
     });
 
+    it('pages an order’s refunds and refuses paging out of range with 400/40000', async () => {
+      const o = await placeOrder(t, token, [{ sku: 'C', quantity: 3 }]);
+      const numbers = [];
+      for (let i = 0; i < 3; i++) numbers.push((await refund(o.id, { skuCode: 'C', quantity: 1 })).body.data);
+      const page = async (query: string) => t.merchant(token, 'GET', `/openapi/v2/order/orders/refund/${o.id}?${query}`);
+      const second = await page('pageSize=1&pageNumber=2');
+      assert.equal(second.status, 200);
+      assert.deepEqual([second.body.data.total, second.body.data.pageNumber, second.body.data.pageSize], [3, 2, 1]);
+      assert.deepEqual(second.body.data.list.map((r: any) => r.refundNo), [numbers[1]], 'newest first: the middle one');
+      assert.equal((await page('pageSize=250&pageNumber=1')).body.data.list.length, 3, 'the bounds themselves are accepted');
+      const outOfRange = [
+        ['pageSize=0', 'pageSize'],
+        ['pageSize=251', 'pageSize'],
+        ['pageNumber=0', 'pageNumber'],
+        ['pageSize=-1', 'pageSize'],
+        ['pageNumber=1.5', 'pageNumber'],
+      ];
+      for (const [query, field] of outOfRange) {
+        const r = await page(query);
+        assert.equal(r.status, 400, query);
+        assert.equal(r.body.code, 40000, query);
+        assert.deepEqual(r.body.errors.map((e: any) => e.field), [field], query);
+        const queue = await t.admin('GET', `/admin/v1/refunds?${query}`);
+        assert.equal(queue.status, 400, `operator queue: ${query}`);
+      }
+      await worker(t).runOnce();
+    });
+
     it('answers another merchant’s order like a missing one', async () => {
       const o = await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
       const theirs = await refund(o.id, {}, other);
@@ -274,9 +303,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     if (dialect === 'postgres') {
-      it('has two workers decide 200 pending refunds, each exactly once', async () => {
+      it('has two workers decide 200 pending refunds, each exactly once', { timeout: 300_000 }, async () => {
         const { openStore } = await import('../../src/store/db.ts');
-        const { PG_URL } = await import('../helpers.ts');
+        const { PG_URL, TEST_POOL_WAIT_MS } = await import('../helpers.ts');
         await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'C', warehouseCode: 'G007', qty: 1000 }] });
         const ids: number[] = [];
         for (let i = 0; i < 200; i++) {
@@ -284,17 +313,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           ids.push(Number((await refund(o.body.data, {})).body.data));
         }
         const schema = (await t.store.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s;
-        const second = await openStore(PG_URL!, { schema });
+        const second = await openStore(PG_URL!, { schema, connectTimeoutMs: TEST_POOL_WAIT_MS });
         const config = { refundReview: 'auto' as const, refundAutoDelayMs: 0 };
         const workers = [new RefundWorker({ store: t.store, config, batchSize: 7 }), new RefundWorker({ store: second, config, batchSize: 7 })];
+        // How the 200 are shared out depends on scheduling; the property is that each is decided once.
         const decided = [0, 0];
-        await Promise.all(workers.map(async (w, i) => { for (let n; (n = await w.runOnce()) > 0; ) decided[i] += n; }));
-        await second.close();
-        assert.equal(decided[0] + decided[1], 200);
-        assert.ok(decided[0] > 0 && decided[1] > 0, `both workers took part: ${decided}`);
+        await Promise.all(workers.map(async (w, i) => { for (let n: number; (n = await w.runOnce()) > 0; ) decided[i] += n; }));
+        assert.equal(decided[0] + decided[1], 200, `decisions reported: ${decided}`);
+        const rows = await t.store.db.selectFrom('refunds').select(['id', 'status', 'decided_by']).where('id', 'in', ids).execute();
+        assert.equal(rows.length, 200);
+        assert.ok(rows.every((r) => r.status === 'refund_successfully' && r.decided_by === 'auto'), 'every refund decided');
         const returns = await t.store.db.selectFrom('stock_ledger').select(['refund_id', (eb) => eb.fn.countAll<number>().as('n')]).where('refund_id', 'in', ids).groupBy('refund_id').execute();
         assert.equal(returns.length, 200);
-        assert.ok(returns.every((r) => Number(r.n) === 1));
+        assert.ok(returns.every((r) => Number(r.n) === 1), 'stock returned once per refund');
+
+        // Two deciders on the very same refund, every time: whatever the interleaving, one decides it.
+        const contested: number[] = [];
+        const oneC = { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'P' }, orderItemsList: [{ sku: 'C', quantity: 1 }] };
+        for (let i = 0; i < 20; i++) {
+          const o = await t.merchant(token, 'POST', '/openapi/v1/order/orders', oneC);
+          contested.push(Number((await refund(o.body.data, {})).body.data));
+        }
+        const both = (id: number) => Promise.all([t.store.db, second.db].map((db) => decideRefund(db, id, { approve: true }, 'auto')));
+        const outcomes = await Promise.all(contested.map(both));
+        await second.close();
+        const deciders = outcomes.map((pair) => pair.filter((x) => x !== null).length);
+        assert.deepEqual(deciders, contested.map(() => 1), 'exactly one of the two deciders decided each refund');
+        const contestedReturns = await t.store.db.selectFrom('stock_ledger').select('refund_id').where('refund_id', 'in', contested).execute();
+        assert.deepEqual(contestedReturns.map((r) => r.refund_id).sort((a, b) => a! - b!), contested);
         assert.deepEqual(await ledgerMismatches(t.store.db), []);
       });
     }

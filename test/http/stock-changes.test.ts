@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
 import { addQty, ledgerMismatches, type StockKey } from '../../src/store/stocks.repository.ts';
-import { commitOrderColumn } from '../../src/store/stock-feed.repository.ts';
 
 const FEED = '/openapi/v1/product/stocks/changes';
 
@@ -29,17 +28,19 @@ async function drain(t: TestApp, token: string, cursor: string | null, limit: nu
   }
 }
 
-/** Every ledger row in feed order, shaped like the feed's entries (for comparisons). */
-async function ledgerAsFeed(t: TestApp): Promise<Omit<Change, 'changedAt' | 'countryCode'>[]> {
-  const rows = await t.store.db
+/**
+ * Every ledger row in id order, shaped like the feed's entries. Only for a ledger written by one
+ * writer at a time, where commit order is id order; concurrent writers are checked against their
+ * own record of what they committed, never against the feed's ordering column.
+ */
+async function ledgerInIdOrder(t: TestApp): Promise<Omit<Change, 'changedAt' | 'countryCode'>[]> {
+  return t.store.db
     .selectFrom('stock_ledger')
     .innerJoin('products', 'products.id', 'stock_ledger.product_id')
     .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
     .select(['products.sku as sku', 'warehouses.code as warehouseCode', 'stock_ledger.qty_after as qty', 'stock_ledger.delta as delta', 'stock_ledger.kind as kind'])
-    .orderBy(commitOrderColumn(t.store.dialect))
     .orderBy('stock_ledger.id')
     .execute();
-  return rows;
 }
 
 const shape = (c: Change) => ({ sku: c.sku, warehouseCode: c.warehouseCode, qty: c.qty, delta: c.delta, kind: c.kind });
@@ -77,7 +78,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const second = await t.merchant(token, 'GET', `${FEED}?limit=2&cursor=${first.body.data.nextCursor}`);
       assert.deepEqual(second.body.data.changes.map((c: Change) => c.sku), ['SKU-B']);
       assert.equal(second.body.data.hasMore, false);
-      assert.deepEqual((await drain(t, token, null, 1)).changes.map(shape), (await ledgerAsFeed(t)).map((c) => ({ ...c })));
+      assert.deepEqual((await drain(t, token, null, 1)).changes.map(shape), await ledgerInIdOrder(t));
     });
 
     it('cursor=now returns the head, then only later changes; kinds follow the change', async () => {
@@ -121,32 +122,49 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.app.inject({ method: 'GET', url: FEED })).statusCode, 401);
     });
 
-    it('a reader following the feed during concurrent writers sees every ledger row exactly once, in commit order', async () => {
+    it('a reader following the feed during concurrent writers sees every committed change exactly once, in commit order', async () => {
       await t.admin('PUT', '/admin/v1/stocks', {
-        items: ['G007', 'G006', 'US01'].flatMap((w) => ['SKU-A', 'SKU-B', 'SKU-C'].map((sku) => ({ sku, warehouseCode: w, qty: 1000 }))),
+        items: ['G007', 'G006', 'US01'].flatMap((w) => ['SKU-A', 'SKU-B', 'SKU-C'].map((sku) => ({ sku, warehouseCode: w, qty: 1_000_000 }))),
       });
       const { cursor: start } = await drain(t, token, null, 1000);
-      const keys: StockKey[] = (await t.store.db.selectFrom('stocks').select(['product_id', 'warehouse_id']).orderBy('product_id').orderBy('warehouse_id').execute()).map(
-        (r) => ({ productId: r.product_id, warehouseId: r.warehouse_id }),
-      );
+      const rows = await t.store.db
+        .selectFrom('stocks')
+        .innerJoin('products', 'products.id', 'stocks.product_id')
+        .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+        .select(['stocks.product_id as productId', 'stocks.warehouse_id as warehouseId', 'products.sku as sku', 'warehouses.code as warehouseCode'])
+        .orderBy('stocks.product_id')
+        .orderBy('stocks.warehouse_id')
+        .execute();
+      const keys: StockKey[] = rows.map((r) => ({ productId: r.productId, warehouseId: r.warehouseId }));
       const random = (n: number) => Math.floor(Math.random() * n);
-      let writing = true;
-      let written = 0;
+
+      // The writers' own record, the reference the feed is checked against: each commit's changes
+      // (every delta is unique, so a change in the feed names its commit) and two points on one
+      // logical clock, taken just before the transaction began and just after its commit returned.
+      // A commit that returned before another began is earlier in commit order.
+      let tick = 0;
+      let nextDelta = 1;
+      const commits: { began: number; committed: number; changes: ReturnType<typeof shape>[] }[] = [];
       const writer = async () => {
         for (let i = 0; i < 12; i++) {
           // Sorted keys: writers that touch the same rows lock them in one order (no deadlocks).
           const picked = [...new Set([random(keys.length), random(keys.length), random(keys.length)])].sort((a, b) => a - b);
+          const changes: ReturnType<typeof shape>[] = [];
+          const began = ++tick;
           await t.store.db.transaction().execute(async (trx) => {
             for (const k of picked) {
               await sleep(random(8));
-              const delta = random(2) ? 1 + random(5) : -(1 + random(5));
-              await addQty(trx, keys[k], delta, { kind: delta > 0 ? 'return' : 'sale' }, Date.now());
+              const delta = random(2) ? nextDelta++ : -nextDelta++;
+              const applied = await addQty(trx, keys[k], delta, { kind: delta > 0 ? 'return' : 'sale' }, Date.now());
+              assert.ok(applied, 'a million units never run out');
+              changes.push({ sku: rows[k].sku, warehouseCode: rows[k].warehouseCode, qty: applied.qtyAfter, delta, kind: delta > 0 ? 'return' : 'sale' });
             }
             await sleep(random(15));
           });
-          written += picked.length;
+          commits.push({ began, committed: ++tick, changes });
         }
       };
+      let writing = true;
       const seen: Change[] = [];
       const reader = async () => {
         let cursor = start;
@@ -164,9 +182,33 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       writing = false;
       await readerDone;
 
-      const ledger = await ledgerAsFeed(t);
-      assert.equal(seen.length, written, 'the reader saw as many changes as were written');
-      assert.deepEqual(seen.map(shape), ledger.slice(ledger.length - written), 'the reader saw each committed ledger row once, in commit order');
+      // Exactly the committed changes, each once.
+      const written = commits.flatMap((c) => c.changes);
+      assert.equal(written.length, new Set(written.map((c) => c.delta)).size);
+      assert.equal(seen.length, written.length, 'the reader saw as many changes as were committed');
+      const positionOf = new Map(seen.map((c, i) => [c.delta, i]));
+      assert.equal(positionOf.size, seen.length, 'no change seen twice');
+      for (const c of written) {
+        assert.ok(positionOf.has(c.delta), `committed change ${JSON.stringify(c)} never seen`);
+        assert.deepEqual(shape(seen[positionOf.get(c.delta)!]), c, 'seen as committed');
+      }
+      // A commit's changes arrive together, in the order it made them.
+      const span = (c: (typeof commits)[number]) => c.changes.map((x) => positionOf.get(x.delta)!);
+      for (const c of commits) {
+        const at = span(c);
+        assert.deepEqual(at, at.map((_, i) => at[0] + i), `commit ${c.began}'s changes are contiguous and in order: ${at}`);
+      }
+      // Commit order: a commit that returned before another began comes before it in the feed.
+      let pairs = 0;
+      for (const a of commits) {
+        for (const b of commits) {
+          if (a.committed < b.began) {
+            pairs++;
+            assert.ok(span(a).at(-1)! < span(b)[0], `commit ${a.began}–${a.committed} returned before ${b.began} began, yet the feed has it later`);
+          }
+        }
+      }
+      assert.ok(pairs > 0);
       // Within each stock row, every change starts where the previous one ended.
       const last = new Map<string, number>();
       for (const c of seen) {

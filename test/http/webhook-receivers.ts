@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../src/jobs/webhook-sender.ts';
+import { checkWebhookBody } from '../contract.ts';
 
 export interface Received {
   path: string;
@@ -39,13 +40,20 @@ export async function startReceiver(respond: (r: Received, n: number, res: http.
   };
 }
 
-/** A scripted sender: records every request and answers with `respond` (throw to simulate a network error). */
-export function fakeSender(respond: (r: WebhookRequest, n: number) => number = () => 200): WebhookSender & { sent: (WebhookRequest & { type: string; orderId: string })[] } {
+/**
+ * A scripted sender: records every request and answers with `respond` (throw to simulate a network
+ * error). Bodies that do not match the document's `webhooks` schemas are collected in `problems`.
+ */
+export function fakeSender(respond: (r: WebhookRequest, n: number) => number = () => 200): WebhookSender & { sent: (WebhookRequest & { type: string; orderId: string })[]; problems: string[] } {
   const sent: (WebhookRequest & { type: string; orderId: string })[] = [];
+  const problems: string[] = [];
   return {
     sent,
+    problems,
     async send(r): Promise<WebhookResponse> {
       const body = JSON.parse(r.body);
+      const problem = checkWebhookBody(r.body);
+      if (problem) problems.push(problem);
       sent.push({ ...r, type: body.type, orderId: body.data.orderId });
       return { status: respond(r, sent.length - 1), body: '' };
     },

@@ -8,6 +8,7 @@ import { openStore } from '../../src/store/db.ts';
 import { claimDueDeliveries } from '../../src/store/webhooks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { ADMIN_KEY, DIALECTS, PG_SKIP, freshStore, loadCatalogue, newMerchant, testConfig, useApp, type TestApp } from '../helpers.ts';
+import { checkWebhookBody } from '../contract.ts';
 import { fakeSender, startReceiver } from './webhook-receivers.ts';
 
 const ALL_EVENTS = ['refund.succeeded', 'refund.failed', 'split_order.shipped', 'split_order.delivered', 'order.cancelled'];
@@ -121,9 +122,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const order = (await t.merchant(m.token, 'GET', `/openapi/v2/order/orders/${o.id}`)).body.data;
       assert.equal(order.status, 'cancel');
       assert.deepEqual(second.payload.data, { orderId: o.id, order });
+      for (const r of receiver.received) assert.equal(checkWebhookBody(r.body), null);
       // A tampered body or another secret fails verification.
       assert.throws(() => wh.verify(first.body.replace('refund.succeeded', 'refund.failed'), first.headers));
-      assert.throws(() => new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(first.body, first.headers));
+      assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(first.body, first.headers));
       const done = await deliveries(m.token, m.endpoint.id);
       assert.deepEqual(done.list.map((d: any) => [d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]), [['succeeded', 1, 200, null], ['succeeded', 1, 200, null]]);
       assert.equal(done.list[1].webhookId, first.headers['webhook-id']);
@@ -141,6 +143,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(mine.map((s) => [s.type, s.url.pathname]), [['refund.failed', '/failed']]);
       assert.equal(JSON.parse(mine[0].body).data.refund.failureReason, 'no');
       assert.equal((await deliveries(m.token, other.body.data.id)).total, 0);
+      assert.deepEqual(sender.problems, [], 'bodies match the documented webhooks');
     });
 
     it('retries a delivery the receiver answered 500, first within 10 s, with the same webhook-id', async (ctx) => {
@@ -215,6 +218,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const current = (await t.merchant(m.token, 'GET', `/openapi/v2/order/orders/${o1.id}`)).body.data;
       assert.deepEqual(bodies[2].data, { orderId: o1.id, splitOrderId: o1.splitOrders[0].id, order: current });
       assert.equal(current.status, 'completed');
+      assert.deepEqual(sender.problems, [], 'bodies match the documented webhooks');
     });
 
     it('loses nothing when the process dies after the refund commits and before delivery', async (ctx) => {
@@ -323,7 +327,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(page.total, 2);
       assert.equal(page.list.length, 1);
       assert.equal(page.list[0].type, 'split_order.shipped', 'newest first: page 2 holds the older');
-      assert.deepEqual(Object.keys(page.list[0]).sort(), ['attempts', 'createdAt', 'deliveredAt', 'eventId', 'id', 'lastAttemptAt', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'orderId', 'status', 'type', 'webhookId'].sort());
+      assert.deepEqual(Object.keys(page.list[0]).sort(), ['attempts', 'createdAt', 'cursorFrom', 'cursorTo', 'deliveredAt', 'eventId', 'id', 'lastAttemptAt', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'orderId', 'status', 'type', 'webhookId'].sort());
+      assert.deepEqual([page.list[0].cursorFrom, page.list[0].cursorTo], [null, null], 'only stock.changed deliveries cover a feed range');
       assert.equal((await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${m.endpoint.id}/deliveries?pageSize=251`)).status, 400);
       assert.equal((await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${m.endpoint.id}/deliveries?status=lost`)).status, 400);
 
@@ -402,9 +407,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const m = await merchantWithEndpoint('http://127.0.0.1:9/gone', ['split_order.shipped']);
       const o = await placeOrder(t, m.token, [{ sku: 'C', quantity: 1 }]);
       await ship(o.splitOrders[0].id);
+      // A live endpoint with an event of its own: the round that skips the deleted one delivers this.
+      const live = await merchantWithEndpoint('http://127.0.0.1:9/live', ['split_order.shipped']);
+      const l = await placeOrder(t, live.token, [{ sku: 'C', quantity: 1 }]);
+      await ship(l.splitOrders[0].id);
       assert.equal((await t.merchant(m.token, 'DELETE', `/openapi/v1/webhooks/${m.endpoint.id}`)).status, 200);
-      await deliveryWorker({ sender }).runOnce();
+      await deliveryWorker({ sender, batchSize: 1000 }).runOnce();
       assert.ok(!sender.sent.some((s) => s.orderId === o.id));
+      assert.deepEqual(sender.sent.filter((s) => s.orderId === l.id).map((s) => s.url.pathname), ['/live']);
+      const left = await t.store.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', Number(m.endpoint.id)).execute();
+      assert.deepEqual(left, [], 'the deleted endpoint’s deliveries are gone');
     });
 
     it('answers 404 for another merchant’s webhook and delivery ids', async () => {

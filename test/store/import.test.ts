@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DIALECTS, PG_SKIP, freshStore, tableCounts } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, freshStore, tableDigests } from '../helpers.ts';
 import { importFiles } from '../../src/services/import.service.ts';
 import { stockChanges } from '../../src/services/stock-feed.service.ts';
 import { addQty, ledgerMismatches, setQty } from '../../src/store/stocks.repository.ts';
 import type { Store } from '../../src/store/db.ts';
+import { ImportRefused, problemText } from '../../src/domain/import-format.ts';
 
 const CATALOGUE = {
   warehouses: [
@@ -21,19 +22,22 @@ const CATALOGUE = {
 
 function files(): { dir: string; write(name: string, text: string): string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-import-'));
-  return { dir, write: (name, text) => (fs.writeFileSync(path.join(dir, name), text), path.join(dir, name)) };
+  return { dir, write: (name, text) => {
+      fs.writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    } };
 }
 
 const productsCsv = (n: number) => ['sku,name,price,weightGrams,categoryId', ...Array.from({ length: n }, (_, i) => `P${i},Product ${i},${i}.25,${100 + i},${i % 2 ? 10 : ''}`)].join('\n');
 const stocksCsv = (n: number, qty = (i: number) => i) => ['warehouseCode,sku,qty', ...Array.from({ length: n }, (_, i) => `${i % 2 ? 'US01' : 'G007'},P${i},${qty(i)}`)].join('\r\n');
 
 async function rejectsAt(store: Store, paths: string[], pattern: RegExp) {
-  const before = await tableCounts(store);
+  const before = await tableDigests(store);
   await assert.rejects(importFiles(store, paths, Date.now()), (error: Error) => {
     assert.match(error.message, pattern);
     return true;
   });
-  assert.deepEqual(await tableCounts(store), before, 'a refused import writes nothing');
+  assert.deepEqual(await tableDigests(store), before, 'a refused import writes nothing');
 }
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -101,9 +105,58 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await rejectsAt(db.store, [doc, f.write('c.csv', 'sku,name,price,weightGrams,categoryId\nA,a,1,1,99\n')], /^c\.csv line 2: categoryId unknown category 99$/);
       await rejectsAt(db.store, [doc, f.write('q.csv', 'sku,name,price,weightGrams\n"A,a,1,1\n')], /^q\.csv line \d+: /);
       await rejectsAt(db.store, [f.write('x.csv', 'a,b\n1,2\n')], /^x\.csv line 1: the header must name/);
-      await rejectsAt(db.store, [f.write('d.json', '{"stocks":[{"sku":"GHOST","warehouseCode":"G007","qty":1}]}')], /^d\.json: stocks\[0\]\.sku unknown SKU GHOST/);
+      await rejectsAt(db.store, [f.write('d.json', '{"stocks":[{"sku":"GHOST","warehouseCode":"G007","qty":1}]}')], /^2 problems, nothing imported: d\.json: stocks\[0\]\.sku unknown SKU GHOST; d\.json: stocks\[0\]\.warehouseCode unknown warehouse G007$/);
       await rejectsAt(db.store, [f.write('e.json', '{"stocks":')], /^e\.json: not valid JSON/);
       await rejectsAt(db.store, [f.write('y.txt', 'hello')], /give a \.json document or a \.csv file/);
+    });
+
+    it('reads every file to the end and reports every bad row (up to the cap, counting the rest), writing nothing', async (t) => {
+      const db = await freshStore(dialect);
+      const f = files();
+      t.after(async () => {
+        await db.drop();
+        fs.rmSync(f.dir, { recursive: true, force: true });
+      });
+      const doc = f.write('catalogue.json', JSON.stringify(CATALOGUE));
+      // Bad rows in both CSV files, and a stocks row for the product whose row is bad (reported too).
+      const products = f.write('products.csv', ['sku,name,price,weightGrams,categoryId', 'A,a,1,1,', 'B,b,1.001,1,', 'C,c,1,1,99', 'A,again,1,1,', 'D,d,1,1'].join('\n'));
+      const stocks = f.write('stocks.csv', ['sku,warehouseCode,qty', 'A,G007,1', 'B,G007,1', 'A,MARS,1', 'A,G007,-1', 'A,G007,2'].join('\n'));
+      const before = await tableDigests(db.store);
+      const error = await importFiles(db.store, [stocks, products, doc, f.write('notes.txt', 'x')], Date.now()).then(
+        () => assert.fail('the import was accepted'),
+        (e: ImportRefused) => e,
+      );
+      assert.ok(error instanceof ImportRefused);
+      assert.deepEqual(
+        error.problems.map(problemText),
+        [
+          'notes.txt: give a .json document or a .csv file',
+          'products.csv line 3: price must be a non-negative amount with at most two decimals, as a number or a string ("12.50")',
+          'products.csv line 4: categoryId unknown category 99',
+          'products.csv line 5: sku A is already on line 2',
+          'products.csv line 6: has 4 fields, the header has 5',
+          'stocks.csv line 3: sku unknown SKU B',
+          'stocks.csv line 4: warehouseCode unknown warehouse MARS',
+          'stocks.csv line 5: qty must be an integer from 0 to 1000000000',
+          'stocks.csv line 6: sku A in G007 is already set on line 2',
+        ],
+        'in file order (as imported: documents, products, stocks), then by line',
+      );
+      assert.equal(error.problems.length, 9);
+      assert.equal(error.omitted, 0);
+      assert.match(error.message, /^9 problems, nothing imported: notes\.txt: /);
+      assert.deepEqual(await tableDigests(db.store), before, 'a refused import writes nothing');
+
+      // 120 bad rows: the first 50 are listed, the other 70 counted.
+      const flood = f.write('flood.csv', ['sku,warehouseCode,qty', ...Array.from({ length: 120 }, (_, i) => `NOPE-${i},G007,1`)].join('\n'));
+      await importFiles(db.store, [doc], Date.now());
+      const capped = await importFiles(db.store, [flood], Date.now()).then(
+        () => assert.fail('the import was accepted'),
+        (e: ImportRefused) => e,
+      );
+      assert.equal(capped.problems.length, 50);
+      assert.equal(capped.omitted, 70);
+      assert.equal(problemText(capped.problems[49]), 'flood.csv line 51: sku unknown SKU NOPE-49');
     });
   });
 }

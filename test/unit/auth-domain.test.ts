@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientCredentials, grantedScopes, OAuthError, parseBasic } from '../../src/domain/oauth.ts';
+import { clientCredentials, grantedScopes, type OAuthError, parseBasic } from '../../src/domain/oauth.ts';
 import { environmentOfRefreshToken, environmentOfToken, newRefreshToken } from '../../src/domain/secrets.ts';
 import { asRateLimitWindow, bucketLevel, msUntil, takeFromBucket } from '../../src/domain/token-bucket.ts';
 import { memoryBuckets } from '../../src/http/rate-limit.ts';

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 describe('configuration', () => {
@@ -8,7 +9,9 @@ describe('configuration', () => {
     assert.equal(c.port, 8443);
     assert.equal(c.host, '127.0.0.1');
     assert.equal(c.adminPort, null);
-    assert.equal(c.databaseUrl, 'sqlite:./data/stockist.db');
+    assert.equal(c.dataDir, path.resolve('data'));
+    assert.equal(c.databaseUrl, `sqlite:${path.resolve('data', 'stockist.db')}`, 'the SQLite file sits in the data directory, resolved against the current directory');
+    assert.equal(c.logFormat, 'auto');
     assert.equal(c.env, 'sandbox');
     assert.equal(c.tls, true);
     assert.equal(c.rateLimitPerSecond, 20);
@@ -23,6 +26,12 @@ describe('configuration', () => {
     assert.equal(c.sandboxAutoShipSeconds, null);
     assert.equal(c.defaultWarehouse, 'G007');
     assert.equal(c.seed, 'none');
+    assert.equal(c.stockWebhookIntervalMs, 5000);
+  });
+
+  it('reads STOCK_WEBHOOK_INTERVAL_MS (0 = every worker round, for tests)', () => {
+    assert.equal(loadConfig({ STOCK_WEBHOOK_INTERVAL_MS: '0' }).stockWebhookIntervalMs, 0);
+    assert.equal(loadConfig({ STOCK_WEBHOOK_INTERVAL_MS: '60000' }).stockWebhookIntervalMs, 60_000);
   });
 
   it('reads every variable', () => {
@@ -34,10 +43,20 @@ describe('configuration', () => {
       ACCESS_TOKEN_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '86400', OAUTH_FAILURE_LIMIT: '3',
     });
     assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit], [600, 86400, 3]);
+    // The bounds of TOKEN_CACHE_SECONDS (README: 0–30) are themselves accepted.
+    assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '30' }).tokenCacheSeconds, 30);
+    assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '0' }).tokenCacheSeconds, 0);
+    assert.equal(loadConfig({}).tokenCacheSeconds, 5);
     assert.deepEqual(
       [c.port, c.host, c.adminPort, c.env, c.tls, c.trustProxy, c.rateLimitPerSecond, c.bodyLimitBytes, c.refundReview, c.defaultWarehouse, c.seed, c.logLevel],
       [9000, '0.0.0.0', 9001, 'production', false, true, 5, 2048, 'manual', 'US01', 'demo', 'warn'],
     );
+  });
+
+  it('puts the default SQLite file in DATA_DIR, both resolved against the current directory', () => {
+    assert.equal(loadConfig({ DATA_DIR: 'elsewhere' }).databaseUrl, `sqlite:${path.resolve('elsewhere', 'stockist.db')}`);
+    assert.equal(loadConfig({ DATA_DIR: '/srv/stockist', DATABASE_URL: 'sqlite:./x.db' }).databaseUrl, 'sqlite:./x.db');
+    assert.equal(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat, 'json');
   });
 
   const bad: [Record<string, string>, string][] = [
@@ -47,6 +66,7 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ STOCKIST_ENV: 'staging' }, 'STOCKIST_ENV'],
     [{ TLS: 'maybe' }, 'TLS'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ TRUST_PROXY: 'perhaps' }, 'TRUST_PROXY'],
     [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
@@ -61,6 +81,11 @@ describe('configuration', () => {
     [{ ACCESS_TOKEN_TTL_SECONDS: '10' }, 'ACCESS_TOKEN_TTL_SECONDS'],
     [{ REFRESH_TOKEN_TTL_SECONDS: 'forever' }, 'REFRESH_TOKEN_TTL_SECONDS'],
     [{ OAUTH_FAILURE_LIMIT: '0' }, 'OAUTH_FAILURE_LIMIT'],
+    [{ STOCK_WEBHOOK_INTERVAL_MS: 'soon' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
+    [{ STOCK_WEBHOOK_INTERVAL_MS: '3600001' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
+    [{ STOCK_WEBHOOK_INTERVAL_MS: '-1' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
+    [{ TOKEN_CACHE_SECONDS: '31' }, 'TOKEN_CACHE_SECONDS'],
+    [{ TOKEN_CACHE_SECONDS: '-1' }, 'TOKEN_CACHE_SECONDS'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ TLS_CERT_FILE: '/tmp/c.pem' }, 'TLS_KEY_FILE'],
     [{ STOCKIST_ENV: 'production', TLS: 'off' }, 'TRUST_PROXY'],
@@ -71,4 +96,10 @@ describe('configuration', () => {
       assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}:`) && !e.message.includes('\n'));
     });
   }
+
+  it('reads REFUND_MAX_ATTEMPTS (default 5, 1 to 1000)', () => {
+    assert.equal(loadConfig({}).refundMaxAttempts, 5);
+    assert.equal(loadConfig({ REFUND_MAX_ATTEMPTS: '12' }).refundMaxAttempts, 12);
+    for (const bad of ['0', '1001', 'x']) assert.throws(() => loadConfig({ REFUND_MAX_ATTEMPTS: bad }), (e: unknown) => e instanceof ConfigError && /^REFUND_MAX_ATTEMPTS:/.test(e.message));
+  });
 });

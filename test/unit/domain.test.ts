@@ -4,8 +4,8 @@ import { brokenCategoryChains } from '../../src/domain/categories.ts';
 import { normalizeChannelType } from '../../src/domain/channels.ts';
 import { centsToAmount } from '../../src/domain/money.ts';
 import { environmentOfToken, newAccessToken, randomToken, secretsEqual } from '../../src/domain/secrets.ts';
-import { formatInstant, parseInstant } from '../../src/domain/time.ts';
-import { fieldPath } from '../../src/http/validation.ts';
+import { endOfSecond, formatInstant, parseInstant, timeWindow } from '../../src/domain/time.ts';
+import { fieldPath } from '../../src/schemas/validate.ts';
 import { coerceValue } from '../../src/schemas/common.ts';
 import { parseSkuList } from '../../src/services/stock-query.service.ts';
 
@@ -25,6 +25,17 @@ describe('time', () => {
   it('formats UTC at second precision', () => {
     assert.equal(formatInstant(Date.UTC(2022, 10, 1, 6, 21, 20, 999)), '2022-11-01T06:21:20Z');
     assert.equal(formatInstant(null), null);
+  });
+  it('lets a window end cover its whole second (SPEC §1 Times), the start as given', () => {
+    const s = Date.UTC(2022, 10, 1, 6, 21, 20);
+    assert.equal(endOfSecond(s), s + 999);
+    assert.equal(endOfSecond(s + 999), s + 999);
+    assert.equal(endOfSecond(s + 1000), s + 1999);
+    assert.equal(endOfSecond(-1), -1, 'before 1970 too');
+    assert.deepEqual(timeWindow(['from', '2022-11-01T06:21:20Z'], ['to', '2022-11-01T06:21:20Z']), { start: s, end: s + 999 });
+    assert.deepEqual(timeWindow(['from', '2022-11-01T06:21:20.500Z'], ['to', '2022-11-01T06:21:20.100Z']), { start: s + 500, end: s + 999 }, 'same second: not start-after-end');
+    assert.deepEqual(timeWindow(['from', undefined], ['to', undefined]), { start: null, end: null });
+    assert.throws(() => timeWindow(['from', '2022-11-01T06:21:21Z'], ['to', '2022-11-01T06:21:20Z']), /must not be after to/);
   });
 });
 

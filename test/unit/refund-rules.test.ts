@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf } from '../../src/domain/order-status.ts';
-import { normalizeRefundReason, planRefund, refundAmountCents, type RefundableItem } from '../../src/domain/refunds.ts';
-import { AppError } from '../../src/domain/errors.ts';
+import { decideRefund, normalizeRefundReason, planRefund, refundAmountCents, type RefundableItem } from '../../src/domain/refunds.ts';
+import type { AppError } from '../../src/domain/errors.ts';
 
 const item = (id: number, sku: string, split: number, country: string, quantity: number, refunded = 0, pending = 0, shipped = false): RefundableItem & { splitFreightCents: number } => ({
   id, sku, splitOrderId: split, countryCode: country, quantity, refunded, pending, splitShipped: shipped, unitCents: 100 * id, splitFreightCents: 1000 * split,
@@ -77,5 +77,65 @@ describe('order statuses', () => {
     assert.equal(normalizeRefundReason(undefined), 'Other');
     assert.equal(normalizeRefundReason('incorrect address information'), 'Incorrect Address Information');
     assert.equal(normalizeRefundReason('bored'), null);
+  });
+});
+
+describe('decideRefund (SPEC §5.2)', () => {
+  // Split 1 (freight 1000): items 1 (3 × 100, product 11) and 3 (1 × 300, product 13); split 2 (freight 2000): item 2 (2 × 200, product 12).
+  const decidable = (id: number, split: number, quantity: number, refunded: number, pending: number) => ({
+    ...item(id, `S${id}`, split, 'CN', quantity, refunded, pending),
+    productId: 10 + id,
+    warehouseId: 100 * split,
+  });
+  const items = () => [decidable(3, 1, 1, 0, 1), decidable(1, 1, 3, 0, 3), decidable(2, 2, 2, 1, 1)];
+  const lines = [
+    { itemId: 3, quantity: 1, splitOrderId: 1 },
+    { itemId: 1, quantity: 3, splitOrderId: 1 },
+  ];
+  const waiting = new Map([
+    [1, 'waiting_to_ship'],
+    [2, 'waiting_to_ship'],
+  ]);
+
+  it('approves: pays the items plus the freight of each split it leaves fully refunded, returns stock in product order, cancels those splits', () => {
+    const outcome = decideRefund({ approve: true }, lines, items(), waiting, 999);
+    assert.equal(outcome.state, 'refund_successfully');
+    assert.equal(outcome.failureReason, null);
+    assert.equal(outcome.amountCents, 300 + 300 + 1000);
+    assert.deepEqual(outcome.returns, [
+      { itemId: 1, quantity: 3, productId: 11, warehouseId: 100 },
+      { itemId: 3, quantity: 1, productId: 13, warehouseId: 100 },
+    ]);
+    assert.deepEqual(outcome.releases, []);
+    assert.deepEqual(outcome.cancelledSplits, [1]);
+  });
+
+  it('approves part of a split without cancelling it or charging its freight', () => {
+    const outcome = decideRefund({ approve: true }, [{ itemId: 1, quantity: 2, splitOrderId: 1 }], items(), waiting, 0);
+    assert.equal(outcome.amountCents, 200);
+    assert.deepEqual(outcome.cancelledSplits, []);
+  });
+
+  it('refuses by the decider: releases the reserved quantities and keeps the reserved amount', () => {
+    const outcome = decideRefund({ approve: false, reason: 'not eligible' }, lines, items(), waiting, 999);
+    assert.deepEqual(outcome, {
+      state: 'refund_failed',
+      failureReason: 'not eligible',
+      amountCents: 999,
+      returns: [],
+      releases: [
+        { itemId: 3, quantity: 1 },
+        { itemId: 1, quantity: 3 },
+      ],
+      cancelledSplits: [],
+    });
+  });
+
+  it('fails an approval when a targeted split order shipped in the meantime', () => {
+    const outcome = decideRefund({ approve: true }, lines, items(), new Map([[1, 'shipped']]), 999);
+    assert.equal(outcome.state, 'refund_failed');
+    assert.equal(outcome.failureReason, 'split order 1 shipped before the refund was decided');
+    assert.equal(outcome.returns.length, 0);
+    assert.equal(outcome.releases.length, 2);
   });
 });

@@ -37,7 +37,7 @@ export interface StockistClientOptions {
 }
 
 export interface PostOptions {
-  /** Sent as `Idempotency-Key`; default a random UUID, reused across this call's own retries. */
+  /** Sent as `Idempotency-Key` (POST and PUT); default a random UUID, reused across this call's own retries. */
   idempotencyKey?: string;
 }
 
@@ -75,6 +75,7 @@ export const OPERATION_METHODS = {
   listRefunds: 'listRefunds',
   createWebhook: 'createWebhook',
   listWebhooks: 'listWebhooks',
+  replaceWebhook: 'replaceWebhook',
   deleteWebhook: 'deleteWebhook',
   rotateWebhookSecret: 'rotateWebhookSecret',
   listWebhookDeliveries: 'listWebhookDeliveries',
@@ -101,7 +102,7 @@ export class StockistClient {
 
   constructor(private readonly options: StockistClientOptions) {
     if (!options.accessToken && !(options.clientId && options.clientSecret)) throw new Error('StockistClient: give accessToken, or clientId and clientSecret');
-    this.base = options.baseUrl.replace(/\/+$/, '').replace(/\/openapi$/, '') + '/openapi';
+    this.base = `${options.baseUrl.replace(/\/+$/, '').replace(/\/openapi$/, '')}/openapi`;
     this.fetchImpl = options.fetch ?? fetch;
     this.maxRetries = options.maxRetries ?? 3;
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
@@ -159,8 +160,23 @@ export class StockistClient {
     return (await this.call<ResponseData<'createOrderV2'>>('POST', '/v2/order/orders', { body, ...options })).data;
   }
 
+  /** One page: by `pageNumber`, or by `cursor` (the previous page's `nextCursor`). */
   async queryOrders(query: QueryOf<'queryOrders'> = {}): Promise<ResponseData<'queryOrders'>> {
     return (await this.call<ResponseData<'queryOrders'>>('GET', '/v2/order/orders', { query })).data;
+  }
+
+  /**
+   * Every order the query selects, page after page by keyset cursor: never skips an order that
+   * existed when the walk began, even while orders are created or change (a changed order may
+   * come again, newer). `for await (const order of client.iterateOrders({ updateStartTime }))`.
+   */
+  async *iterateOrders(query: Omit<QueryOf<'queryOrders'>, 'cursor' | 'pageNumber'> = {}): AsyncGenerator<Schemas['OrderRecord'], void, undefined> {
+    let page = await this.queryOrders(query);
+    for (;;) {
+      yield* page.list;
+      if (page.nextCursor === null) return;
+      page = await this.queryOrders({ ...query, cursor: page.nextCursor });
+    }
   }
 
   /** One order by parent (kkOrderId) or split order id. */
@@ -188,6 +204,11 @@ export class StockistClient {
 
   async listWebhooks(): Promise<ResponseData<'listWebhooks'>> {
     return (await this.call<ResponseData<'listWebhooks'>>('GET', '/v1/webhooks')).data;
+  }
+
+  /** Replaces an endpoint's url, events and `skus` (stock.changed); `cursor` moves it in the change feed. The secret stays. */
+  async replaceWebhook(id: string, body: BodyOf<'replaceWebhook'>, options: PostOptions = {}): Promise<ResponseData<'replaceWebhook'>> {
+    return (await this.call<ResponseData<'replaceWebhook'>>('PUT', `/v1/webhooks/${encodeURIComponent(id)}`, { body, ...options })).data;
   }
 
   async deleteWebhook(id: string): Promise<ResponseData<'deleteWebhook'>> {
@@ -264,7 +285,7 @@ export class StockistClient {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(options.body);
     }
-    if (method === 'POST' && options.auth !== false) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    if ((method === 'POST' || method === 'PUT') && options.auth !== false) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
 
     let renewedAfter401 = false;
     for (let attempt = 0; ; attempt++) {

@@ -184,7 +184,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /**
+         * Replace an endpoint's subscription
+         * @description Replaces `url`, `events` and `skus` (the secret stays). For stock.changed the new SKU list applies to every change not yet delivered; `cursor` moves the endpoint in the change feed, otherwise it continues where it stands. Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).
+         *
+         *     Scope: `orders:read`.
+         */
+        put: operations["replaceWebhook"];
         post?: never;
         /**
          * Delete a webhook endpoint
@@ -267,7 +273,7 @@ export interface paths {
         };
         /**
          * Query orders
-         * @description Newest first; with an update window, ascending `updateDate` then id so that a client can sync incrementally.
+         * @description Newest first; with an update window, ascending `updateDate` then id so that a client can sync incrementally. Page by `pageNumber`, or walk by `cursor`: every page carries `nextCursor` (null after the last row); pass it as `cursor` for the next page. A cursor walk never skips an order that existed when it began, even while orders are created or change (a changed order may appear again, newer); a page-number walk can repeat rows (newest first, while orders are created) or skip them (update window, while orders change). A window end (`createEndTime`, `updateEndTime`) covers its whole second. `total` is counted up to 10,000.
          *
          *     Scope: `orders:read`.
          */
@@ -395,7 +401,266 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.succeeded event
+         * @description A refund was approved (automatically or by the operator); `refund` is the record of `GET /v2/order/orders/refund/{id}`.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RefundEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed event
+         * @description A refund was rejected; `refund.failureReason` says why.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RefundEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "split_order.shipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * split_order.shipped event
+         * @description A split order left its warehouse; `order` is the order record as committed with the shipment.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SplitOrderEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "split_order.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * split_order.delivered event
+         * @description A split order was delivered.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SplitOrderEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled event
+         * @description A successful refund cancelled the whole order (sent after that refund's event).
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderCancelledEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock.changed event
+         * @description Stock moved (orders, refunds, operator changes, imports). Coalesced: at most one delivery per endpoint per interval (5 s by default), each (sku, warehouse) once with its latest quantity, at most 500 changes (more → several deliveries). Deliveries of one endpoint go out one at a time in change-feed order; a failing one holds the later ones back, so applying them in order never leaves a gap. `cursor` continues in `GET /v1/product/stocks/changes`. Endpoints may follow a list of SKUs (`skus`).
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["StockChangedEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The envelope around every success body; `data` is the operation's payload. */
@@ -445,7 +710,7 @@ export interface components {
         };
         CreateOrderBody: {
             orderAddress?: {
-                /** @description a two-letter country code */
+                /** @description an ISO 3166-1 alpha-2 country code */
                 country: string;
                 phone: string;
                 recipient: string;
@@ -464,7 +729,7 @@ export interface components {
                 vat?: string | null;
             } | null;
             orderAddresses?: {
-                /** @description a two-letter country code */
+                /** @description an ISO 3166-1 alpha-2 country code */
                 country: string;
                 phone: string;
                 recipient: string;
@@ -495,7 +760,7 @@ export interface components {
             channelType?: string | null;
         };
         Address: {
-            /** @description a two-letter country code */
+            /** @description an ISO 3166-1 alpha-2 country code */
             country: string;
             phone: string;
             recipient: string;
@@ -525,7 +790,7 @@ export interface components {
             channelType?: string | null;
         };
         QuoteBody: {
-            /** @description a two-letter country code */
+            /** @description an ISO 3166-1 alpha-2 country code */
             shipToCountry: string;
             products: {
                 sku: string;
@@ -670,21 +935,21 @@ export interface components {
             orderItems?: components["schemas"]["RefundItem"][] | null;
             /** @description an item id (digits) */
             itemId?: (number | string) | null;
-            /** @description a string of at most 64 characters */
+            /** @description a SKU code of at most 64 characters */
             skuCode?: string | null;
             /** @description a positive integer */
             quantity?: (number | string) | null;
-            /** @description a two-letter country code */
+            /** @description an ISO 3166-1 alpha-2 country code */
             countryCode?: string | null;
         };
         RefundItem: {
             /** @description an item id (digits) */
             itemId?: (number | string) | null;
-            /** @description a string of at most 64 characters */
+            /** @description a SKU code of at most 64 characters */
             skuCode?: string | null;
             /** @description a positive integer */
             quantity?: (number | string) | null;
-            /** @description a two-letter country code */
+            /** @description an ISO 3166-1 alpha-2 country code */
             countryCode?: string | null;
         };
         RefundRecord: {
@@ -748,6 +1013,73 @@ export interface components {
             countryCn: string;
             /** @description 1 enabled, 0 disabled */
             status: number;
+        };
+        StockChangedEvent: {
+            /** @constant */
+            type: "stock.changed";
+            /**
+             * Format: date-time
+             * @description when the event was committed (ISO 8601 UTC, seconds)
+             */
+            timestamp: string;
+            data: {
+                /** @description each (sku, warehouseCode) once, with its latest quantity, in change-feed order */
+                changes: components["schemas"]["StockChangedEntry"][];
+                /** @description the change-feed cursor after the last change included: `GET /v1/product/stocks/changes?cursor=` continues from here */
+                cursor: string;
+            };
+        };
+        StockChangedEntry: {
+            sku: string;
+            warehouseCode: string;
+            /** @description the quantity available to sell after the latest change to this SKU in this warehouse */
+            qty: number;
+            /**
+             * Format: date-time
+             * @description when that change was committed
+             */
+            updateDate: string;
+        };
+        RefundEvent: {
+            /** @enum {string} */
+            type: "refund.succeeded" | "refund.failed";
+            /**
+             * Format: date-time
+             * @description when the event was committed (ISO 8601 UTC, seconds)
+             */
+            timestamp: string;
+            data: {
+                orderId: string;
+                refundNo: string;
+                refund: components["schemas"]["RefundRecord"];
+            };
+        };
+        SplitOrderEvent: {
+            /** @enum {string} */
+            type: "split_order.shipped" | "split_order.delivered";
+            /**
+             * Format: date-time
+             * @description when the event was committed (ISO 8601 UTC, seconds)
+             */
+            timestamp: string;
+            data: {
+                orderId: string;
+                splitOrderId: string;
+                order: components["schemas"]["OrderRecord"];
+            };
+        };
+        OrderCancelledEvent: {
+            /** @constant */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description when the event was committed (ISO 8601 UTC, seconds)
+             */
+            timestamp: string;
+            data: {
+                orderId: string;
+                order: components["schemas"]["OrderRecord"];
+            };
         };
         CategoryNode: {
             categoryId: number;
@@ -844,7 +1176,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Unsupported media type: 41500 body sent with a content type other than JSON */
+        /** @description Unsupported media type: 41500 body sent with a content type other than JSON, or in a charset other than UTF-8 */
         Error415: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -947,6 +1279,16 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
+        /** @description RFC 6749 §5.2 error: invalid_request */
+        OAuthError415: {
+            headers: {
+                "Cache-Control"?: "no-store";
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description RFC 6749 §5.2 error: rate_limited */
         OAuthError429: {
             headers: {
@@ -1027,6 +1369,7 @@ export interface operations {
             401: components["responses"]["OAuthError401"];
             403: components["responses"]["OAuthError403"];
             413: components["responses"]["OAuthError413"];
+            415: components["responses"]["OAuthError415"];
             429: components["responses"]["OAuthError429"];
             500: components["responses"]["OAuthError500"];
             503: components["responses"]["OAuthError503"];
@@ -1351,6 +1694,8 @@ export interface operations {
                                 id: string;
                                 url: string;
                                 events: string[];
+                                /** @description stock.changed: the SKUs followed; null = every SKU */
+                                skus: string[] | null;
                                 /** @enum {string} */
                                 status: "active" | "disabled";
                                 disabledReason: string | null;
@@ -1383,7 +1728,11 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled")[];
+                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed")[];
+                    /** @description stock.changed only: the SKUs to follow (at most 10,000; repeats ignored). Absent or null: every SKU. */
+                    skus?: string[] | null;
+                    /** @description stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands. */
+                    cursor?: string;
                 };
             };
         };
@@ -1407,6 +1756,8 @@ export interface operations {
                             id: string;
                             url: string;
                             events: string[];
+                            /** @description stock.changed: the SKUs followed; null = every SKU */
+                            skus: string[] | null;
                             /** @enum {string} */
                             status: "active" | "disabled";
                             disabledReason: string | null;
@@ -1415,6 +1766,79 @@ export interface operations {
                             createdAt: string | null;
                             updatedAt: string | null;
                             secret: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    replaceWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description a numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed")[];
+                    /** @description stock.changed only: the SKUs to follow (at most 10,000; repeats ignored). Absent or null: every SKU. */
+                    skus?: string[] | null;
+                    /** @description stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands. */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            /** @description stock.changed: the SKUs followed; null = every SKU */
+                            skus: string[] | null;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            disabledReason: string | null;
+                            disabledAt: string | null;
+                            failingSince: string | null;
+                            createdAt: string | null;
+                            updatedAt: string | null;
                         };
                     };
                 };
@@ -1516,7 +1940,12 @@ export interface operations {
                                 webhookId: string;
                                 eventId: string;
                                 type: string;
-                                orderId: string;
+                                /** @description the order the event is about; null for stock.changed */
+                                orderId: string | null;
+                                /** @description stock.changed: the change-feed range the delivery covers is (cursorFrom, cursorTo]; null for other events */
+                                cursorFrom: string | null;
+                                /** @description stock.changed: the `cursor` the delivery carries; null for other events */
+                                cursorTo: string | null;
                                 /** @enum {string} */
                                 status: "pending" | "succeeded" | "failed";
                                 attempts: number;
@@ -1575,7 +2004,12 @@ export interface operations {
                             webhookId: string;
                             eventId: string;
                             type: string;
-                            orderId: string;
+                            /** @description the order the event is about; null for stock.changed */
+                            orderId: string | null;
+                            /** @description stock.changed: the change-feed range the delivery covers is (cursorFrom, cursorTo]; null for other events */
+                            cursorFrom: string | null;
+                            /** @description stock.changed: the `cursor` the delivery carries; null for other events */
+                            cursorTo: string | null;
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
                             attempts: number;
@@ -1658,8 +2092,12 @@ export interface operations {
                 createEndTime?: string;
                 updateStartTime?: string;
                 updateEndTime?: string;
+                /** @description page by number (default 1); not with `cursor` */
                 pageNumber?: number;
+                /** @description default 10 (or the page size of the walk the cursor continues) */
                 pageSize?: number;
+                /** @description continue a keyset walk: pass `nextCursor` of the previous page unchanged (opaque). The filters may be left out (the cursor carries them) or repeated (they must match); `pageNumber` is refused. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1683,10 +2121,12 @@ export interface operations {
                         /** @constant */
                         message: "success";
                         data: {
+                            /** @description rows in the window, counted up to 10,000: a larger window reports 10,000 ("at least") */
                             total: number;
                             pageNumber: number;
                             pageSize: number;
                             list: components["schemas"]["OrderRecord"][];
+                            nextCursor: string | null;
                         };
                     };
                 };

@@ -7,6 +7,7 @@ import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../schemas/oauth
 import { RefundBody, RefundItemBody, RefundRecord } from '../../schemas/refunds.ts';
 import { StockChange, StockRecord, WarehouseStock } from '../../schemas/stock.ts';
 import { SCOPES } from '../../schemas/admin.ts';
+import { OrderCancelledEvent, RefundEvent, SplitOrderEvent, StockChangedEntry, StockChangedEvent, WEBHOOK_EVENT_BODIES } from '../../schemas/webhooks.ts';
 import { MERCHANT_PREFIX, merchantRouteFor } from '../merchant-routes.ts';
 import { ERROR_CATALOGUE, OAUTH_ERRORS } from './error-catalogue.ts';
 
@@ -48,6 +49,11 @@ const NAMED: Record<string, unknown> = {
   StockChange,
   CatalogProduct,
   Warehouse: WarehouseInfo,
+  StockChangedEvent,
+  StockChangedEntry,
+  RefundEvent,
+  SplitOrderEvent,
+  OrderCancelledEvent,
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -151,7 +157,7 @@ const STATUS_TEXT: Record<number, string> = {
 /** Which error statuses an operation can answer: every route can be refused; bodies add more. */
 function errorStatuses(method: string): number[] {
   const base = [400, 401, 403, 404, 429, 500, 503];
-  return method === 'POST' ? [...base, 409, 413, 415, 422].sort((a, b) => a - b) : base;
+  return method === 'POST' || method === 'PUT' ? [...base, 409, 413, 415, 422].sort((a, b) => a - b) : base;
 }
 
 function errorResponses(): Record<string, Json> {
@@ -264,11 +270,47 @@ const DESCRIPTION = `The supplier's Order, Refund and Stock Open API.
 
 **Identifiers** are decimal digit strings; **times** ISO 8601 UTC with a \`Z\`; **money** JSON numbers with two decimals, in USD.
 
+**Text.** Strings must be valid Unicode without control characters (tab and newline are allowed in \`remark\`), else 400 naming the field; bodies are UTF-8 (another \`charset\` is 415). SKUs are compared in Unicode NFC; country codes are assigned ISO 3166-1 alpha-2 codes. An order's final amount is at most 100000000.00.
+
 **Authentication.** \`Authorization: Bearer <token>\`: a token from \`POST /oauth/token\` (client credentials, 2 h, with a refresh token) or a long-lived one issued by the operator. Each operation names the scope it needs.
 
 **Idempotency.** Any POST may carry \`Idempotency-Key\`; orders are also idempotent by \`customOrderId\`.
 
 **Rate limits.** Per token; responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 carries \`Retry-After\`.`;
+
+const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
+  'refund.succeeded': 'A refund was approved (automatically or by the operator); `refund` is the record of `GET /v2/order/orders/refund/{id}`.',
+  'refund.failed': 'A refund was rejected; `refund.failureReason` says why.',
+  'split_order.shipped': 'A split order left its warehouse; `order` is the order record as committed with the shipment.',
+  'split_order.delivered': 'A split order was delivered.',
+  'order.cancelled': 'A successful refund cancelled the whole order (sent after that refund\'s event).',
+  'stock.changed':
+    'Stock moved (orders, refunds, operator changes, imports). Coalesced: at most one delivery per endpoint per interval (5 s by default), ' +
+    'each (sku, warehouse) once with its latest quantity, at most 500 changes (more → several deliveries). Deliveries of one endpoint go out ' +
+    'one at a time in change-feed order; a failing one holds the later ones back, so applying them in order never leaves a gap. ' +
+    '`cursor` continues in `GET /v1/product/stocks/changes`. Endpoints may follow a list of SKUs (`skus`).',
+};
+
+/**
+ * OpenAPI 3.1 `webhooks`: what each event's POST to a registered endpoint carries. No operationId:
+ * they are not calls a client makes (the typed client has a method per operationId).
+ */
+function webhookSection(namer: SchemaNamer): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(WEBHOOK_EVENT_BODIES).map(([type, body]) => [
+      type,
+      {
+        post: {
+          summary: `${type} event`,
+          description: `${EVENT_TEXT[type as keyof typeof WEBHOOK_EVENT_BODIES]}\n\nSigned per Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`); check it with \`verifyWebhook\` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same \`webhook-id\`.`,
+          tags: ['Webhooks'],
+          requestBody: { required: true, content: { 'application/json': { schema: namer.convert(body) } } },
+          responses: { '200': { description: 'acknowledged (any 2xx)' } },
+        },
+      },
+    ]),
+  );
+}
 
 /** The document for the routes of one app (the merchant routes and the token endpoint among them). */
 export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
@@ -295,8 +337,10 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
       { name: 'Stock', description: 'Stock by SKU or change window, and the change feed.' },
       { name: 'Orders', description: 'Freight quotes, order creation (split by warehouse) and queries.' },
       { name: 'Refunds', description: 'Refund requests, decided asynchronously.' },
+      { name: 'Webhooks', description: 'Endpoints that receive signed event deliveries, and their delivery log; the `webhooks` section lists the events.' },
     ],
     paths,
+    webhooks: webhookSection(namer),
     components: {
       schemas: {
         Envelope: {

@@ -2,6 +2,7 @@ import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely
 import type { Dialect } from '../db.ts';
 
 export interface MigrationContext {
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's Database type (Kysely's advice)
   db: Kysely<any>;
   dialect: Dialect;
 }

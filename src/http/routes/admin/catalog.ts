@@ -5,7 +5,7 @@ import { adjustStocks, setStocks } from '../../../services/stock.service.ts';
 import { listWarehouses } from '../../../store/warehouses.repository.ts';
 import { listCategories } from '../../../store/categories.repository.ts';
 import type { Store } from '../../../store/db.ts';
-import { presentCategory, presentChannel, presentProduct, presentWarehouse } from '../../present.ts';
+import { presentCategory, presentChannel, presentProduct, presentWarehouse } from '../../../present/catalog.presenter.ts';
 
 /** Operator catalogue: warehouses, categories, products, stock levels, channels and bulk import. */
 export const adminCatalogRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {

@@ -6,17 +6,18 @@ import { deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment
 import { getOrder } from '../../../services/order-query.service.ts';
 import { listRefundsForOperator, reviewRefund } from '../../../services/refunds.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { allMerchants } from '../../../store/tenancy.ts';
 
 /** Operator fulfilment and refund review (SPEC §5.3–5.4, §7). */
 export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
   const { db } = store;
   app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
-    getOrder(db, String(await shipSplitOrder(db, request.params.id, request.body))),
+    getOrder(allMerchants(db), String(await shipSplitOrder(db, request.params.id, request.body))),
   );
-  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) => getOrder(db, String(await deliverSplitOrder(db, request.params.id))));
+  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) => getOrder(allMerchants(db), String(await deliverSplitOrder(db, request.params.id))));
 
   app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
-    listRefundsForOperator(db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50),
+    listRefundsForOperator(db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50, Date.now(), request.query.manualReview ?? null),
   );
   app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) => reviewRefund(db, request.params.refundNo, { approve: true }));
   app.post('/refunds/:refundNo/reject', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>

@@ -5,7 +5,7 @@ import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } f
 import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
-import { presentMerchant } from '../../present.ts';
+import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
 /** Operator credentials: merchants, their client credentials and their bearer tokens. */
 export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {

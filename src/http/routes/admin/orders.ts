@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AdminOrderQuery, OrderIdParams } from '../../../schemas/orders.ts';
-import { getOrder, queryOrders } from '../../../services/order-query.service.ts';
+import { IdParams } from '../../../schemas/admin.ts';
+import { AdminOrderQuery } from '../../../schemas/orders.ts';
+import { getOrder, queryOrdersForOperator } from '../../../services/order-query.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import { allMerchants } from '../../../store/tenancy.ts';
 
 /** The operator sees every merchant's orders, optionally narrowed to one merchant. */
 export const adminOrderRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.get('/orders', { schema: { querystring: AdminOrderQuery } }, async (request) => {
     const { merchantId, ...query } = request.query;
-    return queryOrders(merchantId === undefined ? store.db : forMerchant(store.db, Number(merchantId)), query);
+    return queryOrdersForOperator(store.db, query, merchantId === undefined ? null : Number(merchantId));
   });
-  app.get('/orders/:id', { schema: { params: OrderIdParams } }, async (request) => getOrder(store.db, request.params.id));
+  app.get('/orders/:id', { schema: { params: IdParams } }, async (request) => getOrder(allMerchants(store.db), request.params.id));
 };

@@ -68,7 +68,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
   const querySchema = {
     operationId: 'queryOrders',
     summary: 'Query orders',
-    description: 'Newest first; with an update window, ascending `updateDate` then id so that a client can sync incrementally.',
+    description:
+      'Newest first; with an update window, ascending `updateDate` then id so that a client can sync incrementally. ' +
+      'Page by `pageNumber`, or walk by `cursor`: every page carries `nextCursor` (null after the last row); pass it as `cursor` for the next page. ' +
+      'A cursor walk never skips an order that existed when it began, even while orders are created or change (a changed order may appear again, newer); ' +
+      'a page-number walk can repeat rows (newest first, while orders are created) or skip them (update window, while orders change). ' +
+      'A window end (`createEndTime`, `updateEndTime`) covers its whole second. `total` is counted up to 10,000.',
     tags: ORDERS,
     querystring: OrderQuery,
     response: MerchantResponses(OrderPage),

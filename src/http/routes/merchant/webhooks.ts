@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendStored } from '../../envelope.ts';
 import type { Config } from '../../../config.ts';
 import type { HostResolver } from '../../../domain/webhook-url.ts';
 import { MerchantResponses } from '../../../schemas/common.ts';
+import { IdempotencyHeaders } from '../../../schemas/orders.ts';
 import {
   DeliveryParams,
   DeliveryQuery,
@@ -10,11 +12,12 @@ import {
   WebhookDeleted,
   WebhookDelivery,
   WebhookDeliveryPage,
+  WebhookEndpoint,
   WebhookIdParams,
   WebhookList,
   WebhookSecret,
 } from '../../../schemas/webhooks.ts';
-import { deleteWebhook, listDeliveries, listWebhooks, registerWebhook, retryDelivery, rotateSecret } from '../../../services/webhooks.service.ts';
+import { deleteWebhook, listDeliveries, listWebhooks, registerWebhook, replaceWebhook, retryDelivery, rotateSecret } from '../../../services/webhooks.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 
@@ -22,7 +25,7 @@ const WEBHOOKS = ['Webhooks'];
 
 /** SPEC §13: a merchant's webhook endpoints and their delivery log (scope orders:read, from MERCHANT_ROUTES). */
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; resolve?: HostResolver }> = async (app, { store, config, resolve }) => {
-  const { db } = store;
+  const { db, dialect } = store;
   const merchantOf = (request: { principal: { merchantId: number } | null }) => request.principal!.merchantId;
 
   app.post(
@@ -37,12 +40,34 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
         response: MerchantResponses(WebhookCreated),
       },
     },
-    async (request) => registerWebhook({ db, config, resolve }, merchantOf(request), request.body),
+    async (request) => registerWebhook({ db, dialect, config, resolve }, merchantOf(request), request.body),
   );
   app.get(
     '/v1/webhooks',
     { schema: { operationId: 'listWebhooks', summary: 'List webhook endpoints (without secrets)', tags: WEBHOOKS, response: MerchantResponses(WebhookList) } },
     async (request) => listWebhooks(forMerchant(db, merchantOf(request))),
+  );
+  app.put(
+    '/v1/webhooks/:id',
+    {
+      schema: {
+        operationId: 'replaceWebhook',
+        summary: "Replace an endpoint's subscription",
+        description:
+          'Replaces `url`, `events` and `skus` (the secret stays). For stock.changed the new SKU list applies to every change not yet delivered; ' +
+          '`cursor` moves the endpoint in the change feed, otherwise it continues where it stands. ' +
+          'Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).',
+        tags: WEBHOOKS,
+        params: WebhookIdParams,
+        body: WebhookBody,
+        headers: IdempotencyHeaders,
+        // The handler sends a pre-built (replayable) envelope, so this describes the envelope.
+        response: MerchantResponses(WebhookEndpoint),
+      },
+      config: { envelope: false },
+    },
+    async (request, reply) =>
+      sendStored(reply, await replaceWebhook({ db, dialect, config, resolve }, merchantOf(request), request.params.id, request.body, request.headers['idempotency-key'] ?? null, request.id)),
   );
   app.delete(
     '/v1/webhooks/:id',

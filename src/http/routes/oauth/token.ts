@@ -11,7 +11,7 @@ import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../../schemas/oa
 import { clientCredentialsGrant, refreshTokenGrant } from '../../../services/oauth.service.ts';
 import type { Store } from '../../../store/db.ts';
 import type { BucketStore } from '../../rate-limit.ts';
-import { toFieldErrors } from '../../validation.ts';
+import { toFieldErrors } from '../../../schemas/validate.ts';
 
 /** RFC 6749 §5.1: token responses (and errors) must not be cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -1,8 +1,10 @@
 import { centsToAmount } from '../domain/money.ts';
 import { formatInstant } from '../domain/time.ts';
+import type { RefundStatus } from '../domain/vocabulary.ts';
+import type { OrderRecord } from '../schemas/orders.ts';
 import type { OrderAggregate, OrderItemRow, SplitOrderRow } from '../store/orders.repository.ts';
 
-function itemRefundStatus(i: OrderItemRow): string | null {
+function itemRefundStatus(i: OrderItemRow): RefundStatus | null {
   if (i.pending_refund_quantity > 0) return 'refunding';
   if (i.refunded_quantity === 0) return null;
   return i.refunded_quantity >= i.quantity ? 'refunded' : 'partial_refund';
@@ -25,7 +27,7 @@ const presentSplit = (s: SplitOrderRow, items: OrderItemRow[]) => ({
 });
 
 /** The order record of SPEC §4.6, computed from integer cents. */
-export function presentOrder({ order: o, splits, items }: OrderAggregate) {
+export function presentOrder({ order: o, splits, items }: OrderAggregate): OrderRecord {
   const splitOf = new Map(splits.map((s) => [s.id, s]));
   const finalCents = o.subtotal_cents + o.freight_cents - o.coupon_cents;
   return {
@@ -51,7 +53,8 @@ export function presentOrder({ order: o, splits, items }: OrderAggregate) {
     refundableAmount: centsToAmount(finalCents - o.refunded_cents),
     remark: o.remark,
     channelType: o.channel_type,
-    shippingAddress: JSON.parse(o.address) as Record<string, string | null>,
+    // Written by the order service from the normalised address (orders.service.ts, normalizeAddress).
+    shippingAddress: JSON.parse(o.address) as OrderRecord['shippingAddress'],
     orderItems: items.map((i) => {
       const split = splitOf.get(i.split_order_id)!;
       return {
@@ -87,4 +90,3 @@ export function presentOrder({ order: o, splits, items }: OrderAggregate) {
     updateDate: formatInstant(o.updated_at),
   };
 }
-export type OrderRecord = ReturnType<typeof presentOrder>;

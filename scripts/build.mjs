@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Builds dist/ from src/: one ES module bundle per entry (bin/stockist.js loads dist/stockist.js),
+// split into chunks at the CLI's lazy imports, with source maps. The dependencies are bundled too,
+// except native modules and those that start worker threads from files of their own (below):
+// loading one file instead of ~1,000 module files is most of the start-up time saved
+// (docs/decisions.md, "Compiled runtime"). Type checking is `npm run typecheck` (tsc), not this.
+// Run by `npm install` / `npm ci` (the prepare script) and `npm run build`; with --if-stale (the
+// test runner, `npm run chaos`, the benchmarks) only when src/ is newer than the last build.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { buildIsStale } from './build-state.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+if (process.argv.includes('--if-stale') && !buildIsStale(root)) process.exit(0);
+const dist = path.join(root, 'dist');
+const stamp = path.join(dist, '.build-stamp');
+
+/** Loaded from node_modules at run time: native addons, worker-thread loggers, optional natives. */
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream'];
+
+let esbuild;
+try {
+  esbuild = createRequire(import.meta.url)('esbuild');
+} catch {
+  // A production install (`npm ci --omit=dev`) has no bundler: it must ship a built dist/.
+  if (fs.existsSync(stamp)) {
+    console.log('build: esbuild is not installed; using the existing dist/');
+    process.exit(0);
+  }
+  console.error('build: dist/ is missing and esbuild is not installed: run `npm ci` with the development dependencies, or copy a built dist/ here');
+  process.exit(1);
+}
+
+const packageName = (specifier) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+
+const started = Date.now();
+fs.rmSync(dist, { recursive: true, force: true });
+try {
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { stockist: 'src/cli/main.ts' },
+    outdir: dist,
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    // Bundled CommonJS packages call require() for Node built-ins and the external packages.
+    banner: { js: "import { createRequire as __stockistCreateRequire } from 'node:module'; const require = __stockistCreateRequire(import.meta.url);" },
+    plugins: [
+      {
+        name: 'stockist-externals',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, (args) => (EXTERNAL.includes(packageName(args.path)) ? { external: true } : undefined));
+        },
+      },
+    ],
+    logLevel: 'warning',
+  });
+} catch {
+  console.error('build: esbuild failed; dist/ was not written');
+  process.exit(1);
+}
+fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
+console.log(`build: src/ bundled into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

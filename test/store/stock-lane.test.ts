@@ -1,0 +1,40 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { newWebhookSecret } from '../../src/domain/webhook-signature.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
+import { claimDueDeliveries, insertEndpoint, insertStockBatch, insertStockDelivery, insertStockEvent } from '../../src/store/webhooks.repository.ts';
+import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`the stock.changed lane (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
+    if (!DIALECTS.includes(dialect)) return;
+
+    it('is held by a delivery that gave up, unlike an order lane: skipping it would leave a gap in the feed', async (t) => {
+      const db = await freshStore(dialect);
+      t.after(() => db.drop());
+      const now = Date.now();
+      const { id: merchantId } = await db.store.db
+        .insertInto('merchants')
+        .values({ name: 'Lane', status: 'active', client_id: 'lane', client_secret_hash: 'x', created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const scope = forMerchant(db.store.db, merchantId);
+      const endpointId = await insertEndpoint(scope, {
+        url: 'http://127.0.0.1:9/lane', events: '["stock.changed"]', secret: newWebhookSecret(), previous_secret: null, previous_secret_until: null,
+        status: 'active', disabled_reason: null, disabled_at: null, failing_since: null, created_at: now, updated_at: now,
+      });
+      const delivery = async (n: number) => {
+        const eventId = await insertStockEvent(scope, await insertStockBatch(db.store.db, '{}', now), now);
+        return insertStockDelivery(scope, { endpointId, eventId, cursorFrom: `sc1_${n}`, cursorTo: `sc1_${n + 1}` }, now, now + 1000);
+      };
+      const first = await delivery(1);
+      const second = await delivery(2);
+      const claim = (worker: string) => claimDueDeliveries(db.store.db, dialect, worker, now + 10, now + 20, 10);
+      assert.deepEqual(await claim('w1'), [first], 'one at a time, oldest first');
+      await db.store.db.updateTable('webhook_deliveries').set({ status: 'failed', claimed_by: null, claimed_until: null }).where('id', '=', first).execute();
+      assert.deepEqual(await claim('w2'), [], 'the given-up delivery still holds the lane');
+      await db.store.db.updateTable('webhook_deliveries').set({ status: 'succeeded' }).where('id', '=', first).execute();
+      assert.deepEqual(await claim('w3'), [second]);
+    });
+  });
+}
