@@ -9,6 +9,7 @@ import { describeDatabase } from '../store/database-url.ts';
 import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
+import { KeyPurger } from '../jobs/key-purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 import { WebhookWorker } from '../jobs/webhook.worker.ts';
 
@@ -73,6 +74,9 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       const deliveries = new WebhookWorker({ store, config, log: apps[0].log });
       deliveries.start();
       jobs.push(deliveries);
+      const purger = new KeyPurger(store, apps[0].log);
+      purger.start();
+      jobs.push(purger);
       if (config.env === 'sandbox' && config.sandboxAutoShipSeconds !== null) {
         const shipper = new SandboxShipper(store, config.sandboxAutoShipSeconds, apps[0].log);
         shipper.start();

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { AppError } from '../domain/errors.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Dialect, Trx } from '../store/db.ts';
 import * as keys from '../store/idempotency.repository.ts';
-import type { Database } from '../store/schema.ts';
 import { errorEnvelope, successEnvelope } from '../present/envelope.ts';
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-/** A claim older than this whose owner never finished is taken to be abandoned (a crashed process). */
-const IN_FLIGHT_STALE_MS = 60 * 1000;
+/**
+ * Versions before the owned claims stored an `in_flight` row before running the request. Such a
+ * row is honoured while its owner may still be running — REQUEST_TIMEOUT_MS is at most an hour —
+ * and taken over after that. This version writes only finished responses.
+ */
+const LEGACY_CLAIM_MS = 3600 * 1000;
 
 export const idempotencyConflict = (message: string) => new AppError(409, 40900, message);
 
@@ -57,64 +60,117 @@ export interface IdempotencyScope {
   requestId: string;
 }
 
+/** Where keys live: the database, and the keys this process is running now. */
+export interface KeyStore {
+  db: Db;
+  dialect: Dialect;
+  keysInFlight: Set<string>;
+}
+
+const inFlight = () => idempotencyConflict('a request with this Idempotency-Key is still in flight; retry after it completes');
+
+/** A business refusal stored under its key: the transaction commits it, then the refusal is thrown. */
+class Refused {
+  constructor(readonly error: AppError) {}
+}
+
 /**
  * Runs `attempt` in a transaction (retried when it loses a race) and returns its envelope.
- * With an Idempotency-Key (SPEC §4.4): the first response is stored in the same transaction as
- * the work it reports, so a crash can never leave an order without its stored response or the
- * other way round; a repeat replays it; a different request or one still in flight is 409/40900.
- * Business refusals (4xx) are stored and replayed too; failures (5xx) release the key.
+ * With an Idempotency-Key (SPEC §4.4) the claim is the transaction itself: it takes the key
+ * (`lockKey`: an advisory lock on PostgreSQL, the write lock on SQLite), checks that no response
+ * is stored, runs the work, and stores the response beside it — all or nothing. So a request runs
+ * at most once per key (a repeat either finds the stored response or finds the key held: 409), no
+ * claim is ever taken over by time, and a crashed owner's claim ends with its transaction: the
+ * retry is answered as soon as the process or connection is gone. Business refusals (4xx) are
+ * stored and replayed too (the work is rolled back to a savepoint, the refusal committed);
+ * failures (5xx) store nothing.
  */
 export async function runIdempotent<T>(
-  db: Db,
+  store: KeyStore,
   scope: IdempotencyScope,
-  attempt: (trx: Transaction<Database>) => Promise<T>,
+  attempt: (trx: Trx) => Promise<T>,
   present: (value: T) => { data: unknown; replayed?: boolean },
   now: () => number = Date.now,
 ): Promise<StoredResponse> {
-  const ref = scope.key === null ? null : { merchantId: scope.merchantId, key: scope.key };
-  if (ref) {
-    const replay = await claimOrReplay(db, ref, scope.hash, now());
-    if (replay) return replay;
-  }
+  const run = async (trx: Trx): Promise<StoredResponse> => {
+    const { data, replayed = false } = present(await attempt(trx));
+    return { status: 200, body: successEnvelope(data), replayed };
+  };
+  if (scope.key === null) return inTransaction(store.db, run);
+  const ref = { merchantId: scope.merchantId, key: scope.key };
+  // First, before any query: on SQLite a query waits while the owner's transaction holds the connection.
+  const local = `${ref.merchantId}\n${ref.key}`;
+  if (store.keysInFlight.has(local)) throw inFlight();
+  store.keysInFlight.add(local);
   try {
-    for (let round = 1; ; round++) {
+    // Most repeats are replays: answer them without a write transaction.
+    const stored = settled(await keys.findKey(store.db, ref), scope.hash, now());
+    if (stored) return stored;
+    const outcome = await inTransaction(store.db, async (trx): Promise<StoredResponse | Refused> => {
+      if (!(await keys.lockKey(trx, store.dialect, ref))) throw inFlight();
+      const row = await keys.findKey(trx, ref);
+      const finished = settled(row, scope.hash, now());
+      if (finished) return finished;
+      if (row) await keys.deleteKey(trx, ref);
+      const save = (status: number, body: unknown) => keys.insertDoneKey(trx, ref, { requestHash: scope.hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
+      await sql`savepoint idempotent_work`.execute(trx);
       try {
-        return await db.transaction().execute(async (trx) => {
-          const { data, replayed = false } = present(await attempt(trx));
-          const body = successEnvelope(data);
-          if (ref) await keys.completeKey(trx, ref, 200, JSON.stringify(body));
-          return { status: 200, body, replayed };
-        });
+        const response = await run(trx);
+        await save(response.status, response.body);
+        return response;
       } catch (error) {
-        if (round < 8 && isRetryable(error)) continue;
-        throw error;
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        await sql`rollback to savepoint idempotent_work`.execute(trx);
+        await save(error.status, errorEnvelope(error, scope.requestId));
+        return new Refused(error);
       }
-    }
-  } catch (error) {
-    if (ref && error instanceof AppError && error.status < 500) {
-      await keys.completeKey(db, ref, error.status, JSON.stringify(errorEnvelope(error, scope.requestId)));
-    } else if (ref) {
-      await keys.releaseKey(db, ref).catch(() => undefined);
-    }
-    throw error;
+    });
+    if (outcome instanceof Refused) throw outcome.error;
+    return outcome;
+  } finally {
+    store.keysInFlight.delete(local);
   }
 }
 
-async function claimOrReplay(db: Db, ref: keys.KeyRef, hash: string, now: number): Promise<StoredResponse | null> {
-  for (let round = 0; round < 3; round++) {
-    if (await keys.claimKey(db, ref, hash, now, IDEMPOTENCY_TTL_MS)) return null;
-    const row = await keys.findKey(db, ref);
-    if (!row) continue;
-    if (row.expires_at <= now) {
-      await keys.deleteExpiredKey(db, ref, now);
-      continue;
+/** Runs `work` in a transaction, again from the start when it lost a race (up to 8 times). */
+async function inTransaction<R>(db: Db, work: (trx: Trx) => Promise<R>): Promise<R> {
+  for (let round = 1; ; round++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (round < 8 && isRetryable(error)) continue;
+      throw error;
     }
-    if (row.request_hash !== hash) throw idempotencyConflict('this Idempotency-Key was used with a different request');
-    if (row.state === 'in_flight') {
-      if (await keys.takeOverStaleKey(db, ref, now - IN_FLIGHT_STALE_MS, now)) return null;
-      throw idempotencyConflict('a request with this Idempotency-Key is still in flight; retry after it completes');
-    }
-    return { status: row.response_status!, body: JSON.parse(row.response_body!), replayed: true };
   }
-  throw idempotencyConflict('this Idempotency-Key is contended; retry');
+}
+
+/**
+ * What a stored key row means for a request with `hash`: its stored response (a replay), a
+ * conflict, or nothing to go by (no row, expired, or an earlier version's abandoned claim).
+ */
+function settled(row: Awaited<ReturnType<typeof keys.findKey>>, hash: string, now: number): StoredResponse | null {
+  if (!row || row.expires_at <= now) return null;
+  if (row.request_hash !== hash) throw idempotencyConflict('this Idempotency-Key was used with a different request');
+  if (row.state === 'in_flight') {
+    if (row.created_at > now - LEGACY_CLAIM_MS) throw inFlight();
+    return null;
+  }
+  return { status: row.response_status!, body: JSON.parse(row.response_body!), replayed: true };
+}
+
+/** Keys deleted per statement: one statement never holds the write lock for long. */
+const PURGE_BATCH = 1000;
+
+/**
+ * Deletes expired keys (SPEC §4.4: stored 24 h, purged after that) in batches of PURGE_BATCH, at
+ * most `maxBatches` per call; returns how many went. Run by the worker role (jobs/key-purger.ts).
+ */
+export async function purgeExpiredKeys(db: Db, now: number, maxBatches = 20): Promise<number> {
+  let purged = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const deleted = await keys.purgeExpiredKeys(db, now, PURGE_BATCH);
+    purged += deleted;
+    if (deleted < PURGE_BATCH) break;
+  }
+  return purged;
 }

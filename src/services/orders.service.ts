@@ -14,7 +14,7 @@ import { productsBySku } from '../store/products.repository.ts';
 import type { Database } from '../store/schema.ts';
 import { forMerchant } from '../store/tenancy.ts';
 import { addQty, lockStockRows, readStockRows } from '../store/stocks.repository.ts';
-import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent } from './idempotency.service.ts';
+import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent, type KeyStore } from './idempotency.service.ts';
 
 export type NormalizedLine = OrderLine;
 
@@ -221,7 +221,7 @@ async function createOrderIn(
 }
 
 export interface OrderDeps {
-  store: { db: import('../store/db.ts').Db; dialect: Dialect };
+  store: KeyStore;
   config: Pick<Config, 'defaultWarehouse'>;
 }
 
@@ -230,7 +230,7 @@ export async function placeOrder(deps: OrderDeps, merchantId: number, body: Crea
   const order = normalizeOrder(body);
   const hash = requestHash(order);
   return runIdempotent(
-    deps.store.db,
+    deps.store,
     { merchantId, key: idempotencyKey, hash: requestHash({ route: 'orders.create', hash }), requestId },
     (trx) => createOrderIn(trx, deps.store.dialect, deps.config, merchantId, order, hash, Date.now()),
     (created) => ({ data: String(created.orderId), replayed: created.replayed }),

@@ -3,12 +3,12 @@ import { AppError, conflictState, fieldError, notFound } from '../domain/errors.
 import { parseId } from '../domain/ids.ts';
 import { REFUND_REASONS, decideRefund as refundOutcome, isShippedSplit, normalizeRefundReason, planRefund, refundAmountCents, type Decision, type RefundEntry } from '../domain/refunds.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
-import type { Db, Dialect, Handle } from '../store/db.ts';
+import type { Db, Handle } from '../store/db.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
 import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
-import { RetryAttempt, requestHash, runIdempotent } from './idempotency.service.ts';
+import { RetryAttempt, requestHash, runIdempotent, type KeyStore } from './idempotency.service.ts';
 import { refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
@@ -32,7 +32,7 @@ function entriesOf(body: RefundBody): RefundEntry[] | null {
 }
 
 export interface RefundDeps {
-  store: { db: Db; dialect: Dialect };
+  store: KeyStore;
 }
 
 /** POST /v2/order/orders/{id}/refund (SPEC §5.1): the refund starts pending, its quantities reserved at once. */
@@ -43,7 +43,7 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
   const remark = body.remark ? body.remark : null;
   const normalized = { order: rawOrderId, reason, remark, entries };
   return runIdempotent(
-    deps.store.db,
+    deps.store,
     { merchantId, key: idempotencyKey, hash: requestHash({ route: 'refunds.create', normalized }), requestId },
     async (trx) => {
       const now = Date.now();

@@ -10,11 +10,11 @@ import { resolveWebhookTarget, systemResolver } from './webhook-target.service.t
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
 import { WEBHOOK_EVENT_TYPES } from '../domain/vocabulary.ts';
-import type { Db, Dialect, Handle } from '../store/db.ts';
+import type { Db, Handle } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
 import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
-import { requestHash, runIdempotent, type StoredResponse } from './idempotency.service.ts';
+import { requestHash, runIdempotent, type KeyStore, type StoredResponse } from './idempotency.service.ts';
 import { decodeCursor } from './stock-feed.service.ts';
 import { pageWindow } from '../domain/paging.ts';
 
@@ -23,9 +23,7 @@ const MAX_ENDPOINTS = 16;
 /** After a rotation the old secret keeps signing (a second signature) this long, so receivers can switch over. */
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
-export interface WebhookDeps {
-  db: Db;
-  dialect: Dialect;
+export interface WebhookDeps extends KeyStore {
   config: Pick<Config, 'env'>;
   resolve?: HostResolver;
 }
@@ -75,14 +73,20 @@ async function feedPosition(deps: WebhookDeps, cursor: string | null): Promise<F
 const stockColumns = (position: FeedPos | null) =>
   position === null ? { stock_after_seq: null, stock_after_id: null, stock_due_at: null } : { stock_after_seq: position.seq, stock_after_id: position.id, stock_due_at: 0 };
 
-/** POST /v1/webhooks: checks the URL (after DNS, SPEC §13) and shows the secret this once. */
-export async function registerWebhook(deps: WebhookDeps, merchantId: number, body: WebhookBody, now = Date.now()) {
+/**
+ * POST /v1/webhooks: checks the URL (after DNS, SPEC §13) and shows the secret this once (and to
+ * a replay of the same request under its Idempotency-Key, as the key's stored response).
+ */
+export async function registerWebhook(deps: WebhookDeps, merchantId: number, body: WebhookBody, idempotencyKey: string | null, requestId: string, now = Date.now()): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
   const url = await checkedUrl(deps, body.url);
   // Read before the endpoint commits: a change not yet visible here gets a later position, so it is delivered.
   const position = stock ? await feedPosition(deps, cursor) : null;
   const secret = newWebhookSecret();
-  return deps.db.transaction().execute(async (trx) => {
+  return runIdempotent(
+    deps,
+    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.create', url: url.href, events, skus, cursor }), requestId },
+    async (trx) => {
     const scope = forMerchant(trx, merchantId);
     if ((await webhooks.countEndpoints(scope)) >= MAX_ENDPOINTS) throw conflictState(`a merchant may register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
     const id = await webhooks.insertEndpoint(scope, {
@@ -101,7 +105,9 @@ export async function registerWebhook(deps: WebhookDeps, merchantId: number, bod
       updated_at: now,
     });
     return { ...presentEndpoint((await webhooks.findEndpoint(scope, id))!), secret };
-  });
+    },
+    (data) => ({ data }),
+  );
 }
 
 /**
@@ -125,7 +131,7 @@ export async function replaceWebhook(
   const url = current && current.url === body.url ? new URL(current.url) : await checkedUrl(deps, body.url);
   const position = stock ? await feedPosition(deps, cursor) : null;
   return runIdempotent(
-    deps.db,
+    deps,
     { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.replace', id: rawId, url: url.href, events, skus, cursor }), requestId },
     async (trx) => {
       const scope = forMerchant(trx, merchantId);
@@ -164,15 +170,20 @@ export async function deleteWebhook(db: Db, merchantId: number, rawId: string) {
  * beside it (two `v1,` signatures) for ROTATION_GRACE_MS; rotating again within that time drops
  * the oldest at once.
  */
-export async function rotateSecret(db: Db, merchantId: number, rawId: string, now = Date.now()) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const endpoint = await ownEndpoint(scope, rawId);
-    const secret = newWebhookSecret();
-    const until = now + ROTATION_GRACE_MS;
-    await webhooks.updateEndpoint(scope, endpoint.id, { secret, previous_secret: endpoint.secret, previous_secret_until: until, updated_at: now });
-    return { id: String(endpoint.id), secret, previousSecretExpiresAt: formatInstant(until) };
-  });
+export async function rotateSecret(keyStore: KeyStore, merchantId: number, rawId: string, idempotencyKey: string | null, requestId: string, now = Date.now()): Promise<StoredResponse> {
+  return runIdempotent(
+    keyStore,
+    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.rotate-secret', id: rawId }), requestId },
+    async (trx) => {
+      const scope = forMerchant(trx, merchantId);
+      const endpoint = await ownEndpoint(scope, rawId);
+      const secret = newWebhookSecret();
+      const until = now + ROTATION_GRACE_MS;
+      await webhooks.updateEndpoint(scope, endpoint.id, { secret, previous_secret: endpoint.secret, previous_secret_until: until, updated_at: now });
+      return { id: String(endpoint.id), secret, previousSecretExpiresAt: formatInstant(until) };
+    },
+    (data) => ({ data }),
+  );
 }
 
 /** GET /v1/webhooks/{id}/deliveries: the endpoint's delivery log, newest first. */
@@ -188,16 +199,29 @@ export async function listDeliveries(scope: MerchantScope, rawId: string, q: Del
  * the same `webhook-id` (a redelivery of a delivered event too). Refused while the endpoint is
  * disabled: nothing would be sent.
  */
-export async function retryDelivery(db: Db, merchantId: number, rawId: string, rawDeliveryId: string, now = Date.now()) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const endpoint = await ownEndpoint(scope, rawId);
-    const delivery = await webhooks.findDelivery(scope, endpoint.id, idOf(rawDeliveryId));
-    if (!delivery) throw notFound('delivery');
-    if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
-    await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
-    return presentDelivery((await webhooks.findDelivery(scope, endpoint.id, delivery.id))!);
-  });
+export async function retryDelivery(
+  keyStore: KeyStore,
+  merchantId: number,
+  rawId: string,
+  rawDeliveryId: string,
+  idempotencyKey: string | null,
+  requestId: string,
+  now = Date.now(),
+): Promise<StoredResponse> {
+  return runIdempotent(
+    keyStore,
+    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.retry-delivery', id: rawId, deliveryId: rawDeliveryId }), requestId },
+    async (trx) => {
+      const scope = forMerchant(trx, merchantId);
+      const endpoint = await ownEndpoint(scope, rawId);
+      const delivery = await webhooks.findDelivery(scope, endpoint.id, idOf(rawDeliveryId));
+      if (!delivery) throw notFound('delivery');
+      if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
+      await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
+      return presentDelivery((await webhooks.findDelivery(scope, endpoint.id, delivery.id))!);
+    },
+    (data) => ({ data }),
+  );
 }
 
 // ---- Operator.

@@ -33,6 +33,11 @@ export interface Store {
   health: StorageHealth;
   /** For messages: `file /abs/path.db` or `server host:port/db` (never credentials). */
   location: string;
+  /**
+   * Idempotency keys whose request runs in this process now. SQLite serialises write transactions,
+   * so a concurrent repeat would otherwise wait for the owner instead of hearing "in flight".
+   */
+  keysInFlight: Set<string>;
   close(): Promise<void>;
 }
 
@@ -77,7 +82,7 @@ function openSqlite(file: string, health: StorageHealth): Store {
     throw plain ? new StorageOpenError(plain) : error;
   }
   const db = new Kysely<Database>({ dialect: watchFaults(new ImmediateSqliteDialect({ database: withStatementCache(database) }), health) });
-  return { db, dialect: 'sqlite', schema: null, health, location, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', schema: null, health, location, keysInFlight: new Set(), close: () => db.destroy() };
 }
 
 function setUpSqlite(database: SQLite.Database, file: string) {
@@ -232,5 +237,5 @@ async function openPostgres(url: string, options: OpenOptions, health: StorageHe
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   const target = new URL(url);
   const location = `server ${target.host}${target.pathname}`;
-  return { db, dialect: 'postgres', schema: rows[0].schema, health, location, close: () => db.destroy() };
+  return { db, dialect: 'postgres', schema: rows[0].schema, health, location, keysInFlight: new Set(), close: () => db.destroy() };
 }

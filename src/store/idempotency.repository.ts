@@ -1,48 +1,68 @@
-import type { Handle } from './db.ts';
+import { sql } from 'kysely';
+import type { Dialect, Handle, Trx } from './db.ts';
 
 export interface KeyRef {
   merchantId: number;
   key: string;
 }
 
-const where = (r: KeyRef) => ({ merchant_id: r.merchantId, idempotency_key: r.key });
-
-/** Inserts the key as in flight; false when a row for it already exists. */
-export async function claimKey(db: Handle, r: KeyRef, requestHash: string, now: number, ttlMs: number): Promise<boolean> {
-  const inserted = await db
-    .insertInto('idempotency_keys')
-    .values({ ...where(r), request_hash: requestHash, state: 'in_flight', response_status: null, response_body: null, created_at: now, expires_at: now + ttlMs })
-    .onConflict((oc) => oc.columns(['merchant_id', 'idempotency_key']).doNothing())
-    .returning('merchant_id')
-    .executeTakeFirst();
-  return inserted !== undefined;
-}
-
 export const findKey = (db: Handle, r: KeyRef) =>
   db.selectFrom('idempotency_keys').selectAll().where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).executeTakeFirst();
 
-/** Removes the key if it expired (so it can be claimed afresh). */
-export async function deleteExpiredKey(db: Handle, r: KeyRef, now: number): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).where('expires_at', '<=', now).execute();
+/**
+ * Claims the key for the rest of `trx`, without waiting: false when another transaction holds it.
+ * PostgreSQL: a transaction-scoped advisory lock, released by COMMIT, ROLLBACK or the end of the
+ * session — so a killed owner (its connection closes) frees the key at once. SQLite: a write
+ * transaction already excludes every other one (BEGIN IMMEDIATE), so holding it is the claim.
+ */
+export async function lockKey(trx: Trx, dialect: Dialect, r: KeyRef): Promise<boolean> {
+  if (dialect === 'sqlite') return true;
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`idempotency:${r.merchantId}:${r.key}`}, 0)) as locked`.execute(trx);
+  return rows[0].locked;
 }
 
-/** Takes over an in-flight claim whose owner died (its claim time is older than `staleBefore`). */
-export async function takeOverStaleKey(db: Handle, r: KeyRef, staleBefore: number, now: number): Promise<boolean> {
+/** Writes the finished response, in the transaction of the work it reports. */
+export async function insertDoneKey(trx: Trx, r: KeyRef, row: { requestHash: string; status: number; body: string; now: number; ttlMs: number }): Promise<void> {
+  await trx
+    .insertInto('idempotency_keys')
+    .values({
+      merchant_id: r.merchantId,
+      idempotency_key: r.key,
+      request_hash: row.requestHash,
+      state: 'done',
+      response_status: row.status,
+      response_body: row.body,
+      created_at: row.now,
+      expires_at: row.now + row.ttlMs,
+    })
+    .execute();
+}
+
+/** Removes a key row that no longer counts (expired, or an abandoned claim of an earlier version). */
+export async function deleteKey(trx: Trx, r: KeyRef): Promise<void> {
+  await trx.deleteFrom('idempotency_keys').where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).execute();
+}
+
+/**
+ * Deletes up to `limit` expired keys (oldest expiry first); returns how many. Bounded, so one call
+ * never holds the write lock long however far behind the purge is.
+ */
+export async function purgeExpiredKeys(db: Handle, now: number, limit: number): Promise<number> {
   const result = await db
-    .updateTable('idempotency_keys')
-    .set({ created_at: now })
-    .where('merchant_id', '=', r.merchantId)
-    .where('idempotency_key', '=', r.key)
-    .where('state', '=', 'in_flight')
-    .where('created_at', '<', staleBefore)
+    .deleteFrom('idempotency_keys')
+    .where((eb) =>
+      eb(
+        eb.refTuple('merchant_id', 'idempotency_key'),
+        'in',
+        eb
+          .selectFrom('idempotency_keys as e')
+          .select(['e.merchant_id', 'e.idempotency_key'])
+          .where('e.expires_at', '<=', now)
+          .orderBy('e.expires_at')
+          .limit(limit)
+          .$asTuple('merchant_id', 'idempotency_key'),
+      ),
+    )
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-export async function completeKey(db: Handle, r: KeyRef, status: number, body: string): Promise<void> {
-  await db.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body }).where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).execute();
-}
-
-export async function releaseKey(db: Handle, r: KeyRef): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).where('state', '=', 'in_flight').execute();
+  return Number(result.numDeletedRows);
 }

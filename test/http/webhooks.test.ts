@@ -346,6 +346,42 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.merchant(m.token, 'GET', '/openapi/v1/webhooks/987654321987/deliveries')).status, 404);
     });
 
+    it('honours Idempotency-Key on every POST: a repeated registration, rotation or retry runs once (SPEC §4.4)', async () => {
+      const m = await newMerchant(t, 'Keyed');
+      const post = async (url: string, key: string, payload?: object) => {
+        const r = await t.app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${m.token}`, 'idempotency-key': key } });
+        return { status: r.statusCode, body: r.json(), replayed: r.headers['idempotent-replayed'] };
+      };
+      const body = { url: 'http://127.0.0.1:9/keyed', events: ['split_order.shipped'] };
+      const first = await post('/openapi/v1/webhooks', 'hook-1', body);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      const again = await post('/openapi/v1/webhooks', 'hook-1', body);
+      assert.equal(again.replayed, 'true');
+      assert.deepEqual(again.body, first.body, 'the same endpoint and secret');
+      assert.equal((await post('/openapi/v1/webhooks', 'hook-1', { ...body, url: 'http://127.0.0.1:9/other' })).body.code, 40900);
+      const endpoints = await t.store.db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).where('merchant_id', '=', Number(m.merchantId)).execute();
+      assert.equal(endpoints.length, 1, 'one endpoint for one key');
+      const id = first.body.data.id;
+
+      const rotated = await post(`/openapi/v1/webhooks/${id}/rotate-secret`, 'rot-1');
+      assert.equal(rotated.status, 200);
+      const rotatedAgain = await post(`/openapi/v1/webhooks/${id}/rotate-secret`, 'rot-1');
+      assert.equal(rotatedAgain.replayed, 'true');
+      assert.deepEqual(rotatedAgain.body, rotated.body);
+      const row = await t.store.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', Number(id)).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { secret: rotated.body.data.secret, previous_secret: first.body.data.secret }, 'rotated once: the original is the previous secret');
+
+      const o = await placeOrder(t, m.token, [{ sku: 'C', quantity: 1 }]);
+      await ship(o.splitOrders[0].id);
+      await deliveryWorker({ sender: fakeSender() }).runOnce();
+      const [delivery] = (await deliveries(m.token, id)).list;
+      const retried = await post(`/openapi/v1/webhooks/${id}/deliveries/${delivery.id}/retry`, 'retry-1');
+      assert.equal(retried.status, 200, JSON.stringify(retried.body));
+      const retriedAgain = await post(`/openapi/v1/webhooks/${id}/deliveries/${delivery.id}/retry`, 'retry-1');
+      assert.equal(retriedAgain.replayed, 'true');
+      assert.deepEqual(retriedAgain.body, retried.body);
+    });
+
     it('disables an endpoint after 24 h of failures and shows it; the operator lists, disables and re-enables endpoints', async () => {
       const sender = fakeSender(() => 503);
       const m = await merchantWithEndpoint('http://127.0.0.1:9/down', ['split_order.shipped']);

@@ -165,7 +165,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Events are signed per Standard Webhooks with the returned `secret` (`whsec_…`), shown only here.
+         * @description Events are signed per Standard Webhooks with the returned `secret` (`whsec_…`), shown only here. Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).
          *
          *     Scope: `orders:read`.
          */
@@ -233,7 +233,9 @@ export interface paths {
         put?: never;
         /**
          * Deliver an event again now (same webhook-id)
-         * @description Scope: `orders:read`.
+         * @description Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).
+         *
+         *     Scope: `orders:read`.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -253,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an endpoint's signing secret
-         * @description The previous secret keeps signing beside the new one until `previousSecretExpiresAt`.
+         * @description The previous secret keeps signing beside the new one until `previousSecretExpiresAt`. Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).
          *
          *     Scope: `orders:read`.
          */
@@ -1720,7 +1722,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1744,6 +1749,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1972,7 +1979,10 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description a numeric id */
                 id: string;
@@ -1990,6 +2000,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2039,7 +2051,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description a numeric id */
                 id: string;
@@ -2055,6 +2070,8 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -25,7 +25,10 @@ const WEBHOOKS = ['Webhooks'];
 
 /** SPEC §13: a merchant's webhook endpoints and their delivery log (scope orders:read, from MERCHANT_ROUTES). */
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; resolve?: HostResolver }> = async (app, { store, config, resolve }) => {
-  const { db, dialect } = store;
+  const { db } = store;
+  const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve };
+  const idempotencyKey = (request: { headers: { 'idempotency-key'?: string } }) => request.headers['idempotency-key'] ?? null;
+  const REPLAYS = 'Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).';
   const merchantOf = (request: { principal: { merchantId: number } | null }) => request.principal!.merchantId;
 
   app.post(
@@ -34,13 +37,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       schema: {
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
-        description: 'Events are signed per Standard Webhooks with the returned `secret` (`whsec_…`), shown only here.',
+        description: `Events are signed per Standard Webhooks with the returned \`secret\` (\`whsec_…\`), shown only here. ${REPLAYS}`,
         tags: WEBHOOKS,
         body: WebhookBody,
+        headers: IdempotencyHeaders,
+        // The handler sends a pre-built (replayable) envelope, so this describes the envelope.
         response: MerchantResponses(WebhookCreated),
       },
+      config: { envelope: false },
     },
-    async (request) => registerWebhook({ db, dialect, config, resolve }, merchantOf(request), request.body),
+    async (request, reply) => sendStored(reply, await registerWebhook(deps, merchantOf(request), request.body, idempotencyKey(request), request.id)),
   );
   app.get(
     '/v1/webhooks',
@@ -67,7 +73,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       config: { envelope: false },
     },
     async (request, reply) =>
-      sendStored(reply, await replaceWebhook({ db, dialect, config, resolve }, merchantOf(request), request.params.id, request.body, request.headers['idempotency-key'] ?? null, request.id)),
+      sendStored(reply, await replaceWebhook(deps, merchantOf(request), request.params.id, request.body, idempotencyKey(request), request.id)),
   );
   app.delete(
     '/v1/webhooks/:id',
@@ -80,13 +86,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: "Rotate an endpoint's signing secret",
-        description: 'The previous secret keeps signing beside the new one until `previousSecretExpiresAt`.',
+        description: `The previous secret keeps signing beside the new one until \`previousSecretExpiresAt\`. ${REPLAYS}`,
         tags: WEBHOOKS,
         params: WebhookIdParams,
+        headers: IdempotencyHeaders,
         response: MerchantResponses(WebhookSecret),
       },
+      config: { envelope: false },
     },
-    async (request) => rotateSecret(db, merchantOf(request), request.params.id),
+    async (request, reply) => sendStored(reply, await rotateSecret(deps, merchantOf(request), request.params.id, idempotencyKey(request), request.id)),
   );
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -108,11 +116,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       schema: {
         operationId: 'retryWebhookDelivery',
         summary: 'Deliver an event again now (same webhook-id)',
+        description: REPLAYS,
         tags: WEBHOOKS,
         params: DeliveryParams,
+        headers: IdempotencyHeaders,
         response: MerchantResponses(WebhookDelivery),
       },
+      config: { envelope: false },
     },
-    async (request) => retryDelivery(db, merchantOf(request), request.params.id, request.params.deliveryId),
+    async (request, reply) =>
+      sendStored(reply, await retryDelivery(deps, merchantOf(request), request.params.id, request.params.deliveryId, idempotencyKey(request), request.id)),
   );
 };

@@ -1,0 +1,165 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { AppError } from '../../src/domain/errors.ts';
+import { purgeExpiredKeys, runIdempotent, type IdempotencyScope, type KeyStore } from '../../src/services/idempotency.service.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { DIALECTS, PG_URL, freshStore } from '../helpers.ts';
+
+/** A promise and the function that settles it: the test decides when the owner's work ends. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+const scope = (key: string, hash = 'h-1'): IdempotencyScope => ({ merchantId: 7, key, hash, requestId: 'req-test' });
+const markers = async (store: Store) => (await store.db.selectFrom('storage_probe').select('id').where('id', '>=', 1000).orderBy('id').execute()).map((r) => r.id);
+const writeMarker = (id: number) => async (trx: Parameters<Parameters<typeof runIdempotent>[2]>[0]) => {
+  await trx.insertInto('storage_probe').values({ id, probed_at: 0 }).execute();
+  return id;
+};
+const asData = (id: number) => ({ data: id });
+
+async function inFlightRefusal(promise: Promise<unknown>): Promise<void> {
+  await assert.rejects(promise, (e: unknown) => e instanceof AppError && e.status === 409 && e.code === 40900 && /in flight/.test(e.message));
+}
+
+/**
+ * SPEC §4.4: a key's request runs at most once — concurrent or late retries never run it again,
+ * and no claim is taken over by time while its owner may still be running — and a retry after the
+ * owner died is answered at once. The claim is the owner's transaction.
+ */
+for (const dialect of DIALECTS) {
+  describe(`Idempotency-Key claims (${dialect})`, () => {
+    let fresh: Awaited<ReturnType<typeof freshStore>>;
+    let store: Store;
+    before(async () => {
+      fresh = await freshStore(dialect);
+      store = fresh.store;
+    });
+    after(() => fresh.drop());
+
+    it('a slow owner and a late retry run the request once, however old the claim looks', async () => {
+      const owner = gate();
+      const started = gate();
+      // An earlier design committed an in-flight claim first and took it over after 60 s: age
+      // every key row as if a long time had passed while the owner still runs (on SQLite from
+      // inside the owner's transaction, which holds the only connection).
+      const age = sql`update idempotency_keys set created_at = created_at - 7200000`;
+      const first = runIdempotent(store, scope('slow'), async (trx) => {
+        const id = await writeMarker(1001)(trx);
+        if (dialect === 'sqlite') await age.execute(trx);
+        started.open();
+        await owner.opened;
+        return id;
+      }, asData);
+      await started.opened;
+      if (dialect === 'postgres') await age.execute(store.db);
+      let ranAgain = false;
+      const retry = () => runIdempotent(store, scope('slow'), async (trx) => {
+        ranAgain = true;
+        return writeMarker(1002)(trx);
+      }, asData);
+      await inFlightRefusal(retry());
+      owner.open();
+      const done = await first;
+      assert.deepEqual({ status: done.status, replayed: done.replayed, body: done.body }, { status: 200, replayed: false, body: { code: 10000, message: 'success', data: 1001 } });
+      const replay = await retry();
+      assert.equal(replay.replayed, true);
+      assert.deepEqual(replay.body, done.body);
+      assert.equal(ranAgain, false, 'the retry never ran the request');
+      assert.deepEqual(await markers(store), [1001]);
+    });
+
+    it('stores a refusal with nothing of its work, and replays it; a different request is a conflict', async () => {
+      const refuse = () =>
+        runIdempotent(store, scope('refused'), async (trx) => {
+          await writeMarker(1003)(trx);
+          throw new AppError(422, 42200, 'not enough stock');
+        }, asData);
+      await assert.rejects(refuse(), (e: unknown) => e instanceof AppError && e.status === 422);
+      assert.deepEqual(await markers(store), [1001], 'the refused work was rolled back');
+      const replay = await refuse();
+      assert.equal(replay.status, 422);
+      assert.equal(replay.replayed, true);
+      assert.equal((replay.body as { code: number; requestId: string }).code, 42200);
+      assert.equal((replay.body as { requestId: string }).requestId, 'req-test');
+      await assert.rejects(runIdempotent(store, scope('refused', 'h-other'), writeMarker(1004), asData), (e: unknown) => e instanceof AppError && e.code === 40900 && /different request/.test(e.message));
+    });
+
+    it('stores nothing for a failure (5xx): the retry runs the request', async () => {
+      await assert.rejects(runIdempotent(store, scope('failed'), async (trx) => {
+        await writeMarker(1005)(trx);
+        throw new Error('disk on fire');
+      }, asData), /disk on fire/);
+      const retry = await runIdempotent(store, scope('failed'), writeMarker(1006), asData);
+      assert.equal(retry.replayed, false);
+      assert.deepEqual(await markers(store), [1001, 1006]);
+    });
+
+    it('forgets an expired key; honours an earlier version’s in-flight claim for an hour, then takes it over', async () => {
+      const now = Date.now();
+      await store.db
+        .insertInto('idempotency_keys')
+        .values([
+          { merchant_id: 7, idempotency_key: 'expired', request_hash: 'h-1', state: 'done', response_status: 200, response_body: '{"data":0}', created_at: now - 90_000_000, expires_at: now - 1 },
+          { merchant_id: 7, idempotency_key: 'legacy', request_hash: 'h-1', state: 'in_flight', response_status: null, response_body: null, created_at: now - 120_000, expires_at: now + 86_000_000 },
+        ])
+        .execute();
+      const fresh = await runIdempotent(store, scope('expired'), writeMarker(1007), asData);
+      assert.equal(fresh.replayed, false);
+      await inFlightRefusal(runIdempotent(store, scope('legacy'), writeMarker(1008), asData));
+      await store.db.updateTable('idempotency_keys').set({ created_at: now - 3_700_000 }).where('idempotency_key', '=', 'legacy').execute();
+      assert.equal((await runIdempotent(store, scope('legacy'), writeMarker(1008), asData)).replayed, false);
+      assert.deepEqual(await markers(store), [1001, 1006, 1007, 1008]);
+    });
+
+    it('purges expired keys in bounded batches', async () => {
+      const now = Date.now();
+      const rows = Array.from({ length: 2500 }, (_, i) => ({
+        merchant_id: 8, idempotency_key: `old-${i}`, request_hash: 'h', state: 'done' as const, response_status: 200, response_body: '{}', created_at: now - 90_000_000, expires_at: now - 1000 + (i % 7),
+      }));
+      for (let i = 0; i < rows.length; i += 500) await store.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
+      const live = await store.db.selectFrom('idempotency_keys').select('idempotency_key').where('expires_at', '>', now).execute();
+      assert.equal(await purgeExpiredKeys(store.db, now, 2), 2000, 'two batches of 1000, then it stops');
+      assert.equal(await purgeExpiredKeys(store.db, now, 2), 500, 'the rest');
+      assert.equal(await purgeExpiredKeys(store.db, now, 2), 0);
+      const left = await store.db.selectFrom('idempotency_keys').select('idempotency_key').execute();
+      assert.deepEqual(left.map((r) => r.idempotency_key).sort(), live.map((r) => r.idempotency_key).sort(), 'every live key stays');
+      assert.ok(left.length > 0);
+    });
+
+    if (dialect === 'postgres') {
+      it('another instance hears "in flight" while the owner runs, and runs the request once the owner’s session dies', async () => {
+        const other: KeyStore = await openStore(PG_URL!, { schema: fresh.schema!, poolSize: 2 });
+        try {
+          const started = gate();
+          let ownerPid = 0;
+          const owner = runIdempotent(store, scope('crash'), async (trx) => {
+            await writeMarker(1009)(trx);
+            const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+            ownerPid = rows[0].pid;
+            started.open();
+            // Holds the transaction open until its connection is killed below.
+            await sql`select pg_sleep(30)`.execute(trx);
+            return rows[0].pid;
+          }, asData);
+          owner.catch(() => undefined);
+          await started.opened;
+          await inFlightRefusal(runIdempotent(other, scope('crash'), writeMarker(1010), asData));
+          // The owner's process dies: its database session ends with it (as on kill -9).
+          const held = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted and pid = ${ownerPid}`.execute(other.db);
+          assert.equal(held.rows.length, 1, 'the owner holds its key as an advisory lock');
+          await sql`select pg_terminate_backend(${ownerPid})`.execute(other.db);
+          await assert.rejects(owner);
+          const retried = await runIdempotent(other, scope('crash'), writeMarker(1010), asData);
+          assert.equal(retried.replayed, false);
+          assert.deepEqual(await markers(store), [1001, 1006, 1007, 1008, 1010], 'the dead owner wrote nothing; the retry ran once');
+        } finally {
+          await (other as Store).close();
+        }
+      });
+    }
+  });
+}
