@@ -29,6 +29,7 @@ import { webhookRoutes } from './http/routes/merchant/webhooks.ts';
 import type { HostResolver } from './domain/webhook-url.ts';
 import { installTextRule, lazySerializers, validatorCompiler } from './http/validation.ts';
 import { consolePlugin } from './web/console/console.plugin.ts';
+import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
@@ -71,7 +72,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const app = Fastify({
     ...(options.https ? { https: { ...options.https, ...serverLimits(config) } } : { http: serverLimits(config) }),
     clientErrorHandler,
-    frameworkErrors,
+    // Under /console a malformed URL is answered with a page; everywhere else with the envelope.
+    frameworkErrors: (error, request, reply) => (request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply)),
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },

@@ -98,3 +98,21 @@ export function installHtmlErrors(app: FastifyInstance, page: ErrorPage) {
   });
   app.setNotFoundHandler((request, reply) => page(reply, 404, `There is no page at ${request.url.split('?')[0]}.`));
 }
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Failures Fastify meets before routing (a URL that does not decode, a path parameter over the
+ * limit) under a web front end's prefix: a plain page too, as no template engine is reached yet.
+ */
+export function webFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+  const message = status === 414 ? 'A part of the address is longer than the limit.' : 'The address is malformed.';
+  return reply
+    .code(status)
+    .header('X-Request-Id', request.id)
+    .header('Content-Security-Policy', CSP)
+    .header('Cache-Control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(`<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Error ${status}</title></head><body><main><h1>Error ${status}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`);
+}

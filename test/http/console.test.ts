@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
-import type { StaffRole } from '../../src/domain/staff.ts';
+import { STAFF_ROLES, can, type Permission, type StaffRole } from '../../src/domain/staff.ts';
+import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
@@ -89,7 +90,41 @@ const auditRows = async (t: TestApp) => (await t.admin('GET', '/admin/v1/audit?l
 for (const dialect of DIALECTS) {
   describe(`operator console (${dialect})`, () => {
     const clock: Clock = { now: Date.now() };
-    const t = useApp(dialect, { REFUND_REVIEW: 'manual', CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '12' }, { now: () => clock.now });
+    const registered: string[] = [];
+    const t = useApp(dialect, { REFUND_REVIEW: 'manual', CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '12' }, {
+      now: () => clock.now,
+      onRoute: (r) => {
+        if ((r.url ?? '').startsWith('/console')) registered.push(...[r.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${r.url}`));
+      },
+    });
+
+    it('serves exactly the routes of CONSOLE_ROUTES, and every one that is not public checks the session, the role and (POST) the CSRF token', async () => {
+      assert.deepEqual([...registered].sort(), CONSOLE_ROUTES.map((r) => `${r.method} /console${r.path}`).sort());
+      const roles = { owner: 'table-owner@example.com', support: 'table-support@example.com', warehouse: 'table-warehouse@example.com' } as const;
+      const browsers: Partial<Record<StaffRole, { b: Browser; token: string }>> = {};
+      for (const [role, email] of Object.entries(roles) as [StaffRole, string][]) {
+        await staff(t, email, role);
+        const b = await signedIn(t, email);
+        browsers[role] = { b, token: await b.csrf() };
+      }
+      // Sign-out last: it ends the sessions the other routes are tried with.
+      const routes = CONSOLE_ROUTES.filter((r) => r.permission !== 'public').sort((a, b) => Number(a.path === '/sign-out') - Number(b.path === '/sign-out'));
+      for (const route of routes) {
+        const url = `/console${route.path}`.replace(/:[^/]+/g, '987654321');
+        const anonymous = route.method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
+        assert.equal(anonymous.statusCode, route.method === 'GET' ? 303 : 401, `${route.method} ${route.path} without a session`);
+        for (const role of STAFF_ROLES) {
+          const { b, token } = browsers[role]!;
+          const before = await tableDigests(t.store);
+          const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
+          if (can(role, route.permission as Permission)) assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          else {
+            assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
+            assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
+          }
+        }
+      }
+    });
 
     it('signs in with the right password: a 303 to the dashboard and an HttpOnly, SameSite=Strict session cookie (not Secure over plain HTTP)', async () => {
       const who = await staff(t, 'Owner.One@Example.com', 'owner');
