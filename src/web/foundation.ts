@@ -48,7 +48,8 @@ export function clearSessionCookie(reply: FastifyReply, name: string, secure: bo
 export function sameOriginProblem(request: FastifyRequest, secure: boolean): string | null {
   const fetchSite = request.headers['sec-fetch-site'];
   if (fetchSite === 'cross-site' || fetchSite === 'same-site') return `Sec-Fetch-Site is ${fetchSite}`;
-  const expected = `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}`.toLowerCase();
+  // request.host: the Host header, or behind TRUST_PROXY the proxy's X-Forwarded-Host (the name the browser used).
+  const expected = `${secure ? 'https' : 'http'}://${request.host ?? ''}`.toLowerCase();
   const origin = request.headers.origin;
   if (typeof origin === 'string' && origin !== 'null') return origin.toLowerCase() === expected ? null : `Origin ${origin} is not ${expected}`;
   const referer = request.headers.referer;
