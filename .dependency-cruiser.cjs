@@ -1,6 +1,7 @@
 // The layering of docs/architecture.md (and ../shared/STYLE.md), checked by `npm test`:
 //   http/ ─▶ services/ ─▶ domain/ ;  jobs/ ─▶ services/ ;  services/ ─▶ store/ ─▶ domain/ ;  schemas/ ─▶ domain/ ;
 //   http/ and services/ (the outbox) ─▶ present/ ─▶ domain/, schemas/, store/ (row types)
+//   web/ (the server-rendered console) ─▶ services/, schemas/, domain/ and http/'s shared pieces; nothing below imports web/
 // Any of these rules broken fails the build (severity "error").
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -27,6 +28,27 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'services-not-web',
+      comment: 'services/ are use cases shared by the API, the console and the CLI; pages belong to web/',
+      severity: 'error',
+      from: { path: '^src/services/' },
+      to: { path: '^src/web/' },
+    },
+    {
+      name: 'http-not-web',
+      comment: 'the JSON APIs (http/) do not depend on the web front ends; app.ts wires both',
+      severity: 'error',
+      from: { path: '^src/(http|jobs)/' },
+      to: { path: '^src/web/' },
+    },
+    {
+      name: 'web-not-entry-points',
+      comment: 'web/ renders pages from services/; it never reaches the workers, the CLI, start-up or the demo seed',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/(jobs|cli|runtime|demo)/' },
+    },
+    {
       name: 'jobs-not-http',
       comment: 'workers call services, never http/',
       severity: 'error',
@@ -42,10 +64,10 @@ module.exports = {
     },
     {
       name: 'present-is-a-leaf',
-      comment: 'present/ turns records into response shapes: it may read domain/, schemas/ (types) and store/ row types, never http/services/jobs',
+      comment: 'present/ turns records into response shapes: it may read domain/, schemas/ (types) and store/ row types, never http/services/jobs/web',
       severity: 'error',
       from: { path: '^src/present/' },
-      to: { path: '^src/(http|services|jobs|runtime|cli|demo)/' },
+      to: { path: '^src/(http|services|jobs|runtime|cli|demo|web)/' },
     },
     {
       name: 'no-cycles',

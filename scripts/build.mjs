@@ -17,7 +17,7 @@ const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.build-stamp');
 
 /** Loaded from node_modules at run time: native addons, worker-thread loggers, optional natives. */
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream'];
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2'];
 
 let esbuild;
 try {
@@ -65,5 +65,16 @@ try {
   console.error('build: esbuild failed; dist/ was not written');
   process.exit(1);
 }
+// The web front ends' templates and stylesheets are read at run time (src/web/resources.ts): beside the bundle.
+const copyWebFiles = (from, to) => {
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) copyWebFiles(path.join(from, entry.name), path.join(to, entry.name));
+    else if (/\.(eta|css|js)$/.test(entry.name)) {
+      fs.mkdirSync(to, { recursive: true });
+      fs.copyFileSync(path.join(from, entry.name), path.join(to, entry.name));
+    }
+  }
+};
+copyWebFiles(path.join(root, 'src/web'), path.join(dist, 'web'));
 fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
 console.log(`build: src/ bundled into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

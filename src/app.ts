@@ -16,6 +16,7 @@ import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
+import { adminAuditRoutes } from './http/routes/admin/audit.ts';
 import { docsRoutes } from './http/routes/docs.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
@@ -27,6 +28,9 @@ import { refundRoutes } from './http/routes/merchant/refunds.ts';
 import { webhookRoutes } from './http/routes/merchant/webhooks.ts';
 import type { HostResolver } from './domain/webhook-url.ts';
 import { installTextRule, lazySerializers, validatorCompiler } from './http/validation.ts';
+import { consolePlugin } from './web/console/console.plugin.ts';
+import { webFrameworkError } from './web/foundation.ts';
+import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
 
@@ -68,7 +72,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const app = Fastify({
     ...(options.https ? { https: { ...options.https, ...serverLimits(config) } } : { http: serverLimits(config) }),
     clientErrorHandler,
-    frameworkErrors,
+    // Under /console a malformed URL is answered with a page; everywhere else with the envelope.
+    frameworkErrors: (error, request, reply) => (request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply)),
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
@@ -126,11 +131,14 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await admin.register(adminCatalogRoutes, { store });
         await admin.register(adminMerchantRoutes, { store, config });
         await admin.register(adminOrderRoutes, { store });
-        await admin.register(adminFulfillmentRoutes, { store, config });
+        await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
+        await admin.register(adminAuditRoutes, { store });
         await admin.register(adminWebhookRoutes, { store });
       },
       { prefix: '/admin/v1' },
     );
+    // The operator console (SPEC §14) goes where the operator API goes: ADMIN_PORT when set.
+    await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets, now: options.now ?? Date.now });
   }
   if (surfaces.merchant) {
     await app.register(

@@ -60,6 +60,10 @@ export interface Config {
   dbPoolSize: number;
   /** stock.changed webhooks: at most one delivery (of ≤ 500 changes; more → several) per endpoint per this. */
   stockWebhookIntervalMs: number;
+  /** Operator console: a session unused this long ends (minutes). */
+  consoleSessionIdleMinutes: number;
+  /** Operator console: a session ends this long after sign-in however busy it is (hours). */
+  consoleSessionMaxHours: number;
 }
 
 /** See REFUND_MAX_ATTEMPTS (docs/operator-guide.md): five attempts, one per REFUND_CLAIM_MS (30 s). */
@@ -185,12 +189,17 @@ export function loadConfig(env: Env = process.env): Config {
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     stockWebhookIntervalMs: integer(env, 'STOCK_WEBHOOK_INTERVAL_MS', 5000, 0, 3_600_000),
+    consoleSessionIdleMinutes: integer(env, 'CONSOLE_SESSION_IDLE_MINUTES', 30, 1, 1440),
+    consoleSessionMaxHours: integer(env, 'CONSOLE_SESSION_MAX_HOURS', 12, 1, 720),
   };
   if (config.env === 'production' && !config.tls && !config.trustProxy) {
     throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');
   }
   if (config.env === 'production' && config.sandboxAutoShipSeconds !== null) {
     throw new ConfigError('SANDBOX_AUTO_SHIP_SECONDS', 'simulates shipping and is only allowed when STOCKIST_ENV=sandbox');
+  }
+  if (config.consoleSessionIdleMinutes > config.consoleSessionMaxHours * 60) {
+    throw new ConfigError('CONSOLE_SESSION_IDLE_MINUTES', `must be at most CONSOLE_SESSION_MAX_HOURS × 60 (${config.consoleSessionMaxHours * 60})`);
   }
   if (config.rateLimitBurst < config.rateLimitPerSecond) {
     throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${config.rateLimitPerSecond})`);

@@ -1,8 +1,11 @@
+import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
+import { STAFF_ROLES, type StaffRole } from '../domain/staff.ts';
+import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Role } from '../runtime/server.ts';
@@ -237,12 +240,81 @@ export function buildCli(): Command {
         const reason = opts.reason === undefined ? undefined : text('--reason', opts.reason.trim());
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
-        const r = await withStore(config, (store) => reviewRefund(store.db, refundNo, decision));
+        const r = await withStore(config, (store) => reviewRefund(store.db, refundNo, decision, cliActor()));
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
   }
 
+  const operator = program.command('operator').description('manage operator console staff accounts (roles: owner, support, warehouse)');
+  operator
+    .command('create <email>')
+    .description('create a staff account; prints a generated one-time password unless --password-stdin')
+    .addOption(new Option('--role <role>', 'what the account may do in the console').choices([...STAFF_ROLES]).makeOptionMandatory())
+    .option('--password-stdin', 'read the password from standard input instead of generating one')
+    .action(async (email: string, opts: { role: StaffRole; passwordStdin?: boolean }) => {
+      const config = configWith({});
+      const supplied = opts.passwordStdin ? await passwordFromStdin() : null;
+      const { createStaff, generatePassword } = await import('../services/staff.service.ts');
+      const password = supplied ?? generatePassword();
+      const row = await withStore(config, (store) => createStaff(store.db, cliActor(), { email, role: opts.role, password }, Date.now()));
+      process.stdout.write(`operator ${row.email} (${row.role}) created\n`);
+      if (!supplied) process.stdout.write(`password ${password}  (shown once; \`stockist operator reset-password ${row.email}\` sets a new one)\n`);
+    });
+  operator
+    .command('list')
+    .description('list staff accounts')
+    .action(async () => {
+      const config = configWith({});
+      const { listStaff } = await import('../services/staff.service.ts');
+      const rows = await withStore(config, (store) => listStaff(store.db));
+      if (rows.length === 0) process.stdout.write('no staff accounts\n');
+      for (const r of rows) {
+        process.stdout.write(`${r.email}  ${r.role}  ${r.status}  created ${formatInstant(r.created_at)}  last sign-in ${formatInstant(r.last_sign_in_at) ?? 'never'}\n`);
+      }
+    });
+  operator
+    .command('disable <email>')
+    .description('disable a staff account and end its sessions')
+    .action(async (email: string) => {
+      const config = configWith({});
+      const { disableStaff } = await import('../services/staff.service.ts');
+      const r = await withStore(config, (store) => disableStaff(store.db, cliActor(), email, Date.now()));
+      process.stdout.write(`operator ${r.row.email} disabled; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended\n`);
+    });
+  operator
+    .command('reset-password <email>')
+    .description('set a new password (generated and printed once, or read with --password-stdin) and end the account\'s sessions')
+    .option('--password-stdin', 'read the password from standard input instead of generating one')
+    .action(async (email: string, opts: { passwordStdin?: boolean }) => {
+      const config = configWith({});
+      const supplied = opts.passwordStdin ? await passwordFromStdin() : null;
+      const { generatePassword, resetPassword } = await import('../services/staff.service.ts');
+      const password = supplied ?? generatePassword();
+      const r = await withStore(config, (store) => resetPassword(store.db, cliActor(), email, password, Date.now()));
+      process.stdout.write(`operator ${r.row.email}: new password set; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended\n`);
+      if (!supplied) process.stdout.write(`password ${password}  (shown once)\n`);
+    });
+
   return program;
+}
+
+/** Changes made on the command line are audited as the OS user who ran it. */
+function cliActor(): Actor {
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username || user;
+  } catch {
+    // No passwd entry (some containers): the kind still says it came from the command line.
+  }
+  return { kind: 'cli', id: user, requestId: null };
+}
+
+/** The whole of standard input, less one trailing newline (`echo … |` and `printf … |` both work). */
+async function passwordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new InvalidArgumentError('--password-stdin reads the password from a pipe, e.g. `printf %s "$PW" | stockist operator …`');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
 /** Every problem of a refused import, one a line, so all of them can be fixed before the next run. */

@@ -1,3 +1,6 @@
+/** The sandbox's console owner (`npm start`); `.test` is a reserved top-level domain, never delivered to. */
+export const DEMO_OWNER_EMAIL = 'owner@stockist.test';
+
 export const DEMO_MERCHANT_NAME = 'Demo Merchant';
 const DEMO_SKU_COUNT = 240;
 

@@ -4,10 +4,11 @@ import type { Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
+import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
-import { DEMO_MERCHANT_NAME, demoCatalogue, demoSku } from './demo-data.ts';
+import { DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
 
 /** True when nothing has been loaded yet (SEED=demo only fills an empty database). */
 export async function isEmpty(store: Store): Promise<boolean> {
@@ -58,4 +59,21 @@ export async function demoCredentials(store: Store, config: Config, create = fal
     fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }
   return { merchantId, token, sampleSkus: [demoSku(1), demoSku(2), demoSku(3)] };
+}
+
+export interface DemoOwner {
+  email: string;
+  /** Only when this start created the account: printed once, stored nowhere but as a hash. */
+  password: string | null;
+}
+
+/**
+ * The sandbox's console owner: created (with a generated password) when there is no staff account
+ * at all; afterwards only named, with how to set a new password. Null when other staff exist.
+ */
+export async function demoOwner(store: Store): Promise<DemoOwner | null> {
+  const created = await ensureDemoOwner(store.db, DEMO_OWNER_EMAIL, Date.now());
+  if (created) return created;
+  const existing = await store.db.selectFrom('staff_users').select('email').where('email_key', '=', DEMO_OWNER_EMAIL).executeTakeFirst();
+  return existing ? { email: existing.email, password: null } : null;
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
-import { demoCredentials, isEmpty, seedDemo, type DemoCredentials } from '../demo/seed.ts';
+import { demoCredentials, demoOwner, isEmpty, seedDemo, type DemoCredentials, type DemoOwner } from '../demo/seed.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { describeDatabase } from '../store/database-url.ts';
@@ -22,6 +22,8 @@ export interface RunningServer {
   adminKey: AdminKey;
   tls: TlsMaterial | null;
   demo: DemoCredentials | null;
+  /** The sandbox's console owner: its password only on the start that created it. */
+  demoOwner: DemoOwner | null;
   seeded: boolean;
   migrated: string[];
   role: Role;
@@ -43,6 +45,7 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       seeded = true;
     }
     const demo = config.env === 'sandbox' ? await demoCredentials(store, config) : null;
+    const owner = config.env === 'sandbox' && config.seed === 'demo' ? await demoOwner(store) : null;
     const tls = config.tls ? await loadOrCreateCertificate(config) : null;
     const https = tls ? { key: tls.key, cert: tls.cert } : null;
     const deps = { config, store, adminApiKey: adminKey.key };
@@ -90,7 +93,7 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
         await Promise.all([...jobs.map((j) => j.stop()), ...apps.map((a) => a.close())]);
         await store.close();
       })());
-    return { apps, store, urls, adminKey, tls, demo, seeded, migrated, role, close };
+    return { apps, store, urls, adminKey, tls, demo, demoOwner: owner, seeded, migrated, role, close };
   } catch (error) {
     await store.close();
     throw error;
@@ -149,6 +152,12 @@ export function startupBanner(s: RunningServer, config: Config, options: BannerO
     );
   }
   if (s.role !== 'worker') lines.push(`API reference: ${s.urls.merchant}/docs`);
+  if (s.role !== 'worker') lines.push(`Operator console: ${s.urls.admin}/console`);
+  if (s.demoOwner?.password) {
+    lines.push(`${bold('Demo console owner (password shown once):', tty)} ${s.demoOwner.email}  ${cyan(s.demoOwner.password, tty)}`);
+  } else if (s.demoOwner) {
+    lines.push(`Demo console owner: ${s.demoOwner.email} (\`npx stockist operator reset-password ${s.demoOwner.email}\` sets a new password)`);
+  }
   lines.push(`Stop: Ctrl-C${options.pidFile ? `, or \`npx stockist stop\` with the same DATA_DIR (pid ${process.pid} in ${options.pidFile})` : ''}`);
   if (!tty) return lines.join('\n');
   // Blank lines and a rule above and below: the banner is what a new user needs from the output.

@@ -3,7 +3,9 @@ import { AppError, conflictState, fieldError, notFound } from '../domain/errors.
 import { parseId } from '../domain/ids.ts';
 import { REFUND_REASONS, decideRefund as refundOutcome, isShippedSplit, normalizeRefundReason, planRefund, refundAmountCents, type Decision, type RefundEntry } from '../domain/refunds.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db, Handle, Trx } from '../store/db.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import type { Actor } from '../domain/audit.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
 import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
@@ -89,6 +91,8 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
 }
 
 export interface DecideHooks {
+  /** Runs inside the decision's transaction with its outcome (the audit row of an operator decision). */
+  record?: (trx: Trx, outcome: { refundId: number; status: string; failureReason: string | null; amountCents: number }) => Promise<void>;
   /** Test hook: runs inside the decision's transaction just before it commits (throw to simulate a crash). */
   beforeCommit?: (refundId: number) => void | Promise<void>;
 }
@@ -119,6 +123,7 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
     const order = await refreshOrder(trx, refund.order_id, now, approved ? { refundedCents: outcome.amountCents, refunded: true } : {});
     // The webhook outbox rows commit with the decision (SPEC §13).
     await emitRefundDecided(trx, refundId, approved, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
+    await hooks.record?.(trx, { refundId, status: outcome.state, failureReason: outcome.failureReason, amountCents: outcome.amountCents });
     await hooks.beforeCommit?.(refundId);
     return { refundId, status: outcome.state, failureReason: outcome.failureReason };
   });
@@ -167,12 +172,28 @@ export async function listRefundsForOperator(
   };
 }
 
-/** Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. */
-export async function reviewRefund(db: Db, rawRefundNo: string, decision: Decision) {
+/**
+ * Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. The
+ * audit row (who, what, before and after) commits in the decision's transaction.
+ */
+export async function reviewRefund(db: Db, rawRefundNo: string, decision: Decision, actor: Actor) {
   const refundNo = parseId(rawRefundNo);
   const refund = refundNo === null ? undefined : await refunds.findRefund(db, refundNo);
   if (!refund) throw notFound('refund');
-  const result = await decideRefund(db, refund.id, decision, 'operator');
+  const result = await decideRefund(db, refund.id, decision, 'operator', {
+    record: (trx, outcome) =>
+      insertAudit(
+        trx,
+        actor,
+        {
+          action: decision.approve ? 'refund.approve' : 'refund.reject',
+          target: `refund:${refund.id}`,
+          before: { status: refund.status, amount: refund.amount_cents / 100, merchantId: refund.merchant_id },
+          after: { status: outcome.status, amount: outcome.amountCents / 100, failureReason: outcome.failureReason },
+        },
+        Date.now(),
+      ),
+  });
   if (!result) throw conflictState(`refund ${refund.id} was already decided`);
   const fresh = (await refunds.findRefund(db, refund.id))!;
   return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));

@@ -14,6 +14,8 @@ import type {
   WebhookEventType,
 } from '../domain/vocabulary.ts';
 import type { RefundReason } from '../domain/refunds.ts';
+import type { StaffRole, StaffStatus } from '../domain/staff.ts';
+import type { ActorKind, AuditAction } from '../domain/audit.ts';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {
@@ -353,4 +355,46 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   stock_batches: StockBatchesTable;
+  staff_users: StaffUsersTable;
+  console_sessions: ConsoleSessionsTable;
+  audit_log: AuditLogTable;
+}
+
+export interface StaffUsersTable {
+  id: Generated<number>;
+  email: string;
+  /** Lower case: unique, so two accounts never differ only by case. */
+  email_key: string;
+  role: StaffRole;
+  /** argon2id, PHC string format (parameters inside). */
+  password_hash: string;
+  status: StaffStatus;
+  last_sign_in_at: number | null;
+  password_changed_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  staff_id: number;
+  csrf_secret: string;
+  address: string | null;
+  created_at: number;
+  last_seen_at: number;
+  idle_expires_at: number;
+  expires_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_kind: ActorKind;
+  actor_id: string;
+  action: AuditAction;
+  target: string;
+  /** JSON objects (AuditSummary), or NULL. */
+  before_summary: string | null;
+  after_summary: string | null;
+  request_id: string | null;
+  created_at: number;
 }

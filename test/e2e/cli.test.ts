@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PG_SKIP, emptyPgSchema } from '../helpers.ts';
-import { runCli, tempDir } from './process.ts';
+import { spawnSync } from 'node:child_process';
+import { BIN, ROOT, runCli, tempDir } from './process.ts';
 
 const DB_LINE = /^stockist: database (\S+)$/;
 
@@ -89,11 +90,64 @@ describe('stockist CLI', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('creates, lists, disables and resets console staff accounts, each change audited as the OS user', async () => {
+    const dir = tempDir();
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}` };
+    const piped = (args: string[], input: string) => {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, input, encoding: 'utf8', timeout: 60_000 });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    assert.equal(runCli(['migrate'], env).status, 0);
+    const created = runCli(['operator', 'create', 'Ops@Example.com', '--role', 'support'], env);
+    assert.equal(created.status, 0, created.stderr);
+    const generated = /^operator Ops@Example\.com \(support\) created\npassword ([A-Za-z0-9]{20}) {2}\(shown once; /.exec(created.stdout);
+    assert.ok(generated, created.stdout);
+    const duplicate = runCli(['operator', 'create', 'ops@example.COM', '--role', 'owner'], env);
+    assert.equal(duplicate.status, 1);
+    assert.match(duplicate.stderr, /a staff account ops@example\.com already exists/);
+    assert.match(runCli(['operator', 'create', 'x@example.com', '--role', 'admin'], env).stderr, /Allowed choices are owner, support, warehouse/);
+    assert.equal(runCli(['operator', 'create', 'x@example.com'], env).status, 1, '--role is required');
+    const short = piped(['operator', 'create', 'pick@example.com', '--role', 'warehouse', '--password-stdin'], 'too short\n');
+    assert.equal(short.status, 1);
+    assert.match(short.stderr, /password: must be at least 12 characters/);
+    const own = piped(['operator', 'create', 'pick@example.com', '--role', 'warehouse', '--password-stdin'], 'a long chosen passphrase\n');
+    assert.equal(own.status, 0, own.stderr);
+    assert.equal(own.stdout, 'operator pick@example.com (warehouse) created\n', 'a piped password is not printed');
+    const list = runCli(['operator', 'list'], env);
+    assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split('  ').slice(0, 3).join(' ')), ['Ops@Example.com support active', 'pick@example.com warehouse active']);
+    assert.match(runCli(['operator', 'disable', 'OPS@example.com'], env).stdout, /^operator Ops@Example\.com disabled; 0 sessions ended$/m);
+    assert.match(runCli(['operator', 'list'], env).stdout, /Ops@Example\.com {2}support {2}disabled/);
+    const reset = runCli(['operator', 'reset-password', 'pick@example.com'], env);
+    assert.equal(reset.status, 0, reset.stderr);
+    const fresh = /password ([A-Za-z0-9]{20}) {2}\(shown once\)/.exec(reset.stdout)![1];
+    assert.equal(runCli(['operator', 'disable', 'nobody@example.com'], env).stderr.trim().split('\n').at(-1), 'stockist: staff account nobody@example.com not found');
+
+    const { openStore } = await import('../../src/store/db.ts');
+    const { verifyPassword } = await import('../../src/services/staff.service.ts');
+    const store = await openStore(env.DATABASE_URL);
+    try {
+      const pick = await store.db.selectFrom('staff_users').selectAll().where('email_key', '=', 'pick@example.com').executeTakeFirstOrThrow();
+      assert.match(pick.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      assert.equal(await verifyPassword(pick.password_hash, fresh), true);
+      assert.equal(await verifyPassword(pick.password_hash, 'a long chosen passphrase'), false, 'the old password is gone');
+      const audit = await store.db.selectFrom('audit_log').select(['actor_kind', 'action', 'target']).orderBy('id').execute();
+      assert.deepEqual(audit.map((a) => `${a.actor_kind} ${a.action} ${a.target}`), [
+        'cli staff.create staff:ops@example.com',
+        'cli staff.create staff:pick@example.com',
+        'cli staff.disable staff:ops@example.com',
+        'cli staff.reset_password staff:pick@example.com',
+      ]);
+    } finally {
+      await store.close();
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('names the database it uses on stderr, one line, for every command', () => {
     const dir = tempDir();
     const file = path.join(dir, 'named.db');
     const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
-    const commands = [['migrate'], ['seed', 'demo'], ['merchant', 'create', 'Named'], ['token', 'issue', '1'], ['refunds', 'list'], ['import', path.join(dir, 'missing.csv')]];
+    const commands = [['migrate'], ['seed', 'demo'], ['merchant', 'create', 'Named'], ['token', 'issue', '1'], ['refunds', 'list'], ['operator', 'list'], ['import', path.join(dir, 'missing.csv')]];
     for (const args of commands) {
       const r = runCli(args, env);
       const lines = r.stderr.split('\n').filter((l) => DB_LINE.test(l));

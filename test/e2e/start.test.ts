@@ -34,6 +34,20 @@ describe('npm start (real process)', () => {
     const admin = JSON.parse(execSync(`curl -k --silent -H "Authorization: Bearer ${adminKey}" https://127.0.0.1:${port}/admin/v1/warehouses`, { encoding: 'utf8' }));
     assert.deepEqual(admin.data.list.map((w: { warehouseCode: string }) => w.warehouseCode).sort(), ['G006', 'G007', 'US01']);
 
+    // The sandbox's console owner is printed once, and its password signs in (a Secure __Host- cookie over HTTPS).
+    const owner = /Demo console owner \(password shown once\): (\S+) {2}(\S+)$/m.exec(text);
+    assert.ok(owner, text);
+    assert.match(text, new RegExp(`Operator console: https://127\\.0\\.0\\.1:${port}/console`));
+    const signIn = execSync(
+      `curl -k --silent -D - -o /dev/null -H "Origin: https://127.0.0.1:${port}" --data-urlencode "email=${owner[1]}" --data-urlencode "password=${owner[2]}" https://127.0.0.1:${port}/console/sign-in`,
+      { encoding: 'utf8' },
+    );
+    assert.match(signIn, /^HTTP\/1\.1 303/);
+    const cookie = /^set-cookie: (__Host-stockist_console=[A-Za-z0-9]+);.*HttpOnly; SameSite=Strict;.*Secure/im.exec(signIn);
+    assert.ok(cookie, signIn);
+    const dashboard = execSync(`curl -k --silent -H "Cookie: ${cookie[1]}" https://127.0.0.1:${port}/console`, { encoding: 'utf8' });
+    assert.match(dashboard, /owner@stockist\.test \(owner\)/);
+
     // HSTS-free plain HTTP is not served on the TLS port.
     assert.throws(() => execSync(`curl --silent --fail --max-time 5 http://127.0.0.1:${port}/healthz`, { stdio: 'pipe' }));
 
@@ -45,6 +59,8 @@ describe('npm start (real process)', () => {
     t.after(() => second.child.kill('SIGKILL'));
     assert.doesNotMatch(second.output(), /Loaded the demo data/);
     assert.match(second.output(), /Admin API key: in /);
+    assert.doesNotMatch(second.output(), /password shown once/, 'the console password is printed only when it is created');
+    assert.match(second.output(), /Demo console owner: owner@stockist\.test \(`npx stockist operator reset-password owner@stockist\.test` sets a new password\)/);
     const curl2 = /^\s*(curl -k .*)$/m.exec(second.output())![1];
     assert.equal(JSON.parse(execSync(`${curl2} --silent`, { encoding: 'utf8' })).code, 10000);
     second.child.kill('SIGTERM');

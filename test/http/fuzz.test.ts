@@ -139,9 +139,17 @@ function attemptFor(route: RouteOptions, realIds: string[]): fc.Arbitrary<Attemp
   return fc.record({ path: pathArb, query: queryArb, body: bodyArb });
 }
 
-function checkShape(fullUrl: string, status: number, contentType: string, raw: string) {
+function checkShape(fullUrl: string, status: number, contentType: string, raw: string, location?: string) {
   const url = fullUrl.length > 160 ? `${fullUrl.slice(0, 160)}…` : fullUrl;
   assert.ok(status < 500, `${url} → ${status}: ${raw.slice(0, 300)}`);
+  // The operator console is pages, not the API: every answer is an HTML page with its status (a
+  // refusal too), a redirect that stays in the console, or one of its own static assets.
+  if (url.includes(' /console')) {
+    if (status >= 300 && status < 400) assert.match(location ?? '', /^\/console(\/|$)/, `${url} → ${status} redirects to ${location}`);
+    else if (url.includes(' /console/assets/') && status === 200) assert.match(contentType, /^text\/(css|javascript); charset=utf-8$/);
+    else assert.match(contentType, /^text\/html; charset=utf-8$/, `${url} → ${status} is not a page: ${raw.slice(0, 200)}`);
+    return;
+  }
   if (url.includes(' /metrics') && status === 200) return;
   // The documentation pages (HTML, assets, the OpenAPI document itself) are not API responses.
   if (url.includes(' /docs') && status === 200) return;
@@ -202,7 +210,7 @@ for (const dialect of DIALECTS) {
             if (a.body) headers['content-type'] = a.body.type;
             const r = await t.app.inject({ method, url, headers, ...(a.body ? { payload: a.body.payload } : {}) });
             requests++;
-            checkShape(`${method} ${url}`, r.statusCode, String(r.headers['content-type'] ?? ''), r.body);
+            checkShape(`${method} ${url}`, r.statusCode, String(r.headers['content-type'] ?? ''), r.body, r.headers.location as string | undefined);
             if (r.statusCode >= 400) {
               assert.deepEqual(await tableDigests(t.store), before, `${method} ${url.slice(0, 160)} was refused (${r.statusCode}) but changed a table`);
             }

@@ -90,12 +90,27 @@ describe('configuration', () => {
     [{ TLS_CERT_FILE: '/tmp/c.pem' }, 'TLS_KEY_FILE'],
     [{ STOCKIST_ENV: 'production', TLS: 'off' }, 'TRUST_PROXY'],
     [{ STOCKIST_ENV: 'production', SANDBOX_AUTO_SHIP_SECONDS: '30' }, 'SANDBOX_AUTO_SHIP_SECONDS'],
+    [{ CONSOLE_SESSION_IDLE_MINUTES: '0' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
+    [{ CONSOLE_SESSION_IDLE_MINUTES: '1441' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
+    [{ CONSOLE_SESSION_IDLE_MINUTES: 'half an hour' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
+    [{ CONSOLE_SESSION_MAX_HOURS: '0' }, 'CONSOLE_SESSION_MAX_HOURS'],
+    [{ CONSOLE_SESSION_MAX_HOURS: '721' }, 'CONSOLE_SESSION_MAX_HOURS'],
+    [{ CONSOLE_SESSION_MAX_HOURS: '1', CONSOLE_SESSION_IDLE_MINUTES: '61' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
       assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}:`) && !e.message.includes('\n'));
     });
   }
+
+  it('reads the console session limits (idle 30 min, absolute 12 h by default)', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.consoleSessionIdleMinutes, 30);
+    assert.equal(defaults.consoleSessionMaxHours, 12);
+    const set = loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '15', CONSOLE_SESSION_MAX_HOURS: '8' });
+    assert.deepEqual([set.consoleSessionIdleMinutes, set.consoleSessionMaxHours], [15, 8]);
+    assert.equal(loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '60', CONSOLE_SESSION_MAX_HOURS: '1' }).consoleSessionIdleMinutes, 60, 'idle may equal the absolute limit');
+  });
 
   it('reads REFUND_MAX_ATTEMPTS (default 5, 1 to 1000)', () => {
     assert.equal(loadConfig({}).refundMaxAttempts, 5);

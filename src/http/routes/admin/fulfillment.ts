@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
+import { adminKeyActor } from '../../../domain/audit.ts';
 import { AdminRefundQuery, DecisionBody, RefundNoParams, ShipBody } from '../../../schemas/refunds.ts';
 import { IdParams } from '../../../schemas/admin.ts';
 import { deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
@@ -9,8 +10,9 @@ import type { Store } from '../../../store/db.ts';
 import { allMerchants } from '../../../store/tenancy.ts';
 
 /** Operator fulfilment and refund review (SPEC §5.3–5.4, §7). */
-export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
+export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (app, { store, config, adminApiKey }) => {
   const { db } = store;
+  const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
   app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
     getOrder(allMerchants(db), String(await shipSplitOrder(db, request.params.id, request.body))),
   );
@@ -19,8 +21,8 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
   app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
     listRefundsForOperator(db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50, Date.now(), request.query.manualReview ?? null),
   );
-  app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) => reviewRefund(db, request.params.refundNo, { approve: true }));
+  app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) => reviewRefund(db, request.params.refundNo, { approve: true }, actor(request)));
   app.post('/refunds/:refundNo/reject', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
-    reviewRefund(db, request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
+    reviewRefund(db, request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }, actor(request)),
   );
 };

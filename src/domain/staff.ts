@@ -1,0 +1,97 @@
+/**
+ * The operator console's staff (SPEC §14): roles, what each may do, and the rules for their
+ * credentials and sessions. One table decides every console action; the console's route table
+ * (src/web/console/console-routes.ts) names the permission each route needs.
+ */
+
+export const STAFF_ROLES = ['owner', 'support', 'warehouse'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+export const STAFF_STATUSES = ['active', 'disabled'] as const;
+export type StaffStatus = (typeof STAFF_STATUSES)[number];
+
+/** Everything the console can do, one word per kind of action. */
+export const PERMISSIONS = [
+  'dashboard:read',
+  'orders:read',
+  'orders:fulfil',
+  'refunds:read',
+  'refunds:review',
+  'merchants:read',
+  'merchants:write',
+  'webhooks:manage',
+  'catalog:write',
+  'stock:adjust',
+  'import:run',
+  'staff:manage',
+  'audit:read',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/**
+ * Who may do what. Owner: everything. Support: orders, refund review, merchants read-only,
+ * webhooks. Warehouse: ship/deliver, stock adjustments, imports (and the orders it ships).
+ */
+export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>> = {
+  owner: PERMISSIONS,
+  support: ['dashboard:read', 'orders:read', 'refunds:read', 'refunds:review', 'merchants:read', 'webhooks:manage'],
+  warehouse: ['dashboard:read', 'orders:read', 'orders:fulfil', 'stock:adjust', 'import:run'],
+};
+
+export const can = (role: StaffRole, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
+
+/** Emails are compared case-insensitively: this is the form the unique index holds. */
+export const emailKey = (email: string) => email.trim().toLowerCase();
+
+/** A deliberately plain check (the address is an identifier here, nothing is ever sent to it). */
+export function emailProblem(email: string): string | null {
+  const e = email.trim();
+  if (e.length < 3 || e.length > 254) return 'must be 3 to 254 characters';
+  if (!/^[^\s@]+@[^\s@]+$/.test(e)) return 'must look like name@example.com';
+  return null;
+}
+
+const PASSWORD_MIN = 12;
+const PASSWORD_MAX = 256;
+
+/**
+ * NIST SP 800-63B: length over composition rules. Leading and trailing spaces are refused because
+ * every console form field is trimmed (SPEC §1 Text); control characters because they cannot be typed.
+ */
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN) return `must be at least ${PASSWORD_MIN} characters`;
+  if (password.length > PASSWORD_MAX) return `must be at most ${PASSWORD_MAX} characters`;
+  if (password !== password.trim()) return 'must not start or end with whitespace';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\u0000-\u001f\u007f]/.test(password)) return 'must not contain control characters';
+  return null;
+}
+
+export interface SessionTimes {
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+export interface SessionLimits {
+  idleMs: number;
+  maxMs: number;
+}
+
+/** Why a session no longer counts, or null while it does: idle too long, or older than the absolute limit. */
+export function sessionExpiry(session: SessionTimes, limits: SessionLimits, now: number): 'idle' | 'absolute' | null {
+  if (now >= session.createdAt + limits.maxMs) return 'absolute';
+  if (now >= session.lastSeenAt + limits.idleMs) return 'idle';
+  return null;
+}
+
+/** last_seen_at is written at most this often: a page view is a read, not a write per request. */
+export const SESSION_TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Sign-in attempts, counted before the password is checked (successes count too): per account a
+ * burst of 5, one more a minute; per address a burst of 30, one more each 20 s.
+ */
+export const SIGN_IN_LIMITS = {
+  account: { capacity: 5, refillMs: 5 * 60_000 },
+  address: { capacity: 30, refillMs: 10 * 60_000 },
+} as const;

@@ -1,0 +1,30 @@
+import type { Selectable } from 'kysely';
+import type { Actor, AuditEntry } from '../domain/audit.ts';
+import type { Handle, Trx } from './db.ts';
+import type { AuditLogTable } from './schema.ts';
+
+export type AuditRow = Selectable<AuditLogTable>;
+
+/** Takes a transaction: an audit row is only ever written together with the change it records. */
+export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now: number): Promise<void> {
+  await trx
+    .insertInto('audit_log')
+    .values({
+      actor_kind: actor.kind,
+      actor_id: actor.id,
+      action: entry.action,
+      target: entry.target,
+      before_summary: entry.before ? JSON.stringify(entry.before) : null,
+      after_summary: entry.after ? JSON.stringify(entry.after) : null,
+      request_id: actor.requestId,
+      created_at: now,
+    })
+    .execute();
+}
+
+/** Newest first; `beforeId` continues a walk (keyset: rows written meanwhile never shift a page). */
+export async function listAudit(db: Handle, beforeId: number | null, limit: number): Promise<AuditRow[]> {
+  let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.execute();
+}

@@ -1,0 +1,78 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { StaffRole, StaffStatus } from '../domain/staff.ts';
+import type { Handle } from './db.ts';
+import type { ConsoleSessionsTable, StaffUsersTable } from './schema.ts';
+
+export type StaffRow = Selectable<StaffUsersTable>;
+
+export async function insertStaff(db: Handle, row: Omit<Insertable<StaffUsersTable>, 'id'>): Promise<StaffRow> {
+  return db.insertInto('staff_users').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export const findStaffByEmail = (db: Handle, emailKey: string) => db.selectFrom('staff_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+
+export const listStaff = (db: Handle) => db.selectFrom('staff_users').selectAll().orderBy('email_key').execute();
+
+export const countStaff = async (db: Handle) => Number((await db.selectFrom('staff_users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+export async function updateStaff(
+  db: Handle,
+  id: number,
+  changes: Partial<{ status: StaffStatus; role: StaffRole; password_hash: string; password_changed_at: number; last_sign_in_at: number }>,
+  now: number,
+): Promise<StaffRow> {
+  return db
+    .updateTable('staff_users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertSession(db: Handle, row: Insertable<ConsoleSessionsTable>): Promise<void> {
+  await db.insertInto('console_sessions').values(row).execute();
+}
+
+/** The session and its staff member, in one read. */
+export async function findSession(db: Handle, idHash: string) {
+  return db
+    .selectFrom('console_sessions')
+    .innerJoin('staff_users', 'staff_users.id', 'console_sessions.staff_id')
+    .select([
+      'console_sessions.id_hash as idHash',
+      'console_sessions.csrf_secret as csrfSecret',
+      'console_sessions.created_at as createdAt',
+      'console_sessions.last_seen_at as lastSeenAt',
+      'console_sessions.expires_at as expiresAt',
+      'staff_users.id as staffId',
+      'staff_users.email as email',
+      'staff_users.role as role',
+      'staff_users.status as status',
+    ])
+    .where('console_sessions.id_hash', '=', idHash)
+    .executeTakeFirst();
+}
+
+export async function touchSession(db: Handle, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
+  await db.updateTable('console_sessions').set({ last_seen_at: now, idle_expires_at: idleExpiresAt }).where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteSession(db: Handle, idHash: string): Promise<boolean> {
+  const r = await db.deleteFrom('console_sessions').where('id_hash', '=', idHash).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** Ends every session of a staff member (disabled, or a new password). */
+export async function deleteSessionsOf(db: Handle, staffId: number): Promise<number> {
+  const r = await db.deleteFrom('console_sessions').where('staff_id', '=', staffId).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** Sessions past either expiry are dead weight: dropped when their owner signs in again. */
+export async function deleteExpiredSessionsOf(db: Handle, staffId: number, now: number): Promise<void> {
+  await db
+    .deleteFrom('console_sessions')
+    .where('staff_id', '=', staffId)
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('idle_expires_at', '<=', now)]))
+    .execute();
+}

@@ -1,0 +1,38 @@
+import type { Permission } from '../../domain/staff.ts';
+
+/** The console's base path (on the admin surface: ADMIN_PORT when set). */
+export const CONSOLE_PREFIX = '/console';
+
+export interface ConsoleRoute {
+  method: 'GET' | 'POST';
+  /** Relative to CONSOLE_PREFIX, Fastify syntax. */
+  path: string;
+  /** What the signed-in staff member's role must allow; `public`: no session needed (sign-in, assets). */
+  permission: Permission | 'public';
+}
+
+/**
+ * Every console route and the permission it needs (roles → permissions: src/domain/staff.ts). The
+ * console plugin refuses to register a route that is not listed here and enforces the listed
+ * permission on every request, so a page cannot be added without deciding who may use it.
+ */
+export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+  { method: 'GET', path: '/sign-in', permission: 'public' },
+  { method: 'POST', path: '/sign-in', permission: 'public' },
+  { method: 'GET', path: '/assets/:file', permission: 'public' },
+  { method: 'POST', path: '/sign-out', permission: 'dashboard:read' },
+  { method: 'GET', path: '', permission: 'dashboard:read' },
+  { method: 'GET', path: '/refunds', permission: 'refunds:read' },
+  { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
+  { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
+];
+
+const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
+const BY_SHAPE = new Map(CONSOLE_ROUTES.map((r) => [`${r.method} ${shape(r.path)}`, r]));
+
+/** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */
+export function consoleRouteFor(method: string, url: string): ConsoleRoute | undefined {
+  const path = url.startsWith(CONSOLE_PREFIX) ? url.slice(CONSOLE_PREFIX.length) : url;
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  return BY_SHAPE.get(`${m} ${shape(path)}`);
+}

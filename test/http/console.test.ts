@@ -1,0 +1,376 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
+import { STAFF_ROLES, can, type Permission, type StaffRole } from '../../src/domain/staff.ts';
+import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
+import { createStaff } from '../../src/services/staff.service.ts';
+import { ADMIN_KEY, DIALECTS, buildTestApp, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
+
+/**
+ * SPEC §14, the operator console's foundation, from the browser's side: sign-in and its limits,
+ * the session cookie and its expiry, sign-out, CSRF, roles, and the audit row of every change.
+ */
+
+const PASSWORD = 'correct horse battery staple';
+const ORIGIN = 'http://localhost:80';
+const HOST = 'localhost:80';
+let addressSeq = 0;
+/** Each test signs in from an address of its own, so the per-address limit of one test never meets another's. */
+const freshAddress = () => `10.0.${Math.floor(++addressSeq / 250)}.${(addressSeq % 250) + 1}`;
+
+type Clock = { now: number };
+
+async function staff(t: TestApp, email: string, role: StaffRole) {
+  return createStaff(t.store.db, { kind: 'cli', id: 'test', requestId: null }, { email, role, password: PASSWORD }, Date.now());
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+interface Browser {
+  cookie: string | null;
+  address: string;
+  get(url: string): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
+  post(url: string, fields: Record<string, string>, headers?: Record<string, string>): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
+  csrf(): Promise<string>;
+}
+
+/** A browser: keeps the session cookie, sends Origin on every POST (as browsers do). */
+function browser(t: TestApp, address = freshAddress()): Browser {
+  const b: Browser = {
+    cookie: null,
+    address,
+    async get(url) {
+      return t.app.inject({ method: 'GET', url, remoteAddress: address, headers: { host: HOST, ...(b.cookie ? { cookie: b.cookie } : {}) } });
+    },
+    async post(url, fields, headers = {}) {
+      const opts: InjectOptions = {
+        method: 'POST',
+        url,
+        remoteAddress: address,
+        payload: form(fields),
+        headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...(b.cookie ? { cookie: b.cookie } : {}), ...headers },
+      };
+      const r = await t.app.inject(opts);
+      const set = r.headers['set-cookie'];
+      if (typeof set === 'string') b.cookie = /Max-Age=0/.test(set) ? null : set.split(';')[0];
+      return r;
+    },
+    async csrf() {
+      const page = await b.get('/console');
+      const m = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body);
+      assert.ok(m, `the page carries the CSRF token: ${page.statusCode} ${page.body.slice(0, 200)}`);
+      return m[1];
+    },
+  };
+  return b;
+}
+
+async function signedIn(t: TestApp, email: string, address?: string) {
+  const b = browser(t, address);
+  const r = await b.post('/console/sign-in', { email, password: PASSWORD });
+  assert.equal(r.statusCode, 303, r.body);
+  assert.equal(r.headers.location, '/console');
+  return b;
+}
+
+/** A pending refund (REFUND_REVIEW=manual): its number. */
+async function pendingRefund(t: TestApp): Promise<string> {
+  await loadCatalogue(t, ORDER_CATALOGUE);
+  const m = await newMerchant(t, 'Console shop');
+  const o = await placeOrder(t, m.token, [{ sku: 'C', quantity: 2 }]);
+  const r = await t.merchant(m.token, 'POST', `/openapi/v2/order/orders/${o.id}/refund`, { skuCode: 'C', quantity: 1, refundReason: 'Other' });
+  assert.equal(r.status, 200, r.raw);
+  return r.body.data;
+}
+
+const refundStatus = async (t: TestApp, refundNo: string) => (await t.store.db.selectFrom('refunds').select('status').where('id', '=', Number(refundNo)).executeTakeFirstOrThrow()).status;
+const auditRows = async (t: TestApp) => (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list as { action: string; actorKind: string; actorId: string; target: string; before: any; after: any; requestId: string | null }[];
+
+for (const dialect of DIALECTS) {
+  describe(`operator console (${dialect})`, () => {
+    const clock: Clock = { now: Date.now() };
+    const registered: string[] = [];
+    const t = useApp(dialect, { REFUND_REVIEW: 'manual', CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '12' }, {
+      now: () => clock.now,
+      onRoute: (r) => {
+        if ((r.url ?? '').startsWith('/console')) registered.push(...[r.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${r.url}`));
+      },
+    });
+
+    it('serves exactly the routes of CONSOLE_ROUTES, and every one that is not public checks the session, the role and (POST) the CSRF token', async () => {
+      assert.deepEqual([...registered].sort(), CONSOLE_ROUTES.map((r) => `${r.method} /console${r.path}`).sort());
+      const roles = { owner: 'table-owner@example.com', support: 'table-support@example.com', warehouse: 'table-warehouse@example.com' } as const;
+      const browsers: Partial<Record<StaffRole, { b: Browser; token: string }>> = {};
+      for (const [role, email] of Object.entries(roles) as [StaffRole, string][]) {
+        await staff(t, email, role);
+        const b = await signedIn(t, email);
+        browsers[role] = { b, token: await b.csrf() };
+      }
+      // Sign-out last: it ends the sessions the other routes are tried with.
+      const routes = CONSOLE_ROUTES.filter((r) => r.permission !== 'public').sort((a, b) => Number(a.path === '/sign-out') - Number(b.path === '/sign-out'));
+      for (const route of routes) {
+        const url = `/console${route.path}`.replace(/:[^/]+/g, '987654321');
+        const anonymous = route.method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
+        assert.equal(anonymous.statusCode, route.method === 'GET' ? 303 : 401, `${route.method} ${route.path} without a session`);
+        for (const role of STAFF_ROLES) {
+          const { b, token } = browsers[role]!;
+          const before = await tableDigests(t.store);
+          const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
+          if (can(role, route.permission as Permission)) assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          else {
+            assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
+            assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
+          }
+        }
+      }
+    });
+
+    it('signs in with the right password: a 303 to the dashboard and an HttpOnly, SameSite=Strict session cookie (not Secure over plain HTTP)', async () => {
+      const who = await staff(t, 'Owner.One@Example.com', 'owner');
+      const b = browser(t);
+      const form = await b.get('/console/sign-in');
+      assert.equal(form.statusCode, 200);
+      assert.match(String(form.headers['content-type']), /^text\/html/);
+      assert.match(form.body, /<form method="post" action="\/console\/sign-in"/);
+      assert.match(String(form.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
+      const r = await b.post('/console/sign-in', { email: 'owner.one@example.COM', password: PASSWORD });
+      assert.equal(r.statusCode, 303);
+      const cookie = String(r.headers['set-cookie']);
+      assert.match(cookie, /^stockist_console=[A-Za-z0-9]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+      assert.doesNotMatch(cookie, /Secure/);
+      const dash = await b.get('/console');
+      assert.equal(dash.statusCode, 200);
+      assert.match(dash.body, /Owner\.One@Example\.com \(owner\)/);
+      assert.match(dash.body, /data-stat="orders">\d+</);
+      // Only a hash of the session id is stored.
+      const sessions = await t.store.db.selectFrom('console_sessions').selectAll().where('staff_id', '=', who.id).execute();
+      assert.equal(sessions.length, 1);
+      assert.notEqual(sessions[0].id_hash, b.cookie!.split('=')[1]);
+      assert.match(sessions[0].id_hash, /^[0-9a-f]{64}$/);
+    });
+
+    it('refuses a wrong password, an unknown email and a disabled account alike, and writes nothing', async () => {
+      await staff(t, 'wrong@example.com', 'support');
+      const before = await tableDigests(t.store);
+      for (const [email, password] of [['wrong@example.com', 'not the password!!'], ['nobody@example.com', PASSWORD]]) {
+        const r = await browser(t).post('/console/sign-in', { email, password });
+        assert.equal(r.statusCode, 401);
+        assert.match(r.body, /Wrong email or password/);
+        assert.equal(r.headers['set-cookie'], undefined);
+      }
+      assert.deepEqual(await tableDigests(t.store), before);
+      const gone = await staff(t, 'gone@example.com', 'owner');
+      await t.store.db.updateTable('staff_users').set({ status: 'disabled' }).where('id', '=', gone.id).execute();
+      assert.equal((await browser(t).post('/console/sign-in', { email: 'gone@example.com', password: PASSWORD })).statusCode, 401);
+    });
+
+    it('limits sign-in attempts per account (5, then 429 with Retry-After even with the right password) and per address', async () => {
+      await staff(t, 'limited@example.com', 'owner');
+      for (let i = 0; i < 5; i++) {
+        const r = await browser(t).post('/console/sign-in', { email: 'limited@example.com', password: 'guess number one' });
+        assert.equal(r.statusCode, 401, `attempt ${i + 1}`);
+      }
+      const refused = await browser(t).post('/console/sign-in', { email: 'LIMITED@example.com', password: PASSWORD });
+      assert.equal(refused.statusCode, 429);
+      assert.ok(Number(refused.headers['retry-after']) >= 1);
+      assert.equal(refused.headers['set-cookie'], undefined);
+      // One address trying many accounts is limited too (30 attempts).
+      const address = freshAddress();
+      let last = 0;
+      for (let i = 0; i < 31; i++) last = (await browser(t, address).post('/console/sign-in', { email: `spray${i}@example.com`, password: 'guess number one' })).statusCode;
+      assert.equal(last, 429);
+      // A minute later the account has one attempt again.
+      clock.now += 61_000;
+      assert.equal((await browser(t).post('/console/sign-in', { email: 'limited@example.com', password: PASSWORD })).statusCode, 303);
+    });
+
+    it('sends GET without a session to the sign-in page, and refuses a POST without one', async () => {
+      const r = await browser(t).get('/console/refunds');
+      assert.equal(r.statusCode, 303);
+      assert.equal(r.headers.location, '/console/sign-in');
+      const post = await browser(t).post('/console/refunds/8000000000001/approve', { _csrf: 'x' });
+      assert.equal(post.statusCode, 401);
+      assert.match(String(post.headers['content-type']), /^text\/html/);
+    });
+
+    it('ends a session after CONSOLE_SESSION_IDLE_MINUTES without use, and after CONSOLE_SESSION_MAX_HOURS however busy', async () => {
+      await staff(t, 'idle@example.com', 'support');
+      const idle = await signedIn(t, 'idle@example.com');
+      clock.now += 29 * 60_000;
+      assert.equal((await idle.get('/console')).statusCode, 200, 'used within the idle limit');
+      clock.now += 29 * 60_000;
+      assert.equal((await idle.get('/console')).statusCode, 200, 'the last use restarted the idle limit');
+      clock.now += 30 * 60_000 + 1;
+      const expired = await idle.get('/console');
+      assert.equal(expired.statusCode, 303, 'idle for 30 minutes');
+      assert.equal(expired.headers.location, '/console/sign-in');
+
+      const busy = await signedIn(t, 'idle@example.com');
+      for (let h = 0; h < 12 * 4 - 1; h++) {
+        clock.now += 15 * 60_000;
+        assert.equal((await busy.get('/console')).statusCode, 200, `${(h + 1) * 15} minutes in`);
+      }
+      clock.now += 15 * 60_000;
+      assert.equal((await busy.get('/console')).statusCode, 303, '12 hours after sign-in');
+    });
+
+    it('signs out server-side: the old cookie no longer works', async () => {
+      await staff(t, 'leaving@example.com', 'warehouse');
+      const b = await signedIn(t, 'leaving@example.com');
+      const stolen = b.cookie;
+      const out = await b.post('/console/sign-out', { _csrf: await b.csrf() });
+      assert.equal(out.statusCode, 303);
+      assert.equal(out.headers.location, '/console/sign-in');
+      assert.match(String(out.headers['set-cookie']), /^stockist_console=; .*Max-Age=0/);
+      const replay = await t.app.inject({ method: 'GET', url: '/console', headers: { host: HOST, cookie: stolen! } });
+      assert.equal(replay.statusCode, 303, 'the session is gone from the server, not just from the browser');
+      const actions = (await auditRows(t)).filter((a) => a.target === 'staff:leaving@example.com').map((a) => a.action);
+      assert.deepEqual(actions, ['staff.sign_out', 'staff.sign_in', 'staff.create']);
+    });
+
+    it('refuses state changes without the CSRF token, with a wrong one, or from another origin: 403, nothing written', async () => {
+      await staff(t, 'csrf@example.com', 'support');
+      const refundNo = await pendingRefund(t);
+      const b = await signedIn(t, 'csrf@example.com');
+      const token = await b.csrf();
+      const before = await tableDigests(t.store);
+      const url = `/console/refunds/${refundNo}/approve`;
+      const attempts: [string, Record<string, string>, Record<string, string>][] = [
+        ['no token', {}, {}],
+        ['a wrong token', { _csrf: 'A'.repeat(32) }, {}],
+        ['another origin', { _csrf: token }, { origin: 'https://evil.example' }],
+        ['a cross-site fetch', { _csrf: token }, { 'sec-fetch-site': 'cross-site' }],
+        ['no Origin or Referer', { _csrf: token }, { origin: '' }],
+      ];
+      for (const [what, fields, headers] of attempts) {
+        const h = { ...headers };
+        if (h.origin === '') delete (h as Record<string, string | undefined>).origin;
+        const r = what === 'no Origin or Referer'
+          ? await t.app.inject({ method: 'POST', url, payload: form(fields), headers: { host: HOST, cookie: b.cookie!, 'content-type': 'application/x-www-form-urlencoded' } })
+          : await b.post(url, fields, h);
+        assert.equal(r.statusCode, 403, `${what}: ${r.body.slice(0, 300)}`);
+        assert.match(String(r.headers['content-type']), /^text\/html/);
+      }
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing was written');
+      assert.equal(await refundStatus(t, refundNo), 'pending_review');
+      // The header form of the token (htmx) works like the field.
+      const ok = await b.post(url, {}, { 'x-csrf-token': token, 'hx-request': 'true' });
+      assert.equal(ok.statusCode, 200, ok.body);
+      assert.match(ok.body, /data-status="refund_successfully"/);
+    });
+
+    it('enforces roles on the server: a warehouse account cannot approve a refund (403, nothing written) or open the queue', async () => {
+      await staff(t, 'picker@example.com', 'warehouse');
+      const refundNo = await pendingRefund(t);
+      const b = await signedIn(t, 'picker@example.com');
+      const token = await b.csrf();
+      assert.doesNotMatch((await b.get('/console')).body, /href="\/console\/refunds"/, 'the queue is not offered');
+      assert.equal((await b.get('/console/refunds')).statusCode, 403);
+      const before = await tableDigests(t.store);
+      const r = await b.post(`/console/refunds/${refundNo}/approve`, { _csrf: token });
+      assert.equal(r.statusCode, 403);
+      assert.match(r.body, /the warehouse role may not do this/);
+      assert.deepEqual(await tableDigests(t.store), before);
+      assert.equal(await refundStatus(t, refundNo), 'pending_review');
+    });
+
+    it('approves and rejects from the queue, each with its audit row written with the change', async () => {
+      const agent = await staff(t, 'agent@example.com', 'support');
+      const first = await pendingRefund(t);
+      const second = await pendingRefund(t);
+      const b = await signedIn(t, 'agent@example.com');
+      const queue = await b.get('/console/refunds');
+      assert.equal(queue.statusCode, 200);
+      assert.match(queue.body, new RegExp(`id="refund-${first}"`));
+      const token = await b.csrf();
+      const approved = await b.post(`/console/refunds/${first}/approve`, { _csrf: token });
+      assert.equal(approved.statusCode, 303, approved.body);
+      assert.equal(approved.headers.location, '/console/refunds');
+      assert.equal(await refundStatus(t, first), 'refund_successfully');
+      const rejected = await b.post(`/console/refunds/${second}/reject`, { _csrf: token, reason: 'opened box' }, { 'hx-request': 'true' });
+      assert.equal(rejected.statusCode, 200);
+      assert.match(rejected.body, /Rejected: opened box/);
+      const again = await b.post(`/console/refunds/${first}/approve`, { _csrf: token });
+      assert.equal(again.statusCode, 409);
+      assert.match(again.body, /already decided/);
+
+      const rows = await auditRows(t);
+      const approve = rows.find((r) => r.action === 'refund.approve' && r.target === `refund:${first}`)!;
+      assert.deepEqual([approve.actorKind, approve.actorId], ['staff', String(agent.id)]);
+      assert.equal(approve.before.status, 'pending_review');
+      assert.equal(approve.after.status, 'refund_successfully');
+      assert.match(approve.requestId!, /^req_/);
+      const reject = rows.find((r) => r.action === 'refund.reject' && r.target === `refund:${second}`)!;
+      assert.deepEqual(reject.after, { status: 'refund_failed', amount: 3, failureReason: 'opened box' });
+      assert.equal(rows.filter((r) => r.target === `refund:${first}`).length, 1, 'the refused second approval wrote no row');
+    });
+
+    it('refuses form posts in another content type (415) and answers unknown console pages with an HTML 404', async () => {
+      await staff(t, 'types@example.com', 'owner');
+      const b = await signedIn(t, 'types@example.com');
+      const token = await b.csrf();
+      const json = await t.app.inject({ method: 'POST', url: '/console/sign-out', payload: { _csrf: token }, headers: { host: HOST, origin: ORIGIN, cookie: b.cookie! } });
+      assert.equal(json.statusCode, 415);
+      const missing = await b.get('/console/nothing-here');
+      assert.equal(missing.statusCode, 404);
+      assert.match(String(missing.headers['content-type']), /^text\/html/);
+      for (const asset of ['htmx.min.js', 'console.css', 'console.js']) {
+        const r = await b.get(`/console/assets/${asset}`);
+        assert.equal(r.statusCode, 200, asset);
+      }
+      assert.equal((await b.get('/console/assets/..%2F..%2Fpackage.json')).statusCode, 404);
+    });
+  });
+}
+
+describe('operator console over HTTPS and in production', () => {
+  it('marks the cookie Secure (and __Host-) when the client is on HTTPS behind the proxy', async (t) => {
+    const app = await buildTestApp(t, 'sqlite', { TRUST_PROXY: '1' });
+    await staff(app, 'tls@example.com', 'owner');
+    const r = await app.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      payload: form({ email: 'tls@example.com', password: PASSWORD }),
+      headers: { host: 'ops.example.com', origin: 'https://ops.example.com', 'x-forwarded-proto': 'https', 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(r.statusCode, 303, r.body);
+    assert.match(String(r.headers['set-cookie']), /^__Host-stockist_console=\w+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+  });
+
+  it('answers only over HTTPS in production (403 over plain HTTP through the proxy)', async (t) => {
+    const app = await buildTestApp(t, 'sqlite', { STOCKIST_ENV: 'production', TRUST_PROXY: '1' });
+    const plain = await app.app.inject({ method: 'GET', url: '/console/sign-in', headers: { 'x-forwarded-proto': 'http' } });
+    assert.equal(plain.statusCode, 403);
+    assert.match(plain.body, /HTTPS is required/);
+    const secure = await app.app.inject({ method: 'GET', url: '/console/sign-in', headers: { 'x-forwarded-proto': 'https' } });
+    assert.equal(secure.statusCode, 200);
+    assert.match(String(secure.headers['strict-transport-security']), /max-age=/);
+  });
+});
+
+describe('GET /admin/v1/audit', () => {
+  it('records the operator API’s refund decisions as the admin key, and pages by cursor', async (t) => {
+    const app = await buildTestApp(t, DIALECTS.at(-1)!, { REFUND_REVIEW: 'manual' });
+    const refunds = [await pendingRefund(app), await pendingRefund(app), await pendingRefund(app)];
+    for (const refundNo of refunds) assert.equal((await app.admin('POST', `/admin/v1/refunds/${refundNo}/approve`, {})).status, 200);
+    const page1 = await app.admin('GET', '/admin/v1/audit?limit=2');
+    assert.equal(page1.status, 200, page1.raw);
+    assert.equal(page1.body.data.list.length, 2);
+    assert.equal(page1.body.data.hasMore, true);
+    assert.deepEqual(page1.body.data.list.map((r: { target: string }) => r.target), [`refund:${refunds[2]}`, `refund:${refunds[1]}`]);
+    const row = page1.body.data.list[0];
+    assert.equal(row.actorKind, 'admin_key');
+    assert.match(row.actorId, /^key_[0-9a-f]{12}$/);
+    assert.ok(!JSON.stringify(page1.body).includes(ADMIN_KEY), 'the key itself is never recorded');
+    assert.match(row.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const page2 = await app.admin('GET', `/admin/v1/audit?limit=2&cursor=${page1.body.data.nextCursor}`);
+    assert.deepEqual(page2.body.data.list.map((r: { target: string }) => r.target), [`refund:${refunds[0]}`]);
+    assert.equal(page2.body.data.hasMore, false);
+    assert.equal(page2.body.data.nextCursor, null);
+    const bad = await app.admin('GET', '/admin/v1/audit?cursor=nonsense');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 40000);
+    assert.equal((await app.app.inject({ method: 'GET', url: '/admin/v1/audit' })).statusCode, 401, 'the admin key is required');
+  });
+});
