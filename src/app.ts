@@ -7,7 +7,7 @@ import { installEnvelope, requestIdFor } from './http/envelope.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { clientErrorHandler, installJsonParser, installOverloadShedding, serverLimits } from './http/limits.ts';
 import { installMetrics } from './http/metrics.ts';
-import { installHttpsPolicy } from './http/https-policy.ts';
+import { installHttpsPolicy, trustProxyOption } from './http/https-policy.ts';
 import { MERCHANT_PREFIX } from './http/merchant-routes.ts';
 import { installMerchantRateLimit, memoryBuckets, redisBuckets } from './http/rate-limit.ts';
 import type { Clock } from './domain/time.ts';
@@ -75,7 +75,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId: requestIdFor,
     requestIdHeader: false,
     rewriteUrl: (req) => rewriteAlias(req.url ?? '/'),

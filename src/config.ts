@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
 
@@ -15,7 +16,12 @@ export interface Config {
   tls: boolean;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
-  trustProxy: boolean;
+  /**
+   * Who may tell us the client's address and scheme (`X-Forwarded-For`, `X-Forwarded-Proto`):
+   * 0 = nobody; n = the n proxies nearest to us (hops); a list = the proxies at these addresses or
+   * CIDR ranges. Passed to Fastify's `trustProxy`, which reads the headers from the right.
+   */
+  trustProxy: TrustProxy;
   redisUrl: string | null;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -62,6 +68,13 @@ export interface Config {
   stockWebhookIntervalMs: number;
 }
 
+export type TrustProxy = number | string[];
+
+/** Whether any proxy is trusted (TRUST_PROXY set to a hop count above 0 or to addresses). */
+export function trustsProxy(trustProxy: TrustProxy): boolean {
+  return Array.isArray(trustProxy) ? trustProxy.length > 0 : trustProxy > 0;
+}
+
 /** See REFUND_MAX_ATTEMPTS (docs/operator-guide.md): five attempts, one per REFUND_CLAIM_MS (30 s). */
 export const DEFAULT_REFUND_MAX_ATTEMPTS = 5;
 
@@ -106,13 +119,41 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return match;
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const value = present(env, name);
-  if (value === undefined) return fallback;
+/** The names @fastify/proxy-addr knows for the loopback, link-local and unique-local ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or one of PROXY_RANGE_NAMES. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry.toLowerCase())) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY (SPEC §2.4): off, a number of proxy hops, or a comma-separated list of proxy
+ * addresses. `true`/`on` are refused rather than read as "trust every hop": that would take the
+ * client's address from the first X-Forwarded-For entry, which the client writes itself.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const value = present(env, 'TRUST_PROXY');
+  if (value === undefined) return 0;
   const v = value.toLowerCase();
-  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
-  if (['0', 'false', 'off', 'no'].includes(v)) return false;
-  throw new ConfigError(name, `must be on/off, true/false or 1/0 (got "${value}")`);
+  if (['0', 'false', 'off', 'no'].includes(v)) return 0;
+  const usage = 'must be 0/off, the number of proxies in front of Stockist (1, 2, …) or a comma-separated list of proxy addresses or CIDR ranges';
+  if (['true', 'on', 'yes'].includes(v)) {
+    throw new ConfigError('TRUST_PROXY', `${usage}; "${value}" would trust every X-Forwarded-For entry, which the client chooses (one proxy: TRUST_PROXY=1)`);
+  }
+  if (/^\d+$/.test(v)) {
+    if (Number(v) > 32) throw new ConfigError('TRUST_PROXY', `${usage}; at most 32 hops (got "${value}")`);
+    return Number(v);
+  }
+  const entries = value.split(',').map((e) => (PROXY_RANGE_NAMES.includes(e.trim().toLowerCase()) ? e.trim().toLowerCase() : e.trim()));
+  const bad = entries.find((e) => !isProxyAddress(e));
+  if (bad !== undefined) throw new ConfigError('TRUST_PROXY', `${usage} (got "${bad}" in "${value}")`);
+  return entries;
 }
 
 /** Unset, the SQLite file lives in the data directory with the key and certificate. */
@@ -154,7 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     tls,
     tlsCertFile,
     tlsKeyFile,
-    trustProxy: flag(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     redisUrl,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 40, 1, 1_000_000),
@@ -186,8 +227,11 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     stockWebhookIntervalMs: integer(env, 'STOCK_WEBHOOK_INTERVAL_MS', 5000, 0, 3_600_000),
   };
-  if (config.env === 'production' && !config.tls && !config.trustProxy) {
-    throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');
+  if (config.env === 'production' && !config.tls && !trustsProxy(config.trustProxy)) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must be set in production when TLS=off (Stockist must sit behind a TLS-terminating proxy): the number of proxy hops (1) or their addresses',
+    );
   }
   if (config.env === 'production' && config.sandboxAutoShipSeconds !== null) {
     throw new ConfigError('SANDBOX_AUTO_SHIP_SECONDS', 'simulates shipping and is only allowed when STOCKIST_ENV=sandbox');

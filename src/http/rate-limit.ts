@@ -10,7 +10,7 @@ import { bearerToken } from './auth.ts';
 
 /** Where buckets live: this process (default) or Redis (`REDIS_URL`), shared by every instance. */
 export interface BucketStore {
-  /** Takes `cost` tokens (0 = look only); returns whether it could and how many are left. */
+  /** Takes `cost` tokens (0 = look only, negative = give back); returns whether it could and how many are left. */
   take(key: string, limits: BucketLimits, cost: number): Promise<{ allowed: boolean; tokens: number }>;
   close(): Promise<void>;
 }
@@ -28,7 +28,7 @@ export function memoryBuckets(now: Clock = Date.now, maxKeys = 100_000): BucketS
     async take(key, limits, cost) {
       const previous = buckets.get(key);
       const { allowed, state } = takeFromBucket(previous, now(), limits, cost);
-      if (cost > 0) {
+      if (cost !== 0) {
         buckets.delete(key); // re-insert: Map order is the LRU order
         buckets.set(key, state);
         if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
@@ -66,9 +66,9 @@ end
 local allowed = 0
 if tokens >= cost then
   allowed = 1
-  tokens = tokens - cost
+  tokens = math.min(capacity, tokens - cost)
 end
-if cost > 0 then
+if cost ~= 0 then
   redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
   redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
 end

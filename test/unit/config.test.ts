@@ -49,7 +49,7 @@ describe('configuration', () => {
     assert.equal(loadConfig({}).tokenCacheSeconds, 5);
     assert.deepEqual(
       [c.port, c.host, c.adminPort, c.env, c.tls, c.trustProxy, c.rateLimitPerSecond, c.bodyLimitBytes, c.refundReview, c.defaultWarehouse, c.seed, c.logLevel],
-      [9000, '0.0.0.0', 9001, 'production', false, true, 5, 2048, 'manual', 'US01', 'demo', 'warn'],
+      [9000, '0.0.0.0', 9001, 'production', false, 1, 5, 2048, 'manual', 'US01', 'demo', 'warn'],
     );
   });
 
@@ -68,6 +68,16 @@ describe('configuration', () => {
     [{ TLS: 'maybe' }, 'TLS'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ TRUST_PROXY: 'perhaps' }, 'TRUST_PROXY'],
+    // "Trust every hop" would read the client's address from the entry the client writes itself.
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'on' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1,' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1, proxy.internal' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/8/8' }, 'TRUST_PROXY'],
+    [{ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '0' }, 'TRUST_PROXY'],
     [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ RATE_LIMIT_PER_SECOND: '50' }, 'RATE_LIMIT_BURST'],
@@ -96,6 +106,18 @@ describe('configuration', () => {
       assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}:`) && !e.message.includes('\n'));
     });
   }
+
+  it('reads TRUST_PROXY as off, a number of proxy hops, or a list of proxy addresses and CIDR ranges', () => {
+    assert.equal(loadConfig({}).trustProxy, 0);
+    for (const off of ['0', 'off', 'false', 'no', 'OFF']) assert.equal(loadConfig({ TRUST_PROXY: off }).trustProxy, 0, off);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1, '1 keeps meaning one proxy in front');
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy, ['10.0.0.0/8']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 192.0.2.10, 10.0.0.0/8 ,fd00::/8,::1, Loopback' }).trustProxy, ['192.0.2.10', '10.0.0.0/8', 'fd00::/8', '::1', 'loopback']);
+    // Production with TLS=off needs a proxy in front, named either way.
+    assert.equal(loadConfig({ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '10.1.2.3' }).trustProxy, ['10.1.2.3']);
+  });
 
   it('reads REFUND_MAX_ATTEMPTS (default 5, 1 to 1000)', () => {
     assert.equal(loadConfig({}).refundMaxAttempts, 5);
