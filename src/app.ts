@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Past MAX_CONNECTIONS Node closes new sockets at once rather than let them exhaust descriptors.
   if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
 
-  // Rate-limit buckets: Redis when configured, so every instance draws on one budget per token.
+  // Rate-limit buckets: Redis when configured, so every instance draws on one budget per merchant.
   const buckets = config.redisUrl
     ? await redisBuckets(config.redisUrl, { now: options.now, onError: (error) => app.log.warn({ err: error }, 'redis (rate limits) unavailable') })
     : memoryBuckets(options.now);
@@ -136,7 +136,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await app.register(
       async (merchant) => {
         requireMerchant(merchant, config, store, tokens, options.now);
-        // After the auth hook: only authenticated requests draw from (their token's) bucket.
+        // After the auth hook: only authenticated requests draw from (their merchant's) bucket.
         await installMerchantRateLimit(merchant, config, buckets);
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });

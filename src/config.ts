@@ -31,6 +31,9 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   /** Failed token-endpoint attempts a client may make from one address before 429 (one more per 30 s). */
   oauthFailureLimit: number;
+  /** Successful token grants (client credentials or refresh) per client: a burst, refilled at a rate per minute. */
+  oauthGrantBurst: number;
+  oauthGrantsPerMinute: number;
   /** How long a valid token's lookup is reused (0 = never); bounds how late another instance sees a revocation. */
   tokenCacheSeconds: number;
   bodyLimitBytes: number;
@@ -202,6 +205,8 @@ export function loadConfig(env: Env = process.env): Config {
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 7200, 60, 2_592_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 31_536_000),
     oauthFailureLimit: integer(env, 'OAUTH_FAILURE_LIMIT', 10, 1, 10_000),
+    oauthGrantBurst: integer(env, 'OAUTH_GRANT_BURST', 20, 1, 1_000_000),
+    oauthGrantsPerMinute: integer(env, 'OAUTH_GRANTS_PER_MINUTE', 6, 1, 1_000_000),
     tokenCacheSeconds: integer(env, 'TOKEN_CACHE_SECONDS', 5, 0, 30),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1_073_741_824),
     refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),

@@ -6,7 +6,8 @@ import { rateLimited } from '../domain/errors.ts';
 import { hashSecret } from '../domain/secrets.ts';
 import type { Clock } from '../domain/time.ts';
 import { asRateLimitWindow, takeFromBucket, type BucketLimits, type BucketState } from '../domain/token-bucket.ts';
-import { bearerToken } from './auth.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
+import type { Principal } from '../services/merchants.service.ts';
 
 /** Where buckets live: this process (default) or Redis (`REDIS_URL`), shared by every instance. */
 export interface BucketStore {
@@ -141,9 +142,20 @@ function tokenBucketStore(buckets: BucketStore) {
 }
 
 /**
- * Per-token limit on merchant routes (SPEC §2.4). Registered after the auth hook, so it runs on
- * authenticated requests only and keys on the token: by a hash of it, which is unique across
- * databases and deployments sharing one Redis (token ids are not).
+ * The merchant's bucket (SPEC §2.4): one per merchant and environment, shared by all of its tokens,
+ * so minting tokens buys no budget. The key is the environment, the merchant id (readable when
+ * looking into Redis) and a hash of the merchant's random, immutable OAuth client id, which makes it
+ * unique across deployments and databases sharing one Redis — merchant ids alone are not (every
+ * database starts at 1).
+ */
+function merchantBucketKey(env: StockistEnv, principal: Pick<Principal, 'merchantId' | 'clientId'>): string {
+  return `mer:${env}:${principal.merchantId}:${hashSecret(principal.clientId).slice(0, 32)}`;
+}
+
+/**
+ * Per-merchant limit on merchant routes (SPEC §2.4). Registered after the auth hook, so it runs on
+ * authenticated requests only (refused credentials neither pass nor drain a bucket) and finds the
+ * principal on the request.
  */
 export async function installMerchantRateLimit(app: FastifyInstance, config: Config, buckets: BucketStore) {
   const rate = config.rateLimitPerSecond;
@@ -153,11 +165,14 @@ export async function installMerchantRateLimit(app: FastifyInstance, config: Con
     max: burst,
     timeWindow: Math.round((burst / rate) * 1000),
     store: tokenBucketStore(buckets),
-    keyGenerator: (request: FastifyRequest) => `tok:${hashSecret(bearerToken(request) ?? '').slice(0, 32)}`,
+    keyGenerator: (request: FastifyRequest) => {
+      if (!request.principal) throw new Error('merchant rate limit: no principal (the limit must run after the auth hook)');
+      return merchantBucketKey(config.env, request.principal);
+    },
     enableDraftSpec: true,
     // Redis unreachable: serve unlimited rather than fail every request (logged by the client).
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
-      rateLimited(Math.max(1, Math.ceil(context.ttl / 1000)), `rate limit exceeded: ${rate} requests per second per token, bursts of ${burst}`),
+      rateLimited(Math.max(1, Math.ceil(context.ttl / 1000)), `rate limit exceeded: ${rate} requests per second per merchant, bursts of ${burst}`),
   });
 }

@@ -166,3 +166,58 @@ describe('the failure limit keys on the address the nearest trusted proxy saw', 
     });
   });
 });
+
+/** SPEC §2.4: successful token grants per client are bounded too (OAUTH_GRANT_BURST, OAUTH_GRANTS_PER_MINUTE). */
+describe('successful token grants per client', () => {
+  const clock = fakeClock();
+  const t = useApp('sqlite', { OAUTH_GRANT_BURST: '3', OAUTH_GRANTS_PER_MINUTE: '6', OAUTH_FAILURE_LIMIT: String(LIMIT) }, { now: clock.now });
+
+  it('are refused past the burst with an RFC 6749-shaped 429 that writes nothing, until the bucket refills', async () => {
+    const m = await newMerchant(t, 'Minting Co');
+    const first = await attempt(t.app, m.clientId, m.clientSecret);
+    assert.equal(first.status, 200);
+    for (let i = 0; i < 2; i++) assert.equal((await attempt(t.app, m.clientId, m.clientSecret)).status, 200);
+    const before = await tableDigests(t.store);
+    const refused = await attempt(t.app, m.clientId, m.clientSecret);
+    assertRateLimited(refused);
+    assert.equal(refused.headers['retry-after'], '10', 'six a minute: one every 10 s');
+    assert.match(refused.body.error_description, /tokens issued to this client/);
+    assert.equal(refused.body.code, undefined, 'not the envelope');
+    // A refresh is a grant too; refused, it does not consume the refresh token.
+    const refresh = await t.app.inject({
+      method: 'POST',
+      url: '/openapi/oauth/token',
+      payload: `grant_type=refresh_token&refresh_token=${encodeURIComponent(first.body.refresh_token)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.clientId, m.clientSecret) },
+    });
+    assert.equal(refresh.statusCode, 429);
+    assert.equal(refresh.json().error, 'rate_limited');
+    // More refusals than the failure limit: they are not failures, so they do not lock the client out.
+    for (let i = 0; i < LIMIT + 5; i++) assert.equal((await attempt(t.app, m.clientId, m.clientSecret)).status, 429);
+    assert.deepEqual(await tableDigests(t.store), before);
+    // Another client is unaffected.
+    const other = await newMerchant(t, 'Quiet Co');
+    assert.equal((await attempt(t.app, other.clientId, other.clientSecret)).status, 200);
+    clock.ms += 10_000;
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/openapi/oauth/token',
+      payload: `grant_type=refresh_token&refresh_token=${encodeURIComponent(first.body.refresh_token)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.clientId, m.clientSecret) },
+    });
+    assert.equal(again.statusCode, 200, 'the refused refresh token still works');
+    assert.equal((await attempt(t.app, m.clientId, m.clientSecret)).status, 429, 'one grant per 10 s');
+  });
+
+  it('hold under concurrency: of 50 parallel grants exactly the burst succeed', async () => {
+    const m = await newMerchant(t, 'Parallel Minting Co');
+    const results = await Promise.all(Array.from({ length: 50 }, () => attempt(t.app, m.clientId, m.clientSecret)));
+    assert.deepEqual(tally(results.map((r) => r.status)), { 200: 3, 429: 47 });
+  });
+
+  it('cannot be drained by someone without the secret', async () => {
+    const m = await newMerchant(t, 'Targeted Co');
+    for (let i = 0; i < 5; i++) assert.equal((await attempt(t.app, m.clientId, `sks_wrong_${i}`, { remoteAddress: `198.51.100.${i}` })).status, 401);
+    assert.equal((await attempt(t.app, m.clientId, m.clientSecret)).status, 200);
+  });
+});

@@ -19,6 +19,8 @@ describe('configuration', () => {
     assert.equal(c.accessTokenTtlSeconds, 7200);
     assert.equal(c.refreshTokenTtlSeconds, 2_592_000);
     assert.equal(c.oauthFailureLimit, 10);
+    assert.equal(c.oauthGrantBurst, 20);
+    assert.equal(c.oauthGrantsPerMinute, 6);
     assert.equal(c.bodyLimitBytes, 1_048_576);
     assert.equal(c.refundReview, 'auto');
     assert.equal(c.refundAutoDelayMs, 2000);
@@ -41,8 +43,9 @@ describe('configuration', () => {
       RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10', BODY_LIMIT_BYTES: '2048', REFUND_REVIEW: 'manual',
       REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
       ACCESS_TOKEN_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '86400', OAUTH_FAILURE_LIMIT: '3',
+      OAUTH_GRANT_BURST: '5', OAUTH_GRANTS_PER_MINUTE: '2',
     });
-    assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit], [600, 86400, 3]);
+    assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit, c.oauthGrantBurst, c.oauthGrantsPerMinute], [600, 86400, 3, 5, 2]);
     // The bounds of TOKEN_CACHE_SECONDS (README: 0–30) are themselves accepted.
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '30' }).tokenCacheSeconds, 30);
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '0' }).tokenCacheSeconds, 0);
@@ -91,6 +94,9 @@ describe('configuration', () => {
     [{ ACCESS_TOKEN_TTL_SECONDS: '10' }, 'ACCESS_TOKEN_TTL_SECONDS'],
     [{ REFRESH_TOKEN_TTL_SECONDS: 'forever' }, 'REFRESH_TOKEN_TTL_SECONDS'],
     [{ OAUTH_FAILURE_LIMIT: '0' }, 'OAUTH_FAILURE_LIMIT'],
+    [{ OAUTH_GRANT_BURST: '0' }, 'OAUTH_GRANT_BURST'],
+    [{ OAUTH_GRANTS_PER_MINUTE: '0' }, 'OAUTH_GRANTS_PER_MINUTE'],
+    [{ OAUTH_GRANTS_PER_MINUTE: 'many' }, 'OAUTH_GRANTS_PER_MINUTE'],
     [{ STOCK_WEBHOOK_INTERVAL_MS: 'soon' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
     [{ STOCK_WEBHOOK_INTERVAL_MS: '3600001' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
     [{ STOCK_WEBHOOK_INTERVAL_MS: '-1' }, 'STOCK_WEBHOOK_INTERVAL_MS'],

@@ -276,7 +276,7 @@ const DESCRIPTION = `The supplier's Order, Refund and Stock Open API.
 
 **Idempotency.** Any POST may carry \`Idempotency-Key\`; orders are also idempotent by \`customOrderId\`.
 
-**Rate limits.** Per token; responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 carries \`Retry-After\`.`;
+**Rate limits.** Per merchant and environment: all of a merchant's tokens share one bucket, and token grants per client are bounded too. Responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 carries \`Retry-After\`.`;
 
 const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
   'refund.succeeded': 'A refund was approved (automatically or by the operator); `refund` is the record of `GET /v2/order/orders/refund/{id}`.',

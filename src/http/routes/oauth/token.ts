@@ -50,6 +50,24 @@ function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAu
 export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; buckets: BucketStore }> = async (app, { store, config, buckets }) => {
   await app.register(formbody);
   const failureLimits = { capacity: config.oauthFailureLimit, refillMs: config.oauthFailureLimit * FAILURE_REFILL_MS };
+  const grantLimits = { capacity: config.oauthGrantBurst, refillMs: (config.oauthGrantBurst * 60_000) / config.oauthGrantsPerMinute };
+
+  /**
+   * The bound on successful grants per client (SPEC §2.4), keyed by a hash of the client id (random,
+   * so unique across deployments sharing a Redis). One atomic take per grant, so concurrent grants
+   * cannot pass it either.
+   */
+  const admitGrant = async (clientId: string) => {
+    const taken = await buckets.take(`grant:${hashSecret(clientId).slice(0, 32)}`, grantLimits, 1).catch(() => null);
+    if (taken === null || taken.allowed) return;
+    const retryAfter = Math.max(1, Math.ceil(msUntil(taken.tokens, 1, grantLimits) / 1000));
+    throw new OAuthError(
+      429,
+      'rate_limited',
+      `too many tokens issued to this client (${config.oauthGrantsPerMinute} a minute, bursts of ${config.oauthGrantBurst}); reuse the access token you have until it expires, or retry after ${retryAfter} s`,
+      { 'Retry-After': String(retryAfter) },
+    );
+  };
 
   /**
    * Counts an attempt of `clientId` from the request's address (as the nearest trusted proxy saw
@@ -109,8 +127,8 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       let issued: IssuedTokens;
       try {
         issued = refreshToken && body.grant_type === 'refresh_token'
-          ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, Date.now())
-          : await clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now());
+          ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, Date.now(), admitGrant)
+          : await clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now(), admitGrant);
       } catch (error) {
         // Only a wrong secret or a refresh token that does not work may be guessing.
         if (!(error instanceof OAuthError && COUNTED.has(error.error))) await giveBack();
