@@ -5,11 +5,11 @@ import type { Config } from './config.ts';
 import { requireAdmin, requireMerchant } from './http/auth.ts';
 import { installEnvelope, requestIdFor } from './http/envelope.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
-import { clientErrorHandler, installJsonParser, installOverloadShedding, serverLimits } from './http/limits.ts';
+import { clientErrorHandler, installJsonParser, installOverloadShedding, merchantBodyLimits, serverLimits } from './http/limits.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installHttpsPolicy, trustProxyOption } from './http/https-policy.ts';
 import { MERCHANT_PREFIX } from './http/merchant-routes.ts';
-import { installMerchantRateLimit, memoryBuckets, redisBuckets } from './http/rate-limit.ts';
+import { installMerchantBodyBudget, installMerchantRateLimit, memoryBuckets, redisBuckets } from './http/rate-limit.ts';
 import type { Clock } from './domain/time.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
@@ -136,8 +136,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await app.register(
       async (merchant) => {
         requireMerchant(merchant, config, store, tokens, options.now);
-        // After the auth hook: only authenticated requests draw from (their merchant's) bucket.
+        merchant.addHook('onRoute', merchantBodyLimits(config));
+        // After the auth hook: only authenticated requests draw from (their merchant's) buckets.
         await installMerchantRateLimit(merchant, config, buckets);
+        installMerchantBodyBudget(merchant, config, buckets);
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });
         await merchant.register(refundRoutes, { store });

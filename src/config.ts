@@ -25,6 +25,8 @@ export interface Config {
   redisUrl: string | null;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** Request-body bytes per second per merchant (SPEC §2.4 "bounded in cost"); the burst is the largest merchant body limit. 0: off. */
+  rateLimitBodyBytesPerSecond: number;
   /** Lifetime of an access token issued by the OAuth token endpoint. */
   accessTokenTtlSeconds: number;
   /** Lifetime of each refresh token (a rotation issues a new one with a fresh lifetime). */
@@ -108,6 +110,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
   }
   return Number(value);
+}
+
+/** 0 (off), or at least 1 KiB a second: a smaller budget could not admit a body worth the name. */
+function bytesPerSecond(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback, 0, 1_073_741_824);
+  if (value !== 0 && value < 1024) throw new ConfigError(name, `must be 0 (off) or from 1024 to 1073741824 (got "${value}")`);
+  return value;
 }
 
 function optionalInteger(env: Env, name: string, min: number, max: number): number | null {
@@ -202,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 40, 1, 1_000_000),
+    rateLimitBodyBytesPerSecond: bytesPerSecond(env, 'RATE_LIMIT_BODY_BYTES_PER_SECOND', 65_536),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 7200, 60, 2_592_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 31_536_000),
     oauthFailureLimit: integer(env, 'OAUTH_FAILURE_LIMIT', 10, 1, 10_000),

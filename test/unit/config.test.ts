@@ -22,6 +22,7 @@ describe('configuration', () => {
     assert.equal(c.oauthGrantBurst, 20);
     assert.equal(c.oauthGrantsPerMinute, 6);
     assert.equal(c.bodyLimitBytes, 1_048_576);
+    assert.equal(c.rateLimitBodyBytesPerSecond, 65_536);
     assert.equal(c.refundReview, 'auto');
     assert.equal(c.refundAutoDelayMs, 2000);
     assert.equal(c.refundSlaHours, 24);
@@ -43,8 +44,10 @@ describe('configuration', () => {
       RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10', BODY_LIMIT_BYTES: '2048', REFUND_REVIEW: 'manual',
       REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
       ACCESS_TOKEN_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '86400', OAUTH_FAILURE_LIMIT: '3',
-      OAUTH_GRANT_BURST: '5', OAUTH_GRANTS_PER_MINUTE: '2',
+      OAUTH_GRANT_BURST: '5', OAUTH_GRANTS_PER_MINUTE: '2', RATE_LIMIT_BODY_BYTES_PER_SECOND: '131072',
     });
+    assert.equal(c.rateLimitBodyBytesPerSecond, 131_072);
+    assert.equal(loadConfig({ RATE_LIMIT_BODY_BYTES_PER_SECOND: '0' }).rateLimitBodyBytesPerSecond, 0, '0 turns the body budget off');
     assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit, c.oauthGrantBurst, c.oauthGrantsPerMinute], [600, 86400, 3, 5, 2]);
     // The bounds of TOKEN_CACHE_SECONDS (README: 0–30) are themselves accepted.
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '30' }).tokenCacheSeconds, 30);
@@ -85,6 +88,8 @@ describe('configuration', () => {
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ RATE_LIMIT_PER_SECOND: '50' }, 'RATE_LIMIT_BURST'],
     [{ BODY_LIMIT_BYTES: '1.5' }, 'BODY_LIMIT_BYTES'],
+    [{ RATE_LIMIT_BODY_BYTES_PER_SECOND: '1000' }, 'RATE_LIMIT_BODY_BYTES_PER_SECOND'],
+    [{ RATE_LIMIT_BODY_BYTES_PER_SECOND: 'lots' }, 'RATE_LIMIT_BODY_BYTES_PER_SECOND'],
     [{ REFUND_REVIEW: 'sometimes' }, 'REFUND_REVIEW'],
     [{ REFUND_AUTO_DELAY_MS: 'soon' }, 'REFUND_AUTO_DELAY_MS'],
     [{ REFUND_SLA_HOURS: '0' }, 'REFUND_SLA_HOURS'],

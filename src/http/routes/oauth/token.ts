@@ -10,6 +10,7 @@ import { msUntil } from '../../../domain/token-bucket.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../../schemas/oauth.ts';
 import { clientCredentialsGrant, refreshTokenGrant, type TokenResponse as IssuedTokens } from '../../../services/oauth.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { bodyLimitsFor } from '../../limits.ts';
 import type { BucketStore } from '../../rate-limit.ts';
 import { toFieldErrors } from '../../../schemas/validate.ts';
 
@@ -98,10 +99,13 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       .send({ error: e.error, error_description: e.description });
   });
 
+  const { bodyLimit, maxJsonValues } = bodyLimitsFor('token', config);
   app.post(
     '/token',
     {
-      config: { envelope: false },
+      // Anyone may call this route without a token: a few hundred bytes is all a token request needs.
+      bodyLimit,
+      config: { envelope: false, maxJsonValues },
       schema: {
         operationId: 'issueToken',
         summary: 'OAuth 2.0 token endpoint (client credentials, refresh)',
