@@ -3,7 +3,7 @@
  * limit must not raise another merchant's p99 latency more than 3×). Not a test — the numbers
  * depend on the machine — but the measurement docs/security.md ("Abuse") reports:
  *
- *   node --import tsx scripts/bench-fairness.ts [--seconds 10] [--rounds 3] [--attack all|junk|dense-order|dense-webhook|webhook] [--no-budget]
+ *   node --import tsx scripts/bench-fairness.ts [--seconds 10] [--rounds 3] [--attack all|junk|dense-order|dense-webhook|webhook] [--no-budget] [--root DIR]
  *
  * One real server process (`stockist serve`, TLS off, SQLite, demo data, default limits). A victim
  * merchant reads stock (`GET /openapi/v1/product/stocks?skus=` five SKUs) at a steady 15 requests
@@ -18,7 +18,9 @@
  *
  * Printed: the attacker's answers by status, the victim's p50/p99 idle and attacked, and the ratio
  * of the p99s. `--no-budget` turns the body budget off (RATE_LIMIT_BODY_BYTES_PER_SECOND=0) to show
- * what the body limits do alone.
+ * what the body limits do alone; `--root DIR` serves another checkout's sources (an earlier commit,
+ * e.g. `git archive <commit> bin src package.json | tar -x -C DIR`) with this machine's node_modules
+ * reachable from DIR, to compare before and after.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,6 +39,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     attack: { type: 'string', default: 'all' },
     'no-budget': { type: 'boolean', default: false },
+    root: { type: 'string', default: ROOT },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -50,7 +53,7 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-fairness-'));
 const child = spawn(process.execPath, ['bin/stockist.js', 'serve', '--port', '0', '--seed', 'demo'], {
-  cwd: ROOT,
+  cwd: path.resolve(args.root),
   env: {
     ...process.env,
     STOCKIST_SOURCES: '1',
@@ -132,7 +135,7 @@ function bulk(bytes: number, maxValues: number | null, known: Record<string, unk
 const KiB = 1024;
 const skuList = Array.from({ length: 10_000 }, (_, i) => `S-${String(i).padStart(62, '0')}`);
 const attacks: Record<Mode, { method: string; url: string; body: Buffer }> = {
-  junk: { method: 'POST', url: '/openapi/v1/order/orders', body: bulk(1024 * KiB, null, { orderItemsList: [{ sku: 'DEMO-0001', quantity: 1 }] }) },
+  junk: { method: 'POST', url: '/openapi/v1/order/orders', body: bulk(1023 * KiB, null, { orderItemsList: [{ sku: 'DEMO-0001', quantity: 1 }] }) },
   'dense-order': { method: 'POST', url: '/openapi/v1/order/orders', body: bulk(BODY_LIMITS.merchant.bytes - 512, BODY_LIMITS.merchant.values, { orderItemsList: [] }) },
   'dense-webhook': { method: 'POST', url: '/openapi/v1/webhooks', body: bulk(BODY_LIMITS.bulk.bytes - 512, BODY_LIMITS.bulk.values, { url: 'http://127.0.0.1:9/hook', events: [] }) },
   webhook: { method: 'PUT', url: `/openapi/v1/webhooks/${hookId}`, body: Buffer.from(JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: skuList }, null, 2)) },
@@ -208,7 +211,7 @@ for (const mode of modes) {
   const statuses = Object.entries(answers[mode]).map(([status, n]) => `${n}× ${status}`).join(', ');
   rows.push(`| ${mode} (${(attacks[mode].body.length / KiB).toFixed(0)} KiB, ${attacks[mode].method} ${attacks[mode].url.replace(/\/\d+$/, '/{id}')}) | ${statuses} | ${cpuShare(mode)} | ${s.n} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${(s.p99 / idle.p99).toFixed(2)} |`);
 }
-console.log(`${ROUNDS} rounds of ${SECONDS} s per condition; victim ${VICTIM_RATE}/s, attacker ${ATTACK_RATE}/s; body budget ${args['no-budget'] ? 'off' : 'on (default)'}; ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`${path.resolve(args.root) === ROOT ? '' : `server from ${args.root}; `}${ROUNDS} rounds of ${SECONDS} s per condition; victim ${VICTIM_RATE}/s, attacker ${ATTACK_RATE}/s; body budget ${args['no-budget'] ? 'off' : 'on (default)'}; ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log(rows.join('\n'));
 for (const agent of Object.values(agents)) agent.destroy();
 stop();

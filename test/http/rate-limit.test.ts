@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../../src/app.ts';
+import { redisBuckets } from '../../src/http/rate-limit.ts';
 import { ADMIN_KEY, freshStore, needRedis, newMerchant, testConfig, useApp, type TestApp } from '../helpers.ts';
 import { basic, tokenRequest } from './oauth-helpers.ts';
 
@@ -202,6 +203,21 @@ describe('shared rate-limit budget on Redis', () => {
     const [one, two] = deployments;
     assert.deepEqual([(await get(one)).statusCode, (await get(one)).statusCode, (await get(one)).statusCode], [200, 200, 429]);
     assert.equal((await get(two)).statusCode, 200, 'the other deployment’s merchant 1 has its own bucket');
+  });
+
+  it('gives tokens back atomically on Redis too, never beyond the capacity', async (t) => {
+    if (!(await needRedis(t, REDIS_URL))) return;
+    const clock = fakeClock();
+    const buckets = await redisBuckets(REDIS_URL, { now: clock.now });
+    t.after(() => buckets.close());
+    const key = `test:giveback:${Date.now()}:${Math.random()}`;
+    const limits = { capacity: 3, refillMs: 3000 };
+    for (let i = 0; i < 3; i++) assert.equal((await buckets.take(key, limits, 1)).allowed, true);
+    assert.equal((await buckets.take(key, limits, 1)).allowed, false);
+    assert.deepEqual(await buckets.take(key, limits, -1), { allowed: true, tokens: 1 });
+    assert.equal((await buckets.take(key, limits, 1)).allowed, true);
+    clock.ms += 2500;
+    assert.deepEqual(await buckets.take(key, limits, -2), { allowed: true, tokens: 3 }, 'refilled 2.5, plus 2, capped at 3');
   });
 
   it('refuses to start when REDIS_URL cannot be reached', async (t) => {
