@@ -85,17 +85,30 @@ const stop = () => {
 };
 process.on('exit', stop);
 
-const agents = { victim: new http.Agent({ keepAlive: true, maxSockets: 8 }), attacker: new http.Agent({ keepAlive: true, maxSockets: 64 }), setup: new http.Agent({ keepAlive: true }) };
+const agents = {
+  victim: new http.Agent({ keepAlive: true, maxSockets: 8 }),
+  attacker: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  setup: new http.Agent({ keepAlive: true }),
+};
 
 function call(agent: http.Agent, method: string, url: string, authorization: string, body?: Buffer): Promise<{ status: number; ms: number; text: string }> {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
     const req = http.request(
-      { host: '127.0.0.1', port, method, path: url, agent, headers: { authorization, ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        agent,
+        headers: { authorization, ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6, text: Buffer.concat(chunks).toString() }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6, text: Buffer.concat(chunks).toString() }),
+        );
       },
     );
     // A refused body may be cut off before it is all sent: recorded as status 0, not a failure of the run.
@@ -115,7 +128,13 @@ async function merchantToken(name: string): Promise<string> {
 }
 const victim = await merchantToken('Victim');
 const attacker = await merchantToken('Attacker');
-const hook = await call(agents.setup, 'POST', '/openapi/v1/webhooks', attacker, Buffer.from(JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'] })));
+const hook = await call(
+  agents.setup,
+  'POST',
+  '/openapi/v1/webhooks',
+  attacker,
+  Buffer.from(JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'] })),
+);
 const hookId = JSON.parse(hook.text).data.id as string;
 
 /**
@@ -136,9 +155,21 @@ const KiB = 1024;
 const skuList = Array.from({ length: 10_000 }, (_, i) => `S-${String(i).padStart(62, '0')}`);
 const attacks: Record<Mode, { method: string; url: string; body: Buffer }> = {
   junk: { method: 'POST', url: '/openapi/v1/order/orders', body: bulk(1023 * KiB, null, { orderItemsList: [{ sku: 'DEMO-0001', quantity: 1 }] }) },
-  'dense-order': { method: 'POST', url: '/openapi/v1/order/orders', body: bulk(BODY_LIMITS.merchant.bytes - 512, BODY_LIMITS.merchant.values, { orderItemsList: [] }) },
-  'dense-webhook': { method: 'POST', url: '/openapi/v1/webhooks', body: bulk(BODY_LIMITS.bulk.bytes - 512, BODY_LIMITS.bulk.values, { url: 'http://127.0.0.1:9/hook', events: [] }) },
-  webhook: { method: 'PUT', url: `/openapi/v1/webhooks/${hookId}`, body: Buffer.from(JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: skuList }, null, 2)) },
+  'dense-order': {
+    method: 'POST',
+    url: '/openapi/v1/order/orders',
+    body: bulk(BODY_LIMITS.merchant.bytes - 512, BODY_LIMITS.merchant.values, { orderItemsList: [] }),
+  },
+  'dense-webhook': {
+    method: 'POST',
+    url: '/openapi/v1/webhooks',
+    body: bulk(BODY_LIMITS.bulk.bytes - 512, BODY_LIMITS.bulk.values, { url: 'http://127.0.0.1:9/hook', events: [] }),
+  },
+  webhook: {
+    method: 'PUT',
+    url: `/openapi/v1/webhooks/${hookId}`,
+    body: Buffer.from(JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: skuList }, null, 2)),
+  },
 };
 const STOCK_URL = `/openapi/v1/product/stocks?skus=${[1, 2, 3, 4, 5].map((i) => `DEMO-${String(i).padStart(4, '0')}`).join(',')}`;
 
@@ -182,7 +213,12 @@ for (let round = 1; round <= ROUNDS; round++) {
   const idle = await steady(VICTIM_RATE, SECONDS, () => call(agents.victim, 'GET', STOCK_URL, victim));
   cpuMs.idle += serverCpuMs() - cpu;
   samples.idle.push(...idle.filter((r) => r.status === 200).map((r) => r.ms));
-  log(`round ${round}: idle p99 ${quantile([...idle.map((r) => r.ms)].sort((a, b) => a - b), 0.99).toFixed(1)} ms`);
+  log(
+    `round ${round}: idle p99 ${quantile(
+      [...idle.map((r) => r.ms)].sort((a, b) => a - b),
+      0.99,
+    ).toFixed(1)} ms`,
+  );
   for (const mode of modes) {
     const { method, url, body } = attacks[mode];
     cpu = serverCpuMs();
@@ -194,7 +230,12 @@ for (let round = 1; round <= ROUNDS; round++) {
     samples[mode].push(...seen.filter((r) => r.status === 200).map((r) => r.ms));
     for (const h of hits) answers[mode][h.status] = (answers[mode][h.status] ?? 0) + 1;
     const refused = seen.filter((r) => r.status !== 200).length;
-    log(`round ${round}: ${mode} p99 ${quantile([...seen.map((r) => r.ms)].sort((a, b) => a - b), 0.99).toFixed(1)} ms${refused ? ` (${refused} victim requests not 200)` : ''}`);
+    log(
+      `round ${round}: ${mode} p99 ${quantile(
+        [...seen.map((r) => r.ms)].sort((a, b) => a - b),
+        0.99,
+      ).toFixed(1)} ms${refused ? ` (${refused} victim requests not 200)` : ''}`,
+    );
   }
 }
 
@@ -208,10 +249,19 @@ const rows = [`| victim beside | attacker's answers | server CPU | victim n | p5
 rows.push(`| nobody (idle) | — | ${cpuShare('idle')} | ${idle.n} | ${idle.p50.toFixed(1)} | ${idle.p99.toFixed(1)} | 1.00 |`);
 for (const mode of modes) {
   const s = summary(samples[mode]);
-  const statuses = Object.entries(answers[mode]).map(([status, n]) => `${n}× ${status}`).join(', ');
-  rows.push(`| ${mode} (${(attacks[mode].body.length / KiB).toFixed(0)} KiB, ${attacks[mode].method} ${attacks[mode].url.replace(/\/\d+$/, '/{id}')}) | ${statuses} | ${cpuShare(mode)} | ${s.n} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${(s.p99 / idle.p99).toFixed(2)} |`);
+  const statuses = Object.entries(answers[mode])
+    .map(([status, n]) => `${n}× ${status}`)
+    .join(', ');
+  rows.push(
+    `| ${mode} (${(attacks[mode].body.length / KiB).toFixed(0)} KiB, ${attacks[mode].method} ${attacks[mode].url.replace(/\/\d+$/, '/{id}')}) | ${statuses} | ${cpuShare(mode)} | ${s.n} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${(s.p99 / idle.p99).toFixed(2)} |`,
+  );
 }
-console.log(`${path.resolve(args.root) === ROOT ? '' : `server from ${args.root}; `}${ROUNDS} rounds of ${SECONDS} s per condition; victim ${VICTIM_RATE}/s, attacker ${ATTACK_RATE}/s; body budget ${args['no-budget'] ? 'off' : 'on (default)'}; ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `${path.resolve(args.root) === ROOT ? '' : `server from ${args.root}; `}${ROUNDS} rounds of ${SECONDS} s per condition; victim ${VICTIM_RATE}/s, attacker ${ATTACK_RATE}/s; body budget ${args['no-budget'] ? 'off' : 'on (default)'}; ${os.cpus().length} CPUs, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 console.log(rows.join('\n'));
 for (const agent of Object.values(agents)) agent.destroy();
 stop();

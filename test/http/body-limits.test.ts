@@ -25,14 +25,32 @@ function junk(bytes: number, known: Record<string, unknown> = { orderItemsList: 
 
 const chars = (n: number, c = 'x') => c.repeat(n);
 /** JSON as a client that escapes every non-ASCII character (Python's default) and pretty-prints would send it. */
-const escapedPretty = (value: unknown) => JSON.stringify(value, null, 2).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escapedPretty = (value: unknown) =>
+  JSON.stringify(value, null, 2).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** The largest legitimate order: 100 lines, every field at its maximum length, in CJK characters. */
 function largestOrder() {
   const c = '中';
   return escapedPretty({
-    orderAddress: { country: 'US', phone: chars(64, c), recipient: chars(32, c), province: chars(32, c), street1: chars(64, c), street2: chars(64, c), city: chars(64, c), zip: chars(32, c), ioss: chars(32, c), vat: chars(32, c) },
-    orderItemsList: Array.from({ length: 100 }, () => ({ sku: chars(64, c), quantity: 1_000_000, channelCode: chars(32, c), warehouseCode: chars(32, c), channelType: chars(16, c) })),
+    orderAddress: {
+      country: 'US',
+      phone: chars(64, c),
+      recipient: chars(32, c),
+      province: chars(32, c),
+      street1: chars(64, c),
+      street2: chars(64, c),
+      city: chars(64, c),
+      zip: chars(32, c),
+      ioss: chars(32, c),
+      vat: chars(32, c),
+    },
+    orderItemsList: Array.from({ length: 100 }, () => ({
+      sku: chars(64, c),
+      quantity: 1_000_000,
+      channelCode: chars(32, c),
+      warehouseCode: chars(32, c),
+      channelType: chars(16, c),
+    })),
     remark: chars(1000, c),
     salePlatform: chars(32, c),
     channelCode: chars(32, c),
@@ -43,7 +61,11 @@ function largestOrder() {
 
 /** The largest legitimate webhook registration: 10,000 SKUs of 64 characters. */
 const largestWebhook = (n = 0) =>
-  JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: Array.from({ length: 10_000 }, (_, i) => `S${n}-${String(i).padStart(61, '0')}`) }, null, 2);
+  JSON.stringify(
+    { url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: Array.from({ length: 10_000 }, (_, i) => `S${n}-${String(i).padStart(61, '0')}`) },
+    null,
+    2,
+  );
 
 async function send(t: TestApp, token: string, method: 'POST' | 'PUT', url: string, payload: string) {
   const r = await t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
@@ -118,9 +140,20 @@ describe('body limits by route, refused before parsing', () => {
 
   it('keeps the operator import at BODY_LIMIT_BYTES and without a value limit', async () => {
     const products = Array.from({ length: 5000 }, (_, i) => ({ sku: `IMP-${i}`, name: 'n', categoryId: 11, price: 1, weightGrams: 1 }));
-    const doc = JSON.stringify({ categories: [{ categoryId: 10, name: 'Home', parentId: 0 }, { categoryId: 11, name: 'Kitchen', parentId: 10 }], products });
+    const doc = JSON.stringify({
+      categories: [
+        { categoryId: 10, name: 'Home', parentId: 0 },
+        { categoryId: 11, name: 'Kitchen', parentId: 10 },
+      ],
+      products,
+    });
     assert.ok(Buffer.byteLength(doc) > BODY_LIMITS.merchant.bytes, 'larger than any merchant route takes');
-    const r = await t.app.inject({ method: 'POST', url: '/admin/v1/import', payload: doc, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' } });
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/import',
+      payload: doc,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    });
     assert.equal(r.statusCode, 200, r.body.slice(0, 200));
   });
 
@@ -153,7 +186,13 @@ describe('the body budget per merchant (RATE_LIMIT_BODY_BYTES_PER_SECOND)', () =
     const attacker = await newMerchant(t, 'Heavy Co');
     const victim = await newMerchant(t, 'Light Co');
     await loadCatalogue(t);
-    const created = await send(t, attacker.token, 'POST', '/openapi/v1/webhooks', JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'] }));
+    const created = await send(
+      t,
+      attacker.token,
+      'POST',
+      '/openapi/v1/webhooks',
+      JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['stock.changed'] }),
+    );
     assert.equal(created.status, 200);
     const put = (token: string, id: string, n: number) => send(t, token, 'PUT', `/openapi/v1/webhooks/${id}`, largestWebhook(n));
     assert.equal((await put(attacker.token, created.body.data.id, 1)).status, 200, 'the first big body fits the burst');
@@ -191,10 +230,19 @@ describe('the body budget per merchant (RATE_LIMIT_BODY_BYTES_PER_SECOND)', () =
     const { port } = t.app.server.address() as AddressInfo;
     const post = () =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: ORDER_URL, headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: ORDER_URL,
+            headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.write('{"orderItemsList":[{"sku":"NOPE","quantity":1}],');
         req.end(`"remark":"${chars(1000)}"}`);
@@ -203,6 +251,9 @@ describe('the body budget per merchant (RATE_LIMIT_BODY_BYTES_PER_SECOND)', () =
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push(await post());
     assert.ok(!statuses.includes(429), statuses.join(' '));
-    assert.ok(statuses.every((s) => s === 422 || s === 400), statuses.join(' '));
+    assert.ok(
+      statuses.every((s) => s === 422 || s === 400),
+      statuses.join(' '),
+    );
   });
 });

@@ -45,7 +45,7 @@ export const OAUTH_ERRORS: readonly { status: number; error: string; description
   { status: 403, error: 'invalid_request', description: 'HTTPS is required: call this API over https://' },
   { status: 413, error: 'invalid_request', description: 'request body is larger than the limit' },
   { status: 415, error: 'invalid_request', description: 'the body\'s charset "iso-8859-1" is not supported: send UTF-8' },
-  { status: 429, error: 'rate_limited', description: 'too many failed attempts for this client from this address; retry after 30 s' },
+  { status: 429, error: 'rate_limited', description: 'too many failed (or simultaneous) attempts for this client from this address; retry after 30 s' },
   { status: 500, error: 'server_error', description: 'internal error; quote the X-Request-Id header when contacting support' },
   { status: 503, error: 'temporarily_unavailable', description: 'storage is unavailable, retry shortly' },
 ];

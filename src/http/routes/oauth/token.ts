@@ -78,14 +78,23 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
    */
   async function countAttempt(request: FastifyRequest, clientId: string): Promise<() => Promise<void>> {
     const key = `fail:${hashSecret(`${clientId}\n${request.ip}`).slice(0, 32)}`;
-    // Redis unreachable: let the attempt through (as the merchant rate limit does) rather than fail it.
+    // Redis unreachable or too slow: refuse rather than check an attempt nobody counted — letting it
+    // through (as the merchant rate limit does) would hand a guesser who can slow Redis down
+    // unlimited tries. Tokens already issued keep working.
     const taken = await buckets.take(key, failureLimits, 1).catch(() => null);
-    if (taken === null) return async () => undefined;
+    if (taken === null) throw new OAuthError(503, 'temporarily_unavailable', 'cannot count this attempt right now; retry shortly', { 'Retry-After': '1' });
     if (!taken.allowed) {
       // Per client and address: too many failures lock that pair out for a while, even with the
       // right secret, so a secret cannot be guessed; other clients and addresses are unaffected.
       const retryAfter = Math.max(1, Math.ceil(msUntil(taken.tokens, 1, failureLimits) / 1000));
-      throw new OAuthError(429, 'rate_limited', `too many failed attempts for this client from this address; retry after ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
+      // Attempts still being checked hold their token too, so a burst of simultaneous requests larger
+      // than the limit is refused in part even with the right secret: the message says so.
+      throw new OAuthError(
+        429,
+        'rate_limited',
+        `too many failed (or simultaneous) attempts for this client from this address; retry after ${retryAfter} s`,
+        { 'Retry-After': String(retryAfter) },
+      );
     }
     return async () => void (await buckets.take(key, failureLimits, -1).catch(() => undefined));
   }
