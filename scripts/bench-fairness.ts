@@ -3,7 +3,7 @@
  * limit must not raise another merchant's p99 latency more than 3×). Not a test — the numbers
  * depend on the machine — but the measurement docs/security.md ("Abuse") reports:
  *
- *   node --import tsx scripts/bench-fairness.ts [--seconds 10] [--rounds 3] [--attack all|junk|dense-order|dense-webhook|webhook] [--no-budget] [--root DIR]
+ *   node --import tsx scripts/bench-fairness.ts [--seconds 10] [--rounds 3] [--attack all|junk,dense-order,dense-webhook,webhook,order] [--no-budget] [--root DIR]
  *
  * One real server process (`stockist serve`, TLS off, SQLite, demo data, default limits). A victim
  * merchant reads stock (`GET /openapi/v1/product/stocks?skus=` five SKUs) at a steady 15 requests
@@ -14,7 +14,8 @@
  * - `junk`: the reported attack — 1 MiB of `{}` in an unknown field of an order;
  * - `dense-order`: the heaviest body the order route still parses — just under 128 KiB and 4,096 values;
  * - `dense-webhook`: the same for webhook registrations — just under 1 MiB and 16,384 values;
- * - `webhook`: the heaviest legitimate body — `PUT /v1/webhooks/{id}` with 10,000 SKUs of 64 characters.
+ * - `webhook`: the heaviest legitimate body — `PUT /v1/webhooks/{id}` with 10,000 SKUs of 64 characters;
+ * - `order` (only when named): a 100-line order (6 KB) — heavy in work (100 stock rows), not in bytes.
  *
  * Printed: the attacker's answers by status, the victim's p50/p99 idle and attacked, and the ratio
  * of the p99s. `--no-budget` turns the body budget off (RATE_LIMIT_BODY_BYTES_PER_SECOND=0) to show
@@ -32,8 +33,10 @@ import { Worker } from 'node:worker_threads';
 import { BODY_LIMITS, jsonShapeProblem } from '../src/http/limits.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const MODES = ['junk', 'dense-order', 'dense-webhook', 'webhook'] as const;
+const MODES = ['junk', 'dense-order', 'dense-webhook', 'webhook', 'order'] as const;
 type Mode = (typeof MODES)[number];
+/** `all`: the body attacks. `order` is work, not bulk, and is run only when asked for (docs/security.md "Abuse", open). */
+const BODY_MODES: Mode[] = ['junk', 'dense-order', 'dense-webhook', 'webhook'];
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
@@ -45,7 +48,7 @@ const { values: args } = parseArgs({
 });
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
-const modes: Mode[] = args.attack === 'all' ? [...MODES] : [args.attack as Mode];
+const modes: Mode[] = args.attack === 'all' ? BODY_MODES : ((args.attack ?? '').split(',') as Mode[]);
 if (!modes.every((m) => MODES.includes(m))) throw new Error(`--attack: one of all, ${MODES.join(', ')}`);
 const ADMIN_KEY = 'bench-fairness-admin-key';
 const VICTIM_RATE = 15;
@@ -153,6 +156,13 @@ function bulk(bytes: number, maxValues: number | null, known: Record<string, unk
   return Buffer.from(text(objects));
 }
 const KiB = 1024;
+// The order route's heaviest work: 100 lines, each a stock row to lock and decrement (stock topped up so none runs out).
+const ORDER_SKUS = Array.from({ length: 100 }, (_, i) => `DEMO-${String(i + 1).padStart(4, '0')}`);
+await admin('POST', '/admin/v1/import', { stocks: ORDER_SKUS.map((sku) => ({ sku, warehouseCode: 'G007', qty: 1_000_000_000 })) });
+const largestOrder = {
+  orderAddress: { country: 'US', phone: '5550100', recipient: 'Bench Buyer', province: 'CA', street1: '1 Main St', city: 'Los Angeles', zip: '90001' },
+  orderItemsList: ORDER_SKUS.map((sku) => ({ sku, quantity: 1, warehouseCode: 'G007' })),
+};
 const skuList = Array.from({ length: 10_000 }, (_, i) => `S-${String(i).padStart(62, '0')}`);
 const attacks: Record<Mode, { method: string; url: string; body: Buffer }> = {
   junk: { method: 'POST', url: '/openapi/v1/order/orders', body: bulk(1023 * KiB, null, { orderItemsList: [{ sku: 'DEMO-0001', quantity: 1 }] }) },
@@ -161,6 +171,7 @@ const attacks: Record<Mode, { method: string; url: string; body: Buffer }> = {
     url: '/openapi/v1/order/orders',
     body: bulk(BODY_LIMITS.merchant.bytes - 512, BODY_LIMITS.merchant.values, { orderItemsList: [] }),
   },
+  order: { method: 'POST', url: '/openapi/v1/order/orders', body: Buffer.from(JSON.stringify(largestOrder)) },
   'dense-webhook': {
     method: 'POST',
     url: '/openapi/v1/webhooks',

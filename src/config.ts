@@ -211,7 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 40, 1, 1_000_000),
-    rateLimitBodyBytesPerSecond: bytesPerSecond(env, 'RATE_LIMIT_BODY_BYTES_PER_SECOND', 65_536),
+    rateLimitBodyBytesPerSecond: bytesPerSecond(env, 'RATE_LIMIT_BODY_BYTES_PER_SECOND', 32_768),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 7200, 60, 2_592_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 31_536_000),
     oauthFailureLimit: integer(env, 'OAUTH_FAILURE_LIMIT', 10, 1, 10_000),

@@ -159,9 +159,9 @@ function merchantBucketKey(env: StockistEnv, principal: Pick<Principal, 'merchan
  * count). Parsing, checking and storing a body costs CPU in proportion to its size, and this
  * process's one event loop is every merchant's: at 20 requests a second, 1 MiB bodies took 110–240
  * ms each and another merchant's median went from 3 ms to 541 ms. So request-body bytes are a
- * second token bucket per merchant and environment: `RATE_LIMIT_BODY_BYTES_PER_SECOND` (64 KiB/s),
+ * second token bucket per merchant and environment: `RATE_LIMIT_BODY_BYTES_PER_SECOND` (32 KiB/s),
  * bursts of the largest body a merchant route accepts (1 MiB, a webhook registration), so any one
- * legitimate body passes and ordinary traffic (orders of a few KB at 20/s) never meets it.
+ * legitimate body passes and ordinary traffic (orders of 1–1.5 KB at 20/s) never meets it.
  *
  * A body is charged before it is read, by its Content-Length: a refused one (429/42900 with
  * Retry-After) costs no parsing. A chunked body is charged the route's limit and given back what it

@@ -201,7 +201,7 @@ describe('the body budget per merchant (RATE_LIMIT_BODY_BYTES_PER_SECOND)', () =
     assert.equal(refused.status, 429);
     assert.equal(refused.body.code, 42900);
     assert.match(refused.body.message, /body budget/);
-    // The second 723 KB needs what the first left of the 1 MiB burst plus the rest at 64 KiB/s.
+    // The second 723 KB needs what the first left of the 1 MiB burst plus the rest at 64 KiB/s (this suite's rate).
     const size = Buffer.byteLength(largestWebhook(2));
     const wanted = size - (BODY_LIMITS.bulk.bytes - Buffer.byteLength(largestWebhook(1)));
     assert.equal(refused.headers['retry-after'], String(Math.ceil(wanted / 65536)));

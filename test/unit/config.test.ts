@@ -22,7 +22,7 @@ describe('configuration', () => {
     assert.equal(c.oauthGrantBurst, 20);
     assert.equal(c.oauthGrantsPerMinute, 6);
     assert.equal(c.bodyLimitBytes, 1_048_576);
-    assert.equal(c.rateLimitBodyBytesPerSecond, 65_536);
+    assert.equal(c.rateLimitBodyBytesPerSecond, 32_768);
     assert.equal(c.refundReview, 'auto');
     assert.equal(c.refundAutoDelayMs, 2000);
     assert.equal(c.refundSlaHours, 24);
