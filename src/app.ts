@@ -5,11 +5,11 @@ import type { Config } from './config.ts';
 import { requireAdmin, requireMerchant } from './http/auth.ts';
 import { installEnvelope, requestIdFor } from './http/envelope.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
-import { clientErrorHandler, installJsonParser, installOverloadShedding, serverLimits } from './http/limits.ts';
+import { clientErrorHandler, installJsonParser, installOverloadShedding, merchantBodyLimits, serverLimits } from './http/limits.ts';
 import { installMetrics } from './http/metrics.ts';
-import { installHttpsPolicy } from './http/https-policy.ts';
+import { installHttpsPolicy, trustProxyOption } from './http/https-policy.ts';
 import { MERCHANT_PREFIX } from './http/merchant-routes.ts';
-import { installMerchantRateLimit, memoryBuckets, redisBuckets } from './http/rate-limit.ts';
+import { installMerchantBodyBudget, installMerchantRateLimit, memoryBuckets, redisBuckets } from './http/rate-limit.ts';
 import type { Clock } from './domain/time.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId: requestIdFor,
     requestIdHeader: false,
     rewriteUrl: (req) => rewriteAlias(req.url ?? '/'),
@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Past MAX_CONNECTIONS Node closes new sockets at once rather than let them exhaust descriptors.
   if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
 
-  // Rate-limit buckets: Redis when configured, so every instance draws on one budget per token.
+  // Rate-limit buckets: Redis when configured, so every instance draws on one budget per merchant.
   const buckets = config.redisUrl
     ? await redisBuckets(config.redisUrl, { now: options.now, onError: (error) => app.log.warn({ err: error }, 'redis (rate limits) unavailable') })
     : memoryBuckets(options.now);
@@ -144,8 +144,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await app.register(
       async (merchant) => {
         requireMerchant(merchant, config, store, tokens, options.now);
-        // After the auth hook: only authenticated requests draw from (their token's) bucket.
+        merchant.addHook('onRoute', merchantBodyLimits(config));
+        // After the auth hook: only authenticated requests draw from (their merchant's) buckets.
         await installMerchantRateLimit(merchant, config, buckets);
+        installMerchantBodyBudget(merchant, config, buckets);
         await merchant.register(stockRoutes, { store });
         await merchant.register(orderRoutes, { store, config });
         await merchant.register(refundRoutes, { store });

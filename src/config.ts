@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
 
@@ -15,16 +16,26 @@ export interface Config {
   tls: boolean;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
-  trustProxy: boolean;
+  /**
+   * Who may tell us the client's address and scheme (`X-Forwarded-For`, `X-Forwarded-Proto`):
+   * 0 = nobody; n = the n proxies nearest to us (hops); a list = the proxies at these addresses or
+   * CIDR ranges. Passed to Fastify's `trustProxy`, which reads the headers from the right.
+   */
+  trustProxy: TrustProxy;
   redisUrl: string | null;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** Request-body bytes per second per merchant (SPEC §2.4 "bounded in cost"); the burst is the largest merchant body limit. 0: off. */
+  rateLimitBodyBytesPerSecond: number;
   /** Lifetime of an access token issued by the OAuth token endpoint. */
   accessTokenTtlSeconds: number;
   /** Lifetime of each refresh token (a rotation issues a new one with a fresh lifetime). */
   refreshTokenTtlSeconds: number;
   /** Failed token-endpoint attempts a client may make from one address before 429 (one more per 30 s). */
   oauthFailureLimit: number;
+  /** Successful token grants (client credentials or refresh) per client: a burst, refilled at a rate per minute. */
+  oauthGrantBurst: number;
+  oauthGrantsPerMinute: number;
   /** How long a valid token's lookup is reused (0 = never); bounds how late another instance sees a revocation. */
   tokenCacheSeconds: number;
   bodyLimitBytes: number;
@@ -66,6 +77,13 @@ export interface Config {
   consoleSessionMaxHours: number;
 }
 
+export type TrustProxy = number | string[];
+
+/** Whether any proxy is trusted (TRUST_PROXY set to a hop count above 0 or to addresses). */
+export function trustsProxy(trustProxy: TrustProxy): boolean {
+  return Array.isArray(trustProxy) ? trustProxy.length > 0 : trustProxy > 0;
+}
+
 /** See REFUND_MAX_ATTEMPTS (docs/operator-guide.md): five attempts, one per REFUND_CLAIM_MS (30 s). */
 export const DEFAULT_REFUND_MAX_ATTEMPTS = 5;
 
@@ -98,6 +116,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(value);
 }
 
+/** 0 (off), or at least 1 KiB a second: a smaller budget could not admit a body worth the name. */
+function bytesPerSecond(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback, 0, 1_073_741_824);
+  if (value !== 0 && value < 1024) throw new ConfigError(name, `must be 0 (off) or from 1024 to 1073741824 (got "${value}")`);
+  return value;
+}
+
 function optionalInteger(env: Env, name: string, min: number, max: number): number | null {
   return present(env, name) === undefined ? null : integer(env, name, 0, min, max);
 }
@@ -110,13 +135,41 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return match;
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const value = present(env, name);
-  if (value === undefined) return fallback;
+/** The names @fastify/proxy-addr knows for the loopback, link-local and unique-local ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or one of PROXY_RANGE_NAMES. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry.toLowerCase())) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY (SPEC §2.4): off, a number of proxy hops, or a comma-separated list of proxy
+ * addresses. `true`/`on` are refused rather than read as "trust every hop": that would take the
+ * client's address from the first X-Forwarded-For entry, which the client writes itself.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const value = present(env, 'TRUST_PROXY');
+  if (value === undefined) return 0;
   const v = value.toLowerCase();
-  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
-  if (['0', 'false', 'off', 'no'].includes(v)) return false;
-  throw new ConfigError(name, `must be on/off, true/false or 1/0 (got "${value}")`);
+  if (['0', 'false', 'off', 'no'].includes(v)) return 0;
+  const usage = 'must be 0/off, the number of proxies in front of Stockist (1, 2, …) or a comma-separated list of proxy addresses or CIDR ranges';
+  if (['true', 'on', 'yes'].includes(v)) {
+    throw new ConfigError('TRUST_PROXY', `${usage}; "${value}" would trust every X-Forwarded-For entry, which the client chooses (one proxy: TRUST_PROXY=1)`);
+  }
+  if (/^\d+$/.test(v)) {
+    if (Number(v) > 32) throw new ConfigError('TRUST_PROXY', `${usage}; at most 32 hops (got "${value}")`);
+    return Number(v);
+  }
+  const entries = value.split(',').map((e) => (PROXY_RANGE_NAMES.includes(e.trim().toLowerCase()) ? e.trim().toLowerCase() : e.trim()));
+  const bad = entries.find((e) => !isProxyAddress(e));
+  if (bad !== undefined) throw new ConfigError('TRUST_PROXY', `${usage} (got "${bad}" in "${value}")`);
+  return entries;
 }
 
 /** Unset, the SQLite file lives in the data directory with the key and certificate. */
@@ -158,13 +211,16 @@ export function loadConfig(env: Env = process.env): Config {
     tls,
     tlsCertFile,
     tlsKeyFile,
-    trustProxy: flag(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     redisUrl,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 40, 1, 1_000_000),
+    rateLimitBodyBytesPerSecond: bytesPerSecond(env, 'RATE_LIMIT_BODY_BYTES_PER_SECOND', 32_768),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 7200, 60, 2_592_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 31_536_000),
     oauthFailureLimit: integer(env, 'OAUTH_FAILURE_LIMIT', 10, 1, 10_000),
+    oauthGrantBurst: integer(env, 'OAUTH_GRANT_BURST', 20, 1, 1_000_000),
+    oauthGrantsPerMinute: integer(env, 'OAUTH_GRANTS_PER_MINUTE', 6, 1, 1_000_000),
     tokenCacheSeconds: integer(env, 'TOKEN_CACHE_SECONDS', 5, 0, 30),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1_073_741_824),
     refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),
@@ -192,8 +248,11 @@ export function loadConfig(env: Env = process.env): Config {
     consoleSessionIdleMinutes: integer(env, 'CONSOLE_SESSION_IDLE_MINUTES', 30, 1, 1440),
     consoleSessionMaxHours: integer(env, 'CONSOLE_SESSION_MAX_HOURS', 12, 1, 720),
   };
-  if (config.env === 'production' && !config.tls && !config.trustProxy) {
-    throw new ConfigError('TRUST_PROXY', 'must be 1 in production when TLS=off (Stockist must sit behind a TLS-terminating proxy)');
+  if (config.env === 'production' && !config.tls && !trustsProxy(config.trustProxy)) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must be set in production when TLS=off (Stockist must sit behind a TLS-terminating proxy): the number of proxy hops (1) or their addresses',
+    );
   }
   if (config.env === 'production' && config.sandboxAutoShipSeconds !== null) {
     throw new ConfigError('SANDBOX_AUTO_SHIP_SECONDS', 'simulates shipping and is only allowed when STOCKIST_ENV=sandbox');

@@ -87,8 +87,8 @@ export async function emptyPgSchema(t: TestContext, prefix: string) {
 }
 
 /**
- * Suites other than the rate-limit ones run with a budget they cannot exhaust (they hammer on
- * purpose), and without the token cache (they change tokens behind the app's back); the cache has
+ * Suites other than the rate-limit ones run with budgets (requests, body bytes) they cannot
+ * exhaust (they hammer on purpose), and without the token cache (they change tokens behind the app's back); the cache has
  * its own suite. Event-loop shedding is off too: on a loaded test machine the loop lags past the
  * default second now and then, and a 503/50300 there is the machine's, not the app's (the limits
  * suite turns it on with its own thresholds).
@@ -100,6 +100,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     ADMIN_API_KEY: ADMIN_KEY,
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
+    RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
     TOKEN_CACHE_SECONDS: '0',
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...overrides,

@@ -24,7 +24,11 @@ export function bucketLevel(state: BucketState | undefined, now: number, limits:
   return Math.min(limits.capacity, refilled);
 }
 
-/** Takes `cost` tokens (0 = look only) if there are that many; returns the new state either way. */
+/**
+ * Takes `cost` tokens (0 = look only) if there are that many; returns the new state either way. A
+ * negative cost gives tokens back (an attempt counted up front that turned out not to count), never
+ * beyond the capacity.
+ */
 export function takeFromBucket(
   state: BucketState | undefined,
   now: number,
@@ -33,7 +37,7 @@ export function takeFromBucket(
 ): { allowed: boolean; state: BucketState } {
   const tokens = bucketLevel(state, now, limits);
   const allowed = tokens >= cost;
-  return { allowed, state: { tokens: allowed ? tokens - cost : tokens, at: now } };
+  return { allowed, state: { tokens: allowed ? Math.min(limits.capacity, tokens - cost) : tokens, at: now } };
 }
 
 /** Milliseconds until the bucket holds `wanted` tokens (0 if it already does). */

@@ -2,18 +2,31 @@ import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { Config } from '../config.ts';
 import { AppError, invalidJson } from '../domain/errors.ts';
+import { merchantRouteFor } from './merchant-routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The most JSON values a body of this route may hold (unset: no limit); see bodyLimitsFor. */
+    maxJsonValues?: number;
+  }
+}
 
 /**
- * The deepest bracket nesting of a JSON text, found by one linear scan that stops as soon as it
- * passes `limit`: a body nested a million levels deep is refused after `limit` characters of work,
- * before the recursive parser (and the recursive validators and trimmers after it) ever see it.
+ * What a JSON text breaks, found by one linear scan that stops as soon as it knows: nesting deeper
+ * than `maxDepth`, or more than `maxValues` values. Values are counted by their structure outside
+ * strings — each `{`, `[` and `,` — which is every object and array and every element after the
+ * first, near enough to the number of values to bound what parsing the text would build. A body
+ * nested a million levels deep, or a megabyte of `{},{},…`, is refused after `maxDepth` or
+ * `maxValues` steps, before the parser (and the recursive validators and trimmers after it) ever
+ * see it.
  */
-export function exceedsDepth(text: string, limit: number): boolean {
+export function jsonShapeProblem(text: string, maxDepth: number, maxValues = Number.POSITIVE_INFINITY): 'depth' | 'values' | null {
   let depth = 0;
+  let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -22,24 +35,76 @@ export function exceedsDepth(text: string, limit: number): boolean {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
+      if (++depth > maxDepth) return 'depth';
+      if (++values > maxValues) return 'values';
     } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && ++values > maxValues) return 'values';
   }
-  return false;
+  return null;
+}
+
+/** Whether a JSON text nests deeper than `limit` (jsonShapeProblem without a value limit). */
+export function exceedsDepth(text: string, limit: number): boolean {
+  return jsonShapeProblem(text, limit) === 'depth';
 }
 
 /**
+ * Body limits by kind of route (SPEC §2.4: a merchant's requests are bounded in cost, not just in
+ * count). Each is sized to the largest legitimate body of its routes, with room to spare, and never
+ * above BODY_LIMIT_BYTES (which the operator API, the catalogue import above all, takes in full):
+ * - `merchant`: orders, quotes, refunds — at most 100 lines with bounded fields; the largest
+ *   legitimate order (every field at its maximum length in CJK characters, JSON-escaped as
+ *   `\uXXXX` and pretty-printed) is 109 KB and about 720 values.
+ * - `bulk`: webhook registrations, whose `skus` list holds up to 10,000 SKUs of 64 characters
+ *   (723 KB pretty-printed, about 10,030 values).
+ * - `token`: the OAuth token endpoint, which nobody needs to send more than a few hundred bytes,
+ *   and which anyone may call without a token.
+ */
+export const BODY_LIMITS = {
+  merchant: { bytes: 128 * 1024, values: 4096 },
+  bulk: { bytes: 1024 * 1024, values: 16_384 },
+  token: { bytes: 16 * 1024, values: 256 },
+} as const;
+
+export function bodyLimitsFor(kind: keyof typeof BODY_LIMITS, config: Config): { bodyLimit: number; maxJsonValues: number } {
+  const limits = BODY_LIMITS[kind];
+  return { bodyLimit: Math.min(limits.bytes, config.bodyLimitBytes), maxJsonValues: limits.values };
+}
+
+/**
+ * An onRoute hook for the merchant API: each route gets the body limits of its line in
+ * MERCHANT_ROUTES (`bulk` or the merchant default).
+ */
+export function merchantBodyLimits(config: Config) {
+  return (route: RouteOptions) => {
+    const method = Array.isArray(route.method) ? route.method[0] : route.method;
+    const kind = merchantRouteFor(method, route.url ?? '')?.body ?? 'merchant';
+    const { bodyLimit, maxJsonValues } = bodyLimitsFor(kind, config);
+    route.bodyLimit ??= bodyLimit;
+    route.config = { ...(route.config ?? {}), maxJsonValues } as typeof route.config;
+  };
+}
+
+const tooManyValues = (limit: number) =>
+  new AppError(413, 41301, `the body holds more than ${limit} JSON values (objects, arrays and their elements), more than this route ever needs`);
+
+/**
  * Replaces Fastify's JSON parser with one that also refuses invalid UTF-8 and nesting deeper than
- * MAX_JSON_DEPTH (400/40001), keeping secure-json-parse's `__proto__`/`constructor.prototype`
- * refusal. Errors are AppErrors, so the envelope and the OAuth endpoint map them as usual.
+ * MAX_JSON_DEPTH (400/40001) and, on routes that set `maxJsonValues`, bodies holding more values
+ * than that (413/41301) — all before parsing — keeping secure-json-parse's
+ * `__proto__`/`constructor.prototype` refusal. Errors are AppErrors, so the envelope and the OAuth
+ * endpoint map them as usual.
  */
 export function installJsonParser(app: FastifyInstance, maxDepth: number) {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw: Buffer, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
     if (raw.length === 0) return done(invalidJson('the body is empty'), undefined);
     if (!isUtf8(raw)) return done(invalidJson('the body is not valid UTF-8'), undefined);
     const text = raw.toString('utf8');
-    if (exceedsDepth(text, maxDepth)) return done(invalidJson(`nesting deeper than ${maxDepth} levels`), undefined);
+    const maxValues = request.routeOptions.config?.maxJsonValues;
+    const problem = jsonShapeProblem(text, maxDepth, maxValues);
+    if (problem === 'depth') return done(invalidJson(`nesting deeper than ${maxDepth} levels`), undefined);
+    if (problem === 'values') return done(tooManyValues(maxValues ?? 0), undefined);
     try {
       done(null, sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {

@@ -8,6 +8,8 @@ export interface MerchantRoute {
   /** Relative to MERCHANT_PREFIX, Fastify syntax (`:id`); parameter names do not matter. */
   path: string;
   scope: Scope;
+  /** `bulk`: the route takes large bodies (webhook SKU lists); others take the merchant limit (src/http/limits.ts). */
+  body?: 'bulk';
 }
 
 /**
@@ -30,9 +32,9 @@ export const MERCHANT_ROUTES: readonly MerchantRoute[] = [
   { method: 'GET', path: '/v1/product/category', scope: 'catalog:read' },
   { method: 'GET', path: '/v1/product/countryAndWarehouse', scope: 'catalog:read' },
   { method: 'GET', path: '/v1/product/products', scope: 'catalog:read' },
-  { method: 'POST', path: '/v1/webhooks', scope: 'orders:read' },
+  { method: 'POST', path: '/v1/webhooks', scope: 'orders:read', body: 'bulk' },
   { method: 'GET', path: '/v1/webhooks', scope: 'orders:read' },
-  { method: 'PUT', path: '/v1/webhooks/:id', scope: 'orders:read' },
+  { method: 'PUT', path: '/v1/webhooks/:id', scope: 'orders:read', body: 'bulk' },
   { method: 'DELETE', path: '/v1/webhooks/:id', scope: 'orders:read' },
   { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', scope: 'orders:read' },
   { method: 'GET', path: '/v1/webhooks/:id/deliveries', scope: 'orders:read' },

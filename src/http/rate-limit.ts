@@ -1,3 +1,4 @@
+import { pipeline, Transform } from 'node:stream';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -5,12 +6,14 @@ import type { Config } from '../config.ts';
 import { rateLimited } from '../domain/errors.ts';
 import { hashSecret } from '../domain/secrets.ts';
 import type { Clock } from '../domain/time.ts';
-import { asRateLimitWindow, takeFromBucket, type BucketLimits, type BucketState } from '../domain/token-bucket.ts';
-import { bearerToken } from './auth.ts';
+import { asRateLimitWindow, msUntil, takeFromBucket, type BucketLimits, type BucketState } from '../domain/token-bucket.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
+import type { Principal } from '../services/merchants.service.ts';
+import { bodyLimitsFor } from './limits.ts';
 
 /** Where buckets live: this process (default) or Redis (`REDIS_URL`), shared by every instance. */
 export interface BucketStore {
-  /** Takes `cost` tokens (0 = look only); returns whether it could and how many are left. */
+  /** Takes `cost` tokens (0 = look only, negative = give back); returns whether it could and how many are left. */
   take(key: string, limits: BucketLimits, cost: number): Promise<{ allowed: boolean; tokens: number }>;
   close(): Promise<void>;
 }
@@ -28,7 +31,7 @@ export function memoryBuckets(now: Clock = Date.now, maxKeys = 100_000): BucketS
     async take(key, limits, cost) {
       const previous = buckets.get(key);
       const { allowed, state } = takeFromBucket(previous, now(), limits, cost);
-      if (cost > 0) {
+      if (cost !== 0) {
         buckets.delete(key); // re-insert: Map order is the LRU order
         buckets.set(key, state);
         if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
@@ -66,9 +69,9 @@ end
 local allowed = 0
 if tokens >= cost then
   allowed = 1
-  tokens = tokens - cost
+  tokens = math.min(capacity, tokens - cost)
 end
-if cost > 0 then
+if cost ~= 0 then
   redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
   redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
 end
@@ -141,9 +144,76 @@ function tokenBucketStore(buckets: BucketStore) {
 }
 
 /**
- * Per-token limit on merchant routes (SPEC §2.4). Registered after the auth hook, so it runs on
- * authenticated requests only and keys on the token: by a hash of it, which is unique across
- * databases and deployments sharing one Redis (token ids are not).
+ * The merchant's bucket (SPEC §2.4): one per merchant and environment, shared by all of its tokens,
+ * so minting tokens buys no budget. The key is the environment, the merchant id (readable when
+ * looking into Redis) and a hash of the merchant's random, immutable OAuth client id, which makes it
+ * unique across deployments and databases sharing one Redis — merchant ids alone are not (every
+ * database starts at 1).
+ */
+function merchantBucketKey(env: StockistEnv, principal: Pick<Principal, 'merchantId' | 'clientId'>): string {
+  return `mer:${env}:${principal.merchantId}:${hashSecret(principal.clientId).slice(0, 32)}`;
+}
+
+/**
+ * The merchant's body budget (SPEC §2.4: a merchant's requests are bounded in cost, not just in
+ * count). Parsing, checking and storing a body costs CPU in proportion to its size, and this
+ * process's one event loop is every merchant's: at 20 requests a second, 1 MiB bodies took 110–240
+ * ms each and another merchant's median went from 3 ms to 541 ms. So request-body bytes are a
+ * second token bucket per merchant and environment: `RATE_LIMIT_BODY_BYTES_PER_SECOND` (32 KiB/s),
+ * bursts of the largest body a merchant route accepts (1 MiB, a webhook registration), so any one
+ * legitimate body passes and ordinary traffic (orders of 1–1.5 KB at 20/s) never meets it.
+ *
+ * A body is charged before it is read, by its Content-Length: a refused one (429/42900 with
+ * Retry-After) costs no parsing. A chunked body is charged the route's limit and given back what it
+ * did not use once the response is sent. A body over the route's limit is not charged: Fastify
+ * refuses it (413) without reading it.
+ */
+export function installMerchantBodyBudget(app: FastifyInstance, config: Config, buckets: BucketStore) {
+  const capacity = bodyLimitsFor('bulk', config).bodyLimit;
+  const rate = config.rateLimitBodyBytesPerSecond;
+  if (rate === 0) return;
+  const limits = { capacity, refillMs: (capacity / rate) * 1000 };
+  const chunked = new WeakMap<FastifyRequest, { key: string; charged: number; read: () => number }>();
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const declared = request.headers['content-length'];
+    const streamed = request.headers['transfer-encoding'] !== undefined;
+    if (!request.principal || (!streamed && (declared === undefined || declared === '0'))) return payload;
+    const routeLimit = request.routeOptions.bodyLimit ?? config.bodyLimitBytes;
+    const charge = streamed ? routeLimit : Number(declared);
+    if (!(charge <= routeLimit)) return payload;
+    const key = `body:${merchantBucketKey(config.env, request.principal)}`;
+    // Redis unreachable: let the body through, like the request limit (skipOnError).
+    const taken = await buckets.take(key, limits, charge).catch(() => null);
+    if (taken && !taken.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(msUntil(taken.tokens, charge, limits) / 1000));
+      throw rateLimited(retryAfter, `request body budget exceeded: ${rate} bytes per second per merchant, bursts of ${capacity} bytes`);
+    }
+    if (!streamed || !taken) return payload;
+    let read = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        read += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    chunked.set(request, { key, charged: charge, read: () => read });
+    // pipeline, not pipe: an error of the request stream (a client gone mid-body) reaches the parser.
+    pipeline(payload, counted, () => undefined);
+    return counted;
+  });
+  app.addHook('onResponse', async (request) => {
+    const pending = chunked.get(request);
+    if (!pending) return;
+    chunked.delete(request);
+    const unused = pending.charged - Math.min(pending.charged, pending.read());
+    if (unused > 0) await buckets.take(pending.key, limits, -unused).catch(() => undefined);
+  });
+}
+
+/**
+ * Per-merchant limit on merchant routes (SPEC §2.4). Registered after the auth hook, so it runs on
+ * authenticated requests only (refused credentials neither pass nor drain a bucket) and finds the
+ * principal on the request.
  */
 export async function installMerchantRateLimit(app: FastifyInstance, config: Config, buckets: BucketStore) {
   const rate = config.rateLimitPerSecond;
@@ -153,11 +223,14 @@ export async function installMerchantRateLimit(app: FastifyInstance, config: Con
     max: burst,
     timeWindow: Math.round((burst / rate) * 1000),
     store: tokenBucketStore(buckets),
-    keyGenerator: (request: FastifyRequest) => `tok:${hashSecret(bearerToken(request) ?? '').slice(0, 32)}`,
+    keyGenerator: (request: FastifyRequest) => {
+      if (!request.principal) throw new Error('merchant rate limit: no principal (the limit must run after the auth hook)');
+      return merchantBucketKey(config.env, request.principal);
+    },
     enableDraftSpec: true,
     // Redis unreachable: serve unlimited rather than fail every request (logged by the client).
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
-      rateLimited(Math.max(1, Math.ceil(context.ttl / 1000)), `rate limit exceeded: ${rate} requests per second per token, bursts of ${burst}`),
+      rateLimited(Math.max(1, Math.ceil(context.ttl / 1000)), `rate limit exceeded: ${rate} requests per second per merchant, bursts of ${burst}`),
   });
 }

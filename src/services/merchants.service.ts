@@ -66,6 +66,12 @@ export async function setMerchantStatus(db: Handle, merchantId: number, status: 
 
 export interface Principal {
   merchantId: number;
+  /**
+   * The merchant's OAuth client id: random and never changed, so — unlike `merchantId`, which
+   * starts at 1 in every database — it names this merchant uniquely across deployments (the rate
+   * limit keys on it, in a Redis that several deployments may share).
+   */
+  clientId: string;
   tokenId: number;
   scopes: Set<string>;
 }
@@ -118,5 +124,5 @@ export async function authenticate(db: Handle, env: StockistEnv, token: string |
   if (row.revokedAt !== null) throw unauthorized('token revoked');
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized('token expired');
   if (row.merchantStatus !== 'active') throw forbidden('merchant account is disabled');
-  return { merchantId: row.merchantId, tokenId: row.tokenId, scopes: new Set(row.scopes.split(' ')) };
+  return { merchantId: row.merchantId, clientId: row.clientId, tokenId: row.tokenId, scopes: new Set(row.scopes.split(' ')) };
 }

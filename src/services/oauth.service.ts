@@ -21,6 +21,16 @@ export interface TokenResponse {
   scope: string;
 }
 
+/**
+ * Admits one more grant for an authenticated client, or throws (429 `rate_limited`): successful
+ * grants per client are bounded (SPEC §2.4). Called after every check that could refuse the grant
+ * and before anything is written, so a refusal writes nothing, and only for a client that proved
+ * its secret, so nobody else can drain the client's allowance.
+ */
+export type GrantGate = (clientId: string) => Promise<void>;
+
+const admitAll: GrantGate = async () => undefined;
+
 // Compared against when the client id is unknown, so the answer takes as long as for a known one.
 const NO_SUCH_CLIENT = hashSecret('no such client');
 
@@ -50,9 +60,17 @@ async function issuePair(db: Handle, settings: OAuthSettings, merchantId: number
 }
 
 /** RFC 6749 §4.4: a new access token and the first refresh token of a new family. */
-export async function clientCredentialsGrant(db: Db, settings: OAuthSettings, credentials: ClientCredentials, scope: string | undefined, now: number): Promise<TokenResponse> {
+export async function clientCredentialsGrant(
+  db: Db,
+  settings: OAuthSettings,
+  credentials: ClientCredentials,
+  scope: string | undefined,
+  now: number,
+  admit: GrantGate = admitAll,
+): Promise<TokenResponse> {
   const merchant = await authenticateClient(db, credentials);
   const scopes = grantedScopes(scope);
+  await admit(merchant.client_id);
   return db.transaction().execute((trx) => issuePair(trx, settings, merchant.id, scopes, `fam_${randomToken(24)}`, now));
 }
 
@@ -73,6 +91,7 @@ export async function refreshTokenGrant(
   refreshToken: string,
   scope: string | undefined,
   now: number,
+  admit: GrantGate = admitAll,
 ): Promise<TokenResponse> {
   const merchant = await authenticateClient(db, credentials);
   const tokenEnv = environmentOfRefreshToken(refreshToken);
@@ -87,6 +106,7 @@ export async function refreshTokenGrant(
   }
   if (row.expires_at <= now) throw invalidGrant('refresh token expired');
   const scopes = grantedScopes(scope, row.scopes.split(' '));
+  await admit(merchant.client_id);
   const issued = await db.transaction().execute(async (trx) => {
     if (!(await refresh.claimRefreshToken(trx, row.id, now))) return null;
     return issuePair(trx, settings, merchant.id, scopes, row.family_id, now);

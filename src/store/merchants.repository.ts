@@ -65,6 +65,7 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
       'api_tokens.expires_at as expiresAt',
       'api_tokens.revoked_at as revokedAt',
       'merchants.status as merchantStatus',
+      'merchants.client_id as clientId',
     ])
     .where('api_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
+import { trustsProxy, type Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 
@@ -10,7 +10,7 @@ import { isStorageUnavailable } from '../store/faults.ts';
  */
 
 /** The client reached us over HTTPS: TLS here, or (behind TRUST_PROXY) the proxy says so. */
-export const isSecure = (config: Config, request: FastifyRequest) => config.tls || (config.trustProxy && request.protocol?.toLowerCase() === 'https');
+export const isSecure = (config: Config, request: FastifyRequest) => config.tls || (trustsProxy(config.trustProxy) && request.protocol?.toLowerCase() === 'https');
 
 /**
  * Under HTTPS the cookie is `__Host-…`: the browser then only accepts it Secure, for Path=/ and

@@ -81,6 +81,25 @@ describe('HTTPS behind a proxy in production (TLS=off, TRUST_PROXY=1)', () => {
   });
 });
 
+describe('HTTPS behind listed proxies in production (TLS=off, TRUST_PROXY=<addresses>)', () => {
+  // The test's operator calls come from 127.0.0.1 (light-my-request's default peer).
+  const t = useApp('sqlite', { STOCKIST_ENV: 'production', TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' });
+
+  it('believes X-Forwarded-Proto only from a listed proxy, and only its last entry', async () => {
+    const m = await newMerchant(behindProxy(t), 'Listed Proxy Co');
+    const get = (remoteAddress: string, proto: string) =>
+      t.app.inject({ method: 'GET', url: STOCK_URL, remoteAddress, headers: { authorization: `Bearer ${m.token}`, 'x-forwarded-proto': proto } });
+    const viaProxy = await get('10.0.0.2', 'https');
+    assert.equal(viaProxy.statusCode, 200);
+    assert.equal(viaProxy.headers['strict-transport-security'], HSTS);
+    // A client reaching the server directly cannot claim https.
+    const direct = await get('203.0.113.7', 'https');
+    assert.equal(direct.statusCode, 403);
+    assert.equal(direct.json().code, 40301);
+    assert.equal((await get('10.0.0.2', 'https, http')).statusCode, 403, 'the proxy said http');
+  });
+});
+
 describe('HTTPS in the sandbox with TLS=off', () => {
   const t = useApp('sqlite', { TRUST_PROXY: '1' });
 

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../../src/app.ts';
+import { redisBuckets } from '../../src/http/rate-limit.ts';
 import { ADMIN_KEY, freshStore, needRedis, newMerchant, testConfig, useApp, type TestApp } from '../helpers.ts';
 import { basic, tokenRequest } from './oauth-helpers.ts';
 
@@ -13,7 +14,7 @@ function fakeClock() {
   return clock;
 }
 
-describe('per-token rate limit (in-process token bucket)', () => {
+describe('per-merchant rate limit (in-process token bucket)', () => {
   const clock = fakeClock();
   const t = useApp('sqlite', { RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '3' }, { now: clock.now });
 
@@ -54,7 +55,7 @@ describe('per-token rate limit (in-process token bucket)', () => {
     assert.equal(full.headers['ratelimit-remaining'], '2', 'an idle bucket fills up to the burst, no further');
   });
 
-  it('gives every token its own budget, and does not count refused credentials', async () => {
+  it('gives every merchant its own budget, and does not count refused credentials', async () => {
     const a = await newMerchant(t, 'Budget A');
     const b = await newMerchant(t, 'Budget B');
     for (let i = 0; i < 3; i++) await t.merchant(a.token, 'GET', STOCK_URL);
@@ -62,8 +63,51 @@ describe('per-token rate limit (in-process token bucket)', () => {
     assert.equal((await t.merchant(b.token, 'GET', STOCK_URL)).status, 200);
     // Unknown tokens are refused before the limiter: they neither pass nor drain anyone's bucket.
     for (let i = 0; i < 5; i++) assert.equal((await t.merchant('stk_test_nobody', 'GET', STOCK_URL)).status, 401);
-    // The operator API has no per-token limit.
+    // The operator API has no merchant limit.
     for (let i = 0; i < 5; i++) assert.equal((await t.admin('GET', '/admin/v1/merchants')).status, 200);
+  });
+});
+
+describe('one bucket per merchant and environment, whatever the number of tokens (SPEC §2.4)', () => {
+  const clock = fakeClock();
+  const t = useApp('sqlite', { RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '40' }, { now: clock.now });
+
+  it('shares the burst between all of a merchant\'s tokens: the 41st request of 40 spread over them is 429', async () => {
+    const m = await newMerchant(t, 'Many Tokens Co');
+    const second = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, {});
+    const minted = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(m.clientId, m.clientSecret) });
+    const tokens = [m.token, second.body.data.accessToken as string, minted.body.access_token as string];
+    const remaining: unknown[] = [];
+    for (let i = 0; i < 40; i++) {
+      const r = await t.merchant(tokens[i % tokens.length], 'GET', STOCK_URL);
+      assert.equal(r.status, 200, `request ${i + 1}`);
+      remaining.push(r.headers['ratelimit-remaining']);
+    }
+    assert.deepEqual(remaining.slice(-3), ['2', '1', '0'], 'one counter for all three tokens');
+    for (const token of tokens) {
+      const limited = await t.merchant(token, 'GET', STOCK_URL);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.code, 42900);
+      assert.equal(limited.headers['retry-after'], '1');
+      assert.match(limited.body.message, /per merchant/);
+    }
+    // A token minted now buys nothing either.
+    const fresh = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(m.clientId, m.clientSecret) });
+    assert.equal((await t.merchant(fresh.body.access_token, 'GET', STOCK_URL)).status, 429);
+    // Another merchant is unaffected.
+    const other = await newMerchant(t, 'Bystander Budget Co');
+    assert.equal((await t.merchant(other.token, 'GET', STOCK_URL)).status, 200);
+    clock.ms += 50;
+    assert.equal((await t.merchant(tokens[1], 'GET', STOCK_URL)).status, 200, 'the shared bucket refills at 20/s');
+  });
+
+  it('holds under concurrency: of 100 parallel requests over two tokens exactly the burst pass', async () => {
+    const m = await newMerchant(t, 'Parallel Tokens Co');
+    const second = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, {});
+    const tokens = [m.token, second.body.data.accessToken as string];
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => t.merchant(tokens[i % 2], 'GET', STOCK_URL)));
+    assert.equal(results.filter((r) => r.status === 200).length, 40);
+    assert.equal(results.filter((r) => r.status === 429).length, 60);
   });
 });
 
@@ -110,7 +154,7 @@ describe('failed token-endpoint attempts (per client and address)', () => {
 });
 
 describe('shared rate-limit budget on Redis', () => {
-  it('draws one budget per token across two app instances', async (t) => {
+  it('draws one budget per merchant across two app instances', async (t) => {
     if (!(await needRedis(t, REDIS_URL))) return;
     const db = await freshStore('sqlite');
     const clock = fakeClock();
@@ -134,6 +178,46 @@ describe('shared rate-limit budget on Redis', () => {
     clock.ms += 1000;
     assert.equal((await get(two)).statusCode, 200, 'the refill is shared too');
     assert.equal((await get(one)).statusCode, 429);
+  });
+
+  it('keeps merchant #1 of one deployment apart from merchant #1 of another sharing the Redis', async (t) => {
+    if (!(await needRedis(t, REDIS_URL))) return;
+    const clock = fakeClock();
+    const config = testConfig({ REDIS_URL, RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' });
+    const deployments = await Promise.all(
+      [1, 2].map(async () => {
+        const db = await freshStore('sqlite');
+        const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY }, { logger: false, now: clock.now });
+        t.after(async () => {
+          await app.close();
+          await db.drop();
+        });
+        const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', payload: { name: 'First' }, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+        const { merchantId } = created.json().data;
+        const issued = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchantId}/tokens`, payload: {}, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+        return { app, merchantId, token: issued.json().data.accessToken as string };
+      }),
+    );
+    assert.deepEqual(deployments.map((d) => d.merchantId), ['1', '1'], 'the same merchant id in both databases');
+    const get = (d: (typeof deployments)[number]) => d.app.inject({ method: 'GET', url: STOCK_URL, headers: { authorization: `Bearer ${d.token}` } });
+    const [one, two] = deployments;
+    assert.deepEqual([(await get(one)).statusCode, (await get(one)).statusCode, (await get(one)).statusCode], [200, 200, 429]);
+    assert.equal((await get(two)).statusCode, 200, 'the other deployment’s merchant 1 has its own bucket');
+  });
+
+  it('gives tokens back atomically on Redis too, never beyond the capacity', async (t) => {
+    if (!(await needRedis(t, REDIS_URL))) return;
+    const clock = fakeClock();
+    const buckets = await redisBuckets(REDIS_URL, { now: clock.now });
+    t.after(() => buckets.close());
+    const key = `test:giveback:${Date.now()}:${Math.random()}`;
+    const limits = { capacity: 3, refillMs: 3000 };
+    for (let i = 0; i < 3; i++) assert.equal((await buckets.take(key, limits, 1)).allowed, true);
+    assert.equal((await buckets.take(key, limits, 1)).allowed, false);
+    assert.deepEqual(await buckets.take(key, limits, -1), { allowed: true, tokens: 1 });
+    assert.equal((await buckets.take(key, limits, 1)).allowed, true);
+    clock.ms += 2500;
+    assert.deepEqual(await buckets.take(key, limits, -2), { allowed: true, tokens: 3 }, 'refilled 2.5, plus 2, capped at 3');
   });
 
   it('refuses to start when REDIS_URL cannot be reached', async (t) => {

@@ -31,6 +31,12 @@ describe('token bucket', () => {
     assert.equal(takeFromBucket(empty, 100, limits, 0).allowed, true, 'looking (cost 0) always succeeds');
   });
 
+  it('gives tokens back with a negative cost, never beyond the capacity', () => {
+    const r = takeFromBucket({ tokens: 1, at: 0 }, 0, limits, -1);
+    assert.deepEqual(r, { allowed: true, state: { tokens: 2, at: 0 } });
+    assert.equal(takeFromBucket({ tokens: 3.5, at: 0 }, 500, limits, -1).state.tokens, 4, 'refilled to 4 by then: capped');
+  });
+
   it('maps onto the rate-limit headers', () => {
     assert.equal(msUntil(0.5, 1, limits), 250);
     assert.equal(msUntil(3, 1, limits), 0);

@@ -19,7 +19,10 @@ describe('configuration', () => {
     assert.equal(c.accessTokenTtlSeconds, 7200);
     assert.equal(c.refreshTokenTtlSeconds, 2_592_000);
     assert.equal(c.oauthFailureLimit, 10);
+    assert.equal(c.oauthGrantBurst, 20);
+    assert.equal(c.oauthGrantsPerMinute, 6);
     assert.equal(c.bodyLimitBytes, 1_048_576);
+    assert.equal(c.rateLimitBodyBytesPerSecond, 32_768);
     assert.equal(c.refundReview, 'auto');
     assert.equal(c.refundAutoDelayMs, 2000);
     assert.equal(c.refundSlaHours, 24);
@@ -41,15 +44,18 @@ describe('configuration', () => {
       RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10', BODY_LIMIT_BYTES: '2048', REFUND_REVIEW: 'manual',
       REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
       ACCESS_TOKEN_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '86400', OAUTH_FAILURE_LIMIT: '3',
+      OAUTH_GRANT_BURST: '5', OAUTH_GRANTS_PER_MINUTE: '2', RATE_LIMIT_BODY_BYTES_PER_SECOND: '131072',
     });
-    assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit], [600, 86400, 3]);
+    assert.equal(c.rateLimitBodyBytesPerSecond, 131_072);
+    assert.equal(loadConfig({ RATE_LIMIT_BODY_BYTES_PER_SECOND: '0' }).rateLimitBodyBytesPerSecond, 0, '0 turns the body budget off');
+    assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit, c.oauthGrantBurst, c.oauthGrantsPerMinute], [600, 86400, 3, 5, 2]);
     // The bounds of TOKEN_CACHE_SECONDS (README: 0–30) are themselves accepted.
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '30' }).tokenCacheSeconds, 30);
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '0' }).tokenCacheSeconds, 0);
     assert.equal(loadConfig({}).tokenCacheSeconds, 5);
     assert.deepEqual(
       [c.port, c.host, c.adminPort, c.env, c.tls, c.trustProxy, c.rateLimitPerSecond, c.bodyLimitBytes, c.refundReview, c.defaultWarehouse, c.seed, c.logLevel],
-      [9000, '0.0.0.0', 9001, 'production', false, true, 5, 2048, 'manual', 'US01', 'demo', 'warn'],
+      [9000, '0.0.0.0', 9001, 'production', false, 1, 5, 2048, 'manual', 'US01', 'demo', 'warn'],
     );
   });
 
@@ -68,10 +74,22 @@ describe('configuration', () => {
     [{ TLS: 'maybe' }, 'TLS'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ TRUST_PROXY: 'perhaps' }, 'TRUST_PROXY'],
+    // "Trust every hop" would read the client's address from the entry the client writes itself.
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'on' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1,' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1, proxy.internal' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/8/8' }, 'TRUST_PROXY'],
+    [{ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '0' }, 'TRUST_PROXY'],
     [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ RATE_LIMIT_PER_SECOND: '50' }, 'RATE_LIMIT_BURST'],
     [{ BODY_LIMIT_BYTES: '1.5' }, 'BODY_LIMIT_BYTES'],
+    [{ RATE_LIMIT_BODY_BYTES_PER_SECOND: '1000' }, 'RATE_LIMIT_BODY_BYTES_PER_SECOND'],
+    [{ RATE_LIMIT_BODY_BYTES_PER_SECOND: 'lots' }, 'RATE_LIMIT_BODY_BYTES_PER_SECOND'],
     [{ REFUND_REVIEW: 'sometimes' }, 'REFUND_REVIEW'],
     [{ REFUND_AUTO_DELAY_MS: 'soon' }, 'REFUND_AUTO_DELAY_MS'],
     [{ REFUND_SLA_HOURS: '0' }, 'REFUND_SLA_HOURS'],
@@ -81,6 +99,9 @@ describe('configuration', () => {
     [{ ACCESS_TOKEN_TTL_SECONDS: '10' }, 'ACCESS_TOKEN_TTL_SECONDS'],
     [{ REFRESH_TOKEN_TTL_SECONDS: 'forever' }, 'REFRESH_TOKEN_TTL_SECONDS'],
     [{ OAUTH_FAILURE_LIMIT: '0' }, 'OAUTH_FAILURE_LIMIT'],
+    [{ OAUTH_GRANT_BURST: '0' }, 'OAUTH_GRANT_BURST'],
+    [{ OAUTH_GRANTS_PER_MINUTE: '0' }, 'OAUTH_GRANTS_PER_MINUTE'],
+    [{ OAUTH_GRANTS_PER_MINUTE: 'many' }, 'OAUTH_GRANTS_PER_MINUTE'],
     [{ STOCK_WEBHOOK_INTERVAL_MS: 'soon' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
     [{ STOCK_WEBHOOK_INTERVAL_MS: '3600001' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
     [{ STOCK_WEBHOOK_INTERVAL_MS: '-1' }, 'STOCK_WEBHOOK_INTERVAL_MS'],
@@ -110,6 +131,18 @@ describe('configuration', () => {
     const set = loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '15', CONSOLE_SESSION_MAX_HOURS: '8' });
     assert.deepEqual([set.consoleSessionIdleMinutes, set.consoleSessionMaxHours], [15, 8]);
     assert.equal(loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '60', CONSOLE_SESSION_MAX_HOURS: '1' }).consoleSessionIdleMinutes, 60, 'idle may equal the absolute limit');
+  });
+
+  it('reads TRUST_PROXY as off, a number of proxy hops, or a list of proxy addresses and CIDR ranges', () => {
+    assert.equal(loadConfig({}).trustProxy, 0);
+    for (const off of ['0', 'off', 'false', 'no', 'OFF']) assert.equal(loadConfig({ TRUST_PROXY: off }).trustProxy, 0, off);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1, '1 keeps meaning one proxy in front');
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy, ['10.0.0.0/8']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 192.0.2.10, 10.0.0.0/8 ,fd00::/8,::1, Loopback' }).trustProxy, ['192.0.2.10', '10.0.0.0/8', 'fd00::/8', '::1', 'loopback']);
+    // Production with TLS=off needs a proxy in front, named either way.
+    assert.equal(loadConfig({ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '10.1.2.3' }).trustProxy, ['10.1.2.3']);
   });
 
   it('reads REFUND_MAX_ATTEMPTS (default 5, 1 to 1000)', () => {

@@ -1158,7 +1158,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Body too large: 41300 body larger than the limit (default 1 MiB) */
+        /** @description Body too large: 41300 body larger than the route's limit (128 KiB on merchant routes, 1 MiB for webhook registrations; never above BODY_LIMIT_BYTES); 41301 body holds more JSON values than the route ever needs (4,096; 16,384 for webhook registrations), counted before parsing */
         Error413: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

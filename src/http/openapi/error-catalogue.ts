@@ -21,7 +21,8 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   { status: 409, code: 40902, when: 'refund quantity exceeds what is still refundable', example: { message: 'quantity exceeds what is refundable', errors: [{ field: 'orderItems[0].quantity', message: 'at most 1 can still be refunded', refundable: 1 }] } },
   { status: 409, code: 40903, when: 'operator action refused by state (e.g. ship while a refund is pending)', example: { message: 'split order 1000000371652 has a pending refund' } },
   { status: 408, code: 40800, when: 'the request (head and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed', example: { message: 'the request was not received in time' } },
-  { status: 413, code: 41300, when: 'body larger than the limit (default 1 MiB)', example: { message: 'request body is larger than the limit' } },
+  { status: 413, code: 41300, when: "body larger than the route's limit (128 KiB on merchant routes, 1 MiB for webhook registrations; never above BODY_LIMIT_BYTES)", example: { message: 'request body is larger than the limit' } },
+  { status: 413, code: 41301, when: 'body holds more JSON values than the route ever needs (4,096; 16,384 for webhook registrations), counted before parsing', example: { message: 'the body holds more than 4096 JSON values (objects, arrays and their elements), more than this route ever needs' } },
   { status: 414, code: 41400, when: 'a path parameter is longer than the limit', example: { message: 'a path parameter is longer than the limit' } },
   { status: 415, code: 41500, when: 'body sent with a content type other than JSON, or in a charset other than UTF-8', example: { message: 'send the body as JSON with Content-Type: application/json' } },
   { status: 431, code: 43100, when: 'request headers larger than MAX_HEADER_BYTES', example: { message: 'the request headers are larger than the limit' } },
@@ -44,7 +45,7 @@ export const OAUTH_ERRORS: readonly { status: number; error: string; description
   { status: 403, error: 'invalid_request', description: 'HTTPS is required: call this API over https://' },
   { status: 413, error: 'invalid_request', description: 'request body is larger than the limit' },
   { status: 415, error: 'invalid_request', description: 'the body\'s charset "iso-8859-1" is not supported: send UTF-8' },
-  { status: 429, error: 'rate_limited', description: 'too many failed attempts for this client from this address; retry after 30 s' },
+  { status: 429, error: 'rate_limited', description: 'too many failed (or simultaneous) attempts for this client from this address; retry after 30 s' },
   { status: 500, error: 'server_error', description: 'internal error; quote the X-Request-Id header when contacting support' },
   { status: 503, error: 'temporarily_unavailable', description: 'storage is unavailable, retry shortly' },
 ];

@@ -276,7 +276,7 @@ const DESCRIPTION = `The supplier's Order, Refund and Stock Open API.
 
 **Idempotency.** Any POST may carry \`Idempotency-Key\`; orders are also idempotent by \`customOrderId\`.
 
-**Rate limits.** Per token; responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 carries \`Retry-After\`.`;
+**Rate limits.** Per merchant and environment: all of a merchant's tokens share one bucket, and token grants per client are bounded too. Request bodies are limited per route (128 KiB and 4,096 JSON values; webhook registrations 1 MiB and 16,384 values: 413) and their bytes are budgeted per merchant (32 KiB a second by default, bursts of 1 MiB: 429). Responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 carries \`Retry-After\`.`;
 
 const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
   'refund.succeeded': 'A refund was approved (automatically or by the operator); `refund` is the record of `GET /v2/order/orders/refund/{id}`.',

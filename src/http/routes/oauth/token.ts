@@ -4,12 +4,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
 import { AppError } from '../../../domain/errors.ts';
-import { clientCredentials, invalidRequest, OAuthError, parseBasic } from '../../../domain/oauth.ts';
+import { clientCredentials, invalidRequest, OAuthError } from '../../../domain/oauth.ts';
 import { hashSecret } from '../../../domain/secrets.ts';
 import { msUntil } from '../../../domain/token-bucket.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../../schemas/oauth.ts';
-import { clientCredentialsGrant, refreshTokenGrant } from '../../../services/oauth.service.ts';
+import { clientCredentialsGrant, refreshTokenGrant, type TokenResponse as IssuedTokens } from '../../../services/oauth.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { bodyLimitsFor } from '../../limits.ts';
 import type { BucketStore } from '../../rate-limit.ts';
 import { toFieldErrors } from '../../../schemas/validate.ts';
 
@@ -42,18 +43,6 @@ function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAu
   return new OAuthError(500, 'server_error', 'internal error; quote the X-Request-Id header when contacting support');
 }
 
-/** The client id a request presents, read leniently (it only keys the failure limit). */
-function presentedClientId(request: FastifyRequest): string {
-  try {
-    const basic = parseBasic(request.headers.authorization);
-    if (basic) return basic.clientId;
-  } catch {
-    // malformed Basic: count it under the address alone
-  }
-  const body = request.body as { client_id?: unknown } | undefined;
-  return typeof body?.client_id === 'string' ? body.client_id : '';
-}
-
 /**
  * `POST /openapi/oauth/token` (SPEC §2.2, RFC 6749 §4.4 and §6). Outside the merchant auth hook
  * and the envelope; answers RFC 6749 §5.1/§5.2 bodies. Form bodies are parsed here only: every
@@ -62,11 +51,56 @@ function presentedClientId(request: FastifyRequest): string {
 export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; buckets: BucketStore }> = async (app, { store, config, buckets }) => {
   await app.register(formbody);
   const failureLimits = { capacity: config.oauthFailureLimit, refillMs: config.oauthFailureLimit * FAILURE_REFILL_MS };
-  const failureKey = (request: FastifyRequest) => `fail:${hashSecret(`${presentedClientId(request)}\n${request.ip}`).slice(0, 32)}`;
+  const grantLimits = { capacity: config.oauthGrantBurst, refillMs: (config.oauthGrantBurst * 60_000) / config.oauthGrantsPerMinute };
+
+  /**
+   * The bound on successful grants per client (SPEC §2.4), keyed by a hash of the client id (random,
+   * so unique across deployments sharing a Redis). One atomic take per grant, so concurrent grants
+   * cannot pass it either.
+   */
+  const admitGrant = async (clientId: string) => {
+    const taken = await buckets.take(`grant:${hashSecret(clientId).slice(0, 32)}`, grantLimits, 1).catch(() => null);
+    if (taken === null || taken.allowed) return;
+    const retryAfter = Math.max(1, Math.ceil(msUntil(taken.tokens, 1, grantLimits) / 1000));
+    throw new OAuthError(
+      429,
+      'rate_limited',
+      `too many tokens issued to this client (${config.oauthGrantsPerMinute} a minute, bursts of ${config.oauthGrantBurst}); reuse the access token you have until it expires, or retry after ${retryAfter} s`,
+      { 'Retry-After': String(retryAfter) },
+    );
+  };
+
+  /**
+   * Counts an attempt of `clientId` from the request's address (as the nearest trusted proxy saw
+   * it: TRUST_PROXY) before its secret is checked: one atomic take, so however many attempts run at
+   * once — here or on other instances sharing Redis — at most the bucket's tokens get checked. The
+   * returned function gives the token back, for an attempt that turned out not to be a guess.
+   */
+  async function countAttempt(request: FastifyRequest, clientId: string): Promise<() => Promise<void>> {
+    const key = `fail:${hashSecret(`${clientId}\n${request.ip}`).slice(0, 32)}`;
+    // Redis unreachable or too slow: refuse rather than check an attempt nobody counted — letting it
+    // through (as the merchant rate limit does) would hand a guesser who can slow Redis down
+    // unlimited tries. Tokens already issued keep working.
+    const taken = await buckets.take(key, failureLimits, 1).catch(() => null);
+    if (taken === null) throw new OAuthError(503, 'temporarily_unavailable', 'cannot count this attempt right now; retry shortly', { 'Retry-After': '1' });
+    if (!taken.allowed) {
+      // Per client and address: too many failures lock that pair out for a while, even with the
+      // right secret, so a secret cannot be guessed; other clients and addresses are unaffected.
+      const retryAfter = Math.max(1, Math.ceil(msUntil(taken.tokens, 1, failureLimits) / 1000));
+      // Attempts still being checked hold their token too, so a burst of simultaneous requests larger
+      // than the limit is refused in part even with the right secret: the message says so.
+      throw new OAuthError(
+        429,
+        'rate_limited',
+        `too many failed (or simultaneous) attempts for this client from this address; retry after ${retryAfter} s`,
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+    return async () => void (await buckets.take(key, failureLimits, -1).catch(() => undefined));
+  }
 
   app.setErrorHandler(async (error: FastifyError, request, reply: FastifyReply) => {
     const e = toOAuthError(error, request);
-    if (COUNTED.has(e.error)) await buckets.take(failureKey(request), failureLimits, 1).catch(() => undefined);
     return reply
       .code(e.status)
       .headers({ ...NO_STORE, ...e.headers })
@@ -74,10 +108,13 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       .send({ error: e.error, error_description: e.description });
   });
 
+  const { bodyLimit, maxJsonValues } = bodyLimitsFor('token', config);
   app.post(
     '/token',
     {
-      config: { envelope: false },
+      // Anyone may call this route without a token: a few hundred bytes is all a token request needs.
+      bodyLimit,
+      config: { envelope: false, maxJsonValues },
       schema: {
         operationId: 'issueToken',
         summary: 'OAuth 2.0 token endpoint (client credentials, refresh)',
@@ -90,24 +127,29 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       },
     },
     async (request, reply) => {
-      // Per client and address: too many failures lock that pair out for a while, even with the
-      // right secret, so a secret cannot be guessed; other clients and addresses are unaffected.
-      const { tokens } = await buckets.take(failureKey(request), failureLimits, 0).catch(() => ({ tokens: 1 }));
-      if (tokens < 1) {
-        const retryAfter = Math.max(1, Math.ceil(msUntil(tokens, 1, failureLimits) / 1000));
-        throw new OAuthError(429, 'rate_limited', `too many failed attempts for this client from this address; retry after ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
-      }
       const body = request.body ?? {};
       if (!body.grant_type) throw invalidRequest('grant_type is required');
       if (body.grant_type !== 'client_credentials' && body.grant_type !== 'refresh_token') {
         throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${body.grant_type} is not supported; use client_credentials or refresh_token`);
       }
       const credentials = clientCredentials(request.headers.authorization, body);
+      const refreshToken = body.refresh_token;
+      if (body.grant_type === 'refresh_token' && !refreshToken) throw invalidRequest('refresh_token is required');
       const settings = { env: config.env, accessTokenTtlSeconds: config.accessTokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds };
+      const giveBack = await countAttempt(request, credentials.clientId);
+      let issued: IssuedTokens;
+      try {
+        issued = refreshToken && body.grant_type === 'refresh_token'
+          ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, Date.now(), admitGrant)
+          : await clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now(), admitGrant);
+      } catch (error) {
+        // Only a wrong secret or a refresh token that does not work may be guessing.
+        if (!(error instanceof OAuthError && COUNTED.has(error.error))) await giveBack();
+        throw error;
+      }
+      await giveBack();
       reply.headers(NO_STORE);
-      if (body.grant_type === 'client_credentials') return clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now());
-      if (!body.refresh_token) throw invalidRequest('refresh_token is required');
-      return refreshTokenGrant(store.db, settings, credentials, body.refresh_token, body.scope, Date.now());
+      return issued;
     },
   );
 };
