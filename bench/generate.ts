@@ -68,6 +68,11 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   const qty = new Float64Array(stockRows);
   const changedAt = new Float64Array(stockRows);
   const random = mulberry32(42);
+  // PostgreSQL: each change numbered as its own commit (live writers commit a few rows at a time),
+  // instead of the trigger giving each of the generator's large transactions one number.
+  const head = await db.selectFrom('stock_feed_head').select('seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  let seq = Number(head.seq);
+  const commitSeq = () => (store.dialect === 'postgres' ? ++seq : null);
   let k = 0;
   let j = 0;
   const nextChange = (): Insertable<Database['stock_ledger']> => {
@@ -75,7 +80,7 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
       const at = firstAt(k);
       qty[k] = 1_000_000;
       changedAt[k] = at;
-      return { ...keyOf(k++), delta: 1_000_000, qty_after: 1_000_000, kind: 'restock', order_id: null, refund_id: null, created_at: at };
+      return { ...keyOf(k++), delta: 1_000_000, qty_after: 1_000_000, kind: 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq() };
     }
     const at = extraAt(j++);
     // A row whose restock is already written (there is at least one: restocks start first).
@@ -83,10 +88,11 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
     const delta = random() < 0.9 ? -1 - Math.floor(random() * 3) : 1 + Math.floor(random() * 20);
     qty[row] += delta;
     changedAt[row] = at;
-    return { ...keyOf(row), delta, qty_after: qty[row], kind: delta < 0 ? 'adjustment' : 'restock', order_id: null, refund_id: null, created_at: at };
+    return { ...keyOf(row), delta, qty_after: qty[row], kind: delta < 0 ? 'adjustment' : 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq() };
   };
   const ledgerTotal = stockRows + extra;
   await inBatches(db, ledgerTotal, 2000, nextChange, (trx, rows) => trx.insertInto('stock_ledger').values(rows).execute().then(() => undefined), (d) => report('ledger', d, ledgerTotal));
+  await db.updateTable('stock_feed_head').set({ seq }).where('id', '=', 1).execute();
   await inBatches(
     db,
     stockRows,
