@@ -59,6 +59,72 @@ const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(va
 const successBody = (orderId: number | string) => `{"code":10000,"message":"success","data":"${orderId}"}`;
 
 // ---------------------------------------------------------------------------------------------
+// The stock window (both databases)
+
+/** The window's `total` counts at most this many SKUs (src/domain/paging.ts STOCK_TOTAL_CAP). */
+const STOCK_TOTAL_CAP = 10_000;
+
+/**
+ * A page of a stock time window as the store reads it (src/store/stocks.repository.ts, migration
+ * 0012), in one statement: the two seeks that bound the window in commit order (by the rows' time
+ * marks and the head's lag), the first `rows` ledger rows of the window in commit order, each
+ * product's first change among them, the page of settled products in (first change, SKU) order,
+ * and the page's stock rows with their warehouses.
+ */
+function windowSql(dialect: 'sqlite' | 'postgres'): string {
+  const pg = dialect === 'postgres';
+  const p = (name: 'start' | 'end' | 'rows' | 'limit' | 'offset' | 'last') => (pg ? `$${['start', 'end', 'rows', 'limit', 'offset', 'last'].indexOf(name) + 1}` : `@${name}`);
+  const pos = pg ? 'commit_seq, id' : 'id';
+  const desc = pg ? 'commit_seq desc, id desc' : 'id desc';
+  return `
+    with lo as (
+      select ${pos} from stock_ledger where time_mark >= ${p('start')} order by time_mark, ${pos} limit 1
+    ), hi as (
+      select ${pos} from stock_ledger where time_mark <= ${p('end')} + (select time_lag from stock_feed_head where id = 1)
+      order by time_mark desc, ${desc} limit 1
+    ), w as (
+      select product_id, ${pg ? 'commit_seq' : 'id'} as pos from stock_ledger
+      where (${pos}) >= (select ${pos} from lo) and (${pos}) <= (select ${pos} from hi)
+        ${pg ? 'and commit_seq >= (select commit_seq from lo) and commit_seq <= (select commit_seq from hi)' : ''}
+        and created_at >= ${p('start')} and created_at <= ${p('end')}
+      order by ${pos} limit ${p('rows')}
+    ), meta as (
+      select count(*) as n, max(pos) as last from w
+    ), f as (
+      select product_id, min(pos) as first from w group by product_id
+      having (select n from meta) < ${p('rows')} or min(pos) < (select last from meta)
+    ), page as (
+      select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
+      where f.first <= coalesce((select first from f order by first limit 1 offset ${p('last')}), (select max(first) from f))
+      order by f.first, p.sku limit ${p('limit')} offset ${p('offset')}
+    )
+    select meta.n as scanned, (select count(*) from f) as settled, page.sku, s.qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
+    from meta left join page on 1 = 1 left join stocks s on s.product_id = page.product_id left join warehouses wh on wh.id = s.warehouse_id
+    order by page.first, page.sku, s.warehouse_id`;
+}
+
+interface WindowRow {
+  scanned: number;
+  settled: number;
+  sku: string | null;
+}
+
+/** Reads `rows` ledger rows of the window, more while that is not enough (as the store does). */
+function pageOfWindow(q: WindowParam, read: (rows: number) => WindowRow[] | Promise<WindowRow[]>): WindowRow[] | Promise<WindowRow[]> {
+  const wanted = Math.max(q.pageNumber * q.pageSize, STOCK_TOTAL_CAP);
+  const next = (rows: number, result: WindowRow[]): WindowRow[] | Promise<WindowRow[]> => {
+    const { scanned, settled } = { scanned: Number(result[0].scanned), settled: Number(result[0].settled) };
+    if (scanned < rows || settled >= wanted) return result;
+    return attempt(Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, settled))));
+  };
+  const attempt = (rows: number): WindowRow[] | Promise<WindowRow[]> => {
+    const result = read(rows);
+    return result instanceof Promise ? result.then((r) => next(rows, r)) : next(rows, result);
+  };
+  return attempt(Math.ceil(wanted * 1.5) + 100);
+}
+
+// ---------------------------------------------------------------------------------------------
 // SQLite
 
 export function sqliteDriver(file: string, setup: Setup): BenchDriver {
@@ -75,17 +141,9 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     from products p left join stocks s on s.product_id = p.id left join warehouses w on w.id = s.warehouse_id
     where p.sku in (${skuPlaceholders(30)}) order by p.id, s.warehouse_id`);
 
-  const windowPage = db.prepare(`
-    with c as (
-      select +product_id as product_id, min(id) as first_change from stock_ledger
-      where created_at >= ? and created_at <= ? group by +product_id
-    ), page as (
-      select p.id, p.sku, c.first_change from c join products p on p.id = c.product_id
-      order by c.first_change, p.sku limit ? offset ?
-    )
-    select (select count(*) from c) as total, page.sku, s.qty, w.code as warehouseCode, w.country_code as countryCode
-    from page left join stocks s on s.product_id = page.id left join warehouses w on w.id = s.warehouse_id
-    order by page.first_change, page.sku, s.warehouse_id`);
+  const windowPage = db.prepare(windowSql('sqlite'));
+  const stockByWindow = (q: WindowParam) =>
+    pageOfWindow(q, (rows) => windowPage.all({ start: q.start, end: q.end ?? Number.MAX_SAFE_INTEGER, rows, limit: q.pageSize, offset: (q.pageNumber - 1) * q.pageSize, last: q.pageNumber * q.pageSize - 1 }) as WindowRow[]);
 
   const productsBySku = db.prepare(`select id, sku, name, image_url, price_cents, weight_grams from products where sku in (${skuPlaceholders(3)})`);
   const decrement = db.prepare('update stocks set qty = qty - ?, updated_at = ? where product_id = ? and warehouse_id = ? and qty >= ? returning qty');
@@ -199,7 +257,7 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
 
   return {
     stockBySkus: (skus) => stock30.all(...skus),
-    stockByWindow: (q) => windowPage.all(q.start, q.end ?? Number.MAX_SAFE_INTEGER, q.pageSize, (q.pageNumber - 1) * q.pageSize),
+    stockByWindow,
     createOrder: (lines, key, now) => createOrder(lines, key, now),
     queryOrdersByIds: (ids) => {
       const json = JSON.stringify(ids);
@@ -214,22 +272,12 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
+const PG_WINDOW = windowSql('postgres');
+
 const PG_STOCK_30 = `
   select p.id as "productId", p.sku, s.qty, w.code as "warehouseCode", w.country_code as "countryCode"
   from products p left join stocks s on s.product_id = p.id left join warehouses w on w.id = s.warehouse_id
   where p.sku = any($1::text[]) order by p.id, s.warehouse_id`;
-
-const PG_WINDOW = `
-  with c as (
-    select product_id, min(commit_seq) as first_change from stock_ledger
-    where created_at >= $1 and created_at <= $2 group by product_id
-  ), page as (
-    select p.id, p.sku, c.first_change from c join products p on p.id = c.product_id
-    order by c.first_change, p.sku limit $3 offset $4
-  )
-  select (select count(*) from c) as total, page.sku, s.qty, w.code as "warehouseCode", w.country_code as "countryCode"
-  from page left join stocks s on s.product_id = page.id left join warehouses w on w.id = s.warehouse_id
-  order by page.first_change, page.sku, s.warehouse_id`;
 
 /**
  * The whole order in one statement. `ok` divides by zero (aborting the statement, so nothing is
@@ -343,7 +391,8 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
   const run = (name: string, text: string, values: unknown[]) => pool.query({ name, text, values }).then((r) => r.rows);
   return {
     stockBySkus: (skus) => run('bench_stock30', PG_STOCK_30, [skus]),
-    stockByWindow: (q) => run('bench_window', PG_WINDOW, [q.start, q.end ?? Number.MAX_SAFE_INTEGER, q.pageSize, (q.pageNumber - 1) * q.pageSize]),
+    stockByWindow: (q) =>
+      pageOfWindow(q, (rows) => run('bench_window', PG_WINDOW, [q.start, q.end ?? Number.MAX_SAFE_INTEGER, rows, q.pageSize, (q.pageNumber - 1) * q.pageSize, q.pageNumber * q.pageSize - 1]) as Promise<WindowRow[]>),
     createOrder: async (lines, key, now) => {
       const rows = await run('bench_order', PG_CREATE_ORDER, [
         lines.map((l) => l.sku),

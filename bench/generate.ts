@@ -73,6 +73,9 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   const head = await db.selectFrom('stock_feed_head').select('seq').where('id', '=', 1).executeTakeFirstOrThrow();
   let seq = Number(head.seq);
   const commitSeq = () => (store.dialect === 'postgres' ? ++seq : null);
+  // The rows come in time order, so each one's time mark (migration 0012) is its own time.
+  let mark = 0;
+  const timeMark = (at: number) => (mark = Math.max(mark, at));
   let k = 0;
   let j = 0;
   const nextChange = (): Insertable<Database['stock_ledger']> => {
@@ -80,7 +83,7 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
       const at = firstAt(k);
       qty[k] = 1_000_000;
       changedAt[k] = at;
-      return { ...keyOf(k++), delta: 1_000_000, qty_after: 1_000_000, kind: 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq() };
+      return { ...keyOf(k++), delta: 1_000_000, qty_after: 1_000_000, kind: 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq(), time_mark: timeMark(at) };
     }
     const at = extraAt(j++);
     // A row whose restock is already written (there is at least one: restocks start first).
@@ -88,11 +91,11 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
     const delta = random() < 0.9 ? -1 - Math.floor(random() * 3) : 1 + Math.floor(random() * 20);
     qty[row] += delta;
     changedAt[row] = at;
-    return { ...keyOf(row), delta, qty_after: qty[row], kind: delta < 0 ? 'adjustment' : 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq() };
+    return { ...keyOf(row), delta, qty_after: qty[row], kind: delta < 0 ? 'adjustment' : 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq(), time_mark: timeMark(at) };
   };
   const ledgerTotal = stockRows + extra;
   await inBatches(db, ledgerTotal, 2000, nextChange, (trx, rows) => trx.insertInto('stock_ledger').values(rows).execute().then(() => undefined), (d) => report('ledger', d, ledgerTotal));
-  await db.updateTable('stock_feed_head').set({ seq }).where('id', '=', 1).execute();
+  await db.updateTable('stock_feed_head').set({ seq, time_mark: mark, time_lag: 0 }).where('id', '=', 1).execute();
   await inBatches(
     db,
     stockRows,

@@ -13,3 +13,11 @@ export function pageWindow(q: { pageNumber?: number; pageSize?: number }, defaul
   const pageSize = q.pageSize ?? defaultSize;
   return { pageNumber, pageSize, offset: pageOffset(pageNumber, pageSize) };
 }
+
+/**
+ * `total` of a stock time window counts the window's SKUs up to this many: a larger window reports
+ * exactly this number, meaning "at least"; its end is a short or empty page. Counting further would
+ * make every page cost as much as reading the whole window (SPEC §11; docs/decisions.md, "Stable
+ * stock pages"). A SKU-list query (at most 30 SKUs) is always counted exactly.
+ */
+export const STOCK_TOTAL_CAP = 10_000;

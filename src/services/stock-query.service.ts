@@ -6,7 +6,7 @@ import type { Handle, Store } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import { changedProductsPage, stockOfSkus, stockRowsOf } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
-import { pageOffset, pageWindow } from '../domain/paging.ts';
+import { STOCK_TOTAL_CAP, pageOffset, pageWindow } from '../domain/paging.ts';
 
 const MAX_STOCK_SKUS = 30;
 const DEFAULT_PAGE_SIZE = 30;
@@ -41,7 +41,7 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
   if (!byTime) return stockBySkuList(db, skus, warehouseId, pageNumber, pageSize);
 
   const productIds = skus.length > 0 ? [...(await productsBySku(db, skus)).values()].map((p) => p.id) : null;
-  const { rows: products, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset, limit: pageSize });
+  const { rows: products, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset, limit: pageSize, totalCap: STOCK_TOTAL_CAP });
 
   const rows = await stockRowsOf(db, products.map((p) => p.id), warehouseId);
   const byProduct = new Map<number, StockRecord['warehouseStockList']>();

@@ -11,6 +11,7 @@ import * as m0006 from './migrations/0006_webhooks.ts';
 import * as m0007 from './migrations/0007_nfc_skus.ts';
 import * as m0009 from './migrations/0009_refund_attempts.ts';
 import * as m0011 from './migrations/0011_stock_webhooks.ts';
+import * as m0012 from './migrations/0012_stock_window_marks.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0007_nfc_skus': m0007,
   '0009_refund_attempts': m0009,
   '0011_stock_webhooks': m0011,
+  '0012_stock_window_marks': m0012,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

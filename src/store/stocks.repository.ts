@@ -2,7 +2,7 @@ import type { Dialect, Handle } from './db.ts';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 import type { Database, StockLedgerTable } from './schema.ts';
-import { bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
+import { bulkLedgerMark, bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
   productId: number;
@@ -128,6 +128,10 @@ export interface ChangedPageQuery {
   productIds: number[] | null;
   offset: number;
   limit: number;
+  /** `total` counts at most this many products, so its cost does not grow with the window. */
+  totalCap: number;
+  /** Ledger rows read first (by default enough for the page and `total` if few SKUs repeat); tests make it small. */
+  firstRead?: number;
 }
 
 /**
@@ -135,31 +139,139 @@ export interface ChangedPageQuery {
  * the window in commit order, then SKU. That position never moves once a product is in the
  * window, and products entering it later come after every product already there, so offset pages
  * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
+ *
+ * A page reads the window's ledger rows in commit order from where the window starts, until it
+ * has its products and `totalCap` more for `total` — not the whole window (migration 0012).
  */
 export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
-  if (q.productIds !== null && q.productIds.length === 0) return { total: 0, rows: [] };
-  // `+product_id` (a no-op on both databases) stops SQLite's planner from walking the whole ledger
-  // by the (product_id, warehouse_id) index to avoid a sort, instead of reading the window's range.
-  const product = sql<number>`+product_id`;
-  let changed = db.selectFrom('stock_ledger').select([product.as('product_id'), (eb) => eb.fn.min(commitOrderColumn(dialect)).as('first_change')]);
+  if (q.productIds !== null) return changedAmong(db, dialect, q, q.productIds);
+  const range = await windowRange(db, dialect, q.start, q.end);
+  if (range === null) return { total: 0, rows: [] };
+  // Enough rows for the page and for `total` (up to its cap), with room for SKUs that changed
+  // more than once; when that was not enough, again with as many more as the rows read per SKU
+  // found suggest (at least half as many again, so the rows read in all stay within a few times
+  // what the last read needed).
+  const wanted = Math.max(q.offset + q.limit, q.totalCap);
+  for (let rows = q.firstRead ?? Math.ceil(wanted * 1.5) + 100; ; ) {
+    const page = await windowPrefixPage(db, dialect, q, range, rows);
+    if (!page.full || page.settled >= wanted) return { total: Math.min(page.settled, q.totalCap), rows: page.rows };
+    rows = Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, page.settled)));
+  }
+}
+
+/** A place in commit order: `commit_seq` (PostgreSQL) or `id` (SQLite, where seq = id), then `id`. */
+interface Position {
+  seq: number;
+  id: number;
+}
+
+/**
+ * The stretch of the feed (commit order) that holds every ledger row whose `created_at` is in the
+ * window: from the first row whose time mark reaches `start`, to the last whose mark is at most
+ * `end` plus the largest lag any row's time ever had behind its mark (migration 0012). Null when
+ * no row can be in the window. Two index seeks.
+ */
+async function windowRange(db: Handle, dialect: Dialect, start: number | null, end: number | null): Promise<{ from: Position | null; to: Position | null } | null> {
+  const seq = commitOrderColumn(dialect);
+  const seek = (direction: 'asc' | 'desc') =>
+    db
+      .selectFrom('stock_ledger')
+      .select([`${seq} as seq`, 'stock_ledger.id as id'])
+      .orderBy('stock_ledger.time_mark', direction)
+      .$if(dialect === 'postgres', (qb) => qb.orderBy('stock_ledger.commit_seq', direction))
+      .orderBy('stock_ledger.id', direction)
+      .limit(1);
+  const [from, to] = await Promise.all([
+    start === null ? null : seek('asc').where('stock_ledger.time_mark', '>=', start).executeTakeFirst(),
+    end === null
+      ? null
+      : seek('desc')
+          .where('stock_ledger.time_mark', '<=', (eb) => eb(eb.val(end), '+', eb.selectFrom('stock_feed_head').select('time_lag').where('id', '=', 1)))
+          .executeTakeFirst(),
+  ]);
+  if ((start !== null && !from) || (end !== null && !to)) return null;
+  const at = (p: { seq: number; id: number } | null | undefined) => (p ? { seq: Number(p.seq), id: p.id } : null);
+  const range = { from: at(from), to: at(to) };
+  if (range.from && range.to && (range.from.seq > range.to.seq || (range.from.seq === range.to.seq && range.from.id > range.to.id))) return null;
+  return range;
+}
+
+/**
+ * One page from the first `rows` ledger rows of the window in commit order: each product's first
+ * change among them, in (first change, SKU) order. A product first met before the last row read
+ * is *settled* — its first change in the whole window is known, and every product not met comes
+ * after it. The last row's commit may continue past the rows read (several rows of one
+ * transaction share a `commit_seq` on PostgreSQL, and tie on it), so products first met there are
+ * settled only when the window ended within the rows read. The page is taken from the settled
+ * products; the caller reads further when there are not enough of them.
+ */
+async function windowPrefixPage(db: Handle, dialect: Dialect, q: ChangedPageQuery, range: { from: Position | null; to: Position | null }, rows: number) {
+  const pg = dialect === 'postgres';
+  const pos = pg ? sql.ref('commit_seq') : sql.ref('id');
+  const at = (p: Position) => (pg ? sql`(${p.seq}, ${p.id})` : sql`${p.id}`);
+  const key = pg ? sql`(commit_seq, id)` : sql`id`;
+  const where = [
+    range.from ? sql`${key} >= ${at(range.from)}` : null,
+    range.to ? sql`${key} <= ${at(range.to)}` : null,
+    // The same bounds on `commit_seq` alone: PostgreSQL estimates a row comparison's range badly
+    // and, expecting a few rows, chose a parallel bitmap scan whose workers' start cost more than
+    // the whole read; with these it walks the feed index in order and stops at the limit.
+    pg && range.from ? sql`commit_seq >= ${range.from.seq}` : null,
+    pg && range.to ? sql`commit_seq <= ${range.to.seq}` : null,
+    q.start === null ? null : sql`created_at >= ${q.start}`,
+    q.end === null ? null : sql`created_at <= ${q.end}`,
+    q.warehouseId === null ? null : sql`warehouse_id = ${q.warehouseId}`,
+  ].filter((c) => c !== null);
+  if (where.length === 0) where.push(sql`1 = 1`);
+  // The last page position: products whose first change ties with it are all joined and sorted by
+  // SKU; the rest of the settled products after it are never looked up.
+  const lastOnPage = q.offset + q.limit - 1;
+  const result = await sql<{ scanned: number; settled: number; id: number | null; sku: string | null }>`
+    with w as (
+      select product_id, ${pos} as pos from stock_ledger
+      where ${sql.join(where, sql` and `)}
+      order by ${pg ? sql`commit_seq, id` : sql`id`}
+      limit ${rows}
+    ), meta as (
+      select count(*) as n, max(pos) as last from w
+    ), f as (
+      select product_id, min(pos) as first from w group by product_id
+      having (select n from meta) < ${rows} or min(pos) < (select last from meta)
+    ), page as (
+      select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
+      where f.first <= coalesce((select first from f order by first limit 1 offset ${lastOnPage}), (select max(first) from f))
+      order by f.first, p.sku
+      limit ${q.limit} offset ${q.offset}
+    )
+    select meta.n as scanned, (select count(*) from f) as settled, page.product_id as id, page.sku as sku
+    from meta left join page on 1 = 1
+    order by page.first, page.sku`.execute(db);
+  const first = result.rows[0];
+  return {
+    full: Number(first.scanned) >= rows,
+    settled: Number(first.settled),
+    rows: result.rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), sku: r.sku! })),
+  };
+}
+
+/** SKU-list mode with a window: the listed products' changes in it (at most 30 products' rows). */
+async function changedAmong(db: Handle, dialect: Dialect, q: ChangedPageQuery, productIds: number[]): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
+  if (productIds.length === 0) return { total: 0, rows: [] };
+  let changed = db
+    .selectFrom('stock_ledger')
+    .select(['product_id', (eb) => eb.fn.min(commitOrderColumn(dialect)).as('first_change')])
+    .where('product_id', 'in', productIds);
   if (q.start !== null) changed = changed.where('created_at', '>=', q.start);
   if (q.end !== null) changed = changed.where('created_at', '<=', q.end);
   if (q.warehouseId !== null) changed = changed.where('warehouse_id', '=', q.warehouseId);
-  if (q.productIds !== null) changed = changed.where('product_id', 'in', q.productIds);
-  const grouped = changed.groupBy(product).as('c');
-  const [count, rows] = await Promise.all([
-    db.selectFrom(grouped).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    db
-      .selectFrom(grouped)
-      .innerJoin('products', 'products.id', 'c.product_id')
-      .select(['products.id as id', 'products.sku as sku'])
-      .orderBy('c.first_change')
-      .orderBy('products.sku')
-      .offset(q.offset)
-      .limit(q.limit)
-      .execute(),
-  ]);
-  return { total: Number(count.n), rows };
+  const rows = await db
+    .selectFrom(changed.groupBy('product_id').as('c'))
+    .innerJoin('products', 'products.id', 'c.product_id')
+    .select(['products.id as id', 'products.sku as sku'])
+    .orderBy('c.first_change')
+    .orderBy('products.sku')
+    .execute();
+  return { total: rows.length, rows: rows.slice(q.offset, q.offset + q.limit) };
 }
 
 export interface BulkSet extends StockKey {
@@ -195,6 +307,8 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
     ledger.push({ product_id: r.productId, warehouse_id: r.warehouseId, delta, qty_after: r.qty, kind: delta > 0 ? 'restock' : 'adjustment', created_at: now, commit_seq: bulkLedgerSeq(dialect) });
   }
   if (final.size === 0) return 0;
+  const mark = await bulkLedgerMark(db, dialect, now);
+  for (const row of ledger) row.time_mark = mark;
   await db
     .insertInto('stocks')
     .values([...final.values()].map((r) => ({ product_id: r.productId, warehouse_id: r.warehouseId, qty: r.qty, updated_at: now })))
