@@ -67,27 +67,30 @@ const STOCK_TOTAL_CAP = 10_000;
 /**
  * A page of a stock time window as the store reads it (src/store/stocks.repository.ts, migration
  * 0012), in one statement: the two seeks that bound the window in commit order (by the rows' time
- * marks and the head's lag), the first `rows` ledger rows of the window in commit order, each
- * product's first change among them, the page of settled products in (first change, SKU) order,
- * and the page's stock rows with their warehouses.
+ * marks and the head's lag); the window's first `rows` ledger rows in commit order, each
+ * product's first change among them and the page of settled products in (first change, SKU)
+ * order with its stock rows and their warehouses; and the first `countRows` rows' distinct
+ * products, for `total`.
  */
 function windowSql(dialect: 'sqlite' | 'postgres'): string {
   const pg = dialect === 'postgres';
-  const p = (name: 'start' | 'end' | 'rows' | 'limit' | 'offset' | 'last') => (pg ? `$${['start', 'end', 'rows', 'limit', 'offset', 'last'].indexOf(name) + 1}` : `@${name}`);
+  const names = ['start', 'end', 'rows', 'limit', 'offset', 'last', 'countRows'] as const;
+  const p = (name: (typeof names)[number]) => (pg ? `$${names.indexOf(name) + 1}` : `@${name}`);
   const pos = pg ? 'commit_seq, id' : 'id';
   const desc = pg ? 'commit_seq desc, id desc' : 'id desc';
+  const rowsOfWindow = (limit: string) => `
+      select product_id, ${pg ? 'commit_seq' : 'id'} as pos from stock_ledger
+      where (${pos}) >= (select ${pos} from lo) and (${pos}) <= (select ${pos} from hi)
+        ${pg ? 'and commit_seq >= (select commit_seq from lo) and commit_seq <= (select commit_seq from hi)' : ''}
+        and created_at >= ${p('start')} and created_at <= ${p('end')}
+      order by ${pos} limit ${limit}`;
   return `
     with lo as (
       select ${pos} from stock_ledger where time_mark >= ${p('start')} order by time_mark, ${pos} limit 1
     ), hi as (
       select ${pos} from stock_ledger where time_mark <= ${p('end')} + (select time_lag from stock_feed_head where id = 1)
       order by time_mark desc, ${desc} limit 1
-    ), w as (
-      select product_id, ${pg ? 'commit_seq' : 'id'} as pos from stock_ledger
-      where (${pos}) >= (select ${pos} from lo) and (${pos}) <= (select ${pos} from hi)
-        ${pg ? 'and commit_seq >= (select commit_seq from lo) and commit_seq <= (select commit_seq from hi)' : ''}
-        and created_at >= ${p('start')} and created_at <= ${p('end')}
-      order by ${pos} limit ${p('rows')}
+    ), w as (${rowsOfWindow(p('rows'))}
     ), meta as (
       select count(*) as n, max(pos) as last from w
     ), f as (
@@ -97,31 +100,42 @@ function windowSql(dialect: 'sqlite' | 'postgres'): string {
       select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
       where f.first <= coalesce((select first from f order by first limit 1 offset ${p('last')}), (select max(first) from f))
       order by f.first, p.sku limit ${p('limit')} offset ${p('offset')}
+    ), counted as (
+      select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(p('countRows'))}) c
     )
-    select meta.n as scanned, (select count(*) from f) as settled, page.sku, s.qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
-    from meta left join page on 1 = 1 left join stocks s on s.product_id = page.product_id left join warehouses wh on wh.id = s.warehouse_id
+    select meta.n as scanned, (select count(*) from f) as settled, counted.n as "countRead", counted.found,
+      page.sku, s.qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
+    from meta cross join counted left join page on 1 = 1
+      left join stocks s on s.product_id = page.product_id left join warehouses wh on wh.id = s.warehouse_id
     order by page.first, page.sku, s.warehouse_id`;
 }
 
 interface WindowRow {
   scanned: number;
   settled: number;
+  countRead: number;
+  found: number;
   sku: string | null;
 }
 
-/** Reads `rows` ledger rows of the window, more while that is not enough (as the store does). */
-function pageOfWindow(q: WindowParam, read: (rows: number) => WindowRow[] | Promise<WindowRow[]>): WindowRow[] | Promise<WindowRow[]> {
-  const wanted = Math.max(q.pageNumber * q.pageSize, STOCK_TOTAL_CAP);
-  const next = (rows: number, result: WindowRow[]): WindowRow[] | Promise<WindowRow[]> => {
-    const { scanned, settled } = { scanned: Number(result[0].scanned), settled: Number(result[0].settled) };
-    if (scanned < rows || settled >= wanted) return result;
-    return attempt(Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, settled))));
+const firstRead = (wanted: number) => Math.ceil(wanted * 1.5) + 100;
+const readMore = (rows: number, wanted: number, found: number) => Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, found)));
+
+/** Reads the window's first rows for the page and for `total`, more while that is not enough (as the store does). */
+function pageOfWindow(q: WindowParam, read: (rows: number, countRows: number) => WindowRow[] | Promise<WindowRow[]>): WindowRow[] | Promise<WindowRow[]> {
+  const onPage = q.pageNumber * q.pageSize;
+  const next = (rows: number, countRows: number, result: WindowRow[]): WindowRow[] | Promise<WindowRow[]> => {
+    const r = result[0];
+    const pageDone = Number(r.scanned) < rows || Number(r.settled) >= onPage;
+    const countDone = Number(r.countRead) < countRows || Number(r.found) >= STOCK_TOTAL_CAP || Number(r.scanned) < rows;
+    if (pageDone && countDone) return result;
+    return attempt(pageDone ? rows : readMore(rows, onPage, Number(r.settled)), countDone ? countRows : readMore(countRows, STOCK_TOTAL_CAP, Number(r.found)));
   };
-  const attempt = (rows: number): WindowRow[] | Promise<WindowRow[]> => {
-    const result = read(rows);
-    return result instanceof Promise ? result.then((r) => next(rows, r)) : next(rows, result);
+  const attempt = (rows: number, countRows: number): WindowRow[] | Promise<WindowRow[]> => {
+    const result = read(rows, countRows);
+    return result instanceof Promise ? result.then((r) => next(rows, countRows, r)) : next(rows, countRows, result);
   };
-  return attempt(Math.ceil(wanted * 1.5) + 100);
+  return attempt(firstRead(onPage), firstRead(STOCK_TOTAL_CAP));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +157,7 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
 
   const windowPage = db.prepare(windowSql('sqlite'));
   const stockByWindow = (q: WindowParam) =>
-    pageOfWindow(q, (rows) => windowPage.all({ start: q.start, end: q.end ?? Number.MAX_SAFE_INTEGER, rows, limit: q.pageSize, offset: (q.pageNumber - 1) * q.pageSize, last: q.pageNumber * q.pageSize - 1 }) as WindowRow[]);
+    pageOfWindow(q, (rows, countRows) => windowPage.all({ start: q.start, end: q.end ?? Number.MAX_SAFE_INTEGER, rows, limit: q.pageSize, offset: (q.pageNumber - 1) * q.pageSize, last: q.pageNumber * q.pageSize - 1, countRows }) as WindowRow[]);
 
   const productsBySku = db.prepare(`select id, sku, name, image_url, price_cents, weight_grams from products where sku in (${skuPlaceholders(3)})`);
   const decrement = db.prepare('update stocks set qty = qty - ?, updated_at = ? where product_id = ? and warehouse_id = ? and qty >= ? returning qty');
@@ -392,7 +406,7 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
   return {
     stockBySkus: (skus) => run('bench_stock30', PG_STOCK_30, [skus]),
     stockByWindow: (q) =>
-      pageOfWindow(q, (rows) => run('bench_window', PG_WINDOW, [q.start, q.end ?? Number.MAX_SAFE_INTEGER, rows, q.pageSize, (q.pageNumber - 1) * q.pageSize, q.pageNumber * q.pageSize - 1]) as Promise<WindowRow[]>),
+      pageOfWindow(q, (rows, countRows) => run('bench_window', PG_WINDOW, [q.start, q.end ?? Number.MAX_SAFE_INTEGER, rows, q.pageSize, (q.pageNumber - 1) * q.pageSize, q.pageNumber * q.pageSize - 1, countRows]) as Promise<WindowRow[]>),
     createOrder: async (lines, key, now) => {
       const rows = await run('bench_order', PG_CREATE_ORDER, [
         lines.map((l) => l.sku),

@@ -147,16 +147,48 @@ export async function changedProductsPage(db: Handle, dialect: Dialect, q: Chang
   if (q.productIds !== null) return changedAmong(db, dialect, q, q.productIds);
   const range = await windowRange(db, dialect, q.start, q.end);
   if (range === null) return { total: 0, rows: [] };
-  // Enough rows for the page and for `total` (up to its cap), with room for SKUs that changed
-  // more than once; when that was not enough, again with as many more as the rows read per SKU
-  // found suggest (at least half as many again, so the rows read in all stay within a few times
-  // what the last read needed).
-  const wanted = Math.max(q.offset + q.limit, q.totalCap);
-  for (let rows = q.firstRead ?? Math.ceil(wanted * 1.5) + 100; ; ) {
-    const page = await windowPrefixPage(db, dialect, q, range, rows);
-    if (!page.full || page.settled >= wanted) return { total: Math.min(page.settled, q.totalCap), rows: page.rows };
-    rows = Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, page.settled)));
+  // Two reads of the window's first rows, in one statement: enough for the page, and (when the
+  // cap reaches past the page) enough to count up to the cap — counting needs no sorting or SKUs.
+  const onPage = q.offset + q.limit;
+  const counting = q.totalCap > onPage;
+  let pageRows: number | null = q.firstRead ?? firstRead(onPage);
+  let countRows: number | null = counting ? (q.firstRead ?? firstRead(q.totalCap)) : null;
+  let page: WindowPage | null = null;
+  let count: WindowCount | null = null;
+  while (pageRows !== null || countRows !== null) {
+    const read = await readWindow(db, dialect, q, range, pageRows, countRows);
+    if (read.page && pageRows !== null) {
+      if (enough(read.page, onPage)) [page, pageRows] = [read.page, null];
+      else pageRows = readMore(pageRows, onPage, read.page.settled);
+    }
+    if (read.count && countRows !== null) {
+      // The page's read ended the window: it counted everything already.
+      if (enough(read.count, q.totalCap) || (page && !page.full)) [count, countRows] = [read.count, null];
+      else countRows = readMore(countRows, q.totalCap, read.count.settled);
+    }
   }
+  const found = !page!.full || !counting ? page!.settled : count!.settled;
+  return { total: Math.min(found, q.totalCap), rows: page!.rows };
+}
+
+/**
+ * Rows read first for `wanted` SKUs: room for SKUs that changed more than once in the window.
+ * When that was not enough, as many more as the rows read per SKU found suggest (at least half
+ * as many again, so the rows read in all stay within a few times what the last read needed).
+ */
+const firstRead = (wanted: number) => Math.ceil(wanted * 1.5) + 100;
+const readMore = (rows: number, wanted: number, found: number) => Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, found)));
+/** A read found `wanted` settled SKUs, or the window ended within it. */
+const enough = (r: { full: boolean; settled: number }, wanted: number) => !r.full || r.settled >= wanted;
+
+interface WindowPage {
+  full: boolean;
+  settled: number;
+  rows: { id: number; sku: string }[];
+}
+interface WindowCount {
+  full: boolean;
+  settled: number;
 }
 
 /** A place in commit order: `commit_seq` (PostgreSQL) or `id` (SQLite, where seq = id), then `id`. */
@@ -197,15 +229,25 @@ async function windowRange(db: Handle, dialect: Dialect, start: number | null, e
 }
 
 /**
- * One page from the first `rows` ledger rows of the window in commit order: each product's first
- * change among them, in (first change, SKU) order. A product first met before the last row read
- * is *settled* — its first change in the whole window is known, and every product not met comes
- * after it. The last row's commit may continue past the rows read (several rows of one
- * transaction share a `commit_seq` on PostgreSQL, and tie on it), so products first met there are
- * settled only when the window ended within the rows read. The page is taken from the settled
- * products; the caller reads further when there are not enough of them.
+ * The window's first ledger rows in commit order, read twice in one statement (either read may be
+ * left out): the first `pageRows` for the page, the first `countRows` for `total`.
+ *
+ * A product first met before the last row read is *settled*: its first change in the whole
+ * window is known, and every product not met comes after it. The last row's commit may continue
+ * past the rows read (several rows of one transaction share a `commit_seq` on PostgreSQL, and tie
+ * on it), so products first met there are settled only when the window ended within the rows
+ * read. The page is taken from the settled products, in (first change, SKU) order, and only the
+ * products up to the page's end are looked up. The count is of every product met (all are in the
+ * window): when there are at least the cap of them, `total` is the cap whatever the ties.
  */
-async function windowPrefixPage(db: Handle, dialect: Dialect, q: ChangedPageQuery, range: { from: Position | null; to: Position | null }, rows: number) {
+async function readWindow(
+  db: Handle,
+  dialect: Dialect,
+  q: ChangedPageQuery,
+  range: { from: Position | null; to: Position | null },
+  pageRows: number | null,
+  countRows: number | null,
+): Promise<{ page: WindowPage | null; count: WindowCount | null }> {
   const pg = dialect === 'postgres';
   const pos = pg ? sql.ref('commit_seq') : sql.ref('id');
   const at = (p: Position) => (pg ? sql`(${p.seq}, ${p.id})` : sql`${p.id}`);
@@ -223,34 +265,52 @@ async function windowPrefixPage(db: Handle, dialect: Dialect, q: ChangedPageQuer
     q.warehouseId === null ? null : sql`warehouse_id = ${q.warehouseId}`,
   ].filter((c) => c !== null);
   if (where.length === 0) where.push(sql`1 = 1`);
-  // The last page position: products whose first change ties with it are all joined and sorted by
-  // SKU; the rest of the settled products after it are never looked up.
-  const lastOnPage = q.offset + q.limit - 1;
-  const result = await sql<{ scanned: number; settled: number; id: number | null; sku: string | null }>`
-    with w as (
-      select product_id, ${pos} as pos from stock_ledger
-      where ${sql.join(where, sql` and `)}
-      order by ${pg ? sql`commit_seq, id` : sql`id`}
-      limit ${rows}
-    ), meta as (
-      select count(*) as n, max(pos) as last from w
-    ), f as (
-      select product_id, min(pos) as first from w group by product_id
-      having (select n from meta) < ${rows} or min(pos) < (select last from meta)
-    ), page as (
-      select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
-      where f.first <= coalesce((select first from f order by first limit 1 offset ${lastOnPage}), (select max(first) from f))
-      order by f.first, p.sku
-      limit ${q.limit} offset ${q.offset}
-    )
-    select meta.n as scanned, (select count(*) from f) as settled, page.product_id as id, page.sku as sku
-    from meta left join page on 1 = 1
-    order by page.first, page.sku`.execute(db);
+  const rowsOfWindow = (limit: number) =>
+    sql`select product_id, ${pos} as pos from stock_ledger where ${sql.join(where, sql` and `)} order by ${pg ? sql`commit_seq, id` : sql`id`} limit ${limit}`;
+  const ctes = [];
+  const columns = [];
+  const from = [];
+  if (pageRows !== null) {
+    // Products tying with the page's last position are all joined and sorted by SKU; the settled
+    // products after it are never looked up.
+    ctes.push(sql`
+      w as (${rowsOfWindow(pageRows)}),
+      meta as (select count(*) as n, max(pos) as last from w),
+      f as (
+        select product_id, min(pos) as first from w group by product_id
+        having (select n from meta) < ${pageRows} or min(pos) < (select last from meta)
+      ),
+      page as (
+        select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
+        where f.first <= coalesce((select first from f order by first limit 1 offset ${q.offset + q.limit - 1}), (select max(first) from f))
+        order by f.first, p.sku
+        limit ${q.limit} offset ${q.offset}
+      )`);
+    columns.push(sql`meta.n as page_read, (select count(*) from f) as page_settled, page.product_id as id, page.sku as sku`);
+    from.push(sql`meta`);
+  }
+  if (countRows !== null) {
+    // Every product met is in the window, settled or not: counting needs no tie rule.
+    ctes.push(sql`counted as (select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c)`);
+    columns.push(sql`counted.n as count_read, counted.found as count_found`);
+    from.push(sql`counted`);
+  }
+  const result = await sql<{ page_read?: number; page_settled?: number; id?: number | null; sku?: string | null; count_read?: number; count_found?: number }>`
+    with ${sql.join(ctes, sql`, `)}
+    select ${sql.join(columns, sql`, `)}
+    from ${sql.join(from, sql` cross join `)}
+    ${pageRows === null ? sql`` : sql`left join page on 1 = 1 order by page.first, page.sku`}`.execute(db);
   const first = result.rows[0];
   return {
-    full: Number(first.scanned) >= rows,
-    settled: Number(first.settled),
-    rows: result.rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), sku: r.sku! })),
+    page:
+      pageRows === null
+        ? null
+        : {
+            full: Number(first.page_read) >= pageRows,
+            settled: Number(first.page_settled),
+            rows: result.rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), sku: r.sku! })),
+          },
+    count: countRows === null ? null : { full: Number(first.count_read) >= countRows, settled: Number(first.count_found) },
   };
 }
 
