@@ -61,7 +61,7 @@ const successBody = (orderId: number | string) => `{"code":10000,"message":"succ
 // ---------------------------------------------------------------------------------------------
 // The stock window (both databases)
 
-/** The window's `total` counts at most this many SKUs (src/domain/paging.ts STOCK_TOTAL_CAP). */
+/** `total` counts the SKUs of a window of at most this many changes, else reports it (src/domain/paging.ts). */
 const STOCK_TOTAL_CAP = 10_000;
 
 /**
@@ -69,8 +69,8 @@ const STOCK_TOTAL_CAP = 10_000;
  * 0012), in one statement: the two seeks that bound the window in commit order (by the rows' time
  * marks and the head's lag); the window's first `rows` ledger rows in commit order, each
  * product's first change among them and the page of settled products in (first change, SKU)
- * order with its stock rows and their warehouses; and the first `countRows` rows' distinct
- * products, for `total`.
+ * order with its stock rows and their warehouses; and how many rows and distinct products the
+ * first `countRows` rows hold, for `total`.
  */
 function windowSql(dialect: 'sqlite' | 'postgres'): string {
   const pg = dialect === 'postgres';
@@ -80,9 +80,8 @@ function windowSql(dialect: 'sqlite' | 'postgres'): string {
   const desc = pg ? 'commit_seq desc, id desc' : 'id desc';
   const rowsOfWindow = (limit: string) => `
       select product_id, ${pg ? 'commit_seq' : 'id'} as pos from stock_ledger
-      where (${pos}) >= (select ${pos} from lo) and (${pos}) <= (select ${pos} from hi)
-        ${pg ? 'and commit_seq >= (select commit_seq from lo) and commit_seq <= (select commit_seq from hi)' : ''}
-        and created_at >= ${p('start')} and created_at <= ${p('end')}
+      where ${pg ? 'commit_seq' : 'id'} >= (select ${pg ? 'commit_seq' : 'id'} from lo) and ${pg ? 'commit_seq' : 'id'} <= (select ${pg ? 'commit_seq' : 'id'} from hi)
+        and ${pg ? `(case when created_at >= ${p('start')} and created_at <= ${p('end')} then true else false end)` : `created_at >= ${p('start')} and created_at <= ${p('end')}`}
       order by ${pos} limit ${limit}`;
   return `
     with lo as (
@@ -121,21 +120,21 @@ interface WindowRow {
 const firstRead = (wanted: number) => Math.ceil(wanted * 1.5) + 100;
 const readMore = (rows: number, wanted: number, found: number) => Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, found)));
 
-/** Reads the window's first rows for the page and for `total`, more while that is not enough (as the store does). */
+/**
+ * Reads the window's first rows for the page, more while that is not enough, beside the first
+ * STOCK_TOTAL_CAP + 1 rows for `total` (as the store does; re-reads repeat the count, unlike the store).
+ */
 function pageOfWindow(q: WindowParam, read: (rows: number, countRows: number) => WindowRow[] | Promise<WindowRow[]>): WindowRow[] | Promise<WindowRow[]> {
   const onPage = q.pageNumber * q.pageSize;
-  const next = (rows: number, countRows: number, result: WindowRow[]): WindowRow[] | Promise<WindowRow[]> => {
+  const next = (rows: number, result: WindowRow[]): WindowRow[] | Promise<WindowRow[]> => {
     const r = result[0];
-    const pageDone = Number(r.scanned) < rows || Number(r.settled) >= onPage;
-    const countDone = Number(r.countRead) < countRows || Number(r.found) >= STOCK_TOTAL_CAP || Number(r.scanned) < rows;
-    if (pageDone && countDone) return result;
-    return attempt(pageDone ? rows : readMore(rows, onPage, Number(r.settled)), countDone ? countRows : readMore(countRows, STOCK_TOTAL_CAP, Number(r.found)));
+    return Number(r.scanned) < rows || Number(r.settled) >= onPage ? result : attempt(readMore(rows, onPage, Number(r.settled)));
   };
-  const attempt = (rows: number, countRows: number): WindowRow[] | Promise<WindowRow[]> => {
-    const result = read(rows, countRows);
-    return result instanceof Promise ? result.then((r) => next(rows, countRows, r)) : next(rows, countRows, result);
+  const attempt = (rows: number): WindowRow[] | Promise<WindowRow[]> => {
+    const result = read(rows, STOCK_TOTAL_CAP + 1);
+    return result instanceof Promise ? result.then((r) => next(rows, r)) : next(rows, result);
   };
-  return attempt(firstRead(onPage), firstRead(STOCK_TOTAL_CAP));
+  return attempt(firstRead(onPage));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,9 +15,10 @@ export function pageWindow(q: { pageNumber?: number; pageSize?: number }, defaul
 }
 
 /**
- * `total` of a stock time window counts the window's SKUs up to this many: a larger window reports
- * exactly this number, meaning "at least"; its end is a short or empty page. Counting further would
- * make every page cost as much as reading the whole window (SPEC §11; docs/decisions.md, "Stable
- * stock pages"). A SKU-list query (at most 30 SKUs) is always counted exactly.
+ * `total` of a stock time window counts the window's SKUs when it holds at most this many
+ * changes (ledger rows), and reports exactly this number otherwise: "10,000 or more changes — walk
+ * until a short or empty page". Counting reads at most this many rows, however long the window
+ * (SPEC §11; docs/decisions.md, "Stable stock pages"). A SKU-list query (at most 30 SKUs) is always
+ * counted exactly.
  */
 export const STOCK_TOTAL_CAP = 10_000;

@@ -16,10 +16,12 @@ export const WarehouseStock = Type.Object({ qty: Type.Integer(), warehouseCode: 
 export const StockRecord = Type.Object({ sku: Type.String(), warehouseStockList: Type.Array(WarehouseStock) });
 export type StockRecord = Static<typeof StockRecord>;
 const cap = STOCK_TOTAL_CAP.toLocaleString('en-US');
-/** A page of stock records (SPEC §6.1): a time window's `total` is counted up to STOCK_TOTAL_CAP. */
+/** A page of stock records (SPEC §6.1): a time window's `total` is counted when the window holds at most STOCK_TOTAL_CAP changes. */
 export const StockPage = Type.Object({
   ...Page(StockRecord).properties,
-  total: Type.Integer({ description: `SKUs found; by time window counted up to ${cap}: a larger window reports ${cap} ("at least"), and its end is a short or empty page` }),
+  total: Type.Integer({
+    description: `SKUs found. By time window: counted when the window holds at most ${cap} stock changes; a window with more reports ${cap} ("${cap} or more"), and its end is a short or empty page`,
+  }),
 });
 export type StockPage = Static<typeof StockPage>;
 

@@ -128,9 +128,12 @@ export interface ChangedPageQuery {
   productIds: number[] | null;
   offset: number;
   limit: number;
-  /** `total` counts at most this many products, so its cost does not grow with the window. */
+  /**
+   * `total` counts the products of a window of at most this many ledger rows (changes); a larger
+   * window reports this number. Its cost is reading that many rows, however large the window.
+   */
   totalCap: number;
-  /** Ledger rows read first (by default enough for the page and `total` if few SKUs repeat); tests make it small. */
+  /** Ledger rows the page reads first (by default enough if few SKUs repeat); tests make it small. */
   firstRead?: number;
 }
 
@@ -140,39 +143,30 @@ export interface ChangedPageQuery {
  * window, and products entering it later come after every product already there, so offset pages
  * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
  *
- * A page reads the window's ledger rows in commit order from where the window starts, until it
- * has its products and `totalCap` more for `total` — not the whole window (migration 0012).
+ * A page reads the window's ledger rows in commit order from where the window starts until it
+ * has its products, and `total` reads at most `totalCap + 1` of them — not the whole window
+ * (migration 0012).
  */
 export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
   if (q.productIds !== null) return changedAmong(db, dialect, q, q.productIds);
   const range = await windowRange(db, dialect, q.start, q.end);
   if (range === null) return { total: 0, rows: [] };
-  // Two reads of the window's first rows, in one statement: enough for the page, and (when the
-  // cap reaches past the page) enough to count up to the cap — counting needs no sorting or SKUs.
+  // The page reads the window's first rows until it has its SKUs. Beside it, in the first
+  // statement, `total` reads the window's first `totalCap + 1` rows: all of them when the window
+  // has at most `totalCap`, and then it counts their SKUs; otherwise it reports the cap.
   const onPage = q.offset + q.limit;
-  const counting = q.totalCap > onPage;
-  let pageRows: number | null = q.firstRead ?? firstRead(onPage);
-  let countRows: number | null = counting ? (q.firstRead ?? firstRead(q.totalCap)) : null;
-  let page: WindowPage | null = null;
   let count: WindowCount | null = null;
-  while (pageRows !== null || countRows !== null) {
-    const read = await readWindow(db, dialect, q, range, pageRows, countRows);
-    if (read.page && pageRows !== null) {
-      if (enough(read.page, onPage)) [page, pageRows] = [read.page, null];
-      else pageRows = readMore(pageRows, onPage, read.page.settled);
-    }
-    if (read.count && countRows !== null) {
-      // The page's read ended the window: it counted everything already.
-      if (enough(read.count, q.totalCap) || (page && !page.full)) [count, countRows] = [read.count, null];
-      else countRows = readMore(countRows, q.totalCap, read.count.settled);
-    }
+  let rows = q.firstRead ?? firstRead(onPage);
+  for (;;) {
+    const read = await readWindow(db, dialect, q, range, rows, count === null ? q.totalCap + 1 : null);
+    count ??= read.count!;
+    if (enough(read.page, onPage)) return { total: count.full ? q.totalCap : count.found, rows: read.page.rows };
+    rows = readMore(rows, onPage, read.page.settled);
   }
-  const found = !page!.full || !counting ? page!.settled : count!.settled;
-  return { total: Math.min(found, q.totalCap), rows: page!.rows };
 }
 
 /**
- * Rows read first for `wanted` SKUs: room for SKUs that changed more than once in the window.
+ * Rows the page reads first for `wanted` SKUs: room for SKUs that changed more than once.
  * When that was not enough, as many more as the rows read per SKU found suggest (at least half
  * as many again, so the rows read in all stay within a few times what the last read needed).
  */
@@ -187,8 +181,10 @@ interface WindowPage {
   rows: { id: number; sku: string }[];
 }
 interface WindowCount {
+  /** The window has more rows than were read. */
   full: boolean;
-  settled: number;
+  /** Distinct products among the rows read. */
+  found: number;
 }
 
 /** A place in commit order: `commit_seq` (PostgreSQL) or `id` (SQLite, where seq = id), then `id`. */
@@ -229,88 +225,73 @@ async function windowRange(db: Handle, dialect: Dialect, start: number | null, e
 }
 
 /**
- * The window's first ledger rows in commit order, read twice in one statement (either read may be
- * left out): the first `pageRows` for the page, the first `countRows` for `total`.
+ * The window's first ledger rows in commit order, read twice in one statement: the first
+ * `pageRows` for the page, the first `countRows` (unless null) for `total`.
  *
  * A product first met before the last row read is *settled*: its first change in the whole
  * window is known, and every product not met comes after it. The last row's commit may continue
  * past the rows read (several rows of one transaction share a `commit_seq` on PostgreSQL, and tie
  * on it), so products first met there are settled only when the window ended within the rows
  * read. The page is taken from the settled products, in (first change, SKU) order, and only the
- * products up to the page's end are looked up. The count is of every product met (all are in the
- * window): when there are at least the cap of them, `total` is the cap whatever the ties.
+ * products up to the page's end are looked up. The count is of every product met, settled or not.
  */
 async function readWindow(
   db: Handle,
   dialect: Dialect,
   q: ChangedPageQuery,
   range: { from: Position | null; to: Position | null },
-  pageRows: number | null,
+  pageRows: number,
   countRows: number | null,
-): Promise<{ page: WindowPage | null; count: WindowCount | null }> {
+): Promise<{ page: WindowPage; count: WindowCount | null }> {
   const pg = dialect === 'postgres';
   const pos = pg ? sql.ref('commit_seq') : sql.ref('id');
-  const at = (p: Position) => (pg ? sql`(${p.seq}, ${p.id})` : sql`${p.id}`);
-  const key = pg ? sql`(commit_seq, id)` : sql`id`;
+  const inTime = [q.start === null ? null : sql`created_at >= ${q.start}`, q.end === null ? null : sql`created_at <= ${q.end}`].filter((c) => c !== null);
   const where = [
-    range.from ? sql`${key} >= ${at(range.from)}` : null,
-    range.to ? sql`${key} <= ${at(range.to)}` : null,
-    // The same bounds on `commit_seq` alone: PostgreSQL estimates a row comparison's range badly
-    // and, expecting a few rows, chose a parallel bitmap scan whose workers' start cost more than
-    // the whole read; with these it walks the feed index in order and stops at the limit.
-    pg && range.from ? sql`commit_seq >= ${range.from.seq}` : null,
-    pg && range.to ? sql`commit_seq <= ${range.to.seq}` : null,
-    q.start === null ? null : sql`created_at >= ${q.start}`,
-    q.end === null ? null : sql`created_at <= ${q.end}`,
+    // PostgreSQL: bounds on `commit_seq` alone are enough. Rows of the first (last) commit that
+    // come before (after) the bound's row have marks below `start` (above `end + time_lag`), so
+    // the time filter drops them; and a row comparison's range, badly estimated, made the planner
+    // sort the whole range instead of walking the feed index in order up to the limit.
+    range.from ? (pg ? sql`commit_seq >= ${range.from.seq}` : sql`id >= ${range.from.id}`) : null,
+    range.to ? (pg ? sql`commit_seq <= ${range.to.seq}` : sql`id <= ${range.to.id}`) : null,
+    // PostgreSQL: the time filter as one condition it cannot estimate (one half). Estimated as a
+    // range, its selectivity was multiplied with the commit range's as if independent — they are
+    // nearly the same rows — and the planner, expecting a few rows, sorted the whole range.
+    inTime.length === 0 ? null : pg ? sql`(case when ${sql.join(inTime, sql` and `)} then true else false end)` : sql.join(inTime, sql` and `),
     q.warehouseId === null ? null : sql`warehouse_id = ${q.warehouseId}`,
   ].filter((c) => c !== null);
   if (where.length === 0) where.push(sql`1 = 1`);
   const rowsOfWindow = (limit: number) =>
     sql`select product_id, ${pos} as pos from stock_ledger where ${sql.join(where, sql` and `)} order by ${pg ? sql`commit_seq, id` : sql`id`} limit ${limit}`;
-  const ctes = [];
-  const columns = [];
-  const from = [];
-  if (pageRows !== null) {
-    // Products tying with the page's last position are all joined and sorted by SKU; the settled
-    // products after it are never looked up.
-    ctes.push(sql`
-      w as (${rowsOfWindow(pageRows)}),
-      meta as (select count(*) as n, max(pos) as last from w),
-      f as (
-        select product_id, min(pos) as first from w group by product_id
-        having (select n from meta) < ${pageRows} or min(pos) < (select last from meta)
-      ),
-      page as (
-        select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
-        where f.first <= coalesce((select first from f order by first limit 1 offset ${q.offset + q.limit - 1}), (select max(first) from f))
-        order by f.first, p.sku
-        limit ${q.limit} offset ${q.offset}
-      )`);
-    columns.push(sql`meta.n as page_read, (select count(*) from f) as page_settled, page.product_id as id, page.sku as sku`);
-    from.push(sql`meta`);
-  }
-  if (countRows !== null) {
-    // Every product met is in the window, settled or not: counting needs no tie rule.
-    ctes.push(sql`counted as (select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c)`);
-    columns.push(sql`counted.n as count_read, counted.found as count_found`);
-    from.push(sql`counted`);
-  }
-  const result = await sql<{ page_read?: number; page_settled?: number; id?: number | null; sku?: string | null; count_read?: number; count_found?: number }>`
-    with ${sql.join(ctes, sql`, `)}
-    select ${sql.join(columns, sql`, `)}
-    from ${sql.join(from, sql` cross join `)}
-    ${pageRows === null ? sql`` : sql`left join page on 1 = 1 order by page.first, page.sku`}`.execute(db);
+  // Products tying with the page's last position are all joined and sorted by SKU; the settled
+  // products after it are never looked up.
+  const page = sql`
+    w as (${rowsOfWindow(pageRows)}),
+    meta as (select count(*) as n, max(pos) as last from w),
+    f as (
+      select product_id, min(pos) as first from w group by product_id
+      having (select n from meta) < ${pageRows} or min(pos) < (select last from meta)
+    ),
+    page as (
+      select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
+      where f.first <= coalesce((select first from f order by first limit 1 offset ${q.offset + q.limit - 1}), (select max(first) from f))
+      order by f.first, p.sku
+      limit ${q.limit} offset ${q.offset}
+    )`;
+  // Every product met is in the window, settled or not: counting needs no sort, SKU or tie rule.
+  const counted = countRows === null ? sql`select 0 as n, 0 as found` : sql`select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c`;
+  const result = await sql<{ page_read: number; page_settled: number; id: number | null; sku: string | null; count_read: number; count_found: number }>`
+    with ${page}, counted as (${counted})
+    select meta.n as page_read, (select count(*) from f) as page_settled, page.product_id as id, page.sku as sku, counted.n as count_read, counted.found as count_found
+    from meta cross join counted left join page on 1 = 1
+    order by page.first, page.sku`.execute(db);
   const first = result.rows[0];
   return {
-    page:
-      pageRows === null
-        ? null
-        : {
-            full: Number(first.page_read) >= pageRows,
-            settled: Number(first.page_settled),
-            rows: result.rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), sku: r.sku! })),
-          },
-    count: countRows === null ? null : { full: Number(first.count_read) >= countRows, settled: Number(first.count_found) },
+    page: {
+      full: Number(first.page_read) >= pageRows,
+      settled: Number(first.page_settled),
+      rows: result.rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), sku: r.sku! })),
+    },
+    count: countRows === null ? null : { full: Number(first.count_read) >= countRows, found: Number(first.count_found) },
   };
 }
 

@@ -10,7 +10,8 @@ import { addQty, bulkSetQty, changedProductsPage, type ChangedPageQuery } from '
  * aggregating the whole window (migration 0012). Checked here against the definition, computed
  * from every ledger row: the products with a row in [start, end] (and the warehouse), ordered by
  * their first such row in commit order (`commit_seq` on PostgreSQL, where one transaction's rows
- * tie, `id` on SQLite), then SKU; `total` counted up to the cap. The data is written the ways
+ * tie, `id` on SQLite), then SKU; `total` the number of those products when the window holds at
+ * most the cap of changes, else the cap. The data is written the ways
  * stock is written — single changes, transactions of several, a bulk import — with clocks that
  * run out of commit order (a writer whose time was read before another committed), and times
  * moved afterwards, as the sync-window test does.
@@ -97,6 +98,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const times = [...new Set(ledger.map((r) => Number(r.at)))];
       const bound = () => (rand(6) === 0 ? null : times[rand(times.length)] + [-1, 0, 1][rand(3)]);
       let multiPage = 0;
+      let capped = 0;
       for (let i = 0; i < 250; i++) {
         // One query in four starts where the on-time bulk import does: a page there sorts part of one
         // commit's 25 rows by SKU (PostgreSQL), so reading must not stop inside that commit.
@@ -105,19 +107,24 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         if (start !== null && end !== null && start > end) [start, end] = [end, start];
         const warehouseId = !atBulk && rand(3) === 0 ? ledger[0].warehouseId : null;
         const q: ChangedPageQuery = atBulk
-          ? { start, end, warehouseId, productIds: null, offset: rand(20), limit: 1 + rand(10), totalCap: 3 + rand(10), firstRead: 1 + rand(30) }
-          : { start, end, warehouseId, productIds: null, offset: rand(4) * (1 + rand(10)), limit: 1 + rand(12), totalCap: 3 + rand(40), ...(rand(3) ? { firstRead: 1 + rand(30) } : {}) };
+          ? { start, end, warehouseId, productIds: null, offset: rand(20), limit: 1 + rand(10), totalCap: 3 + rand(400), firstRead: 1 + rand(30) }
+          : { start, end, warehouseId, productIds: null, offset: rand(4) * (1 + rand(10)), limit: 1 + rand(12), totalCap: 3 + rand(800), ...(rand(3) ? { firstRead: 1 + rand(30) } : {}) };
         const first = new Map<number, { first: number; sku: string }>();
+        let changes = 0;
         for (const r of ledger) {
           if ((start !== null && Number(r.at) < start) || (end !== null && Number(r.at) > end) || (warehouseId !== null && r.warehouseId !== warehouseId)) continue;
+          changes++;
           if (!first.has(r.productId)) first.set(r.productId, { first: pos(r), sku: r.sku });
         }
         const ordered = [...first].sort(([, a], [, b]) => a.first - b.first || (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)).map(([id, v]) => ({ id, sku: v.sku }));
-        const expected = { total: Math.min(ordered.length, q.totalCap), rows: ordered.slice(q.offset, q.offset + q.limit) };
+        // `total`: the SKUs of a window of at most `totalCap` changes, else the cap.
+        const expected = { total: changes > q.totalCap ? q.totalCap : ordered.length, rows: ordered.slice(q.offset, q.offset + q.limit) };
+        if (changes > q.totalCap) capped++;
         assert.deepEqual(await changedProductsPage(db.store.db, dialect, q), expected, JSON.stringify(q));
         if (q.offset > 0 && expected.rows.length > 0) multiPage++;
       }
       assert.ok(multiPage > 20, 'later pages were checked too');
+      assert.ok(capped > 20 && capped < 230, 'windows with more changes than the cap, and with fewer');
     });
   });
 }
