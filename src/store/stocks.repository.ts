@@ -92,7 +92,7 @@ export interface StockRow {
 }
 
 /** Stock rows of the given products (optionally one warehouse), in warehouse id order. */
-export async function stockRowsOf(db: Handle, productIds: number[], warehouseId: number | null): Promise<StockRow[]> {
+async function stockRowsOf(db: Handle, productIds: number[], warehouseId: number | null): Promise<StockRow[]> {
   if (productIds.length === 0) return [];
   let q = db
     .selectFrom('stocks')
@@ -138,7 +138,8 @@ export interface ChangedPageQuery {
 }
 
 /**
- * Products with a ledger row (a stock change) in [start, end], ordered by their first change in
+ * Products with a ledger row (a stock change) in [start, end], with their stock rows (optionally
+ * one warehouse's), ordered by their first change in
  * the window in commit order, then SKU. That position never moves once a product is in the
  * window, and products entering it later come after every product already there, so offset pages
  * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
@@ -147,7 +148,7 @@ export interface ChangedPageQuery {
  * has its products, and `total` reads at most `totalCap + 1` of them — not the whole window
  * (migration 0012).
  */
-export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
+export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: WindowProduct[] }> {
   if (q.productIds !== null) return changedAmong(db, dialect, q, q.productIds);
   const range = await windowRange(db, dialect, q.start, q.end);
   if (range === null) return { total: 0, rows: [] };
@@ -175,10 +176,17 @@ const readMore = (rows: number, wanted: number, found: number) => Math.ceil(rows
 /** A read found `wanted` settled SKUs, or the window ended within it. */
 const enough = (r: { full: boolean; settled: number }, wanted: number) => !r.full || r.settled >= wanted;
 
+/** A product of a window page, with its stock rows (optionally one warehouse's) in warehouse order. */
+export interface WindowProduct {
+  id: number;
+  sku: string;
+  stock: StockCell[];
+}
+
 interface WindowPage {
   full: boolean;
   settled: number;
-  rows: { id: number; sku: string }[];
+  rows: WindowProduct[];
 }
 interface WindowCount {
   /** The window has more rows than were read. */
@@ -187,40 +195,23 @@ interface WindowCount {
   found: number;
 }
 
-/** A place in commit order: `commit_seq` (PostgreSQL) or `id` (SQLite, where seq = id), then `id`. */
-interface Position {
-  seq: number;
-  id: number;
-}
-
 /**
  * The stretch of the feed (commit order) that holds every ledger row whose `created_at` is in the
- * window: from the first row whose time mark reaches `start`, to the last whose mark is at most
- * `end` plus the largest lag any row's time ever had behind its mark (migration 0012). Null when
- * no row can be in the window. Two index seeks.
+ * window, as commit positions (`commit_seq` on PostgreSQL, `id` on SQLite): from the first row
+ * whose time mark reaches `start`, to the last whose mark is at most `end` plus the largest lag any
+ * row's time ever had behind its mark (migration 0012). Null when no row can be in the window. Two
+ * index seeks, one statement.
  */
-async function windowRange(db: Handle, dialect: Dialect, start: number | null, end: number | null): Promise<{ from: Position | null; to: Position | null } | null> {
-  const seq = commitOrderColumn(dialect);
-  const seek = (direction: 'asc' | 'desc') =>
-    db
-      .selectFrom('stock_ledger')
-      .select([`${seq} as seq`, 'stock_ledger.id as id'])
-      .orderBy('stock_ledger.time_mark', direction)
-      .$if(dialect === 'postgres', (qb) => qb.orderBy('stock_ledger.commit_seq', direction))
-      .orderBy('stock_ledger.id', direction)
-      .limit(1);
-  const [from, to] = await Promise.all([
-    start === null ? null : seek('asc').where('stock_ledger.time_mark', '>=', start).executeTakeFirst(),
-    end === null
-      ? null
-      : seek('desc')
-          .where('stock_ledger.time_mark', '<=', (eb) => eb(eb.val(end), '+', eb.selectFrom('stock_feed_head').select('time_lag').where('id', '=', 1)))
-          .executeTakeFirst(),
-  ]);
-  if ((start !== null && !from) || (end !== null && !to)) return null;
-  const at = (p: { seq: number; id: number } | null | undefined) => (p ? { seq: Number(p.seq), id: p.id } : null);
-  const range = { from: at(from), to: at(to) };
-  if (range.from && range.to && (range.from.seq > range.to.seq || (range.from.seq === range.to.seq && range.from.id > range.to.id))) return null;
+async function windowRange(db: Handle, dialect: Dialect, start: number | null, end: number | null): Promise<{ from: number | null; to: number | null } | null> {
+  const pg = dialect === 'postgres';
+  const pos = pg ? sql`commit_seq` : sql`id`;
+  const order = (direction: 'asc' | 'desc') => (pg ? sql.raw(`time_mark ${direction}, commit_seq ${direction}, id ${direction}`) : sql.raw(`time_mark ${direction}, id ${direction}`));
+  const from = start === null ? sql`null` : sql`(select ${pos} from stock_ledger where time_mark >= ${start} order by ${order('asc')} limit 1)`;
+  const to = end === null ? sql`null` : sql`(select ${pos} from stock_ledger where time_mark <= ${end} + (select time_lag from stock_feed_head where id = 1) order by ${order('desc')} limit 1)`;
+  const { rows } = await sql<{ from: number | null; to: number | null }>`select ${from} as "from", ${to} as "to"`.execute(db);
+  const range = { from: rows[0].from === null ? null : Number(rows[0].from), to: rows[0].to === null ? null : Number(rows[0].to) };
+  if ((start !== null && range.from === null) || (end !== null && range.to === null)) return null;
+  if (range.from !== null && range.to !== null && range.from > range.to) return null;
   return range;
 }
 
@@ -239,7 +230,7 @@ async function readWindow(
   db: Handle,
   dialect: Dialect,
   q: ChangedPageQuery,
-  range: { from: Position | null; to: Position | null },
+  range: { from: number | null; to: number | null },
   pageRows: number,
   countRows: number | null,
 ): Promise<{ page: WindowPage; count: WindowCount | null }> {
@@ -251,8 +242,8 @@ async function readWindow(
     // come before (after) the bound's row have marks below `start` (above `end + time_lag`), so
     // the time filter drops them; and a row comparison's range, badly estimated, made the planner
     // sort the whole range instead of walking the feed index in order up to the limit.
-    range.from ? (pg ? sql`commit_seq >= ${range.from.seq}` : sql`id >= ${range.from.id}`) : null,
-    range.to ? (pg ? sql`commit_seq <= ${range.to.seq}` : sql`id <= ${range.to.id}`) : null,
+    range.from === null ? null : sql`${pos} >= ${range.from}`,
+    range.to === null ? null : sql`${pos} <= ${range.to}`,
     // PostgreSQL: the time filter as one condition it cannot estimate (one half). Estimated as a
     // range, its selectivity was multiplied with the commit range's as if independent — they are
     // nearly the same rows — and the planner, expecting a few rows, sorted the whole range.
@@ -279,24 +270,43 @@ async function readWindow(
     )`;
   // Every product met is in the window, settled or not: counting needs no sort, SKU or tie rule.
   const counted = countRows === null ? sql`select 0 as n, 0 as found` : sql`select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c`;
-  const result = await sql<{ page_read: number; page_settled: number; id: number | null; sku: string | null; count_read: number; count_found: number }>`
+  const result = await sql<{ page_read: number; page_settled: number; count_read: number; count_found: number; id: number | null; sku: string | null } & Partial<StockCell>>`
     with ${page}, counted as (${counted})
-    select meta.n as page_read, (select count(*) from f) as page_settled, page.product_id as id, page.sku as sku, counted.n as count_read, counted.found as count_found
-    from meta cross join counted left join page on 1 = 1
-    order by page.first, page.sku`.execute(db);
+    select meta.n as page_read, (select count(*) from f) as page_settled, counted.n as count_read, counted.found as count_found,
+      page.product_id as id, page.sku as sku, s.qty as qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
+    from meta cross join counted
+      left join page on 1 = 1
+      left join stocks s on s.product_id = page.product_id ${q.warehouseId === null ? sql`` : sql`and s.warehouse_id = ${q.warehouseId}`}
+      left join warehouses wh on wh.id = s.warehouse_id
+    order by page.first, page.sku, s.warehouse_id`.execute(db);
   const first = result.rows[0];
   return {
-    page: {
-      full: Number(first.page_read) >= pageRows,
-      settled: Number(first.page_settled),
-      rows: result.rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), sku: r.sku! })),
-    },
+    page: { full: Number(first.page_read) >= pageRows, settled: Number(first.page_settled), rows: withStock(result.rows) },
     count: countRows === null ? null : { full: Number(first.count_read) >= countRows, found: Number(first.count_found) },
   };
 }
 
+/** One stock row of a window record: what the response lists for it. */
+export interface StockCell {
+  qty: number;
+  warehouseCode: string;
+  countryCode: string;
+}
+
+/** Rows of (product, stock row) joined, in order, to products each with their stock rows. */
+function withStock(rows: ({ id: number | null; sku: string | null } & Partial<StockCell>)[]): WindowProduct[] {
+  const out: WindowProduct[] = [];
+  for (const r of rows) {
+    if (r.id === null) continue;
+    let last = out.at(-1);
+    if (last?.id !== Number(r.id)) out.push((last = { id: Number(r.id), sku: r.sku!, stock: [] }));
+    if (r.qty !== null && r.qty !== undefined) last.stock.push({ qty: Number(r.qty), warehouseCode: r.warehouseCode!, countryCode: r.countryCode! });
+  }
+  return out;
+}
+
 /** SKU-list mode with a window: the listed products' changes in it (at most 30 products' rows). */
-async function changedAmong(db: Handle, dialect: Dialect, q: ChangedPageQuery, productIds: number[]): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
+async function changedAmong(db: Handle, dialect: Dialect, q: ChangedPageQuery, productIds: number[]): Promise<{ total: number; rows: WindowProduct[] }> {
   if (productIds.length === 0) return { total: 0, rows: [] };
   let changed = db
     .selectFrom('stock_ledger')
@@ -305,14 +315,16 @@ async function changedAmong(db: Handle, dialect: Dialect, q: ChangedPageQuery, p
   if (q.start !== null) changed = changed.where('created_at', '>=', q.start);
   if (q.end !== null) changed = changed.where('created_at', '<=', q.end);
   if (q.warehouseId !== null) changed = changed.where('warehouse_id', '=', q.warehouseId);
-  const rows = await db
+  const found = await db
     .selectFrom(changed.groupBy('product_id').as('c'))
     .innerJoin('products', 'products.id', 'c.product_id')
     .select(['products.id as id', 'products.sku as sku'])
     .orderBy('c.first_change')
     .orderBy('products.sku')
     .execute();
-  return { total: rows.length, rows: rows.slice(q.offset, q.offset + q.limit) };
+  const page = found.slice(q.offset, q.offset + q.limit);
+  const stock = await stockRowsOf(db, page.map((p) => p.id), q.warehouseId);
+  return { total: found.length, rows: page.map((p) => ({ ...p, stock: stock.filter((r) => r.productId === p.id).map(({ qty, warehouseCode, countryCode }) => ({ qty, warehouseCode, countryCode })) })) };
 }
 
 export interface BulkSet extends StockKey {

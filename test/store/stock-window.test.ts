@@ -120,7 +120,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         // `total`: the SKUs of a window of at most `totalCap` changes, else the cap.
         const expected = { total: changes > q.totalCap ? q.totalCap : ordered.length, rows: ordered.slice(q.offset, q.offset + q.limit) };
         if (changes > q.totalCap) capped++;
-        assert.deepEqual(await changedProductsPage(db.store.db, dialect, q), expected, JSON.stringify(q));
+        const got = await changedProductsPage(db.store.db, dialect, q);
+        assert.deepEqual({ total: got.total, rows: got.rows.map(({ id, sku }) => ({ id, sku })) }, expected, JSON.stringify(q));
         if (q.offset > 0 && expected.rows.length > 0) multiPage++;
       }
       assert.ok(multiPage > 20, 'later pages were checked too');
