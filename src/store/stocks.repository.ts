@@ -161,8 +161,13 @@ export async function changedProductsPage(db: Handle, dialect: Dialect, q: Chang
   for (;;) {
     const read = await readWindow(db, dialect, q, range, rows, count === null ? q.totalCap + 1 : null);
     count ??= read.count!;
-    if (enough(read.page, onPage)) return { total: count.full ? q.totalCap : count.found, rows: read.page.rows };
-    rows = readMore(rows, onPage, read.page.settled);
+    if (!enough(read.page, onPage)) {
+      rows = readMore(rows, onPage, read.page.settled);
+      continue;
+    }
+    // The page's read held the whole window (the count was skipped): its rows are the window's.
+    const window = read.page.full ? count : { full: read.page.read > q.totalCap, found: read.page.settled };
+    return { total: window.full ? q.totalCap : window.found, rows: read.page.rows };
   }
 }
 
@@ -184,6 +189,8 @@ export interface WindowProduct {
 }
 
 interface WindowPage {
+  /** Rows read (all the window's when not `full`). */
+  read: number;
   full: boolean;
   settled: number;
   rows: WindowProduct[];
@@ -269,7 +276,11 @@ async function readWindow(
       limit ${q.limit} offset ${q.offset}
     )`;
   // Every product met is in the window, settled or not: counting needs no sort, SKU or tie rule.
-  const counted = countRows === null ? sql`select 0 as n, 0 as found` : sql`select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c`;
+  // Skipped when the page's read already held the whole window (a one-time filter on PostgreSQL).
+  const counted =
+    countRows === null
+      ? sql`select 0 as n, 0 as found`
+      : sql`select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c where (select n from meta) >= ${pageRows}`;
   const result = await sql<{ page_read: number; page_settled: number; count_read: number; count_found: number; id: number | null; sku: string | null } & Partial<StockCell>>`
     with ${page}, counted as (${counted})
     select meta.n as page_read, (select count(*) from f) as page_settled, counted.n as count_read, counted.found as count_found,
@@ -281,7 +292,7 @@ async function readWindow(
     order by page.first, page.sku, s.warehouse_id`.execute(db);
   const first = result.rows[0];
   return {
-    page: { full: Number(first.page_read) >= pageRows, settled: Number(first.page_settled), rows: withStock(result.rows) },
+    page: { read: Number(first.page_read), full: Number(first.page_read) >= pageRows, settled: Number(first.page_settled), rows: withStock(result.rows) },
     count: countRows === null ? null : { full: Number(first.count_read) >= countRows, found: Number(first.count_found) },
   };
 }
