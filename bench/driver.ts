@@ -69,8 +69,8 @@ const STOCK_TOTAL_CAP = 10_000;
  * 0012), in one statement: the two seeks that bound the window in commit order (by the rows' time
  * marks and the head's lag); the window's first `rows` ledger rows in commit order, each
  * product's first change among them and the page of settled products in (first change, SKU)
- * order with its stock rows and their warehouses; and how many rows and distinct products the
- * first `countRows` rows hold, for `total`.
+ * order with its stock rows and their warehouses; and, unless the page's read held the whole
+ * window, how many rows and distinct products the first `countRows` rows hold, for `total`.
  */
 function windowSql(dialect: 'sqlite' | 'postgres'): string {
   const pg = dialect === 'postgres';
@@ -101,6 +101,7 @@ function windowSql(dialect: 'sqlite' | 'postgres'): string {
       order by f.first, p.sku limit ${p('limit')} offset ${p('offset')}
     ), counted as (
       select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(p('countRows'))}) c
+      where (select n from meta) >= ${p('rows')}
     )
     select meta.n as scanned, (select count(*) from f) as settled, counted.n as "countRead", counted.found,
       page.sku, s.qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
