@@ -1,4 +1,4 @@
-import type { Kysely, Insertable } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { createMerchant, issueToken } from '../src/services/merchants.service.ts';
 import type { Store } from '../src/store/db.ts';
 import type { Database } from '../src/store/schema.ts';
@@ -13,10 +13,14 @@ import type { Database } from '../src/store/schema.ts';
 export interface GenerateOptions {
   skus: number;
   orders: number;
+  /** Ledger rows in all (at least one per stock row; the rest are adjustments). */
+  ledgerRows?: number;
   onProgress?: (what: string, done: number, total: number) => void;
 }
 
 export const WAREHOUSES = ['G007', 'G006', 'US01'] as const;
+/** The tables `generate` writes (analysed at the end on PostgreSQL). */
+const FILLED = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'orders', 'split_orders', 'order_items'] as const;
 /** Stored like the order service stores it: every address field present, null when not given. */
 const ADDRESS_JSON = JSON.stringify({ country: 'US', phone: '1', recipient: 'R', province: 'CA', street1: null, street2: null, city: null, zip: null, ioss: null, vat: null });
 export const benchSku = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
@@ -51,20 +55,54 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   await inBatches(db, options.skus, 1000, (i) => ({ sku: benchSku(i + 1), name: `Bench product ${i + 1}`, category_id: 1, price_cents: 100 + ((i * 37) % 9900), weight_grams: 50 + ((i * 53) % 2000), image_url: null, options: null, created_at: now, updated_at: now }), (trx, rows) => trx.insertInto('products').values(rows).execute().then(() => undefined), (d) => report('products', d, options.skus));
   const firstProduct = (await db.selectFrom('products').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow()).id;
 
-  // Stock rows are updated over the last 30 days so that time windows select a realistic share.
+  // Stock changes happen over the last 30 days, so that time windows select a realistic share:
+  // each stock row's first change (its restock) is spread over the period, and `ledgerRows` beyond
+  // those are adjustments of random rows that already exist, at evenly spaced times in between.
+  // Ledger rows are written in time order, as live writers would commit them.
   const stockRows = options.skus * WAREHOUSES.length;
-  const stockOf = (i: number) => ({ product_id: firstProduct + Math.floor(i / 3), warehouse_id: warehouses[i % 3].id, qty: 1_000_000, updated_at: now - 30 * dayMs + Math.floor((i * 30 * dayMs) / stockRows) });
-  await inBatches(db, stockRows, 2000, stockOf, (trx, rows) => trx.insertInto('stocks').values(rows).execute().then(() => undefined), (d) => report('stocks', d, stockRows));
+  const extra = Math.max(0, (options.ledgerRows ?? 0) - stockRows);
+  const start = now - 30 * dayMs;
+  const firstAt = (k: number) => start + Math.floor((k * 30 * dayMs) / stockRows);
+  const extraAt = (j: number) => start + Math.floor(((j + 0.5) * 30 * dayMs) / extra);
+  const keyOf = (k: number) => ({ product_id: firstProduct + Math.floor(k / 3), warehouse_id: warehouses[k % 3].id });
+  const qty = new Float64Array(stockRows);
+  const changedAt = new Float64Array(stockRows);
+  const random = mulberry32(42);
+  // PostgreSQL: each change numbered as its own commit (live writers commit a few rows at a time),
+  // instead of the trigger giving each of the generator's large transactions one number.
+  const head = await db.selectFrom('stock_feed_head').select('seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  let seq = Number(head.seq);
+  const commitSeq = () => (store.dialect === 'postgres' ? ++seq : null);
+  // The rows come in time order, so each one's time mark (migration 0012) is its own time.
+  let mark = 0;
+  const timeMark = (at: number) => (mark = Math.max(mark, at));
+  let k = 0;
+  let j = 0;
+  const nextChange = (): Insertable<Database['stock_ledger']> => {
+    if (j >= extra || (k < stockRows && firstAt(k) <= extraAt(j))) {
+      const at = firstAt(k);
+      qty[k] = 1_000_000;
+      changedAt[k] = at;
+      return { ...keyOf(k++), delta: 1_000_000, qty_after: 1_000_000, kind: 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq(), time_mark: timeMark(at) };
+    }
+    const at = extraAt(j++);
+    // A row whose restock is already written (there is at least one: restocks start first).
+    const row = Math.floor(random() * k);
+    const delta = random() < 0.9 ? -1 - Math.floor(random() * 3) : 1 + Math.floor(random() * 20);
+    qty[row] += delta;
+    changedAt[row] = at;
+    return { ...keyOf(row), delta, qty_after: qty[row], kind: delta < 0 ? 'adjustment' : 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq(), time_mark: timeMark(at) };
+  };
+  const ledgerTotal = stockRows + extra;
+  await inBatches(db, ledgerTotal, 2000, nextChange, (trx, rows) => trx.insertInto('stock_ledger').values(rows).execute().then(() => undefined), (d) => report('ledger', d, ledgerTotal));
+  await db.updateTable('stock_feed_head').set({ seq, time_mark: mark, time_lag: 0 }).where('id', '=', 1).execute();
   await inBatches(
     db,
     stockRows,
     2000,
-    (i) => {
-      const s = stockOf(i);
-      return { product_id: s.product_id, warehouse_id: s.warehouse_id, delta: s.qty, qty_after: s.qty, kind: 'restock' as const, order_id: null, refund_id: null, created_at: s.updated_at };
-    },
-    (trx, rows) => trx.insertInto('stock_ledger').values(rows).execute().then(() => undefined),
-    (d) => report('ledger', d, stockRows),
+    (i) => ({ ...keyOf(i), qty: qty[i], updated_at: changedAt[i] }),
+    (trx, rows) => trx.insertInto('stocks').values(rows).execute().then(() => undefined),
+    (d) => report('stocks', d, stockRows),
   );
 
   const channel = async (code: string, type: string, codes: string[], base: number, perKg: number, min: number, max: number) => {
@@ -109,5 +147,19 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
     });
     report('orders', done, options.orders);
   }
+  // Fresh tables without planner statistics: PostgreSQL would guess (and seq-scan where an index
+  // lookup is right) until autovacuum gets round to them. SQLite analyses when a connection opens.
+  if (store.dialect === 'postgres') await sql`analyze ${sql.join(FILLED.map((t) => sql.table(t)))}`.execute(db);
   return { token, merchantId: merchant.merchantId };
+}
+
+/** A small seeded PRNG: the same data on every run. */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

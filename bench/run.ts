@@ -1,10 +1,17 @@
 /**
- * `npm run bench [-- --quick] [-- --db postgres] [-- --orders N] [-- --skus N]`
+ * `npm run bench [-- --quick] [-- --db postgres] [-- --orders N] [-- --skus N] [-- --ledger N]`
  *
- * For each scenario: requests/s, p50/p99 latency and errors through HTTP against a real server
- * process (autocannon runs here, in the bench process, not in the server), the same work called
- * directly on the storage layer without HTTP (the storage ceiling), and a bare Fastify route (the
- * HTTP ceiling); then the ratios, the server's peak RSS, and results in bench/results/.
+ * For each scenario, in the same run and with the same concurrency:
+ * - **HTTP**: requests/s, p50/p99 latency, errors and the server's peak RSS, through a real server
+ *   process (autocannon runs here, in the bench process, not in the server);
+ * - **service ceiling**: the same service call without HTTP (bench process, same database);
+ * - **driver baseline** (the storage limit): the same rows read or written with the bare driver in
+ *   one transaction, no query builder, no service (bench/driver.ts);
+ * - **HTTP ceiling**: a bare Fastify route of the same method and body size (bench/bare-server.ts);
+ * then the ratios: `serialLimitRps = 1 / (1/httpCeiling + 1/driver)` is what a server doing only
+ * the HTTP work and the bare storage work one after the other would reach, and `ofSerialLimit`
+ * how much of it the real server gets. Results: bench/results/latest.{md,json} (latest.json keeps
+ * the last run of each database), and <db>-quick.md for a full `--quick` run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { ORDER_ID_START } from '../src/store/migrations/0004_orders.ts';
 import { openStore, type Store } from '../src/store/db.ts';
@@ -21,6 +29,7 @@ import { placeOrder } from '../src/services/orders.service.ts';
 import { queryOrders } from '../src/services/order-query.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
 import { forMerchant } from '../src/store/tenancy.ts';
+import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
 import { benchSku, generate } from './generate.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -30,6 +39,7 @@ const { values: args } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     skus: { type: 'string' },
     orders: { type: 'string' },
+    ledger: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
@@ -42,9 +52,12 @@ const wanted = (name: string) => only === null || only.has(name);
 const quick = args.quick!;
 const SKUS = Number(args.skus ?? (quick ? 20_000 : 100_000));
 const ORDERS = Number(args.orders ?? 10_000);
+/** Ledger rows in all: one restock per stock row, the rest adjustments spread over the 30 days. */
+const LEDGER = Number(args.ledger ?? SKUS * 3);
 const DURATION = Number(args.duration ?? (quick ? 4 : 10));
 const CONNECTIONS = Number(args.connections);
 const PG_URL = process.env.TEST_DATABASE_URL || process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DEFAULT_WAREHOUSE = 'G007';
 
 interface Result {
   scenario: string;
@@ -54,33 +67,166 @@ interface Result {
   errors: number;
   /** Successful requests (HTTP scenarios). */
   ok?: number;
+  /** The server's largest VmRSS sampled during the scenario (HTTP scenarios), MB. */
+  peakRssMb?: number;
 }
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const rand = (n: number) => Math.floor(Math.random() * n);
-const pick30 = () => Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1)).join(',');
-const DAY = 86_400_000;
-const windowStart = () => new Date(Date.now() - (1 + rand(28)) * DAY).toISOString();
-const orderIds = (n: number) => Array.from({ length: n }, () => ORDER_ID_START + 1 + rand(ORDERS)).join(',');
+const pick30 = () => Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1));
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const iso = (ms: number) => new Date(ms).toISOString();
+const orderIds = (n: number) => Array.from({ length: n }, () => ORDER_ID_START + 1 + rand(ORDERS));
 const ADDRESS = { country: 'DE', phone: '1', recipient: 'Bench', province: 'BE' };
 /** Three lines over two warehouses: two from the default G007, one pinned to US01. */
-const orderBody = () => ({
-  orderAddress: ADDRESS,
-  orderItemsList: [
-    { sku: benchSku(rand(SKUS) + 1), quantity: 1 },
-    { sku: benchSku(rand(SKUS) + 1), quantity: 2 },
-    { sku: benchSku(rand(SKUS) + 1), quantity: 1, warehouseCode: 'US01' },
-  ],
-});
-let nextRefundOrder = ORDER_ID_START + 1;
+const orderLines = (): OrderLineParam[] => [
+  { sku: benchSku(rand(SKUS) + 1), quantity: 1 },
+  { sku: benchSku(rand(SKUS) + 1), quantity: 2 },
+  { sku: benchSku(rand(SKUS) + 1), quantity: 1, warehouseCode: 'US01' },
+];
+const orderBody = (lines = orderLines()) => ({ orderAddress: ADDRESS, orderItemsList: lines });
+/** Every order carries an Idempotency-Key, as a production client's should: one key row per order. */
+let keySeq = 0;
+const idempotencyKey = () => `bench-${process.pid}-${++keySeq}`;
 
-function peakRssMb(pid: number): number {
+/** The refund scenarios refund whole orders, each once: a counter over the orders, reset between legs. */
+const refunds = { next: ORDER_ID_START + 1, last: ORDER_ID_START + ORDERS };
+const nextRefundOrder = () => (refunds.next <= refunds.last ? refunds.next++ : null);
+
+/** A stock time window: `days` long (open-ended when null), starting at a random place in the data's 30 days. */
+function stockWindow(lengthMs: number | null, startBack: () => number): WindowParam {
+  const start = Date.now() - startBack();
+  // The API's end bound covers its whole second (SPEC §1 Times): so does the driver's.
+  const end = lengthMs === null ? null : Math.floor((start + lengthMs) / 1000) * 1000 + 999;
+  return { start, end, pageNumber: 1 + rand(20), pageSize: 30 };
+}
+const windowQuery = (w: WindowParam) => ({
+  dateStartTime: iso(w.start),
+  ...(w.end === null ? {} : { dateEndTime: iso(w.end) }),
+  pageNumber: w.pageNumber,
+  pageSize: w.pageSize,
+});
+const queryString = (q: Record<string, string | number>) => new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
+
+interface Deps {
+  store: Store;
+  config: ReturnType<typeof loadConfig>;
+  merchantId: number;
+}
+
+/** One scenario, three ways: an HTTP request, the service call, the bare-driver work. */
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  /** Refund scenarios use up orders: their legs start from a reset and stop when the orders run out. */
+  consumesOrders?: boolean;
+  http(): { path: string; body?: unknown; headers?: Record<string, string> } | null;
+  service(d: Deps): Promise<unknown> | null;
+  driver(d: BenchDriver): unknown;
+}
+
+function windowScenario(name: string, window: () => WindowParam): Scenario {
+  return {
+    name,
+    method: 'GET',
+    http: () => ({ path: `/openapi/v1/product/stocks?${queryString(windowQuery(window()))}` }),
+    service: (d) => queryStocks(d.store, windowQuery(window())),
+    driver: (d) => d.stockByWindow(window()),
+  };
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'stock-by-30-skus',
+    method: 'GET',
+    http: () => ({ path: `/openapi/v1/product/stocks?skus=${pick30().join(',')}` }),
+    service: (d) => queryStocks(d.store, { skus: pick30().join(',') }),
+    driver: (d) => d.stockBySkus(pick30()),
+  },
+  // Open-ended, starting 1–28 days back: most of the catalogue changed in such a window.
+  windowScenario('stock-by-window', () => stockWindow(null, () => (1 + rand(28)) * DAY)),
+  windowScenario('stock-by-window-7d', () => stockWindow(7 * DAY, () => 7 * DAY + rand(23 * DAY))),
+  windowScenario('stock-by-window-1h', () => stockWindow(HOUR, () => HOUR + rand(29 * DAY))),
+  {
+    name: 'create-order',
+    method: 'POST',
+    http: () => ({ path: '/openapi/v1/order/orders', body: orderBody(), headers: { 'idempotency-key': idempotencyKey() } }),
+    service: (d) => placeOrder({ store: d.store, config: d.config }, d.merchantId, orderBody() as never, idempotencyKey(), 'bench'),
+    driver: (d) => d.createOrder(orderLines(), idempotencyKey(), Date.now()),
+  },
+  {
+    name: 'query-order-by-ids',
+    method: 'GET',
+    http: () => ({ path: `/openapi/v2/order/orders?ids=${orderIds(10).join(',')}` }),
+    service: (d) => queryOrders(forMerchant(d.store.db, d.merchantId), { ids: orderIds(10).join(',') }),
+    driver: (d) => d.queryOrdersByIds(orderIds(10)),
+  },
+  {
+    name: 'query-order-by-window',
+    method: 'GET',
+    http: () => ({ path: `/openapi/v2/order/orders?updateStartTime=${iso(Date.now() - (1 + rand(28)) * DAY)}&pageSize=50` }),
+    service: (d) => queryOrders(forMerchant(d.store.db, d.merchantId), { updateStartTime: iso(Date.now() - (1 + rand(28)) * DAY), pageSize: 50 }),
+    driver: (d) => d.queryOrdersByWindow(Date.now() - (1 + rand(28)) * DAY, 50),
+  },
+  {
+    name: 'refund-request',
+    method: 'POST',
+    consumesOrders: true,
+    http: () => {
+      const id = nextRefundOrder();
+      return id === null ? null : { path: `/openapi/v2/order/orders/${id}/refund`, body: {} };
+    },
+    service: (d) => {
+      const id = nextRefundOrder();
+      return id === null ? null : requestRefund({ store: d.store }, d.merchantId, String(id), {}, null, 'bench');
+    },
+    driver: (d) => {
+      const id = nextRefundOrder();
+      return id === null ? null : d.requestRefund(id, Date.now());
+    },
+  },
+];
+
+/** Undoes every refund request (the data's orders become refundable again) and points the refund counter at the first order. */
+async function resetRefunds(url: string): Promise<void> {
+  const store = await openStore(url);
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    await store.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('refund_items').execute();
+      await trx.deleteFrom('refunds').execute();
+      await trx.updateTable('order_items').set({ pending_refund_quantity: 0 }).where('pending_refund_quantity', '>', 0).execute();
+      await trx.updateTable('orders').set({ refund_status: null }).where('refund_status', 'is not', null).execute();
+    });
+    const last = await store.db.selectFrom('orders').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+    refunds.next = ORDER_ID_START + 1;
+    refunds.last = Number(last.id ?? ORDER_ID_START);
+  } finally {
+    await store.close();
+  }
+}
+
+function vmRssMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Math.round(Number(m[1]) / 1024) : NaN;
   } catch {
     return NaN;
   }
+}
+
+/** Samples the process's VmRSS every 100 ms (VmHWM cannot be reset between scenarios); `stop` returns the largest, MB. */
+function sampleRss(pid: number): { stop(): number } {
+  let peak = vmRssMb(pid, 'VmRSS');
+  const timer = setInterval(() => {
+    peak = Math.max(peak, vmRssMb(pid, 'VmRSS'));
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, vmRssMb(pid, 'VmRSS'));
+    },
+  };
 }
 
 async function prepare(): Promise<{ url: string; token: string; merchantId: number; cleanup: () => Promise<void> }> {
@@ -104,9 +250,13 @@ async function prepare(): Promise<{ url: string; token: string; merchantId: numb
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
   }
   await migrateToLatest(store);
-  const { token, merchantId } = await generate(store, { skus: SKUS, orders: ORDERS, onProgress: (what, done, total) => done === total && log(`  generated ${total} ${what}`) });
+  const { token, merchantId } = await generate(store, { skus: SKUS, orders: ORDERS, ledgerRows: LEDGER, onProgress: (what, done, total) => done === total && log(`  generated ${total} ${what}`) });
+  if (store.dialect === 'postgres') {
+    const stale = await sql<{ relname: string }>`select relname from pg_stat_user_tables where schemaname = current_schema() and n_live_tup > 1000 and last_analyze is null and last_autoanalyze is null`.execute(store.db);
+    if (stale.rows.length) log(`  warning: tables without planner statistics: ${stale.rows.map((r) => r.relname).join(', ')}`);
+  }
   await store.close();
-  log(`data: ${SKUS} SKUs × 3 warehouses, ${ORDERS} orders on ${args.db} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`data: ${SKUS} SKUs × 3 warehouses, ${LEDGER} ledger rows, ${ORDERS} orders on ${args.db} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { url, token, merchantId, cleanup };
 }
 
@@ -125,47 +275,94 @@ async function startChild(args: string[], env: Record<string, string>, ready: Re
   });
 }
 
-async function load(name: string, port: number, opts: { method?: 'GET' | 'POST'; path: () => string; body?: () => unknown; token?: string }, duration = DURATION): Promise<Result> {
-  const result = await autocannon({
+interface LoadOptions {
+  method?: 'GET' | 'POST';
+  /** The next request; null when the scenario has run out of work (the leg then ends). */
+  request: () => { path: string; body?: unknown; headers?: Record<string, string> } | null;
+  token?: string;
+  /** Samples this process's RSS during the load. */
+  rssOf?: number;
+}
+
+async function load(name: string, port: number, opts: LoadOptions, duration = DURATION): Promise<Result> {
+  const rss = opts.rssOf ? sampleRss(opts.rssOf) : null;
+  let exhausted = false;
+  const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration,
     requests: [
       {
-        setupRequest: (req) => ({
-          ...req,
-          method: opts.method ?? 'GET',
-          path: opts.path(),
-          headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
-          body: opts.body ? JSON.stringify(opts.body()) : undefined,
-        }),
+        setupRequest: (req) => {
+          const next = opts.request();
+          if (next === null) {
+            // Out of work: stop the run, and send something harmless meanwhile.
+            if (!exhausted) setImmediate(() => instance.stop());
+            exhausted = true;
+            return { ...req, method: 'GET', path: '/healthz', headers: {} };
+          }
+          return {
+            ...req,
+            method: opts.method ?? 'GET',
+            path: next.path,
+            headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...next.headers },
+            body: next.body === undefined ? undefined : JSON.stringify(next.body),
+          };
+        },
       },
     ],
-  });
-  return { scenario: name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, ok: result['2xx'] };
+    // Without a callback the instance is also the result's promise (the types show only the promise).
+  }) as unknown as Promise<autocannon.Result> & { stop(): void };
+  const result = await instance;
+  const peakRssMb = rss?.stop();
+  if (exhausted) log(`    ${name}: ran out of orders to refund after ${result.duration.toFixed(1)} s`);
+  return {
+    scenario: name,
+    rps: Math.round((result.requests.total / result.duration) * 10) / 10,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    ok: result['2xx'],
+    ...(peakRssMb === undefined ? {} : { peakRssMb }),
+  };
 }
 
-/** The same work as a scenario, called on the storage layer directly with the same concurrency. */
-async function direct(name: string, op: () => Promise<unknown>): Promise<Result> {
+/**
+ * The same work as a scenario, called directly (a service, or the bare driver) with the same
+ * concurrency; `op` returns null when the scenario has run out of work.
+ */
+async function direct(name: string, op: () => unknown): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
-  const end = Date.now() + DURATION * 1000;
+  let firstError: unknown = null;
+  const started = Date.now();
+  const end = started + DURATION * 1000;
+  let exhausted = false;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) {
+      while (!exhausted && Date.now() < end) {
         const t0 = process.hrtime.bigint();
         try {
-          await op();
-        } catch {
+          const pending = op();
+          if (pending === null) {
+            exhausted = true;
+            break;
+          }
+          await pending;
+        } catch (error) {
           errors++;
+          firstError ??= error;
         }
         latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
       }
     }),
   );
+  const seconds = (Date.now() - started) / 1000;
+  if (firstError) log(`    ${name}: ${errors} errors, the first: ${firstError instanceof Error ? firstError.message : String(firstError)}`);
+  if (exhausted) log(`    ${name}: ran out of orders to refund after ${seconds.toFixed(1)} s`);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] * 100) / 100;
-  return { scenario: name, rps: latencies.length / DURATION, p50: q(0.5), p99: q(0.99), errors };
+  return { scenario: name, rps: Math.round((latencies.length / seconds) * 10) / 10, p50: q(0.5), p99: q(0.99), errors };
 }
 
 const STOCK_SCENARIO = 'create-order-stock-webhooks';
@@ -252,7 +449,7 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string): Promis
       const n = withEndpoints ? STOCK_ENDPOINTS : 0;
       log(`  create-order for ${seconds} s, ${n} stock.changed endpoints…`);
       const cpu0 = cpuSeconds(server.child.pid!);
-      const r = await load(`create-order, ${n} endpoints`, server.port, { method: 'POST', path: () => '/openapi/v1/order/orders', body: orderBody, token: orderToken }, seconds);
+      const r = await load(`create-order, ${n} endpoints`, server.port, { method: 'POST', request: () => ({ path: '/openapi/v1/order/orders', body: orderBody() }), token: orderToken }, seconds);
       // Both kinds of leg wait the same way, so idle polling is counted alike.
       await quiet();
       const cpu = cpuSeconds(server.child.pid!) - cpu0;
@@ -276,39 +473,64 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string): Promis
   }
 }
 
+interface Run {
+  http: Result[];
+  service: Result[];
+  driver: Result[];
+  bare: Result[];
+  peakRssMb: number;
+  stockWebhooks?: StockWebhookResult;
+}
+
 async function main() {
   const data = await prepare();
-  const results: { http: Result[]; storage: Result[]; bare: Result[]; peakRssMb: number; stockWebhooks?: StockWebhookResult } = { http: [], storage: [], bare: [], peakRssMb: NaN };
+  const results: Run = { http: [], service: [], driver: [], bare: [], peakRssMb: NaN };
+  const scenarios = SCENARIOS.filter((s) => wanted(s.name));
+  const beforeLeg = async (s: Scenario) => {
+    if (s.consumesOrders) await resetRefunds(data.url);
+  };
   try {
-    // Storage ceiling first, alone on the database.
-    const config = loadConfig({ DATABASE_URL: data.url, TLS: 'off' });
+    // The storage limit first, alone on the database: the bare driver, then the service ceiling.
+    log('driver baseline…');
+    const driver =
+      args.db === 'postgres'
+        ? await postgresDriver(data.url, { merchantId: data.merchantId, defaultWarehouse: DEFAULT_WAREHOUSE, connections: CONNECTIONS })
+        : sqliteDriver(data.url.slice('sqlite:'.length), { merchantId: data.merchantId, defaultWarehouse: DEFAULT_WAREHOUSE });
+    try {
+      for (const s of scenarios) {
+        await beforeLeg(s);
+        results.driver.push(await direct(s.name, () => s.driver(driver)));
+      }
+    } finally {
+      await driver.close();
+    }
+
+    log('service ceiling…');
+    const config = loadConfig({ DATABASE_URL: data.url, TLS: 'off', DEFAULT_WAREHOUSE });
     const store = await openStore(data.url, { poolSize: CONNECTIONS });
-    const deps = { store, config };
-    log('storage ceiling…');
-    if (wanted('stock-by-30-skus')) results.storage.push(await direct('stock-by-30-skus', () => queryStocks(store, { skus: pick30() })));
-    if (wanted('stock-by-window')) results.storage.push(await direct('stock-by-window', () => queryStocks(store, { dateStartTime: windowStart(), pageNumber: 1 + rand(20), pageSize: 30 })));
-    if (wanted('create-order')) results.storage.push(await direct('create-order', () => placeOrder(deps, data.merchantId, orderBody() as never, null, 'bench')));
-    if (wanted('query-order-by-ids')) results.storage.push(await direct('query-order-by-ids', () => queryOrders(forMerchant(store.db, data.merchantId), { ids: orderIds(10) })));
-    if (wanted('query-order-by-window')) results.storage.push(await direct('query-order-by-window', () => queryOrders(forMerchant(store.db, data.merchantId), { updateStartTime: windowStart(), pageSize: 50 })));
-    if (wanted('refund-request')) results.storage.push(await direct('refund-request', () => requestRefund({ store }, data.merchantId, String(nextRefundOrder++), {}, null, 'bench')));
-    await store.close();
+    const deps: Deps = { store, config, merchantId: data.merchantId };
+    try {
+      for (const s of scenarios) {
+        await beforeLeg(s);
+        results.service.push(await direct(s.name, () => s.service(deps)));
+      }
+    } finally {
+      await store.close();
+    }
 
     log('server…');
     // --profile: the server writes a V8 CPU profile (bench/results/*.cpuprofile) when it exits.
     const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
     const server = await startChild([...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'api', '--port', '0'], {
       DATABASE_URL: data.url, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', SEED: 'none', DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
-      ADMIN_API_KEY: 'bench-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000',
+      ADMIN_API_KEY: 'bench-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', DEFAULT_WAREHOUSE,
     }, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
-    const t = data.token;
     try {
-      if (wanted('stock-by-30-skus')) results.http.push(await load('stock-by-30-skus', server.port, { path: () => `/openapi/v1/product/stocks?skus=${pick30()}`, token: t }));
-      if (wanted('stock-by-window')) results.http.push(await load('stock-by-window', server.port, { path: () => `/openapi/v1/product/stocks?dateStartTime=${windowStart()}&pageNumber=${1 + rand(20)}&pageSize=30`, token: t }));
-      if (wanted('create-order')) results.http.push(await load('create-order', server.port, { method: 'POST', path: () => '/openapi/v1/order/orders', body: orderBody, token: t }));
-      if (wanted('query-order-by-ids')) results.http.push(await load('query-order-by-ids', server.port, { path: () => `/openapi/v2/order/orders?ids=${orderIds(10)}`, token: t }));
-      if (wanted('query-order-by-window')) results.http.push(await load('query-order-by-window', server.port, { path: () => `/openapi/v2/order/orders?updateStartTime=${windowStart()}&pageSize=50`, token: t }));
-      if (wanted('refund-request')) results.http.push(await load('refund-request', server.port, { method: 'POST', path: () => `/openapi/v2/order/orders/${nextRefundOrder++}/refund`, body: () => ({}), token: t }));
-      results.peakRssMb = peakRssMb(server.child.pid!);
+      for (const s of scenarios) {
+        await beforeLeg(s);
+        results.http.push(await load(s.name, server.port, { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid }));
+      }
+      results.peakRssMb = vmRssMb(server.child.pid!, 'VmHWM');
     } finally {
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.once('exit', resolve));
@@ -322,8 +544,8 @@ async function main() {
     log('bare Fastify ceiling…');
     const bare = await startChild(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '0' }, /bare listening (\d+)/);
     try {
-      results.bare.push(await load('bare-json-get', bare.port, { path: () => '/openapi/v1/product/stocks' }));
-      results.bare.push(await load('bare-json-post', bare.port, { method: 'POST', path: () => '/openapi/v1/order/orders', body: orderBody }));
+      results.bare.push(await load('bare-json-get', bare.port, { request: () => ({ path: '/openapi/v1/product/stocks' }) }));
+      results.bare.push(await load('bare-json-post', bare.port, { method: 'POST', request: () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) }));
     } finally {
       bare.child.kill('SIGTERM');
     }
@@ -333,27 +555,53 @@ async function main() {
   report(results);
 }
 
-function report(r: { http: Result[]; storage: Result[]; bare: Result[]; peakRssMb: number; stockWebhooks?: StockWebhookResult }) {
+function report(r: Run) {
   const bareGet = r.bare[0].rps;
   const barePost = r.bare[1].rps;
   const rows = r.http.map((h) => {
-    const s = r.storage.find((x) => x.scenario === h.scenario)!;
-    const httpCeiling = h.scenario === 'create-order' || h.scenario === 'refund-request' ? barePost : bareGet;
-    return { ...h, storageRps: s.rps, storageP99: s.p99, ofHttpCeiling: h.rps / httpCeiling, ofStorageCeiling: h.rps / s.rps };
+    const s = r.service.find((x) => x.scenario === h.scenario)!;
+    const d = r.driver.find((x) => x.scenario === h.scenario)!;
+    const httpCeilingRps = SCENARIOS.find((x) => x.name === h.scenario)!.method === 'POST' ? barePost : bareGet;
+    const serialLimitRps = 1 / (1 / httpCeilingRps + 1 / d.rps);
+    return {
+      scenario: h.scenario,
+      rps: h.rps,
+      p50: h.p50,
+      p99: h.p99,
+      errors: h.errors,
+      peakRssMb: h.peakRssMb,
+      serviceRps: s.rps,
+      serviceP99: s.p99,
+      serviceErrors: s.errors,
+      driverRps: d.rps,
+      driverP99: d.p99,
+      driverErrors: d.errors,
+      httpCeilingRps,
+      serialLimitRps: Math.round(serialLimitRps * 10) / 10,
+      ofSerialLimit: h.rps / serialLimitRps,
+      ofHttpCeiling: h.rps / httpCeilingRps,
+      ofServiceCeiling: h.rps / s.rps,
+    };
   });
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   const lines = [
     `# Stockist benchmark (${args.db}${quick ? ', quick' : ''})`,
     '',
-    `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · Node ${process.version} · ${SKUS} SKUs × 3 warehouses · ${ORDERS} orders · ${CONNECTIONS} connections × ${DURATION} s`,
+    `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · Node ${process.version} · ${SKUS} SKUs × 3 warehouses · ${LEDGER} ledger rows · ${ORDERS} orders · ${CONNECTIONS} connections × ${DURATION} s`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | errors | storage req/s | storage p99 ms | % of storage ceiling | % of HTTP ceiling |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((x) => `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${Math.round(x.storageRps)} | ${x.storageP99} | ${pct(x.ofStorageCeiling)} | ${pct(x.ofHttpCeiling)} |`),
+    '| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | service req/s | service p99 ms | driver req/s | driver p99 ms | serial limit req/s | % of serial limit | % of service ceiling | % of HTTP ceiling |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (x) =>
+        `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.peakRssMb} | ${Math.round(x.serviceRps)} | ${x.serviceP99} | ${Math.round(x.driverRps)} | ${x.driverP99} | ${Math.round(x.serialLimitRps)} | ${pct(x.ofSerialLimit)} | ${pct(x.ofServiceCeiling)} | ${pct(x.ofHttpCeiling)} |`,
+    ),
     '',
-    `HTTP ceiling (bare Fastify, same body size): GET ${Math.round(bareGet)} req/s (p99 ${r.bare[0].p99} ms), POST ${Math.round(barePost)} req/s (p99 ${r.bare[1].p99} ms).`,
-    `Server peak RSS: ${r.peakRssMb} MB.`,
+    `HTTP ceiling (bare Fastify, same body size): GET ${Math.round(bareGet)} req/s (p99 ${r.bare[0].p99} ms), POST ${Math.round(barePost)} req/s (p99 ${r.bare[1].p99} ms). ` +
+      'Serial limit = 1 / (1/HTTP ceiling + 1/driver): the HTTP work and the bare storage work one after the other.',
+    `Server peak RSS (VmHWM over the whole run): ${r.peakRssMb} MB.`,
   ];
+  const errors = rows.filter((x) => x.serviceErrors || x.driverErrors).map((x) => `${x.scenario} (service ${x.serviceErrors}, driver ${x.driverErrors})`);
+  if (errors.length) lines.push(`Errors outside HTTP: ${errors.join(', ')}.`);
   if (r.stockWebhooks) {
     const w = r.stockWebhooks;
     lines.push(
@@ -373,9 +621,18 @@ function report(r: { http: Result[]; storage: Result[]; bare: Result[]; peakRssM
   process.stdout.write(`${md}\n`);
   const dir = path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
-  const json = { at: new Date().toISOString(), db: args.db, quick, skus: SKUS, orders: ORDERS, connections: CONNECTIONS, durationSeconds: DURATION, scenarios: rows, bare: r.bare, peakRssMb: r.peakRssMb, stockWebhooks: r.stockWebhooks };
-  fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
+  const run = { at: new Date().toISOString(), db: args.db, quick, only: args.only ?? null, skus: SKUS, ledgerRows: LEDGER, orders: ORDERS, connections: CONNECTIONS, durationSeconds: DURATION, scenarios: rows, bare: r.bare, peakRssMb: r.peakRssMb, stockWebhooks: r.stockWebhooks };
+  // The last run of each database, side by side.
+  const file = path.join(dir, 'latest.json');
+  let latest: Record<string, unknown> = {};
+  try {
+    const previous = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (previous && typeof previous === 'object' && !('scenarios' in previous)) latest = previous;
+  } catch {}
+  latest[args.db!] = run;
+  fs.writeFileSync(file, `${JSON.stringify(latest, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'latest.md'), `${md}\n`);
+  if (quick && only === null) fs.writeFileSync(path.join(dir, `${args.db}-quick.md`), `${md}\n`);
 }
 
 await main();

@@ -13,3 +13,12 @@ export function pageWindow(q: { pageNumber?: number; pageSize?: number }, defaul
   const pageSize = q.pageSize ?? defaultSize;
   return { pageNumber, pageSize, offset: pageOffset(pageNumber, pageSize) };
 }
+
+/**
+ * `total` of a stock time window counts the window's SKUs when it holds at most this many
+ * changes (ledger rows), and reports exactly this number otherwise: "10,000 or more changes — walk
+ * until a short or empty page". Counting reads at most this many rows, however long the window
+ * (SPEC §11; docs/decisions.md, "Stable stock pages"). A SKU-list query (at most 30 SKUs) is always
+ * counted exactly.
+ */
+export const STOCK_TOTAL_CAP = 10_000;

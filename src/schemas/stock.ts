@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Page, PageQueryFields } from './common.ts';
 import { LEDGER_KINDS, type LedgerKind } from '../domain/vocabulary.ts';
+import { STOCK_TOTAL_CAP } from '../domain/paging.ts';
 
 export const StockQuery = Type.Object({
   skus: Type.Optional(Type.String({ maxLength: 4000, description: 'comma-separated SKU codes, at most 30 distinct' })),
@@ -14,7 +15,14 @@ export type StockQuery = Static<typeof StockQuery>;
 export const WarehouseStock = Type.Object({ qty: Type.Integer(), warehouseCode: Type.String(), countryCode: Type.String() });
 export const StockRecord = Type.Object({ sku: Type.String(), warehouseStockList: Type.Array(WarehouseStock) });
 export type StockRecord = Static<typeof StockRecord>;
-export const StockPage = Page(StockRecord);
+const cap = STOCK_TOTAL_CAP.toLocaleString('en-US');
+/** A page of stock records (SPEC §6.1): a time window's `total` is counted when the window holds at most STOCK_TOTAL_CAP changes. */
+export const StockPage = Type.Object({
+  ...Page(StockRecord).properties,
+  total: Type.Integer({
+    description: `SKUs found. By time window: counted when the window holds at most ${cap} stock changes; a window with more reports ${cap} ("${cap} or more"), and its end is a short or empty page`,
+  }),
+});
 export type StockPage = Static<typeof StockPage>;
 
 

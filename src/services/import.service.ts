@@ -5,7 +5,7 @@ import { AppError, type FieldError } from '../domain/errors.ts';
 import { CSV_COLUMNS, ImportRefused, ProblemList, type ImportProblem } from '../domain/import-format.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
-import type { Handle, Store } from '../store/db.ts';
+import { refreshPlannerStatistics, type Handle, type Store } from '../store/db.ts';
 import { upsertProducts, type ProductInput } from '../store/products.repository.ts';
 import { stampBulkLedger } from '../store/stock-feed.repository.ts';
 import { bulkSetQty, type BulkSet } from '../store/stocks.repository.ts';
@@ -15,6 +15,8 @@ export type ImportKind = 'catalog' | 'products' | 'stocks';
 
 /** Rows per multi-row statement: well inside SQLite's and PostgreSQL's bind-parameter limits. */
 const BATCH = 1000;
+/** An import that wrote at least this many rows refreshes the planner's statistics (PostgreSQL). */
+export const ANALYZE_AFTER_ROWS = 10_000;
 
 export interface ImportProgress {
   file: string;
@@ -254,7 +256,7 @@ export async function importFiles(store: Store, files: string[], now: number, pr
     else problems.add(kind);
   }
   kinds.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
-  return store.db.transaction().execute(async (db) => {
+  const result = await store.db.transaction().execute(async (db) => {
     const result: ImportResult = { files: files.length, rows: 0, ledgerRows: 0, warehouses: 0, categories: 0, products: 0, stocks: 0, channels: 0 };
     const ctx: Context = { db, store, now, result, problems, progress };
     for (const { file, kind } of kinds) {
@@ -267,4 +269,9 @@ export async function importFiles(store: Store, files: string[], now: number, pr
     await stampBulkLedger(db, store.dialect);
     return result;
   });
+  // After the commit: a large import changes the tables' shape enough to mislead the planner.
+  if (result.products + result.stocks + result.ledgerRows >= ANALYZE_AFTER_ROWS) {
+    await refreshPlannerStatistics(store.db, store.dialect, ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses']);
+  }
+  return result;
 }

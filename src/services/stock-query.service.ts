@@ -4,9 +4,9 @@ import { timeWindow } from '../domain/time.ts';
 import type { StockPage, StockQuery, StockRecord } from '../schemas/stock.ts';
 import type { Handle, Store } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
-import { changedProductsPage, stockOfSkus, stockRowsOf } from '../store/stocks.repository.ts';
+import { changedProductsPage, stockOfSkus } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
-import { pageOffset, pageWindow } from '../domain/paging.ts';
+import { STOCK_TOTAL_CAP, pageOffset, pageWindow } from '../domain/paging.ts';
 
 const MAX_STOCK_SKUS = 30;
 const DEFAULT_PAGE_SIZE = 30;
@@ -41,16 +41,8 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
   if (!byTime) return stockBySkuList(db, skus, warehouseId, pageNumber, pageSize);
 
   const productIds = skus.length > 0 ? [...(await productsBySku(db, skus)).values()].map((p) => p.id) : null;
-  const { rows: products, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset, limit: pageSize });
-
-  const rows = await stockRowsOf(db, products.map((p) => p.id), warehouseId);
-  const byProduct = new Map<number, StockRecord['warehouseStockList']>();
-  for (const r of rows) {
-    let list = byProduct.get(r.productId);
-    if (!list) byProduct.set(r.productId, (list = []));
-    list.push({ qty: r.qty, warehouseCode: r.warehouseCode, countryCode: r.countryCode });
-  }
-  return { total, pageNumber, pageSize, list: products.map((p) => ({ sku: p.sku, warehouseStockList: byProduct.get(p.id) ?? [] })) };
+  const { rows, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset, limit: pageSize, totalCap: STOCK_TOTAL_CAP });
+  return { total, pageNumber, pageSize, list: rows.map((p) => ({ sku: p.sku, warehouseStockList: p.stock })) };
 }
 
 /** The hot path (SPEC §6.1 by SKUs): one query, records in request order, unknown SKUs absent. */

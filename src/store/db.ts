@@ -239,3 +239,14 @@ async function openPostgres(url: string, options: OpenOptions, health: StorageHe
   const location = `server ${target.host}${target.pathname}`;
   return { db, dialect: 'postgres', schema: rows[0].schema, health, location, keysInFlight: new Set(), close: () => db.destroy() };
 }
+
+/**
+ * PostgreSQL: refreshes the planner's statistics of tables that just changed a lot (a bulk
+ * import). Without them the planner plans for the tables as they were — a catalogue of 200 SKUs
+ * seq-scans the stock rows of 100k — until autovacuum gets round to them. SQLite keeps its own
+ * (`PRAGMA optimize` when a connection opens), so this does nothing there.
+ */
+export async function refreshPlannerStatistics(db: Handle, dialect: Dialect, tables: (keyof Database)[]): Promise<void> {
+  if (dialect !== 'postgres' || tables.length === 0) return;
+  await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
+}

@@ -11,6 +11,7 @@ import * as m0006 from './migrations/0006_webhooks.ts';
 import * as m0007 from './migrations/0007_nfc_skus.ts';
 import * as m0009 from './migrations/0009_refund_attempts.ts';
 import * as m0011 from './migrations/0011_stock_webhooks.ts';
+import * as m0012 from './migrations/0012_stock_window_marks.ts';
 import * as m0020 from './migrations/0020_console.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0007_nfc_skus': m0007,
   '0009_refund_attempts': m0009,
   '0011_stock_webhooks': m0011,
+  '0012_stock_window_marks': m0012,
   '0020_console': m0020,
 };
 

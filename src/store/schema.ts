@@ -70,11 +70,17 @@ export interface StockLedgerTable {
   created_at: number;
   /** PostgreSQL: the committing transaction's feed number (see migration 0002); NULL on SQLite. */
   commit_seq: number | null;
+  /** The greatest `created_at` of the ledger up to this row in commit order; set at commit (migration 0012). */
+  time_mark: number | null;
 }
 
 export interface StockFeedHeadTable {
   id: number;
   seq: number;
+  /** The newest row's `time_mark`. */
+  time_mark: Generated<number>;
+  /** The largest `time_mark - created_at` of any ledger row: how far a row's time fell behind commit order. */
+  time_lag: Generated<number>;
 }
 
 export interface ChannelsTable {

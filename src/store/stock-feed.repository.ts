@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 
@@ -21,11 +22,39 @@ export const commitOrderColumn = (dialect: Dialect) => (dialect === 'postgres' ?
  */
 export const bulkLedgerSeq = (dialect: Dialect): number | null => (dialect === 'postgres' ? -1 : null);
 
-/** PostgreSQL: gives this transaction's bulk ledger rows the next commit number (held until commit). */
+/**
+ * The `time_mark` (migration 0012) of bulk ledger rows written at `now`. SQLite: decided now (one
+ * writer: these rows are the newest), moving the head's mark and lag as the per-row trigger would;
+ * PostgreSQL: null, `stampBulkLedger` marks them at the end.
+ */
+export async function bulkLedgerMark(db: Handle, dialect: Dialect, now: number): Promise<number | null> {
+  if (dialect === 'postgres') return null;
+  const head = await db
+    .updateTable('stock_feed_head')
+    .set((eb) => ({ time_lag: sql<number>`max(${eb.ref('time_lag')}, max(${eb.ref('time_mark')}, ${now}) - ${now})`, time_mark: sql<number>`max(${eb.ref('time_mark')}, ${now})` }))
+    .where('id', '=', 1)
+    .returning('time_mark')
+    .executeTakeFirstOrThrow();
+  return head.time_mark;
+}
+
+/**
+ * PostgreSQL: gives this transaction's bulk ledger rows the next commit number and their time mark
+ * (held until commit, like the per-row trigger of migrations 0002 and 0012).
+ */
 export async function stampBulkLedger(db: Handle, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
-  const head = await db.updateTable('stock_feed_head').set((eb) => ({ seq: eb('seq', '+', 1) })).where('id', '=', 1).returning('seq').executeTakeFirstOrThrow();
-  await db.updateTable('stock_ledger').set({ commit_seq: head.seq }).where('commit_seq', '=', -1).execute();
+  const head = await db.updateTable('stock_feed_head').set((eb) => ({ seq: eb('seq', '+', 1) })).where('id', '=', 1).returning(['seq', 'time_mark', 'time_lag']).executeTakeFirstOrThrow();
+  const span = await db
+    .selectFrom('stock_ledger')
+    .select((eb) => [eb.fn.min('created_at').as('first'), eb.fn.max('created_at').as('last')])
+    .where('commit_seq', '=', -1)
+    .executeTakeFirstOrThrow();
+  if (span.first === null || span.last === null) return;
+  const mark = Math.max(head.time_mark, Number(span.last));
+  const lag = Math.max(head.time_lag, mark - Number(span.first));
+  await db.updateTable('stock_ledger').set({ commit_seq: head.seq, time_mark: mark }).where('commit_seq', '=', -1).execute();
+  await db.updateTable('stock_feed_head').set({ time_mark: mark, time_lag: lag }).where('id', '=', 1).execute();
 }
 
 export interface FeedRow extends FeedPosition {

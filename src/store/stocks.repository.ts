@@ -2,7 +2,7 @@ import type { Dialect, Handle } from './db.ts';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 import type { Database, StockLedgerTable } from './schema.ts';
-import { bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
+import { bulkLedgerMark, bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
   productId: number;
@@ -92,7 +92,7 @@ export interface StockRow {
 }
 
 /** Stock rows of the given products (optionally one warehouse), in warehouse id order. */
-export async function stockRowsOf(db: Handle, productIds: number[], warehouseId: number | null): Promise<StockRow[]> {
+async function stockRowsOf(db: Handle, productIds: number[], warehouseId: number | null): Promise<StockRow[]> {
   if (productIds.length === 0) return [];
   let q = db
     .selectFrom('stocks')
@@ -128,38 +128,214 @@ export interface ChangedPageQuery {
   productIds: number[] | null;
   offset: number;
   limit: number;
+  /**
+   * `total` counts the products of a window of at most this many ledger rows (changes); a larger
+   * window reports this number. Its cost is reading that many rows, however large the window.
+   */
+  totalCap: number;
+  /** Ledger rows the page reads first (by default enough if few SKUs repeat); tests make it small. */
+  firstRead?: number;
 }
 
 /**
- * Products with a ledger row (a stock change) in [start, end], ordered by their first change in
+ * Products with a ledger row (a stock change) in [start, end], with their stock rows (optionally
+ * one warehouse's), ordered by their first change in
  * the window in commit order, then SKU. That position never moves once a product is in the
  * window, and products entering it later come after every product already there, so offset pages
  * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
+ *
+ * A page reads the window's ledger rows in commit order from where the window starts until it
+ * has its products, and `total` reads at most `totalCap + 1` of them — not the whole window
+ * (migration 0012).
  */
-export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: { id: number; sku: string }[] }> {
-  if (q.productIds !== null && q.productIds.length === 0) return { total: 0, rows: [] };
-  // `+product_id` (a no-op on both databases) stops SQLite's planner from walking the whole ledger
-  // by the (product_id, warehouse_id) index to avoid a sort, instead of reading the window's range.
-  const product = sql<number>`+product_id`;
-  let changed = db.selectFrom('stock_ledger').select([product.as('product_id'), (eb) => eb.fn.min(commitOrderColumn(dialect)).as('first_change')]);
+export async function changedProductsPage(db: Handle, dialect: Dialect, q: ChangedPageQuery): Promise<{ total: number; rows: WindowProduct[] }> {
+  if (q.productIds !== null) return changedAmong(db, dialect, q, q.productIds);
+  const range = await windowRange(db, dialect, q.start, q.end);
+  if (range === null) return { total: 0, rows: [] };
+  // The page reads the window's first rows until it has its SKUs. Beside it, in the first
+  // statement, `total` reads the window's first `totalCap + 1` rows: all of them when the window
+  // has at most `totalCap`, and then it counts their SKUs; otherwise it reports the cap.
+  const onPage = q.offset + q.limit;
+  let count: WindowCount | null = null;
+  let rows = q.firstRead ?? firstRead(onPage);
+  for (;;) {
+    const read = await readWindow(db, dialect, q, range, rows, count === null ? q.totalCap + 1 : null);
+    count ??= read.count!;
+    if (!enough(read.page, onPage)) {
+      rows = readMore(rows, onPage, read.page.settled);
+      continue;
+    }
+    // The page's read held the whole window (the count was skipped): its rows are the window's.
+    const window = read.page.full ? count : { full: read.page.read > q.totalCap, found: read.page.settled };
+    return { total: window.full ? q.totalCap : window.found, rows: read.page.rows };
+  }
+}
+
+/**
+ * Rows the page reads first for `wanted` SKUs: room for SKUs that changed more than once.
+ * When that was not enough, as many more as the rows read per SKU found suggest (at least half
+ * as many again, so the rows read in all stay within a few times what the last read needed).
+ */
+const firstRead = (wanted: number) => Math.ceil(wanted * 1.5) + 100;
+const readMore = (rows: number, wanted: number, found: number) => Math.ceil(rows * Math.max(1.5, (1.25 * wanted) / Math.max(1, found)));
+/** A read found `wanted` settled SKUs, or the window ended within it. */
+const enough = (r: { full: boolean; settled: number }, wanted: number) => !r.full || r.settled >= wanted;
+
+/** A product of a window page, with its stock rows (optionally one warehouse's) in warehouse order. */
+export interface WindowProduct {
+  id: number;
+  sku: string;
+  stock: StockCell[];
+}
+
+interface WindowPage {
+  /** Rows read (all the window's when not `full`). */
+  read: number;
+  full: boolean;
+  settled: number;
+  rows: WindowProduct[];
+}
+interface WindowCount {
+  /** The window has more rows than were read. */
+  full: boolean;
+  /** Distinct products among the rows read. */
+  found: number;
+}
+
+/**
+ * The stretch of the feed (commit order) that holds every ledger row whose `created_at` is in the
+ * window, as commit positions (`commit_seq` on PostgreSQL, `id` on SQLite): from the first row
+ * whose time mark reaches `start`, to the last whose mark is at most `end` plus the largest lag any
+ * row's time ever had behind its mark (migration 0012). Null when no row can be in the window. Two
+ * index seeks, one statement.
+ */
+async function windowRange(db: Handle, dialect: Dialect, start: number | null, end: number | null): Promise<{ from: number | null; to: number | null } | null> {
+  const pg = dialect === 'postgres';
+  const pos = pg ? sql`commit_seq` : sql`id`;
+  const order = (direction: 'asc' | 'desc') => (pg ? sql.raw(`time_mark ${direction}, commit_seq ${direction}, id ${direction}`) : sql.raw(`time_mark ${direction}, id ${direction}`));
+  const from = start === null ? sql`null` : sql`(select ${pos} from stock_ledger where time_mark >= ${start} order by ${order('asc')} limit 1)`;
+  const to = end === null ? sql`null` : sql`(select ${pos} from stock_ledger where time_mark <= ${end} + (select time_lag from stock_feed_head where id = 1) order by ${order('desc')} limit 1)`;
+  const { rows } = await sql<{ from: number | null; to: number | null }>`select ${from} as "from", ${to} as "to"`.execute(db);
+  const range = { from: rows[0].from === null ? null : Number(rows[0].from), to: rows[0].to === null ? null : Number(rows[0].to) };
+  if ((start !== null && range.from === null) || (end !== null && range.to === null)) return null;
+  if (range.from !== null && range.to !== null && range.from > range.to) return null;
+  return range;
+}
+
+/**
+ * The window's first ledger rows in commit order, read twice in one statement: the first
+ * `pageRows` for the page, the first `countRows` (unless null) for `total`.
+ *
+ * A product first met before the last row read is *settled*: its first change in the whole
+ * window is known, and every product not met comes after it. The last row's commit may continue
+ * past the rows read (several rows of one transaction share a `commit_seq` on PostgreSQL, and tie
+ * on it), so products first met there are settled only when the window ended within the rows
+ * read. The page is taken from the settled products, in (first change, SKU) order, and only the
+ * products up to the page's end are looked up. The count is of every product met, settled or not.
+ */
+async function readWindow(
+  db: Handle,
+  dialect: Dialect,
+  q: ChangedPageQuery,
+  range: { from: number | null; to: number | null },
+  pageRows: number,
+  countRows: number | null,
+): Promise<{ page: WindowPage; count: WindowCount | null }> {
+  const pg = dialect === 'postgres';
+  const pos = pg ? sql.ref('commit_seq') : sql.ref('id');
+  const inTime = [q.start === null ? null : sql`created_at >= ${q.start}`, q.end === null ? null : sql`created_at <= ${q.end}`].filter((c) => c !== null);
+  const where = [
+    // PostgreSQL: bounds on `commit_seq` alone are enough. Rows of the first (last) commit that
+    // come before (after) the bound's row have marks below `start` (above `end + time_lag`), so
+    // the time filter drops them; and a row comparison's range, badly estimated, made the planner
+    // sort the whole range instead of walking the feed index in order up to the limit.
+    range.from === null ? null : sql`${pos} >= ${range.from}`,
+    range.to === null ? null : sql`${pos} <= ${range.to}`,
+    // PostgreSQL: the time filter as one condition it cannot estimate (one half). Estimated as a
+    // range, its selectivity was multiplied with the commit range's as if independent — they are
+    // nearly the same rows — and the planner, expecting a few rows, sorted the whole range.
+    inTime.length === 0 ? null : pg ? sql`(case when ${sql.join(inTime, sql` and `)} then true else false end)` : sql.join(inTime, sql` and `),
+    q.warehouseId === null ? null : sql`warehouse_id = ${q.warehouseId}`,
+  ].filter((c) => c !== null);
+  if (where.length === 0) where.push(sql`1 = 1`);
+  const rowsOfWindow = (limit: number) =>
+    sql`select product_id, ${pos} as pos from stock_ledger where ${sql.join(where, sql` and `)} order by ${pg ? sql`commit_seq, id` : sql`id`} limit ${limit}`;
+  // Products tying with the page's last position are all joined and sorted by SKU; the settled
+  // products after it are never looked up.
+  const page = sql`
+    w as (${rowsOfWindow(pageRows)}),
+    meta as (select count(*) as n, max(pos) as last from w),
+    f as (
+      select product_id, min(pos) as first from w group by product_id
+      having (select n from meta) < ${pageRows} or min(pos) < (select last from meta)
+    ),
+    page as (
+      select f.product_id, f.first, p.sku from f join products p on p.id = f.product_id
+      where f.first <= coalesce((select first from f order by first limit 1 offset ${q.offset + q.limit - 1}), (select max(first) from f))
+      order by f.first, p.sku
+      limit ${q.limit} offset ${q.offset}
+    )`;
+  // Every product met is in the window, settled or not: counting needs no sort, SKU or tie rule.
+  // Skipped when the page's read already held the whole window (a one-time filter on PostgreSQL).
+  const counted =
+    countRows === null
+      ? sql`select 0 as n, 0 as found`
+      : sql`select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c where (select n from meta) >= ${pageRows}`;
+  const result = await sql<{ page_read: number; page_settled: number; count_read: number; count_found: number; id: number | null; sku: string | null } & Partial<StockCell>>`
+    with ${page}, counted as (${counted})
+    select meta.n as page_read, (select count(*) from f) as page_settled, counted.n as count_read, counted.found as count_found,
+      page.product_id as id, page.sku as sku, s.qty as qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
+    from meta cross join counted
+      left join page on 1 = 1
+      left join stocks s on s.product_id = page.product_id ${q.warehouseId === null ? sql`` : sql`and s.warehouse_id = ${q.warehouseId}`}
+      left join warehouses wh on wh.id = s.warehouse_id
+    order by page.first, page.sku, s.warehouse_id`.execute(db);
+  const first = result.rows[0];
+  return {
+    page: { read: Number(first.page_read), full: Number(first.page_read) >= pageRows, settled: Number(first.page_settled), rows: withStock(result.rows) },
+    count: countRows === null ? null : { full: Number(first.count_read) >= countRows, found: Number(first.count_found) },
+  };
+}
+
+/** One stock row of a window record: what the response lists for it. */
+export interface StockCell {
+  qty: number;
+  warehouseCode: string;
+  countryCode: string;
+}
+
+/** Rows of (product, stock row) joined, in order, to products each with their stock rows. */
+function withStock(rows: ({ id: number | null; sku: string | null } & Partial<StockCell>)[]): WindowProduct[] {
+  const out: WindowProduct[] = [];
+  for (const r of rows) {
+    if (r.id === null) continue;
+    let last = out.at(-1);
+    if (last?.id !== Number(r.id)) out.push((last = { id: Number(r.id), sku: r.sku!, stock: [] }));
+    if (r.qty !== null && r.qty !== undefined) last.stock.push({ qty: Number(r.qty), warehouseCode: r.warehouseCode!, countryCode: r.countryCode! });
+  }
+  return out;
+}
+
+/** SKU-list mode with a window: the listed products' changes in it (at most 30 products' rows). */
+async function changedAmong(db: Handle, dialect: Dialect, q: ChangedPageQuery, productIds: number[]): Promise<{ total: number; rows: WindowProduct[] }> {
+  if (productIds.length === 0) return { total: 0, rows: [] };
+  let changed = db
+    .selectFrom('stock_ledger')
+    .select(['product_id', (eb) => eb.fn.min(commitOrderColumn(dialect)).as('first_change')])
+    .where('product_id', 'in', productIds);
   if (q.start !== null) changed = changed.where('created_at', '>=', q.start);
   if (q.end !== null) changed = changed.where('created_at', '<=', q.end);
   if (q.warehouseId !== null) changed = changed.where('warehouse_id', '=', q.warehouseId);
-  if (q.productIds !== null) changed = changed.where('product_id', 'in', q.productIds);
-  const grouped = changed.groupBy(product).as('c');
-  const [count, rows] = await Promise.all([
-    db.selectFrom(grouped).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    db
-      .selectFrom(grouped)
-      .innerJoin('products', 'products.id', 'c.product_id')
-      .select(['products.id as id', 'products.sku as sku'])
-      .orderBy('c.first_change')
-      .orderBy('products.sku')
-      .offset(q.offset)
-      .limit(q.limit)
-      .execute(),
-  ]);
-  return { total: Number(count.n), rows };
+  const found = await db
+    .selectFrom(changed.groupBy('product_id').as('c'))
+    .innerJoin('products', 'products.id', 'c.product_id')
+    .select(['products.id as id', 'products.sku as sku'])
+    .orderBy('c.first_change')
+    .orderBy('products.sku')
+    .execute();
+  const page = found.slice(q.offset, q.offset + q.limit);
+  const stock = await stockRowsOf(db, page.map((p) => p.id), q.warehouseId);
+  return { total: found.length, rows: page.map((p) => ({ ...p, stock: stock.filter((r) => r.productId === p.id).map(({ qty, warehouseCode, countryCode }) => ({ qty, warehouseCode, countryCode })) })) };
 }
 
 export interface BulkSet extends StockKey {
@@ -195,6 +371,8 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
     ledger.push({ product_id: r.productId, warehouse_id: r.warehouseId, delta, qty_after: r.qty, kind: delta > 0 ? 'restock' : 'adjustment', created_at: now, commit_seq: bulkLedgerSeq(dialect) });
   }
   if (final.size === 0) return 0;
+  const mark = await bulkLedgerMark(db, dialect, now);
+  for (const row of ledger) row.time_mark = mark;
   await db
     .insertInto('stocks')
     .values([...final.values()].map((r) => ({ product_id: r.productId, warehouse_id: r.warehouseId, qty: r.qty, updated_at: now })))

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DIALECTS, PG_SKIP, freshStore, tableDigests } from '../helpers.ts';
-import { importFiles } from '../../src/services/import.service.ts';
+import { sql } from 'kysely';
+import { ANALYZE_AFTER_ROWS, importFiles } from '../../src/services/import.service.ts';
 import { stockChanges } from '../../src/services/stock-feed.service.ts';
 import { addQty, ledgerMismatches, setQty } from '../../src/store/stocks.repository.ts';
 import type { Store } from '../../src/store/db.ts';
@@ -158,5 +159,29 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(capped.omitted, 70);
       assert.equal(problemText(capped.problems[49]), 'flood.csv line 51: sku unknown SKU NOPE-49');
     });
+
+    if (dialect === 'postgres') {
+      it('refreshes the planner statistics after a large import, not after a small one', async (t) => {
+        const db = await freshStore(dialect);
+        const f = files();
+        t.after(async () => {
+          await db.drop();
+          fs.rmSync(f.dir, { recursive: true, force: true });
+        });
+        // Without statistics the planner plans for the tables as they were (the 30-SKU stock query seq-scans).
+        const analysed = async () => {
+          const r = await sql<{ relname: string; analysed: boolean }>`
+            select relname, last_analyze is not null as analysed from pg_stat_user_tables
+            where schemaname = current_schema() and relname in ('products', 'stocks', 'stock_ledger') order by relname`.execute(db.store.db);
+          return Object.fromEntries(r.rows.map((x) => [x.relname, x.analysed]));
+        };
+        await importFiles(db.store, [f.write('catalogue.json', JSON.stringify(CATALOGUE))], Date.now());
+        assert.deepEqual(await analysed(), { products: false, stock_ledger: false, stocks: false });
+        const n = ANALYZE_AFTER_ROWS / 2;
+        const r = await importFiles(db.store, [f.write('products.csv', productsCsv(n)), f.write('stocks.csv', stocksCsv(n, () => 3))], Date.now());
+        assert.ok(r.products + r.stocks + r.ledgerRows >= ANALYZE_AFTER_ROWS);
+        assert.deepEqual(await analysed(), { products: true, stock_ledger: true, stocks: true });
+      });
+    }
   });
 }

@@ -1603,6 +1603,7 @@ export interface operations {
                         /** @constant */
                         message: "success";
                         data: {
+                            /** @description SKUs found. By time window: counted when the window holds at most 10,000 stock changes; a window with more reports 10,000 ("10,000 or more"), and its end is a short or empty page */
                             total: number;
                             pageNumber: number;
                             pageSize: number;
