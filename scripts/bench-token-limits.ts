@@ -83,10 +83,11 @@ async function grant(clientId: string, secret: string, forwardedFor?: string): P
   await r.arrayBuffer();
   return r.status;
 }
-const tally = (statuses: number[]) =>
-  Object.entries(statuses.reduce<Record<number, number>>((a, s) => ({ ...a, [s]: (a[s] ?? 0) + 1 }), {}))
-    .map(([status, n]) => `${n}× ${status}`)
-    .join(', ');
+function tally(statuses: number[]): string {
+  const counts = new Map<number, number>();
+  for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${n}× ${status}`).join(', ');
+}
 
 try {
   const guessed = await newClient('Guessed');
