@@ -3,13 +3,15 @@
  * limit must not raise another merchant's p99 latency more than 3×). Not a test — the numbers
  * depend on the machine — but the measurement docs/security.md ("Abuse") reports:
  *
- *   node --import tsx scripts/bench-fairness.ts [--seconds 10] [--rounds 3] [--attack all|junk,dense-order,dense-webhook,webhook,order] [--no-budget] [--root DIR]
+ *   node --import tsx scripts/bench-fairness.ts [--seconds 5] [--rounds 12] [--attack all|junk,dense-order,dense-webhook,webhook,order] [--no-budget] [--root DIR]
  *
  * One real server process (`stockist serve`, TLS off, SQLite, demo data, default limits). A victim
  * merchant reads stock (`GET /openapi/v1/product/stocks?skus=` five SKUs) at a steady 15 requests
  * a second (under its 20/s limit), open loop, so a stall shows in its latencies rather than
  * slowing its clock. Rounds alternate the victim alone (idle) with the victim beside an attacker
- * merchant sending, at its own rate limit of 20 requests a second, the heaviest body of one kind:
+ * merchant sending, at its own rate limit of 20 requests a second, the heaviest body of one kind —
+ * many short rounds rather than a few long ones, so that whatever else the machine is doing falls on
+ * every condition alike:
  *
  * - `junk`: the reported attack — 1 MiB of `{}` in an unknown field of an order;
  * - `dense-order`: the heaviest body the order route still parses — just under 128 KiB and 4,096 values;
@@ -39,8 +41,8 @@ type Mode = (typeof MODES)[number];
 const BODY_MODES: Mode[] = ['junk', 'dense-order', 'dense-webhook', 'webhook'];
 const { values: args } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '12' },
     attack: { type: 'string', default: 'all' },
     'no-budget': { type: 'boolean', default: false },
     root: { type: 'string', default: ROOT },
