@@ -52,7 +52,18 @@ interface Setup {
 
 const DAY_MS = 86_400_000;
 /** What the order service stores for the bench's address (every field present). */
-const ADDRESS_JSON = JSON.stringify({ country: 'DE', phone: '1', recipient: 'Bench', province: 'BE', street1: null, street2: null, city: null, zip: null, ioss: null, vat: null });
+const ADDRESS_JSON = JSON.stringify({
+  country: 'DE',
+  phone: '1',
+  recipient: 'Bench',
+  province: 'BE',
+  street1: null,
+  street2: null,
+  city: null,
+  zip: null,
+  ioss: null,
+  vat: null,
+});
 /** `total` of the order query counts at most this many rows (docs/decisions.md, "Order paging"). */
 const ORDER_TOTAL_CAP = 10_000;
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
@@ -147,7 +158,12 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   const warehouseId = new Map((db.prepare('select id, code from warehouses').all() as { id: number; code: string }[]).map((w) => [w.code, w.id]));
-  const channel = db.prepare(`select code, channel_type as type, base_fee_cents as base, per_kg_fee_cents as perKg from channels where code = 'STD'`).get() as { code: string; type: string; base: number; perKg: number };
+  const channel = db.prepare(`select code, channel_type as type, base_fee_cents as base, per_kg_fee_cents as perKg from channels where code = 'STD'`).get() as {
+    code: string;
+    type: string;
+    base: number;
+    perKg: number;
+  };
 
   const skuPlaceholders = (n: number) => Array.from({ length: n }, () => '?').join(',');
   const stock30 = db.prepare(`
@@ -157,7 +173,19 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
 
   const windowPage = db.prepare(windowSql('sqlite'));
   const stockByWindow = (q: WindowParam) =>
-    pageOfWindow(q, (rows, countRows) => windowPage.all({ start: q.start, end: q.end ?? Number.MAX_SAFE_INTEGER, rows, limit: q.pageSize, offset: (q.pageNumber - 1) * q.pageSize, last: q.pageNumber * q.pageSize - 1, countRows }) as WindowRow[]);
+    pageOfWindow(
+      q,
+      (rows, countRows) =>
+        windowPage.all({
+          start: q.start,
+          end: q.end ?? Number.MAX_SAFE_INTEGER,
+          rows,
+          limit: q.pageSize,
+          offset: (q.pageNumber - 1) * q.pageSize,
+          last: q.pageNumber * q.pageSize - 1,
+          countRows,
+        }) as WindowRow[],
+    );
 
   const productsBySku = db.prepare(`select id, sku, name, image_url, price_cents, weight_grams from products where sku in (${skuPlaceholders(3)})`);
   const decrement = db.prepare('update stocks set qty = qty - ?, updated_at = ? where product_id = ? and warehouse_id = ? and qty >= ? returning qty');
@@ -175,57 +203,82 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     insert into order_items (order_id, split_order_id, merchant_id, line_index, product_id, sku, product_name, image_url, unit_cents, quantity,
       refunded_quantity, pending_refund_quantity, created_at, updated_at)
     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?)`);
-  const insertLedger = db.prepare(`insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at) values (?, ?, ?, ?, 'sale', ?, null, ?)`);
+  const insertLedger = db.prepare(
+    `insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at) values (?, ?, ?, ?, 'sale', ?, null, ?)`,
+  );
   const insertKey = db.prepare(`
     insert into idempotency_keys (merchant_id, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)
     values (?, ?, ?, 'done', 200, ?, ?, ?)`);
-  const countryOf = new Map((db.prepare('select code, country_code from warehouses').all() as { code: string; country_code: string }[]).map((w) => [w.code, w.country_code]));
+  const countryOf = new Map(
+    (db.prepare('select code, country_code from warehouses').all() as { code: string; country_code: string }[]).map((w) => [w.code, w.country_code]),
+  );
 
-  const createOrder = db
-    .transaction((lines: OrderLineParam[], key: string, now: number) => {
-      const products = new Map((productsBySku.all(...lines.map((l) => l.sku)) as { id: number; sku: string; name: string; image_url: string | null; price_cents: number; weight_grams: number }[]).map((p) => [p.sku, p]));
-      if (products.size !== new Set(lines.map((l) => l.sku)).size) throw new Error('unknown SKU');
-      // The trivial plan of the bench's orders: each line from its pinned warehouse or the default one.
-      const groups = new Map<string, { line: OrderLineParam; index: number }[]>();
-      for (const [index, line] of lines.entries()) {
-        const code = line.warehouseCode ?? setup.defaultWarehouse;
-        groups.set(code, [...(groups.get(code) ?? []), { line, index }]);
+  const createOrder = db.transaction((lines: OrderLineParam[], key: string, now: number) => {
+    const products = new Map(
+      (
+        productsBySku.all(...lines.map((l) => l.sku)) as {
+          id: number;
+          sku: string;
+          name: string;
+          image_url: string | null;
+          price_cents: number;
+          weight_grams: number;
+        }[]
+      ).map((p) => [p.sku, p]),
+    );
+    if (products.size !== new Set(lines.map((l) => l.sku)).size) throw new Error('unknown SKU');
+    // The trivial plan of the bench's orders: each line from its pinned warehouse or the default one.
+    const groups = new Map<string, { line: OrderLineParam; index: number }[]>();
+    for (const [index, line] of lines.entries()) {
+      const code = line.warehouseCode ?? setup.defaultWarehouse;
+      groups.set(code, [...(groups.get(code) ?? []), { line, index }]);
+    }
+    const decrements = new Map<string, { productId: number; warehouseId: number; qty: number }>();
+    for (const [code, ls] of groups) {
+      for (const { line } of ls) {
+        const productId = products.get(line.sku)!.id;
+        const k = `${productId}:${code}`;
+        const d = decrements.get(k) ?? { productId, warehouseId: warehouseId.get(code)!, qty: 0 };
+        d.qty += line.quantity;
+        decrements.set(k, d);
       }
-      const decrements = new Map<string, { productId: number; warehouseId: number; qty: number }>();
-      for (const [code, ls] of groups) {
-        for (const { line } of ls) {
-          const productId = products.get(line.sku)!.id;
-          const k = `${productId}:${code}`;
-          const d = decrements.get(k) ?? { productId, warehouseId: warehouseId.get(code)!, qty: 0 };
-          d.qty += line.quantity;
-          decrements.set(k, d);
-        }
+    }
+    const after: { productId: number; warehouseId: number; qty: number; qtyAfter: number }[] = [];
+    for (const d of [...decrements.values()].sort((a, b) => a.productId - b.productId || a.warehouseId - b.warehouseId)) {
+      const row = decrement.get(d.qty, now, d.productId, d.warehouseId, d.qty) as { qty: number } | undefined;
+      if (!row) throw new Error('insufficient stock');
+      after.push({ ...d, qtyAfter: row.qty });
+    }
+    const splits = [...groups].map(([code, ls]) => {
+      const weight = ls.reduce((sum, { line }) => sum + products.get(line.sku)!.weight_grams * line.quantity, 0);
+      return { code, ls, weight, freight: channel.base + Math.ceil((channel.perKg * weight) / 1000) };
+    });
+    const subtotal = lines.reduce((sum, l) => sum + products.get(l.sku)!.price_cents * l.quantity, 0);
+    const freight = splits.reduce((sum, s) => sum + s.freight, 0);
+    const { id: orderId } = insertOrder.get(setup.merchantId, hashOf(lines), ADDRESS_JSON, subtotal, freight, now, now, now) as { id: number };
+    for (const s of splits) {
+      const { id: splitId } = insertSplit.get(
+        orderId,
+        setup.merchantId,
+        warehouseId.get(s.code),
+        s.code,
+        countryOf.get(s.code),
+        channel.code,
+        channel.type,
+        s.freight,
+        s.weight,
+        now,
+        now,
+      ) as { id: number };
+      for (const { line, index } of s.ls) {
+        const p = products.get(line.sku)!;
+        insertItem.run(orderId, splitId, setup.merchantId, index, p.id, p.sku, p.name, p.image_url, p.price_cents, line.quantity, now, now);
       }
-      const after: { productId: number; warehouseId: number; qty: number; qtyAfter: number }[] = [];
-      for (const d of [...decrements.values()].sort((a, b) => a.productId - b.productId || a.warehouseId - b.warehouseId)) {
-        const row = decrement.get(d.qty, now, d.productId, d.warehouseId, d.qty) as { qty: number } | undefined;
-        if (!row) throw new Error('insufficient stock');
-        after.push({ ...d, qtyAfter: row.qty });
-      }
-      const splits = [...groups].map(([code, ls]) => {
-        const weight = ls.reduce((sum, { line }) => sum + products.get(line.sku)!.weight_grams * line.quantity, 0);
-        return { code, ls, weight, freight: channel.base + Math.ceil((channel.perKg * weight) / 1000) };
-      });
-      const subtotal = lines.reduce((sum, l) => sum + products.get(l.sku)!.price_cents * l.quantity, 0);
-      const freight = splits.reduce((sum, s) => sum + s.freight, 0);
-      const { id: orderId } = insertOrder.get(setup.merchantId, hashOf(lines), ADDRESS_JSON, subtotal, freight, now, now, now) as { id: number };
-      for (const s of splits) {
-        const { id: splitId } = insertSplit.get(orderId, setup.merchantId, warehouseId.get(s.code), s.code, countryOf.get(s.code), channel.code, channel.type, s.freight, s.weight, now, now) as { id: number };
-        for (const { line, index } of s.ls) {
-          const p = products.get(line.sku)!;
-          insertItem.run(orderId, splitId, setup.merchantId, index, p.id, p.sku, p.name, p.image_url, p.price_cents, line.quantity, now, now);
-        }
-      }
-      for (const d of after) insertLedger.run(d.productId, d.warehouseId, -d.qty, d.qtyAfter, orderId, now);
-      insertKey.run(setup.merchantId, key, hashOf({ key, lines }), successBody(orderId), now, now + DAY_MS);
-      return orderId;
-    })
-    .immediate;
+    }
+    for (const d of after) insertLedger.run(d.productId, d.warehouseId, -d.qty, d.qtyAfter, orderId, now);
+    insertKey.run(setup.merchantId, key, hashOf({ key, lines }), successBody(orderId), now, now + DAY_MS);
+    return orderId;
+  }).immediate;
 
   const ordersByIds = db.prepare(`
     select * from orders where merchant_id = ? and id in (
@@ -242,7 +295,9 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
 
   const refundOrder = db.prepare('select id from orders where id = ? and merchant_id = ?');
   const lockSplits = db.prepare('update split_orders set updated_at = updated_at where order_id = ? returning id, status, country_code, freight_cents');
-  const refundableItems = db.prepare('select id, split_order_id, sku, unit_cents, quantity - refunded_quantity - pending_refund_quantity as q from order_items where order_id = ? order by id');
+  const refundableItems = db.prepare(
+    'select id, split_order_id, sku, unit_cents, quantity - refunded_quantity - pending_refund_quantity as q from order_items where order_id = ? order by id',
+  );
   const reserve = db.prepare(`
     update order_items set pending_refund_quantity = pending_refund_quantity + ?, updated_at = ?
     where id = ? and quantity - refunded_quantity - pending_refund_quantity >= ?`);
@@ -250,24 +305,24 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     insert into refunds (merchant_id, order_id, status, reason, remark, failure_reason, amount_cents, whole_order, decided_by, claimed_by,
       claimed_until, decided_at, created_at, updated_at)
     values (?, ?, 'pending_review', 'Other', null, null, ?, 1, null, null, null, null, ?, ?) returning id`);
-  const insertRefundItem = db.prepare('insert into refund_items (refund_id, order_item_id, split_order_id, sku, country_code, quantity) values (?, ?, ?, ?, ?, ?)');
+  const insertRefundItem = db.prepare(
+    'insert into refund_items (refund_id, order_item_id, split_order_id, sku, country_code, quantity) values (?, ?, ?, ?, ?, ?)',
+  );
   const markRefunding = db.prepare(`update orders set refund_status = 'refunding', updated_at = max(updated_at, ?) where id = ?`);
-  const requestRefund = db
-    .transaction((orderId: number, now: number) => {
-      if (!refundOrder.get(orderId, setup.merchantId)) throw new Error('no such order');
-      const splits = new Map((lockSplits.all(orderId) as { id: number; status: string; country_code: string; freight_cents: number }[]).map((s) => [s.id, s]));
-      if ([...splits.values()].some((s) => s.status === 'shipped' || s.status === 'completed')) throw new Error('shipped');
-      const items = (refundableItems.all(orderId) as { id: number; split_order_id: number; sku: string; unit_cents: number; q: number }[]).filter((i) => i.q > 0);
-      if (items.length === 0) throw new Error('nothing to refund');
-      for (const i of items) if (reserve.run(i.q, now, i.id, i.q).changes !== 1) throw new Error('refund quantity exceeds what is still refundable');
-      const freight = [...new Set(items.map((i) => i.split_order_id))].reduce((sum, id) => sum + splits.get(id)!.freight_cents, 0);
-      const amount = items.reduce((sum, i) => sum + i.unit_cents * i.q, 0) + freight;
-      const { id: refundId } = insertRefund.get(setup.merchantId, orderId, amount, now, now) as { id: number };
-      for (const i of items) insertRefundItem.run(refundId, i.id, i.split_order_id, i.sku, splits.get(i.split_order_id)!.country_code, i.q);
-      markRefunding.run(now, orderId);
-      return refundId;
-    })
-    .immediate;
+  const requestRefund = db.transaction((orderId: number, now: number) => {
+    if (!refundOrder.get(orderId, setup.merchantId)) throw new Error('no such order');
+    const splits = new Map((lockSplits.all(orderId) as { id: number; status: string; country_code: string; freight_cents: number }[]).map((s) => [s.id, s]));
+    if ([...splits.values()].some((s) => s.status === 'shipped' || s.status === 'completed')) throw new Error('shipped');
+    const items = (refundableItems.all(orderId) as { id: number; split_order_id: number; sku: string; unit_cents: number; q: number }[]).filter((i) => i.q > 0);
+    if (items.length === 0) throw new Error('nothing to refund');
+    for (const i of items) if (reserve.run(i.q, now, i.id, i.q).changes !== 1) throw new Error('refund quantity exceeds what is still refundable');
+    const freight = [...new Set(items.map((i) => i.split_order_id))].reduce((sum, id) => sum + splits.get(id)!.freight_cents, 0);
+    const amount = items.reduce((sum, i) => sum + i.unit_cents * i.q, 0) + freight;
+    const { id: refundId } = insertRefund.get(setup.merchantId, orderId, amount, now, now) as { id: number };
+    for (const i of items) insertRefundItem.run(refundId, i.id, i.split_order_id, i.sku, splits.get(i.split_order_id)!.country_code, i.q);
+    markRefunding.run(now, orderId);
+    return refundId;
+  }).immediate;
 
   return {
     stockBySkus: (skus) => stock30.all(...skus),
@@ -277,7 +332,10 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
       const json = JSON.stringify(ids);
       return withChildren(ordersByIds.all(setup.merchantId, json, json) as { id: number }[]);
     },
-    queryOrdersByWindow: (from, pageSize) => ({ total: orderCount.get(setup.merchantId, from, ORDER_TOTAL_CAP), ...withChildren(orderPage.all(setup.merchantId, from, pageSize + 1) as { id: number }[]) }),
+    queryOrdersByWindow: (from, pageSize) => ({
+      total: orderCount.get(setup.merchantId, from, ORDER_TOTAL_CAP),
+      ...withChildren(orderPage.all(setup.merchantId, from, pageSize + 1) as { id: number }[]),
+    }),
     requestRefund: (orderId, now) => requestRefund(orderId, now),
     close: async () => void db.close(),
   };
@@ -397,7 +455,9 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
   const pool = new pg.Pool({
     connectionString: url,
     max: setup.connections,
-    types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? int8 : pg.types.getTypeParser(oid, format)) } as pg.CustomTypesConfig,
+    types: {
+      getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? int8 : pg.types.getTypeParser(oid, format)),
+    } as pg.CustomTypesConfig,
   });
   pool.on('error', () => undefined);
   const one = async (sql: string) => (await pool.query(sql)).rows[0];
@@ -406,7 +466,19 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
   return {
     stockBySkus: (skus) => run('bench_stock30', PG_STOCK_30, [skus]),
     stockByWindow: (q) =>
-      pageOfWindow(q, (rows, countRows) => run('bench_window', PG_WINDOW, [q.start, q.end ?? Number.MAX_SAFE_INTEGER, rows, q.pageSize, (q.pageNumber - 1) * q.pageSize, q.pageNumber * q.pageSize - 1, countRows]) as Promise<WindowRow[]>),
+      pageOfWindow(
+        q,
+        (rows, countRows) =>
+          run('bench_window', PG_WINDOW, [
+            q.start,
+            q.end ?? Number.MAX_SAFE_INTEGER,
+            rows,
+            q.pageSize,
+            (q.pageNumber - 1) * q.pageSize,
+            q.pageNumber * q.pageSize - 1,
+            countRows,
+          ]) as Promise<WindowRow[]>,
+      ),
     createOrder: async (lines, key, now) => {
       const rows = await run('bench_order', PG_CREATE_ORDER, [
         lines.map((l) => l.sku),

@@ -20,12 +20,43 @@ export interface GenerateOptions {
 
 export const WAREHOUSES = ['G007', 'G006', 'US01'] as const;
 /** The tables `generate` writes (analysed at the end on PostgreSQL). */
-const FILLED = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'orders', 'split_orders', 'order_items'] as const;
+const FILLED = [
+  'warehouses',
+  'categories',
+  'products',
+  'stocks',
+  'stock_ledger',
+  'channels',
+  'channel_warehouses',
+  'merchants',
+  'api_tokens',
+  'orders',
+  'split_orders',
+  'order_items',
+] as const;
 /** Stored like the order service stores it: every address field present, null when not given. */
-const ADDRESS_JSON = JSON.stringify({ country: 'US', phone: '1', recipient: 'R', province: 'CA', street1: null, street2: null, city: null, zip: null, ioss: null, vat: null });
+const ADDRESS_JSON = JSON.stringify({
+  country: 'US',
+  phone: '1',
+  recipient: 'R',
+  province: 'CA',
+  street1: null,
+  street2: null,
+  city: null,
+  zip: null,
+  ioss: null,
+  vat: null,
+});
 export const benchSku = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
 
-async function inBatches<T>(db: Kysely<Database>, total: number, batch: number, make: (i: number) => T, write: (trx: Kysely<Database>, rows: T[]) => Promise<void>, progress?: (done: number) => void) {
+async function inBatches<T>(
+  db: Kysely<Database>,
+  total: number,
+  batch: number,
+  make: (i: number) => T,
+  write: (trx: Kysely<Database>, rows: T[]) => Promise<void>,
+  progress?: (done: number) => void,
+) {
   for (let start = 0; start < total; ) {
     await db.transaction().execute(async (trx) => {
       // Several statements per transaction: fewer commits, bounded memory.
@@ -46,13 +77,46 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   const dayMs = 86_400_000;
   const report = options.onProgress ?? (() => {});
   for (const [i, code] of WAREHOUSES.entries()) {
-    await db.insertInto('warehouses').values({ code, name: code, country_code: code === 'US01' ? 'US' : 'CN', country_name: code === 'US01' ? 'United States' : 'China', status: 1, created_at: now, updated_at: now + i }).execute();
+    await db
+      .insertInto('warehouses')
+      .values({
+        code,
+        name: code,
+        country_code: code === 'US01' ? 'US' : 'CN',
+        country_name: code === 'US01' ? 'United States' : 'China',
+        status: 1,
+        created_at: now,
+        updated_at: now + i,
+      })
+      .execute();
   }
   const warehouses = await db.selectFrom('warehouses').select(['id', 'code']).orderBy('id').execute();
   await db.insertInto('categories').values({ id: 1, name: 'Bench', parent_id: 0, img_url: null, created_at: now, updated_at: now }).execute();
 
   // SQLite allows 32766 bound parameters per statement; 10 columns × 1000 rows stays well below.
-  await inBatches(db, options.skus, 1000, (i) => ({ sku: benchSku(i + 1), name: `Bench product ${i + 1}`, category_id: 1, price_cents: 100 + ((i * 37) % 9900), weight_grams: 50 + ((i * 53) % 2000), image_url: null, options: null, created_at: now, updated_at: now }), (trx, rows) => trx.insertInto('products').values(rows).execute().then(() => undefined), (d) => report('products', d, options.skus));
+  await inBatches(
+    db,
+    options.skus,
+    1000,
+    (i) => ({
+      sku: benchSku(i + 1),
+      name: `Bench product ${i + 1}`,
+      category_id: 1,
+      price_cents: 100 + ((i * 37) % 9900),
+      weight_grams: 50 + ((i * 53) % 2000),
+      image_url: null,
+      options: null,
+      created_at: now,
+      updated_at: now,
+    }),
+    (trx, rows) =>
+      trx
+        .insertInto('products')
+        .values(rows)
+        .execute()
+        .then(() => undefined),
+    (d) => report('products', d, options.skus),
+  );
   const firstProduct = (await db.selectFrom('products').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow()).id;
 
   // Stock changes happen over the last 30 days, so that time windows select a realistic share:
@@ -83,7 +147,17 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
       const at = firstAt(k);
       qty[k] = 1_000_000;
       changedAt[k] = at;
-      return { ...keyOf(k++), delta: 1_000_000, qty_after: 1_000_000, kind: 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq(), time_mark: timeMark(at) };
+      return {
+        ...keyOf(k++),
+        delta: 1_000_000,
+        qty_after: 1_000_000,
+        kind: 'restock',
+        order_id: null,
+        refund_id: null,
+        created_at: at,
+        commit_seq: commitSeq(),
+        time_mark: timeMark(at),
+      };
     }
     const at = extraAt(j++);
     // A row whose restock is already written (there is at least one: restocks start first).
@@ -91,23 +165,68 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
     const delta = random() < 0.9 ? -1 - Math.floor(random() * 3) : 1 + Math.floor(random() * 20);
     qty[row] += delta;
     changedAt[row] = at;
-    return { ...keyOf(row), delta, qty_after: qty[row], kind: delta < 0 ? 'adjustment' : 'restock', order_id: null, refund_id: null, created_at: at, commit_seq: commitSeq(), time_mark: timeMark(at) };
+    return {
+      ...keyOf(row),
+      delta,
+      qty_after: qty[row],
+      kind: delta < 0 ? 'adjustment' : 'restock',
+      order_id: null,
+      refund_id: null,
+      created_at: at,
+      commit_seq: commitSeq(),
+      time_mark: timeMark(at),
+    };
   };
   const ledgerTotal = stockRows + extra;
-  await inBatches(db, ledgerTotal, 2000, nextChange, (trx, rows) => trx.insertInto('stock_ledger').values(rows).execute().then(() => undefined), (d) => report('ledger', d, ledgerTotal));
+  await inBatches(
+    db,
+    ledgerTotal,
+    2000,
+    nextChange,
+    (trx, rows) =>
+      trx
+        .insertInto('stock_ledger')
+        .values(rows)
+        .execute()
+        .then(() => undefined),
+    (d) => report('ledger', d, ledgerTotal),
+  );
   await db.updateTable('stock_feed_head').set({ seq, time_mark: mark, time_lag: 0 }).where('id', '=', 1).execute();
   await inBatches(
     db,
     stockRows,
     2000,
     (i) => ({ ...keyOf(i), qty: qty[i], updated_at: changedAt[i] }),
-    (trx, rows) => trx.insertInto('stocks').values(rows).execute().then(() => undefined),
+    (trx, rows) =>
+      trx
+        .insertInto('stocks')
+        .values(rows)
+        .execute()
+        .then(() => undefined),
     (d) => report('stocks', d, stockRows),
   );
 
   const channel = async (code: string, type: string, codes: string[], base: number, perKg: number, min: number, max: number) => {
-    const { id } = await db.insertInto('channels').values({ code, name: code, channel_type: type, countries: '["*"]', base_fee_cents: base, per_kg_fee_cents: perKg, delivery_days_min: min, delivery_days_max: max, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('channel_warehouses').values(warehouses.filter((w) => codes.includes(w.code)).map((w) => ({ channel_id: id, warehouse_id: w.id }))).execute();
+    const { id } = await db
+      .insertInto('channels')
+      .values({
+        code,
+        name: code,
+        channel_type: type,
+        countries: '["*"]',
+        base_fee_cents: base,
+        per_kg_fee_cents: perKg,
+        delivery_days_min: min,
+        delivery_days_max: max,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('channel_warehouses')
+      .values(warehouses.filter((w) => codes.includes(w.code)).map((w) => ({ channel_id: id, warehouse_id: w.id })))
+      .execute();
   };
   await channel('STD', 'Standard', [...WAREHOUSES], 250, 400, 8, 15);
   await channel('EXP', 'Express', ['G007', 'US01'], 800, 950, 3, 6);
@@ -125,22 +244,73 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
         for (let i = 0; i < n; i++) {
           const created = now - 30 * dayMs + Math.floor(((done + i) * 30 * dayMs) / Math.max(1, options.orders));
           orderRows.push({
-            merchant_id: merchant.merchantId, custom_order_id: null, request_hash: 'generated', sale_platform: 'Shopify', channel_type: 'Standard', channel_code: null, remark: null,
-            ship_to_country: 'US', address: ADDRESS_JSON, status: 'processing', financial_status: 'paid', fulfillment_status: 'waiting_to_ship',
-            refund_status: null, currency_code: 'USD', subtotal_cents: 3000, freight_cents: 900, coupon_cents: 0, promotion_cents: 0, refunded_cents: 0, pay_date: created,
-            completed_date: null, cancel_date: null, refund_date: null, created_at: created, updated_at: created,
+            merchant_id: merchant.merchantId,
+            custom_order_id: null,
+            request_hash: 'generated',
+            sale_platform: 'Shopify',
+            channel_type: 'Standard',
+            channel_code: null,
+            remark: null,
+            ship_to_country: 'US',
+            address: ADDRESS_JSON,
+            status: 'processing',
+            financial_status: 'paid',
+            fulfillment_status: 'waiting_to_ship',
+            refund_status: null,
+            currency_code: 'USD',
+            subtotal_cents: 3000,
+            freight_cents: 900,
+            coupon_cents: 0,
+            promotion_cents: 0,
+            refunded_cents: 0,
+            pay_date: created,
+            completed_date: null,
+            cancel_date: null,
+            refund_date: null,
+            created_at: created,
+            updated_at: created,
           });
         }
-        const orderIds = (await trx.insertInto('orders').values(orderRows).returning(['id', 'created_at']).execute());
-        const splitRows = orderIds.flatMap((o) => [0, 1].map((j) => ({
-          order_id: o.id, merchant_id: merchant.merchantId, warehouse_id: warehouses[j * 2].id, warehouse_code: warehouses[j * 2].code, country_code: j ? 'US' : 'CN', channel_code: 'STD', channel_type: 'Standard',
-          status: 'waiting_to_ship' as const, freight_cents: 450, weight_grams: 500, carrier: null, tracking_code: null, shipped_at: null, delivered_at: null, created_at: o.created_at, updated_at: o.created_at,
-        })));
+        const orderIds = await trx.insertInto('orders').values(orderRows).returning(['id', 'created_at']).execute();
+        const splitRows = orderIds.flatMap((o) =>
+          [0, 1].map((j) => ({
+            order_id: o.id,
+            merchant_id: merchant.merchantId,
+            warehouse_id: warehouses[j * 2].id,
+            warehouse_code: warehouses[j * 2].code,
+            country_code: j ? 'US' : 'CN',
+            channel_code: 'STD',
+            channel_type: 'Standard',
+            status: 'waiting_to_ship' as const,
+            freight_cents: 450,
+            weight_grams: 500,
+            carrier: null,
+            tracking_code: null,
+            shipped_at: null,
+            delivered_at: null,
+            created_at: o.created_at,
+            updated_at: o.created_at,
+          })),
+        );
         const splits = await trx.insertInto('split_orders').values(splitRows).returning(['id', 'order_id', 'created_at']).execute();
-        const items = splits.flatMap((s, j) => (j % 2 === 0 ? [0, 1] : [2]).map((line) => ({
-          order_id: s.order_id, split_order_id: s.id, merchant_id: merchant.merchantId, line_index: line, product_id: firstProduct + ((s.order_id + line) % options.skus), sku: benchSku(((s.order_id + line) % options.skus) + 1),
-          product_name: 'Bench product', image_url: null, unit_cents: 1000, quantity: 1, refunded_quantity: 0, pending_refund_quantity: 0, created_at: s.created_at, updated_at: s.created_at,
-        })));
+        const items = splits.flatMap((s, j) =>
+          (j % 2 === 0 ? [0, 1] : [2]).map((line) => ({
+            order_id: s.order_id,
+            split_order_id: s.id,
+            merchant_id: merchant.merchantId,
+            line_index: line,
+            product_id: firstProduct + ((s.order_id + line) % options.skus),
+            sku: benchSku(((s.order_id + line) % options.skus) + 1),
+            product_name: 'Bench product',
+            image_url: null,
+            unit_cents: 1000,
+            quantity: 1,
+            refunded_quantity: 0,
+            pending_refund_quantity: 0,
+            created_at: s.created_at,
+            updated_at: s.created_at,
+          })),
+        );
         await trx.insertInto('order_items').values(items).execute();
         done += n;
       }

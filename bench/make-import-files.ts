@@ -28,8 +28,18 @@ export async function makeImportFiles(dir: string, stockRows: number): Promise<s
     ],
   };
   fs.writeFileSync(path.join(dir, 'warehouses.json'), JSON.stringify(doc));
-  await writeLines(path.join(dir, 'products.csv'), 'sku,name,price,weightGrams', skus, (i) => `${benchSku(i)},Bench product ${i},${1 + Math.floor((i % 5000) / 100)}.${String(i % 100).padStart(2, "0")},${100 + (i % 900)}`);
-  await writeLines(path.join(dir, 'stocks.csv'), 'sku,warehouseCode,qty', stockRows, (i) => `${benchSku(Math.floor(i / 3))},${WAREHOUSES[i % 3]},${(i * 7919) % 500}`);
+  await writeLines(
+    path.join(dir, 'products.csv'),
+    'sku,name,price,weightGrams',
+    skus,
+    (i) => `${benchSku(i)},Bench product ${i},${1 + Math.floor((i % 5000) / 100)}.${String(i % 100).padStart(2, '0')},${100 + (i % 900)}`,
+  );
+  await writeLines(
+    path.join(dir, 'stocks.csv'),
+    'sku,warehouseCode,qty',
+    stockRows,
+    (i) => `${benchSku(Math.floor(i / 3))},${WAREHOUSES[i % 3]},${(i * 7919) % 500}`,
+  );
   return ['warehouses.json', 'products.csv', 'stocks.csv'].map((f) => path.join(dir, f));
 }
 

@@ -30,7 +30,10 @@ async function median(fn: () => Promise<unknown>, runs = 30): Promise<number> {
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
 }
 
-const rows: string[] = ['| orders in window | first page, newest first | first page, update window | cursor page after 90 % of the walk | unbounded count(*) of the window (what each page added before) |', '|---|---|---|---|---|'];
+const rows: string[] = [
+  '| orders in window | first page, newest first | first page, update window | cursor page after 90 % of the walk | unbounded count(*) of the window (what each page added before) |',
+  '|---|---|---|---|---|',
+];
 for (const n of sizes) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-window-'));
   const schema = `bench_window_${randomBytes(4).toString('hex')}`;
@@ -47,7 +50,12 @@ for (const n of sizes) {
     let cursor = (await queryOrders(scope, { pageSize: 10 })).nextCursor;
     for (let walked = 10; cursor && walked + 250 <= n * 0.9; walked += 250) cursor = (await queryOrders(scope, { cursor, pageSize: 250 })).nextCursor;
     const deep = cursor ? await median(() => queryOrders(scope, { cursor: cursor!, pageSize: 10 })) : NaN;
-    const count = await median(() => scope.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow());
+    const count = await median(() =>
+      scope
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+    );
     rows.push(`| ${n.toLocaleString('en-US')} | ${first.toFixed(2)} | ${byUpdate.toFixed(2)} | ${deep.toFixed(2)} | ${count.toFixed(2)} |`);
     console.error(rows.at(-1));
   } finally {

@@ -198,7 +198,10 @@ async function resetRefunds(url: string): Promise<void> {
       await trx.updateTable('order_items').set({ pending_refund_quantity: 0 }).where('pending_refund_quantity', '>', 0).execute();
       await trx.updateTable('orders').set({ refund_status: null }).where('refund_status', 'is not', null).execute();
     });
-    const last = await store.db.selectFrom('orders').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+    const last = await store.db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirstOrThrow();
     refunds.next = ORDER_ID_START + 1;
     refunds.last = Number(last.id ?? ORDER_ID_START);
   } finally {
@@ -250,9 +253,18 @@ async function prepare(): Promise<{ url: string; token: string; merchantId: numb
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
   }
   await migrateToLatest(store);
-  const { token, merchantId } = await generate(store, { skus: SKUS, orders: ORDERS, ledgerRows: LEDGER, onProgress: (what, done, total) => done === total && log(`  generated ${total} ${what}`) });
+  const { token, merchantId } = await generate(store, {
+    skus: SKUS,
+    orders: ORDERS,
+    ledgerRows: LEDGER,
+    onProgress: (what, done, total) => done === total && log(`  generated ${total} ${what}`),
+  });
   if (store.dialect === 'postgres') {
-    const stale = await sql<{ relname: string }>`select relname from pg_stat_user_tables where schemaname = current_schema() and n_live_tup > 1000 and last_analyze is null and last_autoanalyze is null`.execute(store.db);
+    const stale = await sql<{
+      relname: string;
+    }>`select relname from pg_stat_user_tables where schemaname = current_schema() and n_live_tup > 1000 and last_analyze is null and last_autoanalyze is null`.execute(
+      store.db,
+    );
     if (stale.rows.length) log(`  warning: tables without planner statistics: ${stale.rows.map((r) => r.relname).join(', ')}`);
   }
   await store.close();
@@ -380,7 +392,10 @@ interface StockWebhookResult {
 
 /** The server process's CPU time so far (user + system), from /proc (Linux). */
 function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -399,14 +414,27 @@ function cpuSeconds(pid: number): number {
 async function stockWebhookScenario(dataUrl: string, orderToken: string): Promise<StockWebhookResult> {
   const receiver = await startChild(['--import', 'tsx', 'bench/stock-receiver.ts'], {}, /receiver listening (\d+)/);
   const hookUrl = `http://127.0.0.1:${receiver.port}/stock`;
-  const received = async () => (await (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json()) as { deliveries: number; bytes: number; changes: number };
+  const received = async () =>
+    (await (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json()) as { deliveries: number; bytes: number; changes: number };
   const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
-  const server = await startChild([...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'all', '--port', '0'], {
-    DATABASE_URL: dataUrl, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', SEED: 'none', DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
-    ADMIN_API_KEY: 'bench-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', STOCK_WEBHOOK_INTERVAL_MS: '5000',
-    // Measure throughput, not the shedding of a machine that other work slows down.
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-  }, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const server = await startChild(
+    [...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'all', '--port', '0'],
+    {
+      DATABASE_URL: dataUrl,
+      TLS: 'off',
+      LOG_LEVEL: 'warn',
+      STOCKIST_ENV: 'sandbox',
+      SEED: 'none',
+      DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
+      ADMIN_API_KEY: 'bench-admin-key-0123456789',
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+      STOCK_WEBHOOK_INTERVAL_MS: '5000',
+      // Measure throughput, not the shedding of a machine that other work slows down.
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    },
+    /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
   const base = `http://127.0.0.1:${server.port}`;
   const call = async (method: string, url: string, token: string, body?: unknown) => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
@@ -449,14 +477,21 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string): Promis
       const n = withEndpoints ? STOCK_ENDPOINTS : 0;
       log(`  create-order for ${seconds} s, ${n} stock.changed endpoints…`);
       const cpu0 = cpuSeconds(server.child.pid!);
-      const r = await load(`create-order, ${n} endpoints`, server.port, { method: 'POST', request: () => ({ path: '/openapi/v1/order/orders', body: orderBody() }), token: orderToken }, seconds);
+      const r = await load(
+        `create-order, ${n} endpoints`,
+        server.port,
+        { method: 'POST', request: () => ({ path: '/openapi/v1/order/orders', body: orderBody() }), token: orderToken },
+        seconds,
+      );
       // Both kinds of leg wait the same way, so idle polling is counted alike.
       await quiet();
       const cpu = cpuSeconds(server.child.pid!) - cpu0;
       const cpuMsPerOrder = (1000 * cpu) / Math.max(1, r.ok ?? 0);
       legs.push({ ...r, endpoints: n, cpuSeconds: cpu, cpuMsPerOrder });
       const got = await received();
-      log(`    ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${r.errors} errors; server CPU ${cpu.toFixed(1)} s = ${cpuMsPerOrder.toFixed(2)} ms/order; ${got.deliveries} deliveries (${got.changes} changes, ${(got.bytes / 1e6).toFixed(0)} MB) received so far`);
+      log(
+        `    ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${r.errors} errors; server CPU ${cpu.toFixed(1)} s = ${cpuMsPerOrder.toFixed(2)} ms/order; ${got.deliveries} deliveries (${got.changes} changes, ${(got.bytes / 1e6).toFixed(0)} MB) received so far`,
+      );
       if (withEndpoints) await unregister();
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -521,10 +556,22 @@ async function main() {
     log('server…');
     // --profile: the server writes a V8 CPU profile (bench/results/*.cpuprofile) when it exits.
     const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
-    const server = await startChild([...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'api', '--port', '0'], {
-      DATABASE_URL: data.url, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', SEED: 'none', DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
-      ADMIN_API_KEY: 'bench-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', DEFAULT_WAREHOUSE,
-    }, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+    const server = await startChild(
+      [...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'api', '--port', '0'],
+      {
+        DATABASE_URL: data.url,
+        TLS: 'off',
+        LOG_LEVEL: 'warn',
+        STOCKIST_ENV: 'sandbox',
+        SEED: 'none',
+        DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
+        ADMIN_API_KEY: 'bench-admin-key-0123456789',
+        RATE_LIMIT_PER_SECOND: '1000000',
+        RATE_LIMIT_BURST: '1000000',
+        DEFAULT_WAREHOUSE,
+      },
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    );
     try {
       for (const s of scenarios) {
         await beforeLeg(s);
@@ -610,7 +657,10 @@ function report(r: Run) {
       '',
       '| leg | endpoints | req/s | p50 ms | p99 ms | errors | orders | server CPU s | CPU ms/order |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...w.legs.map((l, i) => `| ${i + 1} | ${l.endpoints} | ${Math.round(l.rps)} | ${l.p50} | ${l.p99} | ${l.errors} | ${l.ok} | ${l.cpuSeconds.toFixed(1)} | ${l.cpuMsPerOrder.toFixed(2)} |`),
+      ...w.legs.map(
+        (l, i) =>
+          `| ${i + 1} | ${l.endpoints} | ${Math.round(l.rps)} | ${l.p50} | ${l.p99} | ${l.errors} | ${l.ok} | ${l.cpuSeconds.toFixed(1)} | ${l.cpuMsPerOrder.toFixed(2)} |`,
+      ),
       '',
       `Throughput drop with the endpoints: ${(w.drop * 100).toFixed(1)} % (mean of the legs with them against the mean of those without). ` +
         `Server CPU per order: +${((1 / (1 - w.cpuDrop) - 1) * 100).toFixed(1)} %, i.e. a ${(w.cpuDrop * 100).toFixed(1)} % drop where the server is CPU-bound on its own cores. ` +
@@ -621,7 +671,21 @@ function report(r: Run) {
   process.stdout.write(`${md}\n`);
   const dir = path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
-  const run = { at: new Date().toISOString(), db: args.db, quick, only: args.only ?? null, skus: SKUS, ledgerRows: LEDGER, orders: ORDERS, connections: CONNECTIONS, durationSeconds: DURATION, scenarios: rows, bare: r.bare, peakRssMb: r.peakRssMb, stockWebhooks: r.stockWebhooks };
+  const run = {
+    at: new Date().toISOString(),
+    db: args.db,
+    quick,
+    only: args.only ?? null,
+    skus: SKUS,
+    ledgerRows: LEDGER,
+    orders: ORDERS,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    scenarios: rows,
+    bare: r.bare,
+    peakRssMb: r.peakRssMb,
+    stockWebhooks: r.stockWebhooks,
+  };
   // The last run of each database, side by side.
   const file = path.join(dir, 'latest.json');
   let latest: Record<string, unknown> = {};

@@ -17,7 +17,9 @@ import { ledgerMismatches } from '../src/store/stocks.repository.ts';
 import { benchSku, generate } from './generate.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '8' }, skus: { type: 'string', default: '5000' }, connections: { type: 'string', default: '16' } } });
+const { values: args } = parseArgs({
+  options: { duration: { type: 'string', default: '8' }, skus: { type: 'string', default: '5000' }, connections: { type: 'string', default: '16' } },
+});
 const DURATION = Number(args.duration);
 const SKUS = Number(args.skus);
 const PG = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -25,7 +27,11 @@ const REDIS = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 function start(role: 'api' | 'worker', env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['bin/stockist.js', 'serve', '--role', role, '--port', '0'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/stockist.js', 'serve', '--role', role, '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const on = (d: Buffer) => {
@@ -56,7 +62,10 @@ async function orderLoad(ports: number[], token: string, skus: number) {
             body: JSON.stringify({
               orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'BE' },
               // A small hot set of SKUs, so processes contend for the same stock rows.
-              orderItemsList: [{ sku: benchSku(1 + rand(50)), quantity: 1 }, { sku: benchSku(1 + rand(skus)), quantity: 1, warehouseCode: 'US01' }],
+              orderItemsList: [
+                { sku: benchSku(1 + rand(50)), quantity: 1 },
+                { sku: benchSku(1 + rand(skus)), quantity: 1, warehouseCode: 'US01' },
+              ],
             }),
           }),
         },
@@ -64,7 +73,11 @@ async function orderLoad(ports: number[], token: string, skus: number) {
     }),
   );
   const results = await Promise.all(runs);
-  return { rps: results.reduce((s, r) => s + r.requests.average, 0), p99: Math.max(...results.map((r) => r.latency.p99)), errors: results.reduce((s, r) => s + r.errors + r.non2xx, 0) };
+  return {
+    rps: results.reduce((s, r) => s + r.requests.average, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((s, r) => s + r.errors + r.non2xx, 0),
+  };
 }
 
 const schema = `scale_${Date.now().toString(36)}`;
@@ -73,9 +86,22 @@ await migrateToLatest(store);
 const { token } = await generate(store, { skus: SKUS, orders: 0 });
 // Scarce stock on the hot SKUs: oversell would show as a negative row or a ledger mismatch.
 await sql`update stocks set qty = 200 where product_id in (select id from products where sku <= ${benchSku(50)})`.execute(store.db);
-await sql`insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at) select product_id, warehouse_id, qty - 1000000, qty, 'adjustment', null, null, ${Date.now()} from stocks where product_id in (select id from products where sku <= ${benchSku(50)})`.execute(store.db);
+await sql`insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at) select product_id, warehouse_id, qty - 1000000, qty, 'adjustment', null, null, ${Date.now()} from stocks where product_id in (select id from products where sku <= ${benchSku(50)})`.execute(
+  store.db,
+);
 const url = `${PG}${PG.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-const env = { DATABASE_URL: url, REDIS_URL: REDIS, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', DATA_DIR: path.join(os.tmpdir(), 'stockist-scale'), ADMIN_API_KEY: 'scale-admin-key-0123456789', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', REFUND_AUTO_DELAY_MS: '0' };
+const env = {
+  DATABASE_URL: url,
+  REDIS_URL: REDIS,
+  TLS: 'off',
+  LOG_LEVEL: 'warn',
+  STOCKIST_ENV: 'sandbox',
+  DATA_DIR: path.join(os.tmpdir(), 'stockist-scale'),
+  ADMIN_API_KEY: 'scale-admin-key-0123456789',
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+  REFUND_AUTO_DELAY_MS: '0',
+};
 const children: ChildProcess[] = [];
 try {
   const a1 = await start('api', env);
@@ -94,16 +120,32 @@ try {
   const orders = await store.db.selectFrom('orders').select('id').orderBy('id').limit(300).execute();
   await Promise.all(
     orders.map((o, i) =>
-      fetch(`http://127.0.0.1:${[a1.port, a2.port][i % 2]}/openapi/v2/order/orders/${o.id}/refund`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }),
+      fetch(`http://127.0.0.1:${[a1.port, a2.port][i % 2]}/openapi/v2/order/orders/${o.id}/refund`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      }),
     ),
   );
   for (let i = 0; i < 120; i++) {
-    const pending = await store.db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').executeTakeFirstOrThrow();
+    const pending = await store.db
+      .selectFrom('refunds')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'pending_review')
+      .executeTakeFirstOrThrow();
     if (Number(pending.n) === 0) break;
     await new Promise((r) => setTimeout(r, 250));
   }
-  const refunds = await store.db.selectFrom('refunds').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
-  const returnsPerRefund = await sql<{ n: number }>`select count(*) as n from (select refund_id from stock_ledger where refund_id is not null group by refund_id, product_id, warehouse_id having count(*) > 1) d`.execute(store.db);
+  const refunds = await store.db
+    .selectFrom('refunds')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const returnsPerRefund = await sql<{
+    n: number;
+  }>`select count(*) as n from (select refund_id from stock_ledger where refund_id is not null group by refund_id, product_id, warehouse_id having count(*) > 1) d`.execute(
+    store.db,
+  );
   const negative = await store.db.selectFrom('stocks').select('qty').where('qty', '<', 0).execute();
   const mismatches = await ledgerMismatches(store.db);
   const summary = {
@@ -117,6 +159,10 @@ try {
   if (summary.negativeStockRows || summary.ledgerMismatches || summary.doubleDecidedReturns) process.exitCode = 1;
 } finally {
   for (const c of children) c.kill('SIGTERM');
-  await store.db.schema.dropSchema(schema).cascade().execute().catch(() => undefined);
+  await store.db.schema
+    .dropSchema(schema)
+    .cascade()
+    .execute()
+    .catch(() => undefined);
   await store.close();
 }

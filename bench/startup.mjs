@@ -14,10 +14,21 @@ const { values: args } = parseArgs({ options: { runs: { type: 'string', default:
 const runs = Number(args.runs);
 const bin = path.resolve(args.bin ?? path.join(import.meta.dirname, '../bin/stockist.js'));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-startup-'));
-const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'stockist.db')}`, LOG_LEVEL: 'warn', ADMIN_API_KEY: '', TLS: '', STOCKIST_SOURCES: '' };
+const env = {
+  ...process.env,
+  DATA_DIR: dir,
+  DATABASE_URL: `sqlite:${path.join(dir, 'stockist.db')}`,
+  LOG_LEVEL: 'warn',
+  ADMIN_API_KEY: '',
+  TLS: '',
+  STOCKIST_SOURCES: '',
+};
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const report = (label, xs) => console.log(`${label.padEnd(44)} median ${median(xs).toFixed(0).padStart(5)} ms   (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms, ${xs.length} runs)`);
+const report = (label, xs) =>
+  console.log(
+    `${label.padEnd(44)} median ${median(xs).toFixed(0).padStart(5)} ms   (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms, ${xs.length} runs)`,
+  );
 
 function timed(argv) {
   const started = performance.now();
@@ -47,9 +58,16 @@ function serverReady() {
   });
 }
 
-console.log(`bin ${bin}; node ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `bin ${bin}; node ${process.version}; ${os.cpus().length} cores; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 await serverReady(); // creates the database, the key, the certificate and the demo data
-const floor = [], help = [], ready = [];
+const floor = [],
+  help = [],
+  ready = [];
 for (let i = 0; i < runs; i++) {
   floor.push(timed([process.execPath, '-e', '0']));
   help.push(timed([process.execPath, bin, '--help']));
@@ -58,5 +76,10 @@ for (let i = 0; i < runs; i++) {
 report('node -e 0 (the floor)', floor);
 report('stockist --help', help);
 report('server ready on an existing database', ready);
-console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `load average after: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 fs.rmSync(dir, { recursive: true, force: true });

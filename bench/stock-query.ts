@@ -28,7 +28,10 @@ const connections = Number(arg('connections', '10'));
 
 const store = await openStore(url);
 await migrateToLatest(store);
-const count = await store.db.selectFrom('products').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+const count = await store.db
+  .selectFrom('products')
+  .select((eb) => eb.fn.countAll<number>().as('n'))
+  .executeTakeFirstOrThrow();
 if (Number(count.n) < SKUS) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-bench-'));
   const started = performance.now();
@@ -39,9 +42,20 @@ if (Number(count.n) < SKUS) {
 const windowStart = new Date().toISOString();
 await new Promise((r) => setTimeout(r, 5));
 const wh = await store.db.selectFrom('warehouses').select('id').where('code', '=', 'G007').executeTakeFirstOrThrow();
-const recent = await store.db.selectFrom('products').select('id').orderBy('id').limit(1000).offset(5000 + Math.floor(Math.random() * 50_000)).execute();
+const recent = await store.db
+  .selectFrom('products')
+  .select('id')
+  .orderBy('id')
+  .limit(1000)
+  .offset(5000 + Math.floor(Math.random() * 50_000))
+  .execute();
 await store.db.transaction().execute(async (trx) => {
-  await bulkSetQty(trx, store.dialect, recent.map((p) => ({ productId: p.id, warehouseId: wh.id, qty: 1 + Math.floor(Math.random() * 1000) })), Date.now());
+  await bulkSetQty(
+    trx,
+    store.dialect,
+    recent.map((p) => ({ productId: p.id, warehouseId: wh.id, qty: 1 + Math.floor(Math.random() * 1000) })),
+    Date.now(),
+  );
   await stampBulkLedger(trx, store.dialect);
 });
 
@@ -67,7 +81,9 @@ for (const [name, path] of scenarios) {
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }],
   });
   const errors = result.non2xx + result.errors;
-  console.log(`${name.padEnd(26)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  errors ${errors}`);
+  console.log(
+    `${name.padEnd(26)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  errors ${errors}`,
+  );
 }
 await app.close();
 await store.close();

@@ -43,5 +43,6 @@ function warnIfStale() {
       const p = path.join(dir, e.name);
       return Math.max(max, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? fs.statSync(p).mtimeMs : 0);
     }, 0);
-  if (newest(src) > built) process.stderr.write('stockist: warning: src/ has changed since dist/ was built; run `npm run build` (this run uses the old build)\n');
+  if (newest(src) > built)
+    process.stderr.write('stockist: warning: src/ has changed since dist/ was built; run `npm run build` (this run uses the old build)\n');
 }

@@ -70,9 +70,7 @@ const show = (label: string, value: unknown) => console.log(`   ${label}: ${type
 const QUICKSTART_MERCHANT = 'Quickstart';
 const savedFile = path.join(dataDir, 'quickstart-client.json');
 
-type DemoCredentials =
-  | { merchantId: string; clientId: string; clientSecret: string; note: string }
-  | { merchantId: string; accessToken: string; note: string };
+type DemoCredentials = { merchantId: string; clientId: string; clientSecret: string; note: string } | { merchantId: string; accessToken: string; note: string };
 
 /**
  * Local demo only: with the operator key, use the "Quickstart" merchant — created on the first run
@@ -94,22 +92,35 @@ async function demoCredentials(): Promise<DemoCredentials | null> {
   };
   const { list } = await admin<{ list: { merchantId: string; name: string; status: string; clientId: string }[] }>('GET', '/merchants');
   const existing = list.find((m) => m.name === QUICKSTART_MERCHANT && m.status === 'active');
-  const saved = fs.existsSync(savedFile) ? (JSON.parse(fs.readFileSync(savedFile, 'utf8')) as { url: string; merchantId: string; clientId: string; clientSecret: string }) : null;
+  const saved = fs.existsSync(savedFile)
+    ? (JSON.parse(fs.readFileSync(savedFile, 'utf8')) as { url: string; merchantId: string; clientId: string; clientSecret: string })
+    : null;
   if (existing && saved && saved.url === baseUrl && saved.clientId === existing.clientId) {
     return { ...saved, note: `reusing merchant "${QUICKSTART_MERCHANT}" ${existing.merchantId} (client_id ${saved.clientId}, from ${savedFile})` };
   }
   if (existing) {
     // Its secret was shown only when it was made, elsewhere: an operator-issued token for it instead.
     const token = await admin<{ accessToken: string }>('POST', `/merchants/${existing.merchantId}/tokens`, { expiresInSeconds: 3600 });
-    return { merchantId: existing.merchantId, accessToken: token.accessToken, note: `reusing merchant "${QUICKSTART_MERCHANT}" ${existing.merchantId} with a 1-hour token from the operator API (its OAuth secret is not in ${savedFile})` };
+    return {
+      merchantId: existing.merchantId,
+      accessToken: token.accessToken,
+      note: `reusing merchant "${QUICKSTART_MERCHANT}" ${existing.merchantId} with a 1-hour token from the operator API (its OAuth secret is not in ${savedFile})`,
+    };
   }
   const created = await admin<{ merchantId: string; clientId: string; clientSecret: string }>('POST', '/merchants', { name: QUICKSTART_MERCHANT });
   let kept = '';
   if (fs.existsSync(dataDir)) {
-    fs.writeFileSync(savedFile, `${JSON.stringify({ url: baseUrl, merchantId: created.merchantId, clientId: created.clientId, clientSecret: created.clientSecret }, null, 2)}\n`, { mode: 0o600 });
+    fs.writeFileSync(
+      savedFile,
+      `${JSON.stringify({ url: baseUrl, merchantId: created.merchantId, clientId: created.clientId, clientSecret: created.clientSecret }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
     kept = `; kept in ${savedFile} for the next run`;
   }
-  return { ...created, note: `created merchant "${QUICKSTART_MERCHANT}" ${created.merchantId} through the operator API (client_id ${created.clientId}${kept})` };
+  return {
+    ...created,
+    note: `created merchant "${QUICKSTART_MERCHANT}" ${created.merchantId} through the operator API (client_id ${created.clientId}${kept})`,
+  };
 }
 
 async function main() {
@@ -128,7 +139,10 @@ async function main() {
     show('using STOCKIST_TOKEN', `${token.slice(0, 12)}… (no OAuth exchange)`);
   } else {
     const demo = await demoCredentials();
-    if (!demo) throw new Error('no credentials: set STOCKIST_CLIENT_ID and STOCKIST_CLIENT_SECRET (or STOCKIST_TOKEN), or run beside `npm start` so data/admin-key exists');
+    if (!demo)
+      throw new Error(
+        'no credentials: set STOCKIST_CLIENT_ID and STOCKIST_CLIENT_SECRET (or STOCKIST_TOKEN), or run beside `npm start` so data/admin-key exists',
+      );
     show('local demo', demo.note);
     if ('accessToken' in demo) {
       client = new StockistClient({ baseUrl, accessToken: demo.accessToken });
@@ -178,7 +192,8 @@ async function main() {
   show('picked', `${pick.sku}: ${pick.qty} available in ${pick.warehouseCode}; the order will name ${pick.warehouseCode}, so it ships from there`);
 
   step('Channel quote');
-  for (const q of quotes.slice(0, 5)) show(q.channelCode, `${q.channelNameEn} from ${q.warehouseCode}: ${q.estimatedFreight} ${q.estimatedFreightCurrency}, ${q.deliveryTime}`);
+  for (const q of quotes.slice(0, 5))
+    show(q.channelCode, `${q.channelNameEn} from ${q.warehouseCode}: ${q.estimatedFreight} ${q.estimatedFreightCurrency}, ${q.deliveryTime}`);
   const channel = quotes[0];
 
   step('Order');
@@ -186,19 +201,34 @@ async function main() {
     customOrderId: `quickstart-${Date.now()}`,
     salePlatform: 'Shopify',
     channelCode: channel.channelCode,
-    orderAddress: { country: shipToCountry, recipient: 'Ann Lee', phone: '+1 555 0100', province: 'CA', city: 'Los Angeles', street1: '1 Main St', zip: '90001' },
+    orderAddress: {
+      country: shipToCountry,
+      recipient: 'Ann Lee',
+      phone: '+1 555 0100',
+      province: 'CA',
+      city: 'Los Angeles',
+      street1: '1 Main St',
+      zip: '90001',
+    },
     orderItemsList: [{ sku: pick.sku, quantity: 2, warehouseCode: pick.warehouseCode }],
   });
   show('kkOrderId', orderId);
 
   step('Query the order');
   const order = await client.getOrder(orderId);
-  show('status', `${order.status} / ${order.fulfillmentStatus}; final ${order.finalAmount} ${order.currencyCode} (items ${order.subTotalAmount} + freight ${order.freightAmount})`);
+  show(
+    'status',
+    `${order.status} / ${order.fulfillmentStatus}; final ${order.finalAmount} ${order.currencyCode} (items ${order.subTotalAmount} + freight ${order.freightAmount})`,
+  );
   for (const split of order.splitOrders) show(`split ${split.id}`, `${split.warehouseCode} via ${split.channelCode}, ${split.status}`);
 
   step('Partial refund');
   const line = order.orderItems[0];
-  const refundNo = await client.requestRefund(orderId, { orderItems: [{ itemId: line.itemId, quantity: 1 }], refundReason: "Don't Want Anymore", remark: 'quickstart' });
+  const refundNo = await client.requestRefund(orderId, {
+    orderItems: [{ itemId: line.itemId, quantity: 1 }],
+    refundReason: "Don't Want Anymore",
+    remark: 'quickstart',
+  });
   show('refundNo', `${refundNo} (1 × ${line.skuCode}), pending review`);
 
   step('Wait for the decision');
@@ -209,7 +239,10 @@ async function main() {
       show('refund', `${refund.refundStatus}${refund.failureReason ? ` (${refund.failureReason})` : ''}, amount ${refund.amount}`);
       break;
     }
-    if (Date.now() > deadline) throw new Error(`refund ${refundNo} still pending after ${args.timeout} s (REFUND_REVIEW=manual? approve it with \`npx stockist refunds approve ${refundNo}\`)`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `refund ${refundNo} still pending after ${args.timeout} s (REFUND_REVIEW=manual? approve it with \`npx stockist refunds approve ${refundNo}\`)`,
+      );
     process.stdout.write('   … pending\n');
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }

@@ -52,7 +52,10 @@ async function connect(): Promise<StockistClient> {
   // Local demo only: the operator key makes a merchant with OAuth credentials for this run.
   const keyFile = path.join(dataDir, 'admin-key');
   const adminKey = process.env.ADMIN_API_KEY || (fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : null);
-  if (!adminKey) throw new Error('no credentials: set STOCKIST_CLIENT_ID and STOCKIST_CLIENT_SECRET (or STOCKIST_TOKEN), or run beside `npm start` so data/admin-key exists');
+  if (!adminKey)
+    throw new Error(
+      'no credentials: set STOCKIST_CLIENT_ID and STOCKIST_CLIENT_SECRET (or STOCKIST_TOKEN), or run beside `npm start` so data/admin-key exists',
+    );
   const response = await fetch(`${baseUrl}/admin/v1/merchants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
@@ -102,8 +105,13 @@ function receiver(secret: () => string | null) {
         applied.add(id);
         for (const c of event.data.changes) stock.set(keyOf(c.sku, c.warehouseCode), c.qty);
         deliveries++;
-        const sample = event.data.changes.slice(0, 3).map((c) => `${c.sku}@${c.warehouseCode}=${c.qty}`).join(', ');
-        console.log(`delivery ${id}: ${event.data.changes.length} changes (${sample}${event.data.changes.length > 3 ? ', …' : ''}) → cursor ${event.data.cursor}`);
+        const sample = event.data.changes
+          .slice(0, 3)
+          .map((c) => `${c.sku}@${c.warehouseCode}=${c.qty}`)
+          .join(', ');
+        console.log(
+          `delivery ${id}: ${event.data.changes.length} changes (${sample}${event.data.changes.length > 3 ? ', …' : ''}) → cursor ${event.data.cursor}`,
+        );
       }
       res.writeHead(200).end();
     });
@@ -148,7 +156,9 @@ async function main() {
     stopping = true;
     server.close();
     const differ = await verify(client);
-    console.log(differ === 0 ? `verified ${stock.size} stock rows against /v1/product/stocks: all equal` : `${differ} stock rows differ from /v1/product/stocks`);
+    console.log(
+      differ === 0 ? `verified ${stock.size} stock rows against /v1/product/stocks: all equal` : `${differ} stock rows differ from /v1/product/stocks`,
+    );
     if (!args.keep) await client.deleteWebhook(endpoint.id);
     if (args.out) fs.writeFileSync(args.out, `${JSON.stringify(Object.fromEntries(stock), null, 1)}\n`);
     console.log(`${count()} deliveries applied; ${stock.size} stock rows${args.out ? ` written to ${args.out}` : ''}.`);

@@ -12,22 +12,41 @@ import { freshStore } from '../test/helpers.ts';
 const dialect = (process.argv[2] ?? 'sqlite') as Dialect;
 const total = Number(process.argv[3] ?? 5000);
 let received = 0;
-const server = http.createServer((req, res) => req.resume().on('end', () => {
+const server = http.createServer((req, res) =>
+  req.resume().on('end', () => {
     received++;
     res.end('ok');
-  }));
+  }),
+);
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
 
 const db = await freshStore(dialect);
 const now = Date.now();
-const { id: merchantId } = await db.store.db.insertInto('merchants').values({ name: 'Bench', status: 'active', client_id: 'bench', client_secret_hash: 'x', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+const { id: merchantId } = await db.store.db
+  .insertInto('merchants')
+  .values({ name: 'Bench', status: 'active', client_id: 'bench', client_secret_hash: 'x', created_at: now, updated_at: now })
+  .returning('id')
+  .executeTakeFirstOrThrow();
 const scope = forMerchant(db.store.db, merchantId);
-const endpointId = await insertEndpoint(scope, { url, events: '["split_order.shipped"]', secret: newWebhookSecret(), previous_secret: null, previous_secret_until: null, status: 'active', disabled_reason: null, disabled_at: null, failing_since: null, created_at: now, updated_at: now });
+const endpointId = await insertEndpoint(scope, {
+  url,
+  events: '["split_order.shipped"]',
+  secret: newWebhookSecret(),
+  previous_secret: null,
+  previous_secret_until: null,
+  status: 'active',
+  disabled_reason: null,
+  disabled_at: null,
+  failing_since: null,
+  created_at: now,
+  updated_at: now,
+});
 // One event per order, so per-order ordering does not serialise them (the usual case).
 const payload = JSON.stringify({ type: 'split_order.shipped', timestamp: new Date(now).toISOString(), data: { orderId: '1', pad: 'x'.repeat(1500) } });
 await db.store.db.transaction().execute(async (trx) => {
-  for (let i = 0; i < total; i++) await insertEvent(forMerchant(trx, merchantId), { type: 'split_order.shipped', orderId: 1_000_000 + i, payload }, [endpointId], now, now + 86_400_000);
+  for (let i = 0; i < total; i++)
+    await insertEvent(forMerchant(trx, merchantId), { type: 'split_order.shipped', orderId: 1_000_000 + i, payload }, [endpointId], now, now + 86_400_000);
 });
 
 const worker = new WebhookWorker({ store: db.store, config: { env: 'sandbox' }, batchSize: 200, concurrency: 32 });
@@ -39,7 +58,9 @@ while (done < total) {
   done += r.succeeded;
 }
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-console.log(`${dialect}: ${done} deliveries in ${seconds.toFixed(2)} s = ${(done / seconds).toFixed(0)} deliveries/s (receiver saw ${received}; 1.5 KB bodies, batch 200, 32 in flight)`);
+console.log(
+  `${dialect}: ${done} deliveries in ${seconds.toFixed(2)} s = ${(done / seconds).toFixed(0)} deliveries/s (receiver saw ${received}; 1.5 KB bodies, batch 200, 32 in flight)`,
+);
 await worker.stop();
 server.close();
 await db.drop();

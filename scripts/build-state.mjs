@@ -15,5 +15,11 @@ export function buildIsStale(root) {
       const p = path.join(dir, e.name);
       return Math.max(max, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
     }, 0);
-  return Math.max(newest(path.join(root, 'src')), fs.statSync(path.join(root, 'scripts/build.mjs')).mtimeMs, fs.statSync(path.join(root, 'package-lock.json')).mtimeMs) > built;
+  return (
+    Math.max(
+      newest(path.join(root, 'src')),
+      fs.statSync(path.join(root, 'scripts/build.mjs')).mtimeMs,
+      fs.statSync(path.join(root, 'package-lock.json')).mtimeMs,
+    ) > built
+  );
 }

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { CLIENT_SCHEMA_FILE, DOCUMENT_FILE, ROOT, generateArtifacts } from './openapi-artifacts.ts';
 
 const { documentText, schemaText } = await generateArtifacts();
-for (const [file, text] of [[DOCUMENT_FILE, documentText], [CLIENT_SCHEMA_FILE, schemaText]] as const) {
+for (const [file, text] of [
+  [DOCUMENT_FILE, documentText],
+  [CLIENT_SCHEMA_FILE, schemaText],
+] as const) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
   fs.writeFileSync(file, text);

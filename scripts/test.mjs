@@ -20,7 +20,15 @@ import { buildIsStale } from './build-state.mjs';
 const root = path.resolve(import.meta.dirname, '..');
 const fast = process.argv.includes('--fast');
 // A representative slice: every pure rule, and the HTTP suites of the main flows, on SQLite.
-const FAST = ['test/unit/', 'test/docs/error-catalogue', 'test/http/envelope', 'test/http/orders.test', 'test/http/refunds.test', 'test/http/merchant-stock', 'test/http/admin-catalog'];
+const FAST = [
+  'test/unit/',
+  'test/docs/error-catalogue',
+  'test/http/envelope',
+  'test/http/orders.test',
+  'test/http/refunds.test',
+  'test/http/merchant-stock',
+  'test/http/admin-catalog',
+];
 const filter = fast ? FAST : process.argv.slice(2);
 if (fast) delete process.env.TEST_DATABASE_URL;
 function find(dir) {
@@ -57,20 +65,30 @@ const result = spawnSync(
     '--expose-internals',
     // Test locations (file:line in the report) in the TypeScript sources, not tsx's output.
     '--enable-source-maps',
-    '--import', 'tsx',
-    '--import', pathToFileURL(path.join(root, 'scripts/test-timeouts.mjs')).href,
+    '--import',
+    'tsx',
+    '--import',
+    pathToFileURL(path.join(root, 'scripts/test-timeouts.mjs')).href,
     '--test',
     '--test-concurrency=2',
     `--test-timeout=${perFileSeconds * 1000}`,
     ...forceExit,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-summary-reporter.mjs')).href}`, `--test-reporter-destination=${summaryFile}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-summary-reporter.mjs')).href}`,
+    `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1', TEST_TIMEOUT_SECONDS: String(perTestSeconds) } },
 );
 
-const entries = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+const entries = fs.existsSync(summaryFile)
+  ? fs
+      .readFileSync(summaryFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+  : [];
 fs.rmSync(path.dirname(summaryFile), { recursive: true, force: true });
 const where = (e) => (e.file ? `${path.relative(root, e.file)}${e.line ? `:${e.line}` : ''}` : '?');
 const list = (kind, title) => {

@@ -73,7 +73,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     ...(options.https ? { https: { ...options.https, ...serverLimits(config) } } : { http: serverLimits(config) }),
     clientErrorHandler,
     // Under /console a malformed URL is answered with a page; everywhere else with the envelope.
-    frameworkErrors: (error, request, reply) => (request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply)),
+    frameworkErrors: (error, request, reply) =>
+      request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply),
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },

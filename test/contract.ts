@@ -51,7 +51,10 @@ function validatorFor(routeUrl: string, method: string, status: number) {
   let base = pointer('paths', p, method.toLowerCase(), 'responses', String(status));
   if (response?.$ref) {
     base = (response.$ref as string).slice(1);
-    response = base.split('/').slice(1).reduce((o: Json, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], c.doc);
+    response = base
+      .split('/')
+      .slice(1)
+      .reduce((o: Json, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], c.doc);
   }
   if (!response) v = 'undocumented';
   else if (!response.content?.['application/json']) v = 'no-content';
@@ -123,7 +126,8 @@ export function contractHook(violations: ContractViolation[]) {
       return payload;
     }) as never;
     route.onSend = append(route.onSend as never, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const text = payload === undefined || payload === null ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : null;
+      const text =
+        payload === undefined || payload === null ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : null;
       if (text === null) return payload; // a stream: nothing of the API sends one
       const problem = checkResponse(url, request.method, reply.statusCode, text, (request as unknown as Record<symbol, unknown>)[PRODUCED]);
       if (problem) {

@@ -20,16 +20,45 @@ export const ORDER_CATALOGUE = {
     { sku: 'C', warehouseCode: 'G007', qty: 1000 },
   ],
   channels: [
-    { channelCode: 'STD', name: 'Standard Shipping', channelType: 'Standard', warehouseCodes: ['G007', 'G006', 'US01'], countries: ['*'], baseFee: 2, perKgFee: '1.50', deliveryDaysMin: 6, deliveryDaysMax: 10 },
-    { channelCode: 'EXP', name: 'Express', channelType: 'Express', warehouseCodes: ['G007'], countries: ['*'], baseFee: 8, perKgFee: 9.5, deliveryDaysMin: 3, deliveryDaysMax: 5 },
-    { channelCode: 'US-STD', name: 'USPS Ground', channelType: 'Standard', warehouseCodes: ['US01'], countries: ['US'], baseFee: 1, perKgFee: 1, deliveryDaysMin: 3, deliveryDaysMax: 6 },
+    {
+      channelCode: 'STD',
+      name: 'Standard Shipping',
+      channelType: 'Standard',
+      warehouseCodes: ['G007', 'G006', 'US01'],
+      countries: ['*'],
+      baseFee: 2,
+      perKgFee: '1.50',
+      deliveryDaysMin: 6,
+      deliveryDaysMax: 10,
+    },
+    {
+      channelCode: 'EXP',
+      name: 'Express',
+      channelType: 'Express',
+      warehouseCodes: ['G007'],
+      countries: ['*'],
+      baseFee: 8,
+      perKgFee: 9.5,
+      deliveryDaysMin: 3,
+      deliveryDaysMax: 5,
+    },
+    {
+      channelCode: 'US-STD',
+      name: 'USPS Ground',
+      channelType: 'Standard',
+      warehouseCodes: ['US01'],
+      countries: ['US'],
+      baseFee: 1,
+      perKgFee: 1,
+      deliveryDaysMin: 3,
+      deliveryDaysMax: 6,
+    },
   ],
 };
 
 export const ADDRESS = { country: 'us', phone: '+1 555 0100', recipient: 'Ann Lee', province: 'CA', city: 'Los Angeles', street1: '1 Main St', zip: '90001' };
 
 export const order = (lines: unknown[], extra: Record<string, unknown> = {}) => ({ orderAddress: ADDRESS, orderItemsList: lines, ...extra });
-
 
 /** Places an order through the merchant API and returns its record. */
 export async function placeOrder(t: import('./helpers.ts').TestApp, token: string, lines: unknown[], extra: Record<string, unknown> = {}) {

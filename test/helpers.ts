@@ -35,7 +35,14 @@ export async function freshStore(dialect: Dialect): Promise<{ store: Store; url:
     const url = `sqlite:${path.join(dir, 'test.db')}`;
     const store = await openStore(url);
     await migrateToLatest(store);
-    return { store, url, drop: async () => { await store.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      store,
+      url,
+      drop: async () => {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   if (!PG_URL) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
@@ -156,7 +163,9 @@ export async function buildTestApp(
     await app.close();
     await db.drop();
     if (violations.length) {
-      throw new Error(`${violations.length} response(s) broke the OpenAPI contract (docs/openapi.json):\n${violations.map((v) => `${v.request} → ${v.status}: ${v.problem}\n  ${v.body}`).join('\n')}`);
+      throw new Error(
+        `${violations.length} response(s) broke the OpenAPI contract (docs/openapi.json):\n${violations.map((v) => `${v.request} → ${v.status}: ${v.problem}\n  ${v.body}`).join('\n')}`,
+      );
     }
   });
   return {
@@ -171,12 +180,22 @@ export async function buildTestApp(
 }
 
 /** Creates a merchant and a token through the operator API. */
-export async function newMerchant(t: TestApp, name = 'Acme', tokenBody: unknown = {}): Promise<{ merchantId: string; token: string; tokenId: string; clientId: string; clientSecret: string }> {
+export async function newMerchant(
+  t: TestApp,
+  name = 'Acme',
+  tokenBody: unknown = {},
+): Promise<{ merchantId: string; token: string; tokenId: string; clientId: string; clientSecret: string }> {
   const m = await t.admin('POST', '/admin/v1/merchants', { name });
   if (m.status !== 200) throw new Error(`merchant create failed: ${m.raw}`);
   const tok = await t.admin('POST', `/admin/v1/merchants/${m.body.data.merchantId}/tokens`, tokenBody);
   if (tok.status !== 200) throw new Error(`token issue failed: ${tok.raw}`);
-  return { merchantId: m.body.data.merchantId, token: tok.body.data.accessToken, tokenId: tok.body.data.tokenId, clientId: m.body.data.clientId, clientSecret: m.body.data.clientSecret };
+  return {
+    merchantId: m.body.data.merchantId,
+    token: tok.body.data.accessToken,
+    tokenId: tok.body.data.tokenId,
+    clientId: m.body.data.clientId,
+    clientSecret: m.body.data.clientSecret,
+  };
 }
 
 /** A small catalogue built through the operator import endpoint. */
@@ -201,7 +220,17 @@ export const SMALL_CATALOGUE = {
     { sku: 'SKU-B', warehouseCode: 'G006', qty: 7 },
   ],
   channels: [
-    { channelCode: 'STD', name: 'Standard Shipping', channelType: 'Standard', warehouseCodes: ['G007', 'G006', 'US01'], countries: ['*'], baseFee: 2, perKgFee: '1.50', deliveryDaysMin: 6, deliveryDaysMax: 10 },
+    {
+      channelCode: 'STD',
+      name: 'Standard Shipping',
+      channelType: 'Standard',
+      warehouseCodes: ['G007', 'G006', 'US01'],
+      countries: ['*'],
+      baseFee: 2,
+      perKgFee: '1.50',
+      deliveryDaysMin: 6,
+      deliveryDaysMax: 10,
+    },
   ],
 };
 
@@ -216,9 +245,11 @@ async function tableNames(store: Store): Promise<string[]> {
   const rows =
     store.dialect === 'sqlite'
       ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)).rows
-      : (await sql<{ name: string }>`
+      : (
+          await sql<{ name: string }>`
           select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'
-        `.execute(store.db)).rows;
+        `.execute(store.db)
+        ).rows;
   return rows.map((r) => r.name).sort();
 }
 
@@ -233,7 +264,14 @@ export async function tableDigests(store: Store): Promise<Record<string, string>
   for (const table of await tableNames(store)) {
     const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(store.db)).rows;
     const lines = rows
-      .map((row) => JSON.stringify(Object.keys(row).sort().map((k) => [k, row[k]]), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
+      .map((row) =>
+        JSON.stringify(
+          Object.keys(row)
+            .sort()
+            .map((k) => [k, row[k]]),
+          (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
+        ),
+      )
       .sort();
     out[table] = `${rows.length}:${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}`;
   }
@@ -244,8 +282,12 @@ export async function tableDigests(store: Store): Promise<Record<string, string>
 export async function everyTableCount(store: Store): Promise<Record<string, number>> {
   const tables =
     store.dialect === 'sqlite'
-      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)).rows.map((r) => r.name)
-      : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(store.db)).rows.map((r) => r.name);
+      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)).rows.map(
+          (r) => r.name,
+        )
+      : (
+          await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(store.db)
+        ).rows.map((r) => r.name);
   const out: Record<string, number> = {};
   for (const t of tables.filter((n) => !n.startsWith('kysely_')).sort()) {
     out[t] = Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(store.db)).rows[0].n);
@@ -271,9 +313,15 @@ export function useApp(dialect: Dialect, env: Record<string, string> = {}, optio
     return current;
   };
   return {
-    get app() { return get().app; },
-    get store() { return get().store; },
-    get config() { return get().config; },
+    get app() {
+      return get().app;
+    },
+    get store() {
+      return get().store;
+    },
+    get config() {
+      return get().config;
+    },
     admin: (...args) => get().admin(...args),
     merchant: (...args) => get().merchant(...args),
   };
@@ -303,9 +351,19 @@ async function redisReachable(url: string, patienceMs = 10_000): Promise<boolean
   for (;;) {
     const connected = await new Promise<boolean>((resolve) => {
       const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-      const timer = setTimeout(() => { socket.destroy(); resolve(false); }, patienceMs);
-      socket.once('connect', () => { clearTimeout(timer); socket.destroy(); resolve(true); });
-      socket.once('error', () => { clearTimeout(timer); resolve(false); });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(false);
+      }, patienceMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
     });
     if (connected) return true;
     if (Date.now() > deadline) return false;

@@ -118,7 +118,7 @@ export async function makeDatabase(dialect: Dialect, dir: string, pgUrl?: string
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
-  const seed = options.seed ?? (Date.now() % 1_000_000);
+  const seed = options.seed ?? Date.now() % 1_000_000;
   const rnd = prng(seed);
   const log = options.log ?? (() => undefined);
   const dir = tempDir();
@@ -228,7 +228,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const lines = Array.from({ length: rnd.int(1, 3) }, () => ({ sku: rnd.pick(SKUS), quantity: rnd.int(1, 3) }));
     const body: Record<string, unknown> = { orderAddress: ADDRESS, orderItemsList: lines, remark: `chaos:o:${n}` };
     if (rnd.next() < 0.15) body.customOrderId = `chaos-c-${n}`;
-    const s: Sent = { kind: 'order', tag: `chaos:o:${n}`, key: rnd.next() < 0.75 ? `chaos-o-${n}-${seed}` : null, url: '/openapi/v1/order/orders', body, admin: false, outcome: 'pending' };
+    const s: Sent = {
+      kind: 'order',
+      tag: `chaos:o:${n}`,
+      key: rnd.next() < 0.75 ? `chaos-o-${n}-${seed}` : null,
+      url: '/openapi/v1/order/orders',
+      body,
+      admin: false,
+      outcome: 'pending',
+    };
     sent.push(s);
     // A client that got no response retries the same request (same key) a few times.
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -262,7 +270,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       const item = rnd.pick(o.items);
       body.orderItems = [{ itemId: item.id, quantity: 1 }];
     }
-    const s: Sent = { kind: 'refund', tag: `chaos:r:${n}`, key: rnd.next() < 0.75 ? `chaos-r-${n}-${seed}` : null, url: `/openapi/v2/order/orders/${o.id}/refund`, body, admin: false, outcome: 'pending' };
+    const s: Sent = {
+      kind: 'refund',
+      tag: `chaos:r:${n}`,
+      key: rnd.next() < 0.75 ? `chaos-r-${n}-${seed}` : null,
+      url: `/openapi/v2/order/orders/${o.id}/refund`,
+      body,
+      admin: false,
+      outcome: 'pending',
+    };
     sent.push(s);
     for (let attempt = 0; attempt < 3; attempt++) {
       await send(s);
@@ -277,7 +293,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     if (withSplits.length === 0) return createOrder();
     const splitId = rnd.pick(rnd.pick(withSplits).splitIds);
     const n = ++counter;
-    const s: Sent = { kind: 'ship', tag: splitId, key: null, url: `/admin/v1/split-orders/${splitId}/ship`, body: { carrier: 'UPS', trackingCode: `1Z${n}` }, admin: true, outcome: 'pending' };
+    const s: Sent = {
+      kind: 'ship',
+      tag: splitId,
+      key: null,
+      url: `/admin/v1/split-orders/${splitId}/ship`,
+      body: { carrier: 'UPS', trackingCode: `1Z${n}` },
+      admin: true,
+      outcome: 'pending',
+    };
     sent.push(s);
     await send(s);
     if (s.outcome === 'ok') summary.acknowledged.ships++;
@@ -308,7 +332,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     // --- set-up: demo data, plenty of stock on a few SKUs so requests contend for the same rows
     let server = await start('all');
     token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
-    const stock = await call('PUT', '/admin/v1/stocks', { items: SKUS.flatMap((sku) => ['G007', 'US01'].map((warehouseCode) => ({ sku, warehouseCode, qty: 100_000 }))) }, true, null);
+    const stock = await call(
+      'PUT',
+      '/admin/v1/stocks',
+      { items: SKUS.flatMap((sku) => ['G007', 'US01'].map((warehouseCode) => ({ sku, warehouseCode, qty: 100_000 }))) },
+      true,
+      null,
+    );
     if (stock.status !== 200) throw new Error(`stock set-up failed: ${JSON.stringify(stock.json)}`);
 
     // --- phase 1: kill -9 the all-in-one server under load
@@ -379,12 +409,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const db = store.db;
     // Every pending refund gets decided by the restarted worker.
     for (let i = 0; i < 300; i++) {
-      const pending = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').executeTakeFirstOrThrow();
+      const pending = await db
+        .selectFrom('refunds')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'pending_review')
+        .executeTakeFirstOrThrow();
       if (Number(pending.n) === 0) break;
       if (i === 299) fail(`${pending.n} refunds are still pending`);
       await sleep(100);
     }
-    summary.verified.refundsDecided = Number((await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'pending_review').executeTakeFirstOrThrow()).n);
+    summary.verified.refundsDecided = Number(
+      (
+        await db
+          .selectFrom('refunds')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('status', '!=', 'pending_review')
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
     // Exactly once: each tag names at most one row, and each acknowledged one names its row.
     const orderRows = await db.selectFrom('orders').select(['id', 'remark']).execute();

@@ -69,7 +69,10 @@ const text = (what: string, value: string) => {
 };
 
 const scopesList = (value: string): Scope[] => {
-  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (bad.length || list.length === 0) throw new InvalidArgumentError(`scopes are a comma-separated list of ${SCOPES.join(', ')}`);
   return list as Scope[];
@@ -197,7 +200,9 @@ export function buildCli(): Command {
       const id = positiveInt(merchantId);
       const { issueToken } = await import('../services/merchants.service.ts');
       const t = await withStore(config, (store) => issueToken(store.db, config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()));
-      process.stdout.write(`token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`);
+      process.stdout.write(
+        `token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`,
+      );
     });
   token
     .command('revoke <tokenId>')
@@ -210,7 +215,9 @@ export function buildCli(): Command {
       process.stdout.write(`token ${r.tokenId} revoked at ${formatInstant(r.revokedAt)}\n`);
     });
 
-  const refunds = program.command('refunds').description('review refunds (REFUND_REVIEW=manual, or parked for manual review after REFUND_MAX_ATTEMPTS failed attempts)');
+  const refunds = program
+    .command('refunds')
+    .description('review refunds (REFUND_REVIEW=manual, or parked for manual review after REFUND_MAX_ATTEMPTS failed attempts)');
   refunds
     .command('list')
     .description('list refunds, oldest pending first')
@@ -220,12 +227,18 @@ export function buildCli(): Command {
     .action(async (opts: { status: 'pending_review' | 'refund_successfully' | 'refund_failed'; limit: number; manualReview?: boolean }) => {
       const config = configWith({});
       const { listRefundsForOperator } = await import('../services/refunds.service.ts');
-      const page = await withStore(config, (store) => listRefundsForOperator(store.db, config, opts.status, 1, opts.limit, Date.now(), opts.manualReview ? true : null));
+      const page = await withStore(config, (store) =>
+        listRefundsForOperator(store.db, config, opts.status, 1, opts.limit, Date.now(), opts.manualReview ? true : null),
+      );
       if (page.list.length === 0) process.stdout.write(`no ${opts.status}${opts.manualReview ? ' manual-review' : ''} refunds\n`);
       for (const r of page.list) {
         const items = r.items.map((i) => `${i.skuCode}×${i.quantity}`).join(' ');
-        const attempts = r.lastError ? `  ${r.manualReview ? 'MANUAL REVIEW' : 'RETRYING'} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}: ${r.lastError.replace(/\s+/g, ' ')}` : '';
-        process.stdout.write(`${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`);
+        const attempts = r.lastError
+          ? `  ${r.manualReview ? 'MANUAL REVIEW' : 'RETRYING'} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}: ${r.lastError.replace(/\s+/g, ' ')}`
+          : '';
+        process.stdout.write(
+          `${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`,
+        );
       }
       if (page.total > page.list.length) process.stdout.write(`(${page.total - page.list.length} more)\n`);
     });
@@ -269,7 +282,9 @@ export function buildCli(): Command {
       const rows = await withStore(config, (store) => listStaff(store.db));
       if (rows.length === 0) process.stdout.write('no staff accounts\n');
       for (const r of rows) {
-        process.stdout.write(`${r.email}  ${r.role}  ${r.status}  created ${formatInstant(r.created_at)}  last sign-in ${formatInstant(r.last_sign_in_at) ?? 'never'}\n`);
+        process.stdout.write(
+          `${r.email}  ${r.role}  ${r.status}  created ${formatInstant(r.created_at)}  last sign-in ${formatInstant(r.last_sign_in_at) ?? 'never'}\n`,
+        );
       }
     });
   operator
@@ -283,7 +298,7 @@ export function buildCli(): Command {
     });
   operator
     .command('reset-password <email>')
-    .description('set a new password (generated and printed once, or read with --password-stdin) and end the account\'s sessions')
+    .description("set a new password (generated and printed once, or read with --password-stdin) and end the account's sessions")
     .option('--password-stdin', 'read the password from standard input instead of generating one')
     .action(async (email: string, opts: { passwordStdin?: boolean }) => {
       const config = configWith({});
@@ -314,7 +329,9 @@ async function passwordFromStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new InvalidArgumentError('--password-stdin reads the password from a pipe, e.g. `printf %s "$PW" | stockist operator …`');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Every problem of a refused import, one a line, so all of them can be fixed before the next run. */

@@ -13,7 +13,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function stopServers(dataDir: string, timeoutSeconds: number, out: (line: string) => void): Promise<void> {
   const files = PID_FILE_NAMES.map((name) => path.join(dataDir, name)).filter((f) => fs.existsSync(f));
-  if (files.length === 0) throw new StopFailed(`no server to stop: no pid file (${PID_FILE_NAMES.join(', ')}) in ${dataDir}; set DATA_DIR to the server's data folder`);
+  if (files.length === 0)
+    throw new StopFailed(`no server to stop: no pid file (${PID_FILE_NAMES.join(', ')}) in ${dataDir}; set DATA_DIR to the server's data folder`);
   const waiting: { pid: number; file: string }[] = [];
   for (const file of files) {
     const pid = readPid(file);
@@ -23,7 +24,9 @@ export async function stopServers(dataDir: string, timeoutSeconds: number, out: 
       continue;
     }
     if (looksLikeStockist(pid) === false) {
-      throw new StopFailed(`${file} names pid ${pid}, which is not a Stockist server (a stale file?); nothing was signalled — remove the file if the server is gone`);
+      throw new StopFailed(
+        `${file} names pid ${pid}, which is not a Stockist server (a stale file?); nothing was signalled — remove the file if the server is gone`,
+      );
     }
     process.kill(pid, 'SIGTERM');
     waiting.push({ pid, file });
@@ -32,7 +35,10 @@ export async function stopServers(dataDir: string, timeoutSeconds: number, out: 
   const deadline = started + timeoutSeconds * 1000;
   for (const { pid, file } of waiting) {
     while (isRunning(pid) && Date.now() < deadline) await sleep(100);
-    if (isRunning(pid)) throw new StopFailed(`pid ${pid} (${path.basename(file)}) is still running ${timeoutSeconds} s after SIGTERM; it may be finishing long requests — wait, or \`kill -9 ${pid}\``);
+    if (isRunning(pid))
+      throw new StopFailed(
+        `pid ${pid} (${path.basename(file)}) is still running ${timeoutSeconds} s after SIGTERM; it may be finishing long requests — wait, or \`kill -9 ${pid}\``,
+      );
     if (readPid(file) === pid) fs.rmSync(file, { force: true });
     out(`stopped Stockist pid ${pid} (${path.basename(file)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }

@@ -14,9 +14,27 @@ function sequence(seed: number) {
 }
 
 const TREE: [string, [string, string[]][]][] = [
-  ['Home & Kitchen', [['Kitchen', ['Mugs', 'Cookware']], ['Decor', ['Lamps', 'Frames']]]],
-  ['Electronics', [['Audio', ['Headphones', 'Speakers']], ['Accessories', ['Cables', 'Chargers']]]],
-  ['Outdoor', [['Camping', ['Tents', 'Lights']], ['Garden', ['Tools', 'Planters']]]],
+  [
+    'Home & Kitchen',
+    [
+      ['Kitchen', ['Mugs', 'Cookware']],
+      ['Decor', ['Lamps', 'Frames']],
+    ],
+  ],
+  [
+    'Electronics',
+    [
+      ['Audio', ['Headphones', 'Speakers']],
+      ['Accessories', ['Cables', 'Chargers']],
+    ],
+  ],
+  [
+    'Outdoor',
+    [
+      ['Camping', ['Tents', 'Lights']],
+      ['Garden', ['Tools', 'Planters']],
+    ],
+  ],
 ];
 
 export const demoSku = (i: number) => `DEMO-${String(i).padStart(4, '0')}`;
@@ -72,11 +90,61 @@ export function demoCatalogue(): unknown {
     products,
     stocks,
     channels: [
-      { channelCode: 'CN-STD', name: 'Standard Shipping', channelType: 'Standard', warehouseCodes: ['G007', 'G006'], countries: ['*'], baseFee: 2.5, perKgFee: 4, deliveryDaysMin: 8, deliveryDaysMax: 15 },
-      { channelCode: 'CN-EXP', name: 'Express Shipping', channelType: 'Express', warehouseCodes: ['G007'], countries: ['*'], baseFee: 8, perKgFee: 9.5, deliveryDaysMin: 4, deliveryDaysMax: 7 },
-      { channelCode: 'CN-EXD', name: 'Expedited Air', channelType: 'Expedited', warehouseCodes: ['G007', 'G006'], countries: ['US', 'CA', 'GB', 'DE', 'FR', 'AU'], baseFee: 15, perKgFee: 14, deliveryDaysMin: 2, deliveryDaysMax: 4 },
-      { channelCode: 'US-STD', name: 'USPS Ground', channelType: 'Standard', warehouseCodes: ['US01'], countries: ['US'], baseFee: 4, perKgFee: 1.2, deliveryDaysMin: 3, deliveryDaysMax: 6 },
-      { channelCode: 'US-EXP', name: 'UPS 2nd Day', channelType: 'Express', warehouseCodes: ['US01'], countries: ['US', 'CA'], baseFee: 9, perKgFee: 2.5, deliveryDaysMin: 2, deliveryDaysMax: 3 },
+      {
+        channelCode: 'CN-STD',
+        name: 'Standard Shipping',
+        channelType: 'Standard',
+        warehouseCodes: ['G007', 'G006'],
+        countries: ['*'],
+        baseFee: 2.5,
+        perKgFee: 4,
+        deliveryDaysMin: 8,
+        deliveryDaysMax: 15,
+      },
+      {
+        channelCode: 'CN-EXP',
+        name: 'Express Shipping',
+        channelType: 'Express',
+        warehouseCodes: ['G007'],
+        countries: ['*'],
+        baseFee: 8,
+        perKgFee: 9.5,
+        deliveryDaysMin: 4,
+        deliveryDaysMax: 7,
+      },
+      {
+        channelCode: 'CN-EXD',
+        name: 'Expedited Air',
+        channelType: 'Expedited',
+        warehouseCodes: ['G007', 'G006'],
+        countries: ['US', 'CA', 'GB', 'DE', 'FR', 'AU'],
+        baseFee: 15,
+        perKgFee: 14,
+        deliveryDaysMin: 2,
+        deliveryDaysMax: 4,
+      },
+      {
+        channelCode: 'US-STD',
+        name: 'USPS Ground',
+        channelType: 'Standard',
+        warehouseCodes: ['US01'],
+        countries: ['US'],
+        baseFee: 4,
+        perKgFee: 1.2,
+        deliveryDaysMin: 3,
+        deliveryDaysMax: 6,
+      },
+      {
+        channelCode: 'US-EXP',
+        name: 'UPS 2nd Day',
+        channelType: 'Express',
+        warehouseCodes: ['US01'],
+        countries: ['US', 'CA'],
+        baseFee: 9,
+        perKgFee: 2.5,
+        deliveryDaysMin: 2,
+        deliveryDaysMax: 3,
+      },
     ],
   };
 }

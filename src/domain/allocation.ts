@@ -59,7 +59,11 @@ export function rankWarehouses(candidates: StockAvailability[], ctx: AllocationC
  */
 export function allocateLines(lines: LineRequest[], stock: Map<string, StockAvailability[]>, ctx: AllocationContext): Allocation {
   const remaining = new Map<string, StockAvailability[]>();
-  for (const [sku, rows] of stock) remaining.set(sku, rows.filter((r) => r.enabled && r.qty > 0).map((r) => ({ ...r })));
+  for (const [sku, rows] of stock)
+    remaining.set(
+      sku,
+      rows.filter((r) => r.enabled && r.qty > 0).map((r) => ({ ...r })),
+    );
   const pieces: Piece[] = [];
   const short: ShortLine[] = [];
   for (const line of lines) {

@@ -56,4 +56,8 @@ export function decodeAuditCursor(cursor: string): number | null {
 }
 
 /** The operator API's actor: a fingerprint of the key, so a rotated key shows as a new actor and the key itself is never stored. */
-export const adminKeyActor = (adminApiKey: string, requestId: string | null): Actor => ({ kind: 'admin_key', id: `key_${hashSecret(adminApiKey).slice(0, 12)}`, requestId });
+export const adminKeyActor = (adminApiKey: string, requestId: string | null): Actor => ({
+  kind: 'admin_key',
+  id: `key_${hashSecret(adminApiKey).slice(0, 12)}`,
+  requestId,
+});

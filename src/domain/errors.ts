@@ -25,8 +25,7 @@ export class AppError extends Error {
 /** An error response lists at most this many field errors; its message counts the rest. */
 export const MAX_LISTED_ERRORS = 50;
 
-export const validationFailed = (errors: FieldError[], message = 'validation failed') =>
-  new AppError(400, 40000, message, errors);
+export const validationFailed = (errors: FieldError[], message = 'validation failed') => new AppError(400, 40000, message, errors);
 
 export const fieldError = (field: string, message: string, extra: Record<string, unknown> = {}) =>
   validationFailed([{ field, message, ...extra }], `${field}: ${message}`);

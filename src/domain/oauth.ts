@@ -8,7 +8,7 @@ import { textProblem } from './text.ts';
 export class OAuthError extends Error {
   constructor(
     readonly status: number,
-    readonly error: 
+    readonly error:
       | 'invalid_request'
       | 'invalid_client'
       | 'invalid_grant'

@@ -73,7 +73,13 @@ export function allocateOrder(
       422,
       42201,
       'insufficient stock',
-      allocation.short.map((s) => ({ field: `${listField}[${s.lineIndex}].quantity`, message: `only ${s.available} available`, sku: s.sku, requested: s.requested, available: s.available })),
+      allocation.short.map((s) => ({
+        field: `${listField}[${s.lineIndex}].quantity`,
+        message: `only ${s.available} available`,
+        sku: s.sku,
+        requested: s.requested,
+        available: s.available,
+      })),
     );
   }
   const countryOf = new Map(stock.map((r) => [r.warehouseId, r.countryCode]));
@@ -141,7 +147,13 @@ export interface OrderPlan {
  * row). Throws the 422 the order gets (42200, 42201, 42202, 42200 for totals) — before anything is
  * written, so both databases refuse alike.
  */
-export function planOrder(order: OrderRequest, products: Map<string, ProductFacts>, stock: StockFacts[], offers: ChannelOffer[], defaultWarehouse: string): OrderPlan {
+export function planOrder(
+  order: OrderRequest,
+  products: Map<string, ProductFacts>,
+  stock: StockFacts[],
+  offers: ChannelOffer[],
+  defaultWarehouse: string,
+): OrderPlan {
   const { groups, subtotalCents } = allocateOrder(order.lines, products, stock, order.shipTo, defaultWarehouse, 'orderItemsList');
   const lineOf = new Map(order.lines.map((l) => [l.index, l]));
   const planned = groups.map((g) => {
@@ -158,22 +170,37 @@ export function planOrder(order: OrderRequest, products: Map<string, ProductFact
       422,
       42202,
       `no logistics channel ships from ${unserved.map((g) => g.warehouseCode).join(', ')} to ${order.shipTo}`,
-      unserved.map((g) => ({ field: 'orderAddress.country', message: `no channel from ${g.warehouseCode} to ${order.shipTo}`, warehouseCode: g.warehouseCode, country: order.shipTo })),
+      unserved.map((g) => ({
+        field: 'orderAddress.country',
+        message: `no channel from ${g.warehouseCode} to ${order.shipTo}`,
+        warehouseCode: g.warehouseCode,
+        country: order.shipTo,
+      })),
     );
   }
-  const splits = planned.map(({ g, channel }): PlannedSplit => ({
-    warehouseId: g.warehouseId,
-    warehouseCode: g.warehouseCode,
-    countryCode: g.countryCode,
-    channelCode: channel!.code,
-    channelType: channel!.type,
-    freightCents: freightCents(channel!, g.weightGrams),
-    weightGrams: g.weightGrams,
-    items: g.pieces.map((p) => {
-      const product = products.get(p.sku)!;
-      return { lineIndex: p.lineIndex, productId: product.id, sku: p.sku, productName: product.name, imageUrl: product.imageUrl, unitCents: product.priceCents, quantity: p.quantity };
+  const splits = planned.map(
+    ({ g, channel }): PlannedSplit => ({
+      warehouseId: g.warehouseId,
+      warehouseCode: g.warehouseCode,
+      countryCode: g.countryCode,
+      channelCode: channel!.code,
+      channelType: channel!.type,
+      freightCents: freightCents(channel!, g.weightGrams),
+      weightGrams: g.weightGrams,
+      items: g.pieces.map((p) => {
+        const product = products.get(p.sku)!;
+        return {
+          lineIndex: p.lineIndex,
+          productId: product.id,
+          sku: p.sku,
+          productName: product.name,
+          imageUrl: product.imageUrl,
+          unitCents: product.priceCents,
+          quantity: p.quantity,
+        };
+      }),
     }),
-  }));
+  );
   const freight = splits.reduce((sum, s) => sum + s.freightCents, 0);
   const tooLarge = orderTotalProblem(subtotalCents, freight);
   if (tooLarge) throw fieldError('orderItemsList', tooLarge);

@@ -1,7 +1,13 @@
 import { AppError, validationFailed, type FieldError } from './errors.ts';
 import { refundableQuantity, type ItemCounts } from './order-status.ts';
 
-export const REFUND_REASONS = ['Other', "Don't Want Anymore", 'Product Selection Error/Multiple Selection', 'Incorrect Address Information', 'Out Of Stock'] as const;
+export const REFUND_REASONS = [
+  'Other',
+  "Don't Want Anymore",
+  'Product Selection Error/Multiple Selection',
+  'Incorrect Address Information',
+  'Out Of Stock',
+] as const;
 export type RefundReason = (typeof REFUND_REASONS)[number];
 
 /** Case-insensitive match to the canonical spelling; null for anything else. */
@@ -43,7 +49,8 @@ const refundTooMuch = (errors: FieldError[]) => new AppError(409, 40902, 'refund
 export function planRefund(items: RefundableItem[], entries: RefundEntry[] | null): RefundLine[] {
   if (entries === null) {
     const shipped = items.filter((i) => i.splitShipped);
-    if (shipped.length) throw refundShipped(shipped.map((i) => ({ field: 'orderItems', message: `item ${i.id} (${i.sku}) has shipped`, itemId: String(i.id) })));
+    if (shipped.length)
+      throw refundShipped(shipped.map((i) => ({ field: 'orderItems', message: `item ${i.id} (${i.sku}) has shipped`, itemId: String(i.id) })));
     const lines = items.filter((i) => refundableQuantity(i) > 0).map((i) => ({ itemId: i.id, quantity: refundableQuantity(i) }));
     if (lines.length === 0) throw refundTooMuch([{ field: 'orderItems', message: 'nothing is left to refund on this order' }]);
     return lines;
@@ -58,7 +65,8 @@ export function planRefund(items: RefundableItem[], entries: RefundEntry[] | nul
     if (e.itemId !== null) {
       candidates = items.filter((i) => i.id === e.itemId);
       if (candidates.length === 0) return void invalid.push({ field: at('itemId'), message: 'no such item in this order' });
-      if (e.skuCode !== null && candidates[0].sku !== e.skuCode) return void invalid.push({ field: at('skuCode'), message: `item ${e.itemId} is ${candidates[0].sku}` });
+      if (e.skuCode !== null && candidates[0].sku !== e.skuCode)
+        return void invalid.push({ field: at('skuCode'), message: `item ${e.itemId} is ${candidates[0].sku}` });
     } else if (e.skuCode !== null) {
       candidates = items.filter((i) => i.sku === e.skuCode);
       if (candidates.length === 0) return void invalid.push({ field: at('skuCode'), message: 'this SKU is not in this order' });
@@ -68,12 +76,19 @@ export function planRefund(items: RefundableItem[], entries: RefundEntry[] | nul
     if (e.countryCode !== null) {
       const inCountry = candidates.filter((i) => i.countryCode === e.countryCode);
       if (inCountry.length === 0) {
-        return void invalid.push({ field: at('countryCode'), message: `the line ships from ${[...new Set(candidates.map((i) => i.countryCode))].join('/')}, not ${e.countryCode}` });
+        return void invalid.push({
+          field: at('countryCode'),
+          message: `the line ships from ${[...new Set(candidates.map((i) => i.countryCode))].join('/')}, not ${e.countryCode}`,
+        });
       }
       candidates = inCountry;
     }
     if (candidates.length > 1) {
-      return void invalid.push({ field: at('skuCode'), message: `${e.skuCode} is on several lines (items ${candidates.map((i) => i.id).join(', ')}); name one by itemId or countryCode`, itemIds: candidates.map((i) => String(i.id)) });
+      return void invalid.push({
+        field: at('skuCode'),
+        message: `${e.skuCode} is on several lines (items ${candidates.map((i) => i.id).join(', ')}); name one by itemId or countryCode`,
+        itemIds: candidates.map((i) => String(i.id)),
+      });
     }
     resolved.push({ index, item: candidates[0], quantity: e.quantity });
   });
@@ -81,7 +96,9 @@ export function planRefund(items: RefundableItem[], entries: RefundEntry[] | nul
 
   const shipped = resolved.filter((r) => r.item.splitShipped);
   if (shipped.length) {
-    throw refundShipped(shipped.map((r) => ({ field: `orderItems[${r.index}]`, message: `item ${r.item.id} (${r.item.sku}) has shipped`, itemId: String(r.item.id) })));
+    throw refundShipped(
+      shipped.map((r) => ({ field: `orderItems[${r.index}]`, message: `item ${r.item.id} (${r.item.sku}) has shipped`, itemId: String(r.item.id) })),
+    );
   }
 
   const taken = new Map<number, number>();
@@ -90,7 +107,13 @@ export function planRefund(items: RefundableItem[], entries: RefundEntry[] | nul
     const left = refundableQuantity(r.item) - (taken.get(r.item.id) ?? 0);
     const quantity = r.quantity ?? left;
     if (quantity > left || quantity === 0) {
-      tooMuch.push({ field: `orderItems[${r.index}].quantity`, message: `only ${left} of item ${r.item.id} can still be refunded`, itemId: String(r.item.id), requested: quantity, refundable: left });
+      tooMuch.push({
+        field: `orderItems[${r.index}].quantity`,
+        message: `only ${left} of item ${r.item.id} can still be refunded`,
+        itemId: String(r.item.id),
+        requested: quantity,
+        refundable: left,
+      });
       continue;
     }
     taken.set(r.item.id, (taken.get(r.item.id) ?? 0) + quantity);
@@ -104,11 +127,7 @@ export function planRefund(items: RefundableItem[], entries: RefundEntry[] | nul
  * with all its items refunded. `covered(item)` is how much of the item is refunded with this one
  * counted (at request time, pending refunds are counted as if they succeed).
  */
-export function refundAmountCents(
-  items: (RefundableItem & { splitFreightCents: number })[],
-  lines: RefundLine[],
-  countPending: boolean,
-): number {
+export function refundAmountCents(items: (RefundableItem & { splitFreightCents: number })[], lines: RefundLine[], countPending: boolean): number {
   const byId = new Map(items.map((i) => [i.id, i]));
   const adding = new Map(lines.map((l) => [l.itemId, l.quantity]));
   let cents = lines.reduce((sum, l) => sum + byId.get(l.itemId)!.unitCents * l.quantity, 0);
@@ -158,13 +177,26 @@ export const isShippedSplit = (status: string | undefined) => status === 'shippe
  * targets shipped in the meantime; an approved refund pays its items plus the freight of every
  * split order it leaves fully refunded, returns the stock and cancels those split orders.
  */
-export function decideRefund(decision: Decision, lines: PendingRefundLine[], items: DecidableItem[], splitStatus: Map<number, string>, reservedCents: number): RefundOutcome {
+export function decideRefund(
+  decision: Decision,
+  lines: PendingRefundLine[],
+  items: DecidableItem[],
+  splitStatus: Map<number, string>,
+  reservedCents: number,
+): RefundOutcome {
   const shipped = [...new Set(lines.filter((l) => isShippedSplit(splitStatus.get(l.splitOrderId))).map((l) => l.splitOrderId))];
   let failureReason: string | null = null;
   if (!decision.approve) failureReason = decision.reason;
   else if (shipped.length) failureReason = `split order ${shipped.join(', ')} shipped before the refund was decided`;
   if (failureReason !== null) {
-    return { state: 'refund_failed', failureReason, amountCents: reservedCents, returns: [], releases: lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity })), cancelledSplits: [] };
+    return {
+      state: 'refund_failed',
+      failureReason,
+      amountCents: reservedCents,
+      returns: [],
+      releases: lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity })),
+      cancelledSplits: [],
+    };
   }
   const amountCents = refundAmountCents(items, lines, false);
   const byId = new Map(items.map((i) => [i.id, i]));

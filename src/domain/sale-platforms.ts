@@ -1,7 +1,20 @@
 /** The marketplaces the original interface names, in their canonical spelling (SPEC §4.1). */
 const SALE_PLATFORMS = [
-  'Amazon', 'Wish', 'eBay', 'Walmart', 'Groupon', 'IrobotBoxERP', 'Shopify', 'Aliexpress', 'OverStock',
-  'TopHatter', 'JoyBuy', 'Homedepot', 'Facebookshop', 'Mercari', 'Facebook Marketplace',
+  'Amazon',
+  'Wish',
+  'eBay',
+  'Walmart',
+  'Groupon',
+  'IrobotBoxERP',
+  'Shopify',
+  'Aliexpress',
+  'OverStock',
+  'TopHatter',
+  'JoyBuy',
+  'Homedepot',
+  'Facebookshop',
+  'Mercari',
+  'Facebook Marketplace',
 ] as const;
 
 const byLowerCase = new Map(SALE_PLATFORMS.map((p) => [p.toLowerCase(), p]));

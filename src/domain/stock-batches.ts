@@ -126,7 +126,13 @@ export class StockBatcher {
 }
 
 /** All of `rows` at once (see StockBatcher). */
-export function planStockBatches(rows: readonly FeedChange[], after: FeedPos, wants: ReadonlySet<string> | null, complete: boolean, max = MAX_STOCK_CHANGES): StockPlan {
+export function planStockBatches(
+  rows: readonly FeedChange[],
+  after: FeedPos,
+  wants: ReadonlySet<string> | null,
+  complete: boolean,
+  max = MAX_STOCK_CHANGES,
+): StockPlan {
   const batcher = new StockBatcher(after, wants, max);
   batcher.push(rows);
   return batcher.finish(complete);

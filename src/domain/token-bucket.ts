@@ -29,12 +29,7 @@ export function bucketLevel(state: BucketState | undefined, now: number, limits:
  * negative cost gives tokens back (an attempt counted up front that turned out not to count), never
  * beyond the capacity.
  */
-export function takeFromBucket(
-  state: BucketState | undefined,
-  now: number,
-  limits: BucketLimits,
-  cost: number,
-): { allowed: boolean; state: BucketState } {
+export function takeFromBucket(state: BucketState | undefined, now: number, limits: BucketLimits, cost: number): { allowed: boolean; state: BucketState } {
   const tokens = bucketLevel(state, now, limits);
   const allowed = tokens >= cost;
   return { allowed, state: { tokens: allowed ? Math.min(limits.capacity, tokens - cost) : tokens, at: now } };

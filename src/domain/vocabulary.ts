@@ -35,7 +35,14 @@ export const LEDGER_KINDS = ['sale', 'return', 'restock', 'adjustment'] as const
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** SPEC §13: the events a merchant can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ['refund.succeeded', 'refund.failed', 'split_order.shipped', 'split_order.delivered', 'order.cancelled', 'stock.changed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'refund.succeeded',
+  'refund.failed',
+  'split_order.shipped',
+  'split_order.delivered',
+  'order.cancelled',
+  'stock.changed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;

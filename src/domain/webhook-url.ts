@@ -19,9 +19,15 @@ function list(entries: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
 }
 
 // BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the IPv4 subnets.
-const LOOPBACK = list([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]);
+const LOOPBACK = list([
+  ['127.0.0.0', 8, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+]);
 // Link-local includes the cloud metadata services (169.254.169.254, fd00:ec2::254 is in fc00::/7).
-const LINK_LOCAL = list([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']]);
+const LINK_LOCAL = list([
+  ['169.254.0.0', 16, 'ipv4'],
+  ['fe80::', 10, 'ipv6'],
+]);
 const PRIVATE = list([
   ['10.0.0.0', 8, 'ipv4'],
   ['172.16.0.0', 12, 'ipv4'],
@@ -100,7 +106,10 @@ export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[
   for (const a of addresses) {
     const kind = addressKind(a.address);
     const allowed = kind === 'public' || (kind === 'loopback' && env === 'sandbox');
-    if (!allowed) throw new UnsafeWebhookUrl(`resolves to a ${kind} address (${a.address}); webhooks go to public addresses only${env === 'sandbox' ? ' (and loopback in sandbox)' : ''}`);
+    if (!allowed)
+      throw new UnsafeWebhookUrl(
+        `resolves to a ${kind} address (${a.address}); webhooks go to public addresses only${env === 'sandbox' ? ' (and loopback in sandbox)' : ''}`,
+      );
   }
   return addresses[0];
 }

@@ -13,7 +13,12 @@ import { pendingRefundStats } from '../store/refunds.repository.ts';
  */
 export function installMetrics(app: FastifyInstance, { store, config, adminApiKey }: { store: Store; config: Config; adminApiKey: string }): void {
   const registry = new Registry();
-  const requests = new Counter({ name: 'stockist_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'stockist_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'stockist_http_request_duration_seconds',
     help: 'HTTP request latency by route',
@@ -29,7 +34,12 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await db.selectFrom('orders').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute()) this.set({ status: r.status }, Number(r.n));
+      for (const r of await db
+        .selectFrom('orders')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute())
+        this.set({ status: r.status }, Number(r.n));
     },
   });
   new Gauge({
@@ -39,7 +49,12 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await db.selectFrom('refunds').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute()) this.set({ status: r.status }, Number(r.n));
+      for (const r of await db
+        .selectFrom('refunds')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute())
+        this.set({ status: r.status }, Number(r.n));
     },
   });
   new Gauge({
@@ -57,7 +72,12 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       const cutoff = Date.now() - config.refundSlaHours * 3600_000;
-      const r = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').where('created_at', '<', cutoff).executeTakeFirstOrThrow();
+      const r = await db
+        .selectFrom('refunds')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'pending_review')
+        .where('created_at', '<', cutoff)
+        .executeTakeFirstOrThrow();
       this.set(Number(r.n));
     },
   });
@@ -66,7 +86,12 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds the worker gave up on after REFUND_MAX_ATTEMPTS failed attempts; they wait for the operator (GET /admin/v1/refunds?manualReview=true)',
     registers: [registry],
     async collect() {
-      const r = await db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending_review').where('manual_review', '=', 1).executeTakeFirstOrThrow();
+      const r = await db
+        .selectFrom('refunds')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'pending_review')
+        .where('manual_review', '=', 1)
+        .executeTakeFirstOrThrow();
       this.set(Number(r.n));
     },
   });
@@ -90,7 +115,16 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Stock rows (SKU × warehouse)',
     registers: [registry],
     async collect() {
-      this.set(Number((await db.selectFrom('stocks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+      this.set(
+        Number(
+          (
+            await db
+              .selectFrom('stocks')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      );
     },
   });
 

@@ -107,7 +107,13 @@ export async function redisBuckets(url: string, options: { now?: Clock; onError?
   }
   return {
     async take(key, limits, cost) {
-      const [allowed, tokens] = await redis.stockistTokenBucket(REDIS_KEY_PREFIX + key, limits.capacity, limits.refillMs, cost, options.now ? options.now() : -1);
+      const [allowed, tokens] = await redis.stockistTokenBucket(
+        REDIS_KEY_PREFIX + key,
+        limits.capacity,
+        limits.refillMs,
+        cost,
+        options.now ? options.now() : -1,
+      );
       return { allowed: allowed === 1, tokens: Number(tokens) };
     },
     async close() {

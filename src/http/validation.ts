@@ -70,7 +70,11 @@ export function installTextRule(app: FastifyInstance) {
     const type = request.headers['content-type'];
     const charset = typeof type === 'string' && hasBody(request) ? CHARSET.exec(type)?.[1] : undefined;
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-      throw new AppError(415, 41500, `the body's charset ${JSON.stringify(charset)} is not supported: send UTF-8 (Content-Type: application/json; charset=utf-8)`);
+      throw new AppError(
+        415,
+        41500,
+        `the body's charset ${JSON.stringify(charset)} is not supported: send UTF-8 (Content-Type: application/json; charset=utf-8)`,
+      );
     }
     return payload;
   });

@@ -51,7 +51,15 @@ export class RefundWorker {
     for (const id of await parkExhaustedRefunds(store.db, maxAttempts, now)) {
       this.options.log?.warn({ refundId: id, attempts: maxAttempts }, 'refund parked for manual review: its worker stopped while deciding it every time');
     }
-    const ids = await claimDueRefunds(store.db, store.dialect, this.id, now - config.refundAutoDelayMs, now, now + (this.options.claimMs ?? 30_000), this.options.batchSize ?? 50);
+    const ids = await claimDueRefunds(
+      store.db,
+      store.dialect,
+      this.id,
+      now - config.refundAutoDelayMs,
+      now,
+      now + (this.options.claimMs ?? 30_000),
+      this.options.batchSize ?? 50,
+    );
     let decided = 0;
     for (const id of ids) {
       try {

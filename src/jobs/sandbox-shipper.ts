@@ -24,8 +24,22 @@ export class SandboxShipper {
   async runOnce(now = Date.now()): Promise<{ shipped: number; delivered: number }> {
     const { db } = this.store;
     const due = now - this.afterSeconds * 1000;
-    const toShip = await db.selectFrom('split_orders').select('id').where('status', '=', 'waiting_to_ship').where('created_at', '<=', due).orderBy('id').limit(100).execute();
-    const toDeliver = await db.selectFrom('split_orders').select('id').where('status', '=', 'shipped').where('shipped_at', '<=', due).orderBy('id').limit(100).execute();
+    const toShip = await db
+      .selectFrom('split_orders')
+      .select('id')
+      .where('status', '=', 'waiting_to_ship')
+      .where('created_at', '<=', due)
+      .orderBy('id')
+      .limit(100)
+      .execute();
+    const toDeliver = await db
+      .selectFrom('split_orders')
+      .select('id')
+      .where('status', '=', 'shipped')
+      .where('shipped_at', '<=', due)
+      .orderBy('id')
+      .limit(100)
+      .execute();
     let shipped = 0;
     let delivered = 0;
     for (const { id } of toShip) {

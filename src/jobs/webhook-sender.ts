@@ -47,7 +47,12 @@ export function httpSender(): WebhookSender {
           method: 'POST',
           agent: secure ? agents.https : agents.http,
           lookup: pinned,
-          headers: { 'content-type': 'application/json', 'user-agent': 'Stockist-Webhooks/1', 'content-length': String(Buffer.byteLength(request.body)), ...request.headers },
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Stockist-Webhooks/1',
+            'content-length': String(Buffer.byteLength(request.body)),
+            ...request.headers,
+          },
         });
         const timer = setTimeout(() => req.destroy(new Error(`timed out after ${request.timeoutMs / 1000} s`)), request.timeoutMs);
         req.on('error', (error) => {

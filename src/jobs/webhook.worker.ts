@@ -161,7 +161,16 @@ export class WebhookWorker {
         return;
       }
       const next = nextAttemptAt(job.attempts + 1, now, job.giveUpAt, this.options.random);
-      if (!(await webhooks.recordAttempt(trx, job.id, this.id, { status: next === null ? 'failed' : 'pending', nextAttemptAt: next, statusCode, error, deliveredAt: null }, now))) return;
+      if (
+        !(await webhooks.recordAttempt(
+          trx,
+          job.id,
+          this.id,
+          { status: next === null ? 'failed' : 'pending', nextAttemptAt: next, statusCode, error, deliveredAt: null },
+          now,
+        ))
+      )
+        return;
       // The failure clock starts when the first event it failed to take started waiting (its retry
       // window's start), so the attempt that exhausts that event's 24 h also disables the endpoint.
       const failingSince = await webhooks.endpointFailed(trx, job.endpointId, job.giveUpAt - RETRY_WINDOW_MS);

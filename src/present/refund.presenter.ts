@@ -13,7 +13,9 @@ export function presentRefund(r: RefundRow, items: RefundItemRow[]): RefundRecor
     refundStatus: r.status,
     failureReason: r.failure_reason,
     amount: centsToAmount(r.amount_cents),
-    items: items.filter((i) => i.refund_id === r.id).map((i) => ({ itemId: String(i.order_item_id), skuCode: i.sku, quantity: i.quantity, countryCode: i.country_code })),
+    items: items
+      .filter((i) => i.refund_id === r.id)
+      .map((i) => ({ itemId: String(i.order_item_id), skuCode: i.sku, quantity: i.quantity, countryCode: i.country_code })),
     createDate: formatInstant(r.created_at),
     updateDate: formatInstant(r.updated_at),
   };

@@ -18,7 +18,13 @@ export interface TlsMaterial {
 export async function loadOrCreateCertificate(config: Config): Promise<TlsMaterial> {
   if (config.tlsCertFile && config.tlsKeyFile) {
     const cert = fs.readFileSync(config.tlsCertFile, 'utf8');
-    return { key: fs.readFileSync(config.tlsKeyFile, 'utf8'), cert, fingerprint256: new X509Certificate(cert).fingerprint256, generated: false, certFile: config.tlsCertFile };
+    return {
+      key: fs.readFileSync(config.tlsKeyFile, 'utf8'),
+      cert,
+      fingerprint256: new X509Certificate(cert).fingerprint256,
+      generated: false,
+      certFile: config.tlsCertFile,
+    };
   }
   const dir = path.join(config.dataDir, 'tls');
   const certFile = path.join(dir, 'cert.pem');
@@ -37,7 +43,14 @@ export async function loadOrCreateCertificate(config: Config): Promise<TlsMateri
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+            { type: 7, ip: '::1' },
+          ],
+        },
       ],
     });
     fs.mkdirSync(dir, { recursive: true });

@@ -35,7 +35,8 @@ export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { min
   }
   if (kind === 'id') {
     const n = Number(data);
-    if (!/^[0-9]{1,16}$/.test(data) || !Number.isSafeInteger(n) || n < 1) return { ok: false, message: `must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}` };
+    if (!/^[0-9]{1,16}$/.test(data) || !Number.isSafeInteger(n) || n < 1)
+      return { ok: false, message: `must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}` };
     return { ok: true, value: String(n) };
   }
   return { ok: true, value: data };
@@ -44,10 +45,7 @@ export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { min
 /** An integer sent as a JSON number or a digit string (SPEC §1 leniency); the handler sees a number. */
 export const IntegerLike = (options: { minimum?: number; maximum?: number } = {}) =>
   Type.Unsafe<number>({
-    anyOf: [
-      Type.Integer(options),
-      Type.String({ pattern: options.minimum !== undefined && options.minimum < 0 ? '^-?[0-9]{1,16}$' : '^[0-9]{1,16}$' }),
-    ],
+    anyOf: [Type.Integer(options), Type.String({ pattern: options.minimum !== undefined && options.minimum < 0 ? '^-?[0-9]{1,16}$' : '^[0-9]{1,16}$' })],
     description: describeInteger(options),
     [COERCE_KEYWORD]: 'integer',
   });
@@ -89,11 +87,11 @@ export const NewSku = () =>
  * A database id in a path or query parameter: digits, 1 … 2^53 − 1 (larger ones would not survive
  * the conversion to a number). The handler sees the canonical digit string.
  */
-export const IdText = (description = `an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`) => Type.String({ pattern: '^[0-9]{1,16}$', description, [COERCE_KEYWORD]: 'id' });
+export const IdText = (description = `an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`) =>
+  Type.String({ pattern: '^[0-9]{1,16}$', description, [COERCE_KEYWORD]: 'id' });
 
 /** The success envelope (SPEC §1); errors use `ErrorEnvelope`. */
-const Envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ code: Type.Literal(10000), message: Type.Literal('success'), data });
+const Envelope = <T extends TSchema>(data: T) => Type.Object({ code: Type.Literal(10000), message: Type.Literal('success'), data });
 
 export const ErrorEnvelope = Type.Object({
   code: Type.Integer(),

@@ -1,10 +1,23 @@
 import { Type, type Static } from 'typebox';
-import { Amount, CountryCode, IdString, IdText, Page, Instant, IntegerLike, Nullable, OptStr, OrNull, SkuRef, Str, StringEnum, PageQueryFields } from './common.ts';
+import {
+  Amount,
+  CountryCode,
+  IdString,
+  IdText,
+  Page,
+  Instant,
+  IntegerLike,
+  Nullable,
+  OptStr,
+  OrNull,
+  SkuRef,
+  Str,
+  StringEnum,
+  PageQueryFields,
+} from './common.ts';
 import { CHANNEL_TYPES } from '../domain/channels.ts';
 import { FULFILLMENT_STATUSES, ORDER_STATUSES, SPLIT_ORDER_STATUSES } from '../domain/vocabulary.ts';
 import { ORDER_TOTAL_CAP } from '../domain/order-cursor.ts';
-
-
 
 /** Seed §2.3; `country` is a two-letter code (channels are matched by it). */
 export const AddressBody = Type.Object({
@@ -47,10 +60,10 @@ export type CreateOrderBody = Static<typeof CreateOrderBody>;
 
 export const QuoteBody = Type.Object({
   shipToCountry: CountryCode(),
-  products: Type.Array(
-    Type.Object({ sku: SkuRef(), quantity: IntegerLike({ minimum: 1 }), warehouseCode: OptStr(32) }),
-    { minItems: 1, maxItems: MAX_ORDER_LINES },
-  ),
+  products: Type.Array(Type.Object({ sku: SkuRef(), quantity: IntegerLike({ minimum: 1 }), warehouseCode: OptStr(32) }), {
+    minItems: 1,
+    maxItems: MAX_ORDER_LINES,
+  }),
 });
 export type QuoteBody = Static<typeof QuoteBody>;
 
@@ -64,7 +77,10 @@ export const OrderQuery = Type.Object({
   createEndTime: Type.Optional(Type.String({ maxLength: 64 })),
   updateStartTime: Type.Optional(Type.String({ maxLength: 64 })),
   updateEndTime: Type.Optional(Type.String({ maxLength: 64 })),
-  ...PageQueryFields(250, { pageNumber: 'page by number (default 1); not with `cursor`', pageSize: 'default 10 (or the page size of the walk the cursor continues)' }),
+  ...PageQueryFields(250, {
+    pageNumber: 'page by number (default 1); not with `cursor`',
+    pageSize: 'default 10 (or the page size of the walk the cursor continues)',
+  }),
   cursor: Type.Optional(
     Type.String({
       minLength: 1,
@@ -119,9 +135,9 @@ export const OrderItemRecord = Type.Object({
   productNum: Type.Integer({ description: 'quantity ordered' }),
   total: Amount(),
   refundedQuantity: Type.Integer(),
-  fulfillmentStatus: StringEnum(SPLIT_ORDER_STATUSES, { description: 'the status of the line\'s split order' }),
+  fulfillmentStatus: StringEnum(SPLIT_ORDER_STATUSES, { description: "the status of the line's split order" }),
   refundStatus: Nullable(StringEnum(REFUND_STATUSES)),
-  countryCode: Type.String({ description: 'the warehouse\'s country' }),
+  countryCode: Type.String({ description: "the warehouse's country" }),
   warehouseCode: Type.String(),
   splitOrderId: IdString(),
 });

@@ -32,7 +32,9 @@ export type RefundPageQuery = Static<typeof RefundPageQuery>;
 export const AdminRefundQuery = Type.Object({
   ...RefundPageQuery.properties,
   status: Type.Optional(Type.Unsafe<RefundState>({ type: 'string', enum: [...REFUND_STATES] })),
-  manualReview: Type.Optional(Type.Boolean({ description: 'true: only refunds the worker parked after REFUND_MAX_ATTEMPTS failed attempts; false: only the others' })),
+  manualReview: Type.Optional(
+    Type.Boolean({ description: 'true: only refunds the worker parked after REFUND_MAX_ATTEMPTS failed attempts; false: only the others' }),
+  ),
 });
 export type AdminRefundQuery = Static<typeof AdminRefundQuery>;
 
@@ -44,7 +46,6 @@ export type ShipBody = Static<typeof ShipBody>;
 /** `data` of a refund request: the refund number. */
 export const RefundNo = IdString('the refund number');
 
-
 /** SPEC §5.5 (`presentRefund`). */
 export const RefundRecord = Type.Object({
   refundNo: IdString(),
@@ -53,7 +54,7 @@ export const RefundRecord = Type.Object({
   refundReason: StringEnum(REFUND_REASONS),
   refundStatus: StringEnum(REFUND_STATES),
   failureReason: Nullable(Type.String({ description: 'set when refundStatus is refund_failed' })),
-  amount: Amount('Σ unit amount × quantity, plus a split order\'s freight when all its items are refunded; an estimate until decided'),
+  amount: Amount("Σ unit amount × quantity, plus a split order's freight when all its items are refunded; an estimate until decided"),
   items: Type.Array(Type.Object({ itemId: IdString(), skuCode: Type.String(), quantity: Type.Integer(), countryCode: Type.String() })),
   createDate: Instant(),
   updateDate: Instant(),

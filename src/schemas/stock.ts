@@ -25,9 +25,10 @@ export const StockPage = Type.Object({
 });
 export type StockPage = Static<typeof StockPage>;
 
-
 export const StockChangesQuery = Type.Object({
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page; absent = from the oldest retained change; "now" = the current head' })),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 200, description: 'nextCursor of the previous page; absent = from the oldest retained change; "now" = the current head' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'changes per page, default 500' })),
   warehouseCode: Type.Optional(Type.String({ maxLength: 32 })),
 });

@@ -51,7 +51,10 @@ export function parseDocument<T>(schema: object, value: unknown): T {
 
 /** `/orderItemsList/1/quantity` → `orderItemsList[1].quantity`. */
 export function fieldPath(instancePath: string, missing?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (missing !== undefined) parts.push(missing);
   let out = '';
   for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out === '' ? p : `.${p}`;
@@ -152,5 +155,5 @@ export function checkText(value: unknown, root: string, trim: boolean, errors: F
   return value;
 }
 
-export const invalidText = (errors: FieldError[]) => validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');
-
+export const invalidText = (errors: FieldError[]) =>
+  validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');

@@ -25,7 +25,7 @@ export const WebhookBody = Type.Object({
       minLength: 1,
       maxLength: 64,
       description:
-        'stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery\'s `cursor`), ' +
+        "stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), " +
         'to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands.',
     }),
   ),
@@ -81,7 +81,9 @@ export const WebhookDelivery = Type.Object({
   eventId: Type.String(),
   type: Type.String(),
   orderId: Nullable(Type.String(), { description: 'the order the event is about; null for stock.changed' }),
-  cursorFrom: Nullable(Type.String(), { description: 'stock.changed: the change-feed range the delivery covers is (cursorFrom, cursorTo]; null for other events' }),
+  cursorFrom: Nullable(Type.String(), {
+    description: 'stock.changed: the change-feed range the delivery covers is (cursorFrom, cursorTo]; null for other events',
+  }),
   cursorTo: Nullable(Type.String(), { description: 'stock.changed: the `cursor` the delivery carries; null for other events' }),
   status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
   attempts: Type.Integer(),
@@ -121,7 +123,11 @@ export const SplitOrderEvent = Type.Object({
   timestamp: EventTime(),
   data: Type.Object({ orderId: Type.String(), splitOrderId: Type.String(), order: OrderRecord }),
 });
-export const OrderCancelledEvent = Type.Object({ type: Type.Literal('order.cancelled'), timestamp: EventTime(), data: Type.Object({ orderId: Type.String(), order: OrderRecord }) });
+export const OrderCancelledEvent = Type.Object({
+  type: Type.Literal('order.cancelled'),
+  timestamp: EventTime(),
+  data: Type.Object({ orderId: Type.String(), order: OrderRecord }),
+});
 
 /** The body schema of each event type. */
 export const WEBHOOK_EVENT_BODIES = {

@@ -32,7 +32,14 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
 export async function warehouseList(db: Handle): Promise<WarehouseList> {
   const rows = await listWarehouses(db);
   return {
-    list: rows.map((w) => ({ warehouseId: w.id, warehouseCode: w.code, warehouseNameExt: w.name, countryCode: w.country_code, countryCn: w.country_name, status: w.status })),
+    list: rows.map((w) => ({
+      warehouseId: w.id,
+      warehouseCode: w.code,
+      warehouseNameExt: w.name,
+      countryCode: w.country_code,
+      countryCn: w.country_name,
+      status: w.status,
+    })),
   };
 }
 
@@ -42,7 +49,10 @@ export async function productCatalogue(db: Handle, q: ProductsQuery): Promise<Pr
   let categoryIds: number[] | null = null;
   if (q.categoryId !== undefined) {
     const all = await listCategories(db);
-    categoryIds = subtreeIds(all.map((c) => ({ id: c.id, parentId: c.parent_id })), q.categoryId);
+    categoryIds = subtreeIds(
+      all.map((c) => ({ id: c.id, parentId: c.parent_id })),
+      q.categoryId,
+    );
   }
   const page = await productsPage(db, { categoryIds, start, end, offset, limit: pageSize });
   return {

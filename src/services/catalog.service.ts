@@ -22,7 +22,11 @@ export async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: 
   for (const w of rows) {
     const code = w.countryCode.toUpperCase();
     out.push(
-      await upsertWarehouse(db, { code: w.warehouseCode, name: w.name, countryCode: code, countryName: w.countryName ?? countryName(code), status: w.status ?? 1 }, now),
+      await upsertWarehouse(
+        db,
+        { code: w.warehouseCode, name: w.name, countryCode: code, countryName: w.countryName ?? countryName(code), status: w.status ?? 1 },
+        now,
+      ),
     );
   }
   return out;
@@ -33,7 +37,10 @@ export async function putCategories(db: Handle, rows: CategoryBody[], prefix: st
   const out: Category[] = [];
   for (const c of rows) out.push(await upsertCategory(db, { id: c.categoryId, name: c.name, parentId: c.parentId, imgUrl: c.imgUrl ?? null }, now));
   const all = await listCategories(db);
-  const broken = brokenCategoryChains(new Map(all.map((c) => [c.id, c.parent_id])), out.map((c) => c.id));
+  const broken = brokenCategoryChains(
+    new Map(all.map((c) => [c.id, c.parent_id])),
+    out.map((c) => c.id),
+  );
   failIfAny(
     broken.map(({ id, reason }) => {
       const index = rows.findIndex((r) => r.categoryId === id);
@@ -47,14 +54,24 @@ export async function putProducts(db: Handle, rows: ProductBody[], prefix: strin
   const categoryIds = rows.map((p) => p.categoryId).filter((id): id is number => typeof id === 'number');
   const known = await existingCategoryIds(db, categoryIds);
   failIfAny(
-    rows.flatMap((p, i) => (typeof p.categoryId === 'number' && !known.has(p.categoryId) ? [{ field: at(prefix, i, 'categoryId'), message: 'unknown category' }] : [])),
+    rows.flatMap((p, i) =>
+      typeof p.categoryId === 'number' && !known.has(p.categoryId) ? [{ field: at(prefix, i, 'categoryId'), message: 'unknown category' }] : [],
+    ),
   );
   const out: Product[] = [];
   for (const p of rows) {
     out.push(
       await upsertProduct(
         db,
-        { sku: p.sku, name: p.name, categoryId: p.categoryId ?? null, priceCents: p.price, weightGrams: p.weightGrams, imageUrl: p.imageUrl ?? null, options: p.options },
+        {
+          sku: p.sku,
+          name: p.name,
+          categoryId: p.categoryId ?? null,
+          priceCents: p.price,
+          weightGrams: p.weightGrams,
+          imageUrl: p.imageUrl ?? null,
+          options: p.options,
+        },
         now,
       ),
     );
@@ -63,7 +80,10 @@ export async function putProducts(db: Handle, rows: ProductBody[], prefix: strin
 }
 
 export async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
-  const warehouses = await warehousesByCode(db, rows.flatMap((c) => c.warehouseCodes));
+  const warehouses = await warehousesByCode(
+    db,
+    rows.flatMap((c) => c.warehouseCodes),
+  );
   const errors: FieldError[] = [];
   rows.forEach((c, i) => {
     if (!normalizeChannelType(c.channelType)) errors.push({ field: at(prefix, i, 'channelType'), message: 'must be one of: Standard, Express, Expedited' });
@@ -71,7 +91,8 @@ export async function putChannels(db: Handle, rows: ChannelBody[], prefix: strin
       if (!warehouses.has(code)) errors.push({ field: `${at(prefix, i, 'warehouseCodes')}[${j}]`, message: `unknown warehouse ${code}` });
     });
     if (c.deliveryDaysMax < c.deliveryDaysMin) errors.push({ field: at(prefix, i, 'deliveryDaysMax'), message: 'must not be less than deliveryDaysMin' });
-    if (c.countries.includes('*') && c.countries.length > 1) errors.push({ field: at(prefix, i, 'countries'), message: 'is either ["*"] or a list of country codes' });
+    if (c.countries.includes('*') && c.countries.length > 1)
+      errors.push({ field: at(prefix, i, 'countries'), message: 'is either ["*"] or a list of country codes' });
   });
   failIfAny(errors);
   for (const c of rows) {

@@ -48,7 +48,12 @@ export async function signIn(
       expires_at: now + limits.maxMs,
     });
     await staff.updateStaff(trx, row.id, { last_sign_in_at: now }, now);
-    await insertAudit(trx, staffActor(user, input.requestId), { action: 'staff.sign_in', target: `staff:${row.email_key}`, before: null, after: { address: input.address } }, now);
+    await insertAudit(
+      trx,
+      staffActor(user, input.requestId),
+      { action: 'staff.sign_in', target: `staff:${row.email_key}`, before: null, after: { address: input.address } },
+      now,
+    );
   });
   return { sessionId, user };
 }
@@ -74,7 +79,12 @@ export async function resumeSession(db: Db, sessionId: string, limits: SessionLi
 export async function signOut(db: Db, user: ConsoleUser, requestId: string, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await staff.deleteSession(trx, user.sessionHash)) {
-      await insertAudit(trx, staffActor(user, requestId), { action: 'staff.sign_out', target: `staff:${emailKey(user.email)}`, before: null, after: null }, now);
+      await insertAudit(
+        trx,
+        staffActor(user, requestId),
+        { action: 'staff.sign_out', target: `staff:${emailKey(user.email)}`, before: null, after: null },
+        now,
+      );
     }
   });
 }

@@ -23,9 +23,18 @@ export async function shipSplitOrder(db: Db, rawId: string, body: ShipBody, now 
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
-    const pending = await trx.selectFrom('order_items').select('id').where('split_order_id', '=', id).where('pending_refund_quantity', '>', 0).executeTakeFirst();
+    const pending = await trx
+      .selectFrom('order_items')
+      .select('id')
+      .where('split_order_id', '=', id)
+      .where('pending_refund_quantity', '>', 0)
+      .executeTakeFirst();
     if (pending) throw conflictState(`split order ${id} has a refund pending; decide it before shipping`);
-    await trx.updateTable('split_orders').set({ status: 'shipped', carrier: body.carrier, tracking_code: body.trackingCode, shipped_at: now, updated_at: now }).where('id', '=', id).execute();
+    await trx
+      .updateTable('split_orders')
+      .set({ status: 'shipped', carrier: body.carrier, tracking_code: body.trackingCode, shipped_at: now, updated_at: now })
+      .where('id', '=', id)
+      .execute();
     await refreshOrder(trx, orderId, now);
     await emitSplitOrderEvent(trx, 'split_order.shipped', merchantId, orderId, id, now);
     return orderId;

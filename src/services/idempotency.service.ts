@@ -48,7 +48,13 @@ function isRetryable(error: unknown): boolean {
   if (error instanceof AppError) return false;
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   // SQLITE_BUSY_SNAPSHOT: another process committed after this transaction's first read (WAL); only a fresh attempt can succeed.
-  return RETRYABLE_DB_CODES.has(code) || code.startsWith('SQLITE_BUSY') || code === '23505' || code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    RETRYABLE_DB_CODES.has(code) ||
+    code.startsWith('SQLITE_BUSY') ||
+    code === '23505' ||
+    code.startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 export interface IdempotencyScope {
@@ -112,7 +118,8 @@ export async function runIdempotent<T>(
       const finished = settled(row, scope.hash, now());
       if (finished) return finished;
       if (row) await keys.deleteKey(trx, ref);
-      const save = (status: number, body: unknown) => keys.insertDoneKey(trx, ref, { requestHash: scope.hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
+      const save = (status: number, body: unknown) =>
+        keys.insertDoneKey(trx, ref, { requestHash: scope.hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
       await sql`savepoint idempotent_work`.execute(trx);
       try {
         const response = await run(trx);

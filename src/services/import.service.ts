@@ -53,7 +53,12 @@ async function classify(file: string): Promise<ImportKind | ImportProblem> {
     if (CSV_COLUMNS[kind].required.every((c) => header.includes(c))) return kind;
   }
   const products = `${CSV_COLUMNS.products.required.join(',')}[,${CSV_COLUMNS.products.optional.join(',')}]`;
-  return { file: name, line: 1, field: '', message: `the header must name the columns of products (${products}) or stocks (${CSV_COLUMNS.stocks.required.join(',')})` };
+  return {
+    file: name,
+    line: 1,
+    field: '',
+    message: `the header must name the columns of products (${products}) or stocks (${CSV_COLUMNS.stocks.required.join(',')})`,
+  };
 }
 
 /**
@@ -61,7 +66,11 @@ async function classify(file: string): Promise<ImportKind | ImportProblem> {
  * fields is reported and skipped; a CSV syntax error (an unclosed quote) ends the file, since the
  * rows after it cannot be told apart.
  */
-async function* csvRows(file: string, problems: ProblemList, onBytes: (bytes: number) => void): AsyncGenerator<{ line: number; values: Record<string, string> }> {
+async function* csvRows(
+  file: string,
+  problems: ProblemList,
+  onBytes: (bytes: number) => void,
+): AsyncGenerator<{ line: number; values: Record<string, string> }> {
   const name = path.basename(file);
   const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
   const parser = stream.pipe(parse({ trim: true, bom: true, skip_empty_lines: true, info: true, relax_column_count: true }));
@@ -118,7 +127,12 @@ interface Context {
  * still written after a bad one (the transaction is rolled back at the end), so that rows of later
  * files are checked against everything before them and the report lists every problem at once.
  */
-async function eachBatch<T>(ctx: Context, file: string, parseRow: (values: Record<string, string>, line: number) => T | null, flush: (batch: { row: T; line: number }[]) => Promise<void>) {
+async function eachBatch<T>(
+  ctx: Context,
+  file: string,
+  parseRow: (values: Record<string, string>, line: number) => T | null,
+  flush: (batch: { row: T; line: number }[]) => Promise<void>,
+) {
   const totalBytes = fs.statSync(file).size;
   let bytesRead = 0;
   let batch: { row: T; line: number }[] = [];
@@ -163,7 +177,15 @@ async function importProductsCsv(ctx: Context, file: string) {
       return p;
     },
     async (batch) => {
-      const rows: ProductInput[] = batch.map(({ row: p }) => ({ sku: p.sku, name: p.name, categoryId: p.categoryId ?? null, priceCents: p.price, weightGrams: p.weightGrams, imageUrl: p.imageUrl ?? null, options: null }));
+      const rows: ProductInput[] = batch.map(({ row: p }) => ({
+        sku: p.sku,
+        name: p.name,
+        categoryId: p.categoryId ?? null,
+        priceCents: p.price,
+        weightGrams: p.weightGrams,
+        imageUrl: p.imageUrl ?? null,
+        options: null,
+      }));
       await upsertProducts(ctx.db, rows, ctx.now);
       ctx.result.products += rows.length;
     },
@@ -223,7 +245,10 @@ async function importJson(ctx: Context, file: string) {
     if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
-  const before = await ctx.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const before = await ctx.db
+    .selectFrom('stock_ledger')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   let summary: ImportSummary;
   try {
     summary = await loadCatalog(ctx.db, doc, ctx.now);
@@ -231,7 +256,10 @@ async function importJson(ctx: Context, file: string) {
     if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
-  const after = await ctx.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const after = await ctx.db
+    .selectFrom('stock_ledger')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   for (const k of ['warehouses', 'categories', 'products', 'stocks', 'channels'] as const) ctx.result[k] += summary[k];
   ctx.result.rows += Object.values(summary).reduce((a, b) => a + b, 0);
   ctx.result.ledgerRows += Number(after.n) - Number(before.n);
@@ -271,7 +299,15 @@ export async function importFiles(store: Store, files: string[], now: number, pr
   });
   // After the commit: a large import changes the tables' shape enough to mislead the planner.
   if (result.products + result.stocks + result.ledgerRows >= ANALYZE_AFTER_ROWS) {
-    await refreshPlannerStatistics(store.db, store.dialect, ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses']);
+    await refreshPlannerStatistics(store.db, store.dialect, [
+      'warehouses',
+      'categories',
+      'products',
+      'stocks',
+      'stock_ledger',
+      'channels',
+      'channel_warehouses',
+    ]);
   }
   return result;
 }

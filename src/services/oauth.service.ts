@@ -48,7 +48,15 @@ async function issuePair(db: Handle, settings: OAuthSettings, merchantId: number
   const refreshToken = newRefreshToken(settings.env);
   await merchants.insertToken(
     db,
-    { merchantId, tokenHash: hashSecret(accessToken), environment: settings.env, scopes, expiresAt: now + settings.accessTokenTtlSeconds * 1000, kind: 'oauth', familyId },
+    {
+      merchantId,
+      tokenHash: hashSecret(accessToken),
+      environment: settings.env,
+      scopes,
+      expiresAt: now + settings.accessTokenTtlSeconds * 1000,
+      kind: 'oauth',
+      familyId,
+    },
     now,
   );
   await refresh.insertRefreshToken(

@@ -1,6 +1,15 @@
 import { fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
-import { ORDER_TOTAL_CAP, decodeOrderCursor, encodeOrderCursor, noFilters, sameFilters, sortModeOf, type OrderCursor, type OrderFilters } from '../domain/order-cursor.ts';
+import {
+  ORDER_TOTAL_CAP,
+  decodeOrderCursor,
+  encodeOrderCursor,
+  noFilters,
+  sameFilters,
+  sortModeOf,
+  type OrderCursor,
+  type OrderFilters,
+} from '../domain/order-cursor.ts';
 import { timeWindow } from '../domain/time.ts';
 import { presentOrder } from '../present/order.presenter.ts';
 import type { OrderRecord } from '../schemas/orders.ts';
@@ -14,11 +23,17 @@ import { pageOffset } from '../domain/paging.ts';
 const MAX_ORDER_IDS = 100;
 const DEFAULT_PAGE_SIZE = 10;
 
-
 /** `"1,2, 3"` → [1,2,3]; at most 100; each a decimal id. */
 function parseIdList(text: string | undefined): number[] | null {
   if (text === undefined || text.trim() === '') return null;
-  const parts = [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  const parts = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
   if (parts.length > MAX_ORDER_IDS) throw fieldError('ids', `at most ${MAX_ORDER_IDS} ids per request (got ${parts.length})`, { limit: MAX_ORDER_IDS });
   const bad = parts.find((p) => parseId(p) === null);
   if (bad !== undefined) throw fieldError('ids', `"${bad}" is not an order id`);
@@ -46,7 +61,8 @@ async function runOrderQuery(readerFor: (merchantId: number | null) => orders.Or
     cursor = decodeOrderCursor(q.cursor.trim());
     if (cursor === null) throw fieldError('cursor', 'is not a cursor this API issued (pass nextCursor from a previous page unchanged)');
     if (noFilters(filters)) filters = cursor.filters;
-    else if (!sameFilters(filters, cursor.filters)) throw fieldError('cursor', 'belongs to a query with other filters: keep the filters of the walk, or leave them out');
+    else if (!sameFilters(filters, cursor.filters))
+      throw fieldError('cursor', 'belongs to a query with other filters: keep the filters of the walk, or leave them out');
   }
   const pageSize = q.pageSize ?? cursor?.pageSize ?? DEFAULT_PAGE_SIZE;
   const pageNumber = cursor?.page ?? q.pageNumber ?? 1;

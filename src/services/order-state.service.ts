@@ -14,8 +14,16 @@ export async function refreshOrder(
   changes: { refundedCents?: number; refunded?: boolean } = {},
 ): Promise<{ previousStatus: OrderStatus; status: OrderStatus }> {
   const [order, items, splits] = await Promise.all([
-    db.selectFrom('orders').select(['fulfillment_status', 'status', 'refunded_cents', 'completed_date', 'cancel_date', 'refund_date']).where('id', '=', orderId).executeTakeFirstOrThrow(),
-    db.selectFrom('order_items').select(['quantity', 'refunded_quantity as refunded', 'pending_refund_quantity as pending']).where('order_id', '=', orderId).execute(),
+    db
+      .selectFrom('orders')
+      .select(['fulfillment_status', 'status', 'refunded_cents', 'completed_date', 'cancel_date', 'refund_date'])
+      .where('id', '=', orderId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('order_items')
+      .select(['quantity', 'refunded_quantity as refunded', 'pending_refund_quantity as pending'])
+      .where('order_id', '=', orderId)
+      .execute(),
     db.selectFrom('split_orders').select('status').where('order_id', '=', orderId).execute(),
   ]);
   const splitStatuses = splits.map((s) => s.status);

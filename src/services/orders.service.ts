@@ -69,7 +69,14 @@ export function normalizeOrder(body: CreateOrderBody): NormalizedOrder {
     } catch (e) {
       errors.push(...((e as AppError).errors ?? []));
     }
-    return { index, sku: item.sku, quantity: item.quantity, warehouseCode: blankToNull(item.warehouseCode), channelCode: blankToNull(item.channelCode), channelType };
+    return {
+      index,
+      sku: item.sku,
+      quantity: item.quantity,
+      warehouseCode: blankToNull(item.warehouseCode),
+      channelCode: blankToNull(item.channelCode),
+      channelType,
+    };
   });
   let channelType: ChannelType = 'Standard';
   try {
@@ -106,14 +113,23 @@ export const toOffer = (c: Awaited<ReturnType<typeof listChannels>>[number]): Ch
 async function productFacts(db: Handle, skus: string[]): Promise<Map<string, ProductFacts>> {
   const products = await productsBySku(db, skus);
   return new Map(
-    [...products].map(([sku, p]) => [sku, { id: p.id, sku: p.sku, name: p.name, imageUrl: p.image_url, priceCents: p.price_cents, weightGrams: p.weight_grams }]),
+    [...products].map(([sku, p]) => [
+      sku,
+      { id: p.id, sku: p.sku, name: p.name, imageUrl: p.image_url, priceCents: p.price_cents, weightGrams: p.weight_grams },
+    ]),
   );
 }
 
 /** The quotes' dry run: the allocation an order would get now, nothing locked or reserved. */
 export async function allocateForQuote(db: Handle, lines: LineRequest[], shipTo: string, config: Pick<Config, 'defaultWarehouse'>, listField: string) {
-  const products = await productFacts(db, lines.map((l) => l.sku));
-  const stock = await readStockRows(db, [...products.values()].map((p) => p.id));
+  const products = await productFacts(
+    db,
+    lines.map((l) => l.sku),
+  );
+  const stock = await readStockRows(
+    db,
+    [...products.values()].map((p) => p.id),
+  );
   return allocateOrder(lines, products, stock, shipTo, config.defaultWarehouse, listField);
 }
 
@@ -144,8 +160,15 @@ async function createOrderIn(
       return { orderId: existing.id, replayed: true };
     }
   }
-  const products = await productFacts(trx, order.lines.map((l) => l.sku));
-  const stock = await lockStockRows(trx, dialect, [...products.values()].map((p) => p.id));
+  const products = await productFacts(
+    trx,
+    order.lines.map((l) => l.sku),
+  );
+  const stock = await lockStockRows(
+    trx,
+    dialect,
+    [...products.values()].map((p) => p.id),
+  );
   const offers = (await listChannels(trx)).map(toOffer);
   const plan = planOrder(order, products, stock, offers, config.defaultWarehouse);
 

@@ -9,7 +9,12 @@ import type { OrderDeps } from './orders.service.ts';
 import { allocateForQuote, toOffer } from './orders.service.ts';
 
 const noChannel = (warehouses: string[], country: string) =>
-  new AppError(422, 42202, `no logistics channel ships from ${warehouses.join(', ')} to ${country}`, warehouses.map((w) => ({ field: 'shipToCountry', message: `no channel from ${w} to ${country}`, warehouseCode: w, country })));
+  new AppError(
+    422,
+    42202,
+    `no logistics channel ships from ${warehouses.join(', ')} to ${country}`,
+    warehouses.map((w) => ({ field: 'shipToCountry', message: `no channel from ${w} to ${country}`, warehouseCode: w, country })),
+  );
 
 /** The allocation an order would get (a dry run: nothing is reserved), with every channel per group. */
 async function dryRun(deps: OrderDeps, body: QuoteBody) {
@@ -50,7 +55,11 @@ export async function quoteChannels(deps: OrderDeps, body: QuoteBody) {
 export async function quoteChannelTypes(deps: OrderDeps, body: QuoteBody) {
   const { country, groups, offers, subtotalCents } = await dryRun(deps, body);
   const quotes = quoteByType(offers, groups, country, CHANNEL_TYPES);
-  if (quotes.length === 0) throw noChannel(groups.map((g) => g.warehouseCode), country);
+  if (quotes.length === 0)
+    throw noChannel(
+      groups.map((g) => g.warehouseCode),
+      country,
+    );
   for (const q of quotes) checkTotal(subtotalCents, q.freightCents);
   return quotes.map((q) => ({
     channelType: q.channelType,

@@ -1,7 +1,16 @@
 import type { Config } from '../config.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
-import { REFUND_REASONS, decideRefund as refundOutcome, isShippedSplit, normalizeRefundReason, planRefund, refundAmountCents, type Decision, type RefundEntry } from '../domain/refunds.ts';
+import {
+  REFUND_REASONS,
+  decideRefund as refundOutcome,
+  isShippedSplit,
+  normalizeRefundReason,
+  planRefund,
+  refundAmountCents,
+  type Decision,
+  type RefundEntry,
+} from '../domain/refunds.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
@@ -38,7 +47,14 @@ export interface RefundDeps {
 }
 
 /** POST /v2/order/orders/{id}/refund (SPEC §5.1): the refund starts pending, its quantities reserved at once. */
-export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrderId: string, body: RefundBody, idempotencyKey: string | null, requestId: string) {
+export async function requestRefund(
+  deps: RefundDeps,
+  merchantId: number,
+  rawOrderId: string,
+  body: RefundBody,
+  idempotencyKey: string | null,
+  requestId: string,
+) {
   const reason = normalizeRefundReason(body.refundReason);
   if (reason === null) throw fieldError('refundReason', `must be one of: ${REFUND_REASONS.join(', ')}`, { allowed: REFUND_REASONS });
   const entries = entriesOf(body);
@@ -58,7 +74,8 @@ export async function requestRefund(deps: RefundDeps, merchantId: number, rawOrd
       const lines = planRefund(items, entries);
       for (const line of lines) {
         // Reserved with a conditional update: of two requests racing for the last unit, one wins.
-        if (!(await refunds.reservePending(trx, line.itemId, line.quantity, now))) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
+        if (!(await refunds.reservePending(trx, line.itemId, line.quantity, now)))
+          throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
       }
       const byId = new Map(items.map((i) => [i.id, i]));
       const refundId = await refunds.insertRefund(
@@ -113,13 +130,24 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
 
     for (const r of outcome.returns) {
       await refunds.settlePending(trx, r.itemId, r.quantity, true, now);
-      const back = await addQty(trx, { productId: r.productId, warehouseId: r.warehouseId }, r.quantity, { kind: 'return', orderId: refund.order_id, refundId }, now);
+      const back = await addQty(
+        trx,
+        { productId: r.productId, warehouseId: r.warehouseId },
+        r.quantity,
+        { kind: 'return', orderId: refund.order_id, refundId },
+        now,
+      );
       if (!back) throw new RetryAttempt('stock return failed');
     }
     for (const l of outcome.releases) await refunds.settlePending(trx, l.itemId, l.quantity, false, now);
     for (const splitId of outcome.cancelledSplits) await refunds.cancelSplitOrder(trx, splitId, now);
     const approved = outcome.state === 'refund_successfully';
-    await refunds.finishRefund(trx, refundId, { status: outcome.state, failureReason: outcome.failureReason, amountCents: outcome.amountCents, decidedBy }, now);
+    await refunds.finishRefund(
+      trx,
+      refundId,
+      { status: outcome.state, failureReason: outcome.failureReason, amountCents: outcome.amountCents, decidedBy },
+      now,
+    );
     const order = await refreshOrder(trx, refund.order_id, now, approved ? { refundedCents: outcome.amountCents, refunded: true } : {});
     // The webhook outbox rows commit with the decision (SPEC §13).
     await emitRefundDecided(trx, refundId, approved, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
@@ -137,7 +165,10 @@ export async function refundsOfOrder(reader: OrderReader, rawOrderId: string, q:
   const db = handleOf(reader);
   const { pageNumber, pageSize, offset } = pageWindow(q, 10);
   const page = await refunds.refundsOfOrder(db, orderId, offset, pageSize);
-  const items = await refunds.refundItems(db, page.rows.map((r) => r.id));
+  const items = await refunds.refundItems(
+    db,
+    page.rows.map((r) => r.id),
+  );
   return { total: page.total, pageNumber, pageSize, list: page.rows.map((r) => presentRefund(r, items)) };
 }
 
@@ -152,7 +183,10 @@ export async function listRefundsForOperator(
   manualReview: boolean | null = null,
 ) {
   const page = await refunds.listRefunds(db, status, pageOffset(pageNumber, pageSize), pageSize, manualReview);
-  const items = await refunds.refundItems(db, page.rows.map((r) => r.id));
+  const items = await refunds.refundItems(
+    db,
+    page.rows.map((r) => r.id),
+  );
   const sla = config.refundSlaHours * 3600 * 1000;
   return {
     total: page.total,

@@ -83,20 +83,36 @@ export async function disableStaff(db: Db, actor: Actor, email: string, now: num
   return db.transaction().execute(async (trx) => {
     const row = await staff.updateStaff(trx, before.id, { status: 'disabled' }, now);
     const sessionsEnded = await staff.deleteSessionsOf(trx, row.id);
-    await insertAudit(trx, actor, { action: 'staff.disable', target: `staff:${row.email_key}`, before: staffSummary(before), after: { ...staffSummary(row), sessionsEnded } }, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'staff.disable', target: `staff:${row.email_key}`, before: staffSummary(before), after: { ...staffSummary(row), sessionsEnded } },
+      now,
+    );
     return { row, sessionsEnded };
   });
 }
 
 /** Sets a new password and ends the account's sessions (whoever held the old one is signed out). */
-export async function resetPassword(db: Db, actor: Actor, email: string, password: string, now: number): Promise<{ row: staff.StaffRow; sessionsEnded: number }> {
+export async function resetPassword(
+  db: Db,
+  actor: Actor,
+  email: string,
+  password: string,
+  now: number,
+): Promise<{ row: staff.StaffRow; sessionsEnded: number }> {
   checkPassword(password);
   const before = await requireStaff(db, email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const row = await staff.updateStaff(trx, before.id, { password_hash: passwordHash, password_changed_at: now }, now);
     const sessionsEnded = await staff.deleteSessionsOf(trx, row.id);
-    await insertAudit(trx, actor, { action: 'staff.reset_password', target: `staff:${row.email_key}`, before: staffSummary(before), after: { ...staffSummary(row), sessionsEnded } }, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'staff.reset_password', target: `staff:${row.email_key}`, before: staffSummary(before), after: { ...staffSummary(row), sessionsEnded } },
+      now,
+    );
     return { row, sessionsEnded };
   });
 }

@@ -14,20 +14,29 @@ const DEFAULT_PAGE_SIZE = 30;
 /** `"A,,B,A"` → `["A","B"]`: empty entries and repeats dropped, first occurrence order kept; NFC like every SKU. */
 export function parseSkuList(text: string | undefined): string[] {
   if (text === undefined) return [];
-  return [...new Set(text.split(',').map((s) => canonicalSku(s.trim())).filter((s) => s !== ''))];
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => canonicalSku(s.trim()))
+        .filter((s) => s !== ''),
+    ),
+  ];
 }
 
 /** SPEC §6.1: by SKU list, by change window, or both. */
 export async function queryStocks(store: Store, q: StockQuery): Promise<StockPage> {
   const { db } = store;
   const skus = parseSkuList(q.skus);
-  if (skus.length > MAX_STOCK_SKUS) throw fieldError('skus', `at most ${MAX_STOCK_SKUS} distinct SKUs per request (got ${skus.length})`, { limit: MAX_STOCK_SKUS });
+  if (skus.length > MAX_STOCK_SKUS)
+    throw fieldError('skus', `at most ${MAX_STOCK_SKUS} distinct SKUs per request (got ${skus.length})`, { limit: MAX_STOCK_SKUS });
   const { start, end } = timeWindow(['dateStartTime', q.dateStartTime], ['dateEndTime', q.dateEndTime]);
   const byTime = start !== null || end !== null;
   if (skus.length === 0 && !byTime) {
     throw validationFailed([{ field: 'skus', message: 'give skus, dateStartTime or dateEndTime' }], 'give at least one of skus, dateStartTime, dateEndTime');
   }
-  if (byTime && skus.length === 0 && q.pageNumber === undefined) throw fieldError('pageNumber', 'is required (and greater than 0) when querying by update time');
+  if (byTime && skus.length === 0 && q.pageNumber === undefined)
+    throw fieldError('pageNumber', 'is required (and greater than 0) when querying by update time');
   const { pageNumber, pageSize, offset } = pageWindow(q, DEFAULT_PAGE_SIZE);
 
   let warehouseId: number | null = null;
@@ -41,7 +50,15 @@ export async function queryStocks(store: Store, q: StockQuery): Promise<StockPag
   if (!byTime) return stockBySkuList(db, skus, warehouseId, pageNumber, pageSize);
 
   const productIds = skus.length > 0 ? [...(await productsBySku(db, skus)).values()].map((p) => p.id) : null;
-  const { rows, total } = await changedProductsPage(db, store.dialect, { start, end, warehouseId, productIds, offset, limit: pageSize, totalCap: STOCK_TOTAL_CAP });
+  const { rows, total } = await changedProductsPage(db, store.dialect, {
+    start,
+    end,
+    warehouseId,
+    productIds,
+    offset,
+    limit: pageSize,
+    totalCap: STOCK_TOTAL_CAP,
+  });
   return { total, pageNumber, pageSize, list: rows.map((p) => ({ sku: p.sku, warehouseStockList: p.stock })) };
 }
 

@@ -93,7 +93,9 @@ export class StockFanOut {
       if (!open()) start = waiting.at(-1)!.after;
       const read = await feedAfter(db, dialect, start!, null, this.windowRows + 1);
       complete = read.length <= this.windowRows;
-      const rows: FeedChange[] = read.slice(0, this.windowRows).map((r) => ({ seq: Number(r.seq), id: r.id, sku: r.sku, warehouseCode: r.warehouseCode, qty: r.qty, at: r.createdAt }));
+      const rows: FeedChange[] = read
+        .slice(0, this.windowRows)
+        .map((r) => ({ seq: Number(r.seq), id: r.id, sku: r.sku, warehouseCode: r.warehouseCode, qty: r.qty, at: r.createdAt }));
       const end: FeedPos = rows.at(-1) ?? start!;
       // Those whose position this window passes (all of them once it reaches the head) join.
       while (waiting.length > 0 && (complete || comparePos(waiting.at(-1)!.after, end) < 0)) {
@@ -117,7 +119,9 @@ export class StockFanOut {
    * taken in id order, so concurrent workers lock them in one order.
    */
   private async write(groups: Group[], complete: boolean, now: number): Promise<number> {
-    const plans = new Map(groups.map((g) => [g, { plan: g.batcher.finish(complete), caughtUp: complete && !g.batcher.full, batchIds: null as number[] | null }]));
+    const plans = new Map(
+      groups.map((g) => [g, { plan: g.batcher.finish(complete), caughtUp: complete && !g.batcher.full, batchIds: null as number[] | null }]),
+    );
     const members = groups.flatMap((g) => g.subs.map((sub) => ({ sub, group: g }))).sort((a, b) => a.sub.id - b.sub.id);
     let created = 0;
     await this.store.db.transaction().execute(async (trx) => {

@@ -17,7 +17,16 @@ export interface StockResult {
 
 /** Resolves sku/warehouse codes to row keys, reporting every unknown one with its field. */
 async function resolveRows(db: Handle, rows: { sku: string; warehouseCode: string }[], prefix: string): Promise<StockKey[]> {
-  const [products, warehouses] = await Promise.all([productsBySku(db, rows.map((r) => r.sku)), warehousesByCode(db, rows.map((r) => r.warehouseCode))]);
+  const [products, warehouses] = await Promise.all([
+    productsBySku(
+      db,
+      rows.map((r) => r.sku),
+    ),
+    warehousesByCode(
+      db,
+      rows.map((r) => r.warehouseCode),
+    ),
+  ]);
   const errors: FieldError[] = [];
   rows.forEach((r, i) => {
     if (!products.has(r.sku)) errors.push({ field: at(prefix, i, 'sku'), message: `unknown SKU ${r.sku}` });
@@ -33,7 +42,8 @@ export async function setStocks(db: Handle, rows: StockSetRow[], prefix: string,
   const duplicates: FieldError[] = [];
   rows.forEach((r, i) => {
     const key = `${r.sku}\u0000${r.warehouseCode}`;
-    if (seen.has(key)) duplicates.push({ field: at(prefix, i, 'sku'), message: `${r.sku} in ${r.warehouseCode} is already set by ${at(prefix, seen.get(key)!, 'sku')}` });
+    if (seen.has(key))
+      duplicates.push({ field: at(prefix, i, 'sku'), message: `${r.sku} in ${r.warehouseCode} is already set by ${at(prefix, seen.get(key)!, 'sku')}` });
     else seen.set(key, i);
   });
   if (duplicates.length) throw validationFailed(duplicates);
@@ -68,7 +78,11 @@ export async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: stri
     out.push({ sku: rows[i].sku, warehouseCode: rows[i].warehouseCode, qty: change.qtyAfter, delta });
   }
   if (refused.length) {
-    const why = refused.every((r) => (r.delta as number) > 0) ? `above ${MAX_STOCK_QTY}` : refused.every((r) => (r.delta as number) < 0) ? 'below zero' : `below zero or above ${MAX_STOCK_QTY}`;
+    const why = refused.every((r) => (r.delta as number) > 0)
+      ? `above ${MAX_STOCK_QTY}`
+      : refused.every((r) => (r.delta as number) < 0)
+        ? 'below zero'
+        : `below zero or above ${MAX_STOCK_QTY}`;
     throw conflictState(`stock adjustment refused: it would take stock ${why}`, refused);
   }
   return out;

@@ -15,12 +15,25 @@ import { presentRefund } from '../present/refund.presenter.ts';
  * and the payload is read through the same handle, so it is the state being committed. Nothing is
  * written (and no payload built) when no active endpoint of the merchant wants the event.
  */
-async function emit(trx: Handle, merchantId: number, orderId: number, type: WebhookEventType, data: () => Promise<Record<string, unknown>>, now: number): Promise<void> {
+async function emit(
+  trx: Handle,
+  merchantId: number,
+  orderId: number,
+  type: WebhookEventType,
+  data: () => Promise<Record<string, unknown>>,
+  now: number,
+): Promise<void> {
   const scope = forMerchant(trx, merchantId);
   const endpoints = (await activeEndpoints(scope)).filter((e) => (JSON.parse(e.events) as string[]).includes(type));
   if (endpoints.length === 0) return;
   const payload = JSON.stringify({ type, timestamp: formatInstant(now), data: await data() });
-  await insertEvent(scope, { type, orderId, payload }, endpoints.map((e) => e.id), now, now + RETRY_WINDOW_MS);
+  await insertEvent(
+    scope,
+    { type, orderId, payload },
+    endpoints.map((e) => e.id),
+    now,
+    now + RETRY_WINDOW_MS,
+  );
 }
 
 async function orderRecord(trx: Handle, orderId: number) {
@@ -32,11 +45,40 @@ async function orderRecord(trx: Handle, orderId: number) {
 export async function emitRefundDecided(trx: Handle, refundId: number, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
   const refund = (await findRefund(trx, refundId))!;
   const ids = { orderId: String(refund.order_id), refundNo: String(refund.id) };
-  await emit(trx, refund.merchant_id, refund.order_id, succeeded ? 'refund.succeeded' : 'refund.failed', async () => ({ ...ids, refund: presentRefund(refund, await refundItems(trx, [refundId])) }), now);
-  if (orderCancelled) await emit(trx, refund.merchant_id, refund.order_id, 'order.cancelled', async () => ({ orderId: ids.orderId, order: await orderRecord(trx, refund.order_id) }), now);
+  await emit(
+    trx,
+    refund.merchant_id,
+    refund.order_id,
+    succeeded ? 'refund.succeeded' : 'refund.failed',
+    async () => ({ ...ids, refund: presentRefund(refund, await refundItems(trx, [refundId])) }),
+    now,
+  );
+  if (orderCancelled)
+    await emit(
+      trx,
+      refund.merchant_id,
+      refund.order_id,
+      'order.cancelled',
+      async () => ({ orderId: ids.orderId, order: await orderRecord(trx, refund.order_id) }),
+      now,
+    );
 }
 
 /** `split_order.shipped` / `split_order.delivered`, with the order record of §4.6. */
-export async function emitSplitOrderEvent(trx: Handle, type: 'split_order.shipped' | 'split_order.delivered', merchantId: number, orderId: number, splitOrderId: number, now: number): Promise<void> {
-  await emit(trx, merchantId, orderId, type, async () => ({ orderId: String(orderId), splitOrderId: String(splitOrderId), order: await orderRecord(trx, orderId) }), now);
+export async function emitSplitOrderEvent(
+  trx: Handle,
+  type: 'split_order.shipped' | 'split_order.delivered',
+  merchantId: number,
+  orderId: number,
+  splitOrderId: number,
+  now: number,
+): Promise<void> {
+  await emit(
+    trx,
+    merchantId,
+    orderId,
+    type,
+    async () => ({ orderId: String(orderId), splitOrderId: String(splitOrderId), order: await orderRecord(trx, orderId) }),
+    now,
+  );
 }

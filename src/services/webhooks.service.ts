@@ -65,19 +65,29 @@ async function feedPosition(deps: WebhookDeps, cursor: string | null): Promise<F
   const head = await feedHead(deps.db, deps.dialect);
   if (cursor === null || cursor === 'now') return head;
   const position = decodeCursor(cursor);
-  if (!position) throw fieldError('cursor', 'is not a cursor of the change feed (a nextCursor of GET /v1/product/stocks/changes, a delivery\'s cursor, or "now")');
+  if (!position)
+    throw fieldError('cursor', 'is not a cursor of the change feed (a nextCursor of GET /v1/product/stocks/changes, a delivery\'s cursor, or "now")');
   if (comparePos(position, head) > 0) throw fieldError('cursor', 'is ahead of the change feed');
   return position;
 }
 
 const stockColumns = (position: FeedPos | null) =>
-  position === null ? { stock_after_seq: null, stock_after_id: null, stock_due_at: null } : { stock_after_seq: position.seq, stock_after_id: position.id, stock_due_at: 0 };
+  position === null
+    ? { stock_after_seq: null, stock_after_id: null, stock_due_at: null }
+    : { stock_after_seq: position.seq, stock_after_id: position.id, stock_due_at: 0 };
 
 /**
  * POST /v1/webhooks: checks the URL (after DNS, SPEC §13) and shows the secret this once (and to
  * a replay of the same request under its Idempotency-Key, as the key's stored response).
  */
-export async function registerWebhook(deps: WebhookDeps, merchantId: number, body: WebhookBody, idempotencyKey: string | null, requestId: string, now = Date.now()): Promise<StoredResponse> {
+export async function registerWebhook(
+  deps: WebhookDeps,
+  merchantId: number,
+  body: WebhookBody,
+  idempotencyKey: string | null,
+  requestId: string,
+  now = Date.now(),
+): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
   const url = await checkedUrl(deps, body.url);
   // Read before the endpoint commits: a change not yet visible here gets a later position, so it is delivered.
@@ -87,24 +97,25 @@ export async function registerWebhook(deps: WebhookDeps, merchantId: number, bod
     deps,
     { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.create', url: url.href, events, skus, cursor }), requestId },
     async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    if ((await webhooks.countEndpoints(scope)) >= MAX_ENDPOINTS) throw conflictState(`a merchant may register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
-    const id = await webhooks.insertEndpoint(scope, {
-      url: url.href,
-      events: JSON.stringify(events),
-      skus: skus === null ? null : JSON.stringify(skus),
-      ...stockColumns(position),
-      secret,
-      previous_secret: null,
-      previous_secret_until: null,
-      status: 'active',
-      disabled_reason: null,
-      disabled_at: null,
-      failing_since: null,
-      created_at: now,
-      updated_at: now,
-    });
-    return { ...presentEndpoint((await webhooks.findEndpoint(scope, id))!), secret };
+      const scope = forMerchant(trx, merchantId);
+      if ((await webhooks.countEndpoints(scope)) >= MAX_ENDPOINTS)
+        throw conflictState(`a merchant may register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+      const id = await webhooks.insertEndpoint(scope, {
+        url: url.href,
+        events: JSON.stringify(events),
+        skus: skus === null ? null : JSON.stringify(skus),
+        ...stockColumns(position),
+        secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        status: 'active',
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+      });
+      return { ...presentEndpoint((await webhooks.findEndpoint(scope, id))!), secret };
     },
     (data) => ({ data }),
   );
@@ -170,7 +181,14 @@ export async function deleteWebhook(db: Db, merchantId: number, rawId: string) {
  * beside it (two `v1,` signatures) for ROTATION_GRACE_MS; rotating again within that time drops
  * the oldest at once.
  */
-export async function rotateSecret(keyStore: KeyStore, merchantId: number, rawId: string, idempotencyKey: string | null, requestId: string, now = Date.now()): Promise<StoredResponse> {
+export async function rotateSecret(
+  keyStore: KeyStore,
+  merchantId: number,
+  rawId: string,
+  idempotencyKey: string | null,
+  requestId: string,
+  now = Date.now(),
+): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
     { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.rotate-secret', id: rawId }), requestId },
@@ -216,7 +234,8 @@ export async function retryDelivery(
       const endpoint = await ownEndpoint(scope, rawId);
       const delivery = await webhooks.findDelivery(scope, endpoint.id, idOf(rawDeliveryId));
       if (!delivery) throw notFound('delivery');
-      if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
+      if (endpoint.status !== 'active')
+        throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
       await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
       return presentDelivery((await webhooks.findDelivery(scope, endpoint.id, delivery.id))!);
     },
@@ -228,13 +247,25 @@ export async function retryDelivery(
 
 export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) {
   const { pageNumber, pageSize, offset } = pageWindow(q, 50);
-  const page = await webhooks.listAllEndpoints(db, { merchantId: q.merchantId === undefined ? null : Number(q.merchantId), status: q.status ?? null }, offset, pageSize);
-  const counts = await webhooks.deliveryCounts(db, page.rows.map((r) => r.id));
+  const page = await webhooks.listAllEndpoints(
+    db,
+    { merchantId: q.merchantId === undefined ? null : Number(q.merchantId), status: q.status ?? null },
+    offset,
+    pageSize,
+  );
+  const counts = await webhooks.deliveryCounts(
+    db,
+    page.rows.map((r) => r.id),
+  );
   return {
     total: page.total,
     pageNumber,
     pageSize,
-    list: page.rows.map((r) => ({ ...presentEndpoint(r), merchantId: String(r.merchant_id), deliveries: counts.get(r.id) ?? { pending: 0, succeeded: 0, failed: 0 } })),
+    list: page.rows.map((r) => ({
+      ...presentEndpoint(r),
+      merchantId: String(r.merchant_id),
+      deliveries: counts.get(r.id) ?? { pending: 0, succeeded: 0, failed: 0 },
+    })),
   };
 }
 

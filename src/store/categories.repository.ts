@@ -24,6 +24,10 @@ export const listCategories = (db: Handle) => db.selectFrom('categories').select
 
 export async function existingCategoryIds(db: Handle, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('categories').select('id').where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('categories')
+    .select('id')
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }

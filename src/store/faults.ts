@@ -44,7 +44,9 @@ export function describeStorageFault(error: unknown, where: string): string | nu
   const code = (error as { code: string }).code;
   const lines = [`the database ${where} ${PLAIN[kind]} (${code}).`];
   if (kind === 'read-only' && where.startsWith('file ')) {
-    lines.push('Stockist writes to the file and creates its -wal and -shm files beside it: check that the user running Stockist owns (or may write) the file and its directory, and that the disk is not mounted read-only.');
+    lines.push(
+      'Stockist writes to the file and creates its -wal and -shm files beside it: check that the user running Stockist owns (or may write) the file and its directory, and that the disk is not mounted read-only.',
+    );
   } else if (kind === 'read-only') {
     lines.push('Connect to the primary server, not a read-only standby.');
   } else if (kind === 'full') {
@@ -85,10 +87,25 @@ export async function probeWrite(db: Kysely<Database>, now = Date.now()): Promis
 }
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   // PostgreSQL: admin/crash shutdown, cannot connect now, too many connections, connection exceptions.
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
-  'SQLITE_BUSY', 'SQLITE_LOCKED',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
 ]);
 /** node-postgres reports a lost connection or a pool wait that timed out without a code. */
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed/i;

@@ -17,12 +17,18 @@ export const findKey = (db: Handle, r: KeyRef) =>
  */
 export async function lockKey(trx: Trx, dialect: Dialect, r: KeyRef): Promise<boolean> {
   if (dialect === 'sqlite') return true;
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`idempotency:${r.merchantId}:${r.key}`}, 0)) as locked`.execute(trx);
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(hashtextextended(${`idempotency:${r.merchantId}:${r.key}`}, 0)) as locked`.execute(trx);
   return rows[0].locked;
 }
 
 /** Writes the finished response, in the transaction of the work it reports. */
-export async function insertDoneKey(trx: Trx, r: KeyRef, row: { requestHash: string; status: number; body: string; now: number; ttlMs: number }): Promise<void> {
+export async function insertDoneKey(
+  trx: Trx,
+  r: KeyRef,
+  row: { requestHash: string; status: number; body: string; now: number; ttlMs: number },
+): Promise<void> {
   await trx
     .insertInto('idempotency_keys')
     .values({

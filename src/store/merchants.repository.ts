@@ -26,7 +26,15 @@ export async function setMerchantStatus(db: Handle, id: number, status: Merchant
 
 export async function insertToken(
   db: Handle,
-  t: { merchantId: number; tokenHash: string; environment: ApiToken['environment']; scopes: string[]; expiresAt: number | null; kind?: ApiToken['kind']; familyId?: string },
+  t: {
+    merchantId: number;
+    tokenHash: string;
+    environment: ApiToken['environment'];
+    scopes: string[];
+    expiresAt: number | null;
+    kind?: ApiToken['kind'];
+    familyId?: string;
+  },
   now: number,
 ): Promise<ApiToken> {
   return db

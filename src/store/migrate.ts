@@ -78,6 +78,8 @@ export async function isInitialised(store: Store): Promise<boolean> {
     const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(store.db);
     return Number(rows[0].n) > 0;
   }
-  const { rows } = await sql<{ t: string | null }>`select to_regclass(quote_ident(${store.schema ?? 'public'}) || '.kysely_migration')::text as t`.execute(store.db);
+  const { rows } = await sql<{ t: string | null }>`select to_regclass(quote_ident(${store.schema ?? 'public'}) || '.kysely_migration')::text as t`.execute(
+    store.db,
+  );
   return rows[0].t !== null;
 }

@@ -116,7 +116,11 @@ export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise
       .selectFrom(q.select('orders.id').limit(f.totalCap).as('w'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow(),
-    page.select(['orders.id as id', `${key} as key`]).offset(f.offset).limit(f.limit + 1).execute(),
+    page
+      .select(['orders.id as id', `${key} as key`])
+      .offset(f.offset)
+      .limit(f.limit + 1)
+      .execute(),
   ]);
   const more = rows.length > f.limit;
   const shown = more ? rows.slice(0, f.limit) : rows;

@@ -36,7 +36,11 @@ export async function upsertProduct(db: Handle, p: ProductInput, now: number): P
 /** sku → product, for the SKUs that exist. */
 export async function productsBySku(db: Handle, skus: string[]): Promise<Map<string, Product>> {
   if (skus.length === 0) return new Map();
-  const rows = await db.selectFrom('products').selectAll().where('sku', 'in', [...new Set(skus)]).execute();
+  const rows = await db
+    .selectFrom('products')
+    .selectAll()
+    .where('sku', 'in', [...new Set(skus)])
+    .execute();
   return new Map(rows.map((r) => [r.sku, r]));
 }
 

@@ -13,7 +13,12 @@ export type RefundItemRow = Selectable<RefundItemsTable>;
  * so "is it shipped?" and "is a refund pending?" are never answered from a stale snapshot.
  */
 export async function lockSplitOrders(db: Handle, orderId: number): Promise<Map<number, SplitOrderStatus>> {
-  const rows = await db.updateTable('split_orders').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('order_id', '=', orderId).returning(['id', 'status']).execute();
+  const rows = await db
+    .updateTable('split_orders')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('order_id', '=', orderId)
+    .returning(['id', 'status'])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.status]));
 }
 
@@ -62,9 +67,16 @@ export async function settlePending(db: Handle, itemId: number, quantity: number
     .execute();
 }
 
-export async function insertRefund(scope: MerchantScope, row: Omit<Insertable<RefundsTable>, 'merchant_id'>, items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[]): Promise<number> {
+export async function insertRefund(
+  scope: MerchantScope,
+  row: Omit<Insertable<RefundsTable>, 'merchant_id'>,
+  items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[],
+): Promise<number> {
   const { id } = await scope.insertInto('refunds', row).returning('id').executeTakeFirstOrThrow();
-  await scope.handle.insertInto('refund_items').values(items.map((i) => ({ ...i, refund_id: id }))).execute();
+  await scope.handle
+    .insertInto('refund_items')
+    .values(items.map((i) => ({ ...i, refund_id: id })))
+    .execute();
   return id;
 }
 
@@ -74,7 +86,9 @@ export async function lockPendingRefund(db: Handle, refundId: number, now: numbe
 }
 
 export const refundItems = (db: Handle, refundIds: number[]) =>
-  refundIds.length === 0 ? Promise.resolve([] as RefundItemRow[]) : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
+  refundIds.length === 0
+    ? Promise.resolve([] as RefundItemRow[])
+    : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
 
 export async function finishRefund(
   db: Handle,
@@ -84,7 +98,16 @@ export async function finishRefund(
 ): Promise<void> {
   await db
     .updateTable('refunds')
-    .set({ status: outcome.status, failure_reason: outcome.failureReason, amount_cents: outcome.amountCents, decided_by: outcome.decidedBy, decided_at: now, claimed_by: null, claimed_until: null, updated_at: now })
+    .set({
+      status: outcome.status,
+      failure_reason: outcome.failureReason,
+      amount_cents: outcome.amountCents,
+      decided_by: outcome.decidedBy,
+      decided_at: now,
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: now,
+    })
     .where('id', '=', refundId)
     .execute();
 }
@@ -94,7 +117,15 @@ export async function finishRefund(
  * several workers claim disjoint batches without waiting on each other; SQLite has one writer.
  * A claim lapses at `until`, so a crashed worker's refunds are picked up again.
  */
-export async function claimDueRefunds(db: Handle, dialect: Dialect, worker: string, dueBefore: number, now: number, until: number, limit: number): Promise<number[]> {
+export async function claimDueRefunds(
+  db: Handle,
+  dialect: Dialect,
+  worker: string,
+  dueBefore: number,
+  now: number,
+  until: number,
+  limit: number,
+): Promise<number[]> {
   let candidates = db
     .selectFrom('refunds')
     .select('id')
@@ -174,8 +205,20 @@ export async function parkExhaustedRefunds(db: Handle, maxAttempts: number, now:
 
 export async function refundsOfOrder(db: Handle, orderId: number, offset: number, limit: number) {
   const [count, rows] = await Promise.all([
-    db.selectFrom('refunds').select((eb) => eb.fn.countAll<number>().as('n')).where('order_id', '=', orderId).executeTakeFirstOrThrow(),
-    db.selectFrom('refunds').selectAll().where('order_id', '=', orderId).orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+    db
+      .selectFrom('refunds')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('order_id', '=', orderId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(offset)
+      .limit(limit)
+      .execute(),
   ]);
   return { total: Number(count.n), rows };
 }

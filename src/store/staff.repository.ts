@@ -13,7 +13,15 @@ export const findStaffByEmail = (db: Handle, emailKey: string) => db.selectFrom(
 
 export const listStaff = (db: Handle) => db.selectFrom('staff_users').selectAll().orderBy('email_key').execute();
 
-export const countStaff = async (db: Handle) => Number((await db.selectFrom('staff_users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+export const countStaff = async (db: Handle) =>
+  Number(
+    (
+      await db
+        .selectFrom('staff_users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 export async function updateStaff(
   db: Handle,

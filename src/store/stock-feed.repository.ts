@@ -31,7 +31,10 @@ export async function bulkLedgerMark(db: Handle, dialect: Dialect, now: number):
   if (dialect === 'postgres') return null;
   const head = await db
     .updateTable('stock_feed_head')
-    .set((eb) => ({ time_lag: sql<number>`max(${eb.ref('time_lag')}, max(${eb.ref('time_mark')}, ${now}) - ${now})`, time_mark: sql<number>`max(${eb.ref('time_mark')}, ${now})` }))
+    .set((eb) => ({
+      time_lag: sql<number>`max(${eb.ref('time_lag')}, max(${eb.ref('time_mark')}, ${now}) - ${now})`,
+      time_mark: sql<number>`max(${eb.ref('time_mark')}, ${now})`,
+    }))
     .where('id', '=', 1)
     .returning('time_mark')
     .executeTakeFirstOrThrow();
@@ -44,7 +47,12 @@ export async function bulkLedgerMark(db: Handle, dialect: Dialect, now: number):
  */
 export async function stampBulkLedger(db: Handle, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
-  const head = await db.updateTable('stock_feed_head').set((eb) => ({ seq: eb('seq', '+', 1) })).where('id', '=', 1).returning(['seq', 'time_mark', 'time_lag']).executeTakeFirstOrThrow();
+  const head = await db
+    .updateTable('stock_feed_head')
+    .set((eb) => ({ seq: eb('seq', '+', 1) }))
+    .where('id', '=', 1)
+    .returning(['seq', 'time_mark', 'time_lag'])
+    .executeTakeFirstOrThrow();
   const span = await db
     .selectFrom('stock_ledger')
     .select((eb) => [eb.fn.min('created_at').as('first'), eb.fn.max('created_at').as('last')])
@@ -104,4 +112,3 @@ export async function feedHead(db: Handle, dialect: Dialect): Promise<FeedPositi
     .executeTakeFirst();
   return row ? { seq: Number(row.seq), id: row.id } : FEED_START;
 }
-

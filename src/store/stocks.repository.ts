@@ -71,9 +71,7 @@ export async function addQty(db: Handle, k: StockKey, delta: number, refs: Ledge
     .where('warehouse_id', '=', k.warehouseId)
     .where((eb) => eb(eb('qty', '+', delta), '>=', 0));
   if (max !== undefined && delta > 0) update = update.where((eb) => eb(eb('qty', '+', delta), '<=', max));
-  const row = await update
-    .returning('qty')
-    .executeTakeFirst();
+  const row = await update.returning('qty').executeTakeFirst();
   if (!row) return null;
   await recordChange(db, k, delta, row.qty, refs, now);
   return { ...k, delta, qtyAfter: row.qty };
@@ -212,9 +210,13 @@ interface WindowCount {
 async function windowRange(db: Handle, dialect: Dialect, start: number | null, end: number | null): Promise<{ from: number | null; to: number | null } | null> {
   const pg = dialect === 'postgres';
   const pos = pg ? sql`commit_seq` : sql`id`;
-  const order = (direction: 'asc' | 'desc') => (pg ? sql.raw(`time_mark ${direction}, commit_seq ${direction}, id ${direction}`) : sql.raw(`time_mark ${direction}, id ${direction}`));
+  const order = (direction: 'asc' | 'desc') =>
+    pg ? sql.raw(`time_mark ${direction}, commit_seq ${direction}, id ${direction}`) : sql.raw(`time_mark ${direction}, id ${direction}`);
   const from = start === null ? sql`null` : sql`(select ${pos} from stock_ledger where time_mark >= ${start} order by ${order('asc')} limit 1)`;
-  const to = end === null ? sql`null` : sql`(select ${pos} from stock_ledger where time_mark <= ${end} + (select time_lag from stock_feed_head where id = 1) order by ${order('desc')} limit 1)`;
+  const to =
+    end === null
+      ? sql`null`
+      : sql`(select ${pos} from stock_ledger where time_mark <= ${end} + (select time_lag from stock_feed_head where id = 1) order by ${order('desc')} limit 1)`;
   const { rows } = await sql<{ from: number | null; to: number | null }>`select ${from} as "from", ${to} as "to"`.execute(db);
   const range = { from: rows[0].from === null ? null : Number(rows[0].from), to: rows[0].to === null ? null : Number(rows[0].to) };
   if ((start !== null && range.from === null) || (end !== null && range.to === null)) return null;
@@ -281,7 +283,9 @@ async function readWindow(
     countRows === null
       ? sql`select 0 as n, 0 as found`
       : sql`select count(*) as n, count(distinct product_id) as found from (${rowsOfWindow(countRows)}) c where (select n from meta) >= ${pageRows}`;
-  const result = await sql<{ page_read: number; page_settled: number; count_read: number; count_found: number; id: number | null; sku: string | null } & Partial<StockCell>>`
+  const result = await sql<
+    { page_read: number; page_settled: number; count_read: number; count_found: number; id: number | null; sku: string | null } & Partial<StockCell>
+  >`
     with ${page}, counted as (${counted})
     select meta.n as page_read, (select count(*) from f) as page_settled, counted.n as count_read, counted.found as count_found,
       page.product_id as id, page.sku as sku, s.qty as qty, wh.code as "warehouseCode", wh.country_code as "countryCode"
@@ -334,8 +338,18 @@ async function changedAmong(db: Handle, dialect: Dialect, q: ChangedPageQuery, p
     .orderBy('products.sku')
     .execute();
   const page = found.slice(q.offset, q.offset + q.limit);
-  const stock = await stockRowsOf(db, page.map((p) => p.id), q.warehouseId);
-  return { total: found.length, rows: page.map((p) => ({ ...p, stock: stock.filter((r) => r.productId === p.id).map(({ qty, warehouseCode, countryCode }) => ({ qty, warehouseCode, countryCode })) })) };
+  const stock = await stockRowsOf(
+    db,
+    page.map((p) => p.id),
+    q.warehouseId,
+  );
+  return {
+    total: found.length,
+    rows: page.map((p) => ({
+      ...p,
+      stock: stock.filter((r) => r.productId === p.id).map(({ qty, warehouseCode, countryCode }) => ({ qty, warehouseCode, countryCode })),
+    })),
+  };
 }
 
 export interface BulkSet extends StockKey {
@@ -352,7 +366,11 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
   if (rows.length === 0) return 0;
   const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
   const unique = [...new Map(rows.map((r) => [keyOf(r), { product_id: r.productId, warehouse_id: r.warehouseId, qty: 0, updated_at: now }])).values()];
-  await db.insertInto('stocks').values(unique).onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doNothing()).execute();
+  await db
+    .insertInto('stocks')
+    .values(unique)
+    .onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doNothing())
+    .execute();
   const locked = await db
     .updateTable('stocks')
     .set((eb) => ({ qty: eb.ref('qty') }))
@@ -368,7 +386,15 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
     if (delta === 0) continue;
     current.set(key, r.qty);
     final.set(key, r);
-    ledger.push({ product_id: r.productId, warehouse_id: r.warehouseId, delta, qty_after: r.qty, kind: delta > 0 ? 'restock' : 'adjustment', created_at: now, commit_seq: bulkLedgerSeq(dialect) });
+    ledger.push({
+      product_id: r.productId,
+      warehouse_id: r.warehouseId,
+      delta,
+      qty_after: r.qty,
+      kind: delta > 0 ? 'restock' : 'adjustment',
+      created_at: now,
+      commit_seq: bulkLedgerSeq(dialect),
+    });
   }
   if (final.size === 0) return 0;
   const mark = await bulkLedgerMark(db, dialect, now);
@@ -376,7 +402,9 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
   await db
     .insertInto('stocks')
     .values([...final.values()].map((r) => ({ product_id: r.productId, warehouse_id: r.warehouseId, qty: r.qty, updated_at: now })))
-    .onConflict((oc) => oc.columns(['product_id', 'warehouse_id']).doUpdateSet((eb) => ({ qty: eb.ref('excluded.qty'), updated_at: eb.ref('excluded.updated_at') })))
+    .onConflict((oc) =>
+      oc.columns(['product_id', 'warehouse_id']).doUpdateSet((eb) => ({ qty: eb.ref('excluded.qty'), updated_at: eb.ref('excluded.updated_at') })),
+    )
     .execute();
   await db.insertInto('stock_ledger').values(ledger).execute();
   return ledger.length;
@@ -395,7 +423,13 @@ export async function stockOfSkus(db: Handle, skus: string[], warehouseId: numbe
       return warehouseId === null ? on : on.on('stocks.warehouse_id', '=', warehouseId);
     })
     .leftJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
-    .select(['products.id as productId', 'products.sku as sku', 'stocks.qty as qty', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode'])
+    .select([
+      'products.id as productId',
+      'products.sku as sku',
+      'stocks.qty as qty',
+      'warehouses.code as warehouseCode',
+      'warehouses.country_code as countryCode',
+    ])
     .where('products.sku', 'in', skus)
     .orderBy('products.id')
     .orderBy('stocks.warehouse_id')
@@ -416,7 +450,14 @@ function stockRowsQuery(db: Handle, productIds: number[]) {
   return db
     .selectFrom('stocks')
     .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
-    .select(['stocks.product_id as productId', 'stocks.warehouse_id as warehouseId', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode', 'warehouses.status as status', 'stocks.qty as qty'])
+    .select([
+      'stocks.product_id as productId',
+      'stocks.warehouse_id as warehouseId',
+      'warehouses.code as warehouseCode',
+      'warehouses.country_code as countryCode',
+      'warehouses.status as status',
+      'stocks.qty as qty',
+    ])
     .where('stocks.product_id', 'in', [...new Set(productIds)])
     .orderBy('stocks.product_id')
     .orderBy('stocks.warehouse_id');

@@ -1,4 +1,14 @@
-import { sql, type DeleteQueryBuilder, type DeleteResult, type Insertable, type InsertQueryBuilder, type InsertResult, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import {
+  sql,
+  type DeleteQueryBuilder,
+  type DeleteResult,
+  type Insertable,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type SelectQueryBuilder,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
 import type { Handle } from './db.ts';
 import type { Database } from './schema.ts';
 

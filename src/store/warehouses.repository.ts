@@ -28,6 +28,10 @@ export const listWarehouses = (db: Handle) => db.selectFrom('warehouses').select
 /** code → warehouse, for the codes that exist. */
 export async function warehousesByCode(db: Handle, codes: string[]): Promise<Map<string, Warehouse>> {
   if (codes.length === 0) return new Map();
-  const rows = await db.selectFrom('warehouses').selectAll().where('code', 'in', [...new Set(codes)]).execute();
+  const rows = await db
+    .selectFrom('warehouses')
+    .selectAll()
+    .where('code', 'in', [...new Set(codes)])
+    .execute();
   return new Map(rows.map((r) => [r.code, r]));
 }

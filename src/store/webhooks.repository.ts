@@ -18,7 +18,10 @@ export async function insertEndpoint(scope: MerchantScope, row: Omit<Insertable<
 export const listEndpoints = (scope: MerchantScope) => scope.selectFrom('webhook_endpoints').selectAll().orderBy('id').execute();
 
 export async function countEndpoints(scope: MerchantScope): Promise<number> {
-  const r = await scope.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await scope
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -46,7 +49,8 @@ export async function deleteEndpoint(scope: MerchantScope, id: number): Promise<
 }
 
 /** Active endpoints and the events each wants; read inside the state change's transaction. */
-export const activeEndpoints = (scope: MerchantScope) => scope.selectFrom('webhook_endpoints').select(['id', 'events']).where('status', '=', 'active').orderBy('id').execute();
+export const activeEndpoints = (scope: MerchantScope) =>
+  scope.selectFrom('webhook_endpoints').select(['id', 'events']).where('status', '=', 'active').orderBy('id').execute();
 
 /** A delivery row due now, never attempted. */
 const pendingDelivery = (d: { endpointId: number; eventId: number; orderId: number }, now: number, giveUpAt: number) => ({
@@ -75,7 +79,10 @@ export async function insertEvent(
   now: number,
   giveUpAt: number,
 ): Promise<number> {
-  const { id } = await scope.insertInto('webhook_events', { type: event.type, order_id: event.orderId, payload: event.payload, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  const { id } = await scope
+    .insertInto('webhook_events', { type: event.type, order_id: event.orderId, payload: event.payload, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await scope
     .insertInto(
       'webhook_deliveries',
@@ -109,7 +116,13 @@ export async function pageDeliveries(scope: MerchantScope, endpointId: number, s
   if (status !== null) q = q.where('webhook_deliveries.status', '=', status);
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    q.innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id').select(deliveryColumns).orderBy('webhook_deliveries.id', 'desc').offset(offset).limit(limit).execute(),
+    q
+      .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
+      .select(deliveryColumns)
+      .orderBy('webhook_deliveries.id', 'desc')
+      .offset(offset)
+      .limit(limit)
+      .execute(),
   ]);
   return { total: Number(count.n), rows };
 }
@@ -179,7 +192,12 @@ export async function claimDueDeliveries(
   if (lane) candidates = candidates.where('d.endpoint_id', '=', lane.endpointId).where('d.order_id', '=', lane.orderId);
   candidates = candidates.orderBy('d.next_attempt_at').orderBy('d.id').limit(limit);
   if (dialect === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
-  const rows = await db.updateTable('webhook_deliveries').set({ claimed_by: worker, claimed_until: until }).where('id', 'in', candidates).returning('id').execute();
+  const rows = await db
+    .updateTable('webhook_deliveries')
+    .set({ claimed_by: worker, claimed_until: until })
+    .where('id', 'in', candidates)
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
@@ -265,10 +283,20 @@ export async function listAllEndpoints(db: Handle, filter: { merchantId: number 
   return { total: Number(count.n), rows };
 }
 
-export async function setEndpointStatus(db: Handle, id: number, status: WebhookEndpointStatus, reason: string | null, now: number): Promise<EndpointRow | undefined> {
+export async function setEndpointStatus(
+  db: Handle,
+  id: number,
+  status: WebhookEndpointStatus,
+  reason: string | null,
+  now: number,
+): Promise<EndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
-    .set(status === 'disabled' ? { status, disabled_reason: reason, disabled_at: now, updated_at: now } : { status, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now })
+    .set(
+      status === 'disabled'
+        ? { status, disabled_reason: reason, disabled_at: now, updated_at: now }
+        : { status, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now },
+    )
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
@@ -349,7 +377,8 @@ export async function dueStockSubscriptions(db: Handle, now: number, maxOpen: nu
 }
 
 /** An endpoint's SKU list (JSON) and the revision it belongs to. */
-export const stockFilter = (db: Handle, endpointId: number) => db.selectFrom('webhook_endpoints').select(['skus', 'stock_filter_rev']).where('id', '=', endpointId).executeTakeFirst();
+export const stockFilter = (db: Handle, endpointId: number) =>
+  db.selectFrom('webhook_endpoints').select(['skus', 'stock_filter_rev']).where('id', '=', endpointId).executeTakeFirst();
 
 /**
  * Moves an endpoint's feed position on, only if nobody else has (another worker's fan-out) and its

@@ -10,7 +10,8 @@ import { isStorageUnavailable } from '../store/faults.ts';
  */
 
 /** The client reached us over HTTPS: TLS here, or (behind TRUST_PROXY) the proxy says so. */
-export const isSecure = (config: Config, request: FastifyRequest) => config.tls || (trustsProxy(config.trustProxy) && request.protocol?.toLowerCase() === 'https');
+export const isSecure = (config: Config, request: FastifyRequest) =>
+  config.tls || (trustsProxy(config.trustProxy) && request.protocol?.toLowerCase() === 'https');
 
 /**
  * Under HTTPS the cookie is `__Host-…`: the browser then only accepts it Secure, for Path=/ and
@@ -64,7 +65,8 @@ export function sameOriginProblem(request: FastifyRequest, secure: boolean): str
 }
 
 /** Every asset is ours: no inline script or style, no framing, forms post only here; pages are never cached. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function installPageHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
@@ -115,5 +117,7 @@ export function webFrameworkError(error: FastifyError, request: FastifyRequest, 
     .header('Content-Security-Policy', CSP)
     .header('Cache-Control', 'no-store')
     .type('text/html; charset=utf-8')
-    .send(`<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Error ${status}</title></head><body><main><h1>Error ${status}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`);
+    .send(
+      `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Error ${status}</title></head><body><main><h1>Error ${status}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`,
+    );
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { StockistClient, StockistError } from '../../clients/typescript/src/index.ts';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
-import { buildTestApp, loadCatalogue, newMerchant, } from '../helpers.ts';
+import { buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 
 /** A live in-process server (plain HTTP) with the order catalogue and one merchant. */
 async function liveServer(t: Parameters<typeof buildTestApp>[0], env: Record<string, string> = {}) {
@@ -45,7 +45,10 @@ describe('typed client against a live server', () => {
     const log: Logged[] = [];
     const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret, fetch: recordingFetch(log) });
 
-    const categories = [{ categoryId: 10, name: 'Home', parentId: 0 }, { categoryId: 11, name: 'Kitchen', parentId: 10 }];
+    const categories = [
+      { categoryId: 10, name: 'Home', parentId: 0 },
+      { categoryId: 11, name: 'Kitchen', parentId: 10 },
+    ];
     await testApp.admin('POST', '/admin/v1/import', { categories });
     const categoryCalls = () => log.filter((r) => r.path.endsWith('/v1/product/category'));
     const tree = await client.getCategories();
@@ -68,7 +71,10 @@ describe('typed client against a live server', () => {
     assert.equal(products.pageSize, 2);
     assert.equal(typeof products.list[0].price, 'number');
     const stock = await client.queryStocks({ skus: 'A,B' });
-    assert.deepEqual(stock.list.map((s) => s.sku), ['A', 'B']);
+    assert.deepEqual(
+      stock.list.map((s) => s.sku),
+      ['A', 'B'],
+    );
     const feed = await client.stockChanges({ limit: 5 });
     assert.equal(typeof feed.nextCursor, 'string');
 
@@ -88,7 +94,11 @@ describe('typed client against a live server', () => {
     assert.equal(page.list[0].id, orderId);
     const first = await client.queryOrders({ pageSize: 1 });
     assert.equal(typeof first.nextCursor, 'string');
-    assert.deepEqual((await client.queryOrders({ cursor: first.nextCursor!, pageSize: 1 })).list.map((o) => o.id), [orderId], 'newest first');
+    assert.deepEqual(
+      (await client.queryOrders({ cursor: first.nextCursor!, pageSize: 1 })).list.map((o) => o.id),
+      [orderId],
+      'newest first',
+    );
     const walked: string[] = [];
     for await (const o of client.iterateOrders({ pageSize: 1 })) walked.push(o.id);
     assert.deepEqual(walked, [viaV2, orderId], 'iterateOrders follows nextCursor to the end');
@@ -158,7 +168,13 @@ describe('typed client against a live server', () => {
     const { merchant, baseUrl } = await liveServer(t, { ACCESS_TOKEN_TTL_SECONDS: '60' });
     const log: Logged[] = [];
     // A margin longer than the lifetime: every call finds the token due for refresh.
-    const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret, refreshMarginSeconds: 120, fetch: recordingFetch(log) });
+    const client = new StockistClient({
+      baseUrl,
+      clientId: merchant.clientId,
+      clientSecret: merchant.clientSecret,
+      refreshMarginSeconds: 120,
+      fetch: recordingFetch(log),
+    });
     await client.getWarehouses();
     await client.getWarehouses();
     const grants = () => log.filter((r) => r.grant).map((r) => r.grant);

@@ -13,7 +13,14 @@ type Json = Record<string, any>;
 
 describe('OpenAPI document (docs/openapi.json)', () => {
   const registered: { method: string; url: string; schema: Json | undefined }[] = [];
-  const t = useApp('sqlite', {}, { eagerSchemas: true, onRoute: (r) => registered.push(...[r.method].flat().map((method) => ({ method, url: r.url ?? '', schema: r.schema as Json | undefined }))) });
+  const t = useApp(
+    'sqlite',
+    {},
+    {
+      eagerSchemas: true,
+      onRoute: (r) => registered.push(...[r.method].flat().map((method) => ({ method, url: r.url ?? '', schema: r.schema as Json | undefined }))),
+    },
+  );
   const committed = () => JSON.parse(fs.readFileSync(DOCUMENT_FILE, 'utf8')) as Json;
 
   it('is current: the committed document and client types equal the generated ones (run `npm run openapi`)', async () => {
@@ -22,7 +29,7 @@ describe('OpenAPI document (docs/openapi.json)', () => {
     assert.equal(fs.readFileSync(CLIENT_SCHEMA_FILE, 'utf8'), schemaText, 'clients/typescript/src/schema.d.ts is stale: run `npm run openapi`');
   });
 
-  it('every route schema compiles (the server compiles them lazily, on each route\'s first use; here all at once)', async () => {
+  it("every route schema compiles (the server compiles them lazily, on each route's first use; here all at once)", async () => {
     await t.app.ready();
     assert.ok(registered.length > 50);
   });
@@ -43,14 +50,21 @@ describe('OpenAPI document (docs/openapi.json)', () => {
     const doc = committed();
     const refs = JSON.stringify(doc).match(/"\$ref":"#[^"]+"/g) ?? [];
     for (const ref of new Set(refs)) {
-      const target = ref.slice(9, -1).split('/').slice(1).reduce((o: any, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      const target = ref
+        .slice(9, -1)
+        .split('/')
+        .slice(1)
+        .reduce((o: any, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
       assert.ok(target, `${ref} resolves`);
     }
   });
 
   it('has every merchant route with its scope, the token endpoint and the /openapi servers', () => {
     const doc = committed();
-    assert.deepEqual(doc.servers.map((s: Json) => s.url), ['/openapi', '/openapi/openapi']);
+    assert.deepEqual(
+      doc.servers.map((s: Json) => s.url),
+      ['/openapi', '/openapi/openapi'],
+    );
     const built = new Set(registered.map((r) => `${r.method} ${r.url}`));
     for (const route of MERCHANT_ROUTES) {
       const served = built.has(`${route.method} ${MERCHANT_PREFIX}${route.path}`);
@@ -65,7 +79,11 @@ describe('OpenAPI document (docs/openapi.json)', () => {
     assert.equal(token.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/TokenResponse');
     assert.equal(token.responses['401'].$ref, '#/components/responses/OAuthError401');
     assert.ok(doc.components.securitySchemes.merchantBearer && doc.components.securitySchemes.oauth2);
-    assert.equal(Object.keys(doc.paths).some((p) => p.startsWith('/admin')), false, 'the operator API is not in the merchant document');
+    assert.equal(
+      Object.keys(doc.paths).some((p) => p.startsWith('/admin')),
+      false,
+      'the operator API is not in the merchant document',
+    );
   });
 
   it('declares a response schema (envelope and error envelope) on every merchant route', () => {
@@ -95,7 +113,9 @@ describe('OpenAPI document (docs/openapi.json)', () => {
 
   it('has a client method for every operation', () => {
     const doc = committed();
-    const ids = Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).map((op: any) => op.operationId)).sort();
+    const ids = Object.values(doc.paths)
+      .flatMap((ops: any) => Object.values(ops).map((op: any) => op.operationId))
+      .sort();
     assert.deepEqual(Object.keys(OPERATION_METHODS).sort(), ids);
     for (const method of Object.values(OPERATION_METHODS)) assert.equal(typeof (StockistClient.prototype as any)[method], 'function', method);
   });

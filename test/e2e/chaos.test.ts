@@ -14,7 +14,15 @@ describe('chaos: kill -9 under write load (short round)', { concurrency: true },
   for (const dialect of DIALECTS) {
     // Several server starts, kills and restarts under load: minutes on a loaded machine.
     it(`loses and duplicates nothing on ${dialect}`, { timeout: 900_000 }, async () => {
-      const summary = await runChaos({ dialect, pgUrl: PG_URL ?? undefined, serverKills: 1, workerKills: 1, concurrency: 6, answersBeforeKill: 15, maxKillDelayMs: 300 });
+      const summary = await runChaos({
+        dialect,
+        pgUrl: PG_URL ?? undefined,
+        serverKills: 1,
+        workerKills: 1,
+        concurrency: 6,
+        answersBeforeKill: 15,
+        maxKillDelayMs: 300,
+      });
       const report = formatSummary(summary);
       console.log(report);
       assert.deepEqual(summary.failures, [], report);

@@ -64,23 +64,60 @@ describe('stockist CLI', () => {
     const app = await buildApp({ config, store, adminApiKey: 'cli-admin-key-0123456789' }, { logger: false });
     const token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
     const headers = { authorization: `Bearer ${token}` };
-    const created = (await app.inject({ method: 'POST', url: '/openapi/v1/order/orders', headers, payload: { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'DEMO-0001', quantity: 3 }] } })).json().data;
-    const r1 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
-    const r2 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
-    const r3 = (await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })).json().data;
+    const created = (
+      await app.inject({
+        method: 'POST',
+        url: '/openapi/v1/order/orders',
+        headers,
+        payload: { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'DEMO-0001', quantity: 3 }] },
+      })
+    ).json().data;
+    const r1 = (
+      await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })
+    ).json().data;
+    const r2 = (
+      await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })
+    ).json().data;
+    const r3 = (
+      await app.inject({ method: 'POST', url: `/openapi/v2/order/orders/${created}/refund`, headers, payload: { skuCode: 'DEMO-0001', quantity: 1 } })
+    ).json().data;
     // The worker fails on r3 once and, with REFUND_MAX_ATTEMPTS=1, parks it (only r3 is due: r1, r2 are claimed by "another worker").
     const { RefundWorker } = await import('../../src/jobs/refund.worker.ts');
-    await store.db.updateTable('refunds').set({ claimed_by: 'elsewhere', claimed_until: Date.now() + 3600_000 }).where('id', 'in', [Number(r1), Number(r2)]).execute();
-    const poisoned = new RefundWorker({ store, config: { refundReview: 'auto', refundAutoDelayMs: 0, refundMaxAttempts: 1 }, hooks: { beforeCommit: () => { throw new Error('ledger\nexploded'); } } });
+    await store.db
+      .updateTable('refunds')
+      .set({ claimed_by: 'elsewhere', claimed_until: Date.now() + 3600_000 })
+      .where('id', 'in', [Number(r1), Number(r2)])
+      .execute();
+    const poisoned = new RefundWorker({
+      store,
+      config: { refundReview: 'auto', refundAutoDelayMs: 0, refundMaxAttempts: 1 },
+      hooks: {
+        beforeCommit: () => {
+          throw new Error('ledger\nexploded');
+        },
+      },
+    });
     assert.equal(await poisoned.runOnce(), 0);
     await store.db.updateTable('refunds').set({ claimed_by: null, claimed_until: null }).execute();
     await app.close();
     await store.close();
     const list = runCli(['refunds', 'list'], env);
     assert.equal(list.status, 0, list.stderr);
-    assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split(' ')[0]), [r1, r2, r3]);
+    assert.deepEqual(
+      list.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+      [r1, r2, r3],
+    );
     assert.match(list.stdout.trim().split('\n')[2], /MANUAL REVIEW after 1 attempt: Error: ledger exploded$/);
-    assert.deepEqual(runCli(['refunds', 'list', '--manual-review'], env).stdout.trim().split('\n').map((l) => l.split(' ')[0]), [r3]);
+    assert.deepEqual(
+      runCli(['refunds', 'list', '--manual-review'], env)
+        .stdout.trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+      [r3],
+    );
     assert.match(runCli(['refunds', 'approve', r1], env).stdout, new RegExp(`refund ${r1}: refund_successfully`));
     assert.match(runCli(['refunds', 'reject', r2, '--reason', 'opened box'], env).stdout, /refund_failed \(opened box\)/);
     const again = runCli(['refunds', 'approve', r1], env);
@@ -94,7 +131,13 @@ describe('stockist CLI', () => {
     const dir = tempDir();
     const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}` };
     const piped = (args: string[], input: string) => {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, input, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+        input,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     };
     assert.equal(runCli(['migrate'], env).status, 0);
@@ -114,13 +157,22 @@ describe('stockist CLI', () => {
     assert.equal(own.status, 0, own.stderr);
     assert.equal(own.stdout, 'operator pick@example.com (warehouse) created\n', 'a piped password is not printed');
     const list = runCli(['operator', 'list'], env);
-    assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split('  ').slice(0, 3).join(' ')), ['Ops@Example.com support active', 'pick@example.com warehouse active']);
+    assert.deepEqual(
+      list.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('  ').slice(0, 3).join(' ')),
+      ['Ops@Example.com support active', 'pick@example.com warehouse active'],
+    );
     assert.match(runCli(['operator', 'disable', 'OPS@example.com'], env).stdout, /^operator Ops@Example\.com disabled; 0 sessions ended$/m);
     assert.match(runCli(['operator', 'list'], env).stdout, /Ops@Example\.com {2}support {2}disabled/);
     const reset = runCli(['operator', 'reset-password', 'pick@example.com'], env);
     assert.equal(reset.status, 0, reset.stderr);
     const fresh = /password ([A-Za-z0-9]{20}) {2}\(shown once\)/.exec(reset.stdout)![1];
-    assert.equal(runCli(['operator', 'disable', 'nobody@example.com'], env).stderr.trim().split('\n').at(-1), 'stockist: staff account nobody@example.com not found');
+    assert.equal(
+      runCli(['operator', 'disable', 'nobody@example.com'], env).stderr.trim().split('\n').at(-1),
+      'stockist: staff account nobody@example.com not found',
+    );
 
     const { openStore } = await import('../../src/store/db.ts');
     const { verifyPassword } = await import('../../src/services/staff.service.ts');
@@ -131,12 +183,15 @@ describe('stockist CLI', () => {
       assert.equal(await verifyPassword(pick.password_hash, fresh), true);
       assert.equal(await verifyPassword(pick.password_hash, 'a long chosen passphrase'), false, 'the old password is gone');
       const audit = await store.db.selectFrom('audit_log').select(['actor_kind', 'action', 'target']).orderBy('id').execute();
-      assert.deepEqual(audit.map((a) => `${a.actor_kind} ${a.action} ${a.target}`), [
-        'cli staff.create staff:ops@example.com',
-        'cli staff.create staff:pick@example.com',
-        'cli staff.disable staff:ops@example.com',
-        'cli staff.reset_password staff:pick@example.com',
-      ]);
+      assert.deepEqual(
+        audit.map((a) => `${a.actor_kind} ${a.action} ${a.target}`),
+        [
+          'cli staff.create staff:ops@example.com',
+          'cli staff.create staff:pick@example.com',
+          'cli staff.disable staff:ops@example.com',
+          'cli staff.reset_password staff:pick@example.com',
+        ],
+      );
     } finally {
       await store.close();
     }
@@ -147,7 +202,15 @@ describe('stockist CLI', () => {
     const dir = tempDir();
     const file = path.join(dir, 'named.db');
     const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
-    const commands = [['migrate'], ['seed', 'demo'], ['merchant', 'create', 'Named'], ['token', 'issue', '1'], ['refunds', 'list'], ['operator', 'list'], ['import', path.join(dir, 'missing.csv')]];
+    const commands = [
+      ['migrate'],
+      ['seed', 'demo'],
+      ['merchant', 'create', 'Named'],
+      ['token', 'issue', '1'],
+      ['refunds', 'list'],
+      ['operator', 'list'],
+      ['import', path.join(dir, 'missing.csv')],
+    ];
     for (const args of commands) {
       const r = runCli(args, env);
       const lines = r.stderr.split('\n').filter((l) => DB_LINE.test(l));
@@ -163,18 +226,30 @@ describe('stockist CLI', () => {
 
   it('refuses to create a database for commands that work on existing data, naming the path and how to point elsewhere', () => {
     const elsewhere = tempDir();
-    for (const args of [['import', path.join(elsewhere, 'p.csv')], ['merchant', 'create', 'Lost'], ['token', 'revoke', '1'], ['refunds', 'list'], ['refunds', 'approve', '1']]) {
+    for (const args of [
+      ['import', path.join(elsewhere, 'p.csv')],
+      ['merchant', 'create', 'Lost'],
+      ['token', 'revoke', '1'],
+      ['refunds', 'list'],
+      ['refunds', 'approve', '1'],
+    ]) {
       // Run from a folder without data, with neither DATA_DIR nor DATABASE_URL: ./data/stockist.db there.
       const r = runCli(args, { DATA_DIR: '', DATABASE_URL: '' }, elsewhere);
       assert.equal(r.status, 1, args.join(' '));
       const expected = path.join(elsewhere, 'data', 'stockist.db');
       assert.equal(r.stderr.split('\n')[0], `stockist: database sqlite:${expected}`);
-      assert.match(r.stderr, new RegExp(`no database at ${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(from the default DATA_DIR \\./data, relative to `));
+      assert.match(
+        r.stderr,
+        new RegExp(`no database at ${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(from the default DATA_DIR \\./data, relative to `),
+      );
       assert.match(r.stderr, /DATABASE_URL=sqlite:<file> or DATA_DIR=<folder>/);
       assert.ok(!fs.existsSync(path.join(elsewhere, 'data')), `${args.join(' ')} created nothing`);
     }
     // DATA_DIR relative to the current folder; migrate and seed create the database there.
-    assert.equal(runCli(['merchant', 'create', 'X'], { DATA_DIR: 'shop', DATABASE_URL: '' }, elsewhere).stderr.includes('(from DATA_DIR=shop, relative to'), true);
+    assert.equal(
+      runCli(['merchant', 'create', 'X'], { DATA_DIR: 'shop', DATABASE_URL: '' }, elsewhere).stderr.includes('(from DATA_DIR=shop, relative to'),
+      true,
+    );
     const migrated = runCli(['migrate'], { DATA_DIR: 'shop', DATABASE_URL: '' }, elsewhere);
     assert.equal(migrated.status, 0, migrated.stderr);
     assert.equal(migrated.stderr.trim(), `stockist: database sqlite:${path.join(elsewhere, 'shop', 'stockist.db')}`);

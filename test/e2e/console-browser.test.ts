@@ -9,24 +9,41 @@ import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = path.resolve(import.meta.dirname, '../../test-output');
-const SKIP = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does) to run the console browser test`;
+const SKIP = fs.existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does) to run the console browser test`;
 const PASSWORD = 'browser test passphrase';
 
 describe('operator console in a real browser', { skip: SKIP }, () => {
   it('signs in, shows the dashboard, approves a refund in place (htmx), all from local assets', { timeout: 180_000 }, async (t) => {
     const { chromium } = await import('playwright-core');
     const app = await buildTestApp(t, 'sqlite', { REFUND_REVIEW: 'manual' });
-    await createStaff(app.store.db, { kind: 'cli', id: 'test', requestId: null }, { email: 'agent@example.com', role: 'support', password: PASSWORD }, Date.now());
+    await createStaff(
+      app.store.db,
+      { kind: 'cli', id: 'test', requestId: null },
+      { email: 'agent@example.com', role: 'support', password: PASSWORD },
+      Date.now(),
+    );
     await loadCatalogue(app, ORDER_CATALOGUE);
     const m = await newMerchant(app, 'Browser shop');
     const o = await placeOrder(app, m.token, [{ sku: 'C', quantity: 2 }]);
-    const refundNo = (await app.merchant(m.token, 'POST', `/openapi/v2/order/orders/${o.id}/refund`, { skuCode: 'C', quantity: 1, refundReason: 'Other' })).body.data as string;
+    const refundNo = (await app.merchant(m.token, 'POST', `/openapi/v2/order/orders/${o.id}/refund`, { skuCode: 'C', quantity: 1, refundReason: 'Other' })).body
+      .data as string;
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     t.after(() => browser.close());
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -12,11 +12,21 @@ describe('the compiled program (dist/)', () => {
     // scripts/test.mjs rebuilds dist/ when src/ is newer; `npm install` builds it (prepare).
     assert.ok(fs.existsSync(path.join(ROOT, 'dist/stockist.js')), 'dist/stockist.js exists');
     const map = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/stockist.js.map'), 'utf8'));
-    assert.ok(map.sources.some((s: string) => s.endsWith('src/cli/main.ts')), 'with a source map back to src/');
+    assert.ok(
+      map.sources.some((s: string) => s.endsWith('src/cli/main.ts')),
+      'with a source map back to src/',
+    );
 
     const dir = tempDir();
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'dist.db')}`, TLS: 'off', LOG_LEVEL: 'warn', ADMIN_API_KEY: 'dist-admin-key-0123456789', NODE_OPTIONS: '' };
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'dist.db')}`,
+      TLS: 'off',
+      LOG_LEVEL: 'warn',
+      ADMIN_API_KEY: 'dist-admin-key-0123456789',
+      NODE_OPTIONS: '',
+    };
     assert.equal(runCli(['migrate'], env).status, 0);
     // A resolve hook records every module resolved that is TypeScript or tsx: there must be none.
     const seen = path.join(dir, 'resolved-ts.txt');
@@ -71,7 +81,12 @@ describe('the compiled program (dist/)', () => {
     const r = spawnSync(process.execPath, [path.join(dir, 'bin/stockist.js'), '--help'], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 1);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, new RegExp(`^stockist: the compiled program is missing \\(${path.join(dir, 'dist/stockist.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)\\.\\nBuild it with \`npm install\` \\(or \`npm run build\`\\)`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^stockist: the compiled program is missing \\(${path.join(dir, 'dist/stockist.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)\\.\\nBuild it with \`npm install\` \\(or \`npm run build\`\\)`,
+      ),
+    );
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

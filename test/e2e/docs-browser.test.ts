@@ -7,7 +7,9 @@ import { buildTestApp } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = path.resolve(import.meta.dirname, '../../test-output');
-const SKIP = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does) to run the docs page test`;
+const SKIP = fs.existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does) to run the docs page test`;
 
 describe('GET /docs in a real browser', { skip: SKIP }, () => {
   it('lists every operation from local assets only, and saves a screenshot', async (t) => {
@@ -15,12 +17,23 @@ describe('GET /docs in a real browser', { skip: SKIP }, () => {
     const { app } = await buildTestApp(t, 'sqlite');
     await app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const spec = (await app.inject({ method: 'GET', url: '/docs/openapi.json' }).then((r) => r.json())) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const spec = (await app.inject({ method: 'GET', url: '/docs/openapi.json' }).then((r) => r.json())) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     const operations = Object.entries(spec.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })));
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     t.after(() => browser.close());
     const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
@@ -41,7 +54,9 @@ describe('GET /docs in a real browser', { skip: SKIP }, () => {
     await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations.length, { timeout: 30_000 });
 
     const listed = await page.$$eval('.opblock', (blocks) =>
-      blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+      blocks.map(
+        (b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+      ),
     );
     for (const op of operations) assert.ok(listed.includes(`${op.method} ${op.path}`), `${op.method} ${op.path} is listed (got ${listed.join(', ')})`);
     assert.match(await page.title(), /Stockist/);

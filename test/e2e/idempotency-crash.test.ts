@@ -21,7 +21,16 @@ for (const dialect of DIALECTS) {
     it('leaves no claim behind: the retry after the restart creates the order once', { timeout: 300_000 }, async (t) => {
       const dir = tempDir();
       const database = await makeDatabase(dialect, dir, PG_URL ?? undefined);
-      const env = { DATA_DIR: dir, DATABASE_URL: database.url, TLS: 'off', LOG_LEVEL: 'error', STOCKIST_ENV: 'sandbox', ADMIN_API_KEY: ADMIN_KEY, SEED: 'none', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
+      const env = {
+        DATA_DIR: dir,
+        DATABASE_URL: database.url,
+        TLS: 'off',
+        LOG_LEVEL: 'error',
+        STOCKIST_ENV: 'sandbox',
+        ADMIN_API_KEY: ADMIN_KEY,
+        SEED: 'none',
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      };
       let server: Awaited<ReturnType<typeof startProcess>> | null = null;
       const cleanups: (() => Promise<unknown> | unknown)[] = [];
       t.after(async () => {

@@ -24,14 +24,24 @@ describe('stockist import', () => {
     const bad = write('bad.csv', 'sku,warehouseCode,qty\nA,G007,9\nB,G007,1\nC,G007,1\n');
     const refused = runCli(['import', bad], env);
     assert.equal(refused.status, 1);
-    assert.equal(refused.stderr, `stockist: database sqlite:${path.join(dir, 'import.db')}\nstockist: import refused, nothing was written: bad.csv line 4: sku unknown SKU C\n`);
+    assert.equal(
+      refused.stderr,
+      `stockist: database sqlite:${path.join(dir, 'import.db')}\nstockist: import refused, nothing was written: bad.csv line 4: sku unknown SKU C\n`,
+    );
     // Several bad rows: all of them, one a line; past the cap, how many more.
-    const several = write('several.csv', ['sku,warehouseCode,qty', 'A,G007,9', 'X,G007,1', 'B,MARS,1', 'B,G007,-2', ...Array.from({ length: 60 }, (_, i) => `Z${i},G007,1`)].join('\n'));
+    const several = write(
+      'several.csv',
+      ['sku,warehouseCode,qty', 'A,G007,9', 'X,G007,1', 'B,MARS,1', 'B,G007,-2', ...Array.from({ length: 60 }, (_, i) => `Z${i},G007,1`)].join('\n'),
+    );
     const listed = runCli(['import', several], env);
     assert.equal(listed.status, 1);
     const lines = listed.stderr.trimEnd().split('\n').slice(1);
     assert.equal(lines[0], 'stockist: import refused, nothing was written: 63 problems');
-    assert.deepEqual(lines.slice(1, 4), ['  several.csv line 3: sku unknown SKU X', '  several.csv line 4: warehouseCode unknown warehouse MARS', '  several.csv line 5: qty must be an integer from 0 to 1000000000']);
+    assert.deepEqual(lines.slice(1, 4), [
+      '  several.csv line 3: sku unknown SKU X',
+      '  several.csv line 4: warehouseCode unknown warehouse MARS',
+      '  several.csv line 5: qty must be an integer from 0 to 1000000000',
+    ]);
     assert.equal(lines.length, 1 + 50 + 1);
     assert.equal(lines.at(-1), '  … and 13 more');
     const again = runCli(['import', write('same.csv', 'sku,warehouseCode,qty\nA,G007,5\n')], env);
@@ -45,11 +55,15 @@ describe('stockist import', () => {
     assert.match(help.stdout, /products: sku,name,price,weightGrams,\[categoryId\],\[imageUrl\]/);
     assert.match(help.stdout, /stocks: +sku,warehouseCode,qty/);
     const { ImportBody } = await import('../../src/schemas/admin.ts');
-    const sections = (ImportBody as unknown as { properties: Record<string, { items: { properties: Record<string, unknown>; required?: string[] } }> }).properties;
+    const sections = (ImportBody as unknown as { properties: Record<string, { items: { properties: Record<string, unknown>; required?: string[] } }> })
+      .properties;
     for (const [section, schema] of Object.entries(sections)) {
       const line = help.stdout.split('\n').findIndex((l) => l.includes(`"${section}":`));
       assert.ok(line >= 0, `the help shows the "${section}" section`);
-      const text = help.stdout.split('\n').slice(line, line + 2).join(' ');
+      const text = help.stdout
+        .split('\n')
+        .slice(line, line + 2)
+        .join(' ');
       for (const field of Object.keys(schema.items.properties)) {
         const optional = !(schema.items.required ?? []).includes(field);
         assert.ok(text.includes(optional ? `["${field}"]` : `"${field}"`), `${section}.${field} is listed${optional ? ' as optional' : ''}`);

@@ -38,7 +38,16 @@ describe('examples/quickstart.ts', () => {
     const { code, out } = await run(['--url', url, '--timeout', '30', '--data-dir', dataDir], env);
     assert.equal(code, 0, out);
     assert.match(out, /created merchant "Quickstart" \d+ through the operator API .*kept in .*quickstart-client\.json/);
-    for (const heading of ['1. Access token', '2. Categories', '3. Stock', '4. Channel quote', '5. Order', '6. Query the order', '7. Partial refund', '8. Wait for the decision']) {
+    for (const heading of [
+      '1. Access token',
+      '2. Categories',
+      '3. Stock',
+      '4. Channel quote',
+      '5. Order',
+      '6. Query the order',
+      '7. Partial refund',
+      '8. Wait for the decision',
+    ]) {
       assert.ok(out.includes(heading), `prints "${heading}"\n${out}`);
     }
     assert.match(out, /POST \/openapi\/oauth\/token \(client_credentials\): stk_test_/);
@@ -64,7 +73,8 @@ describe('examples/quickstart.ts', () => {
     const third = await run(['--url', url, '--timeout', '30', '--data-dir', dataDir], env);
     assert.equal(third.code, 0, third.out);
     assert.match(third.out, /reusing merchant "Quickstart" \d+ with a 1-hour token from the operator API/);
-    const merchants = (await testApp.app.inject({ method: 'GET', url: '/admin/v1/merchants', headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json().data.list;
+    const merchants = (await testApp.app.inject({ method: 'GET', url: '/admin/v1/merchants', headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json().data
+      .list;
     assert.equal(merchants.filter((m: { name: string }) => m.name === 'Quickstart').length, 1, 'one Quickstart merchant after three runs');
   });
 
@@ -80,7 +90,12 @@ describe('examples/quickstart.ts', () => {
   });
 
   it('explains what is missing without credentials', async () => {
-    const { code, out } = await run(['--url', 'http://127.0.0.1:9', '--data-dir', '/nonexistent'], { ADMIN_API_KEY: '', STOCKIST_CLIENT_ID: '', STOCKIST_CLIENT_SECRET: '', STOCKIST_TOKEN: '' });
+    const { code, out } = await run(['--url', 'http://127.0.0.1:9', '--data-dir', '/nonexistent'], {
+      ADMIN_API_KEY: '',
+      STOCKIST_CLIENT_ID: '',
+      STOCKIST_CLIENT_SECRET: '',
+      STOCKIST_TOKEN: '',
+    });
     assert.equal(code, 1);
     assert.match(out, /no credentials: set STOCKIST_CLIENT_ID/);
   });

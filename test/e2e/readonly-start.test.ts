@@ -42,9 +42,16 @@ describe('start-up on a read-only SQLite file (real processes)', () => {
         assert.equal(r.error, undefined);
         assert.equal(r.status, 1, `${args}: ${r.stdout}${r.stderr}`);
         // Every command first names its database on a line of its own (the newcomer's path); then one line says what is wrong.
-        const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('stockist: database '));
+        const lines = r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('stockist: database '));
         assert.equal(lines.length, 1, r.stderr);
-        assert.match(lines[0], new RegExp(`^stockist: .*the database file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is read-only \\(SQLITE_READONLY[A-Z_]*\\)\\. `), r.stderr);
+        assert.match(
+          lines[0],
+          new RegExp(`^stockist: .*the database file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is read-only \\(SQLITE_READONLY[A-Z_]*\\)\\. `),
+          r.stderr,
+        );
         assert.match(lines[0], /permissions|owns/);
         assert.doesNotMatch(lines[0], /migration unknown/);
       }

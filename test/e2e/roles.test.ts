@@ -32,10 +32,17 @@ describe('serve --role api + --role worker (real processes)', () => {
 
     const token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
     const call = async (method: string, url: string, body?: unknown) => {
-      const r = await fetch(`http://127.0.0.1:${apiPort}${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const r = await fetch(`http://127.0.0.1:${apiPort}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return r.json() as Promise<any>;
     };
-    const created = await call('POST', '/openapi/v1/order/orders', { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'DEMO-0001', quantity: 1 }] });
+    const created = await call('POST', '/openapi/v1/order/orders', {
+      orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' },
+      orderItemsList: [{ sku: 'DEMO-0001', quantity: 1 }],
+    });
     assert.equal(created.code, 10000, JSON.stringify(created));
     const refund = await call('POST', `/openapi/v2/order/orders/${created.data}/refund`, {});
     assert.equal(refund.code, 10000);

@@ -36,7 +36,10 @@ describe('two processes on one SQLite file (real processes)', () => {
     const token = fs.readFileSync(path.join(dir, 'demo-token-sandbox'), 'utf8').trim();
     // Spread over 40 SKUs so that stock rarely runs out; a 42201 would still be a clean answer.
     const bodyOf = (i: number) =>
-      JSON.stringify({ orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: `DEMO-${String(1 + (i % 40)).padStart(4, '0')}`, quantity: 1 }] });
+      JSON.stringify({
+        orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' },
+        orderItemsList: [{ sku: `DEMO-${String(1 + (i % 40)).padStart(4, '0')}`, quantity: 1 }],
+      });
     const statuses = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const r = await fetch(`http://127.0.0.1:${ports[i % 2]}/openapi/v1/order/orders`, {
@@ -52,7 +55,11 @@ describe('two processes on one SQLite file (real processes)', () => {
     const counts: Record<string, number> = {};
     for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
     // Every order either succeeds or is refused for stock; none is an outage.
-    assert.deepEqual(Object.keys(counts).filter((k) => !k.startsWith('200 ') && !k.startsWith('422 42201')), [], JSON.stringify(counts));
+    assert.deepEqual(
+      Object.keys(counts).filter((k) => !k.startsWith('200 ') && !k.startsWith('422 42201')),
+      [],
+      JSON.stringify(counts),
+    );
     assert.ok((counts['200 10000'] ?? 0) > 0, JSON.stringify(counts));
     for (const s of servers) s.child.kill('SIGTERM');
     for (const s of servers) assert.equal(await exited(s.child), 0);

@@ -12,7 +12,15 @@ describe('npm start (real process)', () => {
     const dir = tempDir();
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();
-    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'stockist.db')}`, PORT: String(port), LOG_LEVEL: 'warn', ADMIN_API_KEY: '', TLS: '', STOCKIST_ENV: '' };
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'stockist.db')}`,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ADMIN_API_KEY: '',
+      TLS: '',
+      STOCKIST_ENV: '',
+    };
     const { child, output } = await startProcess(['serve', '--seed', 'demo'], env, /curl -k .*\n/);
     t.after(() => child.kill('SIGKILL'));
 
@@ -31,7 +39,9 @@ describe('npm start (real process)', () => {
     assert.ok(body.data.list.every((r: { warehouseStockList: unknown[] }) => r.warehouseStockList.length >= 1));
 
     // The operator key printed works against the operator API.
-    const admin = JSON.parse(execSync(`curl -k --silent -H "Authorization: Bearer ${adminKey}" https://127.0.0.1:${port}/admin/v1/warehouses`, { encoding: 'utf8' }));
+    const admin = JSON.parse(
+      execSync(`curl -k --silent -H "Authorization: Bearer ${adminKey}" https://127.0.0.1:${port}/admin/v1/warehouses`, { encoding: 'utf8' }),
+    );
     assert.deepEqual(admin.data.list.map((w: { warehouseCode: string }) => w.warehouseCode).sort(), ['G006', 'G007', 'US01']);
 
     // The sandbox's console owner is printed once, and its password signs in (a Secure __Host- cookie over HTTPS).
@@ -60,7 +70,10 @@ describe('npm start (real process)', () => {
     assert.doesNotMatch(second.output(), /Loaded the demo data/);
     assert.match(second.output(), /Admin API key: in /);
     assert.doesNotMatch(second.output(), /password shown once/, 'the console password is printed only when it is created');
-    assert.match(second.output(), /Demo console owner: owner@stockist\.test \(`npx stockist operator reset-password owner@stockist\.test` sets a new password\)/);
+    assert.match(
+      second.output(),
+      /Demo console owner: owner@stockist\.test \(`npx stockist operator reset-password owner@stockist\.test` sets a new password\)/,
+    );
     const curl2 = /^\s*(curl -k .*)$/m.exec(second.output())![1];
     assert.equal(JSON.parse(execSync(`${curl2} --silent`, { encoding: 'utf8' })).code, 10000);
     second.child.kill('SIGTERM');

@@ -47,21 +47,31 @@ describe('examples/stock-sync.ts', () => {
     t.after(() => {
       if (child.exitCode === null) child.kill('SIGKILL');
     });
-    await waitFor('registration', () => out.includes('Listening for stock.changed'), () => out);
+    await waitFor(
+      'registration',
+      () => out.includes('Listening for stock.changed'),
+      () => out,
+    );
     assert.match(out, /baseline: \d+ changes from the feed → 5 stock rows/);
 
-    for (let i = 0; i < 5; i++) assert.equal((await testApp.merchant(shop.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }]))).status, 200);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await testApp.merchant(shop.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }]))).status, 200);
     assert.equal((await testApp.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'B', warehouseCode: 'US01', qty: 9 }] })).status, 200);
     assert.equal((await testApp.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'A', warehouseCode: 'G007', delta: -3 }] })).status, 200);
     const head = (await testApp.merchant(shop.token, 'GET', '/openapi/v1/product/stocks/changes?cursor=now')).body.data.nextCursor;
-    await waitFor('the delivery of the last change', () => out.includes(`→ cursor ${head}`), () => out);
+    await waitFor(
+      'the delivery of the last change',
+      () => out.includes(`→ cursor ${head}`),
+      () => out,
+    );
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0, out);
     assert.match(out, /verified 6 stock rows against \/v1\/product\/stocks: all equal/);
     const local = JSON.parse(fs.readFileSync(outFile, 'utf8')) as Record<string, number>;
     const truth = (await testApp.merchant(shop.token, 'GET', '/openapi/v1/product/stocks?skus=A,B,C')).body.data.list as any[];
-    for (const record of truth) for (const w of record.warehouseStockList) assert.equal(local[`${record.sku}/${w.warehouseCode}`], w.qty, `${record.sku}/${w.warehouseCode}`);
+    for (const record of truth)
+      for (const w of record.warehouseStockList) assert.equal(local[`${record.sku}/${w.warehouseCode}`], w.qty, `${record.sku}/${w.warehouseCode}`);
     assert.equal(local['B/US01'], 9);
     assert.match(out, /\d+ deliveries applied; 6 stock rows written to /);
     assert.equal((await testApp.admin('GET', '/admin/v1/webhooks')).body.data.total, 0, 'the example deleted its endpoint on the way out');

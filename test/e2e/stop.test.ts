@@ -10,12 +10,22 @@ describe('pid file and stockist stop (real processes)', () => {
   it('writes DATA_DIR/stockist.pid while serving; stop sends SIGTERM, waits for the exit, and the file is gone', async (t) => {
     const dir = tempDir();
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'stop.db')}`, TLS: 'off', LOG_LEVEL: 'info', LOG_FORMAT: 'pretty', ADMIN_API_KEY: 'stop-admin-key-0123456789' };
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'stop.db')}`,
+      TLS: 'off',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'pretty',
+      ADMIN_API_KEY: 'stop-admin-key-0123456789',
+    };
     const server = await startProcess(['serve', '--port', String(await freePort())], env, /Stop: Ctrl-C/);
     t.after(() => server.child.kill('SIGKILL'));
     const pidFile = path.join(dir, 'stockist.pid');
     assert.equal(fs.readFileSync(pidFile, 'utf8').trim(), String(server.child.pid));
-    assert.match(server.output(), new RegExp(`npx stockist stop\` with the same DATA_DIR \\(pid ${server.child.pid} in ${pidFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`));
+    assert.match(
+      server.output(),
+      new RegExp(`npx stockist stop\` with the same DATA_DIR \\(pid ${server.child.pid} in ${pidFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`),
+    );
     // LOG_FORMAT=pretty: readable lines, not JSON (a terminal gets this by default).
     assert.match(server.output(), /INFO.*listening/);
     assert.doesNotMatch(server.output(), /^\{"level"/m);
@@ -36,7 +46,13 @@ describe('pid file and stockist stop (real processes)', () => {
   it('an API and a worker process sharing DATA_DIR each have a pid file, removed on SIGTERM; JSON logs off a terminal', async (t) => {
     const dir = tempDir();
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'roles.db')}`, TLS: 'off', LOG_LEVEL: 'info', ADMIN_API_KEY: 'stop-admin-key-0123456789' };
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'roles.db')}`,
+      TLS: 'off',
+      LOG_LEVEL: 'info',
+      ADMIN_API_KEY: 'stop-admin-key-0123456789',
+    };
     const api = await startProcess(['serve', '--role', 'api', '--port', String(await freePort())], env, /Stop: Ctrl-C/);
     t.after(() => api.child.kill('SIGKILL'));
     const worker = await startProcess(['serve', '--role', 'worker', '--port', String(await freePort())], env, /Stop: Ctrl-C/);
@@ -48,15 +64,20 @@ describe('pid file and stockist stop (real processes)', () => {
     worker.child.kill('SIGTERM');
     assert.equal(await exited(worker.child), 0);
     assert.ok(!fs.existsSync(path.join(dir, 'stockist-worker.pid')), 'the worker removed its pid file');
-    assert.ok(fs.existsSync(path.join(dir, 'stockist-api.pid')), 'and left the API process\'s alone');
+    assert.ok(fs.existsSync(path.join(dir, 'stockist-api.pid')), "and left the API process's alone");
     const stopped = runCli(['stop'], { DATA_DIR: dir });
     assert.equal(stopped.status, 0, stopped.stderr);
     assert.equal(stopped.stdout.trim().split('\n').length, 1);
     assert.equal(await exited(api.child), 0);
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.pid')), []);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.pid')),
+      [],
+    );
   });
 
-  it('clears a stale pid file, and never signals a process that is not a Stockist server', { skip: !fs.existsSync('/proc/self') && 'tells processes apart through /proc (Linux)' }, async (t) => {
+  it('clears a stale pid file, and never signals a process that is not a Stockist server', {
+    skip: !fs.existsSync('/proc/self') && 'tells processes apart through /proc (Linux)',
+  }, async (t) => {
     const dir = tempDir();
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     // A pid that has exited (a server killed with -9 leaves its file behind).

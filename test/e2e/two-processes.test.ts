@@ -70,11 +70,13 @@ describe('two server processes on one PostgreSQL database', { skip: PG_SKIP }, (
 
     const oneB = { orderAddress: ADDRESS, orderItemsList: [{ sku: 'B', quantity: 1 }] };
     // Oversell: three buyers for every unit, half of them on each process, all at once.
-    const bought = await Promise.all(
-      Array.from({ length: BUYERS }, (_, i) => call(urls[i % 2], 'POST', '/openapi/v1/order/orders', token, oneB)),
-    );
+    const bought = await Promise.all(Array.from({ length: BUYERS }, (_, i) => call(urls[i % 2], 'POST', '/openapi/v1/order/orders', token, oneB)));
     const codes = bought.map((r) => r.body.code);
-    assert.deepEqual(codes.filter((c) => c !== 10000 && c !== 42201), [], `every buyer got an order or 42201: ${codes.join(',')}`);
+    assert.deepEqual(
+      codes.filter((c) => c !== 10000 && c !== 42201),
+      [],
+      `every buyer got an order or 42201: ${codes.join(',')}`,
+    );
     const orderIds = bought.filter((r) => r.body.code === 10000).map((r) => String(r.body.data));
     assert.equal(orderIds.length, STOCK, 'exactly the stock there was was sold');
     assert.equal(new Set(orderIds).size, STOCK);
@@ -109,7 +111,10 @@ describe('two server processes on one PostgreSQL database', { skip: PG_SKIP }, (
     const refunds = await Promise.all(
       orderIds.map((id, i) => call(urls[i % 2], 'POST', `/openapi/v2/order/orders/${id}/refund`, token, { refundReason: 'Other' })),
     );
-    assert.deepEqual(refunds.map((r) => r.body.code), orderIds.map(() => 10000));
+    assert.deepEqual(
+      refunds.map((r) => r.body.code),
+      orderIds.map(() => 10000),
+    );
     const refundIds = refunds.map((r) => Number(r.body.data));
     const deadline = Date.now() + 240_000;
     for (;;) {
@@ -123,10 +128,17 @@ describe('two server processes on one PostgreSQL database', { skip: PG_SKIP }, (
     const undecided = decided.filter((r) => r.status !== 'refund_successfully' || r.decided_by !== 'auto');
     assert.deepEqual(undecided, [], 'every refund approved by a worker');
     const returns = await store.db.selectFrom('stock_ledger').select(['refund_id', 'delta']).where('kind', '=', 'return').execute();
-    assert.deepEqual(returns.map((r) => r.refund_id).sort((a, b) => a! - b!), [...refundIds].sort((a, b) => a - b), 'one stock return per refund');
+    assert.deepEqual(
+      returns.map((r) => r.refund_id).sort((a, b) => a! - b!),
+      [...refundIds].sort((a, b) => a - b),
+      'one stock return per refund',
+    );
     assert.ok(returns.every((r) => r.delta === 1));
     const items = await store.db.selectFrom('order_items').select(['refunded_quantity', 'pending_refund_quantity']).execute();
-    assert.ok(items.every((i) => i.refunded_quantity === 1 && i.pending_refund_quantity === 0), 'each line refunded once');
+    assert.ok(
+      items.every((i) => i.refunded_quantity === 1 && i.pending_refund_quantity === 0),
+      'each line refunded once',
+    );
     assert.equal(await qtyOfB(), STOCK, 'all the stock is back');
     assert.deepEqual(await ledgerMismatches(store.db), []);
 

@@ -33,7 +33,18 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const r = await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: ' G007 ', name: 'Shenzhen', countryCode: 'cn' });
       assert.equal(r.status, 200);
       assert.equal(r.body.code, 10000);
-      assert.deepEqual({ ...r.body.data, updateDate: undefined }, { warehouseId: r.body.data.warehouseId, warehouseCode: 'G007', name: 'Shenzhen', countryCode: 'CN', countryName: 'China', status: 1, updateDate: undefined });
+      assert.deepEqual(
+        { ...r.body.data, updateDate: undefined },
+        {
+          warehouseId: r.body.data.warehouseId,
+          warehouseCode: 'G007',
+          name: 'Shenzhen',
+          countryCode: 'CN',
+          countryName: 'China',
+          status: 1,
+          updateDate: undefined,
+        },
+      );
       const again = await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'G007', name: 'Shenzhen Central', countryCode: 'CN', status: '0' });
       assert.equal(again.body.data.warehouseId, r.body.data.warehouseId);
       assert.equal(again.body.data.status, 0);
@@ -44,8 +55,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('refuses bad warehouse bodies', async () => {
-      await refused(t, () => t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'X'.repeat(33), name: 'n', countryCode: 'CHN' }), 400, 40000, ['countryCode', 'warehouseCode']);
-      await refused(t, () => t.admin('POST', '/admin/v1/warehouses', { name: 5, countryCode: 'US', status: 2 }), 400, 40000, ['name', 'status', 'warehouseCode']);
+      await refused(t, () => t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'X'.repeat(33), name: 'n', countryCode: 'CHN' }), 400, 40000, [
+        'countryCode',
+        'warehouseCode',
+      ]);
+      await refused(t, () => t.admin('POST', '/admin/v1/warehouses', { name: 5, countryCode: 'US', status: 2 }), 400, 40000, [
+        'name',
+        'status',
+        'warehouseCode',
+      ]);
       await refused(t, () => t.admin('POST', '/admin/v1/warehouses', [1, 2]), 400, 40000);
     });
 
@@ -54,13 +72,30 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', '/admin/v1/categories', { categoryId: '2', name: 'Kitchen', parentId: 1, imgUrl: 'https://x/y.png' })).status, 200);
       await refused(t, () => t.admin('POST', '/admin/v1/categories', { categoryId: 3, name: 'Orphan', parentId: 99 }), 400, 40000, ['parentId']);
       await refused(t, () => t.admin('POST', '/admin/v1/categories', { categoryId: 1, name: 'Home', parentId: 2 }), 400, 40000, ['parentId']);
-      await refused(t, () => t.admin('POST', '/admin/v1/categories', { categoryId: 0, name: '', parentId: -1 }), 400, 40000, ['categoryId', 'name', 'parentId']);
+      await refused(t, () => t.admin('POST', '/admin/v1/categories', { categoryId: 0, name: '', parentId: -1 }), 400, 40000, [
+        'categoryId',
+        'name',
+        'parentId',
+      ]);
       const list = await t.admin('GET', '/admin/v1/categories');
-      assert.deepEqual(list.body.data.list.map((c: { categoryId: number; parentId: number }) => [c.categoryId, c.parentId]), [[1, 0], [2, 1]]);
+      assert.deepEqual(
+        list.body.data.list.map((c: { categoryId: number; parentId: number }) => [c.categoryId, c.parentId]),
+        [
+          [1, 0],
+          [2, 1],
+        ],
+      );
     });
 
     it('upserts products with money in cents inside and amounts outside', async () => {
-      const r = await t.admin('POST', '/admin/v1/products', { sku: 'MUG-1', name: 'Mug', categoryId: 2, price: '12.50', weightGrams: '350', options: { color: 'red' } });
+      const r = await t.admin('POST', '/admin/v1/products', {
+        sku: 'MUG-1',
+        name: 'Mug',
+        categoryId: 2,
+        price: '12.50',
+        weightGrams: '350',
+        options: { color: 'red' },
+      });
       assert.equal(r.status, 200, r.raw);
       assert.equal(r.body.data.price, 12.5);
       assert.equal(r.body.data.weightGrams, 350);
@@ -76,15 +111,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: 1.234, weightGrams: 1 }), 400, 40000, ['price']);
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: -1, weightGrams: 1 }), 400, 40000, ['price']);
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: 1, weightGrams: true }), 400, 40000, ['weightGrams']);
-      await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'S'.repeat(65), name: 'n'.repeat(256), price: 1, weightGrams: 1.5 }), 400, 40000, ['name', 'sku', 'weightGrams']);
-      await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: 1, weightGrams: 1, categoryId: 777 }), 400, 40000, ['categoryId']);
+      await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'S'.repeat(65), name: 'n'.repeat(256), price: 1, weightGrams: 1.5 }), 400, 40000, [
+        'name',
+        'sku',
+        'weightGrams',
+      ]);
+      await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: 1, weightGrams: 1, categoryId: 777 }), 400, 40000, [
+        'categoryId',
+      ]);
       // Trimmed before bounds: 64 characters plus spaces fits.
       assert.equal((await t.admin('POST', '/admin/v1/products', { sku: `  ${'S'.repeat(64)}  `, name: 'n', price: 1, weightGrams: 1 })).status, 200);
     });
 
     it('sets stock absolutely and writes a ledger row per change', async () => {
       await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'US01', name: 'LA', countryCode: 'US' });
-      const r = await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 10 }, { sku: 'MUG-1', warehouseCode: 'US01', qty: '4' }] });
+      const r = await t.admin('PUT', '/admin/v1/stocks', {
+        items: [
+          { sku: 'MUG-1', warehouseCode: 'G007', qty: 10 },
+          { sku: 'MUG-1', warehouseCode: 'US01', qty: '4' },
+        ],
+      });
       assert.equal(r.status, 200, r.raw);
       assert.deepEqual(r.body.data.items, [
         { sku: 'MUG-1', warehouseCode: 'G007', qty: 10, delta: 10 },
@@ -97,36 +143,87 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('refuses bad stock rows, writing nothing', async () => {
-      await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 3 }, { sku: 'MUG-1', warehouseCode: 'NOPE', qty: 1 }] }), 400, 40000, ['items[1].warehouseCode']);
+      await refused(
+        t,
+        () =>
+          t.admin('PUT', '/admin/v1/stocks', {
+            items: [
+              { sku: 'MUG-1', warehouseCode: 'G007', qty: 3 },
+              { sku: 'MUG-1', warehouseCode: 'NOPE', qty: 1 },
+            ],
+          }),
+        400,
+        40000,
+        ['items[1].warehouseCode'],
+      );
       await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'GHOST', warehouseCode: 'G007', qty: 1 }] }), 400, 40000, ['items[0].sku']);
       await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: -1 }] }), 400, 40000, ['items[0].qty']);
       await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 2.5 }] }), 400, 40000, ['items[0].qty']);
       await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [] }), 400, 40000, ['items']);
-      await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 1 }, { sku: 'MUG-1', warehouseCode: 'G007', qty: 2 }] }), 400, 40000, ['items[1].sku']);
+      await refused(
+        t,
+        () =>
+          t.admin('PUT', '/admin/v1/stocks', {
+            items: [
+              { sku: 'MUG-1', warehouseCode: 'G007', qty: 1 },
+              { sku: 'MUG-1', warehouseCode: 'G007', qty: 2 },
+            ],
+          }),
+        400,
+        40000,
+        ['items[1].sku'],
+      );
     });
 
     it('adjusts stock relatively, never below zero', async () => {
-      const r = await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', delta: -3 }, { sku: 'MUG-1', warehouseCode: 'US01', delta: 2 }] });
+      const r = await t.admin('POST', '/admin/v1/stocks/adjust', {
+        items: [
+          { sku: 'MUG-1', warehouseCode: 'G007', delta: -3 },
+          { sku: 'MUG-1', warehouseCode: 'US01', delta: 2 },
+        ],
+      });
       assert.equal(r.status, 200, r.raw);
-      assert.deepEqual(r.body.data.items.map((i: { qty: number }) => i.qty), [7, 6]);
+      assert.deepEqual(
+        r.body.data.items.map((i: { qty: number }) => i.qty),
+        [7, 6],
+      );
       const body = await refused(
         t,
-        () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG-1', warehouseCode: 'US01', delta: 1 }, { sku: 'MUG-1', warehouseCode: 'G007', delta: -8 }] }),
+        () =>
+          t.admin('POST', '/admin/v1/stocks/adjust', {
+            items: [
+              { sku: 'MUG-1', warehouseCode: 'US01', delta: 1 },
+              { sku: 'MUG-1', warehouseCode: 'G007', delta: -8 },
+            ],
+          }),
         409,
         40903,
         ['items[1].delta'],
       );
       assert.equal(body.errors[0].qty, 7);
       assert.equal(body.errors[0].sku, 'MUG-1');
-      await refused(t, () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG-1', warehouseCode: 'G006', delta: -1 }] }), 400, 40000, ['items[0].warehouseCode']);
+      await refused(t, () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG-1', warehouseCode: 'G006', delta: -1 }] }), 400, 40000, [
+        'items[0].warehouseCode',
+      ]);
       const rows = await t.store.db.selectFrom('stocks').select('qty').orderBy('warehouse_id').execute();
-      assert.deepEqual(rows.map((x) => x.qty), [7, 6]);
+      assert.deepEqual(
+        rows.map((x) => x.qty),
+        [7, 6],
+      );
     });
 
     it('keeps Σ ledger deltas equal to stock after a mixed sequence', async () => {
       const seq: [string, unknown][] = [
         ['PUT', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 50 }] }],
-        ['ADJ', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', delta: -20 }, { sku: 'MUG-1', warehouseCode: 'G007', delta: 5 }] }],
+        [
+          'ADJ',
+          {
+            items: [
+              { sku: 'MUG-1', warehouseCode: 'G007', delta: -20 },
+              { sku: 'MUG-1', warehouseCode: 'G007', delta: 5 },
+            ],
+          },
+        ],
         ['PUT', { items: [{ sku: 'MUG-1', warehouseCode: 'US01', qty: 0 }] }],
         ['ADJ', { items: [{ sku: 'MUG-1', warehouseCode: 'US01', delta: -1 }] }],
         ['ADJ', { items: [{ sku: 'MUG-1', warehouseCode: 'US01', delta: 9 }] }],
@@ -135,7 +232,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       for (const [op, body] of seq) await t.admin(op === 'PUT' ? 'PUT' : 'POST', op === 'PUT' ? '/admin/v1/stocks' : '/admin/v1/stocks/adjust', body);
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
       const rows = await t.store.db.selectFrom('stocks').select('qty').orderBy('warehouse_id').execute();
-      assert.deepEqual(rows.map((x) => x.qty), [12, 9]);
+      assert.deepEqual(
+        rows.map((x) => x.qty),
+        [12, 9],
+      );
     });
 
     it('keeps the ledger exact under concurrent adjustments', async () => {
@@ -148,15 +248,32 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         ),
       );
       // Stock never gets near zero here (20, set to 15, ±1 or +2 at a time): every request succeeds.
-      assert.deepEqual(results.map((r) => r.status), results.map(() => 200), JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        results.map(() => 200),
+        JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)),
+      );
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 
     it('upserts channels and refuses bad ones', async () => {
-      const body = { channelCode: 'STD', name: 'Standard Shipping', channelType: 'standard', warehouseCodes: ['G007', 'US01'], countries: ['*'], baseFee: '2.00', perKgFee: 1.5, deliveryDaysMin: 6, deliveryDaysMax: 10 };
+      const body = {
+        channelCode: 'STD',
+        name: 'Standard Shipping',
+        channelType: 'standard',
+        warehouseCodes: ['G007', 'US01'],
+        countries: ['*'],
+        baseFee: '2.00',
+        perKgFee: 1.5,
+        deliveryDaysMin: 6,
+        deliveryDaysMax: 10,
+      };
       const r = await t.admin('POST', '/admin/v1/channels', body);
       assert.equal(r.status, 200, r.raw);
-      assert.deepEqual({ ...r.body.data, updateDate: undefined }, { ...body, channelType: 'Standard', baseFee: 2, perKgFee: 1.5, warehouseCodes: ['G007', 'US01'], updateDate: undefined });
+      assert.deepEqual(
+        { ...r.body.data, updateDate: undefined },
+        { ...body, channelType: 'Standard', baseFee: 2, perKgFee: 1.5, warehouseCodes: ['G007', 'US01'], updateDate: undefined },
+      );
       const again = await t.admin('POST', '/admin/v1/channels', { ...body, warehouseCodes: ['US01'], countries: ['us', 'CA'] });
       assert.deepEqual(again.body.data.warehouseCodes, ['US01']);
       assert.deepEqual(again.body.data.countries, ['US', 'CA']);
@@ -183,7 +300,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       many.products[1].categoryId = 999;
       many.stocks.push({ sku: 'SKU-C', warehouseCode: 'MARS', qty: 1 }, { sku: 'GHOST', warehouseCode: 'G007', qty: 1 });
       many.channels[0].warehouseCodes.push('XX');
-      const all = await refused(t, () => t.admin('POST', '/admin/v1/import', many), 400, 40000, ['products[1].categoryId', 'stocks[3].warehouseCode', 'stocks[4].sku', 'channels[0].warehouseCodes[3]']);
+      const all = await refused(t, () => t.admin('POST', '/admin/v1/import', many), 400, 40000, [
+        'products[1].categoryId',
+        'stocks[3].warehouseCode',
+        'stocks[4].sku',
+        'channels[0].warehouseCodes[3]',
+      ]);
       assert.equal(all.message, 'validation failed');
       // Past the cap: the first 50 are listed and the message counts them all.
       const flood = { stocks: Array.from({ length: 70 }, (_, i) => ({ sku: `NOPE-${i}`, warehouseCode: 'G007', qty: i })) };
@@ -192,7 +314,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(capped.errors[49].field, 'stocks[49].sku');
       assert.equal(capped.message, 'validation failed (70 problems; the first 50 are listed)');
       // Children may come before their parents within one document.
-      assert.equal((await t.admin('POST', '/admin/v1/import', { categories: [{ categoryId: 502, name: 'Child', parentId: 501 }, { categoryId: 501, name: 'Parent', parentId: 0 }] })).status, 200);
+      assert.equal(
+        (
+          await t.admin('POST', '/admin/v1/import', {
+            categories: [
+              { categoryId: 502, name: 'Child', parentId: 501 },
+              { categoryId: 501, name: 'Parent', parentId: 0 },
+            ],
+          })
+        ).status,
+        200,
+      );
     });
   });
 }

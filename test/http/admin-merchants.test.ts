@@ -80,7 +80,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
       const e = await newMerchant(t, 'Expiry Co', { expiresInSeconds: 60 });
       assert.equal((await t.merchant(e.token, 'GET', STOCK_URL)).status, 200);
-      await t.store.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1 }).where('id', '=', Number(e.tokenId)).execute();
+      await t.store.db
+        .updateTable('api_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('id', '=', Number(e.tokenId))
+        .execute();
       const expired = await t.merchant(e.token, 'GET', STOCK_URL);
       assert.equal(expired.status, 401);
       assert.match(expired.body.message, /expired/);

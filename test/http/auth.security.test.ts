@@ -22,7 +22,12 @@ describe('secrets never reach the logs', () => {
     const m = await newMerchant(t, 'Logged Co');
     const auth = basic(m.clientId, m.clientSecret);
     const first = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: auth });
-    const second = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: m.clientId, client_secret: m.clientSecret });
+    const second = await tokenRequest(t, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: m.clientId,
+      client_secret: m.clientSecret,
+    });
     assert.equal(second.status, 200);
     // Failures, a reuse, a lock-out, a scope refusal, a 404 and a bad body.
     await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, { authorization: auth });

@@ -30,7 +30,19 @@ const CATALOGUE = {
     { sku: 'MUG', warehouseCode: 'BW', qty: 10 },
   ],
   // A flat 1.00 per package: the freight is known exactly whatever the weight.
-  channels: [{ channelCode: 'FLAT', name: 'Flat', channelType: 'Standard', warehouseCodes: ['BW'], countries: ['*'], baseFee: 1, perKgFee: 0, deliveryDaysMin: 1, deliveryDaysMax: 2 }],
+  channels: [
+    {
+      channelCode: 'FLAT',
+      name: 'Flat',
+      channelType: 'Standard',
+      warehouseCodes: ['BW'],
+      countries: ['*'],
+      baseFee: 1,
+      perKgFee: 0,
+      deliveryDaysMin: 1,
+      deliveryDaysMax: 2,
+    },
+  ],
 };
 const ADDRESS = { country: 'US', phone: '1', recipient: 'R', province: 'CA' };
 const place = (lines: unknown[]) => order(lines, { orderAddress: ADDRESS });
@@ -62,16 +74,38 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('bounds prices and channel fees at 100000000.00', async () => {
       await setUp();
-      const body = await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'X', name: 'x', price: '100000000.01', weightGrams: 1 }), 400, 40000, 'price');
+      const body = await refused(
+        t,
+        () => t.admin('POST', '/admin/v1/products', { sku: 'X', name: 'x', price: '100000000.01', weightGrams: 1 }),
+        400,
+        40000,
+        'price',
+      );
       assert.match(body.errors[0].message, /at most 100000000\.00/);
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'X', name: 'x', price: 1e15, weightGrams: 1 }), 400, 40000, 'price');
-      const channel = { channelCode: 'C', name: 'C', channelType: 'Standard', warehouseCodes: ['BW'], countries: ['*'], baseFee: 1, perKgFee: 1, deliveryDaysMin: 1, deliveryDaysMax: 2 };
+      const channel = {
+        channelCode: 'C',
+        name: 'C',
+        channelType: 'Standard',
+        warehouseCodes: ['BW'],
+        countries: ['*'],
+        baseFee: 1,
+        perKgFee: 1,
+        deliveryDaysMin: 1,
+        deliveryDaysMax: 2,
+      };
       await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...channel, baseFee: '100000000.01' }), 400, 40000, 'baseFee');
       await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...channel, perKgFee: 1e11 }), 400, 40000, 'perKgFee');
-      await refused(t, () => t.admin('POST', '/admin/v1/import', { products: [{ sku: 'X', name: 'x', price: '100000000.01', weightGrams: 1 }] }), 400, 40000, 'products[0].price');
+      await refused(
+        t,
+        () => t.admin('POST', '/admin/v1/import', { products: [{ sku: 'X', name: 'x', price: '100000000.01', weightGrams: 1 }] }),
+        400,
+        40000,
+        'products[0].price',
+      );
     });
 
-    it("refuses an order whose final amount passes 10,000,000,000 minor units, naming it; accepts one at the bound", async () => {
+    it('refuses an order whose final amount passes 10,000,000,000 minor units, naming it; accepts one at the bound', async () => {
       await setUp();
       // 10^9 units at 1,000,000.00: 10^17 minor units, past 2^53 (SQLite stored it inexactly; PostgreSQL answered 500).
       const huge = await refused(t, () => create([{ sku: 'MANY', quantity: 1_000_000_000 }]), 400, 40000, 'orderItemsList');
@@ -83,7 +117,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const near = await refused(t, () => create([{ sku: 'NEAR', quantity: 1 }]), 400, 40000, 'orderItemsList');
       assert.equal(near.errors[0].message, "the order's final amount would be 100000000.50; at most 100000000.00 is accepted");
       // Lines add up: each fits alone, not together.
-      await refused(t, () => create([{ sku: 'FIT', quantity: 1 }, { sku: 'MUG', quantity: 1 }]), 400, 40000, 'orderItemsList');
+      await refused(
+        t,
+        () =>
+          create([
+            { sku: 'FIT', quantity: 1 },
+            { sku: 'MUG', quantity: 1 },
+          ]),
+        400,
+        40000,
+        'orderItemsList',
+      );
       // Exactly at the bound: 99999999.00 + 1.00.
       const ok = await create([{ sku: 'FIT', quantity: 1 }]);
       assert.equal(ok.status, 200, ok.raw);
@@ -104,7 +148,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await t.merchant(token, 'POST', `/openapi/v2/order/orders/${path}`, { shipToCountry: 'US', products: [{ sku: 'MAX', quantity: 2 }] });
         assert.equal(r.status, 400, r.raw);
         assert.equal(r.body.errors[0].field, 'products');
-        const many = await t.merchant(token, 'POST', `/openapi/v2/order/orders/${path}`, { shipToCountry: 'US', products: [{ sku: 'MANY', quantity: 1_000_000_000 }] });
+        const many = await t.merchant(token, 'POST', `/openapi/v2/order/orders/${path}`, {
+          shipToCountry: 'US',
+          products: [{ sku: 'MANY', quantity: 1_000_000_000 }],
+        });
         assert.equal(many.status, 400, many.raw);
         const near = await t.merchant(token, 'POST', `/openapi/v2/order/orders/${path}`, { shipToCountry: 'US', products: [{ sku: 'NEAR', quantity: 1 }] });
         assert.equal(near.status, 400, `${path}: freight takes it over: ${near.raw}`);
@@ -115,25 +162,55 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('keeps every stock row at most 1,000,000,000 after an operator set, adjustment or import', async () => {
       await setUp();
-      await refused(t, () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG', warehouseCode: 'BW', qty: 1_000_000_001 }] }), 400, 40000, 'items[0].qty');
-      await refused(t, () => t.admin('POST', '/admin/v1/import', { stocks: [{ sku: 'MUG', warehouseCode: 'BW', qty: '1000000001' }] }), 400, 40000, 'stocks[0].qty');
+      await refused(
+        t,
+        () => t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG', warehouseCode: 'BW', qty: 1_000_000_001 }] }),
+        400,
+        40000,
+        'items[0].qty',
+      );
+      await refused(
+        t,
+        () => t.admin('POST', '/admin/v1/import', { stocks: [{ sku: 'MUG', warehouseCode: 'BW', qty: '1000000001' }] }),
+        400,
+        40000,
+        'stocks[0].qty',
+      );
       const set = await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG', warehouseCode: 'BW', qty: 999_999_990 }] });
       assert.equal(set.status, 200, set.raw);
       const up = await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG', warehouseCode: 'BW', delta: 10 }] });
       assert.equal(up.body.data.items[0].qty, 1_000_000_000, 'up to the bound is fine');
-      const past = await refused(t, () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG', warehouseCode: 'BW', delta: 1 }] }), 409, 40903, 'items[0].delta');
+      const past = await refused(
+        t,
+        () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG', warehouseCode: 'BW', delta: 1 }] }),
+        409,
+        40903,
+        'items[0].delta',
+      );
       assert.match(past.message, /above 1000000000/);
       assert.equal(past.errors[0].qty, 1_000_000_000);
       // One bad row refuses the whole request, the good rows included.
       await refused(
         t,
-        () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG', warehouseCode: 'BW', delta: -5 }, { sku: 'MANY', warehouseCode: 'BW', delta: 1 }] }),
+        () =>
+          t.admin('POST', '/admin/v1/stocks/adjust', {
+            items: [
+              { sku: 'MUG', warehouseCode: 'BW', delta: -5 },
+              { sku: 'MANY', warehouseCode: 'BW', delta: 1 },
+            ],
+          }),
         409,
         40903,
         'items[1].delta',
       );
       // Repeated adjustments cannot creep past it either (a row with no stock yet included).
-      await refused(t, () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MAX', warehouseCode: 'BW', delta: 999_999_995 }] }), 409, 40903, 'items[0].delta');
+      await refused(
+        t,
+        () => t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MAX', warehouseCode: 'BW', delta: 999_999_995 }] }),
+        409,
+        40903,
+        'items[0].delta',
+      );
       const down = await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'MUG', warehouseCode: 'BW', delta: -1_000_000_000 }] });
       assert.equal(down.body.data.items[0].qty, 0);
     });
@@ -147,7 +224,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       const placed = o.status === 200 ? o : await create([{ sku: 'MUG', quantity: 1 }]);
       assert.equal(placed.status, 200, placed.raw);
-      const body = await refused(t, () => t.merchant(token, 'POST', `/openapi/v2/order/orders/${placed.body.data}/refund`, { orderItems: [] }), 400, 40000, 'orderItems');
+      const body = await refused(
+        t,
+        () => t.merchant(token, 'POST', `/openapi/v2/order/orders/${placed.body.data}/refund`, { orderItems: [] }),
+        400,
+        40000,
+        'orderItems',
+      );
       assert.match(body.errors[0].message, /fewer than 1/);
       const whole = await t.merchant(token, 'POST', `/openapi/v2/order/orders/${placed.body.data}/refund`, {});
       assert.equal(whole.status, 200, 'leaving orderItems out still refunds the whole order');

@@ -84,19 +84,39 @@ async function pendingRefund(t: TestApp): Promise<string> {
   return r.body.data;
 }
 
-const refundStatus = async (t: TestApp, refundNo: string) => (await t.store.db.selectFrom('refunds').select('status').where('id', '=', Number(refundNo)).executeTakeFirstOrThrow()).status;
-const auditRows = async (t: TestApp) => (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list as { action: string; actorKind: string; actorId: string; target: string; before: any; after: any; requestId: string | null }[];
+const refundStatus = async (t: TestApp, refundNo: string) =>
+  (await t.store.db.selectFrom('refunds').select('status').where('id', '=', Number(refundNo)).executeTakeFirstOrThrow()).status;
+const auditRows = async (t: TestApp) =>
+  (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list as {
+    action: string;
+    actorKind: string;
+    actorId: string;
+    target: string;
+    before: any;
+    after: any;
+    requestId: string | null;
+  }[];
 
 for (const dialect of DIALECTS) {
   describe(`operator console (${dialect})`, () => {
     const clock: Clock = { now: Date.now() };
     const registered: string[] = [];
-    const t = useApp(dialect, { REFUND_REVIEW: 'manual', CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '12' }, {
-      now: () => clock.now,
-      onRoute: (r) => {
-        if ((r.url ?? '').startsWith('/console')) registered.push(...[r.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${r.url}`));
+    const t = useApp(
+      dialect,
+      { REFUND_REVIEW: 'manual', CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '12' },
+      {
+        now: () => clock.now,
+        onRoute: (r) => {
+          if ((r.url ?? '').startsWith('/console'))
+            registered.push(
+              ...[r.method]
+                .flat()
+                .filter((m) => m !== 'HEAD')
+                .map((m) => `${m} ${r.url}`),
+            );
+        },
       },
-    });
+    );
 
     it('serves exactly the routes of CONSOLE_ROUTES, and every one that is not public checks the session, the role and (POST) the CSRF token', async () => {
       assert.deepEqual([...registered].sort(), CONSOLE_ROUTES.map((r) => `${r.method} /console${r.path}`).sort());
@@ -117,7 +137,8 @@ for (const dialect of DIALECTS) {
           const { b, token } = browsers[role]!;
           const before = await tableDigests(t.store);
           const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
-          if (can(role, route.permission as Permission)) assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          if (can(role, route.permission as Permission))
+            assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
           else {
             assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
             assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
@@ -153,7 +174,10 @@ for (const dialect of DIALECTS) {
     it('refuses a wrong password, an unknown email and a disabled account alike, and writes nothing', async () => {
       await staff(t, 'wrong@example.com', 'support');
       const before = await tableDigests(t.store);
-      for (const [email, password] of [['wrong@example.com', 'not the password!!'], ['nobody@example.com', PASSWORD]]) {
+      for (const [email, password] of [
+        ['wrong@example.com', 'not the password!!'],
+        ['nobody@example.com', PASSWORD],
+      ]) {
         const r = await browser(t).post('/console/sign-in', { email, password });
         assert.equal(r.statusCode, 401);
         assert.match(r.body, /Wrong email or password/);
@@ -178,7 +202,8 @@ for (const dialect of DIALECTS) {
       // One address trying many accounts is limited too (30 attempts).
       const address = freshAddress();
       let last = 0;
-      for (let i = 0; i < 31; i++) last = (await browser(t, address).post('/console/sign-in', { email: `spray${i}@example.com`, password: 'guess number one' })).statusCode;
+      for (let i = 0; i < 31; i++)
+        last = (await browser(t, address).post('/console/sign-in', { email: `spray${i}@example.com`, password: 'guess number one' })).statusCode;
       assert.equal(last, 429);
       // A minute later the account has one attempt again.
       clock.now += 61_000;
@@ -246,9 +271,15 @@ for (const dialect of DIALECTS) {
       for (const [what, fields, headers] of attempts) {
         const h = { ...headers };
         if (h.origin === '') delete (h as Record<string, string | undefined>).origin;
-        const r = what === 'no Origin or Referer'
-          ? await t.app.inject({ method: 'POST', url, payload: form(fields), headers: { host: HOST, cookie: b.cookie!, 'content-type': 'application/x-www-form-urlencoded' } })
-          : await b.post(url, fields, h);
+        const r =
+          what === 'no Origin or Referer'
+            ? await t.app.inject({
+                method: 'POST',
+                url,
+                payload: form(fields),
+                headers: { host: HOST, cookie: b.cookie!, 'content-type': 'application/x-www-form-urlencoded' },
+              })
+            : await b.post(url, fields, h);
         assert.equal(r.statusCode, 403, `${what}: ${r.body.slice(0, 300)}`);
         assert.match(String(r.headers['content-type']), /^text\/html/);
       }
@@ -310,7 +341,12 @@ for (const dialect of DIALECTS) {
       await staff(t, 'types@example.com', 'owner');
       const b = await signedIn(t, 'types@example.com');
       const token = await b.csrf();
-      const json = await t.app.inject({ method: 'POST', url: '/console/sign-out', payload: { _csrf: token }, headers: { host: HOST, origin: ORIGIN, cookie: b.cookie! } });
+      const json = await t.app.inject({
+        method: 'POST',
+        url: '/console/sign-out',
+        payload: { _csrf: token },
+        headers: { host: HOST, origin: ORIGIN, cookie: b.cookie! },
+      });
       assert.equal(json.statusCode, 415);
       const missing = await b.get('/console/nothing-here');
       assert.equal(missing.statusCode, 404);
@@ -332,7 +368,12 @@ describe('operator console over HTTPS and in production', () => {
       method: 'POST',
       url: '/console/sign-in',
       payload: form({ email: 'tls@example.com', password: PASSWORD }),
-      headers: { host: 'ops.example.com', origin: 'https://ops.example.com', 'x-forwarded-proto': 'https', 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        host: 'ops.example.com',
+        origin: 'https://ops.example.com',
+        'x-forwarded-proto': 'https',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
     });
     assert.equal(r.statusCode, 303, r.body);
     assert.match(String(r.headers['set-cookie']), /^__Host-stockist_console=\w+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
@@ -358,14 +399,20 @@ describe('GET /admin/v1/audit', () => {
     assert.equal(page1.status, 200, page1.raw);
     assert.equal(page1.body.data.list.length, 2);
     assert.equal(page1.body.data.hasMore, true);
-    assert.deepEqual(page1.body.data.list.map((r: { target: string }) => r.target), [`refund:${refunds[2]}`, `refund:${refunds[1]}`]);
+    assert.deepEqual(
+      page1.body.data.list.map((r: { target: string }) => r.target),
+      [`refund:${refunds[2]}`, `refund:${refunds[1]}`],
+    );
     const row = page1.body.data.list[0];
     assert.equal(row.actorKind, 'admin_key');
     assert.match(row.actorId, /^key_[0-9a-f]{12}$/);
     assert.ok(!JSON.stringify(page1.body).includes(ADMIN_KEY), 'the key itself is never recorded');
     assert.match(row.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const page2 = await app.admin('GET', `/admin/v1/audit?limit=2&cursor=${page1.body.data.nextCursor}`);
-    assert.deepEqual(page2.body.data.list.map((r: { target: string }) => r.target), [`refund:${refunds[0]}`]);
+    assert.deepEqual(
+      page2.body.data.list.map((r: { target: string }) => r.target),
+      [`refund:${refunds[0]}`],
+    );
     assert.equal(page2.body.data.hasMore, false);
     assert.equal(page2.body.data.nextCursor, null);
     const bad = await app.admin('GET', '/admin/v1/audit?cursor=nonsense');

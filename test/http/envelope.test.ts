@@ -28,11 +28,21 @@ describe('envelope and generic errors', () => {
   it('answers malformed JSON with 40001 and writes nothing', async () => {
     const before = await tableDigests(t.store);
     for (const payload of ['{"name": ', '{name: 1}', 'null x', '{"__proto__": {"admin": true}, "name": "x"}']) {
-      const r = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', payload, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/merchants',
+        payload,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      });
       assert.equal(r.statusCode, 400, payload);
       assert.equal(r.json().code, 40001, payload);
     }
-    const empty = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', payload: '', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' } });
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      payload: '',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    });
     assert.equal(empty.json().code, 40001);
     assert.deepEqual(await tableDigests(t.store), before);
   });
@@ -45,7 +55,12 @@ describe('envelope and generic errors', () => {
 
   it('answers a non-JSON content type with 41500', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
-      const r = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', payload: 'name=x', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/merchants',
+        payload: 'name=x',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type },
+      });
       assert.equal(r.statusCode, 415, type);
       assert.equal(r.json().code, 41500);
     }

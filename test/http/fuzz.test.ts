@@ -22,10 +22,47 @@ const RUNS = { sqlite: 30, postgres: 12 } as const;
 const SEED = Number(process.env.FUZZ_SEED ?? 20240917);
 
 const HOSTILE_TEXT = [
+  "' OR '1'='1",
+  '1; DROP TABLE orders; --',
+  "Robert'); DROP TABLE merchants;--",
+  '<script>alert(1)</script>',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: template-injection probes are the point
-  "' OR '1'='1", "1; DROP TABLE orders; --", "Robert'); DROP TABLE merchants;--", '<script>alert(1)</script>', '${7*7}', '{{constructor.constructor("x")()}}',
-  '../../../../etc/passwd', '\u0000', 'a\u0000b', '%00', '\ud800', 'x\udc00y', '\u001b[2J', '\u007f', '\u0085', 'e\u0301', '\u202e', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🧨', 'null', 'NaN', 'Infinity', '-0', '1e309', '0x1F', ' 7 ', '9007199254740993',
-  '99999999999999999999999999', '-1', '1.5', '', ' ', 'true', '[]', '{}', '__proto__', 'constructor', 'DEMO-0001', 'A', 'G007', 'US',
+  '${7*7}',
+  '{{constructor.constructor("x")()}}',
+  '../../../../etc/passwd',
+  '\u0000',
+  'a\u0000b',
+  '%00',
+  '\ud800',
+  'x\udc00y',
+  '\u001b[2J',
+  '\u007f',
+  '\u0085',
+  'e\u0301',
+  '\u202e',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🧨',
+  'null',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e309',
+  '0x1F',
+  ' 7 ',
+  '9007199254740993',
+  '99999999999999999999999999',
+  '-1',
+  '1.5',
+  '',
+  ' ',
+  'true',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'DEMO-0001',
+  'A',
+  'G007',
+  'US',
 ];
 const text = fc.oneof(
   fc.constantFrom(...HOSTILE_TEXT),
@@ -51,7 +88,15 @@ const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   ),
 })).value;
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; enum?: unknown[]; const?: unknown };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+};
 
 /** A value for `schema` that is usually close to the right shape and often wrong in one place. */
 function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
@@ -59,17 +104,20 @@ function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
   const branches: fc.Arbitrary<unknown>[] = [anyValue];
   const union = schema.anyOf ?? schema.oneOf;
   if (union) branches.push(...union.map((s) => shaped(s, depth + 1)));
-  if (schema.enum) branches.push(fc.constantFrom(...schema.enum), fc.constantFrom(...schema.enum).map((v) => (typeof v === 'string' ? ` ${v.toUpperCase()}x` : v)));
+  if (schema.enum)
+    branches.push(
+      fc.constantFrom(...schema.enum),
+      fc.constantFrom(...schema.enum).map((v) => (typeof v === 'string' ? ` ${v.toUpperCase()}x` : v)),
+    );
   const types = [schema.type ?? []].flat();
   if (types.includes('object') && schema.properties) {
     const props = Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, shaped(s, depth + 1)]));
     branches.push(
-      fc
-        .tuple(fc.record(props, { requiredKeys: [] }), fc.dictionary(text, anyValue, { maxKeys: 2 }))
-        .map(([known, extra]) => ({ ...extra, ...known })),
+      fc.tuple(fc.record(props, { requiredKeys: [] }), fc.dictionary(text, anyValue, { maxKeys: 2 })).map(([known, extra]) => ({ ...extra, ...known })),
     );
   }
-  if (types.includes('array')) branches.push(fc.array(shaped(schema.items, depth + 1), { maxLength: 3 }), fc.array(shaped(schema.items, depth + 1), { minLength: 101, maxLength: 120 }));
+  if (types.includes('array'))
+    branches.push(fc.array(shaped(schema.items, depth + 1), { maxLength: 3 }), fc.array(shaped(schema.items, depth + 1), { minLength: 101, maxLength: 120 }));
   if (types.includes('string')) branches.push(text);
   if (types.includes('integer') || types.includes('number')) branches.push(number);
   return fc.oneof(...branches);
@@ -118,7 +166,9 @@ function attemptFor(route: RouteOptions, realIds: string[]): fc.Arbitrary<Attemp
   const queryProps = schema.querystring?.properties ?? {};
   const queryArb = fc
     .tuple(
-      fc.record(Object.fromEntries(Object.keys(queryProps).map((k) => [k, fc.oneof(text, number.map(String), fc.array(text, { maxLength: 3 }))])), { requiredKeys: [] }),
+      fc.record(Object.fromEntries(Object.keys(queryProps).map((k) => [k, fc.oneof(text, number.map(String), fc.array(text, { maxLength: 3 }))])), {
+        requiredKeys: [],
+      }),
       fc.dictionary(text, text, { maxKeys: 2 }),
       QUERY_JUNK,
     )
@@ -181,9 +231,19 @@ for (const dialect of DIALECTS) {
       // Path ids that exist, so hostile bodies reach the services too; the operator's ids name another
       // merchant, so a fuzzed PATCH or token revocation cannot lock the fuzzing merchant out.
       const victim = await newMerchant(app, 'Victim');
-      const o = await placeOrder(app, merchant.token, [{ sku: 'A', quantity: 1 }, { sku: 'C', quantity: 2 }]);
-      const refund = await app.merchant(merchant.token, 'POST', `/openapi/v2/order/orders/${o.id}/refund`, { orderItems: [{ itemId: o.orderItems[0].id, quantity: 1 }] });
-      fixture = { token: merchant.token, clientId: merchant.clientId, clientSecret: merchant.clientSecret, ids: [o.id, o.splitOrders[0].id, o.orderItems[0].id, String(refund.body.data), victim.merchantId, victim.tokenId] };
+      const o = await placeOrder(app, merchant.token, [
+        { sku: 'A', quantity: 1 },
+        { sku: 'C', quantity: 2 },
+      ]);
+      const refund = await app.merchant(merchant.token, 'POST', `/openapi/v2/order/orders/${o.id}/refund`, {
+        orderItems: [{ itemId: o.orderItems[0].id, quantity: 1 }],
+      });
+      fixture = {
+        token: merchant.token,
+        clientId: merchant.clientId,
+        clientSecret: merchant.clientSecret,
+        ids: [o.id, o.splitOrders[0].id, o.orderItems[0].id, String(refund.body.data), victim.merchantId, victim.tokenId],
+      };
       return fixture;
     };
 
@@ -199,7 +259,12 @@ for (const dialect of DIALECTS) {
       const fuzzed = routes.filter((r) => [r.method].flat()[0] !== 'HEAD');
       for (const route of fuzzed) {
         const method = [route.method].flat()[0] as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-        const auth = route.url!.startsWith('/admin/') || route.url === '/metrics' ? `Bearer ${ADMIN_KEY}` : route.url!.startsWith('/openapi/oauth') ? undefined : `Bearer ${f.token}`;
+        const auth =
+          route.url!.startsWith('/admin/') || route.url === '/metrics'
+            ? `Bearer ${ADMIN_KEY}`
+            : route.url!.startsWith('/openapi/oauth')
+              ? undefined
+              : `Bearer ${f.token}`;
         await fc.assert(
           fc.asyncProperty(attemptFor(route, f.ids), async (a) => {
             const path = route.url!.replace(/:([A-Za-z]+)/g, (_, name: string) => encodePart(a.path[name]));

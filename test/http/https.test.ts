@@ -14,9 +14,15 @@ function behindProxy(t: TestApp): TestApp {
     return { status: r.statusCode, headers: r.headers, body: r.json(), raw: r.body };
   };
   return {
-    get app() { return t.app; },
-    get store() { return t.store; },
-    get config() { return t.config; },
+    get app() {
+      return t.app;
+    },
+    get store() {
+      return t.store;
+    },
+    get config() {
+      return t.config;
+    },
     admin: (method, url, payload) => call(`Bearer ${ADMIN_KEY}`, method, url, payload),
     merchant: (token, method, url, payload) => call(`Bearer ${token}`, method, url, payload),
   };
@@ -51,7 +57,16 @@ describe('HTTPS behind a proxy in production (TLS=off, TRUST_PROXY=1)', () => {
           method,
           url,
           headers: { ...(authorization ? { authorization } : {}), ...(proto ? { 'x-forwarded-proto': proto } : {}) },
-          ...(method === 'POST' ? { payload: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}), ...(proto ? { 'x-forwarded-proto': proto } : {}) } } : {}),
+          ...(method === 'POST'
+            ? {
+                payload: 'grant_type=client_credentials',
+                headers: {
+                  'content-type': 'application/x-www-form-urlencoded',
+                  ...(authorization ? { authorization } : {}),
+                  ...(proto ? { 'x-forwarded-proto': proto } : {}),
+                },
+              }
+            : {}),
         });
         assert.equal(r.statusCode, 403, `${proto} ${method} ${url}`);
         if (url.includes('oauth')) {
@@ -74,7 +89,11 @@ describe('HTTPS behind a proxy in production (TLS=off, TRUST_PROXY=1)', () => {
   });
 
   it('refuses a sandbox token in production with a message that says so', async () => {
-    const r = await t.app.inject({ method: 'GET', url: STOCK_URL, headers: { authorization: `Bearer stk_test_${'a'.repeat(40)}`, 'x-forwarded-proto': 'https' } });
+    const r = await t.app.inject({
+      method: 'GET',
+      url: STOCK_URL,
+      headers: { authorization: `Bearer stk_test_${'a'.repeat(40)}`, 'x-forwarded-proto': 'https' },
+    });
     assert.equal(r.statusCode, 401);
     assert.equal(r.json().code, 40100);
     assert.match(r.json().message, /sandbox token/);

@@ -59,20 +59,44 @@ describe('JSON depth, encoding and prototype keys', () => {
   });
 
   it('refuses nesting deeper than MAX_JSON_DEPTH with 400/40001 and accepts it at the limit', async () => {
-    const deep = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' }, payload: nested(9) });
+    const deep = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' },
+      payload: nested(9),
+    });
     assert.equal(deep.statusCode, 400);
     assert.equal(deep.json().code, 40001);
     assert.match(deep.json().message, /nesting deeper than 8/);
-    const atLimit = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' }, payload: nested(8) });
+    const atLimit = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' },
+      payload: nested(8),
+    });
     assert.notEqual(atLimit.json().code, 40001);
     // A million brackets are refused after reading nine of them.
-    const huge = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' }, payload: '['.repeat(500_000) });
+    const huge = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' },
+      payload: '['.repeat(500_000),
+    });
     assert.equal(huge.json().code, 40001);
   });
 
   it('refuses __proto__, constructor.prototype and invalid UTF-8 with 40001', async () => {
-    for (const payload of ['{"name":"x","__proto__":{"admin":true}}', '{"name":"x","constructor":{"prototype":{"admin":true}}}', Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])]) {
-      const r = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' }, payload });
+    for (const payload of [
+      '{"name":"x","__proto__":{"admin":true}}',
+      '{"name":"x","constructor":{"prototype":{"admin":true}}}',
+      Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+    ]) {
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/merchants',
+        headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' },
+        payload,
+      });
       assert.equal(r.statusCode, 400, r.body);
       assert.equal(r.json().code, 40001);
     }
@@ -110,7 +134,11 @@ describe('request size and slow clients (real sockets)', () => {
     const big = await rawExchange(port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(4096)}\r\n\r\n`]);
     assert.match(big.text, /^HTTP\/1.1 431/);
     assert.equal(envelopeOf(big.text).code, 43100);
-    const r = await fetch(`http://127.0.0.1:${port}/admin/v1/merchants`, { method: 'POST', headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(2000) }) });
+    const r = await fetch(`http://127.0.0.1:${port}/admin/v1/merchants`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer test-admin-key-0123456789', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(2000) }),
+    });
     assert.equal(r.status, 413);
     assert.equal(((await r.json()) as { code: number }).code, 41300);
   });
@@ -134,7 +162,15 @@ describe('request size and slow clients (real sockets)', () => {
   it('closes connections beyond MAX_CONNECTIONS at once and serves again when one is freed', async (ctx) => {
     const t = await buildTestApp(ctx, 'sqlite', { MAX_CONNECTIONS: '2' });
     const port = await listen(t);
-    const open = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => { const s = net.connect(port, '127.0.0.1', () => resolve(s)); s.on('error', () => undefined); })));
+    const open = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
+    );
     const connections = () => new Promise<number>((r) => t.app.server.getConnections((_, n) => r(n)));
     await waitFor('the server to count both connections', async () => (await connections()) === 2);
     const third = await rawExchange(port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n']);

@@ -15,7 +15,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('returns the category tree with level, fullCategoryId and child', async () => {
       token = (await newMerchant(t)).token;
       await loadCatalogue(t);
-      await loadCatalogue(t, { categories: [{ categoryId: 12, name: 'Cups', parentId: 11, imgUrl: 'https://img/cups.png' }, { categoryId: 5, name: 'Garden', parentId: 0 }] });
+      await loadCatalogue(t, {
+        categories: [
+          { categoryId: 12, name: 'Cups', parentId: 11, imgUrl: 'https://img/cups.png' },
+          { categoryId: 5, name: 'Garden', parentId: 0 },
+        ],
+      });
       const r = await get(CATEGORY);
       assert.equal(r.statusCode, 200);
       const leaf = { categoryId: 12, name: 'Cups', parentId: 11, level: 3, fullCategoryId: '10/11/12', imgUrl: 'https://img/cups.png', child: [] };
@@ -103,7 +108,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ]) {
         const bad = await get(`/openapi/v1/product/products?${query}`);
         assert.equal(bad.statusCode, 400, query);
-        assert.deepEqual(bad.json().errors.map((e: { field: string }) => e.field), [field], query);
+        assert.deepEqual(
+          bad.json().errors.map((e: { field: string }) => e.field),
+          [field],
+          query,
+        );
       }
     });
 

@@ -25,7 +25,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const r = await get(query);
       assert.equal(r.status, 400, `${query}: ${r.raw}`);
       assert.equal(r.body.code, 40000);
-      assert.deepEqual(r.body.errors.map((e: { field: string }) => e.field), [field], query);
+      assert.deepEqual(
+        r.body.errors.map((e: { field: string }) => e.field),
+        [field],
+        query,
+      );
       return r.body;
     };
 
@@ -85,7 +89,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refused('dateEndTime=2024-02-30T00:00:00Z&pageNumber=1', 'dateEndTime');
       await refused('dateEndTime=2024-01-01T00:00:00&pageNumber=1', 'dateEndTime');
       await refused('dateStartTime=2024-01-02T00:00:00Z&dateEndTime=2024-01-01T00:00:00Z&pageNumber=1', 'dateStartTime');
-      assert.equal((await get('dateStartTime=2024-01-01T08:00:00%2B08:00&dateEndTime=2024-01-01T00:00:00Z&pageNumber=1')).status, 200, 'offsets are converted to UTC');
+      assert.equal(
+        (await get('dateStartTime=2024-01-01T08:00:00%2B08:00&dateEndTime=2024-01-01T00:00:00Z&pageNumber=1')).status,
+        200,
+        'offsets are converted to UTC',
+      );
     });
 
     it('answers by time window, open at either end, and by SKU list within a window', async () => {
@@ -105,7 +113,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(skusOf(await get(`dateStartTime=${t1.start}&pageNumber=1&warehouseCode=US01`)), ['SKU-C']);
       const both = await get(`skus=SKU-B,SKU-A,SKU-C&dateStartTime=${t2.start}`);
       assert.deepEqual(both.body.data.list, [
-        { sku: 'SKU-A', warehouseStockList: [{ qty: 9, warehouseCode: 'G007', countryCode: 'CN' }, { qty: 5, warehouseCode: 'US01', countryCode: 'US' }] },
+        {
+          sku: 'SKU-A',
+          warehouseStockList: [
+            { qty: 9, warehouseCode: 'G007', countryCode: 'CN' },
+            { qty: 5, warehouseCode: 'US01', countryCode: 'US' },
+          ],
+        },
       ]);
       const paged = await get(`dateStartTime=${t0.start}&pageNumber=2&pageSize=2`);
       assert.deepEqual({ ...paged.body.data, list: skusOf(paged) }, { total: 3, pageNumber: 2, pageSize: 2, list: ['SKU-C'] });
@@ -134,8 +148,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       const counts = new Map<string, number>();
       for (const s of seen) counts.set(s, (counts.get(s) ?? 0) + 1);
-      assert.deepEqual([...counts].filter(([, n]) => n > 1), [], 'no SKU repeated');
-      assert.deepEqual([...expected].filter((s) => !counts.has(s)), [], 'no SKU skipped');
+      assert.deepEqual(
+        [...counts].filter(([, n]) => n > 1),
+        [],
+        'no SKU repeated',
+      );
+      assert.deepEqual(
+        [...expected].filter((s) => !counts.has(s)),
+        [],
+        'no SKU skipped',
+      );
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 

@@ -36,7 +36,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(r.headers['x-request-id'] !== undefined, true);
       const use = await t.merchant(r.body.access_token, 'GET', STOCK_URL);
       assert.equal(use.status, 200);
-      const row = await t.store.db.selectFrom('api_tokens').selectAll().where('merchant_id', '=', Number(m.merchantId)).where('kind', '=', 'oauth').executeTakeFirstOrThrow();
+      const row = await t.store.db
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('merchant_id', '=', Number(m.merchantId))
+        .where('kind', '=', 'oauth')
+        .executeTakeFirstOrThrow();
       // Issued during the request, for ACCESS_TOKEN_TTL_SECONDS: no allowance for how slow the machine is.
       const expires = row.expires_at!;
       assert.ok(expires >= issuedFrom + 600_000 && expires <= issuedBy + 600_000, `expires ${expires} for a request in [${issuedFrom}, ${issuedBy}]`);
@@ -52,14 +57,23 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(viaBasic.status, 200);
       const viaJson = await tokenRequest(t, { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret }, { json: true });
       assert.equal(viaJson.status, 200);
-      const viaAlias = await tokenRequest(t, { grant_type: 'client_credentials', client_id: m.clientId }, { authorization: basic(m.clientId, m.clientSecret), url: '/openapi/openapi/oauth/token' });
+      const viaAlias = await tokenRequest(
+        t,
+        { grant_type: 'client_credentials', client_id: m.clientId },
+        { authorization: basic(m.clientId, m.clientSecret), url: '/openapi/openapi/oauth/token' },
+      );
       assert.equal(viaAlias.status, 200);
       for (const r of [viaBasic, viaJson, viaAlias]) assert.equal((await t.merchant(r.body.access_token, 'GET', STOCK_URL)).status, 200);
     });
 
     it('grants the scopes asked for, and the token is held to them', async () => {
       const m = await newMerchant(t, 'OAuth Scoped');
-      const r = await tokenRequest(t, { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret, scope: 'orders:read catalog:read' });
+      const r = await tokenRequest(t, {
+        grant_type: 'client_credentials',
+        client_id: m.clientId,
+        client_secret: m.clientSecret,
+        scope: 'orders:read catalog:read',
+      });
       assert.equal(r.status, 200);
       assert.equal(r.body.scope, 'catalog:read orders:read');
       const refused = await t.merchant(r.body.access_token, 'GET', STOCK_URL);
@@ -69,20 +83,46 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('rotates refresh tokens and keeps to (or narrows) the original scope', async () => {
       const m = await newMerchant(t, 'OAuth Rotate');
-      const first = await tokenRequest(t, { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret, scope: 'stock:read orders:read' });
-      const second = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, { authorization: basic(m.clientId, m.clientSecret) });
+      const first = await tokenRequest(t, {
+        grant_type: 'client_credentials',
+        client_id: m.clientId,
+        client_secret: m.clientSecret,
+        scope: 'stock:read orders:read',
+      });
+      const second = await tokenRequest(
+        t,
+        { grant_type: 'refresh_token', refresh_token: first.body.refresh_token },
+        { authorization: basic(m.clientId, m.clientSecret) },
+      );
       assert.equal(second.status, 200);
       assert.notEqual(second.body.refresh_token, first.body.refresh_token, 'a new refresh token');
       assert.notEqual(second.body.access_token, first.body.access_token);
       assert.equal(second.body.scope, 'stock:read orders:read');
       assert.equal((await t.merchant(second.body.access_token, 'GET', STOCK_URL)).status, 200);
-      const narrowed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token, scope: 'orders:read', client_id: m.clientId, client_secret: m.clientSecret });
+      const narrowed = await tokenRequest(t, {
+        grant_type: 'refresh_token',
+        refresh_token: second.body.refresh_token,
+        scope: 'orders:read',
+        client_id: m.clientId,
+        client_secret: m.clientSecret,
+      });
       assert.equal(narrowed.status, 200);
       assert.equal(narrowed.body.scope, 'orders:read');
-      const widened = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, scope: 'orders:read orders:write', client_id: m.clientId, client_secret: m.clientSecret });
+      const widened = await tokenRequest(t, {
+        grant_type: 'refresh_token',
+        refresh_token: narrowed.body.refresh_token,
+        scope: 'orders:read orders:write',
+        client_id: m.clientId,
+        client_secret: m.clientSecret,
+      });
       assertOAuthError(widened, 400, 'invalid_scope');
       // The refused widening did not consume the token.
-      const again = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, client_id: m.clientId, client_secret: m.clientSecret });
+      const again = await tokenRequest(t, {
+        grant_type: 'refresh_token',
+        refresh_token: narrowed.body.refresh_token,
+        client_id: m.clientId,
+        client_secret: m.clientSecret,
+      });
       assert.equal(again.status, 200);
       assert.equal(again.body.scope, 'orders:read', 'no scope asked: what the refresh token carries');
     });
@@ -131,11 +171,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const m = await newMerchant(t, 'OAuth Expiry');
       const auth = { authorization: basic(m.clientId, m.clientSecret) };
       const r = await tokenRequest(t, { grant_type: 'client_credentials' }, auth);
-      await t.store.db.updateTable('oauth_refresh_tokens').set({ expires_at: Date.now() - 1 }).where('merchant_id', '=', Number(m.merchantId)).execute();
+      await t.store.db
+        .updateTable('oauth_refresh_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('merchant_id', '=', Number(m.merchantId))
+        .execute();
       const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: r.body.refresh_token }, auth);
       assertOAuthError(refreshed, 400, 'invalid_grant');
       assert.match(refreshed.body.error_description, /expired/);
-      await t.store.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1 }).where('merchant_id', '=', Number(m.merchantId)).where('kind', '=', 'oauth').execute();
+      await t.store.db
+        .updateTable('api_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('merchant_id', '=', Number(m.merchantId))
+        .where('kind', '=', 'oauth')
+        .execute();
       const use = await t.merchant(r.body.access_token, 'GET', STOCK_URL);
       assert.equal(use.status, 401);
       assert.match(use.body.message, /expired/);
@@ -145,7 +194,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const m = await newMerchant(t, 'OAuth Operator Revoke');
       const auth = { authorization: basic(m.clientId, m.clientSecret) };
       const r = await tokenRequest(t, { grant_type: 'client_credentials' }, auth);
-      const row = await t.store.db.selectFrom('api_tokens').select('id').where('merchant_id', '=', Number(m.merchantId)).where('kind', '=', 'oauth').executeTakeFirstOrThrow();
+      const row = await t.store.db
+        .selectFrom('api_tokens')
+        .select('id')
+        .where('merchant_id', '=', Number(m.merchantId))
+        .where('kind', '=', 'oauth')
+        .executeTakeFirstOrThrow();
       assert.equal((await t.admin('DELETE', `/admin/v1/tokens/${row.id}`)).status, 200);
       assert.equal((await t.merchant(r.body.access_token, 'GET', STOCK_URL)).status, 401);
       assertOAuthError(await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: r.body.refresh_token }, auth), 400, 'invalid_grant');
@@ -164,14 +218,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       for (const params of [{ grant_type: 'client_credentials' }, { grant_type: 'client_credentials', client_id: m.clientId }] as Record<string, string>[]) {
         assertOAuthError(await tokenRequest(t, params), 401, 'invalid_client');
       }
-      for (const authorization of ['Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`]) {
+      for (const authorization of [
+        'Basic !!!',
+        `Basic ${Buffer.from('no-colon').toString('base64')}`,
+        `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`,
+      ]) {
         const r = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization });
         assertOAuthError(r, 401, 'invalid_client');
         assert.match(String(r.headers['www-authenticate']), /^Basic/);
       }
       // A secret that is right for another client does not work for this one.
       const other = await newMerchant(t, 'OAuth Other Client');
-      assertOAuthError(await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(m.clientId, other.clientSecret) }), 401, 'invalid_client');
+      assertOAuthError(
+        await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(m.clientId, other.clientSecret) }),
+        401,
+        'invalid_client',
+      );
     });
 
     it('answers invalid_request, unsupported_grant_type and invalid_scope with 400', async () => {
@@ -186,13 +248,33 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assertOAuthError(await tokenRequest(t, { grant_type: 'client_credentials', scope: 'admin' }, auth), 400, 'invalid_scope');
       assertOAuthError(await tokenRequest(t, { grant_type: 'client_credentials', scope: 'stock:read orders:delete' }, auth), 400, 'invalid_scope');
       // Repeated parameters are refused (RFC 6749 §3.2).
-      const repeated = await t.app.inject({ method: 'POST', url: '/openapi/oauth/token', payload: 'grant_type=client_credentials&grant_type=refresh_token', headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth } });
+      const repeated = await t.app.inject({
+        method: 'POST',
+        url: '/openapi/oauth/token',
+        payload: 'grant_type=client_credentials&grant_type=refresh_token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth },
+      });
       assertOAuthError({ status: repeated.statusCode, headers: repeated.headers, body: repeated.json() }, 400, 'invalid_request');
-      for (const [payload, contentType] of [['', undefined], ['{bad json', 'application/json'], ['grant_type=client_credentials', 'text/plain'], ['[1]', 'application/json']] as const) {
-        const r = await t.app.inject({ method: 'POST', url: '/openapi/oauth/token', payload, headers: { ...(contentType ? { 'content-type': contentType } : {}), ...auth } });
+      for (const [payload, contentType] of [
+        ['', undefined],
+        ['{bad json', 'application/json'],
+        ['grant_type=client_credentials', 'text/plain'],
+        ['[1]', 'application/json'],
+      ] as const) {
+        const r = await t.app.inject({
+          method: 'POST',
+          url: '/openapi/oauth/token',
+          payload,
+          headers: { ...(contentType ? { 'content-type': contentType } : {}), ...auth },
+        });
         assertOAuthError({ status: r.statusCode, headers: r.headers, body: r.json() }, 400, 'invalid_request');
       }
-      const big = await t.app.inject({ method: 'POST', url: '/openapi/oauth/token', payload: form({ grant_type: 'client_credentials', scope: 'x'.repeat(2_000_000) }), headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth } });
+      const big = await t.app.inject({
+        method: 'POST',
+        url: '/openapi/oauth/token',
+        payload: form({ grant_type: 'client_credentials', scope: 'x'.repeat(2_000_000) }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth },
+      });
       assertOAuthError({ status: big.statusCode, headers: big.headers, body: big.json() }, 413, 'invalid_request');
     });
 
@@ -207,7 +289,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.match(r.body.error_description, /unknown refresh token/);
       }
       // Theirs still works for them: a stranger presenting it is not a reuse of it.
-      assert.equal((await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: theirs.body.refresh_token }, { authorization: basic(other.clientId, other.clientSecret) })).status, 200);
+      assert.equal(
+        (
+          await tokenRequest(
+            t,
+            { grant_type: 'refresh_token', refresh_token: theirs.body.refresh_token },
+            { authorization: basic(other.clientId, other.clientSecret) },
+          )
+        ).status,
+        200,
+      );
       const live = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: `stkr_live_${'a'.repeat(48)}` }, auth);
       assertOAuthError(live, 400, 'invalid_grant');
       assert.match(live.body.error_description, /production refresh token/);
@@ -228,9 +319,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('keeps refusing non-JSON bodies with 415/41500 everywhere else', async () => {
       const m = await newMerchant(t, 'OAuth Formless');
       // Both routes exist and take a JSON body: only the media type is wrong.
-      const routes = [['/admin/v1/merchants', 'Bearer test-admin-key-0123456789'], ['/openapi/v2/order/orders/channel', `Bearer ${m.token}`]];
+      const routes = [
+        ['/admin/v1/merchants', 'Bearer test-admin-key-0123456789'],
+        ['/openapi/v2/order/orders/channel', `Bearer ${m.token}`],
+      ];
       for (const [url, authorization] of routes) {
-        const r = await t.app.inject({ method: 'POST', url, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization } });
+        const r = await t.app.inject({
+          method: 'POST',
+          url,
+          payload: 'name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
+        });
         assert.equal(r.statusCode, 415, `${url}: ${r.body}`);
         assert.equal(r.json().code, 41500, url);
       }

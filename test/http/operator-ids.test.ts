@@ -58,7 +58,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       for (const route of PATH_ROUTES) {
         for (const id of BAD_IDS) {
           const r = await t.admin(route.method, route.url.replace(`:${route.param}`, encodeURIComponent(id)), route.body);
-          if (r.status !== 400 || r.body.code !== 40000 || r.body.errors?.[0]?.field !== route.param) failures.push(`${route.method} ${route.url} ${id} → ${r.status} ${r.raw.slice(0, 200)}`);
+          if (r.status !== 400 || r.body.code !== 40000 || r.body.errors?.[0]?.field !== route.param)
+            failures.push(`${route.method} ${route.url} ${id} → ${r.status} ${r.raw.slice(0, 200)}`);
         }
         const r = await t.admin(route.method, route.url.replace(`:${route.param}`, UNKNOWN_ID), route.body);
         if (r.status !== 404 || r.body.code !== 40400) failures.push(`${route.method} ${route.url} unknown → ${r.status} ${r.raw.slice(0, 200)}`);
@@ -72,7 +73,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       for (const { url, param } of QUERY_IDS) {
         for (const id of BAD_IDS) {
           const r = await t.admin('GET', `${url}?${param}=${encodeURIComponent(id)}`);
-          if (r.status !== 400 || r.body.code !== 40000 || r.body.errors?.[0]?.field !== param) failures.push(`${url}?${param}=${id} → ${r.status} ${r.raw.slice(0, 200)}`);
+          if (r.status !== 400 || r.body.code !== 40000 || r.body.errors?.[0]?.field !== param)
+            failures.push(`${url}?${param}=${id} → ${r.status} ${r.raw.slice(0, 200)}`);
         }
         const r = await t.admin('GET', `${url}?${param}=${UNKNOWN_ID}`);
         if (r.status !== 200 || r.body.data.list.length !== 0) failures.push(`${url}?${param}=${UNKNOWN_ID} → ${r.status} ${r.raw.slice(0, 200)}`);

@@ -30,7 +30,13 @@ for (const dialect of DIALECTS) {
     const get = async (query: string, as = token) => {
       const r = await t.merchant(as, 'GET', `/openapi/v2/order/orders?${query}`);
       assert.equal(r.status, 200, r.raw);
-      return r.body.data as { total: number; pageNumber: number; pageSize: number; list: { id: string; updateDate: string; splitOrders: { id: string; status: string }[] }[]; nextCursor: string | null };
+      return r.body.data as {
+        total: number;
+        pageNumber: number;
+        pageSize: number;
+        list: { id: string; updateDate: string; splitOrders: { id: string; status: string }[] }[];
+        nextCursor: string | null;
+      };
     };
     const shipped = new Set<string>();
     const refunded = new Set<string>();
@@ -79,9 +85,17 @@ for (const dialect of DIALECTS) {
         await refundOne(seen[0]);
         page = await get(`cursor=${encodeURIComponent(page.nextCursor)}`);
       }
-      assert.deepEqual(initial.filter((id) => !seen.includes(id)), [], 'no row that existed was skipped');
+      assert.deepEqual(
+        initial.filter((id) => !seen.includes(id)),
+        [],
+        'no row that existed was skipped',
+      );
       assert.equal(new Set(seen).size, seen.length, 'newest first, no row repeats (its position never moves)');
-      assert.deepEqual(seen.filter((id) => created.includes(id)), [], 'orders created during the walk are newer than its start');
+      assert.deepEqual(
+        seen.filter((id) => created.includes(id)),
+        [],
+        'orders created during the walk are newer than its start',
+      );
       assert.ok(pages >= 7);
     });
 
@@ -104,7 +118,11 @@ for (const dialect of DIALECTS) {
         // The filters may be left out: the cursor carries them.
         page = await get(`cursor=${encodeURIComponent(page.nextCursor)}${round % 2 ? `&updateStartTime=${since}` : ''}`);
       }
-      assert.deepEqual(all.filter((id) => !seen.includes(id)), [], 'no row that existed was skipped');
+      assert.deepEqual(
+        all.filter((id) => !seen.includes(id)),
+        [],
+        'no row that existed was skipped',
+      );
       const updates = page.list.map((o) => o.updateDate);
       assert.deepEqual(updates, [...updates].sort(), 'ascending updateDate');
     });
@@ -134,7 +152,10 @@ for (const dialect of DIALECTS) {
       const p2 = await get('pageSize=3&pageNumber=2');
       assert.ok(p1.nextCursor?.startsWith('oc1_'));
       const c2 = await get(`cursor=${encodeURIComponent(p1.nextCursor!)}`);
-      assert.deepEqual(c2.list.map((o) => o.id), p2.list.map((o) => o.id));
+      assert.deepEqual(
+        c2.list.map((o) => o.id),
+        p2.list.map((o) => o.id),
+      );
       assert.deepEqual([c2.pageNumber, c2.pageSize, c2.total], [2, 3, p1.total]);
       assert.equal((await get(`cursor=${encodeURIComponent(p1.nextCursor!)}&pageSize=7`)).list.length, 7, 'pageSize may change along the walk');
       const everything = await get('pageSize=250');
@@ -158,7 +179,10 @@ for (const dialect of DIALECTS) {
         ['cursor=abc', 'cursor'],
         ['cursor=oc1_e30', 'cursor'],
         [`cursor=${cursor.slice(0, -3)}`, 'cursor'],
-        [`cursor=${encodeURIComponent(`oc1_${Buffer.from('{"m":"c","a":[1,-1],"f":[null,null,null,null,null,null],"s":2,"p":2}').toString('base64url')}`)}`, 'cursor'],
+        [
+          `cursor=${encodeURIComponent(`oc1_${Buffer.from('{"m":"c","a":[1,-1],"f":[null,null,null,null,null,null],"s":2,"p":2}').toString('base64url')}`)}`,
+          'cursor',
+        ],
         [`cursor=${cursor}&createStartTime=2021-01-01T00:00:00Z`, 'cursor'],
         [`cursor=${cursor}&updateStartTime=2020-01-01T00:00:00Z`, 'cursor'],
         [`cursor=${'x'.repeat(5000)}`, 'cursor'],
@@ -167,9 +191,17 @@ for (const dialect of DIALECTS) {
         const r = await t.merchant(token, 'GET', `/openapi/v2/order/orders?${query}`);
         assert.equal(r.status, 400, `${query}: ${r.raw}`);
         assert.equal(r.body.code, 40000);
-        assert.deepEqual(r.body.errors.map((e: { field: string }) => e.field), [field], query);
+        assert.deepEqual(
+          r.body.errors.map((e: { field: string }) => e.field),
+          [field],
+          query,
+        );
       }
-      assert.equal((await t.merchant(token, 'GET', `/openapi/v2/order/orders?cursor=${cursor}&createStartTime=2020-01-01T00:00:00Z`)).status, 200, 'the same filters repeated');
+      assert.equal(
+        (await t.merchant(token, 'GET', `/openapi/v2/order/orders?cursor=${cursor}&createStartTime=2020-01-01T00:00:00Z`)).status,
+        200,
+        'the same filters repeated',
+      );
     });
 
     it('lets the operator walk by cursor, one merchant or all', async () => {
@@ -192,7 +224,8 @@ for (const dialect of DIALECTS) {
 
     it('never moves an order’s updateDate backwards (a transaction that read the clock before waiting for a lock)', async () => {
       const [id] = await create(1);
-      const updatedAt = async () => (await t.store.db.selectFrom('orders').select('updated_at').where('id', '=', Number(id)).executeTakeFirstOrThrow()).updated_at;
+      const updatedAt = async () =>
+        (await t.store.db.selectFrom('orders').select('updated_at').where('id', '=', Number(id)).executeTakeFirstOrThrow()).updated_at;
       const before = await updatedAt();
       await refreshOrder(t.store.db, Number(id), before - 5000);
       assert.equal(await updatedAt(), before);

@@ -31,15 +31,32 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       const results = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          apps[i % apps.length].inject({ method: 'POST', url: '/openapi/v1/order/orders', payload: order([{ sku: 'B', quantity: 1 }]), headers: { authorization: `Bearer ${token}` } }),
+          apps[i % apps.length].inject({
+            method: 'POST',
+            url: '/openapi/v1/order/orders',
+            payload: order([{ sku: 'B', quantity: 1 }]),
+            headers: { authorization: `Bearer ${token}` },
+          }),
         ),
       );
       const codes = results.map((r) => r.json().code);
-      assert.equal(codes.filter((c) => c === 10000).length, 50, `codes: ${codes.join(",")}`);
-      assert.ok(codes.every((c) => c === 10000 || c === 42201), `codes: ${codes.join(",")}`);
-      const stock = await a.store.db.selectFrom('stocks').innerJoin('products', 'products.id', 'stocks.product_id').select('qty').where('sku', '=', 'B').executeTakeFirstOrThrow();
+      assert.equal(codes.filter((c) => c === 10000).length, 50, `codes: ${codes.join(',')}`);
+      assert.ok(
+        codes.every((c) => c === 10000 || c === 42201),
+        `codes: ${codes.join(',')}`,
+      );
+      const stock = await a.store.db
+        .selectFrom('stocks')
+        .innerJoin('products', 'products.id', 'stocks.product_id')
+        .select('qty')
+        .where('sku', '=', 'B')
+        .executeTakeFirstOrThrow();
       assert.equal(stock.qty, 0);
-      const sold = await a.store.db.selectFrom('order_items').select((eb) => eb.fn.sum<number>('quantity').as('n')).where('sku', '=', 'B').executeTakeFirstOrThrow();
+      const sold = await a.store.db
+        .selectFrom('order_items')
+        .select((eb) => eb.fn.sum<number>('quantity').as('n'))
+        .where('sku', '=', 'B')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(sold.n), 50);
       assert.deepEqual(await ledgerMismatches(a.store.db), []);
       const negative = await a.store.db.selectFrom('stocks').select('qty').where('qty', '<', 0).execute();
@@ -56,16 +73,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const keyed = await Promise.all(Array.from({ length: 20 }, () => send({ 'idempotency-key': 'same-key' }, order([{ sku: 'C', quantity: 1 }]))));
       const ok = keyed.filter((r) => r.statusCode === 200);
       assert.ok(ok.length >= 1);
-      assert.ok(keyed.every((r) => r.statusCode === 200 || r.json().code === 40900), 'the rest are told the key is in flight');
+      assert.ok(
+        keyed.every((r) => r.statusCode === 200 || r.json().code === 40900),
+        'the rest are told the key is in flight',
+      );
       assert.equal(new Set(ok.map((r) => r.json().data)).size, 1);
 
       const custom = await Promise.all(Array.from({ length: 20 }, () => send({}, order([{ sku: 'C', quantity: 1 }], { customOrderId: 'same-custom' }))));
-      assert.ok(custom.every((r) => r.statusCode === 200), JSON.stringify(custom.map((r) => r.statusCode)));
+      assert.ok(
+        custom.every((r) => r.statusCode === 200),
+        JSON.stringify(custom.map((r) => r.statusCode)),
+      );
       assert.equal(new Set(custom.map((r) => r.json().data)).size, 1);
 
       const orders = await a.store.db.selectFrom('orders').select('id').execute();
       assert.equal(orders.length, 2);
-      const c = await a.store.db.selectFrom('stocks').innerJoin('products', 'products.id', 'stocks.product_id').select('qty').where('sku', '=', 'C').executeTakeFirstOrThrow();
+      const c = await a.store.db
+        .selectFrom('stocks')
+        .innerJoin('products', 'products.id', 'stocks.product_id')
+        .select('qty')
+        .where('sku', '=', 'C')
+        .executeTakeFirstOrThrow();
       assert.equal(c.qty, 998);
       assert.deepEqual(await ledgerMismatches(a.store.db), []);
     });

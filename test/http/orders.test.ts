@@ -5,7 +5,15 @@ import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ADDRESS, ORDER_CATALOGUE, order } from '../fixtures.ts';
 
 async function counts(t: TestApp) {
-  const n = async (table: 'orders' | 'split_orders' | 'order_items' | 'stock_ledger') => Number((await t.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const n = async (table: 'orders' | 'split_orders' | 'order_items' | 'stock_ledger') =>
+    Number(
+      (
+        await t.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const stock = await t.store.db.selectFrom('stocks').select(['product_id', 'warehouse_id', 'qty']).orderBy('product_id').orderBy('warehouse_id').execute();
   // The digests cover every table's content, so an UPDATE by a refused request shows too.
   const tables = await tableDigests(t.store);
@@ -19,7 +27,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     let token: string;
     let other: string;
     const post = (body: unknown, headers: Record<string, string> = {}, url = '/openapi/v1/order/orders') =>
-      t.app.inject({ method: 'POST', url, payload: body as object, headers: { authorization: `Bearer ${token}`, ...headers } }).then((r) => ({ status: r.statusCode, headers: r.headers, body: r.json() }));
+      t.app
+        .inject({ method: 'POST', url, payload: body as object, headers: { authorization: `Bearer ${token}`, ...headers } })
+        .then((r) => ({ status: r.statusCode, headers: r.headers, body: r.json() }));
     const get = (url: string, as = token) => t.merchant(as, 'GET', url);
 
     before(async () => {
@@ -29,7 +39,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('creates an order split by warehouse and returns the kkOrderId string', async () => {
-      const r = await post(order([{ sku: 'A', quantity: '7' }, { sku: 'B', quantity: 2 }], { salePlatform: 'SHOPIFY', remark: ' gift ', customOrderId: 'c-1' }));
+      const r = await post(
+        order(
+          [
+            { sku: 'A', quantity: '7' },
+            { sku: 'B', quantity: 2 },
+          ],
+          { salePlatform: 'SHOPIFY', remark: ' gift ', customOrderId: 'c-1' },
+        ),
+      );
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.code, 10000);
       assert.match(r.body.data, /^\d{13}$/);
@@ -47,13 +65,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(o.shippingAddress.country, 'US');
       // US destination: A takes US01's 5 first, then 2 from G007; B comes from G006.
       const pieces = o.orderItems.map((i: any) => [i.skuCode, i.warehouseCode, i.productNum]).sort();
-      assert.deepEqual(pieces, [['A', 'G007', 2], ['A', 'US01', 5], ['B', 'G006', 2]]);
+      assert.deepEqual(pieces, [
+        ['A', 'G007', 2],
+        ['A', 'US01', 5],
+        ['B', 'G006', 2],
+      ]);
       assert.equal(o.splitOrders.length, 3);
       for (const s of o.splitOrders) {
         assert.match(s.id, /^\d{13}$/);
         assert.notEqual(s.id, o.id);
         assert.equal(s.status, 'waiting_to_ship');
-        assert.deepEqual(s.itemIds, o.orderItems.filter((i: any) => i.splitOrderId === s.id).map((i: any) => i.itemId));
+        assert.deepEqual(
+          s.itemIds,
+          o.orderItems.filter((i: any) => i.splitOrderId === s.id).map((i: any) => i.itemId),
+        );
       }
       // US01 → US ships by the cheaper US-STD: 1 + 1 × 1.75 kg = 2.75; G007 (0.7 kg): 2 + 1.05 = 3.05; G006 (1 kg): 2 + 1.5 = 3.5.
       const freight = Object.fromEntries(o.splitOrders.map((s: any) => [s.warehouseCode, [s.channelCode, s.freightAmount]]));
@@ -64,7 +89,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(o.refundableAmount, 83.54);
       assert.equal(o.refundedAmount, 0);
       const a = o.orderItems.find((i: any) => i.warehouseCode === 'US01');
-      assert.deepEqual([a.amount, a.total, a.productName, a.imageUrl, a.countryCode, a.refundedQuantity, a.fulfillmentStatus, a.refundStatus], [9.32, 46.6, 'Mug', 'https://img/a.jpg', 'US', 0, 'waiting_to_ship', null]);
+      assert.deepEqual(
+        [a.amount, a.total, a.productName, a.imageUrl, a.countryCode, a.refundedQuantity, a.fulfillmentStatus, a.refundStatus],
+        [9.32, 46.6, 'Mug', 'https://img/a.jpg', 'US', 0, 'waiting_to_ship', null],
+      );
       assert.match(o.createDate, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       // A split id finds the same order.
       assert.equal((await get(`/openapi/v2/order/orders/${o.splitOrders[0].id}`)).body.data.id, o.id);
@@ -74,7 +102,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const qty = Object.fromEntries(stock.body.data.list.flatMap((r: any) => r.warehouseStockList.map((w: any) => [`${r.sku}@${w.warehouseCode}`, w.qty])));
       assert.deepEqual([qty['A@G007'], qty['A@US01'] ?? 0, qty['B@G006']], [8, 0, 5], JSON.stringify(qty));
       const sales = await t.store.db.selectFrom('stock_ledger').select(['delta', 'kind']).where('order_id', '=', Number(o.id)).orderBy('delta').execute();
-      assert.deepEqual(sales, [{ delta: -5, kind: 'sale' }, { delta: -2, kind: 'sale' }, { delta: -2, kind: 'sale' }]);
+      assert.deepEqual(sales, [
+        { delta: -5, kind: 'sale' },
+        { delta: -2, kind: 'sale' },
+        { delta: -2, kind: 'sale' },
+      ]);
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 
@@ -105,22 +137,53 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('refuses unknown SKUs with 42200 and short stock with 42201, writing nothing', async () => {
       const before = await counts(t);
-      const unknown = await post(order([{ sku: 'A', quantity: 1 }, { sku: 'NOPE', quantity: 1 }, { sku: 'NOPE2', quantity: 1 }]));
+      const unknown = await post(
+        order([
+          { sku: 'A', quantity: 1 },
+          { sku: 'NOPE', quantity: 1 },
+          { sku: 'NOPE2', quantity: 1 },
+        ]),
+      );
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.code, 42200);
-      assert.deepEqual(unknown.body.errors.map((e: any) => [e.field, e.sku]), [['orderItemsList[1].sku', 'NOPE'], ['orderItemsList[2].sku', 'NOPE2']]);
-      const short = await post(order([{ sku: 'B', quantity: 3 }, { sku: 'B', quantity: 100 }, { sku: 'Z', quantity: 1 }]));
+      assert.deepEqual(
+        unknown.body.errors.map((e: any) => [e.field, e.sku]),
+        [
+          ['orderItemsList[1].sku', 'NOPE'],
+          ['orderItemsList[2].sku', 'NOPE2'],
+        ],
+      );
+      const short = await post(
+        order([
+          { sku: 'B', quantity: 3 },
+          { sku: 'B', quantity: 100 },
+          { sku: 'Z', quantity: 1 },
+        ]),
+      );
       assert.equal(short.status, 422);
       assert.equal(short.body.code, 42201);
-      assert.deepEqual(short.body.errors.map((e: any) => [e.field, e.sku, e.requested, e.available]), [
-        ['orderItemsList[1].quantity', 'B', 100, 1],
-        ['orderItemsList[2].quantity', 'Z', 1, 0],
-      ]);
+      assert.deepEqual(
+        short.body.errors.map((e: any) => [e.field, e.sku, e.requested, e.available]),
+        [
+          ['orderItemsList[1].quantity', 'B', 100, 1],
+          ['orderItemsList[2].quantity', 'Z', 1, 0],
+        ],
+      );
       assert.deepEqual(await counts(t), before);
     });
 
     it('refuses a destination no channel serves with 42202, writing nothing', async () => {
-      await t.admin('POST', '/admin/v1/channels', { channelCode: 'STD', name: 'Standard Shipping', channelType: 'Standard', warehouseCodes: ['G007', 'G006', 'US01'], countries: ['US', 'CN', 'GB'], baseFee: 2, perKgFee: '1.50', deliveryDaysMin: 6, deliveryDaysMax: 10 });
+      await t.admin('POST', '/admin/v1/channels', {
+        channelCode: 'STD',
+        name: 'Standard Shipping',
+        channelType: 'Standard',
+        warehouseCodes: ['G007', 'G006', 'US01'],
+        countries: ['US', 'CN', 'GB'],
+        baseFee: 2,
+        perKgFee: '1.50',
+        deliveryDaysMin: 6,
+        deliveryDaysMax: 10,
+      });
       const before = await counts(t);
       const r = await post(order([{ sku: 'B', quantity: 1 }], { orderAddress: { ...ADDRESS, country: 'FR' } }));
       assert.equal(r.status, 422);
@@ -166,7 +229,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await post(body);
         assert.equal(r.status, 400, `${field}: ${JSON.stringify(r.body)}`);
         assert.equal(r.body.code, 40000);
-        assert.ok(r.body.errors.some((e: any) => e.field === field), `${field} not in ${JSON.stringify(r.body.errors)}`);
+        assert.ok(
+          r.body.errors.some((e: any) => e.field === field),
+          `${field} not in ${JSON.stringify(r.body.errors)}`,
+        );
       }
       // Bounds apply after trimming.
       const trimmed = await post(order([{ sku: '  C  ', quantity: ' 1 ' }], { orderAddress: { ...ADDRESS, recipient: `  ${'R'.repeat(32)}  ` } }));
@@ -212,7 +278,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const long = await post(body, { 'idempotency-key': 'k'.repeat(256) });
       assert.equal(long.status, 400);
       // Keys are per merchant.
-      const theirs = await t.app.inject({ method: 'POST', url: '/openapi/v1/order/orders', payload: body, headers: { authorization: `Bearer ${other}`, 'idempotency-key': 'key-1' } });
+      const theirs = await t.app.inject({
+        method: 'POST',
+        url: '/openapi/v1/order/orders',
+        payload: body,
+        headers: { authorization: `Bearer ${other}`, 'idempotency-key': 'key-1' },
+      });
       assert.equal(theirs.statusCode, 200);
       assert.notEqual(theirs.json().data, first.body.data);
     });
@@ -224,15 +295,35 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const { normalizeOrder } = await import('../../src/services/orders.service.ts');
       const hash = requestHash({ route: 'orders.create', hash: requestHash(normalizeOrder(body as any)) });
       const now = Date.now();
-      await t.store.db.insertInto('idempotency_keys').values({ merchant_id: merchantId, idempotency_key: 'busy', request_hash: hash, state: 'in_flight', response_status: null, response_body: null, created_at: now, expires_at: now + 86_400_000 }).execute();
+      await t.store.db
+        .insertInto('idempotency_keys')
+        .values({
+          merchant_id: merchantId,
+          idempotency_key: 'busy',
+          request_hash: hash,
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          created_at: now,
+          expires_at: now + 86_400_000,
+        })
+        .execute();
       const busy = await post(body, { 'idempotency-key': 'busy' });
       assert.equal(busy.status, 409);
       assert.match(busy.body.message, /in flight/);
       // Such a row comes only from an earlier version; it is honoured for the longest request (1 h).
-      await t.store.db.updateTable('idempotency_keys').set({ created_at: now - 3_700_000 }).where('idempotency_key', '=', 'busy').execute();
+      await t.store.db
+        .updateTable('idempotency_keys')
+        .set({ created_at: now - 3_700_000 })
+        .where('idempotency_key', '=', 'busy')
+        .execute();
       assert.equal((await post(body, { 'idempotency-key': 'busy' })).status, 200);
       // An expired key is forgotten.
-      await t.store.db.updateTable('idempotency_keys').set({ expires_at: now - 1 }).where('idempotency_key', '=', 'busy').execute();
+      await t.store.db
+        .updateTable('idempotency_keys')
+        .set({ expires_at: now - 1 })
+        .where('idempotency_key', '=', 'busy')
+        .execute();
       const fresh = await post(order([{ sku: 'C', quantity: 2 }]), { 'idempotency-key': 'busy' });
       assert.equal(fresh.status, 200);
       assert.equal(fresh.headers['idempotent-replayed'], undefined);
@@ -240,19 +331,38 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('quotes channels per warehouse group and per channel type without reserving', async () => {
       const before = await counts(t);
-      const body = { shipToCountry: 'us', products: [{ sku: 'A', quantity: 7 }, { sku: 'B', quantity: 2 }] };
+      const body = {
+        shipToCountry: 'us',
+        products: [
+          { sku: 'A', quantity: 7 },
+          { sku: 'B', quantity: 2 },
+        ],
+      };
       const r = await t.merchant(token, 'POST', '/openapi/v2/order/orders/channel', body);
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.ok(Array.isArray(r.body.data));
       const byWarehouse = (w: string) => r.body.data.filter((c: any) => c.warehouseCode === w).map((c: any) => c.channelCode);
       assert.deepEqual(byWarehouse('G007'), ['EXP', 'STD']);
-      assert.ok(r.body.data.every((c: any) => c.estimatedFreightCurrency === 'USD' && /^\d+~\d+ Business Days$/.test(c.deliveryTime) && typeof c.channelNameEn === 'string'));
+      assert.ok(
+        r.body.data.every(
+          (c: any) => c.estimatedFreightCurrency === 'USD' && /^\d+~\d+ Business Days$/.test(c.deliveryTime) && typeof c.channelNameEn === 'string',
+        ),
+      );
       const types = await t.merchant(token, 'POST', '/openapi/v2/order/orders/automaticSplit/channel', body);
       assert.equal(types.status, 200);
-      assert.deepEqual(types.body.data.map((q: any) => q.channelType), ['Standard']);
+      assert.deepEqual(
+        types.body.data.map((q: any) => q.channelType),
+        ['Standard'],
+      );
       assert.equal(typeof types.body.data[0].estimatedFreight, 'number');
-      const one = await t.merchant(token, 'POST', '/openapi/v2/order/orders/automaticSplit/channel', { shipToCountry: 'DE', products: [{ sku: 'C', quantity: 1, warehouseCode: 'G007' }] });
-      assert.deepEqual(one.body.data.map((q: any) => q.channelType), ['Standard', 'Express']);
+      const one = await t.merchant(token, 'POST', '/openapi/v2/order/orders/automaticSplit/channel', {
+        shipToCountry: 'DE',
+        products: [{ sku: 'C', quantity: 1, warehouseCode: 'G007' }],
+      });
+      assert.deepEqual(
+        one.body.data.map((q: any) => q.channelType),
+        ['Standard', 'Express'],
+      );
       assert.deepEqual(await counts(t), before);
       const short = await t.merchant(token, 'POST', '/openapi/v2/order/orders/channel', { shipToCountry: 'US', products: [{ sku: 'B', quantity: 1000 }] });
       assert.equal(short.body.code, 42201);
@@ -275,7 +385,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const created = list.map((o: any) => [o.createDate, o.id]);
       assert.deepEqual(created, [...created].sort().reverse(), 'newest first');
       const page2 = await get('/openapi/v2/order/orders?pageSize=2&pageNumber=2');
-      assert.deepEqual(page2.body.data.list.map((o: any) => o.id), list.slice(2, 4).map((o: any) => o.id));
+      assert.deepEqual(
+        page2.body.data.list.map((o: any) => o.id),
+        list.slice(2, 4).map((o: any) => o.id),
+      );
       assert.equal((await get('/openapi/v2/order/orders')).body.data.pageSize, 10);
       const ids = `${list[0].id},${list[1].splitOrders[0].id}, ${list[0].id}`;
       const byIds = await get(`/openapi/v2/order/orders?ids=${encodeURIComponent(ids)}`);
@@ -291,7 +404,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const theirs = await get('/openapi/v2/order/orders', other);
       assert.ok(theirs.body.data.list.length >= 2, `the other merchant has orders too (${theirs.body.data.list.length})`);
       assert.ok(theirs.body.data.list.every((o: any) => !list.some((m: any) => m.id === o.id)));
-      for (const bad of ['pageSize=0', 'pageSize=251', 'pageNumber=0', `ids=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`, 'ids=abc', 'createStartTime=yesterday', 'updateStartTime=2022-01-02T00:00:00Z&updateEndTime=2022-01-01T00:00:00Z']) {
+      for (const bad of [
+        'pageSize=0',
+        'pageSize=251',
+        'pageNumber=0',
+        `ids=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`,
+        'ids=abc',
+        'createStartTime=yesterday',
+        'updateStartTime=2022-01-02T00:00:00Z&updateEndTime=2022-01-01T00:00:00Z',
+      ]) {
         const r = await get(`/openapi/v2/order/orders?${bad}`);
         assert.equal(r.status, 400, bad);
         assert.equal(r.body.code, 40000);
@@ -300,8 +421,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('answers another merchant’s order exactly like a missing one', async () => {
       const mine = (await get('/openapi/v2/order/orders')).body.data.list[0];
-      const a = await t.app.inject({ method: 'GET', url: `/openapi/v2/order/orders/${mine.id}`, headers: { authorization: `Bearer ${other}`, 'x-request-id': 'same' } });
-      const b = await t.app.inject({ method: 'GET', url: '/openapi/v2/order/orders/1999999999999', headers: { authorization: `Bearer ${other}`, 'x-request-id': 'same' } });
+      const a = await t.app.inject({
+        method: 'GET',
+        url: `/openapi/v2/order/orders/${mine.id}`,
+        headers: { authorization: `Bearer ${other}`, 'x-request-id': 'same' },
+      });
+      const b = await t.app.inject({
+        method: 'GET',
+        url: '/openapi/v2/order/orders/1999999999999',
+        headers: { authorization: `Bearer ${other}`, 'x-request-id': 'same' },
+      });
       assert.equal(a.statusCode, 404);
       assert.equal(a.body, b.body);
       const { date: _d1, ...ha } = a.headers;

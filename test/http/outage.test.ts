@@ -40,7 +40,13 @@ function relay(target: { host: string; port: number }) {
       for (const s of sockets) s.destroy();
       server!.close(() => resolve());
     });
-  return { up, down, get port() { return port; } };
+  return {
+    up,
+    down,
+    get port() {
+      return port;
+    },
+  };
 }
 
 /**
@@ -76,7 +82,12 @@ describe('database outage and recovery (PostgreSQL)', { skip: PG_SKIP }, () => {
     const m = (await admin('POST', '/admin/v1/merchants', { name: 'Outage' })).json().data;
     const token = (await admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, {})).json().data.accessToken;
     const placeOrder = () =>
-      app.inject({ method: 'POST', url: '/openapi/v1/order/orders', headers: { authorization: `Bearer ${token}` }, payload: { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] } });
+      app.inject({
+        method: 'POST',
+        url: '/openapi/v1/order/orders',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] },
+      });
     assert.equal((await placeOrder()).statusCode, 200);
     assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
 
@@ -92,7 +103,11 @@ describe('database outage and recovery (PostgreSQL)', { skip: PG_SKIP }, () => {
       assert.equal(res.json().code, 50300);
     }
     assert.equal((await placeOrder()).headers['retry-after'], '1');
-    const tokenEndpoint = await app.inject({ method: 'POST', url: '/openapi/oauth/token', payload: { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret } });
+    const tokenEndpoint = await app.inject({
+      method: 'POST',
+      url: '/openapi/oauth/token',
+      payload: { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret },
+    });
     assert.equal(tokenEndpoint.statusCode, 503);
     assert.equal(tokenEndpoint.json().error, 'temporarily_unavailable');
     assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process itself is fine');

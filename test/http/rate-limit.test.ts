@@ -72,7 +72,7 @@ describe('one bucket per merchant and environment, whatever the number of tokens
   const clock = fakeClock();
   const t = useApp('sqlite', { RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '40' }, { now: clock.now });
 
-  it('shares the burst between all of a merchant\'s tokens: the 41st request of 40 spread over them is 429', async () => {
+  it("shares the burst between all of a merchant's tokens: the 41st request of 40 spread over them is 429", async () => {
     const m = await newMerchant(t, 'Many Tokens Co');
     const second = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, {});
     const minted = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(m.clientId, m.clientSecret) });
@@ -148,7 +148,8 @@ describe('failed token-endpoint attempts (per client and address)', () => {
     const auth = { authorization: basic(m.clientId, m.clientSecret) };
     for (let i = 0; i < 5; i++) assert.equal((await tokenRequest(t, { grant_type: 'client_credentials' }, auth)).status, 200);
     for (let i = 0; i < 5; i++) assert.equal((await tokenRequest(t, { grant_type: 'password' }, auth)).body.error, 'unsupported_grant_type');
-    for (let i = 0; i < 3; i++) assert.equal((await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: `stkr_test_${i}` }, auth)).body.error, 'invalid_grant');
+    for (let i = 0; i < 3; i++)
+      assert.equal((await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: `stkr_test_${i}` }, auth)).body.error, 'invalid_grant');
     assert.equal((await tokenRequest(t, { grant_type: 'client_credentials' }, auth)).status, 429);
   });
 });
@@ -165,8 +166,18 @@ describe('shared rate-limit budget on Redis', () => {
       await two.close();
       await db.drop();
     });
-    const tokenRes = await one.inject({ method: 'POST', url: '/admin/v1/merchants', payload: { name: 'Shared' }, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-    const issued = await one.inject({ method: 'POST', url: `/admin/v1/merchants/${tokenRes.json().data.merchantId}/tokens`, payload: {}, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const tokenRes = await one.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      payload: { name: 'Shared' },
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    const issued = await one.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${tokenRes.json().data.merchantId}/tokens`,
+      payload: {},
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
     const token = issued.json().data.accessToken;
     const get = (app: typeof one) => app.inject({ method: 'GET', url: STOCK_URL, headers: { authorization: `Bearer ${token}` } });
     const seen: [number, unknown][] = [];
@@ -174,7 +185,14 @@ describe('shared rate-limit budget on Redis', () => {
       const r = await get(app);
       seen.push([r.statusCode, r.headers['ratelimit-remaining']]);
     }
-    assert.deepEqual(seen, [[200, '3'], [200, '2'], [200, '1'], [200, '0'], [429, '0'], [429, '0']]);
+    assert.deepEqual(seen, [
+      [200, '3'],
+      [200, '2'],
+      [200, '1'],
+      [200, '0'],
+      [429, '0'],
+      [429, '0'],
+    ]);
     clock.ms += 1000;
     assert.equal((await get(two)).statusCode, 200, 'the refill is shared too');
     assert.equal((await get(one)).statusCode, 429);
@@ -192,13 +210,27 @@ describe('shared rate-limit budget on Redis', () => {
           await app.close();
           await db.drop();
         });
-        const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', payload: { name: 'First' }, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+        const created = await app.inject({
+          method: 'POST',
+          url: '/admin/v1/merchants',
+          payload: { name: 'First' },
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        });
         const { merchantId } = created.json().data;
-        const issued = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchantId}/tokens`, payload: {}, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+        const issued = await app.inject({
+          method: 'POST',
+          url: `/admin/v1/merchants/${merchantId}/tokens`,
+          payload: {},
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        });
         return { app, merchantId, token: issued.json().data.accessToken as string };
       }),
     );
-    assert.deepEqual(deployments.map((d) => d.merchantId), ['1', '1'], 'the same merchant id in both databases');
+    assert.deepEqual(
+      deployments.map((d) => d.merchantId),
+      ['1', '1'],
+      'the same merchant id in both databases',
+    );
     const get = (d: (typeof deployments)[number]) => d.app.inject({ method: 'GET', url: STOCK_URL, headers: { authorization: `Bearer ${d.token}` } });
     const [one, two] = deployments;
     assert.deepEqual([(await get(one)).statusCode, (await get(one)).statusCode, (await get(one)).statusCode], [200, 200, 429]);

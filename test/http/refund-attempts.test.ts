@@ -36,7 +36,17 @@ for (const dialect of DIALECTS) {
       const { orderId, refundNo } = await requestRefund();
       let clock = Date.now();
       const config = { refundReview: 'auto' as const, refundAutoDelayMs: 0, refundMaxAttempts: t.config.refundMaxAttempts };
-      const poisoned = new RefundWorker({ store: t.store, config, claimMs: 1000, now: () => clock, hooks: { beforeCommit: () => { throw new Error('ledger exploded'); } } });
+      const poisoned = new RefundWorker({
+        store: t.store,
+        config,
+        claimMs: 1000,
+        now: () => clock,
+        hooks: {
+          beforeCommit: () => {
+            throw new Error('ledger exploded');
+          },
+        },
+      });
       assert.equal(t.config.refundMaxAttempts, 3);
       for (let attempt = 1; attempt <= 3; attempt++) {
         assert.equal(await poisoned.runOnce(), 0);
@@ -52,7 +62,10 @@ for (const dialect of DIALECTS) {
       assert.equal(await healthy.runOnce(), 0, 'a healthy worker leaves a parked refund to the operator too');
       const seen = await operatorView(refundNo);
       assert.deepEqual([seen.refundStatus, seen.attempts, seen.manualReview, seen.lastError], ['pending_review', 3, true, 'Error: ledger exploded']);
-      assert.deepEqual((await t.admin('GET', '/admin/v1/refunds?manualReview=true')).body.data.list.map((r: { refundNo: string }) => r.refundNo), [refundNo]);
+      assert.deepEqual(
+        (await t.admin('GET', '/admin/v1/refunds?manualReview=true')).body.data.list.map((r: { refundNo: string }) => r.refundNo),
+        [refundNo],
+      );
       assert.equal(await operatorView(refundNo, 'manualReview=false'), undefined);
       assert.equal(await metric('stockist_refunds_manual_review'), 1);
       assert.equal(await metric('stockist_refunds_retrying'), 0);
@@ -89,7 +102,17 @@ for (const dialect of DIALECTS) {
       let clock = Date.now();
       let failures = 1;
       const config = { refundReview: 'auto' as const, refundAutoDelayMs: 0, refundMaxAttempts: 3 };
-      const flaky = new RefundWorker({ store: t.store, config, claimMs: 1000, now: () => clock, hooks: { beforeCommit: () => { if (failures-- > 0) throw new Error('transient'); } } });
+      const flaky = new RefundWorker({
+        store: t.store,
+        config,
+        claimMs: 1000,
+        now: () => clock,
+        hooks: {
+          beforeCommit: () => {
+            if (failures-- > 0) throw new Error('transient');
+          },
+        },
+      });
       assert.equal(await flaky.runOnce(), 0);
       clock += 1001;
       assert.equal(await flaky.runOnce(), 1);
@@ -102,7 +125,17 @@ for (const dialect of DIALECTS) {
       let clock = Date.now();
       const full = Object.assign(new Error('database or disk is full'), { code: dialect === 'sqlite' ? 'SQLITE_FULL' : '53100' });
       const config = { refundReview: 'auto' as const, refundAutoDelayMs: 0, refundMaxAttempts: 3 };
-      const worker = new RefundWorker({ store: t.store, config, claimMs: 1000, now: () => clock, hooks: { beforeCommit: () => { throw full; } } });
+      const worker = new RefundWorker({
+        store: t.store,
+        config,
+        claimMs: 1000,
+        now: () => clock,
+        hooks: {
+          beforeCommit: () => {
+            throw full;
+          },
+        },
+      });
       for (let i = 0; i < 5; i++, clock += 1001) assert.equal(await worker.runOnce(), 0);
       const seen = await operatorView(refundNo);
       assert.deepEqual([seen.attempts, seen.manualReview, seen.lastError], [0, false, null]);

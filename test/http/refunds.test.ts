@@ -28,7 +28,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     let other: string;
     const refund = (orderId: string, body: unknown, as = token, headers: Record<string, string> = {}) =>
       t.app
-        .inject({ method: 'POST', url: `/openapi/v2/order/orders/${orderId}/refund`, payload: body as object, headers: { authorization: `Bearer ${as}`, ...headers } })
+        .inject({
+          method: 'POST',
+          url: `/openapi/v2/order/orders/${orderId}/refund`,
+          payload: body as object,
+          headers: { authorization: `Bearer ${as}`, ...headers },
+        })
         .then((r) => ({ status: r.statusCode, headers: r.headers, body: r.json() }));
     const getOrder = async (id: string) => (await t.merchant(token, 'GET', `/openapi/v2/order/orders/${id}`)).body.data;
     const refundsOf = async (id: string) => (await t.merchant(token, 'GET', `/openapi/v2/order/orders/refund/${id}`)).body.data;
@@ -36,14 +41,28 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
-      await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'A', warehouseCode: 'G007', qty: 1000 }, { sku: 'A', warehouseCode: 'US01', qty: 1000 }, { sku: 'B', warehouseCode: 'G006', qty: 1000 }] });
+      await t.admin('PUT', '/admin/v1/stocks', {
+        items: [
+          { sku: 'A', warehouseCode: 'G007', qty: 1000 },
+          { sku: 'A', warehouseCode: 'US01', qty: 1000 },
+          { sku: 'B', warehouseCode: 'G006', qty: 1000 },
+        ],
+      });
       token = (await newMerchant(t, 'Shop')).token;
       other = (await newMerchant(t, 'Other')).token;
     });
 
     it('refunds part of an order, then the rest, with stock, amounts and statuses following', async () => {
       // Ship to DE: A comes from G007 (default), B from G006 — two split orders.
-      const o = await placeOrder(t, token, [{ sku: 'A', quantity: 3 }, { sku: 'B', quantity: 2 }], { orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'P' } });
+      const o = await placeOrder(
+        t,
+        token,
+        [
+          { sku: 'A', quantity: 3 },
+          { sku: 'B', quantity: 2 },
+        ],
+        { orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'P' } },
+      );
       const a = o.orderItems.find((i: any) => i.skuCode === 'A');
       const before = await qty(t, 'A', 'G007');
       const r1 = await refund(o.id, { orderItems: [{ itemId: a.itemId, quantity: 2 }], refundReason: "don't want anymore", remark: 'too many' });
@@ -55,7 +74,18 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const pending = (await refundsOf(o.id)).list[0];
       assert.deepEqual(
         { ...pending, createDate: undefined, updateDate: undefined },
-        { refundNo: r1.body.data, id: o.id, remark: 'too many', refundReason: "Don't Want Anymore", refundStatus: 'pending_review', failureReason: null, amount: 18.64, items: [{ itemId: a.itemId, skuCode: 'A', quantity: 2, countryCode: 'CN' }], createDate: undefined, updateDate: undefined },
+        {
+          refundNo: r1.body.data,
+          id: o.id,
+          remark: 'too many',
+          refundReason: "Don't Want Anymore",
+          refundStatus: 'pending_review',
+          failureReason: null,
+          amount: 18.64,
+          items: [{ itemId: a.itemId, skuCode: 'A', quantity: 2, countryCode: 'CN' }],
+          createDate: undefined,
+          updateDate: undefined,
+        },
       );
 
       assert.equal(await worker(t).runOnce(), 1);
@@ -95,7 +125,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('names lines by itemId, by skuCode (+countryCode), or flat; refuses the ambiguous and the wrong', async () => {
       // Ship to US with 1005 A: US01 has 1000, so A is split across US01 and G007.
-      const o = await placeOrder(t, token, [{ sku: 'A', quantity: 1005 }, { sku: 'B', quantity: 1 }]);
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 1005 },
+        { sku: 'B', quantity: 1 },
+      ]);
       assert.equal(new Set(o.orderItems.filter((i: any) => i.skuCode === 'A').map((i: any) => i.countryCode)).size, 2);
       const ambiguous = await refund(o.id, { orderItems: [{ skuCode: 'A', quantity: 1 }] });
       assert.equal(ambiguous.status, 400);
@@ -113,7 +146,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       for (const [body, field] of bad) {
         const r = await refund(o.id, body);
         assert.equal(r.status, 400, `${field}: ${JSON.stringify(r.body)}`);
-        assert.ok(r.body.errors.some((e: any) => e.field === field), `${field}: ${JSON.stringify(r.body.errors)}`);
+        assert.ok(
+          r.body.errors.some((e: any) => e.field === field),
+          `${field}: ${JSON.stringify(r.body.errors)}`,
+        );
       }
       const reason = await refund(o.id, { refundReason: 'nope' });
       assert.match(reason.body.message, /Out Of Stock/);
@@ -122,22 +158,42 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const flat = await refund(o.id, { skuCode: 'B', refundReason: 'OUT OF STOCK' });
       assert.equal(flat.status, 200, JSON.stringify(flat.body));
       const list = (await refundsOf(o.id)).list;
-      assert.deepEqual(list[0].items.map((i: any) => [i.skuCode, i.quantity]), [['B', 1]], 'default quantity: all that remains');
+      assert.deepEqual(
+        list[0].items.map((i: any) => [i.skuCode, i.quantity]),
+        [['B', 1]],
+        'default quantity: all that remains',
+      );
       assert.equal(list[0].refundReason, 'Out Of Stock');
-      assert.deepEqual(list[1].items.map((i: any) => [i.skuCode, i.countryCode, i.quantity]), [['A', 'US', 3]]);
+      assert.deepEqual(
+        list[1].items.map((i: any) => [i.skuCode, i.countryCode, i.quantity]),
+        [['A', 'US', 3]],
+      );
       // Pending quantities count at once: 997 left on the US line.
       const usItem = o.orderItems.find((i: any) => i.skuCode === 'A' && i.countryCode === 'US');
       const tooMuch = await refund(o.id, { orderItems: [{ itemId: usItem.itemId, quantity: 998 }] });
       assert.equal(tooMuch.status, 409);
       assert.equal(tooMuch.body.code, 40902);
       assert.equal(tooMuch.body.errors[0].refundable, 997);
-      const twice = await refund(o.id, { orderItems: [{ itemId: usItem.itemId, quantity: 500 }, { itemId: usItem.itemId, quantity: 498 }] });
+      const twice = await refund(o.id, {
+        orderItems: [
+          { itemId: usItem.itemId, quantity: 500 },
+          { itemId: usItem.itemId, quantity: 498 },
+        ],
+      });
       assert.equal(twice.body.code, 40902, 'entries for one line count together');
       await worker(t).runOnce();
     });
 
     it('refuses refunds of shipped lines (40901) and ships only without a pending refund (40903)', async () => {
-      const o = await placeOrder(t, token, [{ sku: 'A', quantity: 2 }, { sku: 'B', quantity: 2 }], { orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'P' } });
+      const o = await placeOrder(
+        t,
+        token,
+        [
+          { sku: 'A', quantity: 2 },
+          { sku: 'B', quantity: 2 },
+        ],
+        { orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'P' } },
+      );
       const splitA = o.splitOrders.find((s: any) => s.warehouseCode === 'G007');
       const splitB = o.splitOrders.find((s: any) => s.warehouseCode === 'G006');
       // A refund is pending on B's split: shipping it is refused until the refund is decided.
@@ -163,7 +219,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const full = await getOrder(o.id);
       assert.equal(full.fulfillmentStatus, 'fully_shipped');
       assert.equal(full.splitOrders.find((s: any) => s.id === splitA.id).trackingCode, `1Z${splitA.id}`);
-      assert.equal((await t.admin('POST', `/admin/v1/split-orders/${splitA.id}/deliver`)).body.data.fulfillmentStatus, 'partially_shipped'.replace('partially_shipped', 'fully_shipped'));
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/split-orders/${splitA.id}/deliver`)).body.data.fulfillmentStatus,
+        'partially_shipped'.replace('partially_shipped', 'fully_shipped'),
+      );
       const delivered = await t.admin('POST', `/admin/v1/split-orders/${splitB.id}/deliver`);
       assert.equal(delivered.body.data.fulfillmentStatus, 'completed');
       assert.equal(delivered.body.data.status, 'completed');
@@ -216,7 +275,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const second = await page('pageSize=1&pageNumber=2');
       assert.equal(second.status, 200);
       assert.deepEqual([second.body.data.total, second.body.data.pageNumber, second.body.data.pageSize], [3, 2, 1]);
-      assert.deepEqual(second.body.data.list.map((r: any) => r.refundNo), [numbers[1]], 'newest first: the middle one');
+      assert.deepEqual(
+        second.body.data.list.map((r: any) => r.refundNo),
+        [numbers[1]],
+        'newest first: the middle one',
+      );
       assert.equal((await page('pageSize=250&pageNumber=1')).body.data.list.length, 3, 'the bounds themselves are accepted');
       const outOfRange = [
         ['pageSize=0', 'pageSize'],
@@ -229,7 +292,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await page(query);
         assert.equal(r.status, 400, query);
         assert.equal(r.body.code, 40000, query);
-        assert.deepEqual(r.body.errors.map((e: any) => e.field), [field], query);
+        assert.deepEqual(
+          r.body.errors.map((e: any) => e.field),
+          [field],
+          query,
+        );
         const queue = await t.admin('GET', `/admin/v1/refunds?${query}`);
         assert.equal(queue.status, 400, `operator queue: ${query}`);
       }
@@ -263,9 +330,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const r1 = (await refund(o.id, { skuCode: 'C', quantity: 1 })).body.data;
       const r2 = (await refund(o.id, { skuCode: 'C', quantity: 1 })).body.data;
       assert.equal(await new RefundWorker({ store: t.store, config: { refundReview: 'manual', refundAutoDelayMs: 0 } }).runOnce(), 0);
-      await t.store.db.updateTable('refunds').set({ created_at: Date.now() - 2 * 3600_000 }).where('id', '=', Number(r1)).execute();
+      await t.store.db
+        .updateTable('refunds')
+        .set({ created_at: Date.now() - 2 * 3600_000 })
+        .where('id', '=', Number(r1))
+        .execute();
       const queue = await t.admin('GET', '/admin/v1/refunds?status=pending_review');
-      assert.deepEqual(queue.body.data.list.map((r: any) => [r.refundNo, r.overSla]), [[r1, true], [r2, false]], 'oldest pending first, with the SLA flag');
+      assert.deepEqual(
+        queue.body.data.list.map((r: any) => [r.refundNo, r.overSla]),
+        [
+          [r1, true],
+          [r2, false],
+        ],
+        'oldest pending first, with the SLA flag',
+      );
       const approved = await t.admin('POST', `/admin/v1/refunds/${r1}/approve`, {});
       assert.equal(approved.body.data.refundStatus, 'refund_successfully');
       const rejected = await t.admin('POST', `/admin/v1/refunds/${r2}/reject`, { reason: 'used item' });
@@ -288,7 +366,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const refundNo = Number((await refund(o.id, { skuCode: 'C', quantity: 2 })).body.data);
       let clock = Date.now();
       const config = { refundReview: 'auto' as const, refundAutoDelayMs: 0 };
-      const crashing = new RefundWorker({ store: t.store, config, now: () => clock, hooks: { beforeCommit: () => { throw new Error('killed'); } } });
+      const crashing = new RefundWorker({
+        store: t.store,
+        config,
+        now: () => clock,
+        hooks: {
+          beforeCommit: () => {
+            throw new Error('killed');
+          },
+        },
+      });
       assert.equal(await crashing.runOnce(), 0);
       const claimed = await t.store.db.selectFrom('refunds').select(['status', 'claimed_by']).where('id', '=', refundNo).executeTakeFirstOrThrow();
       assert.deepEqual(claimed, { status: 'pending_review', claimed_by: crashing.id }, 'nothing of the decision was kept');
@@ -298,7 +385,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await restarted.runOnce(), 1);
       assert.equal(await restarted.runOnce(), 0);
       const returns = await t.store.db.selectFrom('stock_ledger').select('delta').where('refund_id', '=', refundNo).execute();
-      assert.deepEqual(returns.map((r) => r.delta), [2], 'stock returned once');
+      assert.deepEqual(
+        returns.map((r) => r.delta),
+        [2],
+        'stock returned once',
+      );
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 
@@ -309,7 +400,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'C', warehouseCode: 'G007', qty: 1000 }] });
         const ids: number[] = [];
         for (let i = 0; i < 200; i++) {
-          const o = await t.merchant(token, 'POST', '/openapi/v1/order/orders', { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'P' }, orderItemsList: [{ sku: 'C', quantity: 1 }] });
+          const o = await t.merchant(token, 'POST', '/openapi/v1/order/orders', {
+            orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'P' },
+            orderItemsList: [{ sku: 'C', quantity: 1 }],
+          });
           ids.push(Number((await refund(o.body.data, {})).body.data));
         }
         const schema = (await t.store.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s;
@@ -318,14 +412,29 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const workers = [new RefundWorker({ store: t.store, config, batchSize: 7 }), new RefundWorker({ store: second, config, batchSize: 7 })];
         // How the 200 are shared out depends on scheduling; the property is that each is decided once.
         const decided = [0, 0];
-        await Promise.all(workers.map(async (w, i) => { for (let n: number; (n = await w.runOnce()) > 0; ) decided[i] += n; }));
+        await Promise.all(
+          workers.map(async (w, i) => {
+            for (let n: number; (n = await w.runOnce()) > 0; ) decided[i] += n;
+          }),
+        );
         assert.equal(decided[0] + decided[1], 200, `decisions reported: ${decided}`);
         const rows = await t.store.db.selectFrom('refunds').select(['id', 'status', 'decided_by']).where('id', 'in', ids).execute();
         assert.equal(rows.length, 200);
-        assert.ok(rows.every((r) => r.status === 'refund_successfully' && r.decided_by === 'auto'), 'every refund decided');
-        const returns = await t.store.db.selectFrom('stock_ledger').select(['refund_id', (eb) => eb.fn.countAll<number>().as('n')]).where('refund_id', 'in', ids).groupBy('refund_id').execute();
+        assert.ok(
+          rows.every((r) => r.status === 'refund_successfully' && r.decided_by === 'auto'),
+          'every refund decided',
+        );
+        const returns = await t.store.db
+          .selectFrom('stock_ledger')
+          .select(['refund_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('refund_id', 'in', ids)
+          .groupBy('refund_id')
+          .execute();
         assert.equal(returns.length, 200);
-        assert.ok(returns.every((r) => Number(r.n) === 1), 'stock returned once per refund');
+        assert.ok(
+          returns.every((r) => Number(r.n) === 1),
+          'stock returned once per refund',
+        );
 
         // Two deciders on the very same refund, every time: whatever the interleaving, one decides it.
         const contested: number[] = [];
@@ -338,9 +447,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const outcomes = await Promise.all(contested.map(both));
         await second.close();
         const deciders = outcomes.map((pair) => pair.filter((x) => x !== null).length);
-        assert.deepEqual(deciders, contested.map(() => 1), 'exactly one of the two deciders decided each refund');
+        assert.deepEqual(
+          deciders,
+          contested.map(() => 1),
+          'exactly one of the two deciders decided each refund',
+        );
         const contestedReturns = await t.store.db.selectFrom('stock_ledger').select('refund_id').where('refund_id', 'in', contested).execute();
-        assert.deepEqual(contestedReturns.map((r) => r.refund_id).sort((a, b) => a! - b!), contested);
+        assert.deepEqual(
+          contestedReturns.map((r) => r.refund_id).sort((a, b) => a! - b!),
+          contested,
+        );
         assert.deepEqual(await ledgerMismatches(t.store.db), []);
       });
     }

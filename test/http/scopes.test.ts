@@ -11,9 +11,13 @@ const concrete = (path: string) => MERCHANT_PREFIX + path.replace(/:[^/]+/g, '98
 
 describe('scopes, per the SPEC §3 table (src/http/merchant-routes.ts)', () => {
   const registered: string[] = [];
-  const t = useApp('sqlite', { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' }, {
-    onRoute: (r) => registered.push(...[r.method].flat().map((m) => `${m} ${routeShape(r.url ?? '')}`)),
-  });
+  const t = useApp(
+    'sqlite',
+    { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' },
+    {
+      onRoute: (r) => registered.push(...[r.method].flat().map((m) => `${m} ${routeShape(r.url ?? '')}`)),
+    },
+  );
 
   for (const route of MERCHANT_ROUTES) {
     it(`${route.method} ${route.path} needs ${route.scope}`, async () => {

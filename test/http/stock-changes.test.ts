@@ -38,7 +38,13 @@ async function ledgerInIdOrder(t: TestApp): Promise<Omit<Change, 'changedAt' | '
     .selectFrom('stock_ledger')
     .innerJoin('products', 'products.id', 'stock_ledger.product_id')
     .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
-    .select(['products.sku as sku', 'warehouses.code as warehouseCode', 'stock_ledger.qty_after as qty', 'stock_ledger.delta as delta', 'stock_ledger.kind as kind'])
+    .select([
+      'products.sku as sku',
+      'warehouses.code as warehouseCode',
+      'stock_ledger.qty_after as qty',
+      'stock_ledger.delta as delta',
+      'stock_ledger.kind as kind',
+    ])
     .orderBy('stock_ledger.id')
     .execute();
 }
@@ -76,7 +82,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(first.body.data.changes.length, 2);
       assert.equal(first.body.data.hasMore, true);
       const second = await t.merchant(token, 'GET', `${FEED}?limit=2&cursor=${first.body.data.nextCursor}`);
-      assert.deepEqual(second.body.data.changes.map((c: Change) => c.sku), ['SKU-B']);
+      assert.deepEqual(
+        second.body.data.changes.map((c: Change) => c.sku),
+        ['SKU-B'],
+      );
       assert.equal(second.body.data.hasMore, false);
       assert.deepEqual((await drain(t, token, null, 1)).changes.map(shape), await ledgerInIdOrder(t));
     });
@@ -96,10 +105,19 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('filters by warehouseCode and answers under the /openapi/openapi alias', async () => {
       const us = await drain(t, token, null, 500, '&warehouseCode=US01');
-      assert.deepEqual(us.changes.map((c) => [c.sku, c.delta]), [['SKU-A', 5], ['SKU-C', 2]]);
+      assert.deepEqual(
+        us.changes.map((c) => [c.sku, c.delta]),
+        [
+          ['SKU-A', 5],
+          ['SKU-C', 2],
+        ],
+      );
       const alias = await t.merchant(token, 'GET', `/openapi${FEED}?warehouseCode=G006`);
       assert.equal(alias.status, 200);
-      assert.deepEqual(alias.body.data.changes.map((c: Change) => c.sku), ['SKU-B']);
+      assert.deepEqual(
+        alias.body.data.changes.map((c: Change) => c.sku),
+        ['SKU-B'],
+      );
       const unknown = await t.merchant(token, 'GET', `${FEED}?warehouseCode=MARS`);
       assert.deepEqual(unknown.body.data.changes, []);
     });
@@ -115,7 +133,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await t.merchant(token, 'GET', `${FEED}?${query}`);
         assert.equal(r.status, 400, query);
         assert.equal(r.body.code, 40000);
-        assert.deepEqual(r.body.errors.map((e: { field: string }) => e.field), [field], query);
+        assert.deepEqual(
+          r.body.errors.map((e: { field: string }) => e.field),
+          [field],
+          query,
+        );
       }
       const catalogOnly = (await newMerchant(t, 'Reader', { scopes: ['catalog:read'] })).token;
       assert.equal((await t.merchant(catalogOnly, 'GET', FEED)).status, 403);
@@ -196,7 +218,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const span = (c: (typeof commits)[number]) => c.changes.map((x) => positionOf.get(x.delta)!);
       for (const c of commits) {
         const at = span(c);
-        assert.deepEqual(at, at.map((_, i) => at[0] + i), `commit ${c.began}'s changes are contiguous and in order: ${at}`);
+        assert.deepEqual(
+          at,
+          at.map((_, i) => at[0] + i),
+          `commit ${c.began}'s changes are contiguous and in order: ${at}`,
+        );
       }
       // Commit order: a commit that returned before another began comes before it in the feed.
       let pairs = 0;

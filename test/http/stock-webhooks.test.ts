@@ -83,12 +83,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       return (r.body.data.list as any[]).reverse();
     };
     const head = async () => (await t.merchant(shop.token, 'GET', `${FEED}?cursor=now`)).body.data.nextCursor as string;
-    const setStock = async (items: { sku: string; warehouseCode: string; qty: number }[]) => assert.equal((await t.admin('PUT', '/admin/v1/stocks', { items })).status, 200);
+    const setStock = async (items: { sku: string; warehouseCode: string; qty: number }[]) =>
+      assert.equal((await t.admin('PUT', '/admin/v1/stocks', { items })).status, 200);
     /** Every stock row of the catalogue, as GET /v1/product/stocks shows it. */
     const stocks = async (skus = SKUS) => {
       const r = await t.merchant(shop.token, 'GET', `/openapi/v1/product/stocks?skus=${skus.join(',')}`);
       assert.equal(r.status, 200, r.raw);
-      return new Map<string, number>((r.body.data.list as any[]).flatMap((rec) => rec.warehouseStockList.map((w: any) => [`${rec.sku}/${w.warehouseCode}`, w.qty] as [string, number])));
+      return new Map<string, number>(
+        (r.body.data.list as any[]).flatMap((rec) => rec.warehouseStockList.map((w: any) => [`${rec.sku}/${w.warehouseCode}`, w.qty] as [string, number])),
+      );
     };
     const assertSynced = async (state: Map<string, number>, skus = SKUS) => {
       const truth = await stocks(skus);
@@ -123,7 +126,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('registers with a SKU list, shows it, and refuses bad subscriptions with field errors, writing nothing', async (ctx) => {
-      const e = await register(ctx, { url: 'http://127.0.0.1:9/list', events: ['stock.changed', 'refund.failed'], skus: ['B', 'A', 'B', 'Å'.normalize('NFD')] });
+      const e = await register(ctx, {
+        url: 'http://127.0.0.1:9/list',
+        events: ['stock.changed', 'refund.failed'],
+        skus: ['B', 'A', 'B', 'Å'.normalize('NFD')],
+      });
       assert.deepEqual(e.skus, ['B', 'A', 'Å'.normalize('NFC')], 'repeats dropped, NFC, in request order');
       const listed = (await t.merchant(shop.token, 'GET', HOOKS)).body.data.list.find((x: any) => x.id === e.id);
       assert.deepEqual([listed.events, listed.skus], [['refund.failed', 'stock.changed'], e.skus]);
@@ -149,7 +156,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 100)} → ${r.raw.slice(0, 300)}`);
         assert.equal(r.body.code, 40000);
         assert.equal(r.body.errors[0].field, field, r.raw.slice(0, 300));
-        const put = await t.app.inject({ method: 'PUT', url: `${HOOKS}/${all.id}`, payload: body as object, headers: { authorization: `Bearer ${shop.token}` } });
+        const put = await t.app.inject({
+          method: 'PUT',
+          url: `${HOOKS}/${all.id}`,
+          payload: body as object,
+          headers: { authorization: `Bearer ${shop.token}` },
+        });
         assert.equal(put.statusCode, 400, put.body.slice(0, 300));
         assert.equal(put.json().errors[0].field, field);
       }
@@ -166,7 +178,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'A', warehouseCode: 'G007', delta: -1 }] })).status, 200);
       const after = await webhookRowCounts(t.store);
       assert.deepEqual([after.webhook_events, after.webhook_deliveries], [before.webhook_events, before.webhook_deliveries]);
-      const batches = async () => Number((await t.store.db.selectFrom('stock_batches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const batches = async () =>
+        Number(
+          (
+            await t.store.db
+              .selectFrom('stock_batches')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const batchesBefore = await batches();
       await worker(ctx).fanOutStock();
       const counts = await webhookRowCounts(t.store);
@@ -183,7 +203,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       let now = t0;
       const w = worker(ctx, { now: () => now });
       const c0 = await stocks();
-      for (let i = 0; i < 5; i++) assert.equal((await t.merchant(shop.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }]))).status, 200);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await t.merchant(shop.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }]))).status, 200);
       await setStock([{ sku: 'A', warehouseCode: 'US01', qty: 77 }]);
       const cursor1 = await head();
       assert.deepEqual(await w.runOnce(), { succeeded: 1, failed: 0 });
@@ -206,7 +227,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         'five sales of C are one entry with the latest quantity, in the order of each pair’s latest change',
       );
       assert.equal(body.data.cursor, cursor1, 'the cursor is the change feed’s, after the last change included');
-      assert.deepEqual((await t.merchant(shop.token, 'GET', `${FEED}?cursor=${body.data.cursor}`)).body.data.changes, [], 'switching to the feed: nothing repeated');
+      assert.deepEqual(
+        (await t.merchant(shop.token, 'GET', `${FEED}?cursor=${body.data.cursor}`)).body.data.changes,
+        [],
+        'switching to the feed: nothing repeated',
+      );
 
       // Within the interval: changes wait, coalesced.
       for (let i = 0; i < 3; i++) await t.merchant(shop.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 2 }]));
@@ -219,10 +244,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       now = t0 + 5000 + 1250;
       assert.deepEqual(await w.runOnce(), { succeeded: 1, failed: 0 });
       const second = JSON.parse(receiver.received[1].body).data as StockChanged;
-      assert.deepEqual(second.changes.map((c) => [c.sku, c.warehouseCode, c.qty]), [['C', sold, sold0 - 11]]);
+      assert.deepEqual(
+        second.changes.map((c) => [c.sku, c.warehouseCode, c.qty]),
+        [['C', sold, sold0 - 11]],
+      );
       assert.equal(second.cursor, polled.nextCursor, 'push and poll agree on where the same changes end');
       const [d1, d2] = await log(e.id);
-      assert.deepEqual([d1.type, d1.orderId, d1.status, d1.cursorTo, d2.cursorFrom, d2.cursorTo], ['stock.changed', null, 'succeeded', cursor1, cursor1, second.cursor]);
+      assert.deepEqual(
+        [d1.type, d1.orderId, d1.status, d1.cursorTo, d2.cursorFrom, d2.cursorTo],
+        ['stock.changed', null, 'succeeded', cursor1, cursor1, second.cursor],
+      );
       assert.match(d1.cursorFrom, /^sc1_/);
     });
 
@@ -233,15 +264,29 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const e = await register(ctx, { url: 'http://127.0.0.1:9/only', skus: ['A'] });
       await register(ctx, { url: 'http://127.0.0.1:9/every' });
       const w = worker(ctx, { sender, intervalMs: 0 });
-      await setStock([{ sku: 'A', warehouseCode: 'G007', qty: 11 }, { sku: 'B', warehouseCode: 'G006', qty: 12 }]);
+      await setStock([
+        { sku: 'A', warehouseCode: 'G007', qty: 11 },
+        { sku: 'B', warehouseCode: 'G006', qty: 12 },
+      ]);
       await w.runOnce();
       assert.deepEqual([...onlyA.state], [['A/G007', 11]]);
-      assert.deepEqual([...every.state], [['A/G007', 11], ['B/G006', 12]]);
+      assert.deepEqual(
+        [...every.state],
+        [
+          ['A/G007', 11],
+          ['B/G006', 12],
+        ],
+      );
 
       // B changes before the PUT but is not fanned out yet: the new list applies to it.
       await setStock([{ sku: 'B', warehouseCode: 'G006', qty: 13 }]);
       const put = (body: unknown, key: string) =>
-        t.app.inject({ method: 'PUT', url: `${HOOKS}/${e.id}`, payload: body as object, headers: { authorization: `Bearer ${shop.token}`, 'idempotency-key': key } });
+        t.app.inject({
+          method: 'PUT',
+          url: `${HOOKS}/${e.id}`,
+          payload: body as object,
+          headers: { authorization: `Bearer ${shop.token}`, 'idempotency-key': key },
+        });
       const replaced = await put({ url: 'http://127.0.0.1:9/only', events: ['stock.changed'], skus: ['B'] }, 'swap-1');
       assert.equal(replaced.statusCode, 200, replaced.body);
       assert.deepEqual(replaced.json().data.skus, ['B']);
@@ -254,9 +299,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(conflict.json().code, 40900);
       assert.deepEqual((await t.merchant(shop.token, 'GET', HOOKS)).body.data.list.find((x: any) => x.id === e.id).skus, ['B']);
 
-      await setStock([{ sku: 'A', warehouseCode: 'G007', qty: 14 }, { sku: 'B', warehouseCode: 'US01', qty: 15 }]);
+      await setStock([
+        { sku: 'A', warehouseCode: 'G007', qty: 14 },
+        { sku: 'B', warehouseCode: 'US01', qty: 15 },
+      ]);
       await w.runOnce();
-      assert.deepEqual([...onlyA.state], [['A/G007', 11], ['B/G006', 13], ['B/US01', 15]], 'A no longer followed; B from before the PUT included');
+      assert.deepEqual(
+        [...onlyA.state],
+        [
+          ['A/G007', 11],
+          ['B/G006', 13],
+          ['B/US01', 15],
+        ],
+        'A no longer followed; B from before the PUT included',
+      );
       assert.equal(every.state.get('A/G007'), 14);
 
       // Dropping stock.changed stops the lane; adding it back starts at that moment.
@@ -288,16 +344,33 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await w.runOnce(), { succeeded: 0, failed: 1 });
       assert.equal(c.attempts, 1, 'only the first was tried: the others wait behind it');
       const pending = await log(e.id);
-      assert.deepEqual(pending.map((d) => [d.status, d.attempts]), [['pending', 1], ['pending', 0], ['pending', 0]]);
+      assert.deepEqual(
+        pending.map((d) => [d.status, d.attempts]),
+        [
+          ['pending', 1],
+          ['pending', 0],
+          ['pending', 0],
+        ],
+      );
       now = t0 + 5000;
       assert.deepEqual(await w.runOnce(), { succeeded: 0, failed: 0 }, 'the retry is not due yet, and nothing overtakes it');
       c.down = false;
       now = Date.parse(pending[0].nextAttemptAt) + 1000;
       assert.deepEqual(await w.runOnce(), { succeeded: 3, failed: 0 }, 'then all three, one after another');
-      assert.deepEqual(c.applied.map((d) => d.changes.length), [500, 500, 200]);
-      assert.deepEqual(c.applied.flatMap((d) => d.changes.map((x) => x.sku)), skus, 'in feed order');
+      assert.deepEqual(
+        c.applied.map((d) => d.changes.length),
+        [500, 500, 200],
+      );
+      assert.deepEqual(
+        c.applied.flatMap((d) => d.changes.map((x) => x.sku)),
+        skus,
+        'in feed order',
+      );
       const done = await log(e.id);
-      assert.deepEqual(done.map((d) => d.cursorTo), c.applied.map((d) => d.cursor));
+      assert.deepEqual(
+        done.map((d) => d.cursorTo),
+        c.applied.map((d) => d.cursor),
+      );
       for (let i = 1; i < done.length; i++) assert.equal(done[i].cursorFrom, done[i - 1].cursorTo, 'consecutive ranges');
       await assertSynced(c.state, skus.slice(0, 30));
       assert.deepEqual(sender.problems, []);
@@ -350,7 +423,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const [gaveUp] = await log(e.id);
       assert.equal(gaveUp.status, 'failed');
       assert.equal((await t.merchant(shop.token, 'GET', HOOKS)).body.data.list.find((x: any) => x.id === e.id).status, 'disabled');
-      await setStock([{ sku: 'A', warehouseCode: 'G006', qty: 6 }, { sku: 'B', warehouseCode: 'G007', qty: 7 }]);
+      await setStock([
+        { sku: 'A', warehouseCode: 'G006', qty: 6 },
+        { sku: 'B', warehouseCode: 'G007', qty: 7 },
+      ]);
       now += 60_000;
       await w.runOnce();
       assert.equal((await log(e.id)).length, 1, 'nothing is queued for a disabled endpoint; its position waits');
@@ -360,9 +436,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       now += 1000;
       await until(w, async () => c.applied.at(-1)?.cursor === (await head()));
       const done = await log(e.id);
-      assert.deepEqual(done.map((d) => d.status), ['succeeded', 'succeeded']);
+      assert.deepEqual(
+        done.map((d) => d.status),
+        ['succeeded', 'succeeded'],
+      );
       assert.equal(done[1].cursorFrom, done[0].cursorTo);
-      assert.deepEqual(c.applied[0].changes.map((x) => [x.sku, x.warehouseCode, x.qty]), [['A', 'G006', 5]], 'the old delivery first');
+      assert.deepEqual(
+        c.applied[0].changes.map((x) => [x.sku, x.warehouseCode, x.qty]),
+        [['A', 'G006', 5]],
+        'the old delivery first',
+      );
       await assertSynced(c.state);
     });
 
@@ -382,7 +465,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const orders: string[] = [];
       const ordering = async () => {
         for (let i = 0; i < 15; i++) {
-          const r = await t.merchant(shop.token, 'POST', '/openapi/v1/order/orders', order([{ sku: SKUS[random(3)], quantity: 1 + random(3) }, { sku: 'A', quantity: 1, warehouseCode: 'US01' }]));
+          const r = await t.merchant(
+            shop.token,
+            'POST',
+            '/openapi/v1/order/orders',
+            order([
+              { sku: SKUS[random(3)], quantity: 1 + random(3) },
+              { sku: 'A', quantity: 1, warehouseCode: 'US01' },
+            ]),
+          );
           assert.equal(r.status, 200, r.raw);
           orders.push(r.body.data);
         }
@@ -420,11 +511,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await until(w, async () => c.applied.at(-1)?.cursor === final);
       assert.ok(c.applied.length >= 1);
       await assertSynced(c.state);
-      assert.deepEqual([...filtered.state.keys()].filter((k) => !k.startsWith('B/')), [], 'the filtered endpoint got only B');
+      assert.deepEqual(
+        [...filtered.state.keys()].filter((k) => !k.startsWith('B/')),
+        [],
+        'the filtered endpoint got only B',
+      );
       for (const [key, qty] of await stocks(['B'])) if (filtered.state.has(key)) assert.equal(filtered.state.get(key), qty);
       const ranges = (await log(e.id)).filter((d) => d.status === 'succeeded');
       assert.equal(ranges[0].cursorFrom, base.cursor, 'the first delivery starts where polling stopped');
-      for (let i = 1; i < ranges.length; i++) assert.equal(ranges[i].cursorFrom, ranges[i - 1].cursorTo, 'gap-free: each delivery starts where the previous ended');
+      for (let i = 1; i < ranges.length; i++)
+        assert.equal(ranges[i].cursorFrom, ranges[i - 1].cursorTo, 'gap-free: each delivery starts where the previous ended');
       assert.deepEqual(sender.problems, [], 'bodies match the documented stock.changed');
     });
 
@@ -460,7 +556,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       for (let i = 1; i < deliveries.length; i++) assert.equal(deliveries[i].cursorFrom, deliveries[i - 1].cursorTo);
       assert.equal(all.state.size, N);
       for (const i of [0, 1001, 50_000, N - 1]) assert.equal(all.state.get(key(i)), qty(i), key(i));
-      await assertSynced(all.state, Array.from({ length: 30 }, (_, i) => `IMP-${i * 1111}`));
+      await assertSynced(
+        all.state,
+        Array.from({ length: 30 }, (_, i) => `IMP-${i * 1111}`),
+      );
       assert.equal((await log(f.id)).length, 1);
       assert.deepEqual(
         few.applied[0].changes.map((c) => `${c.sku}/${c.warehouseCode}=${c.qty}`),
@@ -474,6 +573,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 /** Row counts of the webhook tables this suite reasons about. */
 async function webhookRowCounts(store: TestApp['store']): Promise<Record<'webhook_events' | 'webhook_deliveries', number>> {
   const count = async (table: 'webhook_events' | 'webhook_deliveries') =>
-    Number((await store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { webhook_events: await count('webhook_events'), webhook_deliveries: await count('webhook_deliveries') };
 }

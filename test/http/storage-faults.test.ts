@@ -26,12 +26,18 @@ async function sqliteApp(t: { after(fn: () => Promise<void>): void }) {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) => app.inject({ method, url, payload: payload as never, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    app.inject({ method, url, payload: payload as never, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   assert.equal((await admin('POST', '/admin/v1/import', ORDER_CATALOGUE)).statusCode, 200);
   const m = (await admin('POST', '/admin/v1/merchants', { name: 'Faults' })).json().data;
   const token = (await admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, {})).json().data.accessToken;
   const placeOrder = (remark = 'x') =>
-    app.inject({ method: 'POST', url: '/openapi/v1/order/orders', headers: { authorization: `Bearer ${token}` }, payload: { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }], remark } });
+    app.inject({
+      method: 'POST',
+      url: '/openapi/v1/order/orders',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }], remark },
+    });
   const readyz = () => app.inject({ method: 'GET', url: '/readyz' });
   return { app, store, token, placeOrder, readyz };
 }
@@ -100,14 +106,25 @@ describe('SQLite read-only or full', () => {
 
   it('classifies storage faults of both databases', () => {
     for (const [code, kind] of [
-      ['SQLITE_READONLY', 'read-only'], ['SQLITE_READONLY_DIRECTORY', 'read-only'], ['SQLITE_FULL', 'full'], ['SQLITE_IOERR_WRITE', 'io'],
-      ['SQLITE_CANTOPEN', 'io'], ['SQLITE_CORRUPT', 'corrupt'], ['SQLITE_NOTADB', 'corrupt'], ['25006', 'read-only'], ['53100', 'full'], ['58030', 'io'],
+      ['SQLITE_READONLY', 'read-only'],
+      ['SQLITE_READONLY_DIRECTORY', 'read-only'],
+      ['SQLITE_FULL', 'full'],
+      ['SQLITE_IOERR_WRITE', 'io'],
+      ['SQLITE_CANTOPEN', 'io'],
+      ['SQLITE_CORRUPT', 'corrupt'],
+      ['SQLITE_NOTADB', 'corrupt'],
+      ['25006', 'read-only'],
+      ['53100', 'full'],
+      ['58030', 'io'],
     ]) {
       assert.equal(storageFaultKind({ code }), kind, code);
       assert.equal(isStorageUnavailable({ code }), true, code);
     }
     for (const code of ['SQLITE_CONSTRAINT_UNIQUE', '23505', 'SQLITE_ERROR', undefined]) assert.equal(storageFaultKind({ code }), null, String(code));
-    assert.match(describeStorageFault({ code: 'SQLITE_READONLY' }, 'file /x/y.db')!, /^the database file \/x\/y\.db is read-only \(SQLITE_READONLY\)\. .*permissions|owns/);
+    assert.match(
+      describeStorageFault({ code: 'SQLITE_READONLY' }, 'file /x/y.db')!,
+      /^the database file \/x\/y\.db is read-only \(SQLITE_READONLY\)\. .*permissions|owns/,
+    );
     assert.equal(describeStorageFault({ code: 'SQLITE_CONSTRAINT' }, 'file /x'), null);
   });
 });

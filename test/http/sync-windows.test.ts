@@ -25,7 +25,11 @@ for (const dialect of DIALECTS) {
       token = (await newMerchant(t)).token;
       for (const at of TIMES) {
         const o = await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
-        await t.store.db.updateTable('orders').set({ created_at: at, updated_at: at + 60_000 }).where('id', '=', Number(o.id)).execute();
+        await t.store.db
+          .updateTable('orders')
+          .set({ created_at: at, updated_at: at + 60_000 })
+          .where('id', '=', Number(o.id))
+          .execute();
         orderIds.push(o.id);
       }
     });
@@ -47,7 +51,10 @@ for (const dialect of DIALECTS) {
 
     it('[T0, T1] then [T1+1s, T2] loses nothing and repeats nothing (create and update windows)', async () => {
       const all = [...orderIds].sort();
-      for (const [start, end] of [['createStartTime', 'createEndTime'], ['updateStartTime', 'updateEndTime']]) {
+      for (const [start, end] of [
+        ['createStartTime', 'createEndTime'],
+        ['updateStartTime', 'updateEndTime'],
+      ]) {
         const shift = start === 'updateStartTime' ? 60_000 : 0;
         const t0 = iso(S - 10_000 + shift);
         const t1 = iso(S + shift);
@@ -63,15 +70,30 @@ for (const dialect of DIALECTS) {
     it('the operator’s order windows follow the same rule', async () => {
       const r = await t.admin('GET', `/admin/v1/orders?createEndTime=${iso(S)}&pageSize=250`);
       const seen = r.body.data.list.map((o: { id: string }) => o.id);
-      assert.ok(orderIds.slice(0, 3).every((id) => seen.includes(id)), r.raw);
+      assert.ok(
+        orderIds.slice(0, 3).every((id) => seen.includes(id)),
+        r.raw,
+      );
       assert.ok(!seen.includes(orderIds[3]));
     });
 
     it('the stock window (dateEndTime) covers its whole second', async () => {
-      const ledger = await t.store.db.selectFrom('stock_ledger').innerJoin('products', 'products.id', 'stock_ledger.product_id').select(['stock_ledger.id as id', 'products.sku as sku']).execute();
+      const ledger = await t.store.db
+        .selectFrom('stock_ledger')
+        .innerJoin('products', 'products.id', 'stock_ledger.product_id')
+        .select(['stock_ledger.id as id', 'products.sku as sku'])
+        .execute();
       const skuTimes: Record<string, number> = { A: S - 3000, B: S + 999, C: S + 1000 };
-      for (const row of ledger) await t.store.db.updateTable('stock_ledger').set({ created_at: skuTimes[row.sku] ?? S - 50_000 }).where('id', '=', row.id).execute();
-      const skus = async (query: string) => (await t.merchant(token, 'GET', `/openapi/v1/product/stocks?pageNumber=1&pageSize=100&${query}`)).body.data.list.map((r: { sku: string }) => r.sku).sort();
+      for (const row of ledger)
+        await t.store.db
+          .updateTable('stock_ledger')
+          .set({ created_at: skuTimes[row.sku] ?? S - 50_000 })
+          .where('id', '=', row.id)
+          .execute();
+      const skus = async (query: string) =>
+        (await t.merchant(token, 'GET', `/openapi/v1/product/stocks?pageNumber=1&pageSize=100&${query}`)).body.data.list
+          .map((r: { sku: string }) => r.sku)
+          .sort();
       assert.deepEqual(await skus(`dateStartTime=${iso(S - 10_000)}&dateEndTime=${iso(S)}`), ['A', 'B']);
       assert.deepEqual(await skus(`dateStartTime=${iso(S + 1000)}&dateEndTime=${iso(S + 10_000)}`), ['C']);
     });
@@ -79,7 +101,8 @@ for (const dialect of DIALECTS) {
     it('the product catalogue’s updateEndTime covers its whole second', async () => {
       const productTimes: Record<string, number> = { A: S + 1, B: S + 999, C: S + 1000, Z: S - 1 };
       for (const [sku, at] of Object.entries(productTimes)) await t.store.db.updateTable('products').set({ updated_at: at }).where('sku', '=', sku).execute();
-      const skus = async (query: string) => (await t.merchant(token, 'GET', `/openapi/v1/product/products?pageSize=100&${query}`)).body.data.list.map((p: { sku: string }) => p.sku).sort();
+      const skus = async (query: string) =>
+        (await t.merchant(token, 'GET', `/openapi/v1/product/products?pageSize=100&${query}`)).body.data.list.map((p: { sku: string }) => p.sku).sort();
       assert.deepEqual(await skus(`updateStartTime=${iso(S - 10_000)}&updateEndTime=${iso(S)}`), ['A', 'B', 'Z']);
       assert.deepEqual(await skus(`updateStartTime=${iso(S + 1000)}&updateEndTime=${iso(S + 10_000)}`), ['C']);
     });

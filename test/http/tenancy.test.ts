@@ -48,7 +48,10 @@ export const TENANCY_CASES: Record<string, TenancyCase> = {
   'POST /v2/order/orders/:id/refund': { fixture: async (t, owner) => ({ params: { id: await ownedOrder(t, owner) }, body: { refundReason: 'Other' } }) },
   'GET /v2/order/orders/refund/:id': { fixture: async (t, owner) => ({ params: { id: await ownedOrder(t, owner) } }) },
   'PUT /v1/webhooks/:id': {
-    fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) }, body: { url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: ['C'] } }),
+    fixture: async (t, owner) => ({
+      params: { id: await ownedWebhook(t, owner) },
+      body: { url: 'http://127.0.0.1:9/hook', events: ['stock.changed'], skus: ['C'] },
+    }),
   },
   'DELETE /v1/webhooks/:id': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
   'POST /v1/webhooks/:id/rotate-secret': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
@@ -67,9 +70,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`tenancy: another merchant’s id answers like a missing one (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
     const registered: { method: string; url: string }[] = [];
-    const t = useApp(dialect, { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' }, {
-      onRoute: (r) => registered.push(...[r.method].flat().map((method) => ({ method, url: r.url ?? '' }))),
-    });
+    const t = useApp(
+      dialect,
+      { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' },
+      {
+        onRoute: (r) => registered.push(...[r.method].flat().map((method) => ({ method, url: r.url ?? '' }))),
+      },
+    );
 
     it('lists every merchant route that takes an id', () => {
       const withIds = registered.filter((r) => r.url.startsWith(`${MERCHANT_PREFIX}/`) && r.url.includes(':') && r.method !== 'HEAD');

@@ -19,7 +19,11 @@ export async function startReceiver(respond: (r: Received, n: number, res: http.
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { path: req.url ?? '', headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8') };
+      const r: Received = {
+        path: req.url ?? '',
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(r);
       const answer = respond(r, received.length - 1, res);
       if (answer === 'hang' || answer === 'handled') return;
@@ -44,7 +48,9 @@ export async function startReceiver(respond: (r: Received, n: number, res: http.
  * A scripted sender: records every request and answers with `respond` (throw to simulate a network
  * error). Bodies that do not match the document's `webhooks` schemas are collected in `problems`.
  */
-export function fakeSender(respond: (r: WebhookRequest, n: number) => number = () => 200): WebhookSender & { sent: (WebhookRequest & { type: string; orderId: string })[]; problems: string[] } {
+export function fakeSender(
+  respond: (r: WebhookRequest, n: number) => number = () => 200,
+): WebhookSender & { sent: (WebhookRequest & { type: string; orderId: string })[]; problems: string[] } {
   const sent: (WebhookRequest & { type: string; orderId: string })[] = [];
   const problems: string[] = [];
   return {

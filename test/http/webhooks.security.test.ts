@@ -121,7 +121,8 @@ describe('webhook delivery over real HTTP (sandbox, loopback)', () => {
     const endpointId: string = endpoint.body.data.id;
     // Each case's endpoint goes afterwards, so later cases' shipments are not sent to it.
     ctx.after(() => t.merchant(token, 'DELETE', `/openapi/v1/webhooks/${endpointId}`));
-    const orderId = (await t.merchant(token, 'POST', '/openapi/v1/order/orders', { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] })).body.data;
+    const orderId = (await t.merchant(token, 'POST', '/openapi/v1/order/orders', { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] })).body
+      .data;
     await t.admin('POST', `/admin/v1/split-orders/${await splitOf(orderId)}/ship`, { carrier: 'UPS', trackingCode: '1Z' });
     const worker = new WebhookWorker({ store: t.store, config: t.config, resolve: dns.resolve, ...options });
     ctx.after(() => worker.stop());
@@ -150,7 +151,10 @@ describe('webhook delivery over real HTTP (sandbox, loopback)', () => {
     ctx.after(() => receiver.close());
     const { round, delivery } = await shipAndDeliver(ctx, receiver.url);
     assert.deepEqual(round, { succeeded: 0, failed: 1 });
-    assert.deepEqual(receiver.received.map((r) => r.path), ['/hooks']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.path),
+      ['/hooks'],
+    );
     assert.deepEqual([delivery.status, delivery.lastStatusCode], ['pending', 302]);
   });
 

@@ -21,7 +21,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     if (!DIALECTS.includes(dialect)) return;
     const t = useApp(dialect);
     let shop: string;
-    const deliveryWorker = (options: Partial<WebhookWorkerOptions> = {}) => new WebhookWorker({ store: t.store, config: { env: 'sandbox' }, random: () => 1, ...options });
+    const deliveryWorker = (options: Partial<WebhookWorkerOptions> = {}) =>
+      new WebhookWorker({ store: t.store, config: { env: 'sandbox' }, random: () => 1, ...options });
     /** A fresh merchant with one endpoint (isolates each test's deliveries). */
     const merchantWithEndpoint = async (url: string, events = ALL_EVENTS) => {
       const m = await newMerchant(t, 'Hooked');
@@ -35,12 +36,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
-      await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'C', warehouseCode: 'G007', qty: 100000 }, { sku: 'B', warehouseCode: 'G006', qty: 100000 }] });
+      await t.admin('PUT', '/admin/v1/stocks', {
+        items: [
+          { sku: 'C', warehouseCode: 'G007', qty: 100000 },
+          { sku: 'B', warehouseCode: 'G006', qty: 100000 },
+        ],
+      });
       shop = (await newMerchant(t, 'Shop')).token;
     });
 
     it('registers an endpoint, shows its secret once, lists without secrets and deletes it', async () => {
-      const r = await t.merchant(shop, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/a', events: ['order.cancelled', 'refund.succeeded', 'refund.succeeded'] });
+      const r = await t.merchant(shop, 'POST', '/openapi/v1/webhooks', {
+        url: 'http://127.0.0.1:9/a',
+        events: ['order.cancelled', 'refund.succeeded', 'refund.succeeded'],
+      });
       assert.equal(r.status, 200, r.raw);
       const created = r.body.data;
       assert.match(created.id, /^\d{13}$/);
@@ -71,20 +80,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         [{ url: 'http://10.1.2.3/a', events: ['refund.failed'] }, 'url'],
         [{ url: `https://example.com/${'x'.repeat(2100)}`, events: ['refund.failed'] }, 'url'],
       ];
-      const before = await t.store.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const before = await t.store.db
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       for (const [body, field] of cases) {
         const r = await t.merchant(shop, 'POST', '/openapi/v1/webhooks', body);
         assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 80)} → ${r.raw}`);
         assert.equal(r.body.code, 40000);
         assert.equal(r.body.errors[0].field, field, r.raw);
       }
-      const after = await t.store.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const after = await t.store.db
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(after.n), Number(before.n));
     });
 
     it('caps endpoints per merchant at 16 (409/40903)', async () => {
       const m = await newMerchant(t, 'Many');
-      for (let i = 0; i < 16; i++) assert.equal((await t.merchant(m.token, 'POST', '/openapi/v1/webhooks', { url: `http://127.0.0.1:9/${i}`, events: ['refund.failed'] })).status, 200);
+      for (let i = 0; i < 16; i++)
+        assert.equal((await t.merchant(m.token, 'POST', '/openapi/v1/webhooks', { url: `http://127.0.0.1:9/${i}`, events: ['refund.failed'] })).status, 200);
       const r = await t.merchant(m.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/17', events: ['refund.failed'] });
       assert.equal(r.status, 409);
       assert.equal(r.body.code, 40903);
@@ -99,7 +115,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refundWorker(t).runOnce();
       // Committed with the decision: two pending deliveries, nothing sent yet.
       const log = await deliveries(m.token, m.endpoint.id);
-      assert.deepEqual(log.list.map((d: any) => [d.type, d.status, d.attempts]), [['order.cancelled', 'pending', 0], ['refund.succeeded', 'pending', 0]]);
+      assert.deepEqual(
+        log.list.map((d: any) => [d.type, d.status, d.attempts]),
+        [
+          ['order.cancelled', 'pending', 0],
+          ['refund.succeeded', 'pending', 0],
+        ],
+      );
       assert.equal(receiver.received.length, 0);
 
       const worker = deliveryWorker();
@@ -127,7 +149,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.throws(() => wh.verify(first.body.replace('refund.succeeded', 'refund.failed'), first.headers));
       assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(first.body, first.headers));
       const done = await deliveries(m.token, m.endpoint.id);
-      assert.deepEqual(done.list.map((d: any) => [d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]), [['succeeded', 1, 200, null], ['succeeded', 1, 200, null]]);
+      assert.deepEqual(
+        done.list.map((d: any) => [d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]),
+        [
+          ['succeeded', 1, 200, null],
+          ['succeeded', 1, 200, null],
+        ],
+      );
       assert.equal(done.list[1].webhookId, first.headers['webhook-id']);
     });
 
@@ -140,7 +168,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', `/admin/v1/refunds/${refundNo}/reject`, { reason: 'no' })).status, 200);
       await deliveryWorker({ sender }).runOnce();
       const mine = sender.sent.filter((s) => s.orderId === o.id);
-      assert.deepEqual(mine.map((s) => [s.type, s.url.pathname]), [['refund.failed', '/failed']]);
+      assert.deepEqual(
+        mine.map((s) => [s.type, s.url.pathname]),
+        [['refund.failed', '/failed']],
+      );
       assert.equal(JSON.parse(mine[0].body).data.refund.failureReason, 'no');
       assert.equal((await deliveries(m.token, other.body.data.id)).total, 0);
       assert.deepEqual(sender.problems, [], 'bodies match the documented webhooks');
@@ -237,7 +268,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const merchantId = (await call(app1, 'POST', '/admin/v1/merchants', ADMIN_KEY, { name: 'Crashy' })).data.merchantId;
       const token = (await call(app1, 'POST', `/admin/v1/merchants/${merchantId}/tokens`, ADMIN_KEY, {})).data.accessToken;
       const endpoint = (await call(app1, 'POST', '/openapi/v1/webhooks', token, { url: receiver.url, events: ['refund.succeeded'] })).data;
-      const orderId = (await call(app1, 'POST', '/openapi/v1/order/orders', token, { orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' }, orderItemsList: [{ sku: 'C', quantity: 1 }] })).data;
+      const orderId = (
+        await call(app1, 'POST', '/openapi/v1/order/orders', token, {
+          orderAddress: { country: 'US', phone: '1', recipient: 'R', province: 'CA' },
+          orderItemsList: [{ sku: 'C', quantity: 1 }],
+        })
+      ).data;
       await call(app1, 'POST', `/openapi/v2/order/orders/${orderId}/refund`, token, {});
       assert.equal(await refundWorker(db).runOnce(), 1);
       await app1.close();
@@ -327,7 +363,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(page.total, 2);
       assert.equal(page.list.length, 1);
       assert.equal(page.list[0].type, 'split_order.shipped', 'newest first: page 2 holds the older');
-      assert.deepEqual(Object.keys(page.list[0]).sort(), ['attempts', 'createdAt', 'cursorFrom', 'cursorTo', 'deliveredAt', 'eventId', 'id', 'lastAttemptAt', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'orderId', 'status', 'type', 'webhookId'].sort());
+      assert.deepEqual(
+        Object.keys(page.list[0]).sort(),
+        [
+          'attempts',
+          'createdAt',
+          'cursorFrom',
+          'cursorTo',
+          'deliveredAt',
+          'eventId',
+          'id',
+          'lastAttemptAt',
+          'lastError',
+          'lastStatusCode',
+          'nextAttemptAt',
+          'orderId',
+          'status',
+          'type',
+          'webhookId',
+        ].sort(),
+      );
       assert.deepEqual([page.list[0].cursorFrom, page.list[0].cursorTo], [null, null], 'only stock.changed deliveries cover a feed range');
       assert.equal((await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${m.endpoint.id}/deliveries?pageSize=251`)).status, 400);
       assert.equal((await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${m.endpoint.id}/deliveries?status=lost`)).status, 400);
@@ -359,7 +414,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(again.replayed, 'true');
       assert.deepEqual(again.body, first.body, 'the same endpoint and secret');
       assert.equal((await post('/openapi/v1/webhooks', 'hook-1', { ...body, url: 'http://127.0.0.1:9/other' })).body.code, 40900);
-      const endpoints = await t.store.db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).where('merchant_id', '=', Number(m.merchantId)).execute();
+      const endpoints = await t.store.db
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'secret', 'previous_secret'])
+        .where('merchant_id', '=', Number(m.merchantId))
+        .execute();
       assert.equal(endpoints.length, 1, 'one endpoint for one key');
       const id = first.body.data.id;
 
@@ -406,7 +465,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(d.attempts, times.length);
       const gaps = times.slice(1).map((x, i) => x - times[i]);
       assert.ok(gaps[0] <= 10_000, 'first retry within 10 s');
-      assert.ok(gaps.slice(0, 5).every((g, i) => i === 0 || g > gaps[i - 1]), `backoff grows: ${gaps}`);
+      assert.ok(
+        gaps.slice(0, 5).every((g, i) => i === 0 || g > gaps[i - 1]),
+        `backoff grows: ${gaps}`,
+      );
       assert.ok(Math.abs(times.at(-1)! - times[0] - 24 * HOUR) <= 2000, `the last retry lands on the 24 h mark (${times.at(-1)! - times[0]} ms)`);
       const shown = (await t.merchant(m.token, 'GET', '/openapi/v1/webhooks')).body.data.list[0];
       assert.equal(shown.status, 'disabled');
@@ -450,7 +512,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.merchant(m.token, 'DELETE', `/openapi/v1/webhooks/${m.endpoint.id}`)).status, 200);
       await deliveryWorker({ sender, batchSize: 1000 }).runOnce();
       assert.ok(!sender.sent.some((s) => s.orderId === o.id));
-      assert.deepEqual(sender.sent.filter((s) => s.orderId === l.id).map((s) => s.url.pathname), ['/live']);
+      assert.deepEqual(
+        sender.sent.filter((s) => s.orderId === l.id).map((s) => s.url.pathname),
+        ['/live'],
+      );
       const left = await t.store.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', Number(m.endpoint.id)).execute();
       assert.deepEqual(left, [], 'the deleted endpoint’s deliveries are gone');
     });

@@ -14,7 +14,8 @@ function gate() {
 }
 
 const scope = (key: string, hash = 'h-1'): IdempotencyScope => ({ merchantId: 7, key, hash, requestId: 'req-test' });
-const markers = async (store: Store) => (await store.db.selectFrom('storage_probe').select('id').where('id', '>=', 1000).orderBy('id').execute()).map((r) => r.id);
+const markers = async (store: Store) =>
+  (await store.db.selectFrom('storage_probe').select('id').where('id', '>=', 1000).orderBy('id').execute()).map((r) => r.id);
 const writeMarker = (id: number) => async (trx: Parameters<Parameters<typeof runIdempotent>[2]>[0]) => {
   await trx.insertInto('storage_probe').values({ id, probed_at: 0 }).execute();
   return id;
@@ -47,24 +48,38 @@ for (const dialect of DIALECTS) {
       // every key row as if a long time had passed while the owner still runs (on SQLite from
       // inside the owner's transaction, which holds the only connection).
       const age = sql`update idempotency_keys set created_at = created_at - 7200000`;
-      const first = runIdempotent(store, scope('slow'), async (trx) => {
-        const id = await writeMarker(1001)(trx);
-        if (dialect === 'sqlite') await age.execute(trx);
-        started.open();
-        await owner.opened;
-        return id;
-      }, asData);
+      const first = runIdempotent(
+        store,
+        scope('slow'),
+        async (trx) => {
+          const id = await writeMarker(1001)(trx);
+          if (dialect === 'sqlite') await age.execute(trx);
+          started.open();
+          await owner.opened;
+          return id;
+        },
+        asData,
+      );
       await started.opened;
       if (dialect === 'postgres') await age.execute(store.db);
       let ranAgain = false;
-      const retry = () => runIdempotent(store, scope('slow'), async (trx) => {
-        ranAgain = true;
-        return writeMarker(1002)(trx);
-      }, asData);
+      const retry = () =>
+        runIdempotent(
+          store,
+          scope('slow'),
+          async (trx) => {
+            ranAgain = true;
+            return writeMarker(1002)(trx);
+          },
+          asData,
+        );
       await inFlightRefusal(retry());
       owner.open();
       const done = await first;
-      assert.deepEqual({ status: done.status, replayed: done.replayed, body: done.body }, { status: 200, replayed: false, body: { code: 10000, message: 'success', data: 1001 } });
+      assert.deepEqual(
+        { status: done.status, replayed: done.replayed, body: done.body },
+        { status: 200, replayed: false, body: { code: 10000, message: 'success', data: 1001 } },
+      );
       const replay = await retry();
       assert.equal(replay.replayed, true);
       assert.deepEqual(replay.body, done.body);
@@ -74,10 +89,15 @@ for (const dialect of DIALECTS) {
 
     it('stores a refusal with nothing of its work, and replays it; a different request is a conflict', async () => {
       const refuse = () =>
-        runIdempotent(store, scope('refused'), async (trx) => {
-          await writeMarker(1003)(trx);
-          throw new AppError(422, 42200, 'not enough stock');
-        }, asData);
+        runIdempotent(
+          store,
+          scope('refused'),
+          async (trx) => {
+            await writeMarker(1003)(trx);
+            throw new AppError(422, 42200, 'not enough stock');
+          },
+          asData,
+        );
       await assert.rejects(refuse(), (e: unknown) => e instanceof AppError && e.status === 422);
       assert.deepEqual(await markers(store), [1001], 'the refused work was rolled back');
       const replay = await refuse();
@@ -85,14 +105,25 @@ for (const dialect of DIALECTS) {
       assert.equal(replay.replayed, true);
       assert.equal((replay.body as { code: number; requestId: string }).code, 42200);
       assert.equal((replay.body as { requestId: string }).requestId, 'req-test');
-      await assert.rejects(runIdempotent(store, scope('refused', 'h-other'), writeMarker(1004), asData), (e: unknown) => e instanceof AppError && e.code === 40900 && /different request/.test(e.message));
+      await assert.rejects(
+        runIdempotent(store, scope('refused', 'h-other'), writeMarker(1004), asData),
+        (e: unknown) => e instanceof AppError && e.code === 40900 && /different request/.test(e.message),
+      );
     });
 
     it('stores nothing for a failure (5xx): the retry runs the request', async () => {
-      await assert.rejects(runIdempotent(store, scope('failed'), async (trx) => {
-        await writeMarker(1005)(trx);
-        throw new Error('disk on fire');
-      }, asData), /disk on fire/);
+      await assert.rejects(
+        runIdempotent(
+          store,
+          scope('failed'),
+          async (trx) => {
+            await writeMarker(1005)(trx);
+            throw new Error('disk on fire');
+          },
+          asData,
+        ),
+        /disk on fire/,
+      );
       const retry = await runIdempotent(store, scope('failed'), writeMarker(1006), asData);
       assert.equal(retry.replayed, false);
       assert.deepEqual(await markers(store), [1001, 1006]);
@@ -103,14 +134,36 @@ for (const dialect of DIALECTS) {
       await store.db
         .insertInto('idempotency_keys')
         .values([
-          { merchant_id: 7, idempotency_key: 'expired', request_hash: 'h-1', state: 'done', response_status: 200, response_body: '{"data":0}', created_at: now - 90_000_000, expires_at: now - 1 },
-          { merchant_id: 7, idempotency_key: 'legacy', request_hash: 'h-1', state: 'in_flight', response_status: null, response_body: null, created_at: now - 120_000, expires_at: now + 86_000_000 },
+          {
+            merchant_id: 7,
+            idempotency_key: 'expired',
+            request_hash: 'h-1',
+            state: 'done',
+            response_status: 200,
+            response_body: '{"data":0}',
+            created_at: now - 90_000_000,
+            expires_at: now - 1,
+          },
+          {
+            merchant_id: 7,
+            idempotency_key: 'legacy',
+            request_hash: 'h-1',
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            created_at: now - 120_000,
+            expires_at: now + 86_000_000,
+          },
         ])
         .execute();
       const fresh = await runIdempotent(store, scope('expired'), writeMarker(1007), asData);
       assert.equal(fresh.replayed, false);
       await inFlightRefusal(runIdempotent(store, scope('legacy'), writeMarker(1008), asData));
-      await store.db.updateTable('idempotency_keys').set({ created_at: now - 3_700_000 }).where('idempotency_key', '=', 'legacy').execute();
+      await store.db
+        .updateTable('idempotency_keys')
+        .set({ created_at: now - 3_700_000 })
+        .where('idempotency_key', '=', 'legacy')
+        .execute();
       assert.equal((await runIdempotent(store, scope('legacy'), writeMarker(1008), asData)).replayed, false);
       assert.deepEqual(await markers(store), [1001, 1006, 1007, 1008]);
     });
@@ -118,9 +171,20 @@ for (const dialect of DIALECTS) {
     it('purges expired keys in bounded batches', async () => {
       const now = Date.now();
       const rows = Array.from({ length: 2500 }, (_, i) => ({
-        merchant_id: 8, idempotency_key: `old-${i}`, request_hash: 'h', state: 'done' as const, response_status: 200, response_body: '{}', created_at: now - 90_000_000, expires_at: now - 1000 + (i % 7),
+        merchant_id: 8,
+        idempotency_key: `old-${i}`,
+        request_hash: 'h',
+        state: 'done' as const,
+        response_status: 200,
+        response_body: '{}',
+        created_at: now - 90_000_000,
+        expires_at: now - 1000 + (i % 7),
       }));
-      for (let i = 0; i < rows.length; i += 500) await store.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await store.db
+          .insertInto('idempotency_keys')
+          .values(rows.slice(i, i + 500))
+          .execute();
       const live = await store.db.selectFrom('idempotency_keys').select('idempotency_key').where('expires_at', '>', now).execute();
       assert.equal(await purgeExpiredKeys(store.db, now, 2), 2000, 'two batches of 1000, then it stops');
       assert.equal(await purgeExpiredKeys(store.db, now, 2), 500, 'the rest');
@@ -136,15 +200,20 @@ for (const dialect of DIALECTS) {
         try {
           const started = gate();
           let ownerPid = 0;
-          const owner = runIdempotent(store, scope('crash'), async (trx) => {
-            await writeMarker(1009)(trx);
-            const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-            ownerPid = rows[0].pid;
-            started.open();
-            // Holds the transaction open until its connection is killed below.
-            await sql`select pg_sleep(30)`.execute(trx);
-            return rows[0].pid;
-          }, asData);
+          const owner = runIdempotent(
+            store,
+            scope('crash'),
+            async (trx) => {
+              await writeMarker(1009)(trx);
+              const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+              ownerPid = rows[0].pid;
+              started.open();
+              // Holds the transaction open until its connection is killed below.
+              await sql`select pg_sleep(30)`.execute(trx);
+              return rows[0].pid;
+            },
+            asData,
+          );
           owner.catch(() => undefined);
           await started.opened;
           await inFlightRefusal(runIdempotent(other, scope('crash'), writeMarker(1010), asData));

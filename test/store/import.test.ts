@@ -23,14 +23,19 @@ const CATALOGUE = {
 
 function files(): { dir: string; write(name: string, text: string): string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-import-'));
-  return { dir, write: (name, text) => {
+  return {
+    dir,
+    write: (name, text) => {
       fs.writeFileSync(path.join(dir, name), text);
       return path.join(dir, name);
-    } };
+    },
+  };
 }
 
-const productsCsv = (n: number) => ['sku,name,price,weightGrams,categoryId', ...Array.from({ length: n }, (_, i) => `P${i},Product ${i},${i}.25,${100 + i},${i % 2 ? 10 : ''}`)].join('\n');
-const stocksCsv = (n: number, qty = (i: number) => i) => ['warehouseCode,sku,qty', ...Array.from({ length: n }, (_, i) => `${i % 2 ? 'US01' : 'G007'},P${i},${qty(i)}`)].join('\r\n');
+const productsCsv = (n: number) =>
+  ['sku,name,price,weightGrams,categoryId', ...Array.from({ length: n }, (_, i) => `P${i},Product ${i},${i}.25,${100 + i},${i % 2 ? 10 : ''}`)].join('\n');
+const stocksCsv = (n: number, qty = (i: number) => i) =>
+  ['warehouseCode,sku,qty', ...Array.from({ length: n }, (_, i) => `${i % 2 ? 'US01' : 'G007'},P${i},${qty(i)}`)].join('\r\n');
 
 async function rejectsAt(store: Store, paths: string[], pattern: RegExp) {
   const before = await tableDigests(store);
@@ -63,8 +68,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await ledgerMismatches(db.store.db), []);
 
       // Re-import with new quantities, then operator sets and adjusts: still Σ deltas = qty.
-      await importFiles(db.store, [f.write('stocks2.csv', stocksCsv(2500, (i) => (i * 7) % 11))], Date.now());
-      const key = { productId: p7.id, warehouseId: (await db.store.db.selectFrom('warehouses').select('id').where('code', '=', 'US01').executeTakeFirstOrThrow()).id };
+      await importFiles(
+        db.store,
+        [
+          f.write(
+            'stocks2.csv',
+            stocksCsv(2500, (i) => (i * 7) % 11),
+          ),
+        ],
+        Date.now(),
+      );
+      const key = {
+        productId: p7.id,
+        warehouseId: (await db.store.db.selectFrom('warehouses').select('id').where('code', '=', 'US01').executeTakeFirstOrThrow()).id,
+      };
       await db.store.db.transaction().execute(async (trx) => {
         await setQty(trx, key, 40, Date.now());
         await addQty(trx, key, -3, { kind: 'adjustment' }, Date.now());
@@ -81,7 +98,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         cursor = next.nextCursor;
         more = next.hasMore;
       }
-      const ledger = await db.store.db.selectFrom('stock_ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const ledger = await db.store.db
+        .selectFrom('stock_ledger')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(total, Number(ledger.n));
     });
 
@@ -103,10 +123,18 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await rejectsAt(db.store, [doc, products, withBad(9, 'G007,P1')], /^bad-9\.csv line 9: has 2 fields, the header has 3$/);
       await rejectsAt(db.store, [doc, products, withBad(10, 'G007,P0,5')], /^bad-10\.csv line 10: sku P0 in G007 is already set on line 2$/);
       await rejectsAt(db.store, [doc, f.write('p.csv', 'sku,name,price,weightGrams\nA,a,1,1\nB,b,1.001,1\n')], /^p\.csv line 3: price must be/);
-      await rejectsAt(db.store, [doc, f.write('c.csv', 'sku,name,price,weightGrams,categoryId\nA,a,1,1,99\n')], /^c\.csv line 2: categoryId unknown category 99$/);
+      await rejectsAt(
+        db.store,
+        [doc, f.write('c.csv', 'sku,name,price,weightGrams,categoryId\nA,a,1,1,99\n')],
+        /^c\.csv line 2: categoryId unknown category 99$/,
+      );
       await rejectsAt(db.store, [doc, f.write('q.csv', 'sku,name,price,weightGrams\n"A,a,1,1\n')], /^q\.csv line \d+: /);
       await rejectsAt(db.store, [f.write('x.csv', 'a,b\n1,2\n')], /^x\.csv line 1: the header must name/);
-      await rejectsAt(db.store, [f.write('d.json', '{"stocks":[{"sku":"GHOST","warehouseCode":"G007","qty":1}]}')], /^2 problems, nothing imported: d\.json: stocks\[0\]\.sku unknown SKU GHOST; d\.json: stocks\[0\]\.warehouseCode unknown warehouse G007$/);
+      await rejectsAt(
+        db.store,
+        [f.write('d.json', '{"stocks":[{"sku":"GHOST","warehouseCode":"G007","qty":1}]}')],
+        /^2 problems, nothing imported: d\.json: stocks\[0\]\.sku unknown SKU GHOST; d\.json: stocks\[0\]\.warehouseCode unknown warehouse G007$/,
+      );
       await rejectsAt(db.store, [f.write('e.json', '{"stocks":')], /^e\.json: not valid JSON/);
       await rejectsAt(db.store, [f.write('y.txt', 'hello')], /give a \.json document or a \.csv file/);
     });
@@ -120,7 +148,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       });
       const doc = f.write('catalogue.json', JSON.stringify(CATALOGUE));
       // Bad rows in both CSV files, and a stocks row for the product whose row is bad (reported too).
-      const products = f.write('products.csv', ['sku,name,price,weightGrams,categoryId', 'A,a,1,1,', 'B,b,1.001,1,', 'C,c,1,1,99', 'A,again,1,1,', 'D,d,1,1'].join('\n'));
+      const products = f.write(
+        'products.csv',
+        ['sku,name,price,weightGrams,categoryId', 'A,a,1,1,', 'B,b,1.001,1,', 'C,c,1,1,99', 'A,again,1,1,', 'D,d,1,1'].join('\n'),
+      );
       const stocks = f.write('stocks.csv', ['sku,warehouseCode,qty', 'A,G007,1', 'B,G007,1', 'A,MARS,1', 'A,G007,-1', 'A,G007,2'].join('\n'));
       const before = await tableDigests(db.store);
       const error = await importFiles(db.store, [stocks, products, doc, f.write('notes.txt', 'x')], Date.now()).then(
@@ -178,7 +209,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         await importFiles(db.store, [f.write('catalogue.json', JSON.stringify(CATALOGUE))], Date.now());
         assert.deepEqual(await analysed(), { products: false, stock_ledger: false, stocks: false });
         const n = ANALYZE_AFTER_ROWS / 2;
-        const r = await importFiles(db.store, [f.write('products.csv', productsCsv(n)), f.write('stocks.csv', stocksCsv(n, () => 3))], Date.now());
+        const r = await importFiles(
+          db.store,
+          [
+            f.write('products.csv', productsCsv(n)),
+            f.write(
+              'stocks.csv',
+              stocksCsv(n, () => 3),
+            ),
+          ],
+          Date.now(),
+        );
         assert.ok(r.products + r.stocks + r.ledgerRows >= ANALYZE_AFTER_ROWS);
         assert.deepEqual(await analysed(), { products: true, stock_ledger: true, stocks: true });
       });

@@ -5,7 +5,21 @@ import { DIALECTS, PG_SKIP, PG_URL, freshStore } from '../helpers.ts';
 import { openStore } from '../../src/store/db.ts';
 import { LATEST_MIGRATION, migrateToLatest, migrationsCurrent } from '../../src/store/migrate.ts';
 
-const TABLES = ['warehouses', 'categories', 'products', 'stocks', 'stock_ledger', 'channels', 'channel_warehouses', 'merchants', 'api_tokens', 'oauth_refresh_tokens', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries'];
+const TABLES = [
+  'warehouses',
+  'categories',
+  'products',
+  'stocks',
+  'stock_ledger',
+  'channels',
+  'channel_warehouses',
+  'merchants',
+  'api_tokens',
+  'oauth_refresh_tokens',
+  'webhook_endpoints',
+  'webhook_events',
+  'webhook_deliveries',
+];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`migrations (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
@@ -28,8 +42,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const db = await freshStore(dialect);
       t.after(() => db.drop());
       const now = Date.now();
-      const w = await db.store.db.insertInto('warehouses').values({ code: 'W', name: 'W', country_code: 'CN', country_name: 'China', status: 1, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
-      const p = await db.store.db.insertInto('products').values({ sku: 'S', name: 'S', category_id: null, price_cents: 1, weight_grams: 1, image_url: null, options: null, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+      const w = await db.store.db
+        .insertInto('warehouses')
+        .values({ code: 'W', name: 'W', country_code: 'CN', country_name: 'China', status: 1, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const p = await db.store.db
+        .insertInto('products')
+        .values({ sku: 'S', name: 'S', category_id: null, price_cents: 1, weight_grams: 1, image_url: null, options: null, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await assert.rejects(db.store.db.insertInto('stocks').values({ product_id: p.id, warehouse_id: w.id, qty: -1, updated_at: now }).execute());
     });
 

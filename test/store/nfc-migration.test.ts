@@ -7,7 +7,11 @@ import type { Store } from '../../src/store/db.ts';
 /** Migration 0007 (SPEC §1 Text): SKUs written before the NFC rule are rewritten in NFC. */
 const addProduct = (store: Store, sku: string) => {
   const now = Date.now();
-  return store.db.insertInto('products').values({ sku, name: sku, category_id: null, price_cents: 1, weight_grams: 1, image_url: null, options: null, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+  return store.db
+    .insertInto('products')
+    .values({ sku, name: sku, category_id: null, price_cents: 1, weight_grams: 1, image_url: null, options: null, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 };
 const skus = async (store: Store) => (await store.db.selectFrom('products').select('sku').orderBy('id').execute()).map((r) => r.sku);
 

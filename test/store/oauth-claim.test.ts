@@ -16,15 +16,32 @@ for (const dialect of DIALECTS) {
     before(async () => {
       fresh = await freshStore(dialect);
       store = fresh.store;
-      await store.db.insertInto('merchants').values({ name: 'Claim', status: 'active', client_id: 'claim-client', client_secret_hash: 'x', created_at: 0, updated_at: 0 }).execute();
+      await store.db
+        .insertInto('merchants')
+        .values({ name: 'Claim', status: 'active', client_id: 'claim-client', client_secret_hash: 'x', created_at: 0, updated_at: 0 })
+        .execute();
     });
     after(() => fresh.drop());
 
     it('lets exactly one of several claims of a token read as unused win', async () => {
       const merchant = await store.db.selectFrom('merchants').select('id').executeTakeFirstOrThrow();
-      const row = await insertRefreshToken(store.db, { merchantId: merchant.id, familyId: 'fam_claim', tokenHash: 'hash-claim', environment: 'sandbox', scopes: ['stock:read'], expiresAt: Date.now() + 60_000 }, Date.now());
+      const row = await insertRefreshToken(
+        store.db,
+        {
+          merchantId: merchant.id,
+          familyId: 'fam_claim',
+          tokenHash: 'hash-claim',
+          environment: 'sandbox',
+          scopes: ['stock:read'],
+          expiresAt: Date.now() + 60_000,
+        },
+        Date.now(),
+      );
       const seen = await Promise.all([1, 2, 3].map(() => findRefreshTokenByHash(store.db, 'hash-claim')));
-      assert.ok(seen.every((r) => r?.used_at === null), 'every racer read it unused');
+      assert.ok(
+        seen.every((r) => r?.used_at === null),
+        'every racer read it unused',
+      );
       const claims = await Promise.all([1, 2, 3].map(() => store.db.transaction().execute((trx) => claimRefreshToken(trx, row.id, Date.now()))));
       assert.deepEqual(claims.filter(Boolean).length, 1, `exactly one claim wins: ${claims}`);
       assert.notEqual((await findRefreshTokenByHash(store.db, 'hash-claim'))?.used_at, null);

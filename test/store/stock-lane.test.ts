@@ -20,8 +20,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         .executeTakeFirstOrThrow();
       const scope = forMerchant(db.store.db, merchantId);
       const endpointId = await insertEndpoint(scope, {
-        url: 'http://127.0.0.1:9/lane', events: '["stock.changed"]', secret: newWebhookSecret(), previous_secret: null, previous_secret_until: null,
-        status: 'active', disabled_reason: null, disabled_at: null, failing_since: null, created_at: now, updated_at: now,
+        url: 'http://127.0.0.1:9/lane',
+        events: '["stock.changed"]',
+        secret: newWebhookSecret(),
+        previous_secret: null,
+        previous_secret_until: null,
+        status: 'active',
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
       });
       const delivery = async (n: number) => {
         const eventId = await insertStockEvent(scope, await insertStockBatch(db.store.db, '{}', now), now);

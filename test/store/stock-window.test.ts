@@ -34,13 +34,29 @@ async function seed(store: Store, rand: (n: number) => number) {
   const { db, dialect } = store;
   const warehouses: number[] = [];
   for (const code of ['W1', 'W2']) {
-    warehouses.push((await db.insertInto('warehouses').values({ code, name: code, country_code: 'CN', country_name: 'China', status: 1, created_at: BASE, updated_at: BASE }).returning('id').executeTakeFirstOrThrow()).id);
+    warehouses.push(
+      (
+        await db
+          .insertInto('warehouses')
+          .values({ code, name: code, country_code: 'CN', country_name: 'China', status: 1, created_at: BASE, updated_at: BASE })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
   }
   // SKUs in another order than ids, so that ties broken by SKU are not broken by id by accident.
   const products: number[] = [];
   for (let i = 0; i < 40; i++) {
     const sku = `S-${String((i * 17) % 40).padStart(2, '0')}`;
-    products.push((await db.insertInto('products').values({ sku, name: sku, category_id: null, price_cents: 1, weight_grams: 1, image_url: null, options: null, created_at: BASE, updated_at: BASE }).returning('id').executeTakeFirstOrThrow()).id);
+    products.push(
+      (
+        await db
+          .insertInto('products')
+          .values({ sku, name: sku, category_id: null, price_cents: 1, weight_grams: 1, image_url: null, options: null, created_at: BASE, updated_at: BASE })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
   }
   const key = () => ({ productId: products[rand(products.length)], warehouseId: warehouses[rand(2)] });
   for (let tx = 0; tx < 150; tx++) {
@@ -53,7 +69,15 @@ async function seed(store: Store, rand: (n: number) => number) {
       // Bulk imports: one whose clock was read long before it committed (it ran for a minute), one
       // on time (a window starting there begins with its 25 rows, one commit on PostgreSQL).
       await db.transaction().execute(async (trx) => {
-        await bulkSetQty(trx, dialect, products.slice(tx === 70 ? 0 : 15).slice(0, 25).map((productId, i) => ({ productId, warehouseId: warehouses[i % 2], qty: tx + i })), tx === 70 ? BASE + (tx - 60) * 1000 : BULK_AT);
+        await bulkSetQty(
+          trx,
+          dialect,
+          products
+            .slice(tx === 70 ? 0 : 15)
+            .slice(0, 25)
+            .map((productId, i) => ({ productId, warehouseId: warehouses[i % 2], qty: tx + i })),
+          tx === 70 ? BASE + (tx - 60) * 1000 : BULK_AT,
+        );
         await stampBulkLedger(trx, dialect);
       });
     }
@@ -62,7 +86,11 @@ async function seed(store: Store, rand: (n: number) => number) {
   const ids = (await db.selectFrom('stock_ledger').select('id').orderBy('id').execute()).map((r) => r.id);
   for (let i = 0; i < 6; i++) {
     const id = ids[rand(ids.length)];
-    await db.updateTable('stock_ledger').set({ created_at: BASE + (rand(2) ? 200_000 + rand(5000) : -rand(5000)) }).where('id', '=', id).execute();
+    await db
+      .updateTable('stock_ledger')
+      .set({ created_at: BASE + (rand(2) ? 200_000 + rand(5000) : -rand(5000)) })
+      .where('id', '=', id)
+      .execute();
   }
 }
 
@@ -78,7 +106,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const ledger = await db.store.db
         .selectFrom('stock_ledger')
         .innerJoin('products', 'products.id', 'stock_ledger.product_id')
-        .select(['stock_ledger.id as id', 'stock_ledger.commit_seq as seq', 'stock_ledger.product_id as productId', 'stock_ledger.warehouse_id as warehouseId', 'stock_ledger.created_at as at', 'stock_ledger.time_mark as mark', 'products.sku as sku'])
+        .select([
+          'stock_ledger.id as id',
+          'stock_ledger.commit_seq as seq',
+          'stock_ledger.product_id as productId',
+          'stock_ledger.warehouse_id as warehouseId',
+          'stock_ledger.created_at as at',
+          'stock_ledger.time_mark as mark',
+          'products.sku as sku',
+        ])
         .orderBy(dialect === 'postgres' ? 'stock_ledger.commit_seq' : 'stock_ledger.id')
         .orderBy('stock_ledger.id')
         .execute();
@@ -108,15 +144,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const warehouseId = !atBulk && rand(3) === 0 ? ledger[0].warehouseId : null;
         const q: ChangedPageQuery = atBulk
           ? { start, end, warehouseId, productIds: null, offset: rand(20), limit: 1 + rand(10), totalCap: 3 + rand(400), firstRead: 1 + rand(30) }
-          : { start, end, warehouseId, productIds: null, offset: rand(4) * (1 + rand(10)), limit: 1 + rand(12), totalCap: 3 + rand(800), ...(rand(3) ? { firstRead: 1 + rand(30) } : {}) };
+          : {
+              start,
+              end,
+              warehouseId,
+              productIds: null,
+              offset: rand(4) * (1 + rand(10)),
+              limit: 1 + rand(12),
+              totalCap: 3 + rand(800),
+              ...(rand(3) ? { firstRead: 1 + rand(30) } : {}),
+            };
         const first = new Map<number, { first: number; sku: string }>();
         let changes = 0;
         for (const r of ledger) {
-          if ((start !== null && Number(r.at) < start) || (end !== null && Number(r.at) > end) || (warehouseId !== null && r.warehouseId !== warehouseId)) continue;
+          if ((start !== null && Number(r.at) < start) || (end !== null && Number(r.at) > end) || (warehouseId !== null && r.warehouseId !== warehouseId))
+            continue;
           changes++;
           if (!first.has(r.productId)) first.set(r.productId, { first: pos(r), sku: r.sku });
         }
-        const ordered = [...first].sort(([, a], [, b]) => a.first - b.first || (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)).map(([id, v]) => ({ id, sku: v.sku }));
+        const ordered = [...first]
+          .sort(([, a], [, b]) => a.first - b.first || (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0))
+          .map(([id, v]) => ({ id, sku: v.sku }));
         // `total`: the SKUs of a window of at most `totalCap` changes, else the cap.
         const expected = { total: changes > q.totalCap ? q.totalCap : ordered.length, rows: ordered.slice(q.offset, q.offset + q.limit) };
         if (changes > q.totalCap) capped++;

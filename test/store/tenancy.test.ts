@@ -19,10 +19,21 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       t.after(() => db.drop());
       const now = Date.now();
       const merchant = (name: string) =>
-        db.store.db.insertInto('merchants').values({ name, status: 'active', client_id: `cli_${name}`, client_secret_hash: 'x', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+        db.store.db
+          .insertInto('merchants')
+          .values({ name, status: 'active', client_id: `cli_${name}`, client_secret_hash: 'x', created_at: now, updated_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
       const a = (await merchant('a')).id;
       const b = (await merchant('b')).id;
-      const token = (hash: string) => ({ token_hash: hash, environment: 'sandbox' as const, scopes: 'stock:read', expires_at: null, revoked_at: null, created_at: now });
+      const token = (hash: string) => ({
+        token_hash: hash,
+        environment: 'sandbox' as const,
+        scopes: 'stock:read',
+        expires_at: null,
+        revoked_at: null,
+        created_at: now,
+      });
 
       const scopeA = forMerchant(db.store.db, a);
       const scopeB = forMerchant(db.store.db, b);
@@ -31,7 +42,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await scopeB.insertInto('api_tokens', { ...token('b1'), merchant_id: a } as never).execute();
 
       const seenByA = await scopeA.selectFrom('api_tokens').select('token_hash').orderBy('token_hash').execute();
-      assert.deepEqual(seenByA.map((r) => r.token_hash), ['a1', 'a2']);
+      assert.deepEqual(
+        seenByA.map((r) => r.token_hash),
+        ['a1', 'a2'],
+      );
       const b1 = await db.store.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', 'b1').executeTakeFirstOrThrow();
       assert.equal(b1.merchant_id, b);
 
@@ -45,7 +59,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await db.store.db.selectFrom('api_tokens').select('revoked_at').where('id', '=', b1.id).executeTakeFirstOrThrow()).revoked_at, null);
 
       // Joins keep the filter on the scoped table.
-      const joined = await scopeB.selectFrom('api_tokens').innerJoin('merchants', 'merchants.id', 'api_tokens.merchant_id').select(['merchants.name', 'api_tokens.token_hash']).execute();
+      const joined = await scopeB
+        .selectFrom('api_tokens')
+        .innerJoin('merchants', 'merchants.id', 'api_tokens.merchant_id')
+        .select(['merchants.name', 'api_tokens.token_hash'])
+        .execute();
       assert.deepEqual(joined, [{ name: 'b', token_hash: 'b1' }]);
 
       // Inside a transaction too.

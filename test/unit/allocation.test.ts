@@ -2,7 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { allocateLines, groupByWarehouse, rankWarehouses, type StockAvailability } from '../../src/domain/allocation.ts';
 
-const w = (warehouseCode: string, countryCode: string, qty: number, enabled = true, warehouseId = warehouseCode.charCodeAt(0) * 100 + Number(warehouseCode.slice(-1))): StockAvailability => ({
+const w = (
+  warehouseCode: string,
+  countryCode: string,
+  qty: number,
+  enabled = true,
+  warehouseId = warehouseCode.charCodeAt(0) * 100 + Number(warehouseCode.slice(-1)),
+): StockAvailability => ({
   warehouseId,
   warehouseCode,
   countryCode,
@@ -34,7 +40,10 @@ describe('allocateLines (SPEC §4.2)', () => {
   it('falls back to the default warehouse, then the largest stock, then the code', () => {
     assert.deepEqual(pieces(allocateLines([{ index: 0, sku: 'A', quantity: 1 }], stock, ctx('DE'))), [[0, 'G007', 1]]);
     const noDefault = new Map([['C', [w('X002', 'CN', 5), w('X001', 'CN', 5), w('Y001', 'CN', 9)]]]);
-    assert.deepEqual(rankWarehouses(noDefault.get('C')!, ctx('DE')).map((x) => x.warehouseCode), ['Y001', 'X001', 'X002']);
+    assert.deepEqual(
+      rankWarehouses(noDefault.get('C')!, ctx('DE')).map((x) => x.warehouseCode),
+      ['Y001', 'X001', 'X002'],
+    );
   });
 
   it('splits a line across warehouses', () => {
@@ -46,18 +55,45 @@ describe('allocateLines (SPEC §4.2)', () => {
   });
 
   it('counts several lines of one SKU together', () => {
-    assert.deepEqual(pieces(allocateLines([{ index: 0, sku: 'A', quantity: 9 }, { index: 1, sku: 'A', quantity: 5 }], stock, ctx('DE'))), [
-      [0, 'G007', 9],
-      // The default warehouse still ranks first with its last unit.
-      [1, 'G007', 1],
-      [1, 'G006', 4],
-    ]);
-    const r = allocateLines([{ index: 0, sku: 'A', quantity: 10 }, { index: 1, sku: 'A', quantity: 10 }], stock, ctx('DE'));
+    assert.deepEqual(
+      pieces(
+        allocateLines(
+          [
+            { index: 0, sku: 'A', quantity: 9 },
+            { index: 1, sku: 'A', quantity: 5 },
+          ],
+          stock,
+          ctx('DE'),
+        ),
+      ),
+      [
+        [0, 'G007', 9],
+        // The default warehouse still ranks first with its last unit.
+        [1, 'G007', 1],
+        [1, 'G006', 4],
+      ],
+    );
+    const r = allocateLines(
+      [
+        { index: 0, sku: 'A', quantity: 10 },
+        { index: 1, sku: 'A', quantity: 10 },
+      ],
+      stock,
+      ctx('DE'),
+    );
     assert.deepEqual(r, { ok: false, short: [{ lineIndex: 1, sku: 'A', requested: 10, available: 7 }] });
   });
 
   it('lists every short line and allocates nothing', () => {
-    const r = allocateLines([{ index: 0, sku: 'B', quantity: 6 }, { index: 1, sku: 'A', quantity: 1 }, { index: 2, sku: 'Z', quantity: 1 }], stock, ctx('DE'));
+    const r = allocateLines(
+      [
+        { index: 0, sku: 'B', quantity: 6 },
+        { index: 1, sku: 'A', quantity: 1 },
+        { index: 2, sku: 'Z', quantity: 1 },
+      ],
+      stock,
+      ctx('DE'),
+    );
     assert.deepEqual(r, {
       ok: false,
       short: [
@@ -74,8 +110,21 @@ describe('allocateLines (SPEC §4.2)', () => {
   });
 
   it('groups pieces by warehouse in first-use order', () => {
-    const r = allocateLines([{ index: 0, sku: 'B', quantity: 1 }, { index: 1, sku: 'A', quantity: 12 }], stock, ctx('DE'));
+    const r = allocateLines(
+      [
+        { index: 0, sku: 'B', quantity: 1 },
+        { index: 1, sku: 'A', quantity: 12 },
+      ],
+      stock,
+      ctx('DE'),
+    );
     assert.ok(r.ok);
-    assert.deepEqual(groupByWarehouse(r.pieces).map((g) => [g.warehouseCode, g.pieces.length]), [['G006', 2], ['G007', 1]]);
+    assert.deepEqual(
+      groupByWarehouse(r.pieces).map((g) => [g.warehouseCode, g.pieces.length]),
+      [
+        ['G006', 2],
+        ['G007', 1],
+      ],
+    );
   });
 });

@@ -68,7 +68,11 @@ describe('OAuth requests', () => {
     assert.equal(parseBasic(undefined), null);
     assert.equal(parseBasic('Bearer abc'), null);
     for (const bad of ['Basic ', 'Basic !!', `Basic ${b64('nocolon')}`, `Basic ${b64('%zz:x')}`]) {
-      assert.throws(() => parseBasic(bad), (e: OAuthError) => e.error === 'invalid_client' && e.status === 401, bad);
+      assert.throws(
+        () => parseBasic(bad),
+        (e: OAuthError) => e.error === 'invalid_client' && e.status === 401,
+        bad,
+      );
     }
   });
 
@@ -77,18 +81,36 @@ describe('OAuth requests', () => {
     assert.deepEqual(clientCredentials(header, {}), { clientId: 'cli_a', clientSecret: 'sec', via: 'basic' });
     assert.deepEqual(clientCredentials(header, { client_id: 'cli_a' }), { clientId: 'cli_a', clientSecret: 'sec', via: 'basic' });
     assert.deepEqual(clientCredentials(undefined, { client_id: 'cli_b', client_secret: 's' }), { clientId: 'cli_b', clientSecret: 's', via: 'body' });
-    assert.throws(() => clientCredentials(header, { client_secret: 'sec' }), (e: OAuthError) => e.error === 'invalid_request');
-    assert.throws(() => clientCredentials(header, { client_id: 'cli_other' }), (e: OAuthError) => e.error === 'invalid_request');
-    assert.throws(() => clientCredentials(undefined, {}), (e: OAuthError) => e.error === 'invalid_client' && 'WWW-Authenticate' in e.headers);
-    assert.throws(() => clientCredentials(undefined, { client_id: 'cli_b' }), (e: OAuthError) => e.error === 'invalid_client');
+    assert.throws(
+      () => clientCredentials(header, { client_secret: 'sec' }),
+      (e: OAuthError) => e.error === 'invalid_request',
+    );
+    assert.throws(
+      () => clientCredentials(header, { client_id: 'cli_other' }),
+      (e: OAuthError) => e.error === 'invalid_request',
+    );
+    assert.throws(
+      () => clientCredentials(undefined, {}),
+      (e: OAuthError) => e.error === 'invalid_client' && 'WWW-Authenticate' in e.headers,
+    );
+    assert.throws(
+      () => clientCredentials(undefined, { client_id: 'cli_b' }),
+      (e: OAuthError) => e.error === 'invalid_client',
+    );
   });
 
   it('grants scopes within what is allowed, in a stable order', () => {
     assert.deepEqual(grantedScopes(undefined), ['catalog:read', 'stock:read', 'orders:read', 'orders:write', 'refunds:write']);
     assert.deepEqual(grantedScopes('  orders:write  stock:read stock:read'), ['stock:read', 'orders:write']);
     assert.deepEqual(grantedScopes(undefined, ['orders:read']), ['orders:read']);
-    assert.throws(() => grantedScopes('root'), (e: OAuthError) => e.error === 'invalid_scope');
-    assert.throws(() => grantedScopes('orders:write', ['orders:read']), (e: OAuthError) => e.error === 'invalid_scope');
+    assert.throws(
+      () => grantedScopes('root'),
+      (e: OAuthError) => e.error === 'invalid_scope',
+    );
+    assert.throws(
+      () => grantedScopes('orders:write', ['orders:read']),
+      (e: OAuthError) => e.error === 'invalid_scope',
+    );
   });
 
   it('gives refresh tokens their own prefix per environment', () => {

@@ -14,7 +14,10 @@ describe('category tree', () => {
 
   it('nests children under parents with level and the id path from the root', () => {
     const tree = buildCategoryTree(rows);
-    assert.deepEqual(tree.map((n) => n.categoryId), [1, 3600]);
+    assert.deepEqual(
+      tree.map((n) => n.categoryId),
+      [1, 3600],
+    );
     assert.deepEqual(tree[1].child[0], { categoryId: 3516, name: 'Mugs', parentId: 3600, level: 2, fullCategoryId: '3600/3516', imgUrl: null, child: [] });
   });
 
@@ -29,6 +32,7 @@ describe('category tree', () => {
 describe('feed cursor', () => {
   it('round-trips and refuses anything else', () => {
     assert.deepEqual(decodeCursor(encodeCursor({ seq: 12, id: 345 })), { seq: 12, id: 345 });
-    for (const bad of ['', 'now', 'sc1_', `sc1_${Buffer.from('1.x').toString('base64url')}`, Buffer.from('1.2').toString('base64url')]) assert.equal(decodeCursor(bad), null, bad);
+    for (const bad of ['', 'now', 'sc1_', `sc1_${Buffer.from('1.x').toString('base64url')}`, Buffer.from('1.2').toString('base64url')])
+      assert.equal(decodeCursor(bad), null, bad);
   });
 });

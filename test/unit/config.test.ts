@@ -10,7 +10,11 @@ describe('configuration', () => {
     assert.equal(c.host, '127.0.0.1');
     assert.equal(c.adminPort, null);
     assert.equal(c.dataDir, path.resolve('data'));
-    assert.equal(c.databaseUrl, `sqlite:${path.resolve('data', 'stockist.db')}`, 'the SQLite file sits in the data directory, resolved against the current directory');
+    assert.equal(
+      c.databaseUrl,
+      `sqlite:${path.resolve('data', 'stockist.db')}`,
+      'the SQLite file sits in the data directory, resolved against the current directory',
+    );
     assert.equal(c.logFormat, 'auto');
     assert.equal(c.env, 'sandbox');
     assert.equal(c.tls, true);
@@ -39,16 +43,37 @@ describe('configuration', () => {
 
   it('reads every variable', () => {
     const c = loadConfig({
-      PORT: '9000', HOST: '0.0.0.0', ADMIN_PORT: '9001', DATABASE_URL: 'postgres://u@h/db', STOCKIST_ENV: 'production',
-      ADMIN_API_KEY: 'a-very-long-admin-key', TLS: 'off', TRUST_PROXY: '1', REDIS_URL: 'redis://127.0.0.1:6379',
-      RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10', BODY_LIMIT_BYTES: '2048', REFUND_REVIEW: 'manual',
-      REFUND_AUTO_DELAY_MS: '0', REFUND_SLA_HOURS: '2', DEFAULT_WAREHOUSE: 'US01', SEED: 'demo', LOG_LEVEL: 'warn',
-      ACCESS_TOKEN_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '86400', OAUTH_FAILURE_LIMIT: '3',
-      OAUTH_GRANT_BURST: '5', OAUTH_GRANTS_PER_MINUTE: '2', RATE_LIMIT_BODY_BYTES_PER_SECOND: '131072',
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      ADMIN_PORT: '9001',
+      DATABASE_URL: 'postgres://u@h/db',
+      STOCKIST_ENV: 'production',
+      ADMIN_API_KEY: 'a-very-long-admin-key',
+      TLS: 'off',
+      TRUST_PROXY: '1',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_PER_SECOND: '5',
+      RATE_LIMIT_BURST: '10',
+      BODY_LIMIT_BYTES: '2048',
+      REFUND_REVIEW: 'manual',
+      REFUND_AUTO_DELAY_MS: '0',
+      REFUND_SLA_HOURS: '2',
+      DEFAULT_WAREHOUSE: 'US01',
+      SEED: 'demo',
+      LOG_LEVEL: 'warn',
+      ACCESS_TOKEN_TTL_SECONDS: '600',
+      REFRESH_TOKEN_TTL_SECONDS: '86400',
+      OAUTH_FAILURE_LIMIT: '3',
+      OAUTH_GRANT_BURST: '5',
+      OAUTH_GRANTS_PER_MINUTE: '2',
+      RATE_LIMIT_BODY_BYTES_PER_SECOND: '131072',
     });
     assert.equal(c.rateLimitBodyBytesPerSecond, 131_072);
     assert.equal(loadConfig({ RATE_LIMIT_BODY_BYTES_PER_SECOND: '0' }).rateLimitBodyBytesPerSecond, 0, '0 turns the body budget off');
-    assert.deepEqual([c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit, c.oauthGrantBurst, c.oauthGrantsPerMinute], [600, 86400, 3, 5, 2]);
+    assert.deepEqual(
+      [c.accessTokenTtlSeconds, c.refreshTokenTtlSeconds, c.oauthFailureLimit, c.oauthGrantBurst, c.oauthGrantsPerMinute],
+      [600, 86400, 3, 5, 2],
+    );
     // The bounds of TOKEN_CACHE_SECONDS (README: 0–30) are themselves accepted.
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '30' }).tokenCacheSeconds, 30);
     assert.equal(loadConfig({ TOKEN_CACHE_SECONDS: '0' }).tokenCacheSeconds, 0);
@@ -120,7 +145,10 @@ describe('configuration', () => {
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
-      assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}:`) && !e.message.includes('\n'));
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}:`) && !e.message.includes('\n'),
+      );
     });
   }
 
@@ -130,7 +158,11 @@ describe('configuration', () => {
     assert.equal(defaults.consoleSessionMaxHours, 12);
     const set = loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '15', CONSOLE_SESSION_MAX_HOURS: '8' });
     assert.deepEqual([set.consoleSessionIdleMinutes, set.consoleSessionMaxHours], [15, 8]);
-    assert.equal(loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '60', CONSOLE_SESSION_MAX_HOURS: '1' }).consoleSessionIdleMinutes, 60, 'idle may equal the absolute limit');
+    assert.equal(
+      loadConfig({ CONSOLE_SESSION_IDLE_MINUTES: '60', CONSOLE_SESSION_MAX_HOURS: '1' }).consoleSessionIdleMinutes,
+      60,
+      'idle may equal the absolute limit',
+    );
   });
 
   it('reads TRUST_PROXY as off, a number of proxy hops, or a list of proxy addresses and CIDR ranges', () => {
@@ -139,7 +171,13 @@ describe('configuration', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1, '1 keeps meaning one proxy in front');
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
     assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy, ['10.0.0.0/8']);
-    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 192.0.2.10, 10.0.0.0/8 ,fd00::/8,::1, Loopback' }).trustProxy, ['192.0.2.10', '10.0.0.0/8', 'fd00::/8', '::1', 'loopback']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 192.0.2.10, 10.0.0.0/8 ,fd00::/8,::1, Loopback' }).trustProxy, [
+      '192.0.2.10',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '::1',
+      'loopback',
+    ]);
     // Production with TLS=off needs a proxy in front, named either way.
     assert.equal(loadConfig({ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '2' }).trustProxy, 2);
     assert.deepEqual(loadConfig({ STOCKIST_ENV: 'production', TLS: 'off', TRUST_PROXY: '10.1.2.3' }).trustProxy, ['10.1.2.3']);
@@ -148,6 +186,10 @@ describe('configuration', () => {
   it('reads REFUND_MAX_ATTEMPTS (default 5, 1 to 1000)', () => {
     assert.equal(loadConfig({}).refundMaxAttempts, 5);
     assert.equal(loadConfig({ REFUND_MAX_ATTEMPTS: '12' }).refundMaxAttempts, 12);
-    for (const bad of ['0', '1001', 'x']) assert.throws(() => loadConfig({ REFUND_MAX_ATTEMPTS: bad }), (e: unknown) => e instanceof ConfigError && /^REFUND_MAX_ATTEMPTS:/.test(e.message));
+    for (const bad of ['0', '1001', 'x'])
+      assert.throws(
+        () => loadConfig({ REFUND_MAX_ATTEMPTS: bad }),
+        (e: unknown) => e instanceof ConfigError && /^REFUND_MAX_ATTEMPTS:/.test(e.message),
+      );
   });
 });

@@ -33,7 +33,11 @@ describe('time', () => {
     assert.equal(endOfSecond(s + 1000), s + 1999);
     assert.equal(endOfSecond(-1), -1, 'before 1970 too');
     assert.deepEqual(timeWindow(['from', '2022-11-01T06:21:20Z'], ['to', '2022-11-01T06:21:20Z']), { start: s, end: s + 999 });
-    assert.deepEqual(timeWindow(['from', '2022-11-01T06:21:20.500Z'], ['to', '2022-11-01T06:21:20.100Z']), { start: s + 500, end: s + 999 }, 'same second: not start-after-end');
+    assert.deepEqual(
+      timeWindow(['from', '2022-11-01T06:21:20.500Z'], ['to', '2022-11-01T06:21:20.100Z']),
+      { start: s + 500, end: s + 999 },
+      'same second: not start-after-end',
+    );
     assert.deepEqual(timeWindow(['from', undefined], ['to', undefined]), { start: null, end: null });
     assert.throws(() => timeWindow(['from', '2022-11-01T06:21:21Z'], ['to', '2022-11-01T06:21:20Z']), /must not be after to/);
   });
@@ -41,7 +45,13 @@ describe('time', () => {
 
 describe('categories', () => {
   it('finds missing parents and cycles', () => {
-    const parents = new Map([[1, 0], [2, 1], [3, 9], [4, 5], [5, 4]]);
+    const parents = new Map([
+      [1, 0],
+      [2, 1],
+      [3, 9],
+      [4, 5],
+      [5, 4],
+    ]);
     assert.deepEqual(brokenCategoryChains(parents, [1, 2, 3, 4]), [
       { id: 3, reason: 'missing_parent' },
       { id: 4, reason: 'cycle' },

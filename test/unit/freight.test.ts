@@ -2,8 +2,25 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { channelsFor, chooseChannel, deliveryTime, freightCents, quoteByType, type ChannelOffer } from '../../src/domain/freight.ts';
 
-const ch = (code: string, type: ChannelOffer['type'], warehouseCodes: string[], countries: string[], baseFeeCents: number, perKgFeeCents: number, min: number, max: number): ChannelOffer => ({
-  code, name: code, type, warehouseCodes, countries, baseFeeCents, perKgFeeCents, deliveryDaysMin: min, deliveryDaysMax: max,
+const ch = (
+  code: string,
+  type: ChannelOffer['type'],
+  warehouseCodes: string[],
+  countries: string[],
+  baseFeeCents: number,
+  perKgFeeCents: number,
+  min: number,
+  max: number,
+): ChannelOffer => ({
+  code,
+  name: code,
+  type,
+  warehouseCodes,
+  countries,
+  baseFeeCents,
+  perKgFeeCents,
+  deliveryDaysMin: min,
+  deliveryDaysMax: max,
 });
 const CHANNELS = [
   ch('STD', 'Standard', ['G007', 'US01'], ['*'], 200, 150, 6, 10),
@@ -39,11 +56,22 @@ describe('freight (SPEC §4.5)', () => {
   });
 
   it('lists serving channels by delivery time then price', () => {
-    assert.deepEqual(channelsFor(CHANNELS, 'G007', 'US', 500).map((c) => c.code), ['EXP', 'STD', 'STD2']);
+    assert.deepEqual(
+      channelsFor(CHANNELS, 'G007', 'US', 500).map((c) => c.code),
+      ['EXP', 'STD', 'STD2'],
+    );
   });
 
   it('quotes per channel type over every group', () => {
-    const q = quoteByType(CHANNELS, [{ warehouseCode: 'G007', weightGrams: 1000 }, { warehouseCode: 'US01', weightGrams: 1000 }], 'US', ['Standard', 'Express', 'Expedited']);
+    const q = quoteByType(
+      CHANNELS,
+      [
+        { warehouseCode: 'G007', weightGrams: 1000 },
+        { warehouseCode: 'US01', weightGrams: 1000 },
+      ],
+      'US',
+      ['Standard', 'Express', 'Expedited'],
+    );
     assert.deepEqual(q, [
       { channelType: 'Standard', freightCents: 350 + 350, deliveryDaysMin: 6, deliveryDaysMax: 10 },
       { channelType: 'Express', freightCents: 1750 + 1150, deliveryDaysMin: 3, deliveryDaysMax: 5 },

@@ -46,7 +46,8 @@ describe('canonical SKUs, countries, ids', () => {
     assert.equal(parseId('1'), 1);
     assert.equal(parseId('007'), 7);
     assert.equal(parseId('9007199254740991'), 9007199254740991);
-    for (const bad of ['0', '', '-1', '1.0', '1e3', '0x1', ' 1', '9007199254740992', '9007199254740993', '12345678901234567']) assert.equal(parseId(bad), null, bad);
+    for (const bad of ['0', '', '-1', '1.0', '1e3', '0x1', ' 1', '9007199254740992', '9007199254740993', '12345678901234567'])
+      assert.equal(parseId(bad), null, bad);
     assert.deepEqual(coerceValue('id', '0042'), { ok: true, value: '42' });
     assert.equal(coerceValue('id', '9007199254740993').ok, false);
   });

@@ -1,12 +1,26 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeOrderCursor, encodeOrderCursor, noFilters, sameFilters, sortModeOf, type OrderCursor, type OrderFilters } from '../../src/domain/order-cursor.ts';
+import {
+  decodeOrderCursor,
+  encodeOrderCursor,
+  noFilters,
+  sameFilters,
+  sortModeOf,
+  type OrderCursor,
+  type OrderFilters,
+} from '../../src/domain/order-cursor.ts';
 
 const NONE: OrderFilters = { ids: null, createStart: null, createEnd: null, updateStart: null, updateEnd: null, merchantId: null };
 
 describe('order cursor (SPEC §4.6)', () => {
   it('round-trips and stays opaque', () => {
-    const c: OrderCursor = { mode: 'updated', after: [1_700_000_000_123, 1_000_000_000_042], filters: { ...NONE, ids: [1, 5], updateStart: 0, merchantId: 7 }, pageSize: 25, page: 3 };
+    const c: OrderCursor = {
+      mode: 'updated',
+      after: [1_700_000_000_123, 1_000_000_000_042],
+      filters: { ...NONE, ids: [1, 5], updateStart: 0, merchantId: 7 },
+      pageSize: 25,
+      page: 3,
+    };
     const text = encodeOrderCursor(c);
     assert.match(text, /^oc1_[A-Za-z0-9_-]+$/);
     assert.deepEqual(decodeOrderCursor(text), c);

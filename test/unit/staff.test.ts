@@ -10,7 +10,9 @@ describe('console roles (one table: src/domain/staff.ts)', () => {
     assert.ok(can('support', 'refunds:review') && can('support', 'orders:read') && can('support', 'merchants:read') && can('support', 'webhooks:manage'));
     assert.ok(!can('support', 'merchants:write') && !can('support', 'orders:fulfil') && !can('support', 'stock:adjust') && !can('support', 'staff:manage'));
     assert.ok(can('warehouse', 'orders:fulfil') && can('warehouse', 'stock:adjust') && can('warehouse', 'import:run'));
-    assert.ok(!can('warehouse', 'refunds:review') && !can('warehouse', 'refunds:read') && !can('warehouse', 'merchants:read') && !can('warehouse', 'audit:read'));
+    assert.ok(
+      !can('warehouse', 'refunds:review') && !can('warehouse', 'refunds:read') && !can('warehouse', 'merchants:read') && !can('warehouse', 'audit:read'),
+    );
     for (const role of STAFF_ROLES) for (const p of ROLE_PERMISSIONS[role]) assert.ok((PERMISSIONS as readonly string[]).includes(p));
   });
 
@@ -22,7 +24,10 @@ describe('console roles (one table: src/domain/staff.ts)', () => {
     assert.equal(consoleRouteFor('HEAD', '/console')?.permission, 'dashboard:read');
     assert.equal(consoleRouteFor('GET', '/console/secret'), undefined);
     // Only sign-in and the static assets are open without a session.
-    assert.deepEqual(CONSOLE_ROUTES.filter((r) => r.permission === 'public').map((r) => `${r.method} ${r.path}`), ['GET /sign-in', 'POST /sign-in', 'GET /assets/:file']);
+    assert.deepEqual(
+      CONSOLE_ROUTES.filter((r) => r.permission === 'public').map((r) => `${r.method} ${r.path}`),
+      ['GET /sign-in', 'POST /sign-in', 'GET /assets/:file'],
+    );
   });
 });
 

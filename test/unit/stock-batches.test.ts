@@ -41,8 +41,19 @@ describe('stock.changed batches', () => {
   it('splits at `max` distinct pairs into consecutive ranges, each the exact state of its pairs at its cursor', () => {
     const r = rows(['A', 'G1', 1], ['B', 'G1', 1], ['A', 'G1', 2], ['C', 'G1', 1], ['B', 'G1', 2], ['D', 'G1', 1], ['A', 'G1', 3]);
     const plan = planStockBatches(r, START, null, true, 2);
-    assert.deepEqual(plan.batches.map(entries), [['B/G1=1', 'A/G1=2'], ['C/G1=1', 'B/G1=2'], ['D/G1=1', 'A/G1=3']]);
-    assert.deepEqual(plan.batches.map((b) => [b.from, b.to]), [[START, pos(r[2])], [pos(r[2]), pos(r[4])], [pos(r[4]), pos(r[6])]]);
+    assert.deepEqual(plan.batches.map(entries), [
+      ['B/G1=1', 'A/G1=2'],
+      ['C/G1=1', 'B/G1=2'],
+      ['D/G1=1', 'A/G1=3'],
+    ]);
+    assert.deepEqual(
+      plan.batches.map((b) => [b.from, b.to]),
+      [
+        [START, pos(r[2])],
+        [pos(r[2]), pos(r[4])],
+        [pos(r[4]), pos(r[6])],
+      ],
+    );
     const final = new Map<string, number>();
     for (const x of r) final.set(`${x.sku}/${x.warehouseCode}`, x.qty);
     assert.deepEqual(apply(new Map(), plan.batches), final);
@@ -76,7 +87,13 @@ describe('stock.changed batches', () => {
       { seq: 7, id: 72, sku: 'C', warehouseCode: 'G1', qty: 1, at: 1 },
     ];
     const first = planStockBatches(commit, START, null, true, 2);
-    assert.deepEqual(first.batches.map((b) => b.to), [{ seq: 7, id: 71 }, { seq: 7, id: 72 }]);
+    assert.deepEqual(
+      first.batches.map((b) => b.to),
+      [
+        { seq: 7, id: 71 },
+        { seq: 7, id: 72 },
+      ],
+    );
     assert.deepEqual(entries(planStockBatches(commit, { seq: 7, id: 71 }, null, true).batches[0]), ['C/G1=1']);
   });
 
@@ -88,7 +105,10 @@ describe('stock.changed batches', () => {
     batcher.push(r.slice(3));
     assert.equal(batcher.full, true);
     const plan = batcher.finish(false);
-    assert.deepEqual(plan.batches.map(entries), [['A/G1=1', 'B/G1=1'], ['C/G1=1', 'D/G1=1']]);
+    assert.deepEqual(plan.batches.map(entries), [
+      ['A/G1=1', 'B/G1=1'],
+      ['C/G1=1', 'D/G1=1'],
+    ]);
     assert.deepEqual(plan.position, pos(r[3]), 'E and F wait');
     // A filtered endpoint gathers across windows into one batch.
     const few = new StockBatcher(START, new Set(['A', 'F']), 2);

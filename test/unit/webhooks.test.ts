@@ -12,7 +12,11 @@ describe('verifyWebhook and signing, against the standardwebhooks library', () =
   const ts = Math.floor(now / 1000);
 
   it('verifies what the library signs', () => {
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': new Webhook(secret).sign('msg_1', new Date(ts * 1000), body) };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(ts),
+      'webhook-signature': new Webhook(secret).sign('msg_1', new Date(ts * 1000), body),
+    };
     assert.deepEqual(verifyWebhook(headers, body, secret), JSON.parse(body));
     assert.deepEqual(verifyWebhook(new Headers(headers), Buffer.from(body), secret), JSON.parse(body), 'a Headers object and a Buffer body');
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
@@ -30,7 +34,8 @@ describe('verifyWebhook and signing, against the standardwebhooks library', () =
 
   it('refuses tampering, another secret, stale or future timestamps and missing headers', () => {
     const headers = signedHeaders([secret], 'msg_3', ts, body);
-    const refused = (h: Record<string, string>, b = body, s = secret, options = {}) => assert.throws(() => verifyWebhook(h, b, s, options), WebhookVerificationError);
+    const refused = (h: Record<string, string>, b = body, s = secret, options = {}) =>
+      assert.throws(() => verifyWebhook(h, b, s, options), WebhookVerificationError);
     refused(headers, body.replace('"1"', '"2"'));
     refused(headers, body, newWebhookSecret());
     refused({ ...headers, 'webhook-id': 'msg_4' });
@@ -45,18 +50,36 @@ describe('verifyWebhook and signing, against the standardwebhooks library', () =
 
 describe('retry schedule', () => {
   it('retries first within 10 s, then backs off exponentially with jitter up to 4 h', () => {
-    assert.equal(retryDelayMs(1, () => 0), FIRST_RETRY_MS / 2);
-    assert.equal(retryDelayMs(1, () => 1), FIRST_RETRY_MS);
+    assert.equal(
+      retryDelayMs(1, () => 0),
+      FIRST_RETRY_MS / 2,
+    );
+    assert.equal(
+      retryDelayMs(1, () => 1),
+      FIRST_RETRY_MS,
+    );
     const nominal = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => retryDelayMs(n, () => 1));
     assert.deepEqual(nominal.slice(0, 4), [10_000, 30_000, 90_000, 270_000]);
     assert.ok(nominal.every((d, i) => i === 0 || d >= nominal[i - 1]));
-    assert.equal(retryDelayMs(30, () => 1), MAX_RETRY_DELAY_MS);
+    assert.equal(
+      retryDelayMs(30, () => 1),
+      MAX_RETRY_DELAY_MS,
+    );
   });
 
   it('stops at the end of the window, with the last retry on its last moment', () => {
-    assert.equal(nextAttemptAt(1, 1000, 1_000_000, () => 1), 11_000);
-    assert.equal(nextAttemptAt(9, 900_000, 1_000_000, () => 1), 1_000_000);
-    assert.equal(nextAttemptAt(9, 1_000_000, 1_000_000, () => 1), null);
+    assert.equal(
+      nextAttemptAt(1, 1000, 1_000_000, () => 1),
+      11_000,
+    );
+    assert.equal(
+      nextAttemptAt(9, 900_000, 1_000_000, () => 1),
+      1_000_000,
+    );
+    assert.equal(
+      nextAttemptAt(9, 1_000_000, 1_000_000, () => 1),
+      null,
+    );
   });
 });
 

@@ -115,7 +115,9 @@ export class StockistClient {
   /** The category tree; revalidated with its ETag, so an unchanged tree costs a 304. */
   async getCategories(): Promise<ResponseData<'getCategories'>> {
     const cached = this.categories;
-    const { data, response } = await this.call<ResponseData<'getCategories'>>('GET', '/v1/product/category', { headers: cached ? { 'If-None-Match': cached.etag } : {} });
+    const { data, response } = await this.call<ResponseData<'getCategories'>>('GET', '/v1/product/category', {
+      headers: cached ? { 'If-None-Match': cached.etag } : {},
+    });
     if (response.status === 304 && cached) return cached.data;
     const etag = response.headers.get('etag');
     this.categories = etag ? { etag, data } : null;
@@ -225,7 +227,13 @@ export class StockistClient {
   }
 
   async retryWebhookDelivery(id: string, deliveryId: string, options: PostOptions = {}): Promise<ResponseData<'retryWebhookDelivery'>> {
-    return (await this.call<ResponseData<'retryWebhookDelivery'>>('POST', `/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, { ...options })).data;
+    return (
+      await this.call<ResponseData<'retryWebhookDelivery'>>(
+        'POST',
+        `/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
+        { ...options },
+      )
+    ).data;
   }
 
   // ---- tokens ----------------------------------------------------------------------------
@@ -243,7 +251,9 @@ export class StockistClient {
   }
 
   /** `POST /oauth/token` with the client's credentials (HTTP Basic); the raw RFC 6749 response. */
-  async fetchToken(grant: { grant_type: 'client_credentials'; scope?: string } | { grant_type: 'refresh_token'; refresh_token: string; scope?: string }): Promise<TokenResponse> {
+  async fetchToken(
+    grant: { grant_type: 'client_credentials'; scope?: string } | { grant_type: 'refresh_token'; refresh_token: string; scope?: string },
+  ): Promise<TokenResponse> {
     const form = new URLSearchParams(Object.entries(grant).filter(([, v]) => v !== undefined) as [string, string][]);
     const basic = Buffer.from(`${encodeURIComponent(this.options.clientId ?? '')}:${encodeURIComponent(this.options.clientSecret ?? '')}`).toString('base64');
     const { data } = await this.call<TokenResponse>('POST', '/oauth/token', { form, auth: false, headers: { authorization: `Basic ${basic}` }, raw: true });

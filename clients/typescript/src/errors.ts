@@ -18,7 +18,14 @@ export class StockistError extends Error {
   /** Seconds from `Retry-After`, when the server sent one. */
   readonly retryAfterSeconds: number | null;
 
-  constructor(init: { status: number; code: number | string; message: string; errors?: FieldError[]; requestId?: string | null; retryAfterSeconds?: number | null }) {
+  constructor(init: {
+    status: number;
+    code: number | string;
+    message: string;
+    errors?: FieldError[];
+    requestId?: string | null;
+    retryAfterSeconds?: number | null;
+  }) {
     super(init.message);
     this.name = 'StockistError';
     this.status = init.status;
@@ -64,7 +71,19 @@ export async function errorFromResponse(response: Response): Promise<StockistErr
     });
   }
   if (body && typeof body.error === 'string') {
-    return new StockistError({ status: response.status, code: body.error, message: String(body.error_description ?? body.error), requestId, retryAfterSeconds });
+    return new StockistError({
+      status: response.status,
+      code: body.error,
+      message: String(body.error_description ?? body.error),
+      requestId,
+      retryAfterSeconds,
+    });
   }
-  return new StockistError({ status: response.status, code: response.status * 100, message: `HTTP ${response.status}: ${text.slice(0, 200)}`, requestId, retryAfterSeconds });
+  return new StockistError({
+    status: response.status,
+    code: response.status * 100,
+    message: `HTTP ${response.status}: ${text.slice(0, 200)}`,
+    requestId,
+    retryAfterSeconds,
+  });
 }

@@ -1,6 +1,17 @@
 import type { RouteOptions } from 'fastify';
 import pkg from '../../../package.json' with { type: 'json' };
-import { AddressBody, ChannelQuote, ChannelTypeQuote, CreateOrderBody, FulfillmentRecord, OrderItemBody, OrderItemRecord, OrderRecord, QuoteBody, SplitOrderRecord } from '../../schemas/orders.ts';
+import {
+  AddressBody,
+  ChannelQuote,
+  ChannelTypeQuote,
+  CreateOrderBody,
+  FulfillmentRecord,
+  OrderItemBody,
+  OrderItemRecord,
+  OrderRecord,
+  QuoteBody,
+  SplitOrderRecord,
+} from '../../schemas/orders.ts';
 import { CatalogProduct, WarehouseInfo } from '../../schemas/catalog.ts';
 import { ErrorEnvelope } from '../../schemas/common.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../schemas/oauth.ts';
@@ -106,7 +117,10 @@ class SchemaNamer {
     if (Array.isArray(value)) return value.map((v) => this.rewriteRefs(v, defs));
     if (value === null || typeof value !== 'object') return value;
     return Object.fromEntries(
-      Object.entries(value as Json).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && defs[v] ? `#/components/schemas/${this.cyclicName(v)}` : this.rewriteRefs(v, defs)]),
+      Object.entries(value as Json).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && defs[v] ? `#/components/schemas/${this.cyclicName(v)}` : this.rewriteRefs(v, defs),
+      ]),
     );
   }
 
@@ -125,9 +139,15 @@ function parameters(schema: Json | undefined, where: 'query' | 'path' | 'header'
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(schema.properties as Record<string, Json>).map(([name, prop]) => {
     const { description, ...rest } = prop;
-    const p: Json = { name: where === 'header' ? (HEADER_NAMES[name] ?? name) : name, in: where, required: where === 'path' || required.has(name), schema: namer.convert(rest) };
+    const p: Json = {
+      name: where === 'header' ? (HEADER_NAMES[name] ?? name) : name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      schema: namer.convert(rest),
+    };
     if (where === 'header' && name === 'idempotency-key') {
-      p.description = 'Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID.';
+      p.description =
+        'Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID.';
     } else if (description) p.description = description;
     return p;
   });
@@ -176,7 +196,16 @@ function errorResponses(): Record<string, Json> {
           examples: Object.fromEntries(
             entries.map((e) => [
               String(e.code),
-              { summary: e.when, value: { code: e.code, message: e.example.message, data: null, requestId: 'req_5f0c9d2be4a84d0f9f1b8a3c6e7d2a10', ...(e.example.errors ? { errors: e.example.errors } : {}) } },
+              {
+                summary: e.when,
+                value: {
+                  code: e.code,
+                  message: e.example.message,
+                  data: null,
+                  requestId: 'req_5f0c9d2be4a84d0f9f1b8a3c6e7d2a10',
+                  ...(e.example.errors ? { errors: e.example.errors } : {}),
+                },
+              },
             ]),
           ),
         },
@@ -218,7 +247,9 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
   const oauth = url === `${MERCHANT_PREFIX}/oauth/token`;
   const entry = merchantRouteFor(method, url);
   const op: Json = {
-    operationId: schema.operationId ?? `${method.toLowerCase()}${openApiPath(url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId:
+      schema.operationId ??
+      `${method.toLowerCase()}${openApiPath(url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: schema.summary ?? `${method} ${openApiPath(url)}`,
     ...(schema.description ? { description: schema.description } : {}),
     tags: schema.tags ?? ['Merchant'],
@@ -243,13 +274,19 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
       continue;
     }
     const headers: Json = oauth ? { 'Cache-Control': { schema: { type: 'string', const: 'no-store' } } } : { ...SUCCESS_HEADERS };
-    if (op.operationId === 'getCategories') headers.ETag = { description: 'send it back in If-None-Match to get 304 when nothing changed', schema: { type: 'string' } };
-    if (schema.headers) headers['Idempotent-Replayed'] = { description: '`true` when this is a replay of an earlier response', schema: { type: 'string', const: 'true' } };
+    if (op.operationId === 'getCategories')
+      headers.ETag = { description: 'send it back in If-None-Match to get 304 when nothing changed', schema: { type: 'string' } };
+    if (schema.headers)
+      headers['Idempotent-Replayed'] = { description: '`true` when this is a replay of an earlier response', schema: { type: 'string', const: 'true' } };
     responses[status] = { description, headers, content: { 'application/json': { schema: namer.convert(response) } } };
   }
   if (Object.keys(declared).length === 0) {
     // A route that has not declared its response yet: documented as the envelope around anything.
-    responses['200'] = { description: 'success', headers: SUCCESS_HEADERS, content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } } };
+    responses['200'] = {
+      description: 'success',
+      headers: SUCCESS_HEADERS,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } },
+    };
   }
   if (oauth) {
     for (const status of [...new Set(OAUTH_ERRORS.map((e) => e.status))]) responses[String(status)] = { $ref: `#/components/responses/OAuthError${status}` };
@@ -283,7 +320,7 @@ const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
   'refund.failed': 'A refund was rejected; `refund.failureReason` says why.',
   'split_order.shipped': 'A split order left its warehouse; `order` is the order record as committed with the shipment.',
   'split_order.delivered': 'A split order was delivered.',
-  'order.cancelled': 'A successful refund cancelled the whole order (sent after that refund\'s event).',
+  'order.cancelled': "A successful refund cancelled the whole order (sent after that refund's event).",
   'stock.changed':
     'Stock moved (orders, refunds, operator changes, imports). Coalesced: at most one delivery per endpoint per interval (5 s by default), ' +
     'each (sku, warehouse) once with its latest quantity, at most 500 changes (more → several deliveries). Deliveries of one endpoint go out ' +
@@ -345,7 +382,7 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
       schemas: {
         Envelope: {
           type: 'object',
-          description: 'The envelope around every success body; `data` is the operation\'s payload.',
+          description: "The envelope around every success body; `data` is the operation's payload.",
           required: ['code', 'message', 'data'],
           properties: { code: { type: 'integer', const: 10000 }, message: { type: 'string', const: 'success' }, data: {} },
         },
@@ -353,7 +390,10 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
       },
       responses: errorResponses(),
       headers: {
-        'X-Request-Id': { description: "the request's id (the client's own when it sent a sane X-Request-Id); quote it to support", schema: { type: 'string' } },
+        'X-Request-Id': {
+          description: "the request's id (the client's own when it sent a sane X-Request-Id); quote it to support",
+          schema: { type: 'string' },
+        },
         'RateLimit-Limit': { description: "the token's burst size", schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'requests left in the bucket', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'seconds until the bucket is full again', schema: { type: 'integer' } },
@@ -364,7 +404,8 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
         merchantBearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'A merchant access token (`stk_test_…` in sandbox, `stk_live_…` in production): from the token endpoint or issued by the operator. Each operation lists the scope it needs.',
+          description:
+            'A merchant access token (`stk_test_…` in sandbox, `stk_live_…` in production): from the token endpoint or issued by the operator. Each operation lists the scope it needs.',
         },
         oauth2: {
           type: 'oauth2',

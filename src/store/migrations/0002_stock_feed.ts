@@ -15,7 +15,11 @@ import type { MigrationContext } from './helpers.ts';
  */
 export async function up({ db, dialect }: MigrationContext): Promise<void> {
   await db.schema.alterTable('stock_ledger').addColumn('commit_seq', 'bigint').execute();
-  await db.schema.createTable('stock_feed_head').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('seq', 'bigint', (c) => c.notNull()).execute();
+  await db.schema
+    .createTable('stock_feed_head')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('seq', 'bigint', (c) => c.notNull())
+    .execute();
 
   if (dialect === 'postgres') {
     // Rows written before the feed existed are already committed: their id order is final.
@@ -48,5 +52,9 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     await db.schema.createIndex('stock_ledger_feed_wh_idx').on('stock_ledger').columns(['warehouse_id', 'id']).execute();
   }
   // The stock query's time window reads the ledger's time range, per product, from the index alone.
-  await db.schema.createIndex('stock_ledger_time_idx').on('stock_ledger').columns(['created_at', 'product_id', dialect === 'postgres' ? 'commit_seq' : 'id']).execute();
+  await db.schema
+    .createIndex('stock_ledger_time_idx')
+    .on('stock_ledger')
+    .columns(['created_at', 'product_id', dialect === 'postgres' ? 'commit_seq' : 'id'])
+    .execute();
 }

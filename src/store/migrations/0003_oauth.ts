@@ -6,7 +6,10 @@ import { notNull, withId, type MigrationContext } from './helpers.ts';
  * detected reuse revokes them too); refresh tokens have their own table.
  */
 export async function up({ db, dialect }: MigrationContext): Promise<void> {
-  await db.schema.alterTable('api_tokens').addColumn('kind', 'text', (c) => c.notNull().defaultTo('operator')).execute();
+  await db.schema
+    .alterTable('api_tokens')
+    .addColumn('kind', 'text', (c) => c.notNull().defaultTo('operator'))
+    .execute();
   await db.schema.alterTable('api_tokens').addColumn('family_id', 'text').execute();
   await db.schema.createIndex('api_tokens_family_idx').on('api_tokens').column('family_id').execute();
 

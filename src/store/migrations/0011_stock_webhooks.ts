@@ -26,13 +26,19 @@ export async function up(ctx: MigrationContext): Promise<void> {
   const { db, dialect } = ctx;
   // One column per statement: SQLite's ALTER TABLE adds one at a time.
   await db.schema.alterTable('webhook_endpoints').addColumn('skus', 'text').execute();
-  await db.schema.alterTable('webhook_endpoints').addColumn('stock_filter_rev', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('webhook_endpoints')
+    .addColumn('stock_filter_rev', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('webhook_endpoints').addColumn('stock_after_seq', 'bigint').execute();
   await db.schema.alterTable('webhook_endpoints').addColumn('stock_after_id', 'bigint').execute();
   await db.schema.alterTable('webhook_endpoints').addColumn('stock_due_at', 'bigint').execute();
   await withId(db.schema.createTable('stock_batches'), dialect).addColumn('payload', 'text', notNull).addColumn('created_at', 'bigint', notNull).execute();
   await startIdsAfter(ctx, 'stock_batches', STOCK_BATCH_ID_START);
-  await db.schema.alterTable('webhook_events').addColumn('stock_batch_id', 'bigint', (c) => c.references('stock_batches.id')).execute();
+  await db.schema
+    .alterTable('webhook_events')
+    .addColumn('stock_batch_id', 'bigint', (c) => c.references('stock_batches.id'))
+    .execute();
   await db.schema.alterTable('webhook_deliveries').addColumn('cursor_from', 'text').execute();
   await db.schema.alterTable('webhook_deliveries').addColumn('cursor_to', 'text').execute();
   // The "is an earlier delivery of this lane still open?" check, now with the status in the key:

@@ -25,8 +25,14 @@ import type { MigrationContext } from './helpers.ts';
  */
 export async function up({ db, dialect }: MigrationContext): Promise<void> {
   await db.schema.alterTable('stock_ledger').addColumn('time_mark', 'bigint').execute();
-  await db.schema.alterTable('stock_feed_head').addColumn('time_mark', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('stock_feed_head').addColumn('time_lag', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('stock_feed_head')
+    .addColumn('time_mark', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('stock_feed_head')
+    .addColumn('time_lag', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   const pos = dialect === 'postgres' ? sql`commit_seq, id` : sql`id`;
   // Rows already there, in commit order (on PostgreSQL the committed ones: others stamp their own).
@@ -112,7 +118,11 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
   }
 
   // The window's two seeks; the rows between them are read through the feed's (commit order) indexes.
-  await db.schema.createIndex('stock_ledger_mark_idx').on('stock_ledger').columns(dialect === 'postgres' ? ['time_mark', 'commit_seq', 'id'] : ['time_mark', 'id']).execute();
+  await db.schema
+    .createIndex('stock_ledger_mark_idx')
+    .on('stock_ledger')
+    .columns(dialect === 'postgres' ? ['time_mark', 'commit_seq', 'id'] : ['time_mark', 'id'])
+    .execute();
   // A window over a list of SKUs reads those SKUs' rows in it (the whole-window time index goes).
   await sql`drop index stock_ledger_time_idx`.execute(db);
   await db.schema.createIndex('stock_ledger_product_time_idx').on('stock_ledger').columns(['product_id', 'created_at']).execute();

@@ -11,10 +11,7 @@ export interface MigrationContext {
  * A database-generated BIGINT key that is never reused: AUTOINCREMENT on SQLite (plain rowids may
  * be reused after a delete), an identity column on PostgreSQL.
  */
-export function withId<T extends string>(
-  table: CreateTableBuilder<T, never>,
-  dialect: Dialect,
-): CreateTableBuilder<T, 'id'> {
+export function withId<T extends string>(table: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'id'> {
   return dialect === 'sqlite'
     ? table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
     : table.addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity());

@@ -17,7 +17,16 @@ import { resumeSession, signIn, signOut, staffActor, type ConsoleUser } from '..
 import { dashboard } from '../../services/dashboard.service.ts';
 import { listRefundsForOperator, reviewRefund } from '../../services/refunds.service.ts';
 import type { Store } from '../../store/db.ts';
-import { clearSessionCookie, cookieName, installHtmlErrors, installPageHeaders, isSecure, readCookie, sameOriginProblem, setSessionCookie } from '../foundation.ts';
+import {
+  clearSessionCookie,
+  cookieName,
+  installHtmlErrors,
+  installPageHeaders,
+  isSecure,
+  readCookie,
+  sameOriginProblem,
+  setSessionCookie,
+} from '../foundation.ts';
 import { webResource } from '../resources.ts';
 import { CONSOLE_PREFIX, consoleRouteFor } from './console-routes.ts';
 
@@ -70,7 +79,8 @@ const isFormBody = (request: FastifyRequest) => {
 };
 
 /** Seconds until a bucket that refused has a token again. */
-const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) => Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
+const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) =>
+  Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
 
 /**
  * The operator console (SPEC §14), server-rendered with Eta, htmx for in-place updates. Sessions,
@@ -123,7 +133,8 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     if (!can(user.role, permission)) throw forbidden(`the ${user.role} role may not do this (${permission})`);
     if (request.method === 'POST') {
       const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf ?? request.headers['x-csrf-token'];
-      if (typeof sent !== 'string' || !secretsEqual(sent, user.csrfSecret)) throw forbidden('refused: the form’s security token is missing or out of date; reload the page and try again');
+      if (typeof sent !== 'string' || !secretsEqual(sent, user.csrfSecret))
+        throw forbidden('refused: the form’s security token is missing or out of date; reload the page and try again');
     }
   });
 
@@ -146,7 +157,10 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     const account = await buckets.take(`console:acct:${hashSecret(emailKey(email)).slice(0, 32)}`, SIGN_IN_LIMITS.account, 1);
     const address = await buckets.take(`console:addr:${request.ip}`, SIGN_IN_LIMITS.address, 1);
     if (!account.allowed || !address.allowed) {
-      const wait = Math.max(account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account), address.allowed ? 0 : retryAfter(address.tokens, SIGN_IN_LIMITS.address));
+      const wait = Math.max(
+        account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account),
+        address.allowed ? 0 : retryAfter(address.tokens, SIGN_IN_LIMITS.address),
+      );
       request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in limited');
       reply.header('Retry-After', String(wait));
       return page(reply, 429, 'sign-in', { title: 'Sign in', email, error: `Too many sign-in attempts; try again in ${wait} s.` });

@@ -10,18 +10,33 @@ import type { Store } from '../../../store/db.ts';
 import { allMerchants } from '../../../store/tenancy.ts';
 
 /** Operator fulfilment and refund review (SPEC §5.3–5.4, §7). */
-export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (app, { store, config, adminApiKey }) => {
+export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
+  app,
+  { store, config, adminApiKey },
+) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
   app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
     getOrder(allMerchants(db), String(await shipSplitOrder(db, request.params.id, request.body))),
   );
-  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) => getOrder(allMerchants(db), String(await deliverSplitOrder(db, request.params.id))));
+  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) =>
+    getOrder(allMerchants(db), String(await deliverSplitOrder(db, request.params.id))),
+  );
 
   app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
-    listRefundsForOperator(db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50, Date.now(), request.query.manualReview ?? null),
+    listRefundsForOperator(
+      db,
+      config,
+      request.query.status ?? null,
+      request.query.pageNumber ?? 1,
+      request.query.pageSize ?? 50,
+      Date.now(),
+      request.query.manualReview ?? null,
+    ),
   );
-  app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) => reviewRefund(db, request.params.refundNo, { approve: true }, actor(request)));
+  app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
+    reviewRefund(db, request.params.refundNo, { approve: true }, actor(request)),
+  );
   app.post('/refunds/:refundNo/reject', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
     reviewRefund(db, request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }, actor(request)),
   );

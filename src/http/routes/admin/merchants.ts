@@ -22,7 +22,13 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
 
   app.post('/merchants/:id/tokens', { schema: { params: IdParams, body: TokenBody } }, async (request) => {
     const t = await issueToken(db, config.env, Number(request.params.id), request.body ?? {}, Date.now());
-    return { tokenId: String(t.tokenId), merchantId: String(t.merchantId), accessToken: t.accessToken, scopes: t.scopes, expiresAt: formatInstant(t.expiresAt) };
+    return {
+      tokenId: String(t.tokenId),
+      merchantId: String(t.merchantId),
+      accessToken: t.accessToken,
+      scopes: t.scopes,
+      expiresAt: formatInstant(t.expiresAt),
+    };
   });
   app.delete('/tokens/:tokenId', { schema: { params: TokenIdParams } }, async (request) => {
     const r = await revokeToken(db, Number(request.params.tokenId), Date.now());

@@ -20,12 +20,18 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async 
     const { tree, etag } = await categoryTree(db);
     // Clients may keep the tree but must revalidate: categories change without notice.
     reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
-    if (etagMatches(request.headers['if-none-match'], etag)) // No body: the 304 schema (null) only documents that.
-    return reply.code(304).send(undefined as never);
+    if (etagMatches(request.headers['if-none-match'], etag))
+      // No body: the 304 schema (null) only documents that.
+      return reply.code(304).send(undefined as never);
     return tree;
   });
 
-  const warehouseSchema = { operationId: 'getWarehouses', summary: 'Warehouses and their countries', tags: ['Catalogue'], response: MerchantResponses(WarehouseList) };
+  const warehouseSchema = {
+    operationId: 'getWarehouses',
+    summary: 'Warehouses and their countries',
+    tags: ['Catalogue'],
+    response: MerchantResponses(WarehouseList),
+  };
   app.get('/v1/product/countryAndWarehouse', { schema: warehouseSchema, config: { scope: 'catalog:read' } }, async () => warehouseList(db));
 
   const productsSchema = {

@@ -26,7 +26,10 @@ const ORDERS = ['Orders'];
 export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
   const deps = { store, config };
 
-  for (const [url, operationId] of [['/v1/order/orders', 'createOrder'], ['/v2/order/orders', 'createOrderV2']] as const) {
+  for (const [url, operationId] of [
+    ['/v1/order/orders', 'createOrder'],
+    ['/v2/order/orders', 'createOrderV2'],
+  ] as const) {
     const schema = {
       operationId,
       summary: operationId === 'createOrder' ? 'Create an order' : 'Create an order (v2 alias of POST /v1/order/orders)',
@@ -63,7 +66,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     body: QuoteBody,
     response: MerchantResponses(ChannelTypeQuoteList),
   };
-  app.post('/v2/order/orders/automaticSplit/channel', { schema: typeSchema, config: { scope: 'orders:read' } }, async (request) => quoteChannelTypes(deps, request.body));
+  app.post('/v2/order/orders/automaticSplit/channel', { schema: typeSchema, config: { scope: 'orders:read' } }, async (request) =>
+    quoteChannelTypes(deps, request.body),
+  );
 
   const querySchema = {
     operationId: 'queryOrders',

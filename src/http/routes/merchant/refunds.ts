@@ -25,7 +25,14 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     response: MerchantResponses(RefundNo),
   };
   app.post('/v2/order/orders/:id/refund', { schema: requestSchema, config: { scope: 'refunds:write', envelope: false } }, async (request, reply) => {
-    const result = await requestRefund({ store }, request.principal!.merchantId, request.params.id, request.body ?? {}, request.headers['idempotency-key'] ?? null, request.id);
+    const result = await requestRefund(
+      { store },
+      request.principal!.merchantId,
+      request.params.id,
+      request.body ?? {},
+      request.headers['idempotency-key'] ?? null,
+      request.id,
+    );
     return sendStored(reply, result);
   });
 

@@ -17,7 +17,15 @@ import {
   WebhookList,
   WebhookSecret,
 } from '../../../schemas/webhooks.ts';
-import { deleteWebhook, listDeliveries, listWebhooks, registerWebhook, replaceWebhook, retryDelivery, rotateSecret } from '../../../services/webhooks.service.ts';
+import {
+  deleteWebhook,
+  listDeliveries,
+  listWebhooks,
+  registerWebhook,
+  replaceWebhook,
+  retryDelivery,
+  rotateSecret,
+} from '../../../services/webhooks.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 
@@ -77,7 +85,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
   );
   app.delete(
     '/v1/webhooks/:id',
-    { schema: { operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint', tags: WEBHOOKS, params: WebhookIdParams, response: MerchantResponses(WebhookDeleted) } },
+    {
+      schema: {
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook endpoint',
+        tags: WEBHOOKS,
+        params: WebhookIdParams,
+        response: MerchantResponses(WebhookDeleted),
+      },
+    },
     async (request) => deleteWebhook(db, merchantOf(request), request.params.id),
   );
   app.post(

@@ -89,12 +89,9 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       const retryAfter = Math.max(1, Math.ceil(msUntil(taken.tokens, 1, failureLimits) / 1000));
       // Attempts still being checked hold their token too, so a burst of simultaneous requests larger
       // than the limit is refused in part even with the right secret: the message says so.
-      throw new OAuthError(
-        429,
-        'rate_limited',
-        `too many failed (or simultaneous) attempts for this client from this address; retry after ${retryAfter} s`,
-        { 'Retry-After': String(retryAfter) },
-      );
+      throw new OAuthError(429, 'rate_limited', `too many failed (or simultaneous) attempts for this client from this address; retry after ${retryAfter} s`, {
+        'Retry-After': String(retryAfter),
+      });
     }
     return async () => void (await buckets.take(key, failureLimits, -1).catch(() => undefined));
   }
@@ -139,9 +136,10 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       const giveBack = await countAttempt(request, credentials.clientId);
       let issued: IssuedTokens;
       try {
-        issued = refreshToken && body.grant_type === 'refresh_token'
-          ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, Date.now(), admitGrant)
-          : await clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now(), admitGrant);
+        issued =
+          refreshToken && body.grant_type === 'refresh_token'
+            ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, Date.now(), admitGrant)
+            : await clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now(), admitGrant);
       } catch (error) {
         // Only a wrong secret or a refresh token that does not work may be guessing.
         if (!(error instanceof OAuthError && COUNTED.has(error.error))) await giveBack();
