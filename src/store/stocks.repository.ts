@@ -137,10 +137,10 @@ export interface ChangedPageQuery {
 
 /**
  * Products with a ledger row (a stock change) in [start, end], with their stock rows (optionally
- * one warehouse's), ordered by their first change in
- * the window in commit order, then SKU. That position never moves once a product is in the
- * window, and products entering it later come after every product already there, so offset pages
- * neither skip nor repeat while stock changes (docs/decisions.md, "Stable stock pages").
+ * one warehouse's), ordered by their first change in the window in commit order, then SKU. That
+ * position never moves once a product is in the window, and products entering it later come after
+ * every product already there, so offset pages neither skip nor repeat while stock changes
+ * (docs/decisions.md, "Stable stock pages").
  *
  * A page reads the window's ledger rows in commit order from where the window starts until it
  * has its products, and `total` reads at most `totalCap + 1` of them — not the whole window
