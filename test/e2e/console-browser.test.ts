@@ -4,19 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createStaff } from '../../src/services/staff.service.ts';
+import { OUTPUT, chromiumSkip, localOnlyPage } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const OUTPUT = path.resolve(import.meta.dirname, '../../test-output');
-const SKIP = fs.existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does) to run the console browser test`;
+const SKIP = chromiumSkip('the console browser test');
 const PASSWORD = 'browser test passphrase';
 
 describe('operator console in a real browser', { skip: SKIP }, () => {
   it('signs in, shows the dashboard, approves a refund in place (htmx), all from local assets', { timeout: 180_000 }, async (t) => {
-    const { chromium } = await import('playwright-core');
     const app = await buildTestApp(t, 'sqlite', { REFUND_REVIEW: 'manual' });
     await createStaff(
       app.store.db,
@@ -32,30 +28,7 @@ describe('operator console in a real browser', { skip: SKIP }, () => {
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    t.after(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const foreign: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin)) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
-    const consoleErrors: string[] = [];
-    page.on('console', (msg) => void (msg.type() === 'error' && consoleErrors.push(msg.text())));
+    const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
 
     await page.goto(`${origin}/console`);
     assert.equal(new URL(page.url()).pathname, '/console/sign-in', 'without a session the console sends you to sign in');

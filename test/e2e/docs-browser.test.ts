@@ -3,17 +3,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { OUTPUT, chromiumSkip, localOnlyPage } from './browser.ts';
 import { buildTestApp } from '../helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const OUTPUT = path.resolve(import.meta.dirname, '../../test-output');
-const SKIP = fs.existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does) to run the docs page test`;
+const SKIP = chromiumSkip('the docs page test');
 
 describe('GET /docs in a real browser', { skip: SKIP }, () => {
   it('lists every operation from local assets only, and saves a screenshot', async (t) => {
-    const { chromium } = await import('playwright-core');
     const { app } = await buildTestApp(t, 'sqlite');
     await app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -22,31 +18,7 @@ describe('GET /docs in a real browser', { skip: SKIP }, () => {
     };
     const operations = Object.entries(spec.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })));
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    t.after(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
-    const foreign: string[] = [];
-    // Anything not served by Stockist itself is refused and remembered: the page must not need it.
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
-    const consoleErrors: string[] = [];
-    page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
+    const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 2000 });
 
     const response = await page.goto(`${origin}/docs`);
     assert.equal(response?.status(), 200);
