@@ -61,8 +61,11 @@ export interface IdempotencyScope {
   merchantId: number;
   /** The Idempotency-Key header, or null when the client sent none. */
   key: string | null;
-  /** Hash of the route and the normalised request. */
-  hash: string;
+  /**
+   * The route and the normalised request, hashed (requestHash) only when a key was sent: a
+   * request without one (most of them) never pays for hashing a large body.
+   */
+  request: unknown;
   requestId: string;
 }
 
@@ -110,16 +113,17 @@ export async function runIdempotent<T>(
   store.keysInFlight.add(local);
   try {
     // Most repeats are replays: answer them without a write transaction.
-    const stored = settled(await keys.findKey(store.db, ref), scope.hash, now());
+    const hash = requestHash(scope.request);
+    const stored = settled(await keys.findKey(store.db, ref), hash, now());
     if (stored) return stored;
     const outcome = await inTransaction(store.db, async (trx): Promise<StoredResponse | Refused> => {
       if (!(await keys.lockKey(trx, store.dialect, ref))) throw inFlight();
       const row = await keys.findKey(trx, ref);
-      const finished = settled(row, scope.hash, now());
+      const finished = settled(row, hash, now());
       if (finished) return finished;
       if (row) await keys.deleteKey(trx, ref);
       const save = (status: number, body: unknown) =>
-        keys.insertDoneKey(trx, ref, { requestHash: scope.hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
+        keys.insertDoneKey(trx, ref, { requestHash: hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
       await sql`savepoint idempotent_work`.execute(trx);
       try {
         const response = await run(trx);

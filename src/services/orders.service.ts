@@ -254,7 +254,7 @@ export async function placeOrder(deps: OrderDeps, merchantId: number, body: Crea
   const hash = requestHash(order);
   return runIdempotent(
     deps.store,
-    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'orders.create', hash }), requestId },
+    { merchantId, key: idempotencyKey, request: { route: 'orders.create', hash }, requestId },
     (trx) => createOrderIn(trx, deps.store.dialect, deps.config, merchantId, order, hash, Date.now()),
     (created) => ({ data: String(created.orderId), replayed: created.replayed }),
   );

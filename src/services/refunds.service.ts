@@ -19,7 +19,7 @@ import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts'
 import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
-import { RetryAttempt, requestHash, runIdempotent, type KeyStore } from './idempotency.service.ts';
+import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
 import { refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
@@ -62,7 +62,7 @@ export async function requestRefund(
   const normalized = { order: rawOrderId, reason, remark, entries };
   return runIdempotent(
     deps.store,
-    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'refunds.create', normalized }), requestId },
+    { merchantId, key: idempotencyKey, request: { route: 'refunds.create', normalized }, requestId },
     async (trx) => {
       const now = Date.now();
       const scope = forMerchant(trx, merchantId);

@@ -14,7 +14,7 @@ import type { Db, Handle } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
 import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
-import { requestHash, runIdempotent, type KeyStore, type StoredResponse } from './idempotency.service.ts';
+import { runIdempotent, type KeyStore, type StoredResponse } from './idempotency.service.ts';
 import { decodeCursor } from './stock-feed.service.ts';
 import { pageWindow } from '../domain/paging.ts';
 
@@ -95,7 +95,7 @@ export async function registerWebhook(
   const secret = newWebhookSecret();
   return runIdempotent(
     deps,
-    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.create', url: url.href, events, skus, cursor }), requestId },
+    { merchantId, key: idempotencyKey, request: { route: 'webhooks.create', url: url.href, events, skus, cursor }, requestId },
     async (trx) => {
       const scope = forMerchant(trx, merchantId);
       if ((await webhooks.countEndpoints(scope)) >= MAX_ENDPOINTS)
@@ -143,7 +143,7 @@ export async function replaceWebhook(
   const position = stock ? await feedPosition(deps, cursor) : null;
   return runIdempotent(
     deps,
-    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.replace', id: rawId, url: url.href, events, skus, cursor }), requestId },
+    { merchantId, key: idempotencyKey, request: { route: 'webhooks.replace', id: rawId, url: url.href, events, skus, cursor }, requestId },
     async (trx) => {
       const scope = forMerchant(trx, merchantId);
       const endpoint = await ownEndpoint(scope, rawId);
@@ -191,7 +191,7 @@ export async function rotateSecret(
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
-    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.rotate-secret', id: rawId }), requestId },
+    { merchantId, key: idempotencyKey, request: { route: 'webhooks.rotate-secret', id: rawId }, requestId },
     async (trx) => {
       const scope = forMerchant(trx, merchantId);
       const endpoint = await ownEndpoint(scope, rawId);
@@ -228,7 +228,7 @@ export async function retryDelivery(
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
-    { merchantId, key: idempotencyKey, hash: requestHash({ route: 'webhooks.retry-delivery', id: rawId, deliveryId: rawDeliveryId }), requestId },
+    { merchantId, key: idempotencyKey, request: { route: 'webhooks.retry-delivery', id: rawId, deliveryId: rawDeliveryId }, requestId },
     async (trx) => {
       const scope = forMerchant(trx, merchantId);
       const endpoint = await ownEndpoint(scope, rawId);

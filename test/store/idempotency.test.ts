@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { AppError } from '../../src/domain/errors.ts';
-import { purgeExpiredKeys, runIdempotent, type IdempotencyScope, type KeyStore } from '../../src/services/idempotency.service.ts';
+import { purgeExpiredKeys, requestHash, runIdempotent, type IdempotencyScope, type KeyStore } from '../../src/services/idempotency.service.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { DIALECTS, PG_URL, freshStore } from '../helpers.ts';
 
@@ -13,7 +13,7 @@ function gate() {
   return { opened, open };
 }
 
-const scope = (key: string, hash = 'h-1'): IdempotencyScope => ({ merchantId: 7, key, hash, requestId: 'req-test' });
+const scope = (key: string, hash = 'h-1'): IdempotencyScope => ({ merchantId: 7, key, request: hash, requestId: 'req-test' });
 const markers = async (store: Store) =>
   (await store.db.selectFrom('storage_probe').select('id').where('id', '>=', 1000).orderBy('id').execute()).map((r) => r.id);
 const writeMarker = (id: number) => async (trx: Parameters<Parameters<typeof runIdempotent>[2]>[0]) => {
@@ -137,7 +137,7 @@ for (const dialect of DIALECTS) {
           {
             merchant_id: 7,
             idempotency_key: 'expired',
-            request_hash: 'h-1',
+            request_hash: requestHash('h-1'),
             state: 'done',
             response_status: 200,
             response_body: '{"data":0}',
@@ -147,7 +147,7 @@ for (const dialect of DIALECTS) {
           {
             merchant_id: 7,
             idempotency_key: 'legacy',
-            request_hash: 'h-1',
+            request_hash: requestHash('h-1'),
             state: 'in_flight',
             response_status: null,
             response_body: null,
