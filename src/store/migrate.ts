@@ -52,7 +52,13 @@ class MigrationFailed extends Error {}
 
 /** Applies pending migrations; returns the names applied by this call. */
 export async function migrateToLatest(store: Store): Promise<string[]> {
-  const { error, results }: MigrationResultSet = await migrator(store).migrateToLatest();
+  let { error, results }: MigrationResultSet = await migrator(store).migrateToLatest();
+  // Kysely checks its bookkeeping tables by introspecting every schema of the database; another
+  // schema dropped in that instant (test runs, other tenants) fails the check with "… does not
+  // exist" before anything of ours ran. Nothing was applied, so asking again is safe.
+  for (let attempt = 1; attempt < 4 && error && !results?.some((r) => r.status === 'Error') && /does not exist/.test(String(error)); attempt++) {
+    ({ error, results } = await migrator(store).migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const plain = describeStorageFault(error, store.location);
