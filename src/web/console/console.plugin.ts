@@ -192,7 +192,7 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
   for (const verb of ['approve', 'reject'] as const) {
     app.post(`/refunds/:refundNo/${verb}`, { schema: { params: ConsoleRefundParams, body: RefundDecisionForm } }, async (request, reply) => {
       const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: request.body.reason || 'rejected by the operator' };
-      const refund = await reviewRefund(db, request.params.refundNo, decision, staffActor(request.consoleUser!, request.id));
+      const refund = await reviewRefund(db, staffActor(request.consoleUser!, request.id), request.params.refundNo, decision);
       // htmx swaps the row in place; without JavaScript the form posts and the queue reloads.
       if (request.headers['hx-request'] === 'true') return page(reply, 200, 'refund-decided', { refund });
       return reply.redirect(`${CONSOLE_PREFIX}/refunds`, 303);
