@@ -353,7 +353,7 @@ describe('stockist CLI', () => {
       assert.deepEqual(
         rows.map((a) => `${a.actor_kind} ${a.action} ${a.target}`),
         [
-          'cli merchant.create merchant:' + merchantId,
+          `cli merchant.create merchant:${merchantId}`,
           `cli token.issue token:${tokenId}`,
           `cli token.revoke token:${tokenId}`,
           'cli catalog.import catalog:import',
