@@ -12,7 +12,7 @@ import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
 
 const DAY_MS = 86_400_000;
 /** Rows per page of the console's order search. */
-export const ORDER_SEARCH_PAGE = 25;
+const ORDER_SEARCH_PAGE = 25;
 /** The order page shows this many of its refunds and webhook deliveries (newest first). */
 const DETAIL_ROWS = 100;
 
@@ -54,7 +54,8 @@ export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm)
   const merchantId = merchantText === '' ? null : parseId(merchantText);
   if (merchantText !== '' && merchantId === null) throw fieldError('merchant', 'must be a merchant id (digits)');
   const statusText = blank(form.status);
-  if (statusText !== '' && !(ORDER_STATUSES as readonly string[]).includes(statusText)) throw fieldError('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
+  if (statusText !== '' && !(ORDER_STATUSES as readonly string[]).includes(statusText))
+    throw fieldError('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
   const status = statusText === '' ? null : (statusText as OrderStatus);
   const fromText = blank(form.from);
   const toText = blank(form.to);
