@@ -1,3 +1,4 @@
+import type { Actor } from '../domain/audit.ts';
 import { notFound } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Db, Handle } from '../store/db.ts';
@@ -37,8 +38,8 @@ export async function merchantCredentials(db: Handle, merchantId: number, now: n
 }
 
 /** Revokes one of this merchant's tokens; a token of another merchant is not found here. */
-export async function revokeMerchantToken(db: Db, merchantId: number, tokenId: number, now: number) {
+export async function revokeMerchantToken(db: Db, actor: Actor, merchantId: number, tokenId: number, now: number) {
   const token = await repo.findToken(db, tokenId);
   if (!token || token.merchant_id !== merchantId) throw notFound('token');
-  return revokeToken(db, tokenId, now);
+  return revokeToken(db, actor, tokenId, now);
 }

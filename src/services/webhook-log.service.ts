@@ -1,12 +1,13 @@
-import { notFound } from '../domain/errors.ts';
+import type { Actor } from '../domain/audit.ts';
+import { conflictState, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import type { WebhookDeliveryStatus } from '../domain/vocabulary.ts';
+import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
-import type { Handle } from '../store/db.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import type { Db, Handle } from '../store/db.ts';
 import { forMerchant } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
-import type { KeyStore } from './idempotency.service.ts';
-import { retryDelivery } from './webhooks.service.ts';
 
 async function anyEndpoint(db: Handle, rawId: string) {
   const endpoint = await webhooks.findAnyEndpoint(db, parseId(rawId) ?? 0);
@@ -27,8 +28,30 @@ export async function endpointLogForOperator(db: Handle, rawId: string, status: 
   };
 }
 
-/** The operator's retry of a delivery: the merchant's own retry (due now, a fresh 24 h window), on the operator's behalf. */
-export async function retryDeliveryForOperator(keyStore: KeyStore, rawId: string, rawDeliveryId: string, requestId: string, now: number) {
-  const endpoint = await anyEndpoint(keyStore.db, rawId);
-  return retryDelivery(keyStore, endpoint.merchant_id, rawId, rawDeliveryId, null, requestId, now);
+/**
+ * The operator's retry of a delivery, as the merchant's own retry does it (due now, a fresh 24 h
+ * window, the same `webhook-id`), audited with it. Refused (409) while the endpoint is disabled.
+ */
+export async function retryDeliveryForOperator(db: Db, actor: Actor, rawId: string, rawDeliveryId: string, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const endpoint = await anyEndpoint(trx, rawId);
+    const scope = forMerchant(trx, endpoint.merchant_id);
+    const delivery = await webhooks.findDelivery(scope, endpoint.id, parseId(rawDeliveryId) ?? 0);
+    if (!delivery) throw notFound('delivery');
+    if (endpoint.status !== 'active')
+      throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); enable it to retry`);
+    await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'webhook.retry',
+        target: `webhook_delivery:${delivery.id}`,
+        before: { webhookId: endpoint.id, merchantId: endpoint.merchant_id, status: delivery.status, attempts: delivery.attempts },
+        after: { webhookId: endpoint.id, merchantId: endpoint.merchant_id, status: 'pending', attempts: delivery.attempts },
+      },
+      now,
+    );
+    return delivery.id;
+  });
 }

@@ -25,7 +25,7 @@ const scopesOf = (form: TokenForm): Scope[] | undefined => {
  */
 export const merchantsPage: ConsolePage = {
   nav: [{ href: MERCHANTS, label: 'Merchants', permission: 'merchants:read' }],
-  routes: async (app, { config, store, buckets, now, page, user }) => {
+  routes: async (app, { config, store, buckets, now, page, user, actor }) => {
     const { db } = store;
 
     app.get('/merchants', async (request, reply) => {
@@ -34,7 +34,7 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.post('/merchants', { schema: { body: MerchantForm } }, async (request, reply) => {
-      const created = await createMerchant(db, request.body.name, now());
+      const created = await createMerchant(db, actor(request), request.body.name, now());
       return page(reply, 201, 'secret-shown', {
         title: `Merchant ${created.merchantId} created`,
         merchantId: String(created.merchantId),
@@ -65,7 +65,7 @@ export const merchantsPage: ConsolePage = {
       ['enable', 'active'],
     ] as const) {
       app.post(`/merchants/:id/${verb}`, { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-        await setMerchantStatus(db, Number(request.params.id), status, now());
+        await setMerchantStatus(db, actor(request), Number(request.params.id), status, now());
         return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
       });
     }
@@ -73,7 +73,14 @@ export const merchantsPage: ConsolePage = {
     app.post('/merchants/:id/tokens', { schema: { params: ConsoleIdParams, body: TokenForm } }, async (request, reply) => {
       const days = request.body.expiresInDays ? Number(request.body.expiresInDays) : undefined;
       const scopes = scopesOf(request.body);
-      const issued = await issueToken(db, config.env, Number(request.params.id), { scopes, expiresInSeconds: days && days * DAY_SECONDS }, now());
+      const issued = await issueToken(
+        db,
+        actor(request),
+        config.env,
+        Number(request.params.id),
+        { scopes, expiresInSeconds: days && days * DAY_SECONDS },
+        now(),
+      );
       return page(reply, 201, 'secret-shown', {
         title: `Token ${issued.tokenId} issued`,
         merchantId: String(issued.merchantId),
@@ -88,7 +95,7 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
-      await revokeMerchantToken(db, Number(request.params.id), Number(request.params.tokenId), now());
+      await revokeMerchantToken(db, actor(request), Number(request.params.id), Number(request.params.tokenId), now());
       return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
     });
   },

@@ -13,7 +13,7 @@ const ORDERS = `${CONSOLE_PREFIX}/orders`;
  */
 export const ordersPage: ConsolePage = {
   nav: [{ href: ORDERS, label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { store, now, page, user }) => {
+  routes: async (app, { store, now, page, user, actor }) => {
     const { db } = store;
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
@@ -29,12 +29,12 @@ export const ordersPage: ConsolePage = {
     // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
     app.post('/splits/:id/ship', { schema: { params: ConsoleIdParams, body: ShipForm } }, async (request, reply) => {
       const { carrier, trackingCode } = request.body;
-      const orderId = await shipSplitOrder(db, request.params.id, { carrier, trackingCode }, now());
+      const orderId = await shipSplitOrder(db, actor(request), request.params.id, { carrier, trackingCode }, now());
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      const orderId = await deliverSplitOrder(db, request.params.id, now());
+      const orderId = await deliverSplitOrder(db, actor(request), request.params.id, now());
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
   },

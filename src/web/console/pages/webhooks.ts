@@ -18,7 +18,7 @@ const DELIVERIES_PER_PAGE = 50;
 /** Webhooks (SPEC §13–14): every merchant's endpoints, each one's delivery log, retry, disable and enable. */
 export const webhooksPage: ConsolePage = {
   nav: [{ href: WEBHOOKS, label: 'Webhooks', permission: 'webhooks:manage' }],
-  routes: async (app, { store, now, page }) => {
+  routes: async (app, { store, now, page, actor }) => {
     const { db } = store;
 
     app.get('/webhooks', { schema: { querystring: WebhookListQuery } }, async (request, reply) => {
@@ -39,17 +39,17 @@ export const webhooksPage: ConsolePage = {
     });
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {
-      await setWebhookStatus(db, request.params.id, { status: 'disabled', reason: request.body.reason || null }, now());
+      await setWebhookStatus(db, actor(request), request.params.id, { status: 'disabled', reason: request.body.reason || null }, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/enable', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      await setWebhookStatus(db, request.params.id, { status: 'active' }, now());
+      await setWebhookStatus(db, actor(request), request.params.id, { status: 'active' }, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ConsoleDeliveryParams, body: ActionForm } }, async (request, reply) => {
-      await retryDeliveryForOperator(store, request.params.id, request.params.deliveryId, request.id, now());
+      await retryDeliveryForOperator(db, actor(request), request.params.id, request.params.deliveryId, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
   },
