@@ -64,6 +64,8 @@ describe('console orders, merchants and webhooks in a real browser', { skip: SKI
     await look(page, 'order');
 
     // Ship with a tracking number, then deliver: htmx swaps the page's main part in place.
+    // A mark on the window survives an htmx swap, not a page load.
+    await page.evaluate('window.stillThisPage = true');
     const split = page.locator(`#split-${splitId}`);
     await split.locator('input[name=trackingCode]').fill('1ZBROWSER0001');
     await split.locator('button[data-action=ship]').click();
@@ -79,6 +81,7 @@ describe('console orders, merchants and webhooks in a real browser', { skip: SKI
       .where('id', '=', Number(splitId))
       .executeTakeFirstOrThrow();
     assert.deepEqual(stored, { status: 'completed', tracking_code: '1ZBROWSER0001' });
+    assert.equal(await page.evaluate('window.stillThisPage'), true, 'shipped and delivered in place, without a page load');
 
     // The webhook pages: the endpoint, its delivery log (the shipped and delivered events), a retry.
     await Promise.all([page.waitForURL(`${origin}/console/webhooks`), page.click('nav a[href="/console/webhooks"]')]);
