@@ -3,6 +3,12 @@ import type { Permission } from '../../domain/staff.ts';
 /** The console's base path (on the admin surface: ADMIN_PORT when set). */
 export const CONSOLE_PREFIX = '/console';
 
+/** Where a request without a session is sent. */
+export const SIGN_IN_PATH = `${CONSOLE_PREFIX}/sign-in`;
+
+/** The session cookie's name (`__Host-` prefixed under HTTPS: foundation.ts, cookieName). */
+export const CONSOLE_COOKIE = 'stockist_console';
+
 export interface ConsoleRoute {
   method: 'GET' | 'POST';
   /** Relative to CONSOLE_PREFIX, Fastify syntax. */
@@ -25,6 +31,9 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/refunds', permission: 'refunds:read' },
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
+  // Orders, merchants, webhooks (branch console-orders): entries below this line.
+
+  // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
 ];
 
 const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
