@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Actor, AuditEntry } from '../domain/audit.ts';
+import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
 import type { Handle, Trx } from './db.ts';
 import type { AuditLogTable } from './schema.ts';
 
@@ -31,8 +31,8 @@ export async function listAudit(db: Handle, beforeId: number | null, limit: numb
 
 export interface AuditFilter {
   /** `staff:7000000000001`, `admin_key:key_…`, `cli:root`: kind and id of who acted. */
-  actor: { kind: string; id: string } | null;
-  action: string | null;
+  actor: { kind: ActorKind; id: string } | null;
+  action: AuditAction | null;
   /** The exact target (`staff:ops@example.com`, `refund:8000000000001` …). */
   target: string | null;
 }
