@@ -54,6 +54,8 @@ export async function insertToken(
     .executeTakeFirstOrThrow();
 }
 
+export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+
 export async function revokeToken(db: Handle, id: number, now: number): Promise<ApiToken | undefined> {
   const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row || row.revoked_at !== null) return row;
