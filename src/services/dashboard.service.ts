@@ -22,11 +22,7 @@ export interface DailySeries {
  * failing webhook endpoints and the refund worker's state. Every query is an indexed range or a
  * bounded list: none reads all orders.
  */
-export async function dashboard(
-  db: Handle,
-  config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs'>,
-  now: number,
-) {
+export async function dashboard(db: Handle, config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs'>, now: number) {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - (CHART_DAYS - 1);
   const [counts, orders, refunds, low, endpoints, worker] = await Promise.all([

@@ -31,7 +31,13 @@ export async function stockByWarehouse(db: Handle, productId: number) {
   return db
     .selectFrom('warehouses')
     .leftJoin('stocks', (join) => join.onRef('stocks.warehouse_id', '=', 'warehouses.id').on('stocks.product_id', '=', productId))
-    .select(['warehouses.code as warehouseCode', 'warehouses.name as warehouseName', 'warehouses.status as status', 'stocks.qty as qty', 'stocks.updated_at as updatedAt'])
+    .select([
+      'warehouses.code as warehouseCode',
+      'warehouses.name as warehouseName',
+      'warehouses.status as status',
+      'stocks.qty as qty',
+      'stocks.updated_at as updatedAt',
+    ])
     .orderBy('warehouses.code')
     .execute();
 }
@@ -58,4 +64,17 @@ export async function searchProducts(db: Handle, text: string, afterSku: string 
   }
   if (afterSku !== null) q = q.where('sku', '>', afterSku);
   return q.orderBy('sku').limit(limit).execute();
+}
+
+/** The stock rows of a page of products, for the search results (one query for the page). */
+export async function stockOfProducts(db: Handle, productIds: number[]) {
+  if (productIds.length === 0) return [];
+  return db
+    .selectFrom('stocks')
+    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+    .select(['stocks.product_id as productId', 'warehouses.code as warehouseCode', 'stocks.qty as qty'])
+    .where('stocks.product_id', 'in', productIds)
+    .orderBy('stocks.product_id')
+    .orderBy('warehouses.code')
+    .execute();
 }

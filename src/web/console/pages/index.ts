@@ -5,6 +5,10 @@ import { signInPage } from './sign-in.ts';
 // Orders, merchants, webhooks (branch console-orders): imports below this line.
 
 // Catalogue, stock, import, staff, audit (branch console-catalog): imports below this line.
+import { auditPage } from './audit.ts';
+import { catalogPage } from './catalog.ts';
+import { importPage } from './import.ts';
+import { staffPage } from './staff.ts';
 
 /**
  * The console's page modules, registered in this order; the navigation bar lists their links in
@@ -17,4 +21,8 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   // Orders, merchants, webhooks (branch console-orders): entries below this line.
 
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
+  catalogPage,
+  importPage,
+  staffPage,
+  auditPage,
 ];
