@@ -58,7 +58,7 @@ export type StockAdjustForm = Static<typeof StockAdjustForm>;
 export const ImportForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
   fileName: Type.String({ minLength: 5, maxLength: 200, pattern: '^[^/\\\\]+\\.(csv|json|CSV|JSON)$' }),
-  content: Type.String({ minLength: 1 }),
+  fileText: Type.String({ minLength: 1 }),
 });
 export type ImportForm = Static<typeof ImportForm>;
 

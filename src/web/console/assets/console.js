@@ -17,5 +17,5 @@ document.addEventListener('change', async (event) => {
   const file = input.files[0];
   const form = input.form;
   form.elements.fileName.value = file.name;
-  form.elements.content.value = await file.text();
+  form.elements.fileText.value = await file.text();
 });

@@ -49,7 +49,7 @@ export const importPage: ConsolePage = {
     app.get('/import', async (_request, reply) => page(reply, 200, 'import', { title: 'Import', formats, error: null, fileName: '' }));
 
     app.post('/import', { schema: { body: ImportForm } }, async (request, reply) => {
-      const { fileName, content } = request.body;
+      const { fileName, fileText } = request.body;
       if ([...jobs.values()].some((j) => j.state === 'running'))
         return page(reply, 409, 'import', { title: 'Import', formats, fileName, error: 'Another import is running; wait for it to finish and try again.' });
       const job: ImportJob = {
@@ -65,7 +65,7 @@ export const importPage: ConsolePage = {
       };
       jobs.set(job.id, job);
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
-      const work = importText(store, actor(request), { fileName, content }, now(), (p) => {
+      const work = importText(store, actor(request), { fileName, content: fileText }, now(), (p) => {
         job.progress = p;
       })
         .then((result) => {
