@@ -10,8 +10,12 @@
       {
         width,
         height: 260,
-        scales: { x: { time: false } },
-        axes: [{ values: (_u, ticks) => ticks.map(day), stroke: '#57606a' }, { stroke: '#57606a' }],
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        axes: [
+          { values: (_u, ticks) => ticks.map(day), stroke: '#57606a' },
+          // Counts: whole-number ticks only.
+          { stroke: '#57606a', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6] },
+        ],
         series: [
           { label: 'Day (UTC)', value: (_u, v) => (v == null ? '' : day(v)) },
           { label: 'Orders', stroke: '#0b5cad', width: 2 },
