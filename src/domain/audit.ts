@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'webhook.enable',
   'staff.enable',
   'staff.set_role',
+  'webhook.retry',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

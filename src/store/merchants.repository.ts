@@ -80,3 +80,13 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
     .where('api_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
+
+/** A merchant's bearer tokens, newest first (hashes stay here: the caller gets none). */
+export const tokensOfMerchant = (db: Handle, merchantId: number, limit: number) =>
+  db
+    .selectFrom('api_tokens')
+    .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'expires_at', 'revoked_at', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();

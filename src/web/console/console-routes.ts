@@ -32,6 +32,22 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
   // Orders, merchants, webhooks (branch console-orders): entries below this line.
+  { method: 'GET', path: '/orders', permission: 'orders:read' },
+  { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
+  { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
+  { method: 'GET', path: '/merchants', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants', permission: 'merchants:write' },
+  { method: 'GET', path: '/merchants/:id', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants/:id/disable', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/enable', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens/:tokenId/revoke', permission: 'merchants:write' },
+  { method: 'GET', path: '/webhooks', permission: 'webhooks:manage' },
+  { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/disable', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/enable', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:manage' },
 
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
   { method: 'GET', path: '/products', permission: 'stock:adjust' },

@@ -3,6 +3,9 @@ import { dashboardPage } from './dashboard.ts';
 import { refundsPage } from './refunds.ts';
 import { signInPage } from './sign-in.ts';
 // Orders, merchants, webhooks (branch console-orders): imports below this line.
+import { ordersPage } from './orders.ts';
+import { merchantsPage } from './merchants.ts';
+import { webhooksPage } from './webhooks.ts';
 
 // Catalogue, stock, import, staff, audit (branch console-catalog): imports below this line.
 import { auditPage } from './audit.ts';
@@ -19,6 +22,9 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   dashboardPage,
   refundsPage,
   // Orders, merchants, webhooks (branch console-orders): entries below this line.
+  ordersPage,
+  merchantsPage,
+  webhooksPage,
 
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
   catalogPage,
