@@ -52,9 +52,13 @@ describe('operator console: a day at the console in a real browser', { skip: SKI
     t.after(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
     const attackerOrigin = `http://localhost:${(attacker.address() as AddressInfo).port}`;
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 }, [attackerOrigin]);
+    /** axe-core, screenshots at 1280 and 390 px, and no sideways scrolling of the page on a phone. */
     const look = async (name: string) => {
       await checkAccessibility(page);
       await screenshot(page, 'console-day', name);
+      await page.setViewportSize({ width: 390, height: 900 });
+      assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 390, `${name}: no wider than a 390 px screen`);
+      await page.setViewportSize({ width: 1280, height: 900 });
     };
 
     // Sign in.
@@ -72,7 +76,7 @@ describe('operator console: a day at the console in a real browser', { skip: SKI
     await look('dashboard');
 
     // Catalogue: search, open a SKU, adjust with a reason.
-    await page.click('nav a[href="/console/products"]');
+    await Promise.all([page.waitForURL(`${origin}/console/products`), page.click('nav a[href="/console/products"]')]);
     await page.fill('#q', 'plate');
     await Promise.all([page.waitForURL(/\/console\/products\?q=plate/), page.click('main form[role=search] button')]);
     await look('products');
@@ -87,7 +91,7 @@ describe('operator console: a day at the console in a real browser', { skip: SKI
     await look('product');
 
     // Import: a CSV with one bad row is refused with its line; nothing is written.
-    await page.click('nav a[href="/console/import"]');
+    await Promise.all([page.waitForURL(`${origin}/console/import`), page.click('nav a[href="/console/import"]')]);
     await look('import');
     const csv = 'sku,warehouseCode,qty\nA,G007,40\nA,NOPE,3\nC,US01,4\n';
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
@@ -101,7 +105,7 @@ describe('operator console: a day at the console in a real browser', { skip: SKI
     await look('import-refused');
 
     // Fixed and imported.
-    await page.click('a[href="/console/import"] >> text=Import another file');
+    await Promise.all([page.waitForURL(`${origin}/console/import`), page.click('a[href="/console/import"] >> text=Import another file')]);
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv.replace('NOPE', 'G006')) });
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
     await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[type=submit]')]);
@@ -110,13 +114,16 @@ describe('operator console: a day at the console in a real browser', { skip: SKI
     await look('import-done');
 
     // Staff: reset a password (shown once).
-    await page.click('nav a[href="/console/staff"]');
-    await Promise.all([page.waitForLoadState('load'), page.click('tr[data-staff="target@example.com"] button[data-action="reset-password"]')]);
+    await Promise.all([page.waitForURL(`${origin}/console/staff`), page.click('nav a[href="/console/staff"]')]);
+    await Promise.all([
+      page.waitForURL(/\/console\/staff\/\d+\/reset-password$/),
+      page.click('tr[data-staff="target@example.com"] button[data-action="reset-password"]'),
+    ]);
     assert.match((await page.textContent('[data-password]')) ?? '', /^[A-Za-z0-9]{20}$/);
     await look('staff');
 
     // Every action of the day is on the audit page.
-    await page.click('nav a[href="/console/audit"]');
+    await Promise.all([page.waitForURL(`${origin}/console/audit`), page.click('nav a[href="/console/audit"]')]);
     const actions = await page.locator('#audit-log tr[data-action]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
     for (const action of ['staff.sign_in', 'stock.adjust', 'catalog.import', 'staff.reset_password'])
       assert.ok(actions.includes(action), `${action} is on the audit page (${actions.join(', ')})`);
