@@ -166,7 +166,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       },
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );
-    await app.register(docsRoutes, { routes });
   }
+  // The merchants' reference where the merchant API is served, the operator's where the operator API is.
+  if (surfaces.merchant || surfaces.admin) await app.register(docsRoutes, { routes, merchant: surfaces.merchant, admin: surfaces.admin });
   return app;
 }
