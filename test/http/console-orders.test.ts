@@ -329,6 +329,23 @@ for (const dialect of DIALECTS) {
         assert.equal(audit.filter((a) => a.action === action && a.actorKind === 'staff').length, 1, `${action} audited once`);
     });
 
+    it('answers malformed webhook and merchant addresses with 4xx pages', async () => {
+      for (const [url, status] of [
+        ['/console/webhooks?merchant=abc', 400],
+        ['/console/webhooks?status=broken', 400],
+        ['/console/webhooks?page=0', 400],
+        ['/console/webhooks/987654321', 404],
+        ['/console/webhooks/1?status=lost', 400],
+        ['/console/merchants/987654321', 404],
+        ['/console/merchants/0x10', 400],
+        ['/console/orders/abc', 400],
+      ] as const) {
+        const r = await support.get(url);
+        assert.equal(r.statusCode, status, url);
+        assert.match(r.headers['content-type'] as string, /text\/html/, url);
+      }
+    });
+
     it('never lets an anonymous visitor in', async () => {
       for (const url of ['/console/orders', '/console/merchants', '/console/webhooks']) assert.equal((await browser(t).get(url)).statusCode, 303);
     });
