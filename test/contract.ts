@@ -85,6 +85,9 @@ export interface ContractViolation {
 
 /** Checks one response; returns what is wrong with it, or null. */
 function checkResponse(name: DocumentName, routeUrl: string, method: string, status: number, payload: string, produced: unknown): string | null {
+  // A route a test adds under /admin/v1 on its own (envelope.test.ts's failing route) is in no
+  // document; every route the app itself registers is (test/docs/openapi-admin.test.ts).
+  if (name === 'admin' && !getChecker(name).doc.paths?.[DOCUMENTS.admin.pathOf(routeUrl)]?.[method.toLowerCase()]) return null;
   const v = validatorFor(name, routeUrl, method, status);
   if (v === 'undocumented') return `status ${status} is not documented for ${method} ${DOCUMENTS[name].pathOf(routeUrl)} (${name} document)`;
   if (payload === '') return v === 'no-content' ? null : `status ${status} is documented with a body but none was sent`;
