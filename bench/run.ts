@@ -12,6 +12,8 @@
  * the HTTP work and the bare storage work one after the other would reach, and `ofSerialLimit`
  * how much of it the real server gets. Results: bench/results/latest.{md,json} (latest.json keeps
  * the last run of each database), and <db>-quick.md for a full `--quick` run.
+ * `console-pages` (run with the others, or alone with `--only console-pages`): each operator console
+ * page rendered by the same server for a signed-in owner, with p50/p95/p99.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +30,7 @@ import { queryStocks } from '../src/services/stock-query.service.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { queryOrders } from '../src/services/order-query.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
+import { createStaff } from '../src/services/staff.service.ts';
 import { forMerchant } from '../src/store/tenancy.ts';
 import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
 import { benchSku, generate } from './generate.ts';
@@ -508,6 +511,85 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string): Promis
   }
 }
 
+const CONSOLE_SCENARIO = 'console-pages';
+const CONSOLE_PASSWORD = 'bench console passphrase';
+
+interface ConsolePageResult {
+  page: string;
+  path: string;
+  requests: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+}
+
+/**
+ * Each operator console page (issue 16) rendered server-side by the running server, one page at a
+ * time: a signed-in owner's session, CONNECTIONS concurrent requests for DURATION / 2 seconds per
+ * page, latency measured here (fetch to the last byte), p50/p95/p99. The pages read the bench's
+ * data (its orders, ledger and catalogue), so the dashboard's and the history's queries meet the
+ * same table sizes as the API scenarios.
+ */
+async function consolePagesScenario(dataUrl: string, port: number): Promise<ConsolePageResult[]> {
+  const store = await openStore(dataUrl);
+  try {
+    const exists = await store.db.selectFrom('staff_users').select('id').where('email_key', '=', 'bench-owner@example.com').executeTakeFirst();
+    if (!exists)
+      await createStaff(
+        store.db,
+        { kind: 'cli', id: 'bench', requestId: null },
+        { email: 'bench-owner@example.com', role: 'owner', password: CONSOLE_PASSWORD },
+        Date.now(),
+      );
+  } finally {
+    await store.close();
+  }
+  const origin = `http://127.0.0.1:${port}`;
+  const signIn = await fetch(`${origin}/console/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: 'bench-owner@example.com', password: CONSOLE_PASSWORD }).toString(),
+  });
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+  if (signIn.status !== 303 || !cookie) throw new Error(`console sign-in failed: ${signIn.status}`);
+  const sku = benchSku(1 + rand(SKUS));
+  const pages: [string, string][] = [
+    ['dashboard', '/console'],
+    ['refund review', '/console/refunds'],
+    ['product search (first page)', '/console/products'],
+    ['product search (name text)', `/console/products?q=${encodeURIComponent('product 4242')}`],
+    ['product stock and history', `/console/products/${sku}`],
+    ['import form', '/console/import'],
+    ['staff', '/console/staff'],
+    ['audit log', '/console/audit'],
+    ['audit log (action filter)', '/console/audit?action=staff.sign_in'],
+  ];
+  const out: ConsolePageResult[] = [];
+  for (const [page, pagePath] of pages) {
+    const latencies: number[] = [];
+    let errors = 0;
+    const end = Date.now() + (DURATION * 1000) / 2;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (Date.now() < end) {
+          const t0 = process.hrtime.bigint();
+          const r = await fetch(`${origin}${pagePath}`, { headers: { cookie }, redirect: 'manual' });
+          await r.arrayBuffer();
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          if (r.status !== 200) errors++;
+        }
+      }),
+    );
+    latencies.sort((a, b) => a - b);
+    const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] * 10) / 10;
+    out.push({ page, path: pagePath, requests: latencies.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), errors });
+    log(`    ${page}: ${latencies.length} requests, p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, ${errors} errors`);
+  }
+  return out;
+}
+
 interface Run {
   http: Result[];
   service: Result[];
@@ -515,6 +597,7 @@ interface Run {
   bare: Result[];
   peakRssMb: number;
   stockWebhooks?: StockWebhookResult;
+  consolePages?: ConsolePageResult[];
 }
 
 async function main() {
@@ -576,6 +659,10 @@ async function main() {
       for (const s of scenarios) {
         await beforeLeg(s);
         results.http.push(await load(s.name, server.port, { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid }));
+      }
+      if (wanted(CONSOLE_SCENARIO)) {
+        log(`${CONSOLE_SCENARIO}: each console page rendered by the server…`);
+        results.consolePages = await consolePagesScenario(data.url, server.port);
       }
       results.peakRssMb = vmRssMb(server.child.pid!, 'VmHWM');
     } finally {
@@ -667,6 +754,16 @@ function report(r: Run) {
         `The receiver got ${w.deliveries} deliveries carrying ${w.changes} changes.`,
     );
   }
+  if (r.consolePages) {
+    lines.push(
+      '',
+      `## ${CONSOLE_SCENARIO}: the operator console's pages, rendered server-side (signed-in owner, ${CONNECTIONS} concurrent requests, ${DURATION / 2} s a page)`,
+      '',
+      '| page | path | requests | p50 ms | p95 ms | p99 ms | errors |',
+      '|---|---|---:|---:|---:|---:|---:|',
+      ...r.consolePages.map((c) => `| ${c.page} | \`${c.path}\` | ${c.requests} | ${c.p50} | ${c.p95} | ${c.p99} | ${c.errors} |`),
+    );
+  }
   const md = lines.join('\n');
   process.stdout.write(`${md}\n`);
   const dir = path.join(ROOT, 'bench/results');
@@ -685,6 +782,7 @@ function report(r: Run) {
     bare: r.bare,
     peakRssMb: r.peakRssMb,
     stockWebhooks: r.stockWebhooks,
+    consolePages: r.consolePages,
   };
   // The last run of each database, side by side.
   const file = path.join(dir, 'latest.json');

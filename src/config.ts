@@ -75,6 +75,8 @@ export interface Config {
   consoleSessionIdleMinutes: number;
   /** Operator console: a session ends this long after sign-in however busy it is (hours). */
   consoleSessionMaxHours: number;
+  /** LOW_STOCK_THRESHOLD: the console dashboard lists stock rows at or below this quantity. */
+  lowStockThreshold: number;
 }
 
 export type TrustProxy = number | string[];
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     stockWebhookIntervalMs: integer(env, 'STOCK_WEBHOOK_INTERVAL_MS', 5000, 0, 3_600_000),
     consoleSessionIdleMinutes: integer(env, 'CONSOLE_SESSION_IDLE_MINUTES', 30, 1, 1440),
     consoleSessionMaxHours: integer(env, 'CONSOLE_SESSION_MAX_HOURS', 12, 1, 720),
+    lowStockThreshold: integer(env, 'LOW_STOCK_THRESHOLD', 5, 0, 1_000_000),
   };
   if (config.env === 'production' && !config.tls && !trustsProxy(config.trustProxy)) {
     throw new ConfigError(

@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { IdText } from './common.ts';
+import { AUDIT_ACTIONS } from '../domain/audit.ts';
+import { MAX_STOCK_QTY } from '../domain/money.ts';
+import { STAFF_ROLES } from '../domain/staff.ts';
+import { IdText, IntegerLike, SkuRef, Str, StringEnum } from './common.ts';
 
 /** Console forms arrive form-encoded; every field is a string (SPEC §1 Text holds, and trims them). */
 export const SignInForm = Type.Object({
@@ -24,3 +27,61 @@ export const ConsolePageQuery = Type.Object({ page: Type.Optional(Type.String({ 
 export type ConsolePageQuery = Static<typeof ConsolePageQuery>;
 
 export const AssetParams = Type.Object({ file: Type.String({ maxLength: 64 }) });
+
+// ---- Catalogue, stock, import, staff and audit pages (issue 16).
+
+export const ProductSearchQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 100 })),
+  /** The last SKU of the previous page (keyset). */
+  after: Type.Optional(SkuRef()),
+});
+export type ProductSearchQuery = Static<typeof ProductSearchQuery>;
+
+export const ConsoleSkuParams = Type.Object({ sku: SkuRef() });
+
+/** A ledger page continues below this ledger row id. */
+export const StockHistoryQuery = Type.Object({ before: Type.Optional(IdText('a ledger row id')) });
+
+/** One relative change of one SKU in one warehouse; the reason goes into the audit log. */
+export const StockAdjustForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  warehouseCode: Str(32),
+  delta: IntegerLike({ minimum: -MAX_STOCK_QTY, maximum: MAX_STOCK_QTY }),
+  reason: Str(500),
+});
+export type StockAdjustForm = Static<typeof StockAdjustForm>;
+
+/**
+ * An import upload: the file's text in a form field (console.js fills it from the file picker;
+ * without script it is pasted), and the file's name, whose extension says JSON or CSV.
+ */
+export const ImportForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  fileName: Type.String({ minLength: 5, maxLength: 200, pattern: '^[^/\\\\]+\\.(csv|json|CSV|JSON)$' }),
+  fileText: Type.String({ minLength: 1 }),
+});
+export type ImportForm = Static<typeof ImportForm>;
+
+export const ImportJobParams = Type.Object({ jobId: Type.String({ pattern: '^[A-Za-z0-9]{24}$' }) });
+
+export const StaffParams = Type.Object({ staffId: IdText('a staff id') });
+
+export const StaffCreateForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  email: Type.String({ maxLength: 254 }),
+  role: StringEnum(STAFF_ROLES),
+});
+export type StaffCreateForm = Static<typeof StaffCreateForm>;
+
+export const StaffRoleForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 128 })), role: StringEnum(STAFF_ROLES) });
+export type StaffRoleForm = Static<typeof StaffRoleForm>;
+
+/** The audit page's filters (empty = any) and keyset position. */
+export const AuditQuery = Type.Object({
+  /** `kind:id`, as the page shows it: `staff:7000000000001`, `admin_key:key_…`, `cli:root`. */
+  actor: Type.Optional(Type.String({ maxLength: 200 })),
+  action: Type.Optional(Type.Union([Type.Literal(''), StringEnum(AUDIT_ACTIONS)])),
+  target: Type.Optional(Type.String({ maxLength: 300 })),
+  cursor: Type.Optional(Type.String({ maxLength: 32 })),
+});
+export type AuditQuery = Static<typeof AuditQuery>;

@@ -1,7 +1,9 @@
-import { decodeAuditCursor, encodeAuditCursor } from '../domain/audit.ts';
+import { ACTOR_KINDS, decodeAuditCursor, encodeAuditCursor, type ActorKind, type AuditAction } from '../domain/audit.ts';
+import { emailKey } from '../domain/staff.ts';
 import { fieldError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
-import { listAudit, type AuditRow } from '../store/audit.repository.ts';
+import { listAudit, listAuditFiltered, type AuditFilter, type AuditRow } from '../store/audit.repository.ts';
+import { findStaffByEmail, staffEmails } from '../store/staff.repository.ts';
 import type { Handle } from '../store/db.ts';
 
 const parse = (json: string | null) => (json === null ? null : (JSON.parse(json) as Record<string, unknown>));
@@ -26,4 +28,46 @@ export async function auditPage(db: Handle, cursor: string | null, limit: number
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return { list: page.map(presentAudit), nextCursor: hasMore ? encodeAuditCursor(page.at(-1)!.id) : null, hasMore };
+}
+
+/** What the audit page was asked for: each filter empty for any. */
+export interface AuditPageFilter {
+  /** `kind:id` (`staff:7000000000001`, `admin_key:key_…`, `cli:root`) or a staff member's email. */
+  actor: string;
+  action: AuditAction | '';
+  target: string;
+}
+
+/**
+ * The console's audit page: newest first, narrowed by actor, action and target, walked with
+ * `nextCursor` (the API's keyset cursor). Staff actors are shown with their email.
+ */
+export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: string | null, limit: number) {
+  const beforeId = cursor === null ? null : decodeAuditCursor(cursor);
+  if (cursor !== null && beforeId === null) throw fieldError('cursor', 'is not a cursor this page gave');
+  let actor: AuditFilter['actor'] = null;
+  const actorText = filter.actor.trim();
+  if (actorText !== '') {
+    const colon = actorText.indexOf(':');
+    const kind = colon > 0 ? actorText.slice(0, colon) : '';
+    if ((ACTOR_KINDS as readonly string[]).includes(kind)) actor = { kind: kind as ActorKind, id: actorText.slice(colon + 1) };
+    else if (actorText.includes('@')) {
+      const member = await findStaffByEmail(db, emailKey(actorText));
+      if (!member) throw fieldError('actor', `no staff account ${emailKey(actorText)}`);
+      actor = { kind: 'staff', id: String(member.id) };
+    } else throw fieldError('actor', `give kind:id (${ACTOR_KINDS.join(', ')}) or a staff email`);
+  }
+  const rows = await listAuditFiltered(
+    db,
+    { actor, action: filter.action === '' ? null : filter.action, target: filter.target.trim() === '' ? null : filter.target.trim() },
+    beforeId,
+    limit + 1,
+  );
+  const page = rows.slice(0, limit);
+  const staffIds = [...new Set(page.filter((r) => r.actor_kind === 'staff').map((r) => Number(r.actor_id)))].filter(Number.isSafeInteger);
+  const emails = await staffEmails(db, staffIds);
+  return {
+    list: page.map((r) => ({ ...presentAudit(r), actorName: r.actor_kind === 'staff' ? (emails.get(Number(r.actor_id)) ?? null) : null })),
+    nextCursor: rows.length > limit ? encodeAuditCursor(page.at(-1)!.id) : null,
+  };
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse';
 import type { Actor } from '../domain/audit.ts';
@@ -322,4 +323,26 @@ export async function importFiles(
     ]);
   }
   return result;
+}
+
+/**
+ * An import uploaded as text (the console): the same all-or-nothing path as `stockist import`,
+ * through a private temporary file named like the upload (its extension says JSON or CSV, and
+ * problems name it), removed afterwards whatever happens.
+ */
+export async function importText(
+  store: Store,
+  actor: Actor,
+  upload: { fileName: string; content: string },
+  now: number,
+  progress: (p: ImportProgress) => void = () => {},
+): Promise<ImportResult> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'stockist-import-'));
+  try {
+    const file = path.join(dir, path.basename(upload.fileName));
+    await fs.promises.writeFile(file, upload.content, { mode: 0o600 });
+    return await importFiles(store, actor, [file], now, progress);
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
 }

@@ -108,11 +108,16 @@ export async function setStockLevels(db: Db, actor: Actor, rows: StockSetRow[], 
   });
 }
 
-/** POST /admin/v1/stocks/adjust (and the console): relative changes, all or nothing, audited in the same transaction. */
-export async function adjustStockLevels(db: Db, actor: Actor, rows: StockAdjustRow[], now: number): Promise<StockResult[]> {
+/**
+ * POST /admin/v1/stocks/adjust (and the console): relative changes, all or nothing, audited in the
+ * same transaction. The console requires a `reason`, kept in the audit row (the ledger says what
+ * changed, the audit log who changed it and why).
+ */
+export async function adjustStockLevels(db: Db, actor: Actor, rows: StockAdjustRow[], now: number, reason: string | null = null): Promise<StockResult[]> {
   return db.transaction().execute(async (trx) => {
     const results = await adjustStocks(trx, rows, 'items', now);
-    await insertAudit(trx, actor, stockAudit('stock.adjust', results), now);
+    const entry = stockAudit('stock.adjust', results);
+    await insertAudit(trx, actor, reason === null ? entry : { ...entry, after: { ...entry.after, reason } }, now);
     return results;
   });
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Actor, AuditEntry } from '../domain/audit.ts';
+import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
 import type { Handle, Trx } from './db.ts';
 import type { AuditLogTable } from './schema.ts';
 
@@ -25,6 +25,27 @@ export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now
 /** Newest first; `beforeId` continues a walk (keyset: rows written meanwhile never shift a page). */
 export async function listAudit(db: Handle, beforeId: number | null, limit: number): Promise<AuditRow[]> {
   let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.execute();
+}
+
+export interface AuditFilter {
+  /** `staff:7000000000001`, `admin_key:key_…`, `cli:root`: kind and id of who acted. */
+  actor: { kind: ActorKind; id: string } | null;
+  action: AuditAction | null;
+  /** The exact target (`staff:ops@example.com`, `refund:8000000000001` …). */
+  target: string | null;
+}
+
+/**
+ * The console's audit page: like listAudit, narrowed to one actor, action and/or target. Each
+ * filter has an index ending in the id (migration 0025), so a page is an indexed range.
+ */
+export async function listAuditFiltered(db: Handle, filter: AuditFilter, beforeId: number | null, limit: number): Promise<AuditRow[]> {
+  let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
+  if (filter.actor) q = q.where('actor_kind', '=', filter.actor.kind).where('actor_id', '=', filter.actor.id);
+  if (filter.action !== null) q = q.where('action', '=', filter.action);
+  if (filter.target !== null) q = q.where('target', '=', filter.target);
   if (beforeId !== null) q = q.where('id', '<', beforeId);
   return q.execute();
 }

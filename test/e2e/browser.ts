@@ -16,10 +16,11 @@ export const chromiumSkip = (what: string) =>
 
 /**
  * A headless page that may only load what `origin` serves (and `data:` URLs): anything else is
- * refused and listed in `foreign`, so a test can assert that a page needs no CDN. Console errors
+ * refused and listed in `foreign`, so a test can assert that a page needs no CDN (`alsoAllowed`:
+ * origins a test serves itself, such as another site's page for a CSRF check). Console errors
  * are collected in `consoleErrors`. The browser closes with the test.
  */
-export async function localOnlyPage(t: TestContext, origin: string, viewport: { width: number; height: number }) {
+export async function localOnlyPage(t: TestContext, origin: string, viewport: { width: number; height: number }, alsoAllowed: string[] = []) {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -39,7 +40,7 @@ export async function localOnlyPage(t: TestContext, origin: string, viewport: { 
   const foreign: string[] = [];
   await page.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
+    if (url.startsWith(origin) || url.startsWith('data:') || alsoAllowed.some((o) => url.startsWith(o))) return route.continue();
     foreign.push(url);
     return route.abort();
   });

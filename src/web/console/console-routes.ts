@@ -50,6 +50,19 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:manage' },
 
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
+  { method: 'GET', path: '/products', permission: 'stock:adjust' },
+  { method: 'GET', path: '/products/:sku', permission: 'stock:adjust' },
+  { method: 'POST', path: '/products/:sku/adjust', permission: 'stock:adjust' },
+  { method: 'GET', path: '/import', permission: 'import:run' },
+  { method: 'POST', path: '/import', permission: 'import:run' },
+  { method: 'GET', path: '/import/:jobId', permission: 'import:run' },
+  { method: 'GET', path: '/staff', permission: 'staff:manage' },
+  { method: 'POST', path: '/staff', permission: 'staff:manage' },
+  { method: 'POST', path: '/staff/:staffId/disable', permission: 'staff:manage' },
+  { method: 'POST', path: '/staff/:staffId/enable', permission: 'staff:manage' },
+  { method: 'POST', path: '/staff/:staffId/reset-password', permission: 'staff:manage' },
+  { method: 'POST', path: '/staff/:staffId/role', permission: 'staff:manage' },
+  { method: 'GET', path: '/audit', permission: 'audit:read' },
 ];
 
 const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');

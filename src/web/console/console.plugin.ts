@@ -42,11 +42,16 @@ export interface ConsoleOptions {
 
 /** Files the pages load; nothing else is served, and nothing from a CDN. */
 function assetFiles(): Record<string, { file: string; type: string }> {
-  const htmx = path.join(path.dirname(createRequire(import.meta.url).resolve('htmx.org/package.json')), 'dist/htmx.min.js');
+  const require = createRequire(import.meta.url);
+  const htmx = path.join(path.dirname(require.resolve('htmx.org/package.json')), 'dist/htmx.min.js');
+  const uplot = path.join(path.dirname(require.resolve('uplot/package.json')), 'dist');
   return {
     'htmx.min.js': { file: htmx, type: 'text/javascript; charset=utf-8' },
     'console.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
     'console.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
+    'uplot.min.js': { file: path.join(uplot, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+    'uplot.min.css': { file: path.join(uplot, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
+    'console-chart.js': { file: webResource('console', 'assets', 'console-chart.js'), type: 'text/javascript; charset=utf-8' },
   };
 }
 

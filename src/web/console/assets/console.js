@@ -8,3 +8,14 @@ document.addEventListener('htmx:responseError', (event) => {
   flash.textContent = message ? message.textContent : `The request failed (HTTP ${event.detail.xhr.status}).`;
   flash.className = 'error';
 });
+
+// The import page: a chosen file's name and text go into the form's fields, which are posted as
+// an ordinary form (the console takes only form posts; docs/decisions.md, "Console import uploads").
+document.addEventListener('change', async (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.hasAttribute('data-import-file') || !input.files?.length) return;
+  const file = input.files[0];
+  const form = input.form;
+  form.elements.fileName.value = file.name;
+  form.elements.fileText.value = await file.text();
+});

@@ -8,6 +8,10 @@ import { merchantsPage } from './merchants.ts';
 import { webhooksPage } from './webhooks.ts';
 
 // Catalogue, stock, import, staff, audit (branch console-catalog): imports below this line.
+import { auditPage } from './audit.ts';
+import { catalogPage } from './catalog.ts';
+import { importPage } from './import.ts';
+import { staffPage } from './staff.ts';
 
 /**
  * The console's page modules, registered in this order; the navigation bar lists their links in
@@ -23,4 +27,8 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   webhooksPage,
 
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
+  catalogPage,
+  importPage,
+  staffPage,
+  auditPage,
 ];

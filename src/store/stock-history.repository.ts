@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import type { Handle } from './db.ts';
+
+/**
+ * One SKU's ledger rows, newest first, every warehouse: keyset on the id (stock_ledger_product_id_idx),
+ * so rows written meanwhile never shift a page. `beforeId` continues a walk.
+ */
+export async function ledgerOfProduct(db: Handle, productId: number, beforeId: number | null, limit: number) {
+  let q = db
+    .selectFrom('stock_ledger')
+    .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
+    .select([
+      'stock_ledger.id as id',
+      'warehouses.code as warehouseCode',
+      'stock_ledger.delta as delta',
+      'stock_ledger.qty_after as qtyAfter',
+      'stock_ledger.kind as kind',
+      'stock_ledger.order_id as orderId',
+      'stock_ledger.refund_id as refundId',
+      'stock_ledger.created_at as createdAt',
+    ])
+    .where('stock_ledger.product_id', '=', productId)
+    .orderBy('stock_ledger.id', 'desc')
+    .limit(limit);
+  if (beforeId !== null) q = q.where('stock_ledger.id', '<', beforeId);
+  return q.execute();
+}
+
+/** A product's quantity in every warehouse (0 where it has no stock row yet), in warehouse code order. */
+export async function stockByWarehouse(db: Handle, productId: number) {
+  return db
+    .selectFrom('warehouses')
+    .leftJoin('stocks', (join) => join.onRef('stocks.warehouse_id', '=', 'warehouses.id').on('stocks.product_id', '=', productId))
+    .select([
+      'warehouses.code as warehouseCode',
+      'warehouses.name as warehouseName',
+      'warehouses.status as status',
+      'stocks.qty as qty',
+      'stocks.updated_at as updatedAt',
+    ])
+    .orderBy('warehouses.code')
+    .execute();
+}
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Products whose SKU or name contains `text` (case-insensitive), in SKU order after `afterSku`.
+ * A scan of the products table (bounded by `limit`), never of orders or the ledger; an exact SKU
+ * is found through its unique index first.
+ */
+export async function searchProducts(db: Handle, text: string, afterSku: string | null, limit: number) {
+  let q = db.selectFrom('products').select(['id', 'sku', 'name', 'price_cents as priceCents', 'weight_grams as weightGrams', 'updated_at as updatedAt']);
+  if (text !== '') {
+    const pattern = likePattern(text);
+    q = q.where((eb) =>
+      eb.or([
+        eb('sku', '=', text),
+        // An explicit ESCAPE: SQLite's LIKE has no default escape character.
+        sql<boolean>`lower(sku) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(name) like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  if (afterSku !== null) q = q.where('sku', '>', afterSku);
+  return q.orderBy('sku').limit(limit).execute();
+}
+
+/** The stock rows of a page of products, for the search results (one query for the page). */
+export async function stockOfProducts(db: Handle, productIds: number[]) {
+  if (productIds.length === 0) return [];
+  return db
+    .selectFrom('stocks')
+    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+    .select(['stocks.product_id as productId', 'warehouses.code as warehouseCode', 'stocks.qty as qty'])
+    .where('stocks.product_id', 'in', productIds)
+    .orderBy('stocks.product_id')
+    .orderBy('warehouses.code')
+    .execute();
+}

@@ -1,0 +1,56 @@
+import { AppError } from '../../../domain/errors.ts';
+import { can } from '../../../domain/staff.ts';
+import { ConsoleSkuParams, ProductSearchQuery, StockAdjustForm, StockHistoryQuery } from '../../../schemas/console.ts';
+import { productStock, searchCatalog } from '../../../services/stock-history.service.ts';
+import { adjustStockLevels } from '../../../services/stock.service.ts';
+import { CONSOLE_PREFIX } from '../console-routes.ts';
+import type { ConsolePage } from './context.ts';
+
+/**
+ * Catalogue and stock: product search with stock per warehouse, one SKU's stock and its ledger
+ * history (keyset paging), and a stock adjustment with a reason (stock:adjust; audited).
+ */
+export const catalogPage: ConsolePage = {
+  nav: [{ href: `${CONSOLE_PREFIX}/products`, label: 'Catalogue & stock', permission: 'stock:adjust' }],
+  routes: async (app, { store, now, page, user, actor }) => {
+    app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
+      const q = (request.query.q ?? '').trim();
+      const results = await searchCatalog(store.db, q, request.query.after ?? null);
+      return page(reply, 200, 'products', { title: 'Catalogue & stock', q, results });
+    });
+
+    const productView = async (sku: string, beforeId: number | null, extra: Record<string, unknown>) => ({
+      title: `Stock of ${sku}`,
+      stock: await productStock(store.db, sku, beforeId),
+      adjusted: null,
+      error: null,
+      form: { warehouseCode: '', delta: '', reason: '' },
+      ...extra,
+    });
+
+    app.get('/products/:sku', { schema: { params: ConsoleSkuParams, querystring: StockHistoryQuery } }, async (request, reply) => {
+      const before = request.query.before === undefined ? null : Number(request.query.before);
+      return page(reply, 200, 'product', await productView(request.params.sku, before, { canAdjust: can(user(request).role, 'stock:adjust') }));
+    });
+
+    app.post('/products/:sku/adjust', { schema: { params: ConsoleSkuParams, body: StockAdjustForm } }, async (request, reply) => {
+      const { sku } = request.params;
+      const { warehouseCode, delta, reason } = request.body;
+      try {
+        if (delta === 0) throw new AppError(400, 40000, 'an adjustment changes the quantity: give a delta other than 0');
+        const [result] = await adjustStockLevels(store.db, actor(request), [{ sku, warehouseCode, delta }], now(), reason);
+        return page(reply, 200, 'product', await productView(sku, null, { canAdjust: true, adjusted: result }));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status === 404) throw error;
+        // The form comes back with what was typed and why it was refused; nothing was written.
+        const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
+        return page(
+          reply,
+          error.status,
+          'product',
+          await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta: String(delta), reason } }),
+        );
+      }
+    });
+  },
+};

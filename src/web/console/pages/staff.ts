@@ -1,0 +1,99 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, conflictState, notFound } from '../../../domain/errors.ts';
+import { STAFF_ROLES } from '../../../domain/staff.ts';
+import { StaffCreateForm, StaffParams, StaffRoleForm, CsrfForm } from '../../../schemas/console.ts';
+import { createStaff, disableStaff, enableStaff, generatePassword, listStaff, resetPassword, setStaffRole } from '../../../services/staff.service.ts';
+import { CONSOLE_PREFIX } from '../console-routes.ts';
+import type { ConsolePage } from './context.ts';
+
+/**
+ * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, in the
+ * answer to the form, never stored in clear or shown again), disable, enable, reset password,
+ * change role. Nobody can disable their own account or change their own role here: the last
+ * owner cannot lock the console out by a slip (the CLI `stockist operator` can still do anything).
+ */
+export const staffPage: ConsolePage = {
+  nav: [{ href: `${CONSOLE_PREFIX}/staff`, label: 'Staff', permission: 'staff:manage' }],
+  routes: async (app, { store, now, page, user, actor }) => {
+    const { db } = store;
+
+    const render = async (reply: FastifyReply, status: number, extra: Record<string, unknown> = {}) =>
+      page(reply, status, 'staff', {
+        title: 'Staff',
+        staff: await listStaff(db),
+        roles: STAFF_ROLES,
+        me: user(reply.request).staffId,
+        secret: null,
+        done: null,
+        error: null,
+        form: { email: '', role: 'support' },
+        ...extra,
+      });
+
+    /** The account a URL names; a number that names none is a 404 page. */
+    const account = async (staffId: string) => {
+      const row = (await listStaff(db)).find((s) => String(s.id) === staffId);
+      if (!row) throw notFound('staff account');
+      return row;
+    };
+    const notSelf = (request: FastifyRequest, staffId: number, what: string) => {
+      if (staffId === user(request).staffId) throw conflictState(`you cannot ${what} your own account here`);
+    };
+    /** A refused change comes back as the page with the reason, at the refusal's status; nothing was written. */
+    const orRefusal = async (reply: FastifyReply, extra: Record<string, unknown>, change: () => Promise<Record<string, unknown>>) => {
+      try {
+        return await render(reply, 200, await change());
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status === 404) throw error;
+        const why = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
+        return render(reply, error.status, { ...extra, error: why });
+      }
+    };
+
+    app.get('/staff', async (_request, reply) => render(reply, 200));
+
+    app.post('/staff', { schema: { body: StaffCreateForm } }, async (request, reply) => {
+      const { email, role } = request.body;
+      return orRefusal(reply, { form: { email, role } }, async () => {
+        const password = generatePassword();
+        const row = await createStaff(db, actor(request), { email, role, password }, now());
+        return { secret: { email: row.email, password, why: 'created' } };
+      });
+    });
+
+    app.post('/staff/:staffId/disable', { schema: { params: StaffParams, body: CsrfForm } }, async (request, reply) => {
+      const row = await account(request.params.staffId);
+      return orRefusal(reply, {}, async () => {
+        notSelf(request, row.id, 'disable');
+        const { sessionsEnded } = await disableStaff(db, actor(request), row.email, now());
+        return { done: `Disabled ${row.email}; ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} ended.` };
+      });
+    });
+
+    app.post('/staff/:staffId/enable', { schema: { params: StaffParams, body: CsrfForm } }, async (request, reply) => {
+      const row = await account(request.params.staffId);
+      return orRefusal(reply, {}, async () => {
+        await enableStaff(db, actor(request), row.email, now());
+        return { done: `Enabled ${row.email}.` };
+      });
+    });
+
+    app.post('/staff/:staffId/reset-password', { schema: { params: StaffParams, body: CsrfForm } }, async (request, reply) => {
+      const row = await account(request.params.staffId);
+      return orRefusal(reply, {}, async () => {
+        const password = generatePassword();
+        await resetPassword(db, actor(request), row.email, password, now());
+        return { secret: { email: row.email, password, why: 'reset' } };
+      });
+    });
+
+    app.post('/staff/:staffId/role', { schema: { params: StaffParams, body: StaffRoleForm } }, async (request, reply) => {
+      const row = await account(request.params.staffId);
+      return orRefusal(reply, {}, async () => {
+        notSelf(request, row.id, 'change the role of');
+        await setStaffRole(db, actor(request), row.email, request.body.role, now());
+        return { done: `${row.email} is now ${request.body.role}.` };
+      });
+    });
+  },
+};
