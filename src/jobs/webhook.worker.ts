@@ -18,6 +18,47 @@ const MAX_RESPONSE_BYTES = 4096;
 const ERROR_SNIPPET = 200;
 /** A stock lane's deliveries sent back to back within one round at most (each waits for the previous). */
 const STOCK_CHAIN = 50;
+/** Event bodies kept between attempts (UTF-16 code units ≈ bytes for this JSON): ≈ 16 MB. */
+const BODY_CACHE_CHARS = 8_000_000;
+
+/** A map that forgets its least recently used entries beyond a total size. */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+  private total = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly sizeOf: (value: V) => number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Map order is insertion order: moving it to the end marks it recently used.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    const size = this.sizeOf(value);
+    if (size > this.limit) return;
+    // Two attempts of one round may miss and read the same body; the second replaces the first.
+    const previous = this.entries.get(key);
+    if (previous !== undefined) {
+      this.entries.delete(key);
+      this.total -= this.sizeOf(previous);
+    }
+    this.total += size;
+    this.entries.set(key, value);
+    for (const [oldKey, old] of this.entries) {
+      if (this.total <= this.limit) break;
+      this.entries.delete(oldKey);
+      this.total -= this.sizeOf(old);
+    }
+  }
+}
 
 export interface WebhookWorkerOptions {
   store: Store;
@@ -56,6 +97,7 @@ export class WebhookWorker {
   private readonly sender: WebhookSender;
   private readonly ownsSender: boolean;
   private readonly stock: StockFanOut;
+  private readonly bodies = new BoundedCache<string>(BODY_CACHE_CHARS, (body) => body.length);
   private readonly loop = new PollLoop(
     () => this.runOnce(),
     (error) => this.options.log?.error({ err: error }, 'webhook worker round failed'),
@@ -125,6 +167,7 @@ export class WebhookWorker {
       await webhooks.releaseClaim(store.db, id, this.id);
       return null;
     }
+    const payload = await this.body(job);
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
@@ -136,8 +179,8 @@ export class WebhookWorker {
       const response = await this.sender.send({
         url,
         address,
-        body: job.payload,
-        headers: signedHeaders(secrets, webhookId(job.eventId), Math.floor(sentAt / 1000), job.payload),
+        body: payload,
+        headers: signedHeaders(secrets, webhookId(job.eventId), Math.floor(sentAt / 1000), payload),
         timeoutMs: this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
         maxResponseBytes: MAX_RESPONSE_BYTES,
       });
@@ -148,6 +191,20 @@ export class WebhookWorker {
     }
     await this.record(job, statusCode, error);
     return { result: error === null ? 'succeeded' : 'failed', endpointId: job.endpointId, orderId: job.orderId };
+  }
+
+  /**
+   * The body of a delivery's event. A stock.changed batch goes to every subscribed endpoint (100
+   * endpoints: 100 deliveries of the same ≈ 50 KB body), so bodies are kept by batch (or event) in
+   * a small cache instead of being read from the database for each delivery; they never change.
+   */
+  private async body(job: webhooks.DeliveryJob): Promise<string> {
+    const key = job.stockBatchId === null ? `event ${job.eventId}` : `batch ${job.stockBatchId}`;
+    const cached = this.bodies.get(key);
+    if (cached !== undefined) return cached;
+    const body = (await webhooks.eventBody(this.options.store.db, job.eventId)) ?? '';
+    this.bodies.set(key, body);
+    return body;
   }
 
   /** The attempt's outcome, the endpoint's failure clock and, after 24 h of failures, its disabling: one transaction. */

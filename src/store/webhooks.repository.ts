@@ -201,7 +201,7 @@ export async function claimDueDeliveries(
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
-/** Everything one attempt needs: the delivery, its endpoint and the event body. */
+/** What one attempt needs of the delivery and its endpoint (the body: `eventBody`). */
 export const deliveryJob = (db: Handle, id: number) =>
   db
     .selectFrom('webhook_deliveries as d')
@@ -221,10 +221,24 @@ export const deliveryJob = (db: Handle, id: number) =>
       'e.previous_secret as previousSecret',
       'e.previous_secret_until as previousSecretUntil',
       'e.status as endpointStatus',
-      eb.fn.coalesce('b.payload', 'ev.payload').as('payload'),
+      'ev.stock_batch_id as stockBatchId',
     ])
     .where('d.id', '=', id)
     .executeTakeFirst();
+
+/**
+ * An event's body: its stock batch's (shared by every endpoint the batch went to) or its own.
+ * Bodies never change once written, so the worker may keep them (see WebhookWorker's body cache).
+ */
+export async function eventBody(db: Handle, eventId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('webhook_events as ev')
+    .leftJoin('stock_batches as b', 'b.id', 'ev.stock_batch_id')
+    .select((eb) => eb.fn.coalesce('b.payload', 'ev.payload').as('payload'))
+    .where('ev.id', '=', eventId)
+    .executeTakeFirst();
+  return row?.payload ?? null;
+}
 export type DeliveryJob = NonNullable<Awaited<ReturnType<typeof deliveryJob>>>;
 
 /** Records one attempt, only if this worker still holds the claim; returns whether it did. */
