@@ -32,7 +32,16 @@ import { consolePlugin } from './web/console/console.plugin.ts';
 import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { TokenCache } from './services/merchants.service.ts';
+import { UsageRecorder } from './services/usage.service.ts';
+import { installUsageRecording } from './http/usage.ts';
 import type { Store } from './store/db.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's usage counters (null: it serves no merchant routes, or USAGE_FLUSH_MS=0). */
+    usageRecorder: UsageRecorder | null;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -141,10 +150,18 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // The operator console (SPEC §14) goes where the operator API goes: ADMIN_PORT when set.
     await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets, now: options.now ?? Date.now });
   }
+  // Per-merchant usage: counted in memory, added to the database every USAGE_FLUSH_MS and at close.
+  const usage = surfaces.merchant && config.usageFlushMs > 0 ? new UsageRecorder(store, config.env, app.log, options.now) : null;
+  app.decorate('usageRecorder', usage);
+  if (usage) {
+    usage.start(config.usageFlushMs);
+    app.addHook('onClose', () => usage.stop());
+  }
   if (surfaces.merchant) {
     await app.register(
       async (merchant) => {
         requireMerchant(merchant, config, store, tokens, options.now);
+        if (usage) installUsageRecording(merchant, usage);
         merchant.addHook('onRoute', merchantBodyLimits(config));
         // After the auth hook: only authenticated requests draw from (their merchant's) buckets.
         await installMerchantRateLimit(merchant, config, buckets);

@@ -75,6 +75,8 @@ export interface Config {
   consoleSessionIdleMinutes: number;
   /** Operator console: a session ends this long after sign-in however busy it is (hours). */
   consoleSessionMaxHours: number;
+  /** Per-merchant usage counters: add this process's counts to the database this often; 0 = do not count. */
+  usageFlushMs: number;
 }
 
 export type TrustProxy = number | string[];
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     stockWebhookIntervalMs: integer(env, 'STOCK_WEBHOOK_INTERVAL_MS', 5000, 0, 3_600_000),
     consoleSessionIdleMinutes: integer(env, 'CONSOLE_SESSION_IDLE_MINUTES', 30, 1, 1440),
     consoleSessionMaxHours: integer(env, 'CONSOLE_SESSION_MAX_HOURS', 12, 1, 720),
+    usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 5000, 0, 600_000),
   };
   if (config.env === 'production' && !config.tls && !trustsProxy(config.trustProxy)) {
     throw new ConfigError(

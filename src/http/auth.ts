@@ -53,8 +53,9 @@ export function requireMerchant(app: FastifyInstance, config: Config, store: Sto
   app.addHook('onRoute', scopeFromTable);
   app.addHook('onRequest', async (request) => {
     const principal = await authenticate(store.db, config.env, bearerToken(request), now(), tokens);
+    // Set before the scope check: a refused scope is still this merchant's request (usage counters).
+    request.principal = principal;
     const scope = request.routeOptions.config?.scope;
     if (scope && !principal.scopes.has(scope)) throw forbidden(`this token lacks the ${scope} scope`);
-    request.principal = principal;
   });
 }

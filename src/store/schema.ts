@@ -364,6 +364,8 @@ export interface Database {
   staff_users: StaffUsersTable;
   console_sessions: ConsoleSessionsTable;
   audit_log: AuditLogTable;
+  merchant_usage_daily: MerchantUsageDailyTable;
+  merchant_recent_errors: MerchantRecentErrorsTable;
 }
 
 export interface StaffUsersTable {
@@ -403,4 +405,31 @@ export interface AuditLogTable {
   after_summary: string | null;
   request_id: string | null;
   created_at: number;
+}
+
+/** Requests per merchant, environment, UTC day, status class and error code (migration 0023). */
+export interface MerchantUsageDailyTable {
+  merchant_id: number;
+  environment: StockistEnv;
+  /** Days since 1970-01-01, UTC. */
+  day: number;
+  /** 2, 3, 4 or 5. */
+  status_class: number;
+  /** 0 for success, else the envelope's five-digit code. */
+  error_code: number;
+  request_count: number;
+}
+
+/** A merchant's newest 4xx answers (at most RECENT_ERRORS_PER_MERCHANT per merchant and environment). */
+export interface MerchantRecentErrorsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  environment: StockistEnv;
+  request_id: string;
+  at: number;
+  method: string;
+  /** The route's pattern, never the URL sent (a query string may hold anything). */
+  route: string;
+  status: number;
+  error_code: number;
 }
