@@ -5,8 +5,6 @@
  * src/services/usage.service.ts and docs/decisions.md "Usage counters").
  */
 
-import type { StockistEnv } from './vocabulary.ts';
-
 const DAY_MS = 86_400_000;
 
 /** Days kept and shown: the page's chart covers the last 30 UTC days, today included. */
@@ -51,7 +49,6 @@ export interface RecentError {
 
 export interface UsageCount {
   merchantId: number;
-  env: StockistEnv;
   day: number;
   statusClass: StatusClass;
   code: number;
@@ -59,51 +56,53 @@ export interface UsageCount {
 }
 
 /**
- * The counts and recent errors of one process since its last flush. `count` is the hot path (once
- * per merchant request): one string key and a Map update, nothing else allocated for repeat keys.
- * Bounded: one entry per (merchant, environment, day, class, code) seen, and at most
- * RECENT_ERRORS_PER_MERCHANT recent errors per merchant and environment.
+ * (day, class, code) packed into one number, a cheap Map key: codes are below 65,536 (five digits,
+ * at most 59,999) and classes below 8; day × 2^19 stays far below 2^53.
+ */
+const packKey = (day: number, statusClass: StatusClass, code: number) => (day * 8 + statusClass) * 65_536 + code;
+
+function unpackKey(key: number): { day: number; statusClass: StatusClass; code: number } {
+  const code = key % 65_536;
+  const rest = (key - code) / 65_536;
+  const statusClass = (rest % 8) as StatusClass;
+  return { day: (rest - statusClass) / 8, statusClass, code };
+}
+
+/**
+ * One process's counts and recent errors in one environment since its last flush. `count` is the
+ * hot path (once per merchant request): two Map lookups by number, nothing allocated for a key
+ * seen before. Bounded: one entry per (merchant, day, class, code) seen, and at most
+ * RECENT_ERRORS_PER_MERCHANT recent errors per merchant.
  */
 export class UsageTally {
-  private counts = new Map<string, number>();
-  private recent = new Map<string, RecentError[]>();
+  private counts = new Map<number, Map<number, number>>();
+  private recent = new Map<number, RecentError[]>();
 
   get empty(): boolean {
     return this.counts.size === 0 && this.recent.size === 0;
   }
 
-  count(merchantId: number, env: StockistEnv, day: number, status: number, code: number, n = 1): void {
-    // `|`-joined: none of the parts can contain it (numbers, and the environment's fixed names).
-    const key = `${merchantId}|${env}|${day}|${statusClassOf(status)}|${code}`;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
+  count(merchantId: number, day: number, status: number, code: number, n = 1): void {
+    let mine = this.counts.get(merchantId);
+    if (!mine) this.counts.set(merchantId, (mine = new Map()));
+    const key = packKey(day, statusClassOf(status), code);
+    mine.set(key, (mine.get(key) ?? 0) + n);
   }
 
-  addRecent(merchantId: number, env: StockistEnv, error: RecentError): void {
-    const key = `${merchantId}|${env}`;
-    let list = this.recent.get(key);
-    if (!list) this.recent.set(key, (list = []));
+  addRecent(merchantId: number, error: RecentError): void {
+    let list = this.recent.get(merchantId);
+    if (!list) this.recent.set(merchantId, (list = []));
     list.push(error);
     if (list.length > RECENT_ERRORS_PER_MERCHANT) list.shift();
   }
 
   /** Takes everything counted so far, leaving the tally empty. */
-  drain(): { counts: UsageCount[]; recent: { merchantId: number; env: StockistEnv; errors: RecentError[] }[] } {
+  drain(): { counts: UsageCount[]; recent: { merchantId: number; errors: RecentError[] }[] } {
     const counts: UsageCount[] = [];
-    for (const [key, count] of this.counts) {
-      const [merchantId, env, day, statusClass, code] = key.split('|');
-      counts.push({
-        merchantId: Number(merchantId),
-        env: env as StockistEnv,
-        day: Number(day),
-        statusClass: Number(statusClass) as StatusClass,
-        code: Number(code),
-        count,
-      });
+    for (const [merchantId, mine] of this.counts) {
+      for (const [key, count] of mine) counts.push({ merchantId, ...unpackKey(key), count });
     }
-    const recent = [...this.recent].map(([key, errors]) => {
-      const [merchantId, env] = key.split('|');
-      return { merchantId: Number(merchantId), env: env as StockistEnv, errors };
-    });
+    const recent = [...this.recent].map(([merchantId, errors]) => ({ merchantId, errors }));
     this.counts = new Map();
     this.recent = new Map();
     return { counts, recent };
@@ -111,14 +110,9 @@ export class UsageTally {
 
   /** Puts back what a failed flush took, so the next flush adds it (older errors before newer ones). */
   restore(taken: ReturnType<UsageTally['drain']>): void {
-    for (const c of taken.counts) {
-      const key = `${c.merchantId}|${c.env}|${c.day}|${c.statusClass}|${c.code}`;
-      this.counts.set(key, (this.counts.get(key) ?? 0) + c.count);
-    }
+    for (const c of taken.counts) this.count(c.merchantId, c.day, c.statusClass * 100, c.code, c.count);
     for (const r of taken.recent) {
-      const key = `${r.merchantId}|${r.env}`;
-      const merged = [...r.errors, ...(this.recent.get(key) ?? [])].slice(-RECENT_ERRORS_PER_MERCHANT);
-      this.recent.set(key, merged);
+      this.recent.set(r.merchantId, [...r.errors, ...(this.recent.get(r.merchantId) ?? [])].slice(-RECENT_ERRORS_PER_MERCHANT));
     }
   }
 }

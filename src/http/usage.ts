@@ -8,16 +8,23 @@ import type { UsageRecorder } from '../services/usage.service.ts';
  * before their merchant is known (a bad token) belong to nobody and are not counted.
  */
 export function installUsageRecording(app: FastifyInstance, recorder: UsageRecorder): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request. `routeOptions` builds an object on
+  // each read, so it is read for the 4xx only.
+  app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal;
-    if (!principal) return;
-    recorder.record({
-      merchantId: principal.merchantId,
-      requestId: request.id,
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: reply.statusCode,
-      errorCode: request.errorCode,
-    });
+    if (principal) {
+      const status = reply.statusCode;
+      const code = recorder.count(principal.merchantId, status, request.errorCode);
+      if (status >= 400 && status < 500) {
+        recorder.addRecent(principal.merchantId, {
+          requestId: request.id,
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status,
+          code,
+        });
+      }
+    }
+    done();
   });
 }

@@ -7,18 +7,6 @@ import { addRecentErrors, addUsageCounts, countsByErrorCode, dailyCountsByClass,
 
 const DAY_MS = 86_400_000;
 
-/** One finished merchant request, as the recording hook sees it (no URL, no body). */
-export interface FinishedRequest {
-  merchantId: number;
-  requestId: string;
-  method: string;
-  /** The route's pattern. */
-  route: string;
-  status: number;
-  /** The envelope's error code when the answer was an error. */
-  errorCode: number | null;
-}
-
 /**
  * Counts this process's merchant requests in memory and adds them to the database every
  * `intervalMs` (and on `stop()`, at shutdown) in one transaction — never a write per request. A
@@ -37,13 +25,19 @@ export class UsageRecorder {
     private readonly now: Clock = Date.now,
   ) {}
 
-  record(r: FinishedRequest): void {
-    const at = this.now();
-    const code = countedErrorCode(r.status, r.errorCode);
-    this.tally.count(r.merchantId, this.env, utcDay(at), r.status, code);
-    if (r.status >= 400 && r.status < 500) {
-      this.tally.addRecent(r.merchantId, this.env, { requestId: r.requestId, at, method: r.method, route: r.route, status: r.status, code });
-    }
+  /**
+   * Counts one finished request of the merchant (the hot path: no allocation for a key seen
+   * before); returns the error code it was counted under (0 for success).
+   */
+  count(merchantId: number, status: number, errorCode: number | null): number {
+    const code = countedErrorCode(status, errorCode);
+    this.tally.count(merchantId, utcDay(this.now()), status, code);
+    return code;
+  }
+
+  /** Remembers a 4xx answer for the merchant's recent-errors list (no URL, no body). */
+  addRecent(merchantId: number, error: Omit<RecentError, 'at'>): void {
+    this.tally.addRecent(merchantId, { ...error, at: this.now() });
   }
 
   start(intervalMs: number): void {
@@ -63,8 +57,8 @@ export class UsageRecorder {
     const taken = this.tally.drain();
     try {
       await this.store.db.transaction().execute(async (trx) => {
-        await addUsageCounts(trx, taken.counts);
-        await addRecentErrors(trx, taken.recent);
+        await addUsageCounts(trx, this.env, taken.counts);
+        await addRecentErrors(trx, this.env, taken.recent);
       });
     } catch (error) {
       // Rolled back: nothing of it was added, so putting it back cannot count anything twice.

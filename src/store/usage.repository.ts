@@ -16,14 +16,14 @@ function* chunks<T>(items: T[]): Generator<T[]> {
  * processes flushing into one database each add theirs (never overwrite). One statement per
  * ROWS_PER_STATEMENT keys — in practice one per flush.
  */
-export async function addUsageCounts(trx: Trx, counts: UsageCount[]): Promise<void> {
+export async function addUsageCounts(trx: Trx, env: StockistEnv, counts: UsageCount[]): Promise<void> {
   for (const part of chunks(counts)) {
     await trx
       .insertInto('merchant_usage_daily')
       .values(
         part.map((c) => ({
           merchant_id: c.merchantId,
-          environment: c.env,
+          environment: env,
           day: c.day,
           status_class: c.statusClass,
           error_code: c.code,
@@ -43,11 +43,11 @@ export async function addUsageCounts(trx: Trx, counts: UsageCount[]): Promise<vo
  * Appends recent errors, then keeps only the newest RECENT_ERRORS_PER_MERCHANT of each merchant and
  * environment written to (one DELETE ranking their rows by id, newest first).
  */
-export async function addRecentErrors(trx: Trx, batches: { merchantId: number; env: StockistEnv; errors: RecentError[] }[]): Promise<void> {
+export async function addRecentErrors(trx: Trx, env: StockistEnv, batches: { merchantId: number; errors: RecentError[] }[]): Promise<void> {
   const rows = batches.flatMap((b) =>
     b.errors.map((e) => ({
       merchant_id: b.merchantId,
-      environment: b.env,
+      environment: env,
       request_id: e.requestId,
       at: e.at,
       method: e.method,
@@ -62,8 +62,8 @@ export async function addRecentErrors(trx: Trx, batches: { merchantId: number; e
   await sql`
     delete from merchant_recent_errors where id in (
       select id from (
-        select id, row_number() over (partition by merchant_id, environment order by id desc) as newest
-        from merchant_recent_errors where merchant_id in (${sql.join(merchants)})
+        select id, row_number() over (partition by merchant_id order by id desc) as newest
+        from merchant_recent_errors where environment = ${env} and merchant_id in (${sql.join(merchants)})
       ) ranked where newest > ${RECENT_ERRORS_PER_MERCHANT}
     )`.execute(trx);
 }
