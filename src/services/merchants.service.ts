@@ -17,7 +17,9 @@ export interface NewMerchant {
 export async function createMerchant(db: Handle, name: string, now: number): Promise<NewMerchant> {
   const clientId = `cli_${randomToken(24)}`;
   const clientSecret = `sks_${randomToken(40)}`;
-  const m = await repo.insertMerchant(db, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
+  const insert = (h: Handle) => repo.insertMerchant(h, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
+  // The merchant and its first OAuth client commit together.
+  const m = db.isTransaction ? await insert(db) : await (db as Db).transaction().execute(insert);
   return { merchantId: m.id, name: m.name, status: m.status, clientId, clientSecret };
 }
 

@@ -18,6 +18,7 @@ export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now
       after_summary: entry.after ? JSON.stringify(entry.after) : null,
       request_id: actor.requestId,
       created_at: now,
+      merchant_id: entry.merchantId ?? null,
     })
     .execute();
 }
@@ -25,6 +26,13 @@ export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now
 /** Newest first; `beforeId` continues a walk (keyset: rows written meanwhile never shift a page). */
 export async function listAudit(db: Handle, beforeId: number | null, limit: number): Promise<AuditRow[]> {
   let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.execute();
+}
+
+/** One merchant's rows, newest first (the business manager's audit page). */
+export async function listMerchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number): Promise<AuditRow[]> {
+  let q = db.selectFrom('audit_log').selectAll().where('merchant_id', '=', merchantId).orderBy('id', 'desc').limit(limit);
   if (beforeId !== null) q = q.where('id', '<', beforeId);
   return q.execute();
 }
