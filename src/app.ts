@@ -31,7 +31,7 @@ import { installTextRule, lazySerializers, validatorCompiler } from './http/vali
 import { consolePlugin } from './web/console/console.plugin.ts';
 import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
-import { TokenCache } from './services/merchants.service.ts';
+import { LastUsedRecorder, TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
 
 export interface AppDeps {
@@ -119,6 +119,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Credentials change only through the operator API, the CLI and the token endpoint; any write
   // through this process drops cached token lookups at once (other processes: TOKEN_CACHE_SECONDS).
   const tokens = new TokenCache(config.tokenCacheSeconds * 1000);
+  const lastUsed = new LastUsedRecorder(store.db, (error) => app.log.warn({ err: error }, 'could not record a token’s last use'));
   const dropTokensOnWrite = async (request: { method: string }) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') tokens.clear();
   };
@@ -130,7 +131,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         requireAdmin(admin, deps.adminApiKey);
         admin.addHook('onResponse', dropTokensOnWrite);
         await admin.register(adminCatalogRoutes, { store });
-        await admin.register(adminMerchantRoutes, { store, config });
+        await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminAuditRoutes, { store });
@@ -144,7 +145,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (surfaces.merchant) {
     await app.register(
       async (merchant) => {
-        requireMerchant(merchant, config, store, tokens, options.now);
+        requireMerchant(merchant, config, store, tokens, options.now, lastUsed);
         merchant.addHook('onRoute', merchantBodyLimits(config));
         // After the auth hook: only authenticated requests draw from (their merchant's) buckets.
         await installMerchantRateLimit(merchant, config, buckets);

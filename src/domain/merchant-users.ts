@@ -39,6 +39,9 @@ export const mayManage = (role: MerchantRole, permission: ManagerPermission): bo
 /** An invitation link works once, for 72 hours (issue 20). */
 export const INVITATION_TTL_MS = 72 * 3600 * 1000;
 
+/** The page an invitation link opens, on `origin` (PUBLIC_BASE_URL, or the request's own origin). */
+export const invitationUrl = (origin: string, token: string) => `${origin}/manager/invitations/${token}`;
+
 /**
  * The staff rules (length 12–256, NIST SP 800-63B) plus a blocklist: a password that is a common
  * one, a common one with digits or symbols added at the end, or a common one repeated, is refused.

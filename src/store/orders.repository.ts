@@ -127,3 +127,29 @@ export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise
   const last = shown.at(-1);
   return { total: Number(count.n), ids: shown.map((r) => r.id), next: more && last ? [Number(last.key), last.id] : null };
 }
+
+export interface OrderSearch {
+  /** An order id (parent or split) or a custom order id. */
+  text: string | null;
+  status: OrdersTable['status'] | null;
+  /** created_at within [from, to). */
+  from: number | null;
+  to: number | null;
+}
+
+/** The business manager's order search (one merchant), newest first; `limit + 1` rows tell whether more follow. */
+export async function searchOrders(scope: MerchantScope, s: OrderSearch, offset: number, limit: number) {
+  let q = scope.selectFrom('orders').select(['id', 'custom_order_id', 'status', 'fulfillment_status', 'refund_status', 'subtotal_cents', 'freight_cents', 'coupon_cents', 'created_at']);
+  if (s.text !== null) {
+    const text = s.text;
+    const id = /^[0-9]{1,16}$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : null;
+    const splitParent = id === null ? null : ((await scope.selectFrom('split_orders').select('order_id').where('id', '=', id).executeTakeFirst())?.order_id ?? null);
+    q = q.where((eb) =>
+      eb.or([eb('custom_order_id', '=', text), ...(id === null ? [] : [eb('id', '=', id)]), ...(splitParent === null ? [] : [eb('id', '=', splitParent)])]),
+    );
+  }
+  if (s.status !== null) q = q.where('status', '=', s.status);
+  if (s.from !== null) q = q.where('created_at', '>=', s.from);
+  if (s.to !== null) q = q.where('created_at', '<', s.to);
+  return q.orderBy('id', 'desc').offset(offset).limit(limit + 1).execute();
+}

@@ -1,14 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
 import { formatInstant } from '../../../domain/time.ts';
+import { adminKeyActor } from '../../../domain/audit.ts';
+import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
+import { InvitationResponses, InviteUserBody } from '../../../schemas/manager.ts';
+import { inviteUser } from '../../../services/merchant-users.service.ts';
 import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
 /** Operator credentials: merchants, their client credentials and their bearer tokens. */
-export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
+export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
+  app,
+  { store, config, adminApiKey },
+) => {
   const { db } = store;
 
   app.post('/merchants', { schema: { body: MerchantBody } }, async (request) => {
@@ -34,4 +41,22 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     const r = await revokeToken(db, Number(request.params.tokenId), Date.now());
     return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
   });
+
+  // A one-time link to the merchant's business manager (SPEC §14), on PUBLIC_BASE_URL or this request's origin.
+  app.post(
+    '/merchants/:id/users',
+    { schema: { summary: 'Invite a user to a merchant’s business manager', params: IdParams, body: InviteUserBody, response: InvitationResponses } },
+    async (request) => {
+      const invitation = await inviteUser(db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body, Date.now());
+      const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+      return {
+        invitationId: String(invitation.invitationId),
+        merchantId: String(invitation.merchantId),
+        email: invitation.email,
+        role: invitation.role,
+        invitationUrl: invitationUrl(origin, invitation.token),
+        expiresAt: formatInstant(invitation.expiresAt),
+      };
+    },
+  );
 };
