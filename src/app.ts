@@ -130,12 +130,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       async (admin) => {
         requireAdmin(admin, deps.adminApiKey);
         admin.addHook('onResponse', dropTokensOnWrite);
-        await admin.register(adminCatalogRoutes, { store });
+        await admin.register(adminCatalogRoutes, { store, adminApiKey: deps.adminApiKey });
         await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminAuditRoutes, { store });
-        await admin.register(adminWebhookRoutes, { store });
+        await admin.register(adminWebhookRoutes, { store, adminApiKey: deps.adminApiKey });
       },
       { prefix: '/admin/v1' },
     );

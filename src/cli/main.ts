@@ -173,7 +173,7 @@ export function buildCli(): Command {
     .action(async (files: string[]) => {
       const config = configWith({});
       const { runImport } = await import('./import.ts');
-      await withStore(config, (store) => runImport(store, files, { stdout: process.stdout, stderr: process.stderr }));
+      await withStore(config, (store) => runImport(store, cliActor(), files, { stdout: process.stdout, stderr: process.stderr }));
     });
 
   const merchant = program.command('merchant').description('manage merchants');
@@ -186,7 +186,7 @@ export function buildCli(): Command {
       if (trimmed.length < 1 || trimmed.length > 128) throw new InvalidArgumentError('name must be 1 to 128 characters');
       text('name', trimmed);
       const { createMerchant } = await import('../services/merchants.service.ts');
-      const m = await withStore(config, (store) => createMerchant(store.db, trimmed, Date.now()));
+      const m = await withStore(config, (store) => createMerchant(store.db, cliActor(), trimmed, Date.now()));
       process.stdout.write(`merchant ${m.merchantId} "${m.name}"\nclient_id     ${m.clientId}\nclient_secret ${m.clientSecret}  (shown once)\n`);
     });
 
@@ -216,7 +216,9 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { issueToken } = await import('../services/merchants.service.ts');
-      const t = await withStore(config, (store) => issueToken(store.db, config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()));
+      const t = await withStore(config, (store) =>
+        issueToken(store.db, cliActor(), config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
+      );
       process.stdout.write(
         `token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`,
       );
@@ -228,7 +230,7 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(tokenId);
       const { revokeToken } = await import('../services/merchants.service.ts');
-      const r = await withStore(config, (store) => revokeToken(store.db, id, Date.now()));
+      const r = await withStore(config, (store) => revokeToken(store.db, cliActor(), id, Date.now()));
       process.stdout.write(`token ${r.tokenId} revoked at ${formatInstant(r.revokedAt)}\n`);
     });
 
@@ -270,7 +272,7 @@ export function buildCli(): Command {
         const reason = opts.reason === undefined ? undefined : text('--reason', opts.reason.trim());
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
-        const r = await withStore(config, (store) => reviewRefund(store.db, refundNo, decision, cliActor()));
+        const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), refundNo, decision));
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
   }
@@ -312,6 +314,25 @@ export function buildCli(): Command {
       const { disableStaff } = await import('../services/staff.service.ts');
       const r = await withStore(config, (store) => disableStaff(store.db, cliActor(), email, Date.now()));
       process.stdout.write(`operator ${r.row.email} disabled; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended\n`);
+    });
+  operator
+    .command('enable <email>')
+    .description('let a disabled staff account sign in again')
+    .action(async (email: string) => {
+      const config = configWith({});
+      const { enableStaff } = await import('../services/staff.service.ts');
+      const row = await withStore(config, (store) => enableStaff(store.db, cliActor(), email, Date.now()));
+      process.stdout.write(`operator ${row.email} enabled\n`);
+    });
+  operator
+    .command('set-role <email>')
+    .description('change what a staff account may do in the console (from its next request)')
+    .addOption(new Option('--role <role>', 'the new role').choices([...STAFF_ROLES]).makeOptionMandatory())
+    .action(async (email: string, opts: { role: StaffRole }) => {
+      const config = configWith({});
+      const { setStaffRole } = await import('../services/staff.service.ts');
+      const row = await withStore(config, (store) => setStaffRole(store.db, cliActor(), email, opts.role, Date.now()));
+      process.stdout.write(`operator ${row.email} is now ${row.role}\n`);
     });
   operator
     .command('reset-password <email>')

@@ -1,7 +1,10 @@
+import type { Actor } from '../domain/audit.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { forbidden, notFound, unauthorized } from '../domain/errors.ts';
+import { formatInstant } from '../domain/time.ts';
 import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import { SCOPES, type Scope } from '../schemas/admin.ts';
+import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
 import { noteTokensUsed } from '../store/credentials.repository.ts';
 import { revokeFamily } from '../store/oauth.repository.ts';
@@ -15,13 +18,16 @@ export interface NewMerchant {
   clientSecret: string;
 }
 
-export async function createMerchant(db: Handle, name: string, now: number): Promise<NewMerchant> {
+/** The client secret is shown once, to the caller; the audit row names the merchant and its (public) client id only. */
+export async function createMerchant(db: Db, actor: Actor, name: string, now: number): Promise<NewMerchant> {
   const clientId = `cli_${randomToken(24)}`;
   const clientSecret = `sks_${randomToken(40)}`;
-  const insert = (h: Handle) => repo.insertMerchant(h, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
-  // The merchant and its first OAuth client commit together.
-  const m = db.isTransaction ? await insert(db) : await (db as Db).transaction().execute(insert);
-  return { merchantId: m.id, name: m.name, status: m.status, clientId, clientSecret };
+  return db.transaction().execute(async (trx) => {
+    const m = await repo.insertMerchant(trx, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
+    const after = { name: m.name, status: m.status, clientId };
+    await insertAudit(trx, actor, { action: 'merchant.create', target: `merchant:${m.id}`, before: null, after }, now);
+    return { merchantId: m.id, name: m.name, status: m.status, clientId, clientSecret };
+  });
 }
 
 export interface IssuedToken {
@@ -32,39 +38,56 @@ export interface IssuedToken {
   expiresAt: number | null;
 }
 
+/** The token is shown once, to the caller; the audit row holds its id, scopes and expiry, never the token or its hash. */
 export async function issueToken(
-  db: Handle,
+  db: Db,
+  actor: Actor,
   env: StockistEnv,
   merchantId: number,
   options: { scopes?: Scope[]; expiresInSeconds?: number },
   now: number,
 ): Promise<IssuedToken> {
-  const merchant = await repo.findMerchant(db, merchantId);
-  if (!merchant) throw notFound('merchant');
   const accessToken = newAccessToken(env);
   const scopes = options.scopes ?? [...SCOPES];
   const expiresAt = options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null;
-  const row = await repo.insertToken(db, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
-  return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
+  return db.transaction().execute(async (trx) => {
+    const merchant = await repo.findMerchant(trx, merchantId);
+    if (!merchant) throw notFound('merchant');
+    const row = await repo.insertToken(trx, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
+    const after = { merchantId, scopes: scopes.join(' '), expiresAt: formatInstant(expiresAt) };
+    await insertAudit(trx, actor, { action: 'token.issue', target: `token:${row.id}`, before: null, after }, now);
+    return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
+  });
 }
 
 /**
  * Revoking an OAuth access token revokes its refresh-token family too: otherwise the merchant's
- * client would simply refresh its way back in.
+ * client would simply refresh its way back in. Revoking a revoked token changes nothing and is
+ * not audited again.
  */
-export async function revokeToken(db: Db, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
+export async function revokeToken(db: Db, actor: Actor, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
   return db.transaction().execute(async (trx) => {
-    const row = await repo.revokeToken(trx, tokenId, now);
-    if (!row) throw notFound('token');
+    const before = await repo.findToken(trx, tokenId);
+    const row = before && (await repo.revokeToken(trx, tokenId, now));
+    if (!before || !row) throw notFound('token');
     if (row.family_id) await revokeFamily(trx, row.family_id, now);
+    if (before.revoked_at === null) {
+      const entry = { before: { merchantId: row.merchant_id, revokedAt: null }, after: { merchantId: row.merchant_id, revokedAt: formatInstant(now) } };
+      await insertAudit(trx, actor, { action: 'token.revoke', target: `token:${row.id}`, ...entry }, now);
+    }
     return { tokenId: row.id, revokedAt: row.revoked_at! };
   });
 }
 
-export async function setMerchantStatus(db: Handle, merchantId: number, status: 'active' | 'disabled', now: number) {
-  const row = await repo.setMerchantStatus(db, merchantId, status, now);
-  if (!row) throw notFound('merchant');
-  return row;
+export async function setMerchantStatus(db: Db, actor: Actor, merchantId: number, status: 'active' | 'disabled', now: number) {
+  return db.transaction().execute(async (trx) => {
+    const before = await repo.findMerchant(trx, merchantId);
+    const row = before && (await repo.setMerchantStatus(trx, merchantId, status, now));
+    if (!before || !row) throw notFound('merchant');
+    const entry = { target: `merchant:${row.id}`, before: { name: before.name, status: before.status }, after: { name: row.name, status: row.status } };
+    await insertAudit(trx, actor, { action: status === 'active' ? 'merchant.enable' : 'merchant.disable', ...entry }, now);
+    return row;
+  });
 }
 
 export interface Principal {

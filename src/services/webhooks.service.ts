@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { Actor } from '../domain/audit.ts';
 import { conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { comparePos, type FeedPos } from '../domain/stock-batches.ts';
@@ -10,6 +11,7 @@ import { resolveWebhookTarget, systemResolver } from './webhook-target.service.t
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/vocabulary.ts';
+import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
 import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
@@ -303,10 +305,17 @@ export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) 
 }
 
 /** PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the failure clock restarts). */
-export async function setWebhookStatus(db: Db, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
+export async function setWebhookStatus(db: Db, actor: Actor, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
   return db.transaction().execute(async (trx) => {
-    const row = await webhooks.setEndpointStatus(trx, idOf(rawId), body.status, body.reason || 'disabled by the operator', now);
-    if (!row) throw notFound('webhook');
+    const before = await trx.selectFrom('webhook_endpoints').select(['status', 'disabled_reason']).where('id', '=', idOf(rawId)).executeTakeFirst();
+    const row = before && (await webhooks.setEndpointStatus(trx, idOf(rawId), body.status, body.reason || 'disabled by the operator', now));
+    if (!before || !row) throw notFound('webhook');
+    const entry = {
+      target: `webhook:${row.id}`,
+      before: { merchantId: row.merchant_id, status: before.status, reason: before.disabled_reason },
+      after: { merchantId: row.merchant_id, status: row.status, reason: row.disabled_reason },
+    };
+    await insertAudit(trx, actor, { action: body.status === 'active' ? 'webhook.enable' : 'webhook.disable', ...entry }, now);
     // Its stock deliveries that gave up hold the stock lane (no gaps): re-enabling sends them again.
     if (body.status === 'active') await webhooks.requeueFailedStockDeliveries(trx, row.id, now, now + RETRY_WINDOW_MS);
     return { ...presentEndpoint(row), merchantId: String(row.merchant_id) };

@@ -69,6 +69,8 @@ export async function insertToken(
     .executeTakeFirstOrThrow();
 }
 
+export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+
 export async function revokeToken(db: Handle, id: number, now: number): Promise<ApiToken | undefined> {
   const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row || row.revoked_at !== null) return row;
@@ -94,3 +96,13 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
     .where('api_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
+
+/** A merchant's bearer tokens, newest first (hashes stay here: the caller gets none). */
+export const tokensOfMerchant = (db: Handle, merchantId: number, limit: number) =>
+  db
+    .selectFrom('api_tokens')
+    .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'expires_at', 'revoked_at', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();

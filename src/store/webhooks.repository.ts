@@ -445,3 +445,20 @@ export async function requeueFailedStockDeliveries(db: Handle, endpointId: numbe
     .where('status', '=', 'failed')
     .execute();
 }
+
+/** The deliveries of one order's events to every endpoint of its merchant, newest first (the lane index, per endpoint). */
+export async function deliveriesOfOrder(db: Handle, merchantId: number, orderId: number, limit: number) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .innerJoin('webhook_deliveries', 'webhook_deliveries.endpoint_id', 'webhook_endpoints.id')
+    .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
+    .select([...deliveryColumns, 'webhook_endpoints.url as url'])
+    .where('webhook_endpoints.merchant_id', '=', merchantId)
+    .where('webhook_deliveries.order_id', '=', orderId)
+    .orderBy('webhook_deliveries.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** An endpoint by id, whichever merchant it belongs to (the operator's view). */
+export const findAnyEndpoint = (db: Handle, id: number) => db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();

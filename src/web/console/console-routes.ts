@@ -3,6 +3,12 @@ import type { Permission } from '../../domain/staff.ts';
 /** The console's base path (on the admin surface: ADMIN_PORT when set). */
 export const CONSOLE_PREFIX = '/console';
 
+/** Where a request without a session is sent. */
+export const SIGN_IN_PATH = `${CONSOLE_PREFIX}/sign-in`;
+
+/** The session cookie's name (`__Host-` prefixed under HTTPS: foundation.ts, cookieName). */
+export const CONSOLE_COOKIE = 'stockist_console';
+
 export interface ConsoleRoute {
   method: 'GET' | 'POST';
   /** Relative to CONSOLE_PREFIX, Fastify syntax. */
@@ -25,6 +31,25 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/refunds', permission: 'refunds:read' },
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
+  // Orders, merchants, webhooks (branch console-orders): entries below this line.
+  { method: 'GET', path: '/orders', permission: 'orders:read' },
+  { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
+  { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
+  { method: 'GET', path: '/merchants', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants', permission: 'merchants:write' },
+  { method: 'GET', path: '/merchants/:id', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants/:id/disable', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/enable', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens/:tokenId/revoke', permission: 'merchants:write' },
+  { method: 'GET', path: '/webhooks', permission: 'webhooks:manage' },
+  { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/disable', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/enable', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:manage' },
+
+  // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
 ];
 
 const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');

@@ -8,27 +8,18 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Eta } from 'eta';
 import type { Config } from '../../config.ts';
 import { AppError, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
-import { hashSecret, secretsEqual } from '../../domain/secrets.ts';
-import { can, emailKey, SIGN_IN_LIMITS, type Permission } from '../../domain/staff.ts';
+import { secretsEqual } from '../../domain/secrets.ts';
+import { can, type Permission } from '../../domain/staff.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
-import { AssetParams, ConsolePageQuery, ConsoleRefundParams, CsrfForm, RefundDecisionForm, SignInForm } from '../../schemas/console.ts';
-import { resumeSession, signIn, signOut, staffActor, type ConsoleUser } from '../../services/console-sessions.service.ts';
-import { dashboard } from '../../services/dashboard.service.ts';
-import { listRefundsForOperator, reviewRefund } from '../../services/refunds.service.ts';
+import { AssetParams } from '../../schemas/console.ts';
+import { resumeSession, staffActor, type ConsoleUser } from '../../services/console-sessions.service.ts';
 import type { Store } from '../../store/db.ts';
-import {
-  clearSessionCookie,
-  cookieName,
-  installHtmlErrors,
-  installPageHeaders,
-  isSecure,
-  readCookie,
-  sameOriginProblem,
-  setSessionCookie,
-} from '../foundation.ts';
+import { cookieName, installHtmlErrors, installPageHeaders, isSecure, readCookie, sameOriginProblem } from '../foundation.ts';
 import { webResource } from '../resources.ts';
-import { CONSOLE_PREFIX, consoleRouteFor } from './console-routes.ts';
+import { CONSOLE_COOKIE, SIGN_IN_PATH, consoleRouteFor } from './console-routes.ts';
+import type { ConsolePageContext, NavLink } from './pages/context.ts';
+import { CONSOLE_PAGES } from './pages/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,9 +39,6 @@ export interface ConsoleOptions {
   buckets: BucketStore;
   now: Clock;
 }
-
-const COOKIE = 'stockist_console';
-const SIGN_IN = `${CONSOLE_PREFIX}/sign-in`;
 
 /** Files the pages load; nothing else is served, and nothing from a CDN. */
 function assetFiles(): Record<string, { file: string; type: string }> {
@@ -78,17 +66,21 @@ const isFormBody = (request: FastifyRequest) => {
   return typeof type === 'string' && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
 };
 
-/** Seconds until a bucket that refused has a token again. */
-const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) =>
-  Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
+/** The links of every page module, in CONSOLE_PAGES order. */
+const NAV: readonly NavLink[] = CONSOLE_PAGES.flatMap((p) => p.nav);
+
+/** The pages a role may open, for the navigation bar. */
+const navFor = (user: ConsoleUser) => NAV.filter((l) => can(user.role, l.permission));
 
 /**
  * The operator console (SPEC §14), server-rendered with Eta, htmx for in-place updates. Sessions,
- * CSRF and roles: docs/decisions.md, "Console sessions and CSRF".
+ * CSRF and roles: docs/decisions.md, "Console sessions and CSRF". This plugin holds what every
+ * page shares (session, CSRF, the permission table, assets, errors as pages); the pages themselves
+ * are the modules of pages/ (pages/index.ts lists them).
  */
 export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (app, { config, store, buckets, now }) => {
   const { db } = store;
-  const limits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
+  const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   const assets = assetFiles();
   const assetCache = new Map<string, Buffer>();
 
@@ -116,8 +108,8 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
       if (problem) throw forbidden(`refused: this request did not come from a console page (${problem})`);
       if (!isFormBody(request)) throw new AppError(415, 41500, 'console forms are sent as application/x-www-form-urlencoded');
     }
-    const sessionId = readCookie(request, cookieName(COOKIE, secure));
-    if (sessionId) request.consoleUser = await resumeSession(db, sessionId, limits, now());
+    const sessionId = readCookie(request, cookieName(CONSOLE_COOKIE, secure));
+    if (sessionId) request.consoleUser = await resumeSession(db, sessionId, sessionLimits, now());
   });
 
   // After parsing (the form's token is in the body), before the schema: who may do this, and is it really them.
@@ -126,8 +118,8 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     if (permission === undefined || permission === 'public') return;
     const user = request.consoleUser;
     if (!user) {
-      if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect(SIGN_IN, 303);
-      reply.header('HX-Redirect', SIGN_IN);
+      if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect(SIGN_IN_PATH, 303);
+      reply.header('HX-Redirect', SIGN_IN_PATH);
       throw unauthorized('your session has ended; sign in again');
     }
     if (!can(user.role, permission)) throw forbidden(`the ${user.role} role may not do this (${permission})`);
@@ -146,65 +138,20 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     return reply.type(asset.type).header('Cache-Control', 'public, max-age=3600').send(content);
   });
 
-  app.get('/sign-in', async (request, reply) => {
-    if (request.consoleUser) return reply.redirect(CONSOLE_PREFIX, 303);
-    return page(reply, 200, 'sign-in', { title: 'Sign in', email: '', error: null });
-  });
-
-  app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {
-    const { email, password } = request.body;
-    // Counted before the password is checked (successes too), per account and per address.
-    const account = await buckets.take(`console:acct:${hashSecret(emailKey(email)).slice(0, 32)}`, SIGN_IN_LIMITS.account, 1);
-    const address = await buckets.take(`console:addr:${request.ip}`, SIGN_IN_LIMITS.address, 1);
-    if (!account.allowed || !address.allowed) {
-      const wait = Math.max(
-        account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account),
-        address.allowed ? 0 : retryAfter(address.tokens, SIGN_IN_LIMITS.address),
-      );
-      request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in limited');
-      reply.header('Retry-After', String(wait));
-      return page(reply, 429, 'sign-in', { title: 'Sign in', email, error: `Too many sign-in attempts; try again in ${wait} s.` });
-    }
-    const started = await signIn(db, { email, password, address: request.ip, requestId: request.id }, limits, now());
-    if (!started) {
-      request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in failed');
-      return page(reply, 401, 'sign-in', { title: 'Sign in', email, error: 'Wrong email or password, or the account is disabled.' });
-    }
-    const secure = isSecure(config, request);
-    setSessionCookie(reply, cookieName(COOKIE, secure), started.sessionId, secure, Math.floor(limits.maxMs / 1000));
-    return reply.redirect(CONSOLE_PREFIX, 303);
-  });
-
-  app.post('/sign-out', { schema: { body: CsrfForm } }, async (request, reply) => {
-    await signOut(db, request.consoleUser!, request.id, now());
-    clearSessionCookie(reply, cookieName(COOKIE, isSecure(config, request)), isSecure(config, request));
-    return reply.redirect(SIGN_IN, 303);
-  });
-
-  app.get('', async (_request, reply) => page(reply, 200, 'dashboard', { title: 'Dashboard', stats: await dashboard(db, config, now()) }));
-
-  app.get('/refunds', { schema: { querystring: ConsolePageQuery } }, async (request, reply) => {
-    const pageNumber = Number(request.query.page ?? 1);
-    const refunds = await listRefundsForOperator(db, config, 'pending_review', pageNumber, 50, now());
-    return page(reply, 200, 'refunds', { title: 'Refund review', refunds, canReview: can(request.consoleUser!.role, 'refunds:review') });
-  });
-
-  for (const verb of ['approve', 'reject'] as const) {
-    app.post(`/refunds/:refundNo/${verb}`, { schema: { params: ConsoleRefundParams, body: RefundDecisionForm } }, async (request, reply) => {
-      const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: request.body.reason || 'rejected by the operator' };
-      const refund = await reviewRefund(db, request.params.refundNo, decision, staffActor(request.consoleUser!, request.id));
-      // htmx swaps the row in place; without JavaScript the form posts and the queue reloads.
-      if (request.headers['hx-request'] === 'true') return page(reply, 200, 'refund-decided', { refund });
-      return reply.redirect(`${CONSOLE_PREFIX}/refunds`, 303);
-    });
-  }
+  const signedIn = (request: FastifyRequest) => {
+    // The preValidation hook has refused every request without a session on a non-public route.
+    if (!request.consoleUser) throw unauthorized('your session has ended; sign in again');
+    return request.consoleUser;
+  };
+  const context: ConsolePageContext = {
+    config,
+    store,
+    buckets,
+    now,
+    sessionLimits,
+    page,
+    user: signedIn,
+    actor: (request) => staffActor(signedIn(request), request.id),
+  };
+  for (const consolePage of CONSOLE_PAGES) await app.register(consolePage.routes, context);
 };
-
-/** The pages a role may open, for the navigation bar. */
-function navFor(user: ConsoleUser) {
-  const links: { href: string; label: string; permission: Permission }[] = [
-    { href: CONSOLE_PREFIX, label: 'Dashboard', permission: 'dashboard:read' },
-    { href: `${CONSOLE_PREFIX}/refunds`, label: 'Refund review', permission: 'refunds:read' },
-  ];
-  return links.filter((l) => can(user.role, l.permission));
-}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
-import { formatInstant } from '../../../domain/time.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
+import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
 import { InvitationResponses, InviteUserBody } from '../../../schemas/manager.ts';
@@ -11,24 +11,25 @@ import type { Store } from '../../../store/db.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
-/** Operator credentials: merchants, their client credentials and their bearer tokens. */
+/** Operator credentials: merchants, their client credentials and their bearer tokens. Every write is audited (never a secret). */
 export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
   app,
   { store, config, adminApiKey },
 ) => {
   const { db } = store;
+  const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
 
   app.post('/merchants', { schema: { body: MerchantBody } }, async (request) => {
-    const m = await createMerchant(db, request.body.name, Date.now());
+    const m = await createMerchant(db, actor(request), request.body.name, Date.now());
     return { ...m, merchantId: String(m.merchantId) };
   });
   app.get('/merchants', async () => ({ list: (await listMerchants(db)).map(presentMerchant) }));
   app.patch('/merchants/:id', { schema: { params: IdParams, body: MerchantPatchBody } }, async (request) =>
-    presentMerchant(await setMerchantStatus(db, Number(request.params.id), request.body.status, Date.now())),
+    presentMerchant(await setMerchantStatus(db, actor(request), Number(request.params.id), request.body.status, Date.now())),
   );
 
   app.post('/merchants/:id/tokens', { schema: { params: IdParams, body: TokenBody } }, async (request) => {
-    const t = await issueToken(db, config.env, Number(request.params.id), request.body ?? {}, Date.now());
+    const t = await issueToken(db, actor(request), config.env, Number(request.params.id), request.body ?? {}, Date.now());
     return {
       tokenId: String(t.tokenId),
       merchantId: String(t.merchantId),
@@ -38,7 +39,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     };
   });
   app.delete('/tokens/:tokenId', { schema: { params: TokenIdParams } }, async (request) => {
-    const r = await revokeToken(db, Number(request.params.tokenId), Date.now());
+    const r = await revokeToken(db, actor(request), Number(request.params.tokenId), Date.now());
     return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
   });
 
