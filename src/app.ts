@@ -31,6 +31,8 @@ import { installTextRule, lazySerializers, validatorCompiler } from './http/vali
 import { consolePlugin } from './web/console/console.plugin.ts';
 import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
+import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
+import { managerPlugin } from './web/manager/manager.plugin.ts';
 import { LastUsedRecorder, TokenCache } from './services/merchants.service.ts';
 import type { Store } from './store/db.ts';
 
@@ -74,7 +76,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler,
     // Under /console a malformed URL is answered with a page; everywhere else with the envelope.
     frameworkErrors: (error, request, reply) =>
-      request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply),
+      request.url?.startsWith(`${CONSOLE_PREFIX}/`) || request.url?.startsWith(`${MANAGER_PREFIX}/`)
+        ? webFrameworkError(error, request, reply)
+        : frameworkErrors(error, request, reply),
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
@@ -131,7 +135,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         requireAdmin(admin, deps.adminApiKey);
         admin.addHook('onResponse', dropTokensOnWrite);
         await admin.register(adminCatalogRoutes, { store, adminApiKey: deps.adminApiKey });
-        await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey });
+        await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey, now: options.now });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminAuditRoutes, { store });
@@ -168,6 +172,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );
     await app.register(docsRoutes, { routes });
+    // The merchant's business manager (SPEC §14) goes where the merchant API goes: the public port.
+    await app.register(managerPlugin, {
+      prefix: MANAGER_PREFIX,
+      config,
+      store,
+      buckets,
+      tokens,
+      now: options.now ?? Date.now,
+      resolveHost: options.resolveHost,
+    });
   }
   return app;
 }

@@ -28,7 +28,7 @@ export type ManagerPermission = (typeof MANAGER_PERMISSIONS)[number];
  * Who may do what. Admin: everything, the team included. Developer: credentials, webhooks, read
  * orders. Viewer: reads only (never a secret: secrets are shown once, to whoever created them).
  */
-export const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly ManagerPermission[]>> = {
+const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly ManagerPermission[]>> = {
   admin: MANAGER_PERMISSIONS,
   developer: ['overview:read', 'credentials:read', 'credentials:write', 'webhooks:read', 'webhooks:write', 'orders:read', 'account:self'],
   viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self'],

@@ -12,7 +12,7 @@ export const InviteUserBody = Type.Object({
 });
 export type InviteUserBody = Static<typeof InviteUserBody>;
 
-export const InvitationCreated = Type.Object({
+const InvitationCreated = Type.Object({
   invitationId: IdString(),
   merchantId: IdString(),
   email: Type.String(),
@@ -62,12 +62,13 @@ export const RequireTwoFactorForm = Type.Object({ ...Csrf, required: StringEnum(
 export const ManagerIdParams = Type.Object({ id: IdText() });
 export const ManagerDeliveryParams = Type.Object({ id: IdText(), deliveryId: IdText() });
 
+/** The order search form: every field may be blank; the service checks each (a 400 names the field). */
 export const ManagerOrderQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 64, description: 'an order id or a custom order id' })),
-  status: Type.Optional(Type.Union([Type.Literal(''), StringEnum(['processing', 'completed', 'cancel'] as const)])),
-  from: Type.Optional(Type.String({ pattern: '^(|\\d{4}-\\d{2}-\\d{2})$' })),
-  to: Type.Optional(Type.String({ pattern: '^(|\\d{4}-\\d{2}-\\d{2})$' })),
-  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  q: Type.Optional(Type.String({ maxLength: 128, description: 'an order, split-order or custom order id' })),
+  status: Type.Optional(Type.String({ maxLength: 16 })),
+  from: Type.Optional(Type.String({ maxLength: 10 })),
+  to: Type.Optional(Type.String({ maxLength: 10 })),
+  after: Type.Optional(Type.String({ maxLength: 40 })),
 });
 export type ManagerOrderQuery = Static<typeof ManagerOrderQuery>;
 

@@ -38,7 +38,12 @@ export async function createClient(db: Db, actor: Actor, merchantId: number, nam
       throw conflictState(`a merchant may hold at most ${MAX_CLIENTS} OAuth clients; revoke one first`);
     const secret = newClientSecret();
     const client = await credentials.insertClient(scope, { clientId: `cli_${randomToken(24)}`, secretHash: hashSecret(secret), name }, now);
-    await insertAudit(trx, actor, { action: 'oauth_client.create', target: `oauth_client:${client.client_id}`, before: null, after: { name }, merchantId }, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'oauth_client.create', target: `oauth_client:${client.client_id}`, before: null, after: { name }, merchantId },
+      now,
+    );
     return { client, secret };
   });
 }
@@ -57,7 +62,12 @@ export async function rotateClient(db: Db, actor: Actor, merchantId: number, raw
     const client = await liveClient(scope, rawId);
     const secret = newClientSecret();
     await credentials.setClientSecret(scope, client.id, hashSecret(secret), now);
-    await insertAudit(trx, actor, { action: 'oauth_client.rotate', target: `oauth_client:${client.client_id}`, before: null, after: { name: client.name }, merchantId }, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'oauth_client.rotate', target: `oauth_client:${client.client_id}`, before: null, after: { name: client.name }, merchantId },
+      now,
+    );
     return { client, secret };
   });
 }
@@ -99,7 +109,13 @@ export async function createPersonalToken(
     await insertAudit(
       trx,
       actor,
-      { action: 'personal_token.create', target: `token:${row.id}`, before: null, after: { name: input.name, scopes: input.scopes.join(' '), expiresAt }, merchantId },
+      {
+        action: 'personal_token.create',
+        target: `token:${row.id}`,
+        before: null,
+        after: { name: input.name, scopes: input.scopes.join(' '), expiresAt },
+        merchantId,
+      },
       now,
     );
     return { tokenId: row.id, accessToken, scopes: input.scopes, expiresAt };
@@ -113,6 +129,11 @@ export async function revokePersonalToken(db: Db, actor: Actor, merchantId: numb
     if (!token) throw notFound('personal token');
     if (token.revoked_at !== null) throw conflictState('this token is revoked already');
     await credentials.revokePersonalToken(scope, token.id, now);
-    await insertAudit(trx, actor, { action: 'personal_token.revoke', target: `token:${token.id}`, before: { revoked: false }, after: { revoked: true }, merchantId }, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'personal_token.revoke', target: `token:${token.id}`, before: { revoked: false }, after: { revoked: true }, merchantId },
+      now,
+    );
   });
 }

@@ -1,5 +1,5 @@
 import { Secret, TOTP as Totp } from 'otpauth';
-import type { Actor } from '../domain/audit.ts';
+import type { Actor, AuditAction, AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { INVITATION_TTL_MS, merchantPasswordProblem, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
@@ -7,7 +7,7 @@ import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, emailProblem, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
 import { insertAudit } from '../store/audit.repository.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
 import { forMerchant } from '../store/tenancy.ts';
@@ -79,7 +79,13 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
     await insertAudit(
       trx,
       actor,
-      { action: 'merchant_user.invite', target: `merchant_user:${row.email_key}`, before: null, after: { role: row.role, expiresAt: row.expires_at }, merchantId },
+      {
+        action: 'merchant_user.invite',
+        target: `merchant_user:${row.email_key}`,
+        before: null,
+        after: { role: row.role, expiresAt: row.expires_at },
+        merchantId,
+      },
       now,
     );
     return { invitationId: row.id, merchantId, email, role: row.role, token, expiresAt: row.expires_at };
@@ -102,7 +108,8 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
-    if (await users.findUserByEmail(trx, invitation.email_key)) throw new AppError(409, 40903, `${invitation.email_key} already has a business manager account`);
+    if (await users.findUserByEmail(trx, invitation.email_key))
+      throw new AppError(409, 40903, `${invitation.email_key} already has a business manager account`);
     const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
       email: invitation.email,
       email_key: invitation.email_key,
@@ -142,7 +149,7 @@ export async function signIn(
   const ok = await verifyPassword(row?.password_hash ?? null, input.password);
   if (!row || !ok) return null;
   const merchant = await findMerchant(db, row.merchant_id);
-  if (!merchant || merchant.status !== 'active') return null;
+  if (merchant?.status !== 'active') return null;
   const sessionId = randomToken(43);
   const stage = row.totp_secret ? 'password' : 'complete';
   await db.transaction().execute(async (trx) => {
@@ -168,7 +175,13 @@ async function recordSignIn(trx: Parameters<typeof insertAudit>[0], row: users.M
   await insertAudit(
     trx,
     merchantUserActor({ userId: row.id }, requestId),
-    { action: 'merchant_user.sign_in', target: `merchant_user:${row.email_key}`, before: null, after: { address, twoFactor: row.totp_secret !== null }, merchantId: row.merchant_id },
+    {
+      action: 'merchant_user.sign_in',
+      target: `merchant_user:${row.email_key}`,
+      before: null,
+      after: { address, twoFactor: row.totp_secret !== null },
+      merchantId: row.merchant_id,
+    },
     now,
   );
 }
@@ -200,7 +213,15 @@ export async function resumeSession(db: Db, sessionId: string, limits: SessionLi
 /** Checks a code (±1 step of clock drift) and takes its step, so the same code never works twice. */
 async function takeCode(db: Parameters<typeof users.claimTotpStep>[0], userId: number, secret: string, code: string, now: number): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
-  const delta = Totp.validate({ token: code, secret: Secret.fromBase32(secret), algorithm: TOTP.algorithm, digits: TOTP.digits, period: TOTP.period, timestamp: now, window: 1 });
+  const delta = Totp.validate({
+    token: code,
+    secret: Secret.fromBase32(secret),
+    algorithm: TOTP.algorithm,
+    digits: TOTP.digits,
+    period: TOTP.period,
+    timestamp: now,
+    window: 1,
+  });
   if (delta === null) return false;
   return users.claimTotpStep(db, userId, totpStep(now) + delta);
 }
@@ -239,7 +260,14 @@ export async function pendingTwoFactor(db: Db, user: ManagerUser, now: number): 
     secret = new Secret({ size: 20 }).base32;
     await users.updateUser(db, row.id, { totp_pending_secret: secret }, now);
   }
-  const totp = new Totp({ issuer: TOTP.issuer, label: row.email, algorithm: TOTP.algorithm, digits: TOTP.digits, period: TOTP.period, secret: Secret.fromBase32(secret) });
+  const totp = new Totp({
+    issuer: TOTP.issuer,
+    label: row.email,
+    algorithm: TOTP.algorithm,
+    digits: TOTP.digits,
+    period: TOTP.period,
+    secret: Secret.fromBase32(secret),
+  });
   return { secret, uri: totp.toString() };
 }
 
@@ -248,12 +276,19 @@ export async function enableTwoFactor(db: Db, user: ManagerUser, code: string, r
   if (row.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
   if (!row.totp_pending_secret) throw conflictState('open the two-factor page first: it shows the key to add to your app');
   await db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, code, now))) throw fieldError('code', 'is not the current code of the key shown; check the app and the clock');
+    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, code, now)))
+      throw fieldError('code', 'is not the current code of the key shown; check the app and the clock');
     await users.updateUser(trx, row.id, { totp_secret: row.totp_pending_secret, totp_pending_secret: null }, now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
-      { action: 'merchant_user.enable_two_factor', target: `merchant_user:${row.email_key}`, before: { twoFactor: false }, after: { twoFactor: true }, merchantId: user.merchantId },
+      {
+        action: 'merchant_user.enable_two_factor',
+        target: `merchant_user:${row.email_key}`,
+        before: { twoFactor: false },
+        after: { twoFactor: true },
+        merchantId: user.merchantId,
+      },
       now,
     );
   });
@@ -270,7 +305,13 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, code: string, 
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
-      { action: 'merchant_user.disable_two_factor', target: `merchant_user:${row.email_key}`, before: { twoFactor: true }, after: { twoFactor: false }, merchantId: user.merchantId },
+      {
+        action: 'merchant_user.disable_two_factor',
+        target: `merchant_user:${row.email_key}`,
+        before: { twoFactor: true },
+        after: { twoFactor: false },
+        merchantId: user.merchantId,
+      },
       now,
     );
   });
@@ -300,7 +341,13 @@ export async function changeRole(db: Db, user: ManagerUser, rawUserId: string, r
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
-      { action: 'merchant_user.change_role', target: `merchant_user:${row.email_key}`, before: { role: member.role }, after: { role }, merchantId: user.merchantId },
+      {
+        action: 'merchant_user.change_role',
+        target: `merchant_user:${row.email_key}`,
+        before: { role: member.role },
+        after: { role },
+        merchantId: user.merchantId,
+      },
       now,
     );
     return row;
@@ -343,3 +390,8 @@ export async function requireTwoFactor(db: Db, user: ManagerUser, required: bool
   });
 }
 
+/** The audit row of a business manager change made through another service (webhooks), written in that change's transaction. */
+export const auditWrite =
+  (actor: Actor, merchantId: number, action: AuditAction, now: number, after: AuditSummary | null = null) =>
+  (trx: Trx, target: string) =>
+    insertAudit(trx, actor, { action, target, before: null, after, merchantId }, now);

@@ -9,7 +9,15 @@ export type OAuthClient = Selectable<OAuthClientsTable>;
 
 export async function insertClient(scope: MerchantScope, c: { clientId: string; secretHash: string; name: string }, now: number): Promise<OAuthClient> {
   return scope
-    .insertInto('oauth_clients', { client_id: c.clientId, client_secret_hash: c.secretHash, name: c.name, created_at: now, rotated_at: null, last_used_at: null, revoked_at: null })
+    .insertInto('oauth_clients', {
+      client_id: c.clientId,
+      client_secret_hash: c.secretHash,
+      name: c.name,
+      created_at: now,
+      rotated_at: null,
+      last_used_at: null,
+      revoked_at: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow() as Promise<OAuthClient>;
 }

@@ -8,7 +8,8 @@ import type { MerchantScope } from './tenancy.ts';
 export type MerchantUserRow = Selectable<MerchantUsersTable>;
 export type InvitationRow = Selectable<MerchantInvitationsTable>;
 
-export const findUserByEmail = (db: Handle, emailKey: string) => db.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+export const findUserByEmail = (db: Handle, emailKey: string) =>
+  db.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
 
 export const findUserById = (db: Handle, id: number) => db.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
 

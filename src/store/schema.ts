@@ -12,7 +12,6 @@ import type {
   StoredWebhookEventType,
   WebhookDeliveryStatus,
   WebhookEndpointStatus,
-  WebhookEventType,
 } from '../domain/vocabulary.ts';
 import type { RefundReason } from '../domain/refunds.ts';
 import type { StaffRole, StaffStatus } from '../domain/staff.ts';

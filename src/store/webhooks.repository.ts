@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
-import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus, WebhookEventType } from '../domain/vocabulary.ts';
+import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 

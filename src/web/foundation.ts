@@ -30,7 +30,7 @@ export const isSecure = (config: Config, request: FastifyRequest) =>
  */
 export const cookieName = (base: string, secure: boolean) => (secure ? `__Host-${base}` : base);
 
-export function readCookie(request: FastifyRequest, name: string): string | null {
+function readCookie(request: FastifyRequest, name: string): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
@@ -57,7 +57,7 @@ export function clearSessionCookie(reply: FastifyReply, name: string, secure: bo
  * browser sends none, `Referer`) must be this server's origin, and `Sec-Fetch-Site` must not say
  * cross-site. A request with neither header is refused: browsers send Origin on every POST.
  */
-export function sameOriginProblem(request: FastifyRequest, secure: boolean): string | null {
+function sameOriginProblem(request: FastifyRequest, secure: boolean): string | null {
   const fetchSite = request.headers['sec-fetch-site'];
   if (fetchSite === 'cross-site' || fetchSite === 'same-site') return `Sec-Fetch-Site is ${fetchSite}`;
   // request.host: the Host header, or behind TRUST_PROXY the proxy's X-Forwarded-Host (the name the browser used).
@@ -79,7 +79,7 @@ export function sameOriginProblem(request: FastifyRequest, secure: boolean): str
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-export function installPageHeaders(app: FastifyInstance) {
+function installPageHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('Content-Security-Policy', CSP);
     reply.header('X-Frame-Options', 'DENY');
@@ -93,7 +93,7 @@ export function installPageHeaders(app: FastifyInstance) {
 export type ErrorPage = (reply: FastifyReply, status: number, message: string) => FastifyReply | Promise<FastifyReply>;
 
 /** Failures inside a web front end are pages with the right status, not the API's JSON envelope. */
-export function installHtmlErrors(app: FastifyInstance, page: ErrorPage) {
+function installHtmlErrors(app: FastifyInstance, page: ErrorPage) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
@@ -199,7 +199,11 @@ const isFormBody = (request: FastifyRequest) => {
  * then (after the body is parsed, before the schema) the session, detour, permission and CSRF
  * checks. Returns the page renderer. Design: docs/decisions.md, "Console sessions and CSRF".
  */
-export async function installWebFrontEnd<User extends { csrfSecret: string }>(app: FastifyInstance, config: Config, fe: WebFrontEnd<User>): Promise<PageRenderer> {
+export async function installWebFrontEnd<User extends { csrfSecret: string }>(
+  app: FastifyInstance,
+  config: Config,
+  fe: WebFrontEnd<User>,
+): Promise<PageRenderer> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       const entry = fe.routeFor(method, route.url ?? '');

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
-import { formatInstant } from '../../../domain/time.ts';
+import { formatInstant, type Clock } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
 import { InvitationResponses, InviteUserBody } from '../../../schemas/manager.ts';
@@ -12,9 +12,9 @@ import { listMerchants } from '../../../store/merchants.repository.ts';
 import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
 /** Operator credentials: merchants, their client credentials and their bearer tokens. Every write is audited (never a secret). */
-export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
+export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string; now?: Clock }> = async (
   app,
-  { store, config, adminApiKey },
+  { store, config, adminApiKey, now = Date.now },
 ) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
@@ -48,7 +48,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     '/merchants/:id/users',
     { schema: { summary: 'Invite a user to a merchant’s business manager', params: IdParams, body: InviteUserBody, response: InvitationResponses } },
     async (request) => {
-      const invitation = await inviteUser(db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body, Date.now());
+      const invitation = await inviteUser(db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body, now());
       const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
       return {
         invitationId: String(invitation.invitationId),

@@ -9,7 +9,6 @@ import type { ConsoleUser } from '../../../services/console-sessions.service.ts'
 import type { Store } from '../../../store/db.ts';
 import type { PageRenderer } from '../../foundation.ts';
 
-
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface NavLink {
   href: string;
