@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
+import { systemActor } from '../src/domain/audit.ts';
 import { createMerchant, issueToken } from '../src/services/merchants.service.ts';
 import type { Store } from '../src/store/db.ts';
 import type { Database } from '../src/store/schema.ts';
@@ -231,8 +232,8 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   await channel('STD', 'Standard', [...WAREHOUSES], 250, 400, 8, 15);
   await channel('EXP', 'Express', ['G007', 'US01'], 800, 950, 3, 6);
 
-  const merchant = await createMerchant(db, 'Bench Merchant', now);
-  const token = (await issueToken(db, 'sandbox', merchant.merchantId, {}, now)).accessToken;
+  const merchant = await createMerchant(db, systemActor('bench'), 'Bench Merchant', now);
+  const token = (await issueToken(db, systemActor('bench'), 'sandbox', merchant.merchantId, {}, now)).accessToken;
 
   // Historical orders: ids are taken from the sequences like live orders (two splits, three items each).
   const orderBatch = 500;

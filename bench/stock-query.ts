@@ -3,6 +3,7 @@
 // Loads the data with the bulk import (skipped when the database already holds it), changes the
 // stock of 1,000 SKUs, then runs autocannon against: 30 random SKUs per request; a window holding
 // the 1,000 recent changes (random page of 30); and a window over all 100k SKUs (random page).
+import { systemActor } from '../src/domain/audit.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +36,7 @@ const count = await store.db
 if (Number(count.n) < SKUS) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-bench-'));
   const started = performance.now();
-  await importFiles(store, await makeImportFiles(dir, SKUS * 3), Date.now());
+  await importFiles(store, systemActor('bench'), await makeImportFiles(dir, SKUS * 3), Date.now());
   console.log(`loaded ${SKUS} SKUs × 3 warehouses in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -62,8 +63,8 @@ await store.db.transaction().execute(async (trx) => {
 const config = loadConfig({ TLS: 'off', LOG_LEVEL: 'warn', ADMIN_API_KEY: 'bench-admin-key-0123456789' });
 const app = await buildApp({ config, store, adminApiKey: config.adminApiKey ?? 'bench-admin-key-0123456789' }, { logger: false });
 const base = await app.listen({ port: 0, host: '127.0.0.1' });
-const merchant = await createMerchant(store.db, 'bench', Date.now());
-const { accessToken } = await issueToken(store.db, config.env, merchant.merchantId, {}, Date.now());
+const merchant = await createMerchant(store.db, systemActor('bench'), 'bench', Date.now());
+const { accessToken } = await issueToken(store.db, systemActor('bench'), config.env, merchant.merchantId, {}, Date.now());
 
 const random = (n: number) => Math.floor(Math.random() * n);
 const scenarios: [string, () => string][] = [

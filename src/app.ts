@@ -31,7 +31,9 @@ import { installTextRule, lazySerializers, validatorCompiler } from './http/vali
 import { consolePlugin } from './web/console/console.plugin.ts';
 import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
-import { TokenCache } from './services/merchants.service.ts';
+import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
+import { managerPlugin } from './web/manager/manager.plugin.ts';
+import { LastUsedRecorder, TokenCache } from './services/merchants.service.ts';
 import { UsageRecorder } from './services/usage.service.ts';
 import { installUsageRecording } from './http/usage.ts';
 import type { Store } from './store/db.ts';
@@ -83,7 +85,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler,
     // Under /console a malformed URL is answered with a page; everywhere else with the envelope.
     frameworkErrors: (error, request, reply) =>
-      request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply),
+      request.url?.startsWith(`${CONSOLE_PREFIX}/`) || request.url?.startsWith(`${MANAGER_PREFIX}/`)
+        ? webFrameworkError(error, request, reply)
+        : frameworkErrors(error, request, reply),
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
@@ -128,6 +132,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Credentials change only through the operator API, the CLI and the token endpoint; any write
   // through this process drops cached token lookups at once (other processes: TOKEN_CACHE_SECONDS).
   const tokens = new TokenCache(config.tokenCacheSeconds * 1000);
+  const lastUsed = new LastUsedRecorder(store.db, (error) => app.log.warn({ err: error }, 'could not record a token’s last use'));
   const dropTokensOnWrite = async (request: { method: string }) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') tokens.clear();
   };
@@ -138,12 +143,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       async (admin) => {
         requireAdmin(admin, deps.adminApiKey);
         admin.addHook('onResponse', dropTokensOnWrite);
-        await admin.register(adminCatalogRoutes, { store });
-        await admin.register(adminMerchantRoutes, { store, config });
+        await admin.register(adminCatalogRoutes, { store, adminApiKey: deps.adminApiKey });
+        await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey, now: options.now });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminAuditRoutes, { store });
-        await admin.register(adminWebhookRoutes, { store });
+        await admin.register(adminWebhookRoutes, { store, adminApiKey: deps.adminApiKey });
       },
       { prefix: '/admin/v1' },
     );
@@ -160,7 +165,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (surfaces.merchant) {
     await app.register(
       async (merchant) => {
-        requireMerchant(merchant, config, store, tokens, options.now);
+        requireMerchant(merchant, config, store, tokens, options.now, lastUsed);
         if (usage) installUsageRecording(merchant, usage);
         merchant.addHook('onRoute', merchantBodyLimits(config));
         // After the auth hook: only authenticated requests draw from (their merchant's) buckets.
@@ -184,6 +189,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );
     await app.register(docsRoutes, { routes });
+    // The merchant's business manager (SPEC §14) goes where the merchant API goes: the public port.
+    await app.register(managerPlugin, {
+      prefix: MANAGER_PREFIX,
+      config,
+      store,
+      buckets,
+      tokens,
+      now: options.now ?? Date.now,
+      resolveHost: options.resolveHost,
+    });
   }
   return app;
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { importFiles, type ImportResult } from '../services/import.service.ts';
+import type { Actor } from '../domain/audit.ts';
 import type { Store } from '../store/db.ts';
 
 function summaryLine(r: ImportResult, seconds: number): string {
@@ -10,7 +11,7 @@ function summaryLine(r: ImportResult, seconds: number): string {
 }
 
 /** `stockist import`: a progress bar on a terminal, and always one summary line at the end. */
-export async function runImport(store: Store, files: string[], out: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<void> {
+export async function runImport(store: Store, actor: Actor, files: string[], out: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<void> {
   const started = performance.now();
   const bar = out.stderr.isTTY
     ? new cliProgress.SingleBar(
@@ -20,7 +21,7 @@ export async function runImport(store: Store, files: string[], out: { stdout: No
     : null;
   let current = '';
   try {
-    const result = await importFiles(store, files, Date.now(), (p) => {
+    const result = await importFiles(store, actor, files, Date.now(), (p) => {
       if (!bar) return;
       const payload = { file: path.basename(p.file), rows: p.rows, rate: Math.round(p.rows / ((performance.now() - started) / 1000 || 1)) };
       if (p.file !== current) {

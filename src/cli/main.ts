@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
 import { STAFF_ROLES, type StaffRole } from '../domain/staff.ts';
+import { invitationUrl, MERCHANT_ROLES, type MerchantRole } from '../domain/merchant-users.ts';
 import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
 import { formatInstant } from '../domain/time.ts';
@@ -172,7 +173,7 @@ export function buildCli(): Command {
     .action(async (files: string[]) => {
       const config = configWith({});
       const { runImport } = await import('./import.ts');
-      await withStore(config, (store) => runImport(store, files, { stdout: process.stdout, stderr: process.stderr }));
+      await withStore(config, (store) => runImport(store, cliActor(), files, { stdout: process.stdout, stderr: process.stderr }));
     });
 
   const merchant = program.command('merchant').description('manage merchants');
@@ -185,8 +186,24 @@ export function buildCli(): Command {
       if (trimmed.length < 1 || trimmed.length > 128) throw new InvalidArgumentError('name must be 1 to 128 characters');
       text('name', trimmed);
       const { createMerchant } = await import('../services/merchants.service.ts');
-      const m = await withStore(config, (store) => createMerchant(store.db, trimmed, Date.now()));
+      const m = await withStore(config, (store) => createMerchant(store.db, cliActor(), trimmed, Date.now()));
       process.stdout.write(`merchant ${m.merchantId} "${m.name}"\nclient_id     ${m.clientId}\nclient_secret ${m.clientSecret}  (shown once)\n`);
+    });
+
+  merchant
+    .command('invite <merchantId> <email>')
+    .description('invite a user to the merchant’s business manager; prints the one-time link (valid 72 h)')
+    .addOption(new Option('--role <role>', 'what the user may do in the business manager').choices([...MERCHANT_ROLES]).makeOptionMandatory())
+    .action(async (merchantId: string, email: string, opts: { role: MerchantRole }) => {
+      const config = configWith({});
+      const id = positiveInt(merchantId);
+      const { inviteUser } = await import('../services/merchant-users.service.ts');
+      const invitation = await withStore(config, (store) => inviteUser(store.db, cliActor(), id, { email, role: opts.role }, Date.now()));
+      // No request to take an origin from: PUBLIC_BASE_URL, else this server's own address.
+      const origin = config.publicBaseUrl ?? `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`;
+      process.stdout.write(
+        `invited ${invitation.email} (${invitation.role}) to merchant ${invitation.merchantId}; the link works once, until ${formatInstant(invitation.expiresAt)}:\n${invitationUrl(origin, invitation.token)}\n`,
+      );
     });
 
   const token = program.command('token').description('manage merchant bearer tokens');
@@ -199,7 +216,9 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { issueToken } = await import('../services/merchants.service.ts');
-      const t = await withStore(config, (store) => issueToken(store.db, config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()));
+      const t = await withStore(config, (store) =>
+        issueToken(store.db, cliActor(), config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
+      );
       process.stdout.write(
         `token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`,
       );
@@ -211,7 +230,7 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(tokenId);
       const { revokeToken } = await import('../services/merchants.service.ts');
-      const r = await withStore(config, (store) => revokeToken(store.db, id, Date.now()));
+      const r = await withStore(config, (store) => revokeToken(store.db, cliActor(), id, Date.now()));
       process.stdout.write(`token ${r.tokenId} revoked at ${formatInstant(r.revokedAt)}\n`);
     });
 
@@ -253,7 +272,7 @@ export function buildCli(): Command {
         const reason = opts.reason === undefined ? undefined : text('--reason', opts.reason.trim());
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
-        const r = await withStore(config, (store) => reviewRefund(store.db, refundNo, decision, cliActor()));
+        const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), refundNo, decision));
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
   }
@@ -295,6 +314,25 @@ export function buildCli(): Command {
       const { disableStaff } = await import('../services/staff.service.ts');
       const r = await withStore(config, (store) => disableStaff(store.db, cliActor(), email, Date.now()));
       process.stdout.write(`operator ${r.row.email} disabled; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended\n`);
+    });
+  operator
+    .command('enable <email>')
+    .description('let a disabled staff account sign in again')
+    .action(async (email: string) => {
+      const config = configWith({});
+      const { enableStaff } = await import('../services/staff.service.ts');
+      const row = await withStore(config, (store) => enableStaff(store.db, cliActor(), email, Date.now()));
+      process.stdout.write(`operator ${row.email} enabled\n`);
+    });
+  operator
+    .command('set-role <email>')
+    .description('change what a staff account may do in the console (from its next request)')
+    .addOption(new Option('--role <role>', 'the new role').choices([...STAFF_ROLES]).makeOptionMandatory())
+    .action(async (email: string, opts: { role: StaffRole }) => {
+      const config = configWith({});
+      const { setStaffRole } = await import('../services/staff.service.ts');
+      const row = await withStore(config, (store) => setStaffRole(store.db, cliActor(), email, opts.role, Date.now()));
+      process.stdout.write(`operator ${row.email} is now ${row.role}\n`);
     });
   operator
     .command('reset-password <email>')

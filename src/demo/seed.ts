@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { systemActor } from '../domain/audit.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
@@ -28,7 +29,7 @@ export interface DemoCredentials {
 /** Loads the demo catalogue (idempotent upserts) and makes sure the demo merchant exists. */
 export async function seedDemo(store: Store, config: Config): Promise<DemoCredentials> {
   const now = Date.now();
-  await importCatalog(store.db, parseDocument<ImportBody>(ImportBody, demoCatalogue()), now);
+  await importCatalog(store.db, systemActor('demo-seed'), parseDocument<ImportBody>(ImportBody, demoCatalogue()), now);
   return (await demoCredentials(store, config, true))!;
 }
 
@@ -41,7 +42,7 @@ export async function demoCredentials(store: Store, config: Config, create = fal
   const merchant = await store.db.selectFrom('merchants').select('id').where('name', '=', DEMO_MERCHANT_NAME).orderBy('id').executeTakeFirst();
   if (!merchant && !create) return null;
   const now = Date.now();
-  const merchantId = merchant?.id ?? (await createMerchant(store.db, DEMO_MERCHANT_NAME, now)).merchantId;
+  const merchantId = merchant?.id ?? (await createMerchant(store.db, systemActor('demo-seed'), DEMO_MERCHANT_NAME, now)).merchantId;
   const file = path.join(config.dataDir, `demo-token-${config.env}`);
   let token = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : null;
   if (token) {
@@ -54,7 +55,7 @@ export async function demoCredentials(store: Store, config: Config, create = fal
     }
   }
   if (!token) {
-    token = (await issueToken(store.db, config.env, merchantId, {}, now)).accessToken;
+    token = (await issueToken(store.db, systemActor('demo-seed'), config.env, merchantId, {}, now)).accessToken;
     fs.mkdirSync(config.dataDir, { recursive: true });
     fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }

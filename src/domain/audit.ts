@@ -5,13 +5,14 @@ import { hashSecret } from './secrets.ts';
  * same transaction as the change it records.
  */
 
-/** A console user; the operator API's key; the `stockist` command line on the server. */
-export const ACTOR_KINDS = ['staff', 'admin_key', 'cli'] as const;
+/** A console user; the operator API's key; the `stockist` command line on the server; the server's own jobs; a business manager user. */
+/** `system`: the server itself acting on an operator's behalf (the sandbox shipper, the demo seed). */
+export const ACTOR_KINDS = ['staff', 'admin_key', 'cli', 'system', 'merchant_user'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 export interface Actor {
   kind: ActorKind;
-  /** staff: the staff id; admin_key: a fingerprint of the key (never the key); cli: the OS user. */
+  /** staff: the staff id; admin_key: a fingerprint of the key (never the key); cli: the OS user; system: the job; merchant_user: the user id. */
   id: string;
   /** The request that made the change (null on the command line). */
   requestId: string | null;
@@ -25,6 +26,43 @@ export const AUDIT_ACTIONS = [
   'staff.reset_password',
   'staff.sign_in',
   'staff.sign_out',
+  'warehouse.save',
+  'category.save',
+  'product.save',
+  'channel.save',
+  'catalog.import',
+  'stock.set',
+  'stock.adjust',
+  'merchant.create',
+  'merchant.disable',
+  'merchant.enable',
+  'token.issue',
+  'token.revoke',
+  'split_order.ship',
+  'split_order.deliver',
+  'webhook.disable',
+  'webhook.enable',
+  'staff.enable',
+  'staff.set_role',
+  'webhook.retry',
+  'merchant_user.invite',
+  'merchant_user.accept',
+  'merchant_user.sign_in',
+  'merchant_user.sign_out',
+  'merchant_user.change_role',
+  'merchant_user.remove',
+  'merchant_user.enable_two_factor',
+  'merchant_user.disable_two_factor',
+  'merchant.require_two_factor',
+  'oauth_client.create',
+  'oauth_client.rotate',
+  'oauth_client.revoke',
+  'personal_token.create',
+  'personal_token.revoke',
+  'webhook.create',
+  'webhook.delete',
+  'webhook.rotate_secret',
+  'webhook.send_test',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -37,6 +75,8 @@ export interface AuditEntry {
   target: string;
   before: AuditSummary | null;
   after: AuditSummary | null;
+  /** The merchant the change concerns, when there is one: its admins see the row in the business manager. */
+  merchantId?: number | null;
 }
 
 /**
@@ -61,3 +101,25 @@ export const adminKeyActor = (adminApiKey: string, requestId: string | null): Ac
   id: `key_${hashSecret(adminApiKey).slice(0, 12)}`,
   requestId,
 });
+
+/** The server's own jobs (the sandbox shipper, the demo seed): named by the job, with no request. */
+export const systemActor = (job: string): Actor => ({ kind: 'system', id: job, requestId: null });
+
+/** At most this many keys in one summary: a 1,000-row stock request stays a row of a few KB. */
+const MAX_SUMMARY_ENTRIES = 20;
+
+/**
+ * A many-row change as a pair of bounded summaries: the first MAX_SUMMARY_ENTRIES entries by key
+ * (`SKU-A@G007` → quantity), plus `rows` (how many in all) and `omitted` (how many are not listed).
+ */
+export function boundedSummaries(entries: { key: string; before: number | string | null; after: number | string | null }[]): {
+  before: AuditSummary;
+  after: AuditSummary;
+} {
+  const shown = entries.slice(0, MAX_SUMMARY_ENTRIES);
+  const counts = { rows: entries.length, omitted: entries.length - shown.length };
+  return {
+    before: { ...counts, ...Object.fromEntries(shown.map((e) => [e.key, e.before])) },
+    after: { ...counts, ...Object.fromEntries(shown.map((e) => [e.key, e.after])) },
+  };
+}

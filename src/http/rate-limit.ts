@@ -197,10 +197,10 @@ export async function merchantRateLimitBudget(
  * refuses it (413) without reading it.
  */
 export function installMerchantBodyBudget(app: FastifyInstance, config: Config, buckets: BucketStore) {
-  const capacity = bodyLimitsFor('bulk', config).bodyLimit;
+  const limits = merchantBodyLimits(config);
+  if (!limits) return;
+  const { capacity } = limits;
   const rate = config.rateLimitBodyBytesPerSecond;
-  if (rate === 0) return;
-  const limits = { capacity, refillMs: (capacity / rate) * 1000 };
   const chunked = new WeakMap<FastifyRequest, { key: string; charged: number; read: () => number }>();
   app.addHook('preParsing', async (request, _reply, payload) => {
     const declared = request.headers['content-length'];
@@ -246,10 +246,11 @@ export function installMerchantBodyBudget(app: FastifyInstance, config: Config, 
 export async function installMerchantRateLimit(app: FastifyInstance, config: Config, buckets: BucketStore) {
   const rate = config.rateLimitPerSecond;
   const burst = config.rateLimitBurst;
+  const limits = merchantRequestLimits(config);
   await app.register(rateLimit, {
     global: true,
-    max: burst,
-    timeWindow: Math.round((burst / rate) * 1000),
+    max: limits.capacity,
+    timeWindow: limits.refillMs,
     store: tokenBucketStore(buckets),
     keyGenerator: (request: FastifyRequest) => {
       if (!request.principal) throw new Error('merchant rate limit: no principal (the limit must run after the auth hook)');
@@ -261,4 +262,49 @@ export async function installMerchantRateLimit(app: FastifyInstance, config: Con
     errorResponseBuilder: (_request, context) =>
       rateLimited(Math.max(1, Math.ceil(context.ttl / 1000)), `rate limit exceeded: ${rate} requests per second per merchant, bursts of ${burst}`),
   });
+}
+
+/** The per-merchant request bucket: bursts of RATE_LIMIT_BURST, refilled at RATE_LIMIT_PER_SECOND. */
+const merchantRequestLimits = (config: Config): BucketLimits => ({
+  capacity: config.rateLimitBurst,
+  refillMs: Math.round((config.rateLimitBurst / config.rateLimitPerSecond) * 1000),
+});
+
+/** The per-merchant body-byte bucket, or null when RATE_LIMIT_BODY_BYTES_PER_SECOND is 0 (off). */
+function merchantBodyLimits(config: Config): BucketLimits | null {
+  const capacity = bodyLimitsFor('bulk', config).bodyLimit;
+  const rate = config.rateLimitBodyBytesPerSecond;
+  return rate === 0 ? null : { capacity, refillMs: (capacity / rate) * 1000 };
+}
+
+export interface BucketUse {
+  /** What the merchant may spend right now (a full bucket: `capacity`). */
+  available: number;
+  capacity: number;
+  perSecond: number;
+}
+
+/**
+ * How much of its rate limits a merchant is using now, read from the same buckets (this process's
+ * or Redis) without taking from them. `body` is null when the body budget is off; null on the
+ * whole when the buckets cannot be read (Redis unreachable).
+ */
+export async function merchantBucketUse(
+  buckets: BucketStore,
+  config: Config,
+  merchant: Pick<Principal, 'merchantId' | 'clientId'>,
+): Promise<{ requests: BucketUse; body: BucketUse | null } | null> {
+  const key = merchantBucketKey(config.env, merchant);
+  const requestLimits = merchantRequestLimits(config);
+  const bodyLimits = merchantBodyLimits(config);
+  try {
+    const requests = await buckets.take(key, requestLimits, 0);
+    const body = bodyLimits && (await buckets.take(`body:${key}`, bodyLimits, 0));
+    return {
+      requests: { available: requests.tokens, capacity: requestLimits.capacity, perSecond: config.rateLimitPerSecond },
+      body: body && bodyLimits ? { available: body.tokens, capacity: bodyLimits.capacity, perSecond: config.rateLimitBodyBytesPerSecond } : null,
+    };
+  } catch {
+    return null;
+  }
 }

@@ -1,8 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { systemActor } from '../domain/audit.ts';
 import { AppError } from '../domain/errors.ts';
 import { deliverSplitOrder, shipSplitOrder } from '../services/fulfillment.service.ts';
 import type { Store } from '../store/db.ts';
 import { PollLoop } from './poll-loop.ts';
+
+/** Its ships and deliveries are audited like an operator's, as this job. */
+const SHIPPER = systemActor('sandbox-shipper');
 
 /**
  * Sandbox only (SANDBOX_AUTO_SHIP_SECONDS): ships split orders that have waited that long and
@@ -44,9 +48,9 @@ export class SandboxShipper {
     let delivered = 0;
     for (const { id } of toShip) {
       // A pending refund blocks shipping (40903); the next round tries again.
-      if (await this.attempt(() => shipSplitOrder(db, String(id), { carrier: 'SANDBOX', trackingCode: `SBX${id}` }, now))) shipped++;
+      if (await this.attempt(() => shipSplitOrder(db, SHIPPER, String(id), { carrier: 'SANDBOX', trackingCode: `SBX${id}` }, now))) shipped++;
     }
-    for (const { id } of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, String(id), now))) delivered++;
+    for (const { id } of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, SHIPPER, String(id), now))) delivered++;
     return { shipped, delivered };
   }
 

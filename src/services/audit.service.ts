@@ -1,7 +1,7 @@
 import { decodeAuditCursor, encodeAuditCursor } from '../domain/audit.ts';
 import { fieldError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
-import { listAudit, type AuditRow } from '../store/audit.repository.ts';
+import { listAudit, listMerchantAudit, type AuditRow } from '../store/audit.repository.ts';
 import type { Handle } from '../store/db.ts';
 
 const parse = (json: string | null) => (json === null ? null : (JSON.parse(json) as Record<string, unknown>));
@@ -26,4 +26,11 @@ export async function auditPage(db: Handle, cursor: string | null, limit: number
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return { list: page.map(presentAudit), nextCursor: hasMore ? encodeAuditCursor(page.at(-1)!.id) : null, hasMore };
+}
+
+/** One merchant's rows (the business manager's audit page), newest first; `nextBefore` continues the walk. */
+export async function merchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number) {
+  const rows = await listMerchantAudit(db, merchantId, beforeId, limit + 1);
+  const page = rows.slice(0, limit);
+  return { list: page.map(presentAudit), nextBefore: rows.length > limit ? String(page.at(-1)!.id) : null };
 }

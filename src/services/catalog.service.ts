@@ -1,12 +1,14 @@
 import { brokenCategoryChains } from '../domain/categories.ts';
 import { normalizeChannelType } from '../domain/channels.ts';
 import { countryName } from '../domain/countries.ts';
+import type { Actor, AuditSummary } from '../domain/audit.ts';
 import { AppError, validationFailed, type FieldError } from '../domain/errors.ts';
 import type { CategoryBody, ChannelBody, ImportBody, ProductBody, WarehouseBody } from '../schemas/admin.ts';
 import { listCategories, upsertCategory, existingCategoryIds, type Category } from '../store/categories.repository.ts';
-import { upsertChannel, listChannels } from '../store/channels.repository.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import { upsertChannel, listChannels, type Channel } from '../store/channels.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
-import { upsertProduct, type Product } from '../store/products.repository.ts';
+import { productsBySku, upsertProduct, type Product } from '../store/products.repository.ts';
 import { upsertWarehouse, warehousesByCode, type Warehouse } from '../store/warehouses.repository.ts';
 import { setStocks } from './stock.service.ts';
 
@@ -17,7 +19,7 @@ function failIfAny(errors: FieldError[]) {
   if (errors.length > 0) throw validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');
 }
 
-export async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: string, now: number): Promise<Warehouse[]> {
+async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: string, now: number): Promise<Warehouse[]> {
   const out: Warehouse[] = [];
   for (const w of rows) {
     const code = w.countryCode.toUpperCase();
@@ -33,7 +35,7 @@ export async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: 
 }
 
 /** Upserts first, then checks the whole tree, so one import may list children before parents. */
-export async function putCategories(db: Handle, rows: CategoryBody[], prefix: string, now: number): Promise<Category[]> {
+async function putCategories(db: Handle, rows: CategoryBody[], prefix: string, now: number): Promise<Category[]> {
   const out: Category[] = [];
   for (const c of rows) out.push(await upsertCategory(db, { id: c.categoryId, name: c.name, parentId: c.parentId, imgUrl: c.imgUrl ?? null }, now));
   const all = await listCategories(db);
@@ -50,7 +52,7 @@ export async function putCategories(db: Handle, rows: CategoryBody[], prefix: st
   return out;
 }
 
-export async function putProducts(db: Handle, rows: ProductBody[], prefix: string, now: number): Promise<Product[]> {
+async function putProducts(db: Handle, rows: ProductBody[], prefix: string, now: number): Promise<Product[]> {
   const categoryIds = rows.map((p) => p.categoryId).filter((id): id is number => typeof id === 'number');
   const known = await existingCategoryIds(db, categoryIds);
   failIfAny(
@@ -79,7 +81,7 @@ export async function putProducts(db: Handle, rows: ProductBody[], prefix: strin
   return out;
 }
 
-export async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
+async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
   const warehouses = await warehousesByCode(
     db,
     rows.flatMap((c) => c.warehouseCodes),
@@ -122,9 +124,16 @@ export interface ImportSummary {
   channels: number;
 }
 
-/** Loads a whole catalogue document in dependency order, in one transaction: all or nothing. */
-export async function importCatalog(db: Db, doc: ImportBody, now: number): Promise<ImportSummary> {
-  return db.transaction().execute((trx) => loadCatalog(trx, doc, now));
+/**
+ * Loads a whole catalogue document in dependency order, in one transaction: all or nothing. One
+ * audit row (target `catalog:import`) counts what it held, however many rows that was.
+ */
+export async function importCatalog(db: Db, actor: Actor, doc: ImportBody, now: number): Promise<ImportSummary> {
+  return db.transaction().execute(async (trx) => {
+    const summary = await loadCatalog(trx, doc, now);
+    await insertAudit(trx, actor, { action: 'catalog.import', target: 'catalog:import', before: null, after: { source: 'document', ...summary } }, now);
+    return summary;
+  });
 }
 
 /**
@@ -160,3 +169,67 @@ export async function loadCatalog(db: Handle, doc: ImportBody, now: number): Pro
 }
 
 export { listChannels };
+
+// One catalogue row saved by the operator (POST /admin/v1/warehouses … or the console), audited
+// with what it was and what it became, in the transaction that saves it.
+
+const warehouseSummary = (w: Warehouse): AuditSummary => ({ name: w.name, countryCode: w.country_code, countryName: w.country_name, status: w.status });
+const categorySummary = (c: Category): AuditSummary => ({ name: c.name, parentId: c.parent_id, imgUrl: c.img_url });
+const productSummary = (p: Product): AuditSummary => ({
+  name: p.name,
+  categoryId: p.category_id,
+  priceCents: p.price_cents,
+  weightGrams: p.weight_grams,
+  imageUrl: p.image_url,
+});
+const channelSummary = (c: Channel): AuditSummary => ({
+  name: c.name,
+  channelType: c.channel_type,
+  warehouseCodes: c.warehouseCodes.join(','),
+  countries: (JSON.parse(c.countries) as string[]).join(','),
+  baseFeeCents: c.base_fee_cents,
+  perKgFeeCents: c.per_kg_fee_cents,
+  deliveryDaysMin: c.delivery_days_min,
+  deliveryDaysMax: c.delivery_days_max,
+});
+
+export async function saveWarehouse(db: Db, actor: Actor, body: WarehouseBody, now: number): Promise<Warehouse> {
+  return db.transaction().execute(async (trx) => {
+    const before = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
+    const [saved] = await putWarehouses(trx, [body], '', now);
+    const entry = { target: `warehouse:${saved.code}`, before: before ? warehouseSummary(before) : null, after: warehouseSummary(saved) };
+    await insertAudit(trx, actor, { action: 'warehouse.save', ...entry }, now);
+    return saved;
+  });
+}
+
+export async function saveCategory(db: Db, actor: Actor, body: CategoryBody, now: number): Promise<Category> {
+  return db.transaction().execute(async (trx) => {
+    const before = (await listCategories(trx)).find((c) => c.id === body.categoryId);
+    const [saved] = await putCategories(trx, [body], '', now);
+    const entry = { target: `category:${saved.id}`, before: before ? categorySummary(before) : null, after: categorySummary(saved) };
+    await insertAudit(trx, actor, { action: 'category.save', ...entry }, now);
+    return saved;
+  });
+}
+
+export async function saveProduct(db: Db, actor: Actor, body: ProductBody, now: number): Promise<Product> {
+  return db.transaction().execute(async (trx) => {
+    const before = (await productsBySku(trx, [body.sku])).get(body.sku);
+    const [saved] = await putProducts(trx, [body], '', now);
+    const entry = { target: `product:${saved.sku}`, before: before ? productSummary(before) : null, after: productSummary(saved) };
+    await insertAudit(trx, actor, { action: 'product.save', ...entry }, now);
+    return saved;
+  });
+}
+
+export async function saveChannel(db: Db, actor: Actor, body: ChannelBody, now: number): Promise<Channel> {
+  return db.transaction().execute(async (trx) => {
+    const before = (await listChannels(trx)).find((c) => c.code === body.channelCode);
+    await putChannels(trx, [body], '', now);
+    const saved = (await listChannels(trx)).find((c) => c.code === body.channelCode)!;
+    const entry = { target: `channel:${saved.code}`, before: before ? channelSummary(before) : null, after: channelSummary(saved) };
+    await insertAudit(trx, actor, { action: 'channel.save', ...entry }, now);
+    return saved;
+  });
+}

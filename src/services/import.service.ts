@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse';
+import type { Actor } from '../domain/audit.ts';
 import { AppError, type FieldError } from '../domain/errors.ts';
 import { CSV_COLUMNS, ImportRefused, ProblemList, type ImportProblem } from '../domain/import-format.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
+import { insertAudit } from '../store/audit.repository.ts';
 import { refreshPlannerStatistics, type Handle, type Store } from '../store/db.ts';
 import { upsertProducts, type ProductInput } from '../store/products.repository.ts';
 import { stampBulkLedger } from '../store/stock-feed.repository.ts';
@@ -274,8 +276,15 @@ const ORDER: ImportKind[] = ['catalog', 'products', 'stocks'];
  * or stocks in one transaction, in dependency order (documents, then products, then stocks). Every
  * file is read to the end; if any row is bad, nothing is written and ImportRefused lists the
  * problems (the first MAX_REPORTED_PROBLEMS, and how many more). CSV files are streamed in batches.
+ * One audit row (target `catalog:import`) counts what the import wrote, in its transaction.
  */
-export async function importFiles(store: Store, files: string[], now: number, progress: (p: ImportProgress) => void = () => {}): Promise<ImportResult> {
+export async function importFiles(
+  store: Store,
+  actor: Actor,
+  files: string[],
+  now: number,
+  progress: (p: ImportProgress) => void = () => {},
+): Promise<ImportResult> {
   const problems = new ProblemList();
   const kinds: { file: string; kind: ImportKind }[] = [];
   for (const file of files) {
@@ -295,6 +304,9 @@ export async function importFiles(store: Store, files: string[], now: number, pr
     // Throwing rolls the transaction back: a refused import writes nothing.
     if (problems.count > 0) throw new ImportRefused(problems);
     await stampBulkLedger(db, store.dialect);
+    const names = files.map((f) => path.basename(f)).join(', ');
+    const after = { source: 'files', fileNames: names.length > 500 ? `${names.slice(0, 497)}...` : names, ...result };
+    await insertAudit(db, actor, { action: 'catalog.import', target: 'catalog:import', before: null, after }, now);
     return result;
   });
   // After the commit: a large import changes the tables' shape enough to mislead the planner.

@@ -1,8 +1,12 @@
+import type { Actor } from '../domain/audit.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { forbidden, notFound, unauthorized } from '../domain/errors.ts';
+import { formatInstant } from '../domain/time.ts';
 import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import { SCOPES, type Scope } from '../schemas/admin.ts';
+import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
+import { noteTokensUsed } from '../store/credentials.repository.ts';
 import { revokeFamily } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 
@@ -14,11 +18,16 @@ export interface NewMerchant {
   clientSecret: string;
 }
 
-export async function createMerchant(db: Handle, name: string, now: number): Promise<NewMerchant> {
+/** The client secret is shown once, to the caller; the audit row names the merchant and its (public) client id only. */
+export async function createMerchant(db: Db, actor: Actor, name: string, now: number): Promise<NewMerchant> {
   const clientId = `cli_${randomToken(24)}`;
   const clientSecret = `sks_${randomToken(40)}`;
-  const m = await repo.insertMerchant(db, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
-  return { merchantId: m.id, name: m.name, status: m.status, clientId, clientSecret };
+  return db.transaction().execute(async (trx) => {
+    const m = await repo.insertMerchant(trx, { name, clientId, clientSecretHash: hashSecret(clientSecret) }, now);
+    const after = { name: m.name, status: m.status, clientId };
+    await insertAudit(trx, actor, { action: 'merchant.create', target: `merchant:${m.id}`, before: null, after }, now);
+    return { merchantId: m.id, name: m.name, status: m.status, clientId, clientSecret };
+  });
 }
 
 export interface IssuedToken {
@@ -29,39 +38,56 @@ export interface IssuedToken {
   expiresAt: number | null;
 }
 
+/** The token is shown once, to the caller; the audit row holds its id, scopes and expiry, never the token or its hash. */
 export async function issueToken(
-  db: Handle,
+  db: Db,
+  actor: Actor,
   env: StockistEnv,
   merchantId: number,
   options: { scopes?: Scope[]; expiresInSeconds?: number },
   now: number,
 ): Promise<IssuedToken> {
-  const merchant = await repo.findMerchant(db, merchantId);
-  if (!merchant) throw notFound('merchant');
   const accessToken = newAccessToken(env);
   const scopes = options.scopes ?? [...SCOPES];
   const expiresAt = options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null;
-  const row = await repo.insertToken(db, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
-  return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
+  return db.transaction().execute(async (trx) => {
+    const merchant = await repo.findMerchant(trx, merchantId);
+    if (!merchant) throw notFound('merchant');
+    const row = await repo.insertToken(trx, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
+    const after = { merchantId, scopes: scopes.join(' '), expiresAt: formatInstant(expiresAt) };
+    await insertAudit(trx, actor, { action: 'token.issue', target: `token:${row.id}`, before: null, after }, now);
+    return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
+  });
 }
 
 /**
  * Revoking an OAuth access token revokes its refresh-token family too: otherwise the merchant's
- * client would simply refresh its way back in.
+ * client would simply refresh its way back in. Revoking a revoked token changes nothing and is
+ * not audited again.
  */
-export async function revokeToken(db: Db, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
+export async function revokeToken(db: Db, actor: Actor, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
   return db.transaction().execute(async (trx) => {
-    const row = await repo.revokeToken(trx, tokenId, now);
-    if (!row) throw notFound('token');
+    const before = await repo.findToken(trx, tokenId);
+    const row = before && (await repo.revokeToken(trx, tokenId, now));
+    if (!before || !row) throw notFound('token');
     if (row.family_id) await revokeFamily(trx, row.family_id, now);
+    if (before.revoked_at === null) {
+      const entry = { before: { merchantId: row.merchant_id, revokedAt: null }, after: { merchantId: row.merchant_id, revokedAt: formatInstant(now) } };
+      await insertAudit(trx, actor, { action: 'token.revoke', target: `token:${row.id}`, ...entry }, now);
+    }
     return { tokenId: row.id, revokedAt: row.revoked_at! };
   });
 }
 
-export async function setMerchantStatus(db: Handle, merchantId: number, status: 'active' | 'disabled', now: number) {
-  const row = await repo.setMerchantStatus(db, merchantId, status, now);
-  if (!row) throw notFound('merchant');
-  return row;
+export async function setMerchantStatus(db: Db, actor: Actor, merchantId: number, status: 'active' | 'disabled', now: number) {
+  return db.transaction().execute(async (trx) => {
+    const before = await repo.findMerchant(trx, merchantId);
+    const row = before && (await repo.setMerchantStatus(trx, merchantId, status, now));
+    if (!before || !row) throw notFound('merchant');
+    const entry = { target: `merchant:${row.id}`, before: { name: before.name, status: before.status }, after: { name: row.name, status: row.status } };
+    await insertAudit(trx, actor, { action: status === 'active' ? 'merchant.enable' : 'merchant.disable', ...entry }, now);
+    return row;
+  });
 }
 
 export interface Principal {
@@ -110,7 +136,38 @@ export class TokenCache {
   }
 }
 
-export async function authenticate(db: Handle, env: StockistEnv, token: string | null, now: number, cache?: TokenCache): Promise<Principal> {
+/** A token's last use is written at most this often (issue 20: no write per request). */
+const LAST_USED_EVERY_MS = 5 * 60_000;
+
+/**
+ * Records when tokens were last used, coarsely: at most once per token per LAST_USED_EVERY_MS in
+ * this process, and never on the request's path (the write is not awaited; a failed one is only
+ * logged). So a token in steady use costs one small UPDATE per five minutes per process.
+ */
+export class LastUsedRecorder {
+  private readonly written = new Map<number, number>();
+  constructor(
+    private readonly db: Db,
+    private readonly onError: (error: unknown) => void,
+    private readonly max = 100_000,
+  ) {}
+  note(tokenId: number, storedLastUsed: number | null, now: number): void {
+    const last = Math.max(this.written.get(tokenId) ?? 0, storedLastUsed ?? 0);
+    if (now - last < LAST_USED_EVERY_MS) return;
+    if (this.written.size >= this.max) this.written.clear();
+    this.written.set(tokenId, now);
+    noteTokensUsed(this.db, [tokenId], now).catch(this.onError);
+  }
+}
+
+export async function authenticate(
+  db: Handle,
+  env: StockistEnv,
+  token: string | null,
+  now: number,
+  cache?: TokenCache,
+  lastUsed?: LastUsedRecorder,
+): Promise<Principal> {
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <token>');
   const tokenEnv = environmentOfToken(token);
   if (tokenEnv !== null && tokenEnv !== env) throw unauthorized(OTHER_ENV_MESSAGE[env]);
@@ -124,5 +181,6 @@ export async function authenticate(db: Handle, env: StockistEnv, token: string |
   if (row.revokedAt !== null) throw unauthorized('token revoked');
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized('token expired');
   if (row.merchantStatus !== 'active') throw forbidden('merchant account is disabled');
+  lastUsed?.note(row.tokenId, row.lastUsedAt, now);
   return { merchantId: row.merchantId, clientId: row.clientId, tokenId: row.tokenId, scopes: new Set(row.scopes.split(' ')) };
 }

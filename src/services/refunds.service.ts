@@ -210,7 +210,7 @@ export async function listRefundsForOperator(
  * Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. The
  * audit row (who, what, before and after) commits in the decision's transaction.
  */
-export async function reviewRefund(db: Db, rawRefundNo: string, decision: Decision, actor: Actor) {
+export async function reviewRefund(db: Db, actor: Actor, rawRefundNo: string, decision: Decision) {
   const refundNo = parseId(rawRefundNo);
   const refund = refundNo === null ? undefined : await refunds.findRefund(db, refundNo);
   if (!refund) throw notFound('refund');

@@ -1,5 +1,5 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
-import type { Actor } from '../domain/audit.ts';
+import { systemActor, type Actor } from '../domain/audit.ts';
 import { AppError, fieldError, notFound } from '../domain/errors.ts';
 import { randomToken } from '../domain/secrets.ts';
 import { emailKey, emailProblem, passwordProblem, type StaffRole } from '../domain/staff.ts';
@@ -15,7 +15,7 @@ import * as staff from '../store/staff.repository.ts';
  */
 const ARGON2 = { algorithm: 2 as const, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-const hashPassword = (password: string) => argon2Hash(password, ARGON2);
+export const hashPassword = (password: string) => argon2Hash(password, ARGON2);
 
 /** A hash of no password: unknown accounts are checked against it so they answer in the same time as known ones. */
 let decoy: Promise<string> | null = null;
@@ -93,6 +93,29 @@ export async function disableStaff(db: Db, actor: Actor, email: string, now: num
   });
 }
 
+/** Lets a disabled account sign in again (with its current password; its old sessions ended when it was disabled). */
+export async function enableStaff(db: Db, actor: Actor, email: string, now: number): Promise<staff.StaffRow> {
+  const before = await requireStaff(db, email);
+  return db.transaction().execute(async (trx) => {
+    const row = await staff.updateStaff(trx, before.id, { status: 'active' }, now);
+    await insertAudit(trx, actor, { action: 'staff.enable', target: `staff:${row.email_key}`, before: staffSummary(before), after: staffSummary(row) }, now);
+    return row;
+  });
+}
+
+/**
+ * Changes what an account may do. Its open sessions keep going: each console request reads the
+ * role afresh with the session, so the new role applies from the next request.
+ */
+export async function setStaffRole(db: Db, actor: Actor, email: string, role: StaffRole, now: number): Promise<staff.StaffRow> {
+  const before = await requireStaff(db, email);
+  return db.transaction().execute(async (trx) => {
+    const row = await staff.updateStaff(trx, before.id, { role }, now);
+    await insertAudit(trx, actor, { action: 'staff.set_role', target: `staff:${row.email_key}`, before: staffSummary(before), after: staffSummary(row) }, now);
+    return row;
+  });
+}
+
 /** Sets a new password and ends the account's sessions (whoever held the old one is signed out). */
 export async function resetPassword(
   db: Db,
@@ -121,6 +144,6 @@ export async function resetPassword(
 export async function ensureDemoOwner(db: Db, email: string, now: number): Promise<{ email: string; password: string } | null> {
   if ((await staff.countStaff(db)) > 0) return null;
   const password = generatePassword();
-  await createStaff(db, { kind: 'cli', id: 'demo-seed', requestId: null }, { email, role: 'owner', password }, now);
+  await createStaff(db, systemActor('demo-seed'), { email, role: 'owner', password }, now);
   return { email, password };
 }

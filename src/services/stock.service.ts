@@ -1,7 +1,9 @@
 import { conflictState, validationFailed, type FieldError } from '../domain/errors.ts';
 import { MAX_STOCK_QTY } from '../domain/money.ts';
 import type { StockAdjustRow, StockSetRow } from '../schemas/admin.ts';
-import type { Handle, Trx } from '../store/db.ts';
+import { boundedSummaries, type Actor } from '../domain/audit.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import type { Db, Handle, Trx } from '../store/db.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import { addQty, currentQty, setQty, type StockKey } from '../store/stocks.repository.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
@@ -62,7 +64,7 @@ export async function setStocks(db: Handle, rows: StockSetRow[], prefix: string,
  * Rows are applied one by one and the refusal comes at the end, so it takes a transaction: the
  * refusal rolls back the rows already applied.
  */
-export async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: string, now: number): Promise<StockResult[]> {
+async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: string, now: number): Promise<StockResult[]> {
   const keys = await resolveRows(db, rows, prefix);
   const out: StockResult[] = [];
   const refused: FieldError[] = [];
@@ -86,4 +88,31 @@ export async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: stri
     throw conflictState(`stock adjustment refused: it would take stock ${why}`, refused);
   }
   return out;
+}
+
+/** One audit row for a whole stock request: each SKU@warehouse with its quantity before and after (bounded). */
+function stockAudit(action: 'stock.set' | 'stock.adjust', results: StockResult[]) {
+  return {
+    action,
+    target: 'stock',
+    ...boundedSummaries(results.map((r) => ({ key: `${r.sku}@${r.warehouseCode}`, before: r.qty - r.delta, after: r.qty }))),
+  };
+}
+
+/** PUT /admin/v1/stocks (and the console): absolute quantities, audited in the same transaction. */
+export async function setStockLevels(db: Db, actor: Actor, rows: StockSetRow[], now: number): Promise<StockResult[]> {
+  return db.transaction().execute(async (trx) => {
+    const results = await setStocks(trx, rows, 'items', now);
+    await insertAudit(trx, actor, stockAudit('stock.set', results), now);
+    return results;
+  });
+}
+
+/** POST /admin/v1/stocks/adjust (and the console): relative changes, all or nothing, audited in the same transaction. */
+export async function adjustStockLevels(db: Db, actor: Actor, rows: StockAdjustRow[], now: number): Promise<StockResult[]> {
+  return db.transaction().execute(async (trx) => {
+    const results = await adjustStocks(trx, rows, 'items', now);
+    await insertAudit(trx, actor, stockAudit('stock.adjust', results), now);
+    return results;
+  });
 }

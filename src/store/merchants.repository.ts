@@ -5,20 +5,31 @@ import type { ApiTokensTable, MerchantsTable } from './schema.ts';
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
 
+/** The merchant and its first OAuth client (the same id and secret: `merchants.client_id` stays the merchant's stable key). */
 export async function insertMerchant(db: Handle, m: { name: string; clientId: string; clientSecretHash: string }, now: number): Promise<Merchant> {
-  return db
+  const merchant = await db
     .insertInto('merchants')
     .values({ name: m.name, status: 'active', client_id: m.clientId, client_secret_hash: m.clientSecretHash, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await db
+    .insertInto('oauth_clients')
+    .values({ merchant_id: merchant.id, client_id: m.clientId, client_secret_hash: m.clientSecretHash, name: 'Default client', created_at: now })
+    .execute();
+  return merchant;
+}
+
+export async function setRequireTwoFactor(db: Handle, id: number, required: boolean, now: number): Promise<void> {
+  await db
+    .updateTable('merchants')
+    .set({ require_two_factor: required ? 1 : 0, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 export const listMerchants = (db: Handle) => db.selectFrom('merchants').selectAll().orderBy('id').execute();
 
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
-
-export const findMerchantByClientId = (db: Handle, clientId: string) =>
-  db.selectFrom('merchants').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 
 export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
@@ -34,6 +45,8 @@ export async function insertToken(
     expiresAt: number | null;
     kind?: ApiToken['kind'];
     familyId?: string;
+    oauthClientId?: number;
+    name?: string;
   },
   now: number,
 ): Promise<ApiToken> {
@@ -49,10 +62,14 @@ export async function insertToken(
       created_at: now,
       kind: t.kind ?? 'operator',
       family_id: t.familyId ?? null,
+      oauth_client_id: t.oauthClientId ?? null,
+      name: t.name ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
 
 export async function revokeToken(db: Handle, id: number, now: number): Promise<ApiToken | undefined> {
   const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
@@ -72,9 +89,20 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
       'api_tokens.scopes as scopes',
       'api_tokens.expires_at as expiresAt',
       'api_tokens.revoked_at as revokedAt',
+      'api_tokens.last_used_at as lastUsedAt',
       'merchants.status as merchantStatus',
       'merchants.client_id as clientId',
     ])
     .where('api_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
+
+/** A merchant's bearer tokens, newest first (hashes stay here: the caller gets none). */
+export const tokensOfMerchant = (db: Handle, merchantId: number, limit: number) =>
+  db
+    .selectFrom('api_tokens')
+    .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'expires_at', 'revoked_at', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();

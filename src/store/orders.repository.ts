@@ -127,3 +127,51 @@ export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise
   const last = shown.at(-1);
   return { total: Number(count.n), ids: shown.map((r) => r.id), next: more && last ? [Number(last.key), last.id] : null };
 }
+
+export interface OrderSearch {
+  /** Parent order ids (split and custom ids resolved to them first); null: any order. */
+  ids: number[] | null;
+  merchantId: number | null;
+  status: OrderRow['status'] | null;
+  createStart: number | null;
+  createEnd: number | null;
+  /** Continue after this (created_at, id), newest first. */
+  before: [number, number] | null;
+  limit: number;
+}
+
+/**
+ * The operator console's order search: newest first by (created_at, id), one keyset page at a
+ * time (no OFFSET, no count), so a page costs the same however deep the walk is.
+ */
+export async function searchOrderIds(db: Handle, s: OrderSearch): Promise<{ ids: number[]; next: [number, number] | null }> {
+  if (s.ids !== null && s.ids.length === 0) return { ids: [], next: null };
+  let q = db.selectFrom('orders').select(['id', 'created_at']);
+  if (s.ids !== null) q = q.where('id', 'in', s.ids);
+  if (s.merchantId !== null) q = q.where('merchant_id', '=', s.merchantId);
+  if (s.status !== null) q = q.where('status', '=', s.status);
+  if (s.createStart !== null) q = q.where('created_at', '>=', s.createStart);
+  if (s.createEnd !== null) q = q.where('created_at', '<', s.createEnd);
+  if (s.before !== null) {
+    const [time, id] = s.before;
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
+  }
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(s.limit + 1)
+    .execute();
+  const shown = rows.slice(0, s.limit);
+  const last = shown.at(-1);
+  return { ids: shown.map((r) => r.id), next: rows.length > s.limit && last ? [Number(last.created_at), last.id] : null };
+}
+
+/** Parent ids an operator's search term names: an order id, a split-order id, or a custom order id. */
+export async function ordersNamedBy(db: Handle, term: string, numericId: number | null): Promise<number[]> {
+  const [byCustom, byId, bySplit] = await Promise.all([
+    db.selectFrom('orders').select('id').where('custom_order_id', '=', term).execute(),
+    numericId === null ? [] : db.selectFrom('orders').select('id').where('id', '=', numericId).execute(),
+    numericId === null ? [] : db.selectFrom('split_orders').select('order_id as id').where('id', '=', numericId).execute(),
+  ]);
+  return [...new Set([...byCustom, ...byId, ...bySplit].map((r) => r.id))];
+}

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
-import type { WebhookDeliveryStatus, WebhookEndpointStatus, WebhookEventType } from '../domain/vocabulary.ts';
+import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
@@ -74,7 +74,7 @@ const pendingDelivery = (d: { endpointId: number; eventId: number; orderId: numb
 /** The outbox write: one event row and one pending delivery per subscribed endpoint. */
 export async function insertEvent(
   scope: MerchantScope,
-  event: { type: WebhookEventType; orderId: number; payload: string },
+  event: { type: StoredWebhookEventType; orderId: number; payload: string },
   endpointIds: number[],
   now: number,
   giveUpAt: number,
@@ -445,3 +445,20 @@ export async function requeueFailedStockDeliveries(db: Handle, endpointId: numbe
     .where('status', '=', 'failed')
     .execute();
 }
+
+/** The deliveries of one order's events to every endpoint of its merchant, newest first (the lane index, per endpoint). */
+export async function deliveriesOfOrder(db: Handle, merchantId: number, orderId: number, limit: number) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .innerJoin('webhook_deliveries', 'webhook_deliveries.endpoint_id', 'webhook_endpoints.id')
+    .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
+    .select([...deliveryColumns, 'webhook_endpoints.url as url'])
+    .where('webhook_endpoints.merchant_id', '=', merchantId)
+    .where('webhook_deliveries.order_id', '=', orderId)
+    .orderBy('webhook_deliveries.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** An endpoint by id, whichever merchant it belongs to (the operator's view). */
+export const findAnyEndpoint = (db: Handle, id: number) => db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,15 +1,17 @@
 import type { Permission } from '../../domain/staff.ts';
+import { routeLookup, type WebRoute } from '../foundation.ts';
 
 /** The console's base path (on the admin surface: ADMIN_PORT when set). */
 export const CONSOLE_PREFIX = '/console';
 
-export interface ConsoleRoute {
-  method: 'GET' | 'POST';
-  /** Relative to CONSOLE_PREFIX, Fastify syntax. */
-  path: string;
-  /** What the signed-in staff member's role must allow; `public`: no session needed (sign-in, assets). */
-  permission: Permission | 'public';
-}
+/** Where a request without a session is sent. */
+export const SIGN_IN_PATH = `${CONSOLE_PREFIX}/sign-in`;
+
+/** The session cookie's name (`__Host-` prefixed under HTTPS: foundation.ts, cookieName). */
+export const CONSOLE_COOKIE = 'stockist_console';
+
+/** `permission`: what the signed-in staff member's role must allow; `public`: no session needed (sign-in, assets). */
+type ConsoleRoute = WebRoute<Permission>;
 
 /**
  * Every console route and the permission it needs (roles → permissions: src/domain/staff.ts). The
@@ -25,14 +27,26 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/refunds', permission: 'refunds:read' },
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
+  // Orders, merchants, webhooks (branch console-orders): entries below this line.
+  { method: 'GET', path: '/orders', permission: 'orders:read' },
+  { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
+  { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
+  { method: 'GET', path: '/merchants', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants', permission: 'merchants:write' },
+  { method: 'GET', path: '/merchants/:id', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants/:id/disable', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/enable', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens/:tokenId/revoke', permission: 'merchants:write' },
+  { method: 'GET', path: '/webhooks', permission: 'webhooks:manage' },
+  { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/disable', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/enable', permission: 'webhooks:manage' },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:manage' },
+
+  // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
 ];
 
-const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
-const BY_SHAPE = new Map(CONSOLE_ROUTES.map((r) => [`${r.method} ${shape(r.path)}`, r]));
-
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */
-export function consoleRouteFor(method: string, url: string): ConsoleRoute | undefined {
-  const path = url.startsWith(CONSOLE_PREFIX) ? url.slice(CONSOLE_PREFIX.length) : url;
-  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-  return BY_SHAPE.get(`${m} ${shape(path)}`);
-}
+export const consoleRouteFor = routeLookup(CONSOLE_PREFIX, CONSOLE_ROUTES);

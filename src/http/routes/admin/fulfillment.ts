@@ -17,10 +17,10 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
   app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
-    getOrder(allMerchants(db), String(await shipSplitOrder(db, request.params.id, request.body))),
+    getOrder(allMerchants(db), String(await shipSplitOrder(db, actor(request), request.params.id, request.body))),
   );
   app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) =>
-    getOrder(allMerchants(db), String(await deliverSplitOrder(db, request.params.id))),
+    getOrder(allMerchants(db), String(await deliverSplitOrder(db, actor(request), request.params.id))),
   );
 
   app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
@@ -35,9 +35,9 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
     ),
   );
   app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
-    reviewRefund(db, request.params.refundNo, { approve: true }, actor(request)),
+    reviewRefund(db, actor(request), request.params.refundNo, { approve: true }),
   );
   app.post('/refunds/:refundNo/reject', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
-    reviewRefund(db, request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }, actor(request)),
+    reviewRefund(db, actor(request), request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
   );
 };

@@ -1,27 +1,35 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
-import { formatInstant } from '../../../domain/time.ts';
+import { adminKeyActor } from '../../../domain/audit.ts';
+import { formatInstant, type Clock } from '../../../domain/time.ts';
+import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
+import { InvitationResponses, InviteUserBody } from '../../../schemas/manager.ts';
+import { inviteUser } from '../../../services/merchant-users.service.ts';
 import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
-/** Operator credentials: merchants, their client credentials and their bearer tokens. */
-export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
+/** Operator credentials: merchants, their client credentials and their bearer tokens. Every write is audited (never a secret). */
+export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string; now?: Clock }> = async (
+  app,
+  { store, config, adminApiKey, now = Date.now },
+) => {
   const { db } = store;
+  const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
 
   app.post('/merchants', { schema: { body: MerchantBody } }, async (request) => {
-    const m = await createMerchant(db, request.body.name, Date.now());
+    const m = await createMerchant(db, actor(request), request.body.name, Date.now());
     return { ...m, merchantId: String(m.merchantId) };
   });
   app.get('/merchants', async () => ({ list: (await listMerchants(db)).map(presentMerchant) }));
   app.patch('/merchants/:id', { schema: { params: IdParams, body: MerchantPatchBody } }, async (request) =>
-    presentMerchant(await setMerchantStatus(db, Number(request.params.id), request.body.status, Date.now())),
+    presentMerchant(await setMerchantStatus(db, actor(request), Number(request.params.id), request.body.status, Date.now())),
   );
 
   app.post('/merchants/:id/tokens', { schema: { params: IdParams, body: TokenBody } }, async (request) => {
-    const t = await issueToken(db, config.env, Number(request.params.id), request.body ?? {}, Date.now());
+    const t = await issueToken(db, actor(request), config.env, Number(request.params.id), request.body ?? {}, Date.now());
     return {
       tokenId: String(t.tokenId),
       merchantId: String(t.merchantId),
@@ -31,7 +39,25 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     };
   });
   app.delete('/tokens/:tokenId', { schema: { params: TokenIdParams } }, async (request) => {
-    const r = await revokeToken(db, Number(request.params.tokenId), Date.now());
+    const r = await revokeToken(db, actor(request), Number(request.params.tokenId), Date.now());
     return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
   });
+
+  // A one-time link to the merchant's business manager (SPEC §14), on PUBLIC_BASE_URL or this request's origin.
+  app.post(
+    '/merchants/:id/users',
+    { schema: { summary: 'Invite a user to a merchant’s business manager', params: IdParams, body: InviteUserBody, response: InvitationResponses } },
+    async (request) => {
+      const invitation = await inviteUser(db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body, now());
+      const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+      return {
+        invitationId: String(invitation.invitationId),
+        merchantId: String(invitation.merchantId),
+        email: invitation.email,
+        role: invitation.role,
+        invitationUrl: invitationUrl(origin, invitation.token),
+        expiresAt: formatInstant(invitation.expiresAt),
+      };
+    },
+  );
 };

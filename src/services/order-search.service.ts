@@ -1,0 +1,113 @@
+import { fieldError, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { ORDER_STATUSES, type OrderStatus } from '../domain/vocabulary.ts';
+import { presentDelivery } from '../present/webhook.presenter.ts';
+import { presentOrder } from '../present/order.presenter.ts';
+import { presentRefund } from '../present/refund.presenter.ts';
+import type { Handle } from '../store/db.ts';
+import * as orders from '../store/orders.repository.ts';
+import { refundItems, refundsOfOrder } from '../store/refunds.repository.ts';
+import { allMerchants, forMerchant } from '../store/tenancy.ts';
+import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
+
+const DAY_MS = 86_400_000;
+/** Rows per page of the console's order search. */
+const ORDER_SEARCH_PAGE = 25;
+/** The order page shows this many of its refunds and webhook deliveries (newest first). */
+const DETAIL_ROWS = 100;
+
+/** What the console's search form sends; every field may be empty (a blank form field). */
+export interface OrderSearchForm {
+  q?: string;
+  merchant?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+  after?: string;
+}
+
+/** `2026-11-25` → that day's first millisecond, UTC; null when it is not a calendar date. */
+function utcDay(text: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return null;
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3]);
+  return new Date(ms).toISOString().startsWith(text) ? ms : null;
+}
+
+/** The keyset position of a page, `<created_at>.<id>` of the previous page's last row. */
+const encodeAfter = ([time, id]: [number, number]) => `${time}.${id}`;
+function decodeAfter(text: string): [number, number] | null {
+  const m = /^([0-9]{1,16})\.([0-9]{1,16})$/.exec(text);
+  return m && Number.isSafeInteger(+m[1]) && parseId(m[2]) !== null ? [+m[1], +m[2]] : null;
+}
+
+const blank = (text: string | undefined) => (text ?? '').trim();
+
+/**
+ * The console's order search across every merchant (SPEC §14): by order, split-order or custom
+ * order id, merchant, status and purchase dates (UTC days, both ends included), newest first, one
+ * keyset page at a time. A malformed field is a 400 naming it.
+ */
+export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm) {
+  const term = blank(form.q);
+  const merchantText = blank(form.merchant);
+  const merchantId = merchantText === '' ? null : parseId(merchantText);
+  if (merchantText !== '' && merchantId === null) throw fieldError('merchant', 'must be a merchant id (digits)');
+  const statusText = blank(form.status);
+  if (statusText !== '' && !(ORDER_STATUSES as readonly string[]).includes(statusText))
+    throw fieldError('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
+  const status = statusText === '' ? null : (statusText as OrderStatus);
+  const fromText = blank(form.from);
+  const toText = blank(form.to);
+  const createStart = fromText === '' ? null : utcDay(fromText);
+  if (fromText !== '' && createStart === null) throw fieldError('from', 'must be a date, YYYY-MM-DD');
+  const toDay = toText === '' ? null : utcDay(toText);
+  if (toText !== '' && toDay === null) throw fieldError('to', 'must be a date, YYYY-MM-DD');
+  if (createStart !== null && toDay !== null && toDay < createStart) throw fieldError('to', 'must not be before from');
+  const afterText = blank(form.after);
+  const before = afterText === '' ? null : decodeAfter(afterText);
+  if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this search gave (follow its Next link)');
+
+  const ids = term === '' ? null : await orders.ordersNamedBy(db, term, parseId(term));
+  const page = await orders.searchOrderIds(db, {
+    ids,
+    merchantId,
+    status,
+    createStart,
+    createEnd: toDay === null ? null : toDay + DAY_MS,
+    before,
+    limit: ORDER_SEARCH_PAGE,
+  });
+  const list = (await orders.loadOrders(db, page.ids)).map((aggregate) => ({ merchantId: aggregate.order.merchant_id, ...presentOrder(aggregate) }));
+  const filters = { q: term, merchant: merchantText, status: statusText, from: fromText, to: toText };
+  return { filters, list, after: page.next && encodeAfter(page.next) };
+}
+
+/** The business manager's search: the same, always within the user's merchant. */
+export const searchOrdersForMerchant = (db: Handle, merchantId: number, form: Omit<OrderSearchForm, 'merchant'>) =>
+  searchOrdersForOperator(db, { ...form, merchant: String(merchantId) });
+
+/** One order as the console shows it: the record, its merchant, its refunds and its webhook deliveries. */
+export const orderForOperator = (db: Handle, rawId: string) => orderDetail(db, allMerchants(db), rawId);
+
+/** The same for the business manager: another merchant's order is not there (404, like a missing one). */
+export const orderForMerchant = (db: Handle, merchantId: number, rawId: string) => orderDetail(db, forMerchant(db, merchantId), rawId);
+
+async function orderDetail(db: Handle, reader: orders.OrderReader, rawId: string) {
+  const requested = parseId(rawId);
+  const orderId = requested === null ? null : await orders.resolveOrderId(reader, requested);
+  if (orderId === null) throw notFound('order');
+  const [aggregate] = await orders.loadOrders(db, [orderId]);
+  const merchantId = aggregate.order.merchant_id;
+  const [refunds, deliveries] = await Promise.all([refundsOfOrder(db, orderId, 0, DETAIL_ROWS), deliveriesOfOrder(db, merchantId, orderId, DETAIL_ROWS)]);
+  const items = await refundItems(
+    db,
+    refunds.rows.map((r) => r.id),
+  );
+  return {
+    merchantId,
+    order: presentOrder(aggregate),
+    refunds: refunds.rows.map((r) => presentRefund(r, items)),
+    deliveries: deliveries.map((d) => ({ ...presentDelivery(d), endpointId: String(d.endpointId), url: d.url })),
+  };
+}

@@ -1,0 +1,57 @@
+import type { Actor } from '../domain/audit.ts';
+import { conflictState, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import type { WebhookDeliveryStatus } from '../domain/vocabulary.ts';
+import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
+import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import type { Db, Handle } from '../store/db.ts';
+import { forMerchant } from '../store/tenancy.ts';
+import * as webhooks from '../store/webhooks.repository.ts';
+
+async function anyEndpoint(db: Handle, rawId: string) {
+  const endpoint = await webhooks.findAnyEndpoint(db, parseId(rawId) ?? 0);
+  if (!endpoint) throw notFound('webhook');
+  return endpoint;
+}
+
+/** An endpoint (any merchant's) with one page of its delivery log, newest first. */
+export async function endpointLogForOperator(db: Handle, rawId: string, status: WebhookDeliveryStatus | null, pageNumber: number, pageSize: number) {
+  const endpoint = await anyEndpoint(db, rawId);
+  const page = await webhooks.pageDeliveries(forMerchant(db, endpoint.merchant_id), endpoint.id, status, (pageNumber - 1) * pageSize, pageSize);
+  return {
+    endpoint: { ...presentEndpoint(endpoint), merchantId: String(endpoint.merchant_id) },
+    total: page.total,
+    pageNumber,
+    pageSize,
+    deliveries: page.rows.map(presentDelivery),
+  };
+}
+
+/**
+ * The operator's retry of a delivery, as the merchant's own retry does it (due now, a fresh 24 h
+ * window, the same `webhook-id`), audited with it. Refused (409) while the endpoint is disabled.
+ */
+export async function retryDeliveryForOperator(db: Db, actor: Actor, rawId: string, rawDeliveryId: string, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const endpoint = await anyEndpoint(trx, rawId);
+    const scope = forMerchant(trx, endpoint.merchant_id);
+    const delivery = await webhooks.findDelivery(scope, endpoint.id, parseId(rawDeliveryId) ?? 0);
+    if (!delivery) throw notFound('delivery');
+    if (endpoint.status !== 'active')
+      throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); enable it to retry`);
+    await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'webhook.retry',
+        target: `webhook_delivery:${delivery.id}`,
+        before: { webhookId: endpoint.id, merchantId: endpoint.merchant_id, status: delivery.status, attempts: delivery.attempts },
+        after: { webhookId: endpoint.id, merchantId: endpoint.merchant_id, status: 'pending', attempts: delivery.attempts },
+      },
+      now,
+    );
+    return delivery.id;
+  });
+}

@@ -1,0 +1,102 @@
+import { can } from '../../../domain/staff.ts';
+import { SCOPES, type Scope } from '../../../domain/scopes.ts';
+import { merchantBucketUse } from '../../../http/rate-limit.ts';
+import { ActionForm, ConsoleIdParams, ConsoleTokenParams, MerchantForm, TokenForm } from '../../../schemas/console-operations.ts';
+import { merchantCredentials, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
+import { createMerchant, issueToken, setMerchantStatus } from '../../../services/merchants.service.ts';
+import { listMerchants } from '../../../store/merchants.repository.ts';
+import { formatInstant } from '../../../domain/time.ts';
+import { CONSOLE_PREFIX } from '../console-routes.ts';
+import type { ConsolePage } from './context.ts';
+
+const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
+const DAY_SECONDS = 86_400;
+
+const scopesOf = (form: TokenForm): Scope[] | undefined => {
+  const ticked = form.scopes === undefined ? [] : [form.scopes].flat();
+  return ticked.length === 0 ? undefined : SCOPES.filter((s) => ticked.includes(s));
+};
+
+/**
+ * Merchants and their credentials (SPEC §14): list, create, disable and enable, bearer tokens
+ * issued and revoked, and how much of its rate limits each is using now. A secret (the OAuth client
+ * secret, a token) is shown once, in the answer to the request that created it: only its hash is
+ * kept, so no page can show it again.
+ */
+export const merchantsPage: ConsolePage = {
+  nav: [{ href: MERCHANTS, label: 'Merchants', permission: 'merchants:read' }],
+  routes: async (app, { config, store, buckets, now, page, user, actor }) => {
+    const { db } = store;
+
+    app.get('/merchants', async (request, reply) => {
+      const merchants = (await listMerchants(db)).map((m) => ({ id: String(m.id), name: m.name, status: m.status, createdAt: formatInstant(m.created_at) }));
+      return page(reply, 200, 'merchants', { title: 'Merchants', merchants, canWrite: can(user(request).role, 'merchants:write') });
+    });
+
+    app.post('/merchants', { schema: { body: MerchantForm } }, async (request, reply) => {
+      const created = await createMerchant(db, actor(request), request.body.name, now());
+      return page(reply, 201, 'secret-shown', {
+        title: `Merchant ${created.merchantId} created`,
+        merchantId: String(created.merchantId),
+        what: 'OAuth client secret',
+        fields: [
+          { label: 'Merchant id', value: String(created.merchantId), secret: false },
+          { label: 'Client id', value: created.clientId, secret: false },
+          { label: 'Client secret', value: created.clientSecret, secret: true },
+        ],
+      });
+    });
+
+    app.get('/merchants/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
+      const credentials = await merchantCredentials(db, Number(request.params.id), now());
+      const merchant = credentials.merchant;
+      const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
+      return page(reply, 200, 'merchant', {
+        title: `Merchant ${merchant.name}`,
+        ...credentials,
+        rateLimit,
+        scopes: SCOPES,
+        canWrite: can(user(request).role, 'merchants:write'),
+      });
+    });
+
+    for (const [verb, status] of [
+      ['disable', 'disabled'],
+      ['enable', 'active'],
+    ] as const) {
+      app.post(`/merchants/:id/${verb}`, { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
+        await setMerchantStatus(db, actor(request), Number(request.params.id), status, now());
+        return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
+      });
+    }
+
+    app.post('/merchants/:id/tokens', { schema: { params: ConsoleIdParams, body: TokenForm } }, async (request, reply) => {
+      const days = request.body.expiresInDays ? Number(request.body.expiresInDays) : undefined;
+      const scopes = scopesOf(request.body);
+      const issued = await issueToken(
+        db,
+        actor(request),
+        config.env,
+        Number(request.params.id),
+        { scopes, expiresInSeconds: days && days * DAY_SECONDS },
+        now(),
+      );
+      return page(reply, 201, 'secret-shown', {
+        title: `Token ${issued.tokenId} issued`,
+        merchantId: String(issued.merchantId),
+        what: 'bearer token',
+        fields: [
+          { label: 'Token id', value: String(issued.tokenId), secret: false },
+          { label: 'Scopes', value: issued.scopes.join(' '), secret: false },
+          { label: 'Expires', value: formatInstant(issued.expiresAt) ?? 'never', secret: false },
+          { label: 'Access token', value: issued.accessToken, secret: true },
+        ],
+      });
+    });
+
+    app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
+      await revokeMerchantToken(db, actor(request), Number(request.params.id), Number(request.params.tokenId), now());
+      return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
+    });
+  },
+};

@@ -1,0 +1,41 @@
+import { emailKey } from '../../../domain/staff.ts';
+import { CsrfForm, SignInForm } from '../../../schemas/console.ts';
+import { signIn, signOut } from '../../../services/console-sessions.service.ts';
+import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
+import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
+import type { ConsolePage } from './context.ts';
+
+/** Sign-in (limited per account and per address) and sign-out. */
+export const signInPage: ConsolePage = {
+  nav: [],
+  routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
+    app.get('/sign-in', async (request, reply) => {
+      if (request.consoleUser) return reply.redirect(CONSOLE_PREFIX, 303);
+      return page(reply, 200, 'sign-in', { title: 'Sign in', email: '', error: null });
+    });
+
+    app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {
+      const { email, password } = request.body;
+      const wait = await signInWait(buckets, 'console', email, request.ip);
+      if (wait !== null) {
+        request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in limited');
+        reply.header('Retry-After', String(wait));
+        return page(reply, 429, 'sign-in', { title: 'Sign in', email, error: `Too many sign-in attempts; try again in ${wait} s.` });
+      }
+      const started = await signIn(store.db, { email, password, address: request.ip, requestId: request.id }, sessionLimits, now());
+      if (!started) {
+        request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in failed');
+        return page(reply, 401, 'sign-in', { title: 'Sign in', email, error: 'Wrong email or password, or the account is disabled.' });
+      }
+      const secure = isSecure(config, request);
+      setSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
+      return reply.redirect(CONSOLE_PREFIX, 303);
+    });
+
+    app.post('/sign-out', { schema: { body: CsrfForm } }, async (request, reply) => {
+      await signOut(store.db, user(request), request.id, now());
+      clearSessionCookie(reply, cookieName(CONSOLE_COOKIE, isSecure(config, request)), isSecure(config, request));
+      return reply.redirect(SIGN_IN_PATH, 303);
+    });
+  },
+};

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
+import type { StaffRole } from '../../src/domain/staff.ts';
+import { createStaff } from '../../src/services/staff.service.ts';
+import type { TestApp } from '../helpers.ts';
+
+/** A console client for app.inject tests: a browser's cookie and Origin handling, one address each. */
+
+export const PASSWORD = 'correct horse battery staple';
+export const ORIGIN = 'http://localhost:80';
+export const HOST = 'localhost:80';
+let addressSeq = 0;
+/** Each test signs in from an address of its own, so the per-address limit of one test never meets another's. */
+export const freshAddress = () => `10.0.${Math.floor(++addressSeq / 250)}.${(addressSeq % 250) + 1}`;
+
+export async function staff(t: TestApp, email: string, role: StaffRole) {
+  return createStaff(t.store.db, { kind: 'cli', id: 'test', requestId: null }, { email, role, password: PASSWORD }, Date.now());
+}
+
+export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+export interface Browser {
+  cookie: string | null;
+  address: string;
+  get(url: string): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
+  post(url: string, fields: Record<string, string>, headers?: Record<string, string>): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
+  csrf(): Promise<string>;
+}
+
+/** A browser: keeps the session cookie, sends Origin on every POST (as browsers do). */
+export function browser(t: TestApp, address = freshAddress()): Browser {
+  const b: Browser = {
+    cookie: null,
+    address,
+    async get(url) {
+      return t.app.inject({ method: 'GET', url, remoteAddress: address, headers: { host: HOST, ...(b.cookie ? { cookie: b.cookie } : {}) } });
+    },
+    async post(url, fields, headers = {}) {
+      const opts: InjectOptions = {
+        method: 'POST',
+        url,
+        remoteAddress: address,
+        payload: form(fields),
+        headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...(b.cookie ? { cookie: b.cookie } : {}), ...headers },
+      };
+      const r = await t.app.inject(opts);
+      const set = r.headers['set-cookie'];
+      if (typeof set === 'string') b.cookie = /Max-Age=0/.test(set) ? null : set.split(';')[0];
+      return r;
+    },
+    async csrf() {
+      const page = await b.get('/console');
+      const m = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body);
+      assert.ok(m, `the page carries the CSRF token: ${page.statusCode} ${page.body.slice(0, 200)}`);
+      return m[1];
+    },
+  };
+  return b;
+}
+
+export async function signedIn(t: TestApp, email: string, address?: string) {
+  const b = browser(t, address);
+  const r = await b.post('/console/sign-in', { email, password: PASSWORD });
+  assert.equal(r.statusCode, 303, r.body);
+  assert.equal(r.headers.location, '/console');
+  return b;
+}
