@@ -21,17 +21,18 @@ export const MANAGER_PERMISSIONS = [
   'team:manage',
   'audit:read',
   'account:self',
+  'usage:read',
 ] as const;
 export type ManagerPermission = (typeof MANAGER_PERMISSIONS)[number];
 
 /**
  * Who may do what. Admin: everything, the team included. Developer: credentials, webhooks, read
- * orders. Viewer: reads only (never a secret: secrets are shown once, to whoever created them).
+ * orders, usage. Viewer: reads only (never a secret: secrets are shown once, to whoever created them).
  */
 const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly ManagerPermission[]>> = {
   admin: MANAGER_PERMISSIONS,
-  developer: ['overview:read', 'credentials:read', 'credentials:write', 'webhooks:read', 'webhooks:write', 'orders:read', 'account:self'],
-  viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self'],
+  developer: ['overview:read', 'credentials:read', 'credentials:write', 'webhooks:read', 'webhooks:write', 'orders:read', 'account:self', 'usage:read'],
+  viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self', 'usage:read'],
 };
 
 export const mayManage = (role: MerchantRole, permission: ManagerPermission): boolean => MERCHANT_ROLE_PERMISSIONS[role].includes(permission);

@@ -160,28 +160,6 @@ function merchantBucketKey(env: StockistEnv, principal: Pick<Principal, 'merchan
   return `mer:${env}:${principal.merchantId}:${hashSecret(principal.clientId).slice(0, 32)}`;
 }
 
-/** A merchant's request budget right now: tokens left of the burst, and the sustained rate. */
-export interface RateLimitBudget {
-  remaining: number;
-  burst: number;
-  perSecond: number;
-}
-
-/**
- * The merchant's request bucket as the rate limit would find it now, without taking from it (cost
- * 0 looks only). Whole tokens, as `RateLimit-Remaining` says them.
- */
-export async function merchantRateLimitBudget(
-  config: Config,
-  buckets: BucketStore,
-  merchant: Pick<Principal, 'merchantId' | 'clientId'>,
-): Promise<RateLimitBudget> {
-  const burst = config.rateLimitBurst;
-  const limits = { capacity: burst, refillMs: Math.round((burst / config.rateLimitPerSecond) * 1000) };
-  const { tokens } = await buckets.take(merchantBucketKey(config.env, merchant), limits, 0);
-  return { remaining: Math.floor(tokens), burst, perSecond: config.rateLimitPerSecond };
-}
-
 /**
  * The merchant's body budget (SPEC §2.4: a merchant's requests are bounded in cost, not just in
  * count). Parsing, checking and storing a body costs CPU in proportion to its size, and this

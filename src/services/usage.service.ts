@@ -2,6 +2,7 @@ import { countedErrorCode, dailySeries, dayLabel, USAGE_DAYS, UsageTally, utcDay
 import type { Clock } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Handle, Store } from '../store/db.ts';
+import { findMerchant } from '../store/merchants.repository.ts';
 import { forMerchant } from '../store/tenancy.ts';
 import { addRecentErrors, addUsageCounts, countsByErrorCode, dailyCountsByClass, purgeUsageBefore, recentErrors } from '../store/usage.repository.ts';
 
@@ -108,4 +109,13 @@ export async function merchantUsage(db: Handle, merchantId: number, env: Stockis
 export function purgeOldUsage(db: Handle, now: number, limit = 5000): Promise<number> {
   const firstKeptDay = utcDay(now) - USAGE_DAYS + 1;
   return purgeUsageBefore(db, firstKeptDay, firstKeptDay * DAY_MS, limit);
+}
+
+/**
+ * What the merchant's rate-limit buckets are keyed by (src/http/rate-limit.ts): its id and the
+ * stable client id of `merchants.client_id`, the one every token's principal carries.
+ */
+export async function rateLimitSubject(db: Handle, merchantId: number): Promise<{ merchantId: number; clientId: string } | null> {
+  const merchant = await findMerchant(db, merchantId);
+  return merchant ? { merchantId, clientId: merchant.client_id } : null;
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
-import { installMerchantRateLimit, memoryBuckets, merchantRateLimitBudget } from '../../src/http/rate-limit.ts';
+import { installMerchantRateLimit, memoryBuckets, merchantBucketUse } from '../../src/http/rate-limit.ts';
 import { RECENT_ERRORS_PER_MERCHANT, USAGE_DAYS } from '../../src/domain/usage.ts';
 import { UsagePurger } from '../../src/jobs/usage-purger.ts';
 import { merchantUsage } from '../../src/services/usage.service.ts';
@@ -280,12 +280,13 @@ describe('the current rate-limit budget', () => {
     });
     await installMerchantRateLimit(app, config, buckets);
     app.get('/x', async () => 'ok');
-    assert.deepEqual(await merchantRateLimitBudget(config, buckets, merchant), { remaining: 5, burst: 5, perSecond: 2 });
+    const requests = async (m = merchant) => (await merchantBucketUse(buckets, config, m))!.requests;
+    assert.deepEqual(await requests(), { available: 5, capacity: 5, perSecond: 2 });
     for (let i = 0; i < 3; i++) assert.equal((await app.inject('/x')).statusCode, 200);
-    assert.equal((await merchantRateLimitBudget(config, buckets, merchant)).remaining, 2);
-    assert.equal((await merchantRateLimitBudget(config, buckets, merchant)).remaining, 2, 'looking takes nothing');
-    assert.equal((await merchantRateLimitBudget(config, buckets, { merchantId: 8, clientId: 'client-8' })).remaining, 5, 'another merchant’s bucket');
+    assert.equal((await requests()).available, 2);
+    assert.equal((await requests()).available, 2, 'looking takes nothing');
+    assert.equal((await requests({ merchantId: 8, clientId: 'client-8' })).available, 5, 'another merchant’s bucket');
     clock.ms += 1000; // two tokens a second come back
-    assert.equal((await merchantRateLimitBudget(config, buckets, merchant)).remaining, 4);
+    assert.equal((await requests()).available, 4);
   });
 });

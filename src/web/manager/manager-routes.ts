@@ -57,6 +57,7 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/audit', permission: 'audit:read' },
 
   // Usage (branch usage-counters): entries below this line.
+  { method: 'GET', path: '/usage', permission: 'usage:read' },
 ];
 
 export const managerRouteFor = routeLookup(MANAGER_PREFIX, MANAGER_ROUTES);

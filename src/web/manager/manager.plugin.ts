@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
@@ -32,11 +34,17 @@ export interface ManagerOptions {
   resolveHost?: HostResolver;
 }
 
+const uplotDist = () => path.join(path.dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
+
 /** The console's stylesheet and script serve the manager too: one look, one copy. */
 const assetFiles = () => ({
   'htmx.min.js': htmxAsset(),
   'manager.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
   'manager.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
+  // The Usage page's chart: uPlot from node_modules (no CDN: the CSP allows this origin only).
+  'uplot.min.js': { file: path.join(uplotDist(), 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+  'uplot.min.css': { file: path.join(uplotDist(), 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
+  'usage-chart.js': { file: webResource('manager', 'assets', 'usage-chart.js'), type: 'text/javascript; charset=utf-8' },
 });
 
 const NAV: readonly ManagerNavLink[] = MANAGER_PAGES.flatMap((p) => p.nav);

@@ -6,6 +6,7 @@ import { overviewPage } from './overview.ts';
 import { teamPage } from './team.ts';
 import { webhooksPage } from './webhooks.ts';
 // Usage (branch usage-counters): imports below this line.
+import { usagePage } from './usage.ts';
 
 /**
  * The business manager's page modules, registered in this order; the navigation bar lists their
@@ -19,4 +20,5 @@ export const MANAGER_PAGES: readonly ManagerPage[] = [
   ordersPage,
   teamPage,
   // Usage (branch usage-counters): entries below this line.
+  usagePage,
 ];
