@@ -297,3 +297,6 @@ export async function signInWait(buckets: BucketStore, frontEnd: string, email: 
     byAddress.allowed ? 0 : retryAfter(byAddress.tokens, SIGN_IN_LIMITS.address),
   );
 }
+
+/** The origin for links handed to merchants (invitations): PUBLIC_BASE_URL, else the one this request came to. */
+export const publicOrigin = (config: Config, request: FastifyRequest) => config.publicBaseUrl ?? `${request.protocol}://${request.host}`;

@@ -1,6 +1,9 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import type { Page } from 'playwright-core';
 
 /** Debian's Chromium, driven by playwright-core (no browser download). */
 const CHROMIUM = '/usr/bin/chromium';
@@ -43,4 +46,47 @@ export async function localOnlyPage(t: TestContext, origin: string, viewport: { 
   const consoleErrors: string[] = [];
   page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
   return { page, foreign, consoleErrors };
+}
+
+/**
+ * Runs axe-core (from node_modules) on the page as it stands and fails on any serious or critical
+ * violation, listing each with the elements it names. The console's CSP forbids inline script, so
+ * `addScriptTag({ content })` would be refused; the source goes in through the DevTools protocol
+ * (`page.evaluate` of a string), which the page's CSP does not govern.
+ */
+export async function checkAccessibility(page: Page): Promise<void> {
+  axeSource ??= fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axeSource);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
+  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    serious.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.join(', ')})`),
+    [],
+    `axe-core: serious or critical accessibility violations on ${page.url()}`,
+  );
+}
+let axeSource: string | undefined;
+
+/** The widths every page is looked at: a desktop and a phone. */
+const SCREENSHOT_WIDTHS = [1280, 390] as const;
+
+/**
+ * Full-page screenshots at each of SCREENSHOT_WIDTHS, written to test-output/<dir>/<name>-<width>.png;
+ * the viewport is put back afterwards. Returns the files written.
+ */
+export async function screenshot(page: Page, dir: string, name: string): Promise<string[]> {
+  const original = page.viewportSize();
+  const folder = path.join(OUTPUT, dir);
+  fs.mkdirSync(folder, { recursive: true });
+  const files: string[] = [];
+  for (const width of SCREENSHOT_WIDTHS) {
+    await page.setViewportSize({ width, height: original?.height ?? 900 });
+    const file = path.join(folder, `${name}-${width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    files.push(file);
+  }
+  if (original) await page.setViewportSize(original);
+  return files;
 }

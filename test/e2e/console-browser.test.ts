@@ -1,10 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { OUTPUT, chromiumSkip, localOnlyPage } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -32,14 +30,19 @@ describe('operator console in a real browser', { skip: SKIP }, () => {
 
     await page.goto(`${origin}/console`);
     assert.equal(new URL(page.url()).pathname, '/console/sign-in', 'without a session the console sends you to sign in');
+    await checkAccessibility(page);
+    await screenshot(page, 'console', 'sign-in');
     await page.fill('#email', 'agent@example.com');
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL(`${origin}/console`), page.click('button[type=submit]')]);
     assert.equal(await page.textContent('[data-stat="pending"]'), '1');
+    await checkAccessibility(page);
+    await screenshot(page, 'console', 'dashboard');
 
     await Promise.all([page.waitForURL(`${origin}/console/refunds`), page.click('a[href="/console/refunds"] >> nth=0')]);
     const row = page.locator(`#refund-${refundNo}`);
     assert.equal(await row.count(), 1);
+    await checkAccessibility(page);
     // htmx posts the form with the session's token header and swaps the row in place: no page load.
     await row.locator('button[data-action="approve"]').click();
     await page.waitForSelector(`#refund-${refundNo}[class="decided"]`, { timeout: 30_000 });
@@ -48,8 +51,8 @@ describe('operator console in a real browser', { skip: SKIP }, () => {
     const status = await app.store.db.selectFrom('refunds').select('status').where('id', '=', Number(refundNo)).executeTakeFirstOrThrow();
     assert.equal(status.status, 'refund_successfully');
 
-    fs.mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: path.join(OUTPUT, 'console-refunds.png') });
+    await checkAccessibility(page);
+    await screenshot(page, 'console', 'refunds');
     await Promise.all([page.waitForURL(`${origin}/console/sign-in`), page.click('.who button[type=submit]')]);
     assert.deepEqual(foreign, [], 'no request leaves the server');
     assert.deepEqual(consoleErrors, []);

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createStaff } from '../../src/services/staff.service.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
 import { DIALECTS, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { browser, enrol, freshAddress, invite, member, PASSWORD, signedIn, totpCode } from './manager-helpers.ts';
@@ -156,6 +157,26 @@ for (const dialect of DIALECTS) {
       const before = await tableDigests(t.store);
       assert.equal((await browser(t).post(late, { password: PASSWORD, confirm: PASSWORD })).statusCode, 404);
       assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+    });
+
+    it('invites from the console’s merchant page too (owner only), the link shown once', async () => {
+      const m = await newMerchant(t, 'Console invite shop');
+      await createStaff(
+        t.store.db,
+        { kind: 'cli', id: 'test', requestId: null },
+        { email: 'inviter@example.com', role: 'owner', password: PASSWORD },
+        clock.now,
+      );
+      const ops = browser(t);
+      assert.equal((await ops.post('/console/sign-in', { email: 'inviter@example.com', password: PASSWORD })).statusCode, 303);
+      const page = await ops.get(`/console/merchants/${m.merchantId}`);
+      assert.match(page.body, /data-action="invite-user"/);
+      const r = await ops.post(`/console/merchants/${m.merchantId}/users`, { _csrf: csrfOf(page.body), email: 'from-console@example.com', role: 'developer' });
+      assert.equal(r.statusCode, 201, r.body);
+      const link = /data-secret>(http[^<]+)</.exec(r.body)![1];
+      assert.equal((await browser(t).post(new URL(link).pathname, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      const row = (await auditRows(t)).find((a) => a.action === 'merchant_user.invite' && a.target === 'merchant_user:from-console@example.com')!;
+      assert.equal(row.actorKind, 'staff');
     });
 
     it('refuses short, common and mismatched passwords, and writes nothing', async () => {

@@ -46,6 +46,9 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:manage' },
 
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
+
+  // Business manager invitations (branch manager): entries below this line.
+  { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write' },
 ];
 
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */

@@ -11,7 +11,7 @@ import type { BucketStore } from '../../http/rate-limit.ts';
 import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/merchant-users.service.ts';
 import type { TokenCache } from '../../services/merchants.service.ts';
 import type { Store } from '../../store/db.ts';
-import { htmxAsset, installWebFrontEnd } from '../foundation.ts';
+import { htmxAsset, installWebFrontEnd, publicOrigin } from '../foundation.ts';
 import { webResource } from '../resources.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH, managerRouteFor } from './manager-routes.ts';
 import type { ManagerPageContext, ManagerNavLink } from './pages/context.ts';
@@ -107,7 +107,7 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
     sessionLimits,
     page,
     resolveHost,
-    origin: (request) => config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
+    origin: (request) => publicOrigin(config, request),
     user: signedIn,
     actor: (request) => merchantUserActor(signedIn(request), request.id),
   };
