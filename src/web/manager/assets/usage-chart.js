@@ -4,11 +4,10 @@
 (() => {
   const draw = (el) => {
     const data = JSON.parse(el.dataset.chart);
-    const width = Math.max(280, Math.min(el.clientWidth || 800, 1100));
     const day = (s) => new Date(s * 1000).toISOString().slice(5, 10);
     const chart = new uPlot(
       {
-        width,
+        width: Math.max(280, Math.min(el.clientWidth || 800, 1100)),
         height: 260,
         scales: { x: { time: false } },
         axes: [{ values: (_u, ticks) => ticks.map(day), stroke: '#57606a' }, { stroke: '#57606a' }],
@@ -24,6 +23,8 @@
       el,
     );
     el.dataset.chartRendered = 'true';
+    // A phone turned sideways (or a narrower window): the chart follows the page's width.
+    window.addEventListener('resize', () => chart.setSize({ width: Math.max(280, Math.min(el.clientWidth || 800, 1100)), height: 260 }));
     return chart;
   };
   const start = () => {
