@@ -151,7 +151,7 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const db = await freshStore(dialect);
   const config = testConfig(env);
-  // Every response of a documented route is checked against docs/openapi.json (test/contract.ts).
+  // Every response of a documented route is checked against docs/openapi.json or docs/openapi-admin.json (test/contract.ts).
   const violations: ContractViolation[] = [];
   const check = contractHook(violations);
   const onRoute: BuildOptions['onRoute'] = (route) => {
@@ -164,7 +164,7 @@ export async function buildTestApp(
     await db.drop();
     if (violations.length) {
       throw new Error(
-        `${violations.length} response(s) broke the OpenAPI contract (docs/openapi.json):\n${violations.map((v) => `${v.request} → ${v.status}: ${v.problem}\n  ${v.body}`).join('\n')}`,
+        `${violations.length} response(s) broke the OpenAPI contract (docs/openapi.json, docs/openapi-admin.json):\n${violations.map((v) => `${v.request} → ${v.status}: ${v.problem}\n  ${v.body}`).join('\n')}`,
       );
     }
   });
