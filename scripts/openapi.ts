@@ -1,11 +1,12 @@
-// `npm run openapi`: writes docs/openapi.json and clients/typescript/src/schema.d.ts from the routes.
+// `npm run openapi`: writes docs/openapi.json, docs/openapi-admin.json and clients/typescript/src/schema.d.ts from the routes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLIENT_SCHEMA_FILE, DOCUMENT_FILE, ROOT, generateArtifacts } from './openapi-artifacts.ts';
+import { ADMIN_DOCUMENT_FILE, CLIENT_SCHEMA_FILE, DOCUMENT_FILE, ROOT, generateArtifacts } from './openapi-artifacts.ts';
 
-const { documentText, schemaText } = await generateArtifacts();
+const { documentText, adminDocumentText, schemaText } = await generateArtifacts();
 for (const [file, text] of [
   [DOCUMENT_FILE, documentText],
+  [ADMIN_DOCUMENT_FILE, adminDocumentText],
   [CLIENT_SCHEMA_FILE, schemaText],
 ] as const) {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -188,7 +188,6 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       },
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );
-    await app.register(docsRoutes, { routes });
     // The merchant's business manager (SPEC §14) goes where the merchant API goes: the public port.
     await app.register(managerPlugin, {
       prefix: MANAGER_PREFIX,
@@ -200,5 +199,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       resolveHost: options.resolveHost,
     });
   }
+  // The merchants' reference where the merchant API is served, the operator's where the operator API is.
+  if (surfaces.merchant || surfaces.admin) await app.register(docsRoutes, { routes, merchant: surfaces.merchant, admin: surfaces.admin });
   return app;
 }

@@ -10,6 +10,7 @@ import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
 import { KeyPurger } from '../jobs/key-purger.ts';
+import { SessionPurger } from '../jobs/session-purger.ts';
 import { UsagePurger } from '../jobs/usage-purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 import { WebhookWorker } from '../jobs/webhook.worker.ts';
@@ -81,6 +82,9 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       const purger = new KeyPurger(store, apps[0].log);
       purger.start();
       jobs.push(purger);
+      const sessions = new SessionPurger(store, config, apps[0].log);
+      sessions.start();
+      jobs.push(sessions);
       const usagePurger = new UsagePurger(store, apps[0].log);
       usagePurger.start();
       jobs.push(usagePurger);

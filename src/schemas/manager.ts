@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { MERCHANT_ROLES } from '../domain/merchant-users.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { WEBHOOK_EVENT_TYPES } from '../domain/vocabulary.ts';
-import { IdString, IdText, Instant, MerchantResponses, Str, StringEnum } from './common.ts';
+import { IdString, IdText, Instant, Str, StringEnum } from './common.ts';
 
 // ---- Operator API: POST /admin/v1/merchants/{id}/users.
 
@@ -12,7 +12,7 @@ export const InviteUserBody = Type.Object({
 });
 export type InviteUserBody = Static<typeof InviteUserBody>;
 
-const InvitationCreated = Type.Object({
+export const InvitationCreated = Type.Object({
   invitationId: IdString(),
   merchantId: IdString(),
   email: Type.String(),
@@ -20,7 +20,6 @@ const InvitationCreated = Type.Object({
   invitationUrl: Type.String({ description: 'the one-time link (shown once; only its hash is stored)' }),
   expiresAt: Instant('72 hours after the invitation'),
 });
-export const InvitationResponses = MerchantResponses(InvitationCreated);
 
 // ---- Business manager forms (form-encoded; every field a string, trimmed by SPEC §1 Text).
 

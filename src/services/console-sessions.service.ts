@@ -88,3 +88,21 @@ export async function signOut(db: Db, user: ConsoleUser, requestId: string, now:
     }
   });
 }
+
+/** Sessions deleted per statement by the purge job. */
+const PURGE_BATCH = 500;
+
+/**
+ * Deletes every expired console session, in batches of PURGE_BATCH, at most `maxBatches` per call;
+ * returns how many went. Expired sessions already sign nobody in (resumeSession checks); this keeps
+ * the ones nobody comes back for from piling up. Run by the worker role (jobs/session-purger.ts).
+ */
+export async function purgeExpiredSessions(db: Db, limits: SessionLimits, now: number, maxBatches = 100): Promise<number> {
+  let purged = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const deleted = await staff.purgeExpiredSessions(db, now, limits, PURGE_BATCH);
+    purged += deleted;
+    if (deleted < PURGE_BATCH) break;
+  }
+  return purged;
+}

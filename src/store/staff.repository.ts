@@ -84,3 +84,30 @@ export async function deleteExpiredSessionsOf(db: Handle, staffId: number, now: 
     .where((eb) => eb.or([eb('expires_at', '<=', now), eb('idle_expires_at', '<=', now)]))
     .execute();
 }
+
+/**
+ * Deletes up to `limit` sessions past either expiry, any staff member's (the purge job); returns
+ * how many went. Expired by the limits in force now (which may have been shortened since the
+ * session began) or by the expiries stored with it. The table holds a few rows per staff member,
+ * so the scan is cheap; the batch bound keeps each statement short anyway.
+ */
+export async function purgeExpiredSessions(db: Handle, now: number, limits: { idleMs: number; maxMs: number }, limit: number): Promise<number> {
+  const r = await db
+    .deleteFrom('console_sessions')
+    .where('id_hash', 'in', (eb) =>
+      eb
+        .selectFrom('console_sessions as s')
+        .select('s.id_hash')
+        .where((w) =>
+          w.or([
+            w('s.idle_expires_at', '<=', now),
+            w('s.expires_at', '<=', now),
+            w('s.last_seen_at', '<=', now - limits.idleMs),
+            w('s.created_at', '<=', now - limits.maxMs),
+          ]),
+        )
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

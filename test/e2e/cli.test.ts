@@ -144,7 +144,7 @@ describe('stockist CLI', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates, lists, disables and resets console staff accounts, each change audited as the OS user', async () => {
+  it('creates, lists, disables, enables, re-roles and resets console staff accounts, each change audited as the OS user', async () => {
     const dir = tempDir();
     const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}` };
     const piped = (args: string[], input: string) => {
@@ -183,6 +183,19 @@ describe('stockist CLI', () => {
     );
     assert.match(runCli(['operator', 'disable', 'OPS@example.com'], env).stdout, /^operator Ops@Example\.com disabled; 0 sessions ended$/m);
     assert.match(runCli(['operator', 'list'], env).stdout, /Ops@Example\.com {2}support {2}disabled/);
+    const enabled = runCli(['operator', 'enable', 'ops@example.com'], env);
+    assert.equal(enabled.status, 0, enabled.stderr);
+    assert.equal(enabled.stdout, 'operator Ops@Example.com enabled\n');
+    const promoted = runCli(['operator', 'set-role', 'ops@example.com', '--role', 'owner'], env);
+    assert.equal(promoted.status, 0, promoted.stderr);
+    assert.equal(promoted.stdout, 'operator Ops@Example.com is now owner\n');
+    assert.match(runCli(['operator', 'set-role', 'ops@example.com', '--role', 'root'], env).stderr, /Allowed choices are owner, support, warehouse/);
+    assert.equal(runCli(['operator', 'set-role', 'ops@example.com'], env).status, 1, '--role is required');
+    assert.equal(
+      runCli(['operator', 'enable', 'nobody@example.com'], env).stderr.trim().split('\n').at(-1),
+      'stockist: staff account nobody@example.com not found',
+    );
+    assert.match(runCli(['operator', 'list'], env).stdout, /Ops@Example\.com {2}owner {2}active/);
     const reset = runCli(['operator', 'reset-password', 'pick@example.com'], env);
     assert.equal(reset.status, 0, reset.stderr);
     const fresh = /password ([A-Za-z0-9]{20}) {2}\(shown once\)/.exec(reset.stdout)![1];
@@ -206,6 +219,8 @@ describe('stockist CLI', () => {
           'cli staff.create staff:ops@example.com',
           'cli staff.create staff:pick@example.com',
           'cli staff.disable staff:ops@example.com',
+          'cli staff.enable staff:ops@example.com',
+          'cli staff.set_role staff:ops@example.com',
           'cli staff.reset_password staff:pick@example.com',
         ],
       );
@@ -291,4 +306,94 @@ describe('stockist CLI', () => {
     assert.equal(runCli(['merchant', 'create', 'Somebody'], env).status, 0);
     fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
   });
+
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    it(`audits merchant, token and import commands as the OS user, never with a secret (${dialect})`, {
+      skip: dialect === 'postgres' ? PG_SKIP : false,
+    }, async (t) => {
+      const dir = tempDir();
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      let env: Record<string, string>;
+      let auditRows: () => Promise<
+        {
+          actor_kind: string;
+          actor_id: string;
+          action: string;
+          target: string;
+          before_summary: string | null;
+          after_summary: string | null;
+          request_id: string | null;
+        }[]
+      >;
+      if (dialect === 'sqlite') {
+        env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}` };
+        auditRows = async () => {
+          const { openStore } = await import('../../src/store/db.ts');
+          const store = await openStore(env.DATABASE_URL);
+          try {
+            return await store.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
+          } finally {
+            await store.close();
+          }
+        };
+      } else {
+        const { schema, client, url } = await emptyPgSchema(t, 'cliaudit');
+        env = { DATA_DIR: dir, DATABASE_URL: url };
+        auditRows = async () => (await client.query(`select * from ${schema}.audit_log order by id`)).rows;
+      }
+      assert.equal(runCli(['migrate'], env).status, 0);
+      const created = runCli(['merchant', 'create', 'Shop One'], env);
+      assert.equal(created.status, 0, created.stderr);
+      const merchantId = /^merchant (\d+)/.exec(created.stdout)![1];
+      const secret = /client_secret (sks_\w+)/.exec(created.stdout)![1];
+      const issued = runCli(['token', 'issue', merchantId, '--scopes', 'stock:read'], env);
+      assert.equal(issued.status, 0, issued.stderr);
+      const tokenId = /^token (\d+)/.exec(issued.stdout)![1];
+      const token = issued.stdout.trim().split('\n').at(-1)!;
+      assert.equal(runCli(['token', 'revoke', tokenId], env).status, 0);
+      const catalogue = path.join(dir, 'catalogue.json');
+      fs.writeFileSync(
+        catalogue,
+        JSON.stringify({
+          warehouses: [{ warehouseCode: 'W1', name: 'One', countryCode: 'US' }],
+          products: [{ sku: 'S1', name: 'One', price: 1, weightGrams: 1 }],
+        }),
+      );
+      const stocks = path.join(dir, 'stocks.csv');
+      fs.writeFileSync(stocks, 'sku,warehouseCode,qty\nS1,W1,5\n');
+      const imported = runCli(['import', catalogue, stocks], env);
+      assert.equal(imported.status, 0, imported.stderr);
+      const refused = runCli(['import', path.join(dir, 'missing.csv')], env);
+      assert.equal(refused.status, 1, 'a refused import writes nothing, and no audit row');
+
+      const rows = await auditRows();
+      assert.deepEqual(
+        rows.map((a) => `${a.actor_kind} ${a.action} ${a.target}`),
+        [
+          `cli merchant.create merchant:${merchantId}`,
+          `cli token.issue token:${tokenId}`,
+          `cli token.revoke token:${tokenId}`,
+          'cli catalog.import catalog:import',
+        ],
+      );
+      assert.ok(
+        rows.every((a) => a.actor_id.length > 0 && a.request_id === null),
+        'the OS user, and no request',
+      );
+      assert.deepEqual(JSON.parse(rows[3].after_summary!), {
+        source: 'files',
+        fileNames: 'catalogue.json, stocks.csv',
+        files: 2,
+        rows: 3,
+        ledgerRows: 1,
+        warehouses: 1,
+        categories: 0,
+        products: 1,
+        stocks: 1,
+        channels: 0,
+      });
+      const everything = JSON.stringify(rows);
+      assert.ok(!everything.includes(secret) && !everything.includes(token), 'neither the client secret nor the token is recorded');
+    });
+  }
 });

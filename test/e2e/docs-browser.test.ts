@@ -39,4 +39,30 @@ describe('GET /docs in a real browser', { skip: SKIP }, () => {
     assert.deepEqual(foreign, [], 'no request leaves the server');
     assert.deepEqual(consoleErrors, []);
   });
+
+  it('shows the operator API at /docs/admin: every operator operation, local assets only', async (t) => {
+    const { app } = await buildTestApp(t, 'sqlite');
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const spec = (await app.inject({ method: 'GET', url: '/docs/admin/openapi.json' }).then((r) => r.json())) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.entries(spec.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    assert.ok(operations.length >= 20);
+    const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 2000 });
+    const response = await page.goto(`${origin}/docs/admin`);
+    assert.equal(response?.status(), 200);
+    await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations.length, { timeout: 30_000 });
+    const listed = await page.$$eval('.opblock', (blocks) =>
+      blocks.map(
+        (b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+      ),
+    );
+    assert.deepEqual([...listed].sort(), [...operations].sort());
+    assert.ok((await page.textContent('.info .title'))?.includes('Stockist operator API'));
+    fs.mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUTPUT, 'docs-admin-page.png'), fullPage: false });
+    assert.deepEqual(foreign, [], 'no request leaves the server');
+    assert.deepEqual(consoleErrors, []);
+  });
 });

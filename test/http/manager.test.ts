@@ -2,8 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
-import { DIALECTS, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
-import { browser, enrol, freshAddress, invite, member, PASSWORD, signedIn, totpCode } from './manager-helpers.ts';
+import { ADMIN_KEY, DIALECTS, buildTestApp, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { MERCHANT_ROLES, mayManage, type ManagerPermission, type MerchantRole } from '../../src/domain/merchant-users.ts';
+import { browser, enrol, freshAddress, invite, member, PASSWORD, signedIn, totpCode, type Browser } from './manager-helpers.ts';
 
 /**
  * SPEC §14 / issue 20, the merchant's business manager from the browser's side: invitations,
@@ -36,8 +37,31 @@ for (const dialect of DIALECTS) {
       },
     );
 
-    it('serves exactly the routes of MANAGER_ROUTES', () => {
+    it('serves exactly the routes of MANAGER_ROUTES, and checks the session, the role and (POST) the CSRF token on each', async () => {
       assert.deepEqual([...registered].sort(), MANAGER_ROUTES.map((r) => `${r.method} /manager${r.path}`).sort());
+      const m = await newMerchant(t, 'Table shop');
+      const browsers: Partial<Record<MerchantRole, { b: Browser; token: string }>> = {};
+      for (const role of MERCHANT_ROLES) {
+        const b = await member(t, m.merchantId, `table-${role}@example.com`, role);
+        browsers[role] = { b, token: await b.csrf() };
+      }
+      const routes = MANAGER_ROUTES.filter((r) => !['public', 'pending', 'session'].includes(r.permission));
+      for (const route of routes) {
+        const url = `/manager${route.path}`.replace(/:[^/]+/g, '987654321');
+        const anonymous = route.method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
+        assert.equal(anonymous.statusCode, route.method === 'GET' ? 303 : 401, `${route.method} ${route.path} without a session`);
+        for (const role of MERCHANT_ROLES) {
+          const { b, token } = browsers[role]!;
+          const before = await tableDigests(t.store);
+          const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
+          if (mayManage(role, route.permission as ManagerPermission))
+            assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          else {
+            assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
+            assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
+          }
+        }
+      }
     });
 
     // Before any test moves the clock past the lifetime of the token endpoint's grants (issued on the real clock).
@@ -387,3 +411,42 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('business manager over HTTPS and in production', () => {
+  it('answers only over HTTPS in production, labels the environment, and marks the cookie __Host- and Secure', async (t) => {
+    const app = await buildTestApp(t, 'sqlite', { STOCKIST_ENV: 'production', TRUST_PROXY: '1' });
+    const plain = await app.app.inject({ method: 'GET', url: '/manager/sign-in', headers: { 'x-forwarded-proto': 'http' } });
+    assert.equal(plain.statusCode, 403);
+    const secure = await app.app.inject({ method: 'GET', url: '/manager/sign-in', headers: { 'x-forwarded-proto': 'https', host: 'api.example.com' } });
+    assert.equal(secure.statusCode, 200);
+    assert.match(secure.body, /data-environment="production">Production \(stk_live_ keys\)/);
+    const created = await app.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      payload: { name: 'Live shop' },
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'x-forwarded-proto': 'https' },
+    });
+    const m = JSON.parse(created.body).data as { merchantId: string };
+    const invited = await app.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.merchantId}/users`,
+      payload: { email: 'live@example.com', role: 'admin' },
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, host: 'api.example.com', 'x-forwarded-proto': 'https' },
+    });
+    const link = new URL(JSON.parse(invited.body).data.invitationUrl);
+    assert.equal(link.origin, 'https://api.example.com', 'the request’s origin, as the proxy reported it');
+    const accepted = await app.app.inject({
+      method: 'POST',
+      url: link.pathname,
+      payload: new URLSearchParams({ password: PASSWORD, confirm: PASSWORD }).toString(),
+      headers: {
+        host: 'api.example.com',
+        origin: 'https://api.example.com',
+        'x-forwarded-proto': 'https',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
+    assert.equal(accepted.statusCode, 303, accepted.body);
+    assert.match(String(accepted.headers['set-cookie']), /^__Host-stockist_manager=\w+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+  });
+});

@@ -29,9 +29,9 @@ import { ERROR_CATALOGUE, OAUTH_ERRORS } from './error-catalogue.ts';
  * almost as is: only TypeBox's cyclic `$defs` are hoisted into `components.schemas`, and payloads
  * that recur get names (by structure) so that generated clients have types to import.
  *
- * Scope: the merchant API under `/openapi` and its OAuth token endpoint. The operator API is left
- * out on purpose (docs/decisions.md): it is the supplier's own tool, its key must not be invited
- * into a browser page meant for merchants; docs/operator-guide.md describes it.
+ * Scope: the merchant API under `/openapi` and its OAuth token endpoint. The operator API has a
+ * document of its own (admin-openapi.document.ts, `/docs/admin`): its key must not be invited into
+ * a browser page meant for merchants (docs/decisions.md).
  */
 
 type Json = Record<string, unknown>;
@@ -70,13 +70,14 @@ const NAMED: Record<string, unknown> = {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-class SchemaNamer {
+/** Converts route schemas for a document; `named` payloads become `components.schemas` entries (the operator document has its own). */
+export class SchemaNamer {
   readonly components: Record<string, Json> = {};
   private readonly byShape = new Map<string, string>();
 
-  constructor() {
-    for (const [name, schema] of Object.entries(NAMED)) this.byShape.set(JSON.stringify(schema), name);
-    for (const [name, schema] of Object.entries(NAMED)) this.components[name] = this.children(clone(schema) as Json);
+  constructor(named: Record<string, unknown> = NAMED) {
+    for (const [name, schema] of Object.entries(named)) this.byShape.set(JSON.stringify(schema), name);
+    for (const [name, schema] of Object.entries(named)) this.components[name] = this.children(clone(schema) as Json);
   }
 
   /** A schema for the document: named payloads become `$ref`s, cyclic definitions are hoisted. */
@@ -134,7 +135,7 @@ export const openApiPath = (url: string) => url.slice(MERCHANT_PREFIX.length).re
 
 const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' };
 
-function parameters(schema: Json | undefined, where: 'query' | 'path' | 'header', namer: SchemaNamer): Json[] {
+export function parameters(schema: Json | undefined, where: 'query' | 'path' | 'header', namer: SchemaNamer): Json[] {
   if (!schema?.properties) return [];
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(schema.properties as Record<string, Json>).map(([name, prop]) => {
@@ -175,12 +176,12 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** Which error statuses an operation can answer: every route can be refused; bodies add more. */
-function errorStatuses(method: string): number[] {
+export function errorStatuses(method: string): number[] {
   const base = [400, 401, 403, 404, 429, 500, 503];
   return method === 'POST' || method === 'PUT' ? [...base, 409, 413, 415, 422].sort((a, b) => a - b) : base;
 }
 
-function errorResponses(): Record<string, Json> {
+export function errorResponses(): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const status of [...new Set(ERROR_CATALOGUE.map((e) => e.status))]) {
     const entries = ERROR_CATALOGUE.filter((e) => e.status === status);
@@ -232,7 +233,7 @@ function errorResponses(): Record<string, Json> {
   return out;
 }
 
-function requestBody(route: RouteOptions, namer: SchemaNamer, oauth: boolean): Json | undefined {
+export function requestBody(route: RouteOptions, namer: SchemaNamer, oauth: boolean): Json | undefined {
   const body = (route.schema as Json | undefined)?.body as Json | undefined;
   if (!body) return undefined;
   const schema = namer.convert(body);

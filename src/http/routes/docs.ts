@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyPluginAsync, RouteOptions } from 'fastify';
 import { notFound } from '../../domain/errors.ts';
+import { buildAdminOpenApiDocument } from '../openapi/admin-openapi.document.ts';
 import { buildOpenApiDocument } from '../openapi/openapi.document.ts';
 
 /** The swagger-ui-dist files the page needs; nothing else of the package is served. */
@@ -15,9 +16,9 @@ const ASSETS: Record<string, string> = {
 };
 
 // validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
-const INIT_JS = `window.addEventListener('load', function () {
+const initJs = (documentUrl: string) => `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/docs/openapi.json',
+    url: '${documentUrl}',
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
@@ -29,12 +30,12 @@ const INIT_JS = `window.addEventListener('load', function () {
 });
 `;
 
-const PAGE = `<!doctype html>
+const page = (title: string, initUrl: string) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Stockist Open API reference</title>
+  <title>${title}</title>
   <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
   <style>body { margin: 0; }</style>
@@ -42,7 +43,7 @@ const PAGE = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/init.js"></script>
+  <script src="${initUrl}"></script>
 </body>
 </html>
 `;
@@ -50,20 +51,40 @@ const PAGE = `<!doctype html>
 /**
  * SPEC §10: `GET /docs` (Swagger UI, every asset from this server: deployments often have no
  * internet) and `GET /docs/openapi.json`, generated from `routes` — the app's registered routes —
- * on first request, once they are all known.
+ * on first request, once they are all known; on the merchant surface. Issue 16: `GET /docs/admin`
+ * and `GET /docs/admin/openapi.json`, the operator API's own document, on the admin surface
+ * (ADMIN_PORT when set). The Swagger UI assets are served on either.
  */
-export const docsRoutes: FastifyPluginAsync<{ routes: readonly RouteOptions[] }> = async (app, { routes }) => {
+export const docsRoutes: FastifyPluginAsync<{ routes: readonly RouteOptions[]; merchant: boolean; admin: boolean }> = async (
+  app,
+  { routes, merchant, admin },
+) => {
   const distDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assetCache = new Map<string, Buffer>();
-  let document: string | null = null;
   const raw = { config: { envelope: false } };
+  const html = 'text/html; charset=utf-8';
 
-  app.get('/docs/openapi.json', raw, async (_request, reply) => {
-    document ??= JSON.stringify(buildOpenApiDocument(routes));
-    return reply.type('application/json; charset=utf-8').header('Cache-Control', 'no-cache').send(document);
-  });
-  app.get('/docs', raw, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
-  app.get('/docs/assets/init.js', raw, async (_request, reply) => reply.type(ASSETS['swagger-ui-bundle.js']).send(INIT_JS));
+  const serveDocument = (url: string, build: () => unknown) => {
+    let document: string | null = null;
+    app.get(url, raw, async (_request, reply) => {
+      document ??= JSON.stringify(build());
+      return reply.type('application/json; charset=utf-8').header('Cache-Control', 'no-cache').send(document);
+    });
+  };
+  if (merchant) {
+    serveDocument('/docs/openapi.json', () => buildOpenApiDocument(routes));
+    const merchantPage = page('Stockist Open API reference', '/docs/assets/init.js');
+    const merchantInit = initJs('/docs/openapi.json');
+    app.get('/docs', raw, async (_request, reply) => reply.type(html).send(merchantPage));
+    app.get('/docs/assets/init.js', raw, async (_request, reply) => reply.type(ASSETS['swagger-ui-bundle.js']).send(merchantInit));
+  }
+  if (admin) {
+    serveDocument('/docs/admin/openapi.json', () => buildAdminOpenApiDocument(routes));
+    const adminPage = page('Stockist operator API reference', '/docs/admin/init.js');
+    const adminInit = initJs('/docs/admin/openapi.json');
+    app.get('/docs/admin', raw, async (_request, reply) => reply.type(html).send(adminPage));
+    app.get('/docs/admin/init.js', raw, async (_request, reply) => reply.type(ASSETS['swagger-ui-bundle.js']).send(adminInit));
+  }
   app.get<{ Params: { file: string } }>('/docs/assets/:file', raw, async (request, reply) => {
     const { file } = request.params;
     const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;

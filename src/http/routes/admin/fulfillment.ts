@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TSchema } from 'typebox';
+import { AdminResponses, OperatorRefundPage } from '../../../schemas/admin-responses.ts';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
-import { AdminRefundQuery, DecisionBody, RefundNoParams, ShipBody } from '../../../schemas/refunds.ts';
+import { AdminRefundQuery, DecisionBody, RefundNoParams, RefundRecord, ShipBody } from '../../../schemas/refunds.ts';
+import { OrderRecord } from '../../../schemas/orders.ts';
 import { IdParams } from '../../../schemas/admin.ts';
 import { deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { getOrder } from '../../../services/order-query.service.ts';
@@ -16,28 +19,41 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
 ) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
-  app.post('/split-orders/:id/ship', { schema: { params: IdParams, body: ShipBody } }, async (request) =>
-    getOrder(allMerchants(db), String(await shipSplitOrder(db, actor(request), request.params.id, request.body))),
+  const doc = (summary: string, data: TSchema, tag = 'Refunds') => ({ summary, tags: [tag], response: AdminResponses(data) });
+  app.post(
+    '/split-orders/:id/ship',
+    { schema: { ...doc('Ship a split order (carrier and tracking code)', OrderRecord, 'Orders'), params: IdParams, body: ShipBody } },
+    async (request) => getOrder(allMerchants(db), String(await shipSplitOrder(db, actor(request), request.params.id, request.body))),
   );
-  app.post('/split-orders/:id/deliver', { schema: { params: IdParams } }, async (request) =>
-    getOrder(allMerchants(db), String(await deliverSplitOrder(db, actor(request), request.params.id))),
+  app.post(
+    '/split-orders/:id/deliver',
+    { schema: { ...doc('Mark a shipped split order delivered', OrderRecord, 'Orders'), params: IdParams } },
+    async (request) => getOrder(allMerchants(db), String(await deliverSplitOrder(db, actor(request), request.params.id))),
   );
 
-  app.get('/refunds', { schema: { querystring: AdminRefundQuery } }, async (request) =>
-    listRefundsForOperator(
-      db,
-      config,
-      request.query.status ?? null,
-      request.query.pageNumber ?? 1,
-      request.query.pageSize ?? 50,
-      Date.now(),
-      request.query.manualReview ?? null,
-    ),
+  app.get(
+    '/refunds',
+    { schema: { ...doc('Refunds, oldest pending first, with age and SLA flag', OperatorRefundPage), querystring: AdminRefundQuery } },
+    async (request) =>
+      listRefundsForOperator(
+        db,
+        config,
+        request.query.status ?? null,
+        request.query.pageNumber ?? 1,
+        request.query.pageSize ?? 50,
+        Date.now(),
+        request.query.manualReview ?? null,
+      ),
   );
-  app.post('/refunds/:refundNo/approve', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
-    reviewRefund(db, actor(request), request.params.refundNo, { approve: true }),
+  app.post(
+    '/refunds/:refundNo/approve',
+    { schema: { ...doc('Approve a pending refund', RefundRecord), params: RefundNoParams, body: DecisionBody } },
+    async (request) => reviewRefund(db, actor(request), request.params.refundNo, { approve: true }),
   );
-  app.post('/refunds/:refundNo/reject', { schema: { params: RefundNoParams, body: DecisionBody } }, async (request) =>
-    reviewRefund(db, actor(request), request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
+  app.post(
+    '/refunds/:refundNo/reject',
+    { schema: { ...doc('Reject a pending refund (reason shown to the merchant)', RefundRecord), params: RefundNoParams, body: DecisionBody } },
+    async (request) =>
+      reviewRefund(db, actor(request), request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
   );
 };

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TSchema } from 'typebox';
+import { AdminResponses, IssuedTokenRecord, MerchantList, MerchantRecord, NewMerchantRecord, RevokedToken } from '../../../schemas/admin-responses.ts';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
 import { formatInstant, type Clock } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
-import { InvitationResponses, InviteUserBody } from '../../../schemas/manager.ts';
+import { InvitationCreated, InviteUserBody } from '../../../schemas/manager.ts';
 import { inviteUser } from '../../../services/merchant-users.service.ts';
 import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
@@ -18,35 +20,56 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
 ) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
+  const doc = (summary: string, data: TSchema) => ({ summary, tags: ['Merchants'], response: AdminResponses(data) });
 
-  app.post('/merchants', { schema: { body: MerchantBody } }, async (request) => {
-    const m = await createMerchant(db, actor(request), request.body.name, Date.now());
-    return { ...m, merchantId: String(m.merchantId) };
-  });
-  app.get('/merchants', async () => ({ list: (await listMerchants(db)).map(presentMerchant) }));
-  app.patch('/merchants/:id', { schema: { params: IdParams, body: MerchantPatchBody } }, async (request) =>
-    presentMerchant(await setMerchantStatus(db, actor(request), Number(request.params.id), request.body.status, Date.now())),
+  app.post(
+    '/merchants',
+    { schema: { ...doc('Create a merchant: its OAuth client id and secret (shown once)', NewMerchantRecord), body: MerchantBody } },
+    async (request) => {
+      const m = await createMerchant(db, actor(request), request.body.name, Date.now());
+      return { ...m, merchantId: String(m.merchantId) };
+    },
+  );
+  app.get('/merchants', { schema: doc('Every merchant', MerchantList) }, async () => ({ list: (await listMerchants(db)).map(presentMerchant) }));
+  app.patch(
+    '/merchants/:id',
+    { schema: { ...doc('Disable or re-enable a merchant', MerchantRecord), params: IdParams, body: MerchantPatchBody } },
+    async (request) => presentMerchant(await setMerchantStatus(db, actor(request), Number(request.params.id), request.body.status, Date.now())),
   );
 
-  app.post('/merchants/:id/tokens', { schema: { params: IdParams, body: TokenBody } }, async (request) => {
-    const t = await issueToken(db, actor(request), config.env, Number(request.params.id), request.body ?? {}, Date.now());
-    return {
-      tokenId: String(t.tokenId),
-      merchantId: String(t.merchantId),
-      accessToken: t.accessToken,
-      scopes: t.scopes,
-      expiresAt: formatInstant(t.expiresAt),
-    };
-  });
-  app.delete('/tokens/:tokenId', { schema: { params: TokenIdParams } }, async (request) => {
-    const r = await revokeToken(db, actor(request), Number(request.params.tokenId), Date.now());
-    return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
-  });
+  app.post(
+    '/merchants/:id/tokens',
+    { schema: { ...doc('Issue a long-lived bearer token (shown once)', IssuedTokenRecord), params: IdParams, body: TokenBody } },
+    async (request) => {
+      const t = await issueToken(db, actor(request), config.env, Number(request.params.id), request.body ?? {}, Date.now());
+      return {
+        tokenId: String(t.tokenId),
+        merchantId: String(t.merchantId),
+        accessToken: t.accessToken,
+        scopes: t.scopes,
+        expiresAt: formatInstant(t.expiresAt),
+      };
+    },
+  );
+  app.delete(
+    '/tokens/:tokenId',
+    { schema: { ...doc('Revoke a token (and its refresh-token family)', RevokedToken), params: TokenIdParams } },
+    async (request) => {
+      const r = await revokeToken(db, actor(request), Number(request.params.tokenId), Date.now());
+      return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
+    },
+  );
 
   // A one-time link to the merchant's business manager (SPEC §14), on PUBLIC_BASE_URL or this request's origin.
   app.post(
     '/merchants/:id/users',
-    { schema: { summary: 'Invite a user to a merchant’s business manager', params: IdParams, body: InviteUserBody, response: InvitationResponses } },
+    {
+      schema: {
+        ...doc('Invite a user to the merchant’s business manager: a one-time link, valid 72 hours (shown once)', InvitationCreated),
+        params: IdParams,
+        body: InviteUserBody,
+      },
+    },
     async (request) => {
       const invitation = await inviteUser(db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body, now());
       const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
