@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -91,6 +91,17 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+      // Fastify's request serializer, with a business manager invitation's one-time token cut from the URL.
+      serializers: {
+        req: (req: FastifyRequest) => ({
+          method: req.method,
+          url: req.url.replace(/^(\/manager\/invitations\/)[^/?#]+/, '$1[redacted]'),
+          version: [req.headers?.['accept-version']].flat()[0],
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.bodyLimitBytes,
