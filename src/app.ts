@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -31,8 +31,19 @@ import { installTextRule, lazySerializers, validatorCompiler } from './http/vali
 import { consolePlugin } from './web/console/console.plugin.ts';
 import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
-import { TokenCache } from './services/merchants.service.ts';
+import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
+import { managerPlugin } from './web/manager/manager.plugin.ts';
+import { LastUsedRecorder, TokenCache } from './services/merchants.service.ts';
+import { UsageRecorder } from './services/usage.service.ts';
+import { installUsageRecording } from './http/usage.ts';
 import type { Store } from './store/db.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's usage counters (null: it serves no merchant routes, or USAGE_FLUSH_MS=0). */
+    usageRecorder: UsageRecorder | null;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -74,10 +85,23 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler,
     // Under /console a malformed URL is answered with a page; everywhere else with the envelope.
     frameworkErrors: (error, request, reply) =>
-      request.url?.startsWith(`${CONSOLE_PREFIX}/`) ? webFrameworkError(error, request, reply) : frameworkErrors(error, request, reply),
+      request.url?.startsWith(`${CONSOLE_PREFIX}/`) || request.url?.startsWith(`${MANAGER_PREFIX}/`)
+        ? webFrameworkError(error, request, reply)
+        : frameworkErrors(error, request, reply),
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+      // Fastify's request serializer, with a business manager invitation's one-time token cut from the URL.
+      serializers: {
+        req: (req: FastifyRequest) => ({
+          method: req.method,
+          url: req.url.replace(/^(\/manager\/invitations\/)[^/?#]+/, '$1[redacted]'),
+          version: [req.headers?.['accept-version']].flat()[0],
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.bodyLimitBytes,
@@ -119,6 +143,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Credentials change only through the operator API, the CLI and the token endpoint; any write
   // through this process drops cached token lookups at once (other processes: TOKEN_CACHE_SECONDS).
   const tokens = new TokenCache(config.tokenCacheSeconds * 1000);
+  const lastUsed = new LastUsedRecorder(store.db, (error) => app.log.warn({ err: error }, 'could not record a token’s last use'));
   const dropTokensOnWrite = async (request: { method: string }) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') tokens.clear();
   };
@@ -130,7 +155,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         requireAdmin(admin, deps.adminApiKey);
         admin.addHook('onResponse', dropTokensOnWrite);
         await admin.register(adminCatalogRoutes, { store, adminApiKey: deps.adminApiKey });
-        await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey });
+        await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey, now: options.now });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminAuditRoutes, { store });
@@ -141,10 +166,18 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // The operator console (SPEC §14) goes where the operator API goes: ADMIN_PORT when set.
     await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets, now: options.now ?? Date.now });
   }
+  // Per-merchant usage: counted in memory, added to the database every USAGE_FLUSH_MS and at close.
+  const usage = surfaces.merchant && config.usageFlushMs > 0 ? new UsageRecorder(store, config.env, app.log, options.now) : null;
+  app.decorate('usageRecorder', usage);
+  if (usage) {
+    usage.start(config.usageFlushMs);
+    app.addHook('onClose', () => usage.stop());
+  }
   if (surfaces.merchant) {
     await app.register(
       async (merchant) => {
-        requireMerchant(merchant, config, store, tokens, options.now);
+        requireMerchant(merchant, config, store, tokens, options.now, lastUsed);
+        if (usage) installUsageRecording(merchant, usage);
         merchant.addHook('onRoute', merchantBodyLimits(config));
         // After the auth hook: only authenticated requests draw from (their merchant's) buckets.
         await installMerchantRateLimit(merchant, config, buckets);
@@ -166,6 +199,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       },
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );
+    // The merchant's business manager (SPEC §14) goes where the merchant API goes: the public port.
+    await app.register(managerPlugin, {
+      prefix: MANAGER_PREFIX,
+      config,
+      store,
+      buckets,
+      tokens,
+      now: options.now ?? Date.now,
+      resolveHost: options.resolveHost,
+    });
   }
   // The merchants' reference where the merchant API is served, the operator's where the operator API is.
   if (surfaces.merchant || surfaces.admin) await app.register(docsRoutes, { routes, merchant: surfaces.merchant, admin: surfaces.admin });

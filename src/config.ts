@@ -77,6 +77,18 @@ export interface Config {
   consoleSessionMaxHours: number;
   /** LOW_STOCK_THRESHOLD: the console dashboard lists stock rows at or below this quantity. */
   lowStockThreshold: number;
+  /**
+   * The public origin merchants reach this server at (`https://api.example.com`), for links made
+   * outside a browser request (invitations from the operator API or the CLI); null: the request's own
+   * origin, or on the CLI https://HOST:PORT.
+   */
+  publicBaseUrl: string | null;
+  /** Business manager: a session unused this long ends (minutes). */
+  managerSessionIdleMinutes: number;
+  /** Business manager: a session ends this long after sign-in however busy it is (hours). */
+  managerSessionMaxHours: number;
+  /** Per-merchant usage counters: add this process's counts to the database this often; 0 = do not count. */
+  usageFlushMs: number;
 }
 
 export type TrustProxy = number | string[];
@@ -107,6 +119,21 @@ function present(env: Env, name: string): string | undefined {
   if (raw === undefined) return undefined;
   const value = raw.trim();
   return value === '' ? undefined : value;
+}
+
+/** An origin (scheme, host, optional port; no path): links are built on it. */
+function baseUrl(env: Env, name: string): string | null {
+  const raw = present(env, name);
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an origin such as https://api.example.com (got "${raw}")`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username)
+    throw new ConfigError(name, `must be an origin such as https://api.example.com, without a path (got "${raw}")`);
+  return url.origin;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -250,6 +277,10 @@ export function loadConfig(env: Env = process.env): Config {
     consoleSessionIdleMinutes: integer(env, 'CONSOLE_SESSION_IDLE_MINUTES', 30, 1, 1440),
     consoleSessionMaxHours: integer(env, 'CONSOLE_SESSION_MAX_HOURS', 12, 1, 720),
     lowStockThreshold: integer(env, 'LOW_STOCK_THRESHOLD', 5, 0, 1_000_000),
+    publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL'),
+    managerSessionIdleMinutes: integer(env, 'MANAGER_SESSION_IDLE_MINUTES', 30, 1, 1440),
+    managerSessionMaxHours: integer(env, 'MANAGER_SESSION_MAX_HOURS', 12, 1, 720),
+    usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 5000, 0, 600_000),
   };
   if (config.env === 'production' && !config.tls && !trustsProxy(config.trustProxy)) {
     throw new ConfigError(
@@ -262,6 +293,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.consoleSessionIdleMinutes > config.consoleSessionMaxHours * 60) {
     throw new ConfigError('CONSOLE_SESSION_IDLE_MINUTES', `must be at most CONSOLE_SESSION_MAX_HOURS × 60 (${config.consoleSessionMaxHours * 60})`);
+  }
+  if (config.managerSessionIdleMinutes > config.managerSessionMaxHours * 60) {
+    throw new ConfigError('MANAGER_SESSION_IDLE_MINUTES', `must be at most MANAGER_SESSION_MAX_HOURS × 60 (${config.managerSessionMaxHours * 60})`);
   }
   if (config.rateLimitBurst < config.rateLimitPerSecond) {
     throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${config.rateLimitPerSecond})`);

@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
 import { STAFF_ROLES, type StaffRole } from '../domain/staff.ts';
+import { invitationUrl, MERCHANT_ROLES, type MerchantRole } from '../domain/merchant-users.ts';
 import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
 import { formatInstant } from '../domain/time.ts';
@@ -187,6 +188,22 @@ export function buildCli(): Command {
       const { createMerchant } = await import('../services/merchants.service.ts');
       const m = await withStore(config, (store) => createMerchant(store.db, cliActor(), trimmed, Date.now()));
       process.stdout.write(`merchant ${m.merchantId} "${m.name}"\nclient_id     ${m.clientId}\nclient_secret ${m.clientSecret}  (shown once)\n`);
+    });
+
+  merchant
+    .command('invite <merchantId> <email>')
+    .description('invite a user to the merchant’s business manager; prints the one-time link (valid 72 h)')
+    .addOption(new Option('--role <role>', 'what the user may do in the business manager').choices([...MERCHANT_ROLES]).makeOptionMandatory())
+    .action(async (merchantId: string, email: string, opts: { role: MerchantRole }) => {
+      const config = configWith({});
+      const id = positiveInt(merchantId);
+      const { inviteUser } = await import('../services/merchant-users.service.ts');
+      const invitation = await withStore(config, (store) => inviteUser(store.db, cliActor(), id, { email, role: opts.role }, Date.now()));
+      // No request to take an origin from: PUBLIC_BASE_URL, else this server's own address.
+      const origin = config.publicBaseUrl ?? `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`;
+      process.stdout.write(
+        `invited ${invitation.email} (${invitation.role}) to merchant ${invitation.merchantId}; the link works once, until ${formatInstant(invitation.expiresAt)}:\n${invitationUrl(origin, invitation.token)}\n`,
+      );
     });
 
   const token = program.command('token').description('manage merchant bearer tokens');

@@ -5,14 +5,14 @@ import { hashSecret } from './secrets.ts';
  * same transaction as the change it records.
  */
 
-/** A console user; the operator API's key; the `stockist` command line on the server; the server's own jobs. */
+/** A console user; the operator API's key; the `stockist` command line on the server; the server's own jobs; a business manager user. */
 /** `system`: the server itself acting on an operator's behalf (the sandbox shipper, the demo seed). */
-export const ACTOR_KINDS = ['staff', 'admin_key', 'cli', 'system'] as const;
+export const ACTOR_KINDS = ['staff', 'admin_key', 'cli', 'system', 'merchant_user'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 export interface Actor {
   kind: ActorKind;
-  /** staff: the staff id; admin_key: a fingerprint of the key (never the key); cli: the OS user; system: the job. */
+  /** staff: the staff id; admin_key: a fingerprint of the key (never the key); cli: the OS user; system: the job; merchant_user: the user id. */
   id: string;
   /** The request that made the change (null on the command line). */
   requestId: string | null;
@@ -45,6 +45,24 @@ export const AUDIT_ACTIONS = [
   'staff.enable',
   'staff.set_role',
   'webhook.retry',
+  'merchant_user.invite',
+  'merchant_user.accept',
+  'merchant_user.sign_in',
+  'merchant_user.sign_out',
+  'merchant_user.change_role',
+  'merchant_user.remove',
+  'merchant_user.enable_two_factor',
+  'merchant_user.disable_two_factor',
+  'merchant.require_two_factor',
+  'oauth_client.create',
+  'oauth_client.rotate',
+  'oauth_client.revoke',
+  'personal_token.create',
+  'personal_token.revoke',
+  'webhook.create',
+  'webhook.delete',
+  'webhook.rotate_secret',
+  'webhook.send_test',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -57,6 +75,8 @@ export interface AuditEntry {
   target: string;
   before: AuditSummary | null;
   after: AuditSummary | null;
+  /** The merchant the change concerns, when there is one: its admins see the row in the business manager. */
+  merchantId?: number | null;
 }
 
 /**

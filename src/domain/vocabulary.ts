@@ -11,8 +11,11 @@ export type StockistEnv = (typeof ENVIRONMENTS)[number];
 export const MERCHANT_STATUSES = ['active', 'disabled'] as const;
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
 
-/** `operator`: issued by the operator API/CLI; `oauth`: issued by the token endpoint. */
-export type TokenKind = 'operator' | 'oauth';
+/**
+ * `operator`: issued by the operator API/CLI; `oauth`: issued by the token endpoint; `personal`: a
+ * personal access token a merchant user created in the business manager.
+ */
+export type TokenKind = 'operator' | 'oauth' | 'personal';
 
 export const ORDER_STATUSES = ['processing', 'completed', 'cancel'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -44,6 +47,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'stock.changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * The business manager's "send a test event": delivered (signed, logged, retried) like any event,
+ * to one endpoint, but nobody subscribes to it, so it is not in WEBHOOK_EVENT_TYPES.
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+export type StoredWebhookEventType = WebhookEventType | typeof WEBHOOK_TEST_EVENT;
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];

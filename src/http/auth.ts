@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../config.ts';
 import { forbidden, unauthorized } from '../domain/errors.ts';
 import { secretsEqual } from '../domain/secrets.ts';
-import { authenticate, type Principal, type TokenCache } from '../services/merchants.service.ts';
+import { authenticate, type LastUsedRecorder, type Principal, type TokenCache } from '../services/merchants.service.ts';
 import { merchantRouteFor } from './merchant-routes.ts';
 import type { Clock } from '../domain/time.ts';
 import type { Store } from '../store/db.ts';
@@ -48,13 +48,14 @@ function scopeFromTable(route: RouteOptions) {
 }
 
 /** Merchant routes: a live token of this environment, an active merchant and the route's scope. */
-export function requireMerchant(app: FastifyInstance, config: Config, store: Store, tokens?: TokenCache, now: Clock = Date.now) {
+export function requireMerchant(app: FastifyInstance, config: Config, store: Store, tokens?: TokenCache, now: Clock = Date.now, lastUsed?: LastUsedRecorder) {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', scopeFromTable);
   app.addHook('onRequest', async (request) => {
-    const principal = await authenticate(store.db, config.env, bearerToken(request), now(), tokens);
+    const principal = await authenticate(store.db, config.env, bearerToken(request), now(), tokens, lastUsed);
+    // Set before the scope check: a refused scope is still this merchant's request (usage counters).
+    request.principal = principal;
     const scope = request.routeOptions.config?.scope;
     if (scope && !principal.scopes.has(scope)) throw forbidden(`this token lacks the ${scope} scope`);
-    request.principal = principal;
   });
 }

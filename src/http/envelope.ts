@@ -32,5 +32,8 @@ export function installEnvelope(app: FastifyInstance) {
 /** Sends a stored (possibly replayed) idempotent response as it was first answered. */
 export function sendStored(reply: FastifyReply, result: { status: number; body: unknown; replayed: boolean }) {
   if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+  // A stored error is counted under its code (usage counters), as when it was first answered.
+  const code = (result.body as { code?: unknown } | null)?.code;
+  if (result.status >= 400 && typeof code === 'number') reply.request.errorCode = code;
   return reply.code(result.status).send(result.body);
 }

@@ -27,7 +27,15 @@ function fromFramework(error: FastifyError): AppError | null {
 /** Storage outages and faults are 503, not 500 (the rule lives beside the storage: src/store/faults.ts). */
 export { isStorageUnavailable };
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code of the error envelope this request was answered with (0: none); usage counters read it. */
+    errorCode: number;
+  }
+}
+
 function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  request.errorCode = error.code;
   if (error.headers) reply.headers(error.headers);
   const body = errorEnvelope(error, request.id);
   // A 10,000-row import with every row wrong must not answer with a 10,000-entry list.
@@ -50,6 +58,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 
 /** The one place where every failure becomes the envelope. */
 export function installErrorHandling(app: FastifyInstance) {
+  app.decorateRequest('errorCode', 0);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) return sendError(request, reply, error);
     if (error.validation) {

@@ -11,6 +11,7 @@ import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
 import { KeyPurger } from '../jobs/key-purger.ts';
 import { SessionPurger } from '../jobs/session-purger.ts';
+import { UsagePurger } from '../jobs/usage-purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 import { WebhookWorker } from '../jobs/webhook.worker.ts';
 
@@ -84,6 +85,9 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       const sessions = new SessionPurger(store, config, apps[0].log);
       sessions.start();
       jobs.push(sessions);
+      const usagePurger = new UsagePurger(store, apps[0].log);
+      usagePurger.start();
+      jobs.push(usagePurger);
       if (config.env === 'sandbox' && config.sandboxAutoShipSeconds !== null) {
         const shipper = new SandboxShipper(store, config.sandboxAutoShipSeconds, apps[0].log);
         shipper.start();

@@ -26,8 +26,6 @@ export const ConsoleRefundParams = Type.Object({ refundNo: IdText('a refund numb
 export const ConsolePageQuery = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })) });
 export type ConsolePageQuery = Static<typeof ConsolePageQuery>;
 
-export const AssetParams = Type.Object({ file: Type.String({ maxLength: 64 }) });
-
 // ---- Catalogue, stock, import, staff and audit pages (issue 16).
 
 export const ProductSearchQuery = Type.Object({

@@ -2,7 +2,7 @@ import { ACTOR_KINDS, decodeAuditCursor, encodeAuditCursor, type ActorKind, type
 import { emailKey } from '../domain/staff.ts';
 import { fieldError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
-import { listAudit, listAuditFiltered, type AuditFilter, type AuditRow } from '../store/audit.repository.ts';
+import { listAudit, listAuditFiltered, listMerchantAudit, type AuditFilter, type AuditRow } from '../store/audit.repository.ts';
 import { findStaffByEmail, staffEmails } from '../store/staff.repository.ts';
 import type { Handle } from '../store/db.ts';
 
@@ -70,4 +70,11 @@ export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: 
     list: page.map((r) => ({ ...presentAudit(r), actorName: r.actor_kind === 'staff' ? (emails.get(Number(r.actor_id)) ?? null) : null })),
     nextCursor: rows.length > limit ? encodeAuditCursor(page.at(-1)!.id) : null,
   };
+}
+
+/** One merchant's rows (the business manager's audit page), newest first; `nextBefore` continues the walk. */
+export async function merchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number) {
+  const rows = await listMerchantAudit(db, merchantId, beforeId, limit + 1);
+  const page = rows.slice(0, limit);
+  return { list: page.map(presentAudit), nextBefore: rows.length > limit ? String(page.at(-1)!.id) : null };
 }

@@ -6,6 +6,7 @@ import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../
 import { SCOPES, type Scope } from '../schemas/admin.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
+import { noteTokensUsed } from '../store/credentials.repository.ts';
 import { revokeFamily } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 
@@ -135,7 +136,38 @@ export class TokenCache {
   }
 }
 
-export async function authenticate(db: Handle, env: StockistEnv, token: string | null, now: number, cache?: TokenCache): Promise<Principal> {
+/** A token's last use is written at most this often (issue 20: no write per request). */
+const LAST_USED_EVERY_MS = 5 * 60_000;
+
+/**
+ * Records when tokens were last used, coarsely: at most once per token per LAST_USED_EVERY_MS in
+ * this process, and never on the request's path (the write is not awaited; a failed one is only
+ * logged). So a token in steady use costs one small UPDATE per five minutes per process.
+ */
+export class LastUsedRecorder {
+  private readonly written = new Map<number, number>();
+  constructor(
+    private readonly db: Db,
+    private readonly onError: (error: unknown) => void,
+    private readonly max = 100_000,
+  ) {}
+  note(tokenId: number, storedLastUsed: number | null, now: number): void {
+    const last = Math.max(this.written.get(tokenId) ?? 0, storedLastUsed ?? 0);
+    if (now - last < LAST_USED_EVERY_MS) return;
+    if (this.written.size >= this.max) this.written.clear();
+    this.written.set(tokenId, now);
+    noteTokensUsed(this.db, [tokenId], now).catch(this.onError);
+  }
+}
+
+export async function authenticate(
+  db: Handle,
+  env: StockistEnv,
+  token: string | null,
+  now: number,
+  cache?: TokenCache,
+  lastUsed?: LastUsedRecorder,
+): Promise<Principal> {
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <token>');
   const tokenEnv = environmentOfToken(token);
   if (tokenEnv !== null && tokenEnv !== env) throw unauthorized(OTHER_ENV_MESSAGE[env]);
@@ -149,5 +181,6 @@ export async function authenticate(db: Handle, env: StockistEnv, token: string |
   if (row.revokedAt !== null) throw unauthorized('token revoked');
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized('token expired');
   if (row.merchantStatus !== 'active') throw forbidden('merchant account is disabled');
+  lastUsed?.note(row.tokenId, row.lastUsedAt, now);
   return { merchantId: row.merchantId, clientId: row.clientId, tokenId: row.tokenId, scopes: new Set(row.scopes.split(' ')) };
 }

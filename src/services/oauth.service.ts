@@ -3,6 +3,7 @@ import { grantedScopes, invalidClient, invalidGrant, OAuthError, type ClientCred
 import { environmentOfRefreshToken, hashSecret, newAccessToken, newRefreshToken, randomToken, secretsEqual } from '../domain/secrets.ts';
 import type { Scope } from '../schemas/admin.ts';
 import type { Db, Handle } from '../store/db.ts';
+import * as clients from '../store/credentials.repository.ts';
 import * as merchants from '../store/merchants.repository.ts';
 import * as refresh from '../store/oauth.repository.ts';
 
@@ -34,16 +35,26 @@ const admitAll: GrantGate = async () => undefined;
 // Compared against when the client id is unknown, so the answer takes as long as for a known one.
 const NO_SUCH_CLIENT = hashSecret('no such client');
 
-/** The merchant behind client credentials; unknown id and wrong secret are the same answer. */
-async function authenticateClient(db: Handle, credentials: ClientCredentials): Promise<merchants.Merchant> {
-  const merchant = credentials.clientId.length <= 128 ? await merchants.findMerchantByClientId(db, credentials.clientId) : undefined;
-  const secretOk = secretsEqual(hashSecret(credentials.clientSecret), merchant?.client_secret_hash ?? NO_SUCH_CLIENT);
-  if (!merchant || !secretOk) throw invalidClient('unknown client or wrong client secret');
-  if (merchant.status !== 'active') throw new OAuthError(400, 'unauthorized_client', 'merchant account is disabled');
-  return merchant;
+type Client = NonNullable<Awaited<ReturnType<typeof clients.findLiveClientById>>>;
+
+/** A client's last use is recorded at a grant, at most this often (grants are bounded anyway). */
+const CLIENT_USED_EVERY_MS = 5 * 60_000;
+
+/**
+ * The OAuth client behind credentials (one of its merchant's clients, not revoked); unknown id,
+ * revoked client and wrong secret are the same answer.
+ */
+async function authenticateClient(db: Handle, credentials: ClientCredentials): Promise<Client> {
+  const client = credentials.clientId.length <= 128 ? await clients.findLiveClientById(db, credentials.clientId) : undefined;
+  const secretOk = secretsEqual(hashSecret(credentials.clientSecret), client?.secretHash ?? NO_SUCH_CLIENT);
+  if (!client || !secretOk) throw invalidClient('unknown client or wrong client secret');
+  if (client.merchantStatus !== 'active') throw new OAuthError(400, 'unauthorized_client', 'merchant account is disabled');
+  return client;
 }
 
-async function issuePair(db: Handle, settings: OAuthSettings, merchantId: number, scopes: Scope[], familyId: string, now: number): Promise<TokenResponse> {
+async function issuePair(db: Handle, settings: OAuthSettings, client: Client, scopes: Scope[], familyId: string, now: number): Promise<TokenResponse> {
+  const { merchantId } = client;
+  await clients.noteClientUsed(db, client.id, now, now - CLIENT_USED_EVERY_MS);
   const accessToken = newAccessToken(settings.env);
   const refreshToken = newRefreshToken(settings.env);
   await merchants.insertToken(
@@ -56,12 +67,21 @@ async function issuePair(db: Handle, settings: OAuthSettings, merchantId: number
       expiresAt: now + settings.accessTokenTtlSeconds * 1000,
       kind: 'oauth',
       familyId,
+      oauthClientId: client.id,
     },
     now,
   );
   await refresh.insertRefreshToken(
     db,
-    { merchantId, familyId, tokenHash: hashSecret(refreshToken), environment: settings.env, scopes, expiresAt: now + settings.refreshTokenTtlSeconds * 1000 },
+    {
+      merchantId,
+      familyId,
+      tokenHash: hashSecret(refreshToken),
+      environment: settings.env,
+      scopes,
+      expiresAt: now + settings.refreshTokenTtlSeconds * 1000,
+      oauthClientId: client.id,
+    },
     now,
   );
   return { access_token: accessToken, token_type: 'Bearer', expires_in: settings.accessTokenTtlSeconds, refresh_token: refreshToken, scope: scopes.join(' ') };
@@ -76,10 +96,10 @@ export async function clientCredentialsGrant(
   now: number,
   admit: GrantGate = admitAll,
 ): Promise<TokenResponse> {
-  const merchant = await authenticateClient(db, credentials);
+  const client = await authenticateClient(db, credentials);
   const scopes = grantedScopes(scope);
-  await admit(merchant.client_id);
-  return db.transaction().execute((trx) => issuePair(trx, settings, merchant.id, scopes, `fam_${randomToken(24)}`, now));
+  await admit(client.clientId);
+  return db.transaction().execute((trx) => issuePair(trx, settings, client, scopes, `fam_${randomToken(24)}`, now));
 }
 
 const OTHER_ENV: Record<StockistEnv, string> = {
@@ -101,12 +121,13 @@ export async function refreshTokenGrant(
   now: number,
   admit: GrantGate = admitAll,
 ): Promise<TokenResponse> {
-  const merchant = await authenticateClient(db, credentials);
+  const client = await authenticateClient(db, credentials);
   const tokenEnv = environmentOfRefreshToken(refreshToken);
   if (tokenEnv !== null && tokenEnv !== settings.env) throw invalidGrant(OTHER_ENV[settings.env]);
   const row = tokenEnv === null ? undefined : await refresh.findRefreshTokenByHash(db, hashSecret(refreshToken));
-  // Another client's refresh token is answered like an unknown one.
-  if (!row || row.merchant_id !== merchant.id) throw invalidGrant('unknown refresh token');
+  // Another client's refresh token is answered like an unknown one (tokens from before 0022 name no client: their merchant's).
+  if (!row || row.merchant_id !== client.merchantId || (row.oauth_client_id !== null && row.oauth_client_id !== client.id))
+    throw invalidGrant('unknown refresh token');
   if (row.revoked_at !== null) throw invalidGrant('refresh token revoked');
   if (row.used_at !== null) {
     await refresh.revokeFamily(db, row.family_id, now);
@@ -114,10 +135,10 @@ export async function refreshTokenGrant(
   }
   if (row.expires_at <= now) throw invalidGrant('refresh token expired');
   const scopes = grantedScopes(scope, row.scopes.split(' '));
-  await admit(merchant.client_id);
+  await admit(client.clientId);
   const issued = await db.transaction().execute(async (trx) => {
     if (!(await refresh.claimRefreshToken(trx, row.id, now))) return null;
-    return issuePair(trx, settings, merchant.id, scopes, row.family_id, now);
+    return issuePair(trx, settings, client, scopes, row.family_id, now);
   });
   if (issued) return issued;
   // A concurrent request consumed it between our read and our claim: the same reuse.

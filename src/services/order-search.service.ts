@@ -7,7 +7,7 @@ import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
 import { refundItems, refundsOfOrder } from '../store/refunds.repository.ts';
-import { allMerchants } from '../store/tenancy.ts';
+import { allMerchants, forMerchant } from '../store/tenancy.ts';
 import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -83,10 +83,19 @@ export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm)
   return { filters, list, after: page.next && encodeAfter(page.next) };
 }
 
+/** The business manager's search: the same, always within the user's merchant. */
+export const searchOrdersForMerchant = (db: Handle, merchantId: number, form: Omit<OrderSearchForm, 'merchant'>) =>
+  searchOrdersForOperator(db, { ...form, merchant: String(merchantId) });
+
 /** One order as the console shows it: the record, its merchant, its refunds and its webhook deliveries. */
-export async function orderForOperator(db: Handle, rawId: string) {
+export const orderForOperator = (db: Handle, rawId: string) => orderDetail(db, allMerchants(db), rawId);
+
+/** The same for the business manager: another merchant's order is not there (404, like a missing one). */
+export const orderForMerchant = (db: Handle, merchantId: number, rawId: string) => orderDetail(db, forMerchant(db, merchantId), rawId);
+
+async function orderDetail(db: Handle, reader: orders.OrderReader, rawId: string) {
   const requested = parseId(rawId);
-  const orderId = requested === null ? null : await orders.resolveOrderId(allMerchants(db), requested);
+  const orderId = requested === null ? null : await orders.resolveOrderId(reader, requested);
   if (orderId === null) throw notFound('order');
   const [aggregate] = await orders.loadOrders(db, [orderId]);
   const merchantId = aggregate.order.merchant_id;

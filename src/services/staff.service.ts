@@ -15,7 +15,7 @@ import * as staff from '../store/staff.repository.ts';
  */
 const ARGON2 = { algorithm: 2 as const, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-const hashPassword = (password: string) => argon2Hash(password, ARGON2);
+export const hashPassword = (password: string) => argon2Hash(password, ARGON2);
 
 /** A hash of no password: unknown accounts are checked against it so they answer in the same time as known ones. */
 let decoy: Promise<string> | null = null;

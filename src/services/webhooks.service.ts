@@ -10,9 +10,9 @@ import { parseWebhookUrl, UnsafeWebhookUrl, type HostResolver } from '../domain/
 import { resolveWebhookTarget, systemResolver } from './webhook-target.service.ts';
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
-import { WEBHOOK_EVENT_TYPES } from '../domain/vocabulary.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/vocabulary.ts';
 import { insertAudit } from '../store/audit.repository.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db, Handle, Trx } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
 import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
@@ -24,6 +24,12 @@ import { pageWindow } from '../domain/paging.ts';
 const MAX_ENDPOINTS = 16;
 /** After a rotation the old secret keeps signing (a second signature) this long, so receivers can switch over. */
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
+
+/**
+ * Writes the audit row of a change made from the business manager, inside the change's
+ * transaction (SPEC §14); `target` names the endpoint. The merchant API passes none.
+ */
+export type AuditWrite = (trx: Trx, target: string) => Promise<void>;
 
 export interface WebhookDeps extends KeyStore {
   config: Pick<Config, 'env'>;
@@ -89,6 +95,7 @@ export async function registerWebhook(
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
+  audit?: AuditWrite,
 ): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
   const url = await checkedUrl(deps, body.url);
@@ -117,6 +124,7 @@ export async function registerWebhook(
         created_at: now,
         updated_at: now,
       });
+      await audit?.(trx, `webhook:${id}`);
       return { ...presentEndpoint((await webhooks.findEndpoint(scope, id))!), secret };
     },
     (data) => ({ data }),
@@ -169,11 +177,12 @@ export async function listWebhooks(scope: MerchantScope) {
 }
 
 /** DELETE /v1/webhooks/{id}: the endpoint and its delivery log; nothing more is sent to it. */
-export async function deleteWebhook(db: Db, merchantId: number, rawId: string) {
+export async function deleteWebhook(db: Db, merchantId: number, rawId: string, audit?: AuditWrite) {
   return db.transaction().execute(async (trx) => {
     const scope = forMerchant(trx, merchantId);
     const endpoint = await ownEndpoint(scope, rawId);
     await webhooks.deleteEndpoint(scope, endpoint.id);
+    await audit?.(trx, `webhook:${endpoint.id}`);
     return { id: String(endpoint.id), deleted: true };
   });
 }
@@ -190,6 +199,7 @@ export async function rotateSecret(
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
+  audit?: AuditWrite,
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
@@ -200,6 +210,7 @@ export async function rotateSecret(
       const secret = newWebhookSecret();
       const until = now + ROTATION_GRACE_MS;
       await webhooks.updateEndpoint(scope, endpoint.id, { secret, previous_secret: endpoint.secret, previous_secret_until: until, updated_at: now });
+      await audit?.(trx, `webhook:${endpoint.id}`);
       return { id: String(endpoint.id), secret, previousSecretExpiresAt: formatInstant(until) };
     },
     (data) => ({ data }),
@@ -227,6 +238,7 @@ export async function retryDelivery(
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
+  audit?: AuditWrite,
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
@@ -239,10 +251,31 @@ export async function retryDelivery(
       if (endpoint.status !== 'active')
         throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
       await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
+      await audit?.(trx, `webhook:${endpoint.id}`);
       return presentDelivery((await webhooks.findDelivery(scope, endpoint.id, delivery.id))!);
     },
     (data) => ({ data }),
   );
+}
+
+/**
+ * The business manager's "send a test event": one `webhook.test` event to this endpoint only,
+ * through the outbox like any other (signed, logged, retried), whatever the endpoint subscribes to.
+ */
+export async function sendTestEvent(db: Db, merchantId: number, rawId: string, audit: AuditWrite, now = Date.now()) {
+  return db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    const endpoint = await ownEndpoint(scope, rawId);
+    if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled; it must be active to receive a test event`);
+    const payload = JSON.stringify({
+      type: WEBHOOK_TEST_EVENT,
+      timestamp: formatInstant(now),
+      data: { webhookId: String(endpoint.id), message: 'A test event sent from the business manager.' },
+    });
+    const eventId = await webhooks.insertEvent(scope, { type: WEBHOOK_TEST_EVENT, orderId: 0, payload }, [endpoint.id], now, now + RETRY_WINDOW_MS);
+    await audit(trx, `webhook:${endpoint.id}`);
+    return { eventId };
+  });
 }
 
 // ---- Operator.

@@ -5,6 +5,16 @@ import type { AuditLogTable } from './schema.ts';
 
 export type AuditRow = Selectable<AuditLogTable>;
 
+/**
+ * The merchant a row concerns when the writer did not say: the operator's writes name it in their
+ * summaries (`merchantId`) or target (`merchant:<id>`), so its admins see those rows too.
+ */
+function merchantOf(entry: AuditEntry): number | null {
+  const named = entry.after?.merchantId ?? entry.before?.merchantId ?? /^merchant:(\d+)$/.exec(entry.target)?.[1] ?? null;
+  const id = named === null ? Number.NaN : Number(named);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
 /** Takes a transaction: an audit row is only ever written together with the change it records. */
 export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now: number): Promise<void> {
   await trx
@@ -18,6 +28,7 @@ export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now
       after_summary: entry.after ? JSON.stringify(entry.after) : null,
       request_id: actor.requestId,
       created_at: now,
+      merchant_id: entry.merchantId ?? merchantOf(entry),
     })
     .execute();
 }
@@ -46,6 +57,13 @@ export async function listAuditFiltered(db: Handle, filter: AuditFilter, beforeI
   if (filter.actor) q = q.where('actor_kind', '=', filter.actor.kind).where('actor_id', '=', filter.actor.id);
   if (filter.action !== null) q = q.where('action', '=', filter.action);
   if (filter.target !== null) q = q.where('target', '=', filter.target);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.execute();
+}
+
+/** One merchant's rows, newest first (the business manager's audit page). */
+export async function listMerchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number): Promise<AuditRow[]> {
+  let q = db.selectFrom('audit_log').selectAll().where('merchant_id', '=', merchantId).orderBy('id', 'desc').limit(limit);
   if (beforeId !== null) q = q.where('id', '<', beforeId);
   return q.execute();
 }

@@ -5,20 +5,31 @@ import type { ApiTokensTable, MerchantsTable } from './schema.ts';
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
 
+/** The merchant and its first OAuth client (the same id and secret: `merchants.client_id` stays the merchant's stable key). */
 export async function insertMerchant(db: Handle, m: { name: string; clientId: string; clientSecretHash: string }, now: number): Promise<Merchant> {
-  return db
+  const merchant = await db
     .insertInto('merchants')
     .values({ name: m.name, status: 'active', client_id: m.clientId, client_secret_hash: m.clientSecretHash, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await db
+    .insertInto('oauth_clients')
+    .values({ merchant_id: merchant.id, client_id: m.clientId, client_secret_hash: m.clientSecretHash, name: 'Default client', created_at: now })
+    .execute();
+  return merchant;
+}
+
+export async function setRequireTwoFactor(db: Handle, id: number, required: boolean, now: number): Promise<void> {
+  await db
+    .updateTable('merchants')
+    .set({ require_two_factor: required ? 1 : 0, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 export const listMerchants = (db: Handle) => db.selectFrom('merchants').selectAll().orderBy('id').execute();
 
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
-
-export const findMerchantByClientId = (db: Handle, clientId: string) =>
-  db.selectFrom('merchants').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 
 export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
@@ -34,6 +45,8 @@ export async function insertToken(
     expiresAt: number | null;
     kind?: ApiToken['kind'];
     familyId?: string;
+    oauthClientId?: number;
+    name?: string;
   },
   now: number,
 ): Promise<ApiToken> {
@@ -49,6 +62,8 @@ export async function insertToken(
       created_at: now,
       kind: t.kind ?? 'operator',
       family_id: t.familyId ?? null,
+      oauth_client_id: t.oauthClientId ?? null,
+      name: t.name ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -74,6 +89,7 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
       'api_tokens.scopes as scopes',
       'api_tokens.expires_at as expiresAt',
       'api_tokens.revoked_at as revokedAt',
+      'api_tokens.last_used_at as lastUsedAt',
       'merchants.status as merchantStatus',
       'merchants.client_id as clientId',
     ])

@@ -13,6 +13,8 @@ import * as m0009 from './migrations/0009_refund_attempts.ts';
 import * as m0011 from './migrations/0011_stock_webhooks.ts';
 import * as m0012 from './migrations/0012_stock_window_marks.ts';
 import * as m0020 from './migrations/0020_console.ts';
+import * as m0022 from './migrations/0022_manager.ts';
+import * as m0023 from './migrations/0023_usage.ts';
 import * as m0024 from './migrations/0024_console_order_search.ts';
 import * as m0025 from './migrations/0025_console_catalog.ts';
 
@@ -29,6 +31,8 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0011_stock_webhooks': m0011,
   '0012_stock_window_marks': m0012,
   '0020_console': m0020,
+  '0022_manager': m0022,
+  '0023_usage': m0023,
   '0024_console_order_search': m0024,
   '0025_console_catalog': m0025,
 };

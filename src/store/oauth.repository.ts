@@ -6,7 +6,15 @@ export type RefreshToken = Selectable<OAuthRefreshTokensTable>;
 
 export async function insertRefreshToken(
   db: Handle,
-  r: { merchantId: number; familyId: string; tokenHash: string; environment: RefreshToken['environment']; scopes: string[]; expiresAt: number },
+  r: {
+    merchantId: number;
+    familyId: string;
+    tokenHash: string;
+    environment: RefreshToken['environment'];
+    scopes: string[];
+    expiresAt: number;
+    oauthClientId?: number | null;
+  },
   now: number,
 ): Promise<RefreshToken> {
   return db
@@ -21,6 +29,7 @@ export async function insertRefreshToken(
       used_at: null,
       revoked_at: null,
       created_at: now,
+      oauth_client_id: r.oauthClientId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

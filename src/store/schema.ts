@@ -9,13 +9,14 @@ import type {
   SplitOrderStatus,
   StockistEnv,
   TokenKind,
+  StoredWebhookEventType,
   WebhookDeliveryStatus,
   WebhookEndpointStatus,
-  WebhookEventType,
 } from '../domain/vocabulary.ts';
 import type { RefundReason } from '../domain/refunds.ts';
 import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { ActorKind, AuditAction } from '../domain/audit.ts';
+import type { MerchantRole } from '../domain/merchant-users.ts';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {
@@ -108,9 +109,12 @@ export interface MerchantsTable {
   name: string;
   status: MerchantStatus;
   client_id: string;
+  /** No longer read for sign-in (oauth_clients holds every client since 0022); kept as the merchant's stable key. */
   client_secret_hash: string;
   created_at: number;
   updated_at: number;
+  /** 1: every user of the merchant's business manager must sign in with a TOTP code. */
+  require_two_factor: ColumnType<number, number | undefined, number>;
 }
 
 export interface ApiTokensTable {
@@ -127,6 +131,12 @@ export interface ApiTokensTable {
   kind: ColumnType<TokenKind, TokenKind | undefined, TokenKind>;
   /** OAuth tokens: the refresh-token family they were issued with (revoked together on reuse). */
   family_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Issued by the token endpoint to this OAuth client (revoking the client revokes the token). */
+  oauth_client_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Personal access tokens: the name their creator gave. */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Coarse: written at most once per token per LAST_USED_EVERY_MS, off the request's path. */
+  last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface OAuthRefreshTokensTable {
@@ -140,6 +150,7 @@ export interface OAuthRefreshTokensTable {
   used_at: number | null;
   revoked_at: number | null;
   created_at: number;
+  oauth_client_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface OrdersTable {
@@ -296,7 +307,7 @@ export interface WebhookEndpointsTable {
 export interface WebhookEventsTable {
   id: Generated<number>;
   merchant_id: number;
-  type: WebhookEventType;
+  type: StoredWebhookEventType;
   /** The order the event is about; 0 for stock.changed. */
   order_id: number;
   /** The exact JSON body sent for this event ('' when it is a shared stock batch's). */
@@ -364,6 +375,12 @@ export interface Database {
   staff_users: StaffUsersTable;
   console_sessions: ConsoleSessionsTable;
   audit_log: AuditLogTable;
+  merchant_users: MerchantUsersTable;
+  merchant_invitations: MerchantInvitationsTable;
+  manager_sessions: ManagerSessionsTable;
+  oauth_clients: OAuthClientsTable;
+  merchant_usage_daily: MerchantUsageDailyTable;
+  merchant_recent_errors: MerchantRecentErrorsTable;
 }
 
 export interface StaffUsersTable {
@@ -403,4 +420,86 @@ export interface AuditLogTable {
   after_summary: string | null;
   request_id: string | null;
   created_at: number;
+  /** The merchant the change concerns (null: none, e.g. the operator's own staff), so a merchant admin sees its rows. */
+  merchant_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface MerchantUsersTable {
+  id: Generated<number>;
+  merchant_id: number;
+  email: string;
+  email_key: string;
+  role: MerchantRole;
+  password_hash: string;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_last_step: number | null;
+  last_sign_in_at: number | null;
+  password_changed_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MerchantInvitationsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  email: string;
+  email_key: string;
+  role: MerchantRole;
+  token_hash: string;
+  expires_at: number;
+  accepted_at: number | null;
+  created_by: string;
+  created_at: number;
+}
+
+export interface ManagerSessionsTable {
+  id_hash: string;
+  user_id: number;
+  csrf_secret: string;
+  stage: 'password' | 'complete';
+  address: string | null;
+  created_at: number;
+  last_seen_at: number;
+  idle_expires_at: number;
+  expires_at: number;
+}
+
+export interface OAuthClientsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  client_id: string;
+  client_secret_hash: string;
+  name: string;
+  created_at: number;
+  rotated_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** Requests per merchant, environment, UTC day, status class and error code (migration 0023). */
+export interface MerchantUsageDailyTable {
+  merchant_id: number;
+  environment: StockistEnv;
+  /** Days since 1970-01-01, UTC. */
+  day: number;
+  /** 2, 3, 4 or 5. */
+  status_class: number;
+  /** 0 for success, else the envelope's five-digit code. */
+  error_code: number;
+  request_count: number;
+}
+
+/** A merchant's newest 4xx answers (at most RECENT_ERRORS_PER_MERCHANT per merchant and environment). */
+export interface MerchantRecentErrorsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  environment: StockistEnv;
+  request_id: string;
+  at: number;
+  method: string;
+  /** The route's pattern, never the URL sent (a query string may hold anything). */
+  route: string;
+  status: number;
+  error_code: number;
 }

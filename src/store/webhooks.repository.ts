@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
-import type { WebhookDeliveryStatus, WebhookEndpointStatus, WebhookEventType } from '../domain/vocabulary.ts';
+import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
@@ -74,7 +74,7 @@ const pendingDelivery = (d: { endpointId: number; eventId: number; orderId: numb
 /** The outbox write: one event row and one pending delivery per subscribed endpoint. */
 export async function insertEvent(
   scope: MerchantScope,
-  event: { type: WebhookEventType; orderId: number; payload: string },
+  event: { type: StoredWebhookEventType; orderId: number; payload: string },
   endpointIds: number[],
   now: number,
   giveUpAt: number,

@@ -1,6 +1,17 @@
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import formbody from '@fastify/formbody';
+import fastifyView from '@fastify/view';
+import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { trustsProxy, type Config } from '../config.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, forbidden, notFound, unauthorized } from '../domain/errors.ts';
+import { hashSecret, secretsEqual } from '../domain/secrets.ts';
+import { emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
+import type { BucketStore } from '../http/rate-limit.ts';
+import { webResource } from './resources.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 
 /**
@@ -19,7 +30,7 @@ export const isSecure = (config: Config, request: FastifyRequest) =>
  */
 export const cookieName = (base: string, secure: boolean) => (secure ? `__Host-${base}` : base);
 
-export function readCookie(request: FastifyRequest, name: string): string | null {
+function readCookie(request: FastifyRequest, name: string): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
@@ -46,7 +57,7 @@ export function clearSessionCookie(reply: FastifyReply, name: string, secure: bo
  * browser sends none, `Referer`) must be this server's origin, and `Sec-Fetch-Site` must not say
  * cross-site. A request with neither header is refused: browsers send Origin on every POST.
  */
-export function sameOriginProblem(request: FastifyRequest, secure: boolean): string | null {
+function sameOriginProblem(request: FastifyRequest, secure: boolean): string | null {
   const fetchSite = request.headers['sec-fetch-site'];
   if (fetchSite === 'cross-site' || fetchSite === 'same-site') return `Sec-Fetch-Site is ${fetchSite}`;
   // request.host: the Host header, or behind TRUST_PROXY the proxy's X-Forwarded-Host (the name the browser used).
@@ -68,7 +79,7 @@ export function sameOriginProblem(request: FastifyRequest, secure: boolean): str
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-export function installPageHeaders(app: FastifyInstance) {
+function installPageHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('Content-Security-Policy', CSP);
     reply.header('X-Frame-Options', 'DENY');
@@ -82,7 +93,7 @@ export function installPageHeaders(app: FastifyInstance) {
 export type ErrorPage = (reply: FastifyReply, status: number, message: string) => FastifyReply | Promise<FastifyReply>;
 
 /** Failures inside a web front end are pages with the right status, not the API's JSON envelope. */
-export function installHtmlErrors(app: FastifyInstance, page: ErrorPage) {
+function installHtmlErrors(app: FastifyInstance, page: ErrorPage) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
@@ -121,3 +132,180 @@ export function webFrameworkError(error: FastifyError, request: FastifyRequest, 
       `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Error ${status}</title></head><body><main><h1>Error ${status}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`,
     );
 }
+
+// ---- What both front ends (console, business manager) are built from: route tables, the session,
+// ---- CSRF and permission hooks, the page renderer, assets, and sign-in limiting.
+
+/** A route of a front end's table: the permission (or a front end's own gate word) it needs. */
+export interface WebRoute<P extends string> {
+  method: 'GET' | 'POST';
+  /** Relative to the front end's prefix, Fastify syntax. */
+  path: string;
+  permission: P | 'public';
+}
+
+const routeShape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
+
+/** Finds a registered route's table entry (`url` with the prefix); HEAD answers to the GET's entry. */
+export function routeLookup<R extends WebRoute<string>>(prefix: string, routes: readonly R[]) {
+  const byShape = new Map(routes.map((r) => [`${r.method} ${routeShape(r.path)}`, r]));
+  return (method: string, url: string): R | undefined => {
+    const path = url.startsWith(prefix) ? url.slice(prefix.length) : url;
+    const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+    return byShape.get(`${m} ${routeShape(path)}`);
+  };
+}
+
+/** Renders a view inside the layout (navigation, CSRF token, signed-in user). */
+export type PageRenderer = (reply: FastifyReply, status: number, view: string, data?: Record<string, unknown>) => FastifyReply | Promise<FastifyReply>;
+
+export interface WebFrontEnd<User extends { csrfSecret: string }> {
+  /** For messages: "console", "business manager". */
+  name: string;
+  /** The folder of src/web (or dist/web) holding `views/` and `assets/`. */
+  folder: string;
+  /** Files under /assets/ (nothing else is served, nothing from a CDN). */
+  assets: Record<string, { file: string; type: string }>;
+  cookie: string;
+  signInPath: string;
+  /** The route table's entry for a registered route; a route without one is refused at registration. */
+  routeFor(method: string, url: string): WebRoute<string> | undefined;
+  tableName: string;
+  resume(sessionId: string, request: FastifyRequest): Promise<User | null>;
+  getUser(request: FastifyRequest): User | null;
+  setUser(request: FastifyRequest, user: User): void;
+  /**
+   * Where a signed-in user must go first instead (a second factor still due, say), or null. A GET
+   * is redirected there; anything else refused with 403 and this reason.
+   */
+  detour?(user: User, permission: string): { to: string; reason: string } | null;
+  /** Why the user may not do what `permission` names, or null when they may. */
+  refusal(user: User, permission: string): string | null;
+  /** What every page of the front end gets besides the user and the CSRF token (navigation …). */
+  pageData(user: User | null, request: FastifyRequest): Record<string, unknown>;
+}
+
+const isFormBody = (request: FastifyRequest) => {
+  const type = request.headers['content-type'];
+  const hasBody = request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+  if (!hasBody) return true;
+  return typeof type === 'string' && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+};
+
+/**
+ * Installs a server-rendered front end on `app` (an encapsulated plugin under the front end's
+ * prefix): the route table (each route's permission in its config), form bodies, Eta views,
+ * security headers, errors as pages, the same-origin check and session lookup on every request,
+ * then (after the body is parsed, before the schema) the session, detour, permission and CSRF
+ * checks. Returns the page renderer. Design: docs/decisions.md, "Console sessions and CSRF".
+ */
+export async function installWebFrontEnd<User extends { csrfSecret: string }>(
+  app: FastifyInstance,
+  config: Config,
+  fe: WebFrontEnd<User>,
+): Promise<PageRenderer> {
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      const entry = fe.routeFor(method, route.url ?? '');
+      if (!entry) throw new Error(`${fe.name} route ${method} ${route.url} is not in ${fe.tableName}`);
+      route.config = { ...(route.config ?? {}), permission: entry.permission, envelope: false } as typeof route.config;
+    }
+  });
+  await app.register(formbody);
+  await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(fe.folder, 'views'), production: true });
+  installPageHeaders(app);
+
+  const page: PageRenderer = (reply, status, view, data = {}) => {
+    const user = fe.getUser(reply.request);
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .view(view, { user, csrf: user?.csrfSecret ?? null, path: reply.request.url.split('?')[0], ...fe.pageData(user, reply.request), ...data });
+  };
+  installHtmlErrors(app, (reply, status, message) => page(reply, status, 'error', { title: `Error ${status}`, status, message }));
+
+  app.addHook('onRequest', async (request) => {
+    const secure = isSecure(config, request);
+    if (request.method === 'POST') {
+      // Before the body is read or the session looked up: a cross-site form post goes no further.
+      const problem = sameOriginProblem(request, secure);
+      if (problem) throw forbidden(`refused: this request did not come from a ${fe.name} page (${problem})`);
+      if (!isFormBody(request)) throw new AppError(415, 41500, `${fe.name} forms are sent as application/x-www-form-urlencoded`);
+    }
+    const sessionId = readCookie(request, cookieName(fe.cookie, secure));
+    const user = sessionId ? await fe.resume(sessionId, request) : null;
+    if (user) fe.setUser(request, user);
+  });
+
+  // After parsing (the form's token is in the body), before the schema: who may do this, and is it really them.
+  app.addHook('preValidation', async (request, reply) => {
+    const permission = (request.routeOptions.config as { permission?: string } | undefined)?.permission;
+    if (permission === undefined || permission === 'public') return;
+    const user = fe.getUser(request);
+    const isRead = request.method === 'GET' || request.method === 'HEAD';
+    if (!user) {
+      if (isRead) return reply.redirect(fe.signInPath, 303);
+      reply.header('HX-Redirect', fe.signInPath);
+      throw unauthorized('your session has ended; sign in again');
+    }
+    const detour = fe.detour?.(user, permission);
+    if (detour) {
+      if (isRead) return reply.redirect(detour.to, 303);
+      throw forbidden(detour.reason);
+    }
+    const refusal = fe.refusal(user, permission);
+    if (refusal) throw forbidden(refusal);
+    if (request.method === 'POST') {
+      const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf ?? request.headers['x-csrf-token'];
+      if (typeof sent !== 'string' || !secretsEqual(sent, user.csrfSecret))
+        throw forbidden('refused: the form’s security token is missing or out of date; reload the page and try again');
+    }
+  });
+
+  const assetCache = new Map<string, Buffer>();
+  app.get('/assets/:file', { schema: { params: Type.Object({ file: Type.String({ maxLength: 64 }) }) } }, async (request, reply) => {
+    const { file } = request.params as { file: string };
+    const asset = Object.hasOwn(fe.assets, file) ? fe.assets[file] : undefined;
+    if (!asset) throw notFound(`asset ${file}`);
+    let content = assetCache.get(file);
+    if (!content) assetCache.set(file, (content = await fs.readFile(asset.file)));
+    return reply.type(asset.type).header('Cache-Control', 'public, max-age=3600').send(content);
+  });
+  return page;
+}
+
+/** The htmx bundle, from its package: both front ends serve it as /assets/htmx.min.js. */
+export const htmxAsset = () => ({
+  file: path.join(path.dirname(createRequire(import.meta.url).resolve('htmx.org/package.json')), 'dist/htmx.min.js'),
+  type: 'text/javascript; charset=utf-8',
+});
+
+/** uPlot (the dashboard's and the Usage page's charts) from node_modules: no CDN, the CSP allows this origin only. */
+export function uplotAssets() {
+  const dist = path.join(path.dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
+  return {
+    'uplot.min.js': { file: path.join(dist, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+    'uplot.min.css': { file: path.join(dist, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
+  };
+}
+
+/** Seconds until a bucket that refused has a token again. */
+const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) =>
+  Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
+
+/**
+ * Counts a sign-in attempt, before the password is checked (successes too), per account and per
+ * address (SIGN_IN_LIMITS); returns the seconds to wait when either bucket refused, else null.
+ */
+export async function signInWait(buckets: BucketStore, frontEnd: string, email: string, address: string): Promise<number | null> {
+  const account = await buckets.take(`${frontEnd}:acct:${hashSecret(emailKey(email)).slice(0, 32)}`, SIGN_IN_LIMITS.account, 1);
+  const byAddress = await buckets.take(`${frontEnd}:addr:${address}`, SIGN_IN_LIMITS.address, 1);
+  if (account.allowed && byAddress.allowed) return null;
+  return Math.max(
+    account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account),
+    byAddress.allowed ? 0 : retryAfter(byAddress.tokens, SIGN_IN_LIMITS.address),
+  );
+}
+
+/** The origin for links handed to merchants (invitations): PUBLIC_BASE_URL, else the one this request came to. */
+export const publicOrigin = (config: Config, request: FastifyRequest) => config.publicBaseUrl ?? `${request.protocol}://${request.host}`;

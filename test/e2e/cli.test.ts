@@ -30,6 +30,23 @@ describe('stockist CLI', () => {
     assert.equal(created.status, 0, created.stderr);
     const merchantId = /^merchant (\d+)/.exec(created.stdout)![1];
     assert.match(created.stdout, /client_secret sks_\w+/);
+    // A business manager invitation: a one-time link on PUBLIC_BASE_URL, valid 72 hours.
+    const invited = runCli(['merchant', 'invite', merchantId, 'Dev@Shop.example', '--role', 'developer'], {
+      ...env,
+      PUBLIC_BASE_URL: 'https://api.shop.example',
+    });
+    assert.equal(invited.status, 0, invited.stderr);
+    assert.match(
+      invited.stdout,
+      /^invited Dev@Shop\.example \(developer\) to merchant \d+; the link works once, until \d{4}-.+Z:\nhttps:\/\/api\.shop\.example\/manager\/invitations\/[A-Za-z0-9]{43}\n$/,
+    );
+    const twice = runCli(['merchant', 'invite', merchantId, 'dev@shop.example', '--role', 'developer'], env);
+    assert.equal(twice.status, 0, 'an open invitation does not block a new one');
+    assert.equal(runCli(['merchant', 'invite', merchantId, 'x@shop.example', '--role', 'owner'], env).status, 1);
+    assert.equal(
+      runCli(['merchant', 'invite', '99999', 'x@shop.example', '--role', 'viewer'], env).stderr.trim().split('\n').at(-1),
+      'stockist: merchant not found',
+    );
     const issued = runCli(['token', 'issue', merchantId, '--scopes', 'stock:read,catalog:read', '--expires-in', '3600'], env);
     assert.equal(issued.status, 0, issued.stderr);
     assert.match(issued.stdout, /\(stock:read catalog:read; expires \d{4}-/);

@@ -39,8 +39,14 @@ describe('secrets never reach the logs', () => {
       await t.merchant(token, 'GET', '/openapi/v1/nowhere');
       await t.merchant(token, 'POST', '/openapi/v1/order/orders', '{bad');
     }
+    // A business manager invitation link is a one-time credential too.
+    const invited = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'logged@example.com', role: 'viewer' });
+    const invitation = new URL(invited.body.data.invitationUrl).pathname;
+    await t.app.inject({ method: 'GET', url: invitation });
+    await t.app.inject({ method: 'GET', url: `${invitation}?x=1` });
     const log = lines.join('');
     assert.ok(lines.length > 20, 'the log was captured');
+    assert.match(log, /"url":"\/manager\/invitations\/\[redacted\]"/);
     assert.match(log, /"reqId"/);
     const secrets = {
       operatorToken: m.token,
@@ -51,6 +57,7 @@ describe('secrets never reach the logs', () => {
       refreshToken: first.body.refresh_token,
       rotatedRefreshToken: second.body.refresh_token,
       tokenHash: hashSecret(m.token),
+      invitationToken: invitation.split('/').at(-1)!,
     };
     for (const [name, secret] of Object.entries(secrets)) {
       assert.ok(!log.includes(secret), `${name} appears in the log`);

@@ -192,11 +192,13 @@ function attemptFor(route: RouteOptions, realIds: string[]): fc.Arbitrary<Attemp
 function checkShape(fullUrl: string, status: number, contentType: string, raw: string, location?: string) {
   const url = fullUrl.length > 160 ? `${fullUrl.slice(0, 160)}…` : fullUrl;
   assert.ok(status < 500, `${url} → ${status}: ${raw.slice(0, 300)}`);
-  // The operator console is pages, not the API: every answer is an HTML page with its status (a
-  // refusal too), a redirect that stays in the console, or one of its own static assets.
-  if (url.includes(' /console')) {
-    if (status >= 300 && status < 400) assert.match(location ?? '', /^\/console(\/|$)/, `${url} → ${status} redirects to ${location}`);
-    else if (url.includes(' /console/assets/') && status === 200) assert.match(contentType, /^text\/(css|javascript); charset=utf-8$/);
+  // The web front ends (operator console, business manager) are pages, not the API: every answer
+  // is an HTML page with its status (a refusal too), a redirect that stays in the front end, or
+  // one of its own static assets.
+  const front = / \/(console|manager)/.exec(url)?.[1];
+  if (front) {
+    if (status >= 300 && status < 400) assert.match(location ?? '', new RegExp(`^/${front}(/|$)`), `${url} → ${status} redirects to ${location}`);
+    else if (url.includes(`/${front}/assets/`) && status === 200) assert.match(contentType, /^text\/(css|javascript); charset=utf-8$/);
     else assert.match(contentType, /^text\/html; charset=utf-8$/, `${url} → ${status} is not a page: ${raw.slice(0, 200)}`);
     return;
   }

@@ -30,6 +30,7 @@ const PATH_ROUTES: PathRoute[] = [
   { method: 'POST', url: '/admin/v1/refunds/:refundNo/approve', param: 'refundNo', body: {} },
   { method: 'POST', url: '/admin/v1/refunds/:refundNo/reject', param: 'refundNo', body: {} },
   { method: 'PATCH', url: '/admin/v1/webhooks/:id', param: 'id', body: { status: 'disabled' } },
+  { method: 'POST', url: '/admin/v1/merchants/:id/users', param: 'id', body: { email: 'ids@example.com', role: 'viewer' } },
 ];
 
 /** Query parameters that carry ids: each a filter, so an unknown (well-formed) id is an empty page. */

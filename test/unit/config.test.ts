@@ -36,6 +36,12 @@ describe('configuration', () => {
     assert.equal(c.stockWebhookIntervalMs, 5000);
   });
 
+  it('reads USAGE_FLUSH_MS (default 5 s; 0 = counters off)', () => {
+    assert.equal(loadConfig({}).usageFlushMs, 5000);
+    assert.equal(loadConfig({ USAGE_FLUSH_MS: '0' }).usageFlushMs, 0);
+    assert.equal(loadConfig({ USAGE_FLUSH_MS: '600000' }).usageFlushMs, 600_000);
+  });
+
   it('reads STOCK_WEBHOOK_INTERVAL_MS (0 = every worker round, for tests)', () => {
     assert.equal(loadConfig({ STOCK_WEBHOOK_INTERVAL_MS: '0' }).stockWebhookIntervalMs, 0);
     assert.equal(loadConfig({ STOCK_WEBHOOK_INTERVAL_MS: '60000' }).stockWebhookIntervalMs, 60_000);
@@ -142,6 +148,9 @@ describe('configuration', () => {
     [{ CONSOLE_SESSION_MAX_HOURS: '0' }, 'CONSOLE_SESSION_MAX_HOURS'],
     [{ CONSOLE_SESSION_MAX_HOURS: '721' }, 'CONSOLE_SESSION_MAX_HOURS'],
     [{ CONSOLE_SESSION_MAX_HOURS: '1', CONSOLE_SESSION_IDLE_MINUTES: '61' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
+    [{ USAGE_FLUSH_MS: '-1' }, 'USAGE_FLUSH_MS'],
+    [{ USAGE_FLUSH_MS: '600001' }, 'USAGE_FLUSH_MS'],
+    [{ USAGE_FLUSH_MS: 'often' }, 'USAGE_FLUSH_MS'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

@@ -1,4 +1,5 @@
 import type { Permission } from '../../domain/staff.ts';
+import { routeLookup, type WebRoute } from '../foundation.ts';
 
 /** The console's base path (on the admin surface: ADMIN_PORT when set). */
 export const CONSOLE_PREFIX = '/console';
@@ -9,13 +10,8 @@ export const SIGN_IN_PATH = `${CONSOLE_PREFIX}/sign-in`;
 /** The session cookie's name (`__Host-` prefixed under HTTPS: foundation.ts, cookieName). */
 export const CONSOLE_COOKIE = 'stockist_console';
 
-export interface ConsoleRoute {
-  method: 'GET' | 'POST';
-  /** Relative to CONSOLE_PREFIX, Fastify syntax. */
-  path: string;
-  /** What the signed-in staff member's role must allow; `public`: no session needed (sign-in, assets). */
-  permission: Permission | 'public';
-}
+/** `permission`: what the signed-in staff member's role must allow; `public`: no session needed (sign-in, assets). */
+type ConsoleRoute = WebRoute<Permission>;
 
 /**
  * Every console route and the permission it needs (roles → permissions: src/domain/staff.ts). The
@@ -63,14 +59,10 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/staff/:staffId/reset-password', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/role', permission: 'staff:manage' },
   { method: 'GET', path: '/audit', permission: 'audit:read' },
+
+  // Business manager invitations (branch manager): entries below this line.
+  { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write' },
 ];
 
-const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
-const BY_SHAPE = new Map(CONSOLE_ROUTES.map((r) => [`${r.method} ${shape(r.path)}`, r]));
-
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */
-export function consoleRouteFor(method: string, url: string): ConsoleRoute | undefined {
-  const path = url.startsWith(CONSOLE_PREFIX) ? url.slice(CONSOLE_PREFIX.length) : url;
-  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-  return BY_SHAPE.get(`${m} ${shape(path)}`);
-}
+export const consoleRouteFor = routeLookup(CONSOLE_PREFIX, CONSOLE_ROUTES);

@@ -3,17 +3,20 @@ import type { TSchema } from 'typebox';
 import { AdminResponses, IssuedTokenRecord, MerchantList, MerchantRecord, NewMerchantRecord, RevokedToken } from '../../../schemas/admin-responses.ts';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
-import { formatInstant } from '../../../domain/time.ts';
+import { formatInstant, type Clock } from '../../../domain/time.ts';
+import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
+import { InvitationCreated, InviteUserBody } from '../../../schemas/manager.ts';
+import { inviteUser } from '../../../services/merchant-users.service.ts';
 import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
 /** Operator credentials: merchants, their client credentials and their bearer tokens. Every write is audited (never a secret). */
-export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
+export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string; now?: Clock }> = async (
   app,
-  { store, config, adminApiKey },
+  { store, config, adminApiKey, now = Date.now },
 ) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
@@ -54,6 +57,30 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     async (request) => {
       const r = await revokeToken(db, actor(request), Number(request.params.tokenId), Date.now());
       return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
+    },
+  );
+
+  // A one-time link to the merchant's business manager (SPEC §14), on PUBLIC_BASE_URL or this request's origin.
+  app.post(
+    '/merchants/:id/users',
+    {
+      schema: {
+        ...doc('Invite a user to the merchant’s business manager: a one-time link, valid 72 hours (shown once)', InvitationCreated),
+        params: IdParams,
+        body: InviteUserBody,
+      },
+    },
+    async (request) => {
+      const invitation = await inviteUser(db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body, now());
+      const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+      return {
+        invitationId: String(invitation.invitationId),
+        merchantId: String(invitation.merchantId),
+        email: invitation.email,
+        role: invitation.role,
+        invitationUrl: invitationUrl(origin, invitation.token),
+        expiresAt: formatInstant(invitation.expiresAt),
+      };
     },
   );
 };

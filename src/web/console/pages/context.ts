@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../../config.ts';
 import type { Actor } from '../../../domain/audit.ts';
 import type { Permission, SessionLimits } from '../../../domain/staff.ts';
@@ -7,9 +7,7 @@ import type { Clock } from '../../../domain/time.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ConsoleUser } from '../../../services/console-sessions.service.ts';
 import type { Store } from '../../../store/db.ts';
-
-/** Renders a view of src/web/console/views inside the layout (navigation, CSRF token, signed-in user). */
-export type PageRenderer = (reply: FastifyReply, status: number, view: string, data?: Record<string, unknown>) => FastifyReply | Promise<FastifyReply>;
+import type { PageRenderer } from '../../foundation.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface NavLink {

@@ -6,6 +6,10 @@ import { merchantCredentials, revokeMerchantToken } from '../../../services/merc
 import { createMerchant, issueToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { formatInstant } from '../../../domain/time.ts';
+import { invitationUrl } from '../../../domain/merchant-users.ts';
+import { InviteForm } from '../../../schemas/manager.ts';
+import { inviteUser } from '../../../services/merchant-users.service.ts';
+import { publicOrigin } from '../../foundation.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -90,6 +94,22 @@ export const merchantsPage: ConsolePage = {
           { label: 'Scopes', value: issued.scopes.join(' '), secret: false },
           { label: 'Expires', value: formatInstant(issued.expiresAt) ?? 'never', secret: false },
           { label: 'Access token', value: issued.accessToken, secret: true },
+        ],
+      });
+    });
+
+    // A one-time link to the merchant's business manager (SPEC §14), shown once.
+    app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
+      const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
+      return page(reply, 201, 'secret-shown', {
+        title: `${invitation.email} invited`,
+        merchantId: String(invitation.merchantId),
+        what: 'invitation link',
+        fields: [
+          { label: 'Email', value: invitation.email, secret: false },
+          { label: 'Role', value: invitation.role, secret: false },
+          { label: 'Valid until', value: formatInstant(invitation.expiresAt), secret: false },
+          { label: 'Link (works once)', value: invitationUrl(publicOrigin(config, request), invitation.token), secret: true },
         ],
       });
     });

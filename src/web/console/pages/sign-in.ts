@@ -1,14 +1,9 @@
-import { hashSecret } from '../../../domain/secrets.ts';
-import { emailKey, SIGN_IN_LIMITS } from '../../../domain/staff.ts';
+import { emailKey } from '../../../domain/staff.ts';
 import { CsrfForm, SignInForm } from '../../../schemas/console.ts';
 import { signIn, signOut } from '../../../services/console-sessions.service.ts';
-import { clearSessionCookie, cookieName, isSecure, setSessionCookie } from '../../foundation.ts';
+import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
-
-/** Seconds until a bucket that refused has a token again. */
-const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) =>
-  Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
 
 /** Sign-in (limited per account and per address) and sign-out. */
 export const signInPage: ConsolePage = {
@@ -21,14 +16,8 @@ export const signInPage: ConsolePage = {
 
     app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {
       const { email, password } = request.body;
-      // Counted before the password is checked (successes too), per account and per address.
-      const account = await buckets.take(`console:acct:${hashSecret(emailKey(email)).slice(0, 32)}`, SIGN_IN_LIMITS.account, 1);
-      const address = await buckets.take(`console:addr:${request.ip}`, SIGN_IN_LIMITS.address, 1);
-      if (!account.allowed || !address.allowed) {
-        const wait = Math.max(
-          account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account),
-          address.allowed ? 0 : retryAfter(address.tokens, SIGN_IN_LIMITS.address),
-        );
+      const wait = await signInWait(buckets, 'console', email, request.ip);
+      if (wait !== null) {
         request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in limited');
         reply.header('Retry-After', String(wait));
         return page(reply, 429, 'sign-in', { title: 'Sign in', email, error: `Too many sign-in attempts; try again in ${wait} s.` });

@@ -1,0 +1,74 @@
+import { Type, type Static } from 'typebox';
+import { MERCHANT_ROLES } from '../domain/merchant-users.ts';
+import { SCOPES } from '../domain/scopes.ts';
+import { WEBHOOK_EVENT_TYPES } from '../domain/vocabulary.ts';
+import { IdString, IdText, Instant, Str, StringEnum } from './common.ts';
+
+// ---- Operator API: POST /admin/v1/merchants/{id}/users.
+
+export const InviteUserBody = Type.Object({
+  email: Str(254, 3),
+  role: StringEnum(MERCHANT_ROLES, { description: 'admin: everything incl. the team; developer: credentials, webhooks, read orders; viewer: read only' }),
+});
+export type InviteUserBody = Static<typeof InviteUserBody>;
+
+export const InvitationCreated = Type.Object({
+  invitationId: IdString(),
+  merchantId: IdString(),
+  email: Type.String(),
+  role: StringEnum(MERCHANT_ROLES),
+  invitationUrl: Type.String({ description: 'the one-time link (shown once; only its hash is stored)' }),
+  expiresAt: Instant('72 hours after the invitation'),
+});
+
+// ---- Business manager forms (form-encoded; every field a string, trimmed by SPEC §1 Text).
+
+const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
+
+export const ManagerCsrfForm = Type.Object(Csrf);
+
+export const ManagerSignInForm = Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 256 }) });
+
+export const CodeForm = Type.Object({ ...Csrf, code: Type.String({ maxLength: 16 }) });
+
+export const PasswordForm = Type.Object({ password: Type.String({ maxLength: 256 }), confirm: Type.String({ maxLength: 256 }) });
+
+export const InvitationParams = Type.Object({ token: Type.String({ maxLength: 64 }) });
+
+export const ClientForm = Type.Object({ ...Csrf, name: Str(80) });
+
+/** `scopes` repeats (one field per ticked box): a string or a list of them. */
+export const PersonalTokenForm = Type.Object({
+  ...Csrf,
+  name: Str(80),
+  scopes: Type.Union([StringEnum(SCOPES), Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length })]),
+  expiresInDays: Type.Optional(Type.String({ pattern: '^(|[1-9][0-9]{0,2})$', description: 'empty: never' })),
+});
+export type PersonalTokenForm = Static<typeof PersonalTokenForm>;
+
+export const WebhookForm = Type.Object({
+  ...Csrf,
+  url: Str(2048),
+  events: Type.Union([StringEnum(WEBHOOK_EVENT_TYPES), Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length })]),
+});
+
+export const InviteForm = Type.Object({ ...Csrf, email: Str(254, 3), role: StringEnum(MERCHANT_ROLES) });
+
+export const RoleForm = Type.Object({ ...Csrf, role: StringEnum(MERCHANT_ROLES) });
+
+export const RequireTwoFactorForm = Type.Object({ ...Csrf, required: StringEnum(['on', 'off'] as const) });
+
+export const ManagerIdParams = Type.Object({ id: IdText() });
+export const ManagerDeliveryParams = Type.Object({ id: IdText(), deliveryId: IdText() });
+
+/** The order search form: every field may be blank; the service checks each (a 400 names the field). */
+export const ManagerOrderQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 128, description: 'an order, split-order or custom order id' })),
+  status: Type.Optional(Type.String({ maxLength: 16 })),
+  from: Type.Optional(Type.String({ maxLength: 10 })),
+  to: Type.Optional(Type.String({ maxLength: 10 })),
+  after: Type.Optional(Type.String({ maxLength: 40 })),
+});
+export type ManagerOrderQuery = Static<typeof ManagerOrderQuery>;
+
+export const ManagerAuditQuery = Type.Object({ before: Type.Optional(IdText()) });

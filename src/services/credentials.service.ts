@@ -1,0 +1,139 @@
+import type { Actor } from '../domain/audit.ts';
+import { conflictState, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
+import type { Scope } from '../domain/scopes.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import * as credentials from '../store/credentials.repository.ts';
+import type { Db } from '../store/db.ts';
+import { insertToken } from '../store/merchants.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
+
+/**
+ * A merchant's API credentials as its business manager handles them (SPEC §14): OAuth clients
+ * (several per merchant; secret shown once, rotated, revoked) and personal access tokens. Every
+ * change is written with its audit row; the caller drops the process's token cache (TokenCache)
+ * after a revocation, other processes see it within TOKEN_CACHE_SECONDS.
+ */
+
+/** Clients a merchant may hold at once (revoked ones do not count). */
+const MAX_CLIENTS = 20;
+/** Live personal tokens a merchant may hold at once. */
+const MAX_PERSONAL_TOKENS = 50;
+
+const idOf = (raw: string) => parseId(raw) ?? 0;
+const newClientSecret = () => `sks_${randomToken(40)}`;
+
+export async function listCredentials(db: Db, merchantId: number) {
+  const scope = forMerchant(db, merchantId);
+  const [clients, tokens] = await Promise.all([credentials.listClients(scope), credentials.listPersonalTokens(scope)]);
+  return { clients, tokens };
+}
+
+export async function createClient(db: Db, actor: Actor, merchantId: number, name: string, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    if ((await credentials.listClients(scope)).filter((c) => c.revoked_at === null).length >= MAX_CLIENTS)
+      throw conflictState(`a merchant may hold at most ${MAX_CLIENTS} OAuth clients; revoke one first`);
+    const secret = newClientSecret();
+    const client = await credentials.insertClient(scope, { clientId: `cli_${randomToken(24)}`, secretHash: hashSecret(secret), name }, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'oauth_client.create', target: `oauth_client:${client.client_id}`, before: null, after: { name }, merchantId },
+      now,
+    );
+    return { client, secret };
+  });
+}
+
+async function liveClient(scope: ReturnType<typeof forMerchant>, rawId: string) {
+  const client = await credentials.findClient(scope, idOf(rawId));
+  if (!client) throw notFound('OAuth client');
+  if (client.revoked_at !== null) throw conflictState('this client is revoked');
+  return client;
+}
+
+/** A new secret, shown once; the old one stops working at once (tokens already issued stay valid). */
+export async function rotateClient(db: Db, actor: Actor, merchantId: number, rawId: string, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    const client = await liveClient(scope, rawId);
+    const secret = newClientSecret();
+    await credentials.setClientSecret(scope, client.id, hashSecret(secret), now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'oauth_client.rotate', target: `oauth_client:${client.client_id}`, before: null, after: { name: client.name }, merchantId },
+      now,
+    );
+    return { client, secret };
+  });
+}
+
+/** The client and every token issued to it stop working. */
+export async function revokeClient(db: Db, actor: Actor, merchantId: number, rawId: string, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    const client = await liveClient(scope, rawId);
+    await credentials.revokeClient(scope, client.id, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'oauth_client.revoke', target: `oauth_client:${client.client_id}`, before: { revoked: false }, after: { revoked: true }, merchantId },
+      now,
+    );
+  });
+}
+
+export async function createPersonalToken(
+  db: Db,
+  env: StockistEnv,
+  actor: Actor,
+  merchantId: number,
+  input: { name: string; scopes: Scope[]; expiresInDays: number | null },
+  now: number,
+) {
+  return db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    if ((await credentials.listPersonalTokens(scope)).filter((t) => t.revoked_at === null).length >= MAX_PERSONAL_TOKENS)
+      throw conflictState(`a merchant may hold at most ${MAX_PERSONAL_TOKENS} personal tokens; revoke one first`);
+    const accessToken = newAccessToken(env);
+    const expiresAt = input.expiresInDays === null ? null : now + input.expiresInDays * 86_400_000;
+    const row = await insertToken(
+      trx,
+      { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes: input.scopes, expiresAt, kind: 'personal', name: input.name },
+      now,
+    );
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'personal_token.create',
+        target: `token:${row.id}`,
+        before: null,
+        after: { name: input.name, scopes: input.scopes.join(' '), expiresAt },
+        merchantId,
+      },
+      now,
+    );
+    return { tokenId: row.id, accessToken, scopes: input.scopes, expiresAt };
+  });
+}
+
+export async function revokePersonalToken(db: Db, actor: Actor, merchantId: number, rawId: string, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    const token = await credentials.findPersonalToken(scope, idOf(rawId));
+    if (!token) throw notFound('personal token');
+    if (token.revoked_at !== null) throw conflictState('this token is revoked already');
+    await credentials.revokePersonalToken(scope, token.id, now);
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'personal_token.revoke', target: `token:${token.id}`, before: { revoked: false }, after: { revoked: true }, merchantId },
+      now,
+    );
+  });
+}

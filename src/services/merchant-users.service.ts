@@ -1,0 +1,397 @@
+import { Secret, TOTP as Totp } from 'otpauth';
+import type { Actor, AuditAction, AuditSummary } from '../domain/audit.ts';
+import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { INVITATION_TTL_MS, merchantPasswordProblem, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
+import { hashSecret, randomToken } from '../domain/secrets.ts';
+import { emailKey, emailProblem, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
+import { textProblem } from '../domain/text.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import type { Db, Trx } from '../store/db.ts';
+import { findMerchant, setRequireTwoFactor } from '../store/merchants.repository.ts';
+import * as users from '../store/merchant-users.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
+import { hashPassword, verifyPassword } from './staff.service.ts';
+
+/** A signed-in business manager user, as every /manager request sees them. */
+export interface ManagerUser {
+  userId: number;
+  merchantId: number;
+  merchantName: string;
+  email: string;
+  role: MerchantRole;
+  csrfSecret: string;
+  sessionHash: string;
+  /** `password`: a TOTP code is still due before anything else is allowed. */
+  stage: 'password' | 'complete';
+  twoFactor: boolean;
+  /** The merchant requires two-factor sign-in and this user has not enrolled yet. */
+  mustEnrol: boolean;
+}
+
+export const merchantUserActor = (user: { userId: number }, requestId: string | null): Actor => ({ kind: 'merchant_user', id: String(user.userId), requestId });
+
+const idOf = (raw: string) => parseId(raw) ?? 0;
+
+function checkEmail(email: string): string {
+  const problem = emailProblem(email) ?? textProblem(email);
+  if (problem) throw fieldError('email', problem);
+  return email.trim();
+}
+
+function checkPassword(password: string) {
+  const problem = merchantPasswordProblem(password);
+  if (problem) throw fieldError('password', problem);
+}
+
+// ---- Invitations.
+
+export interface Invitation {
+  invitationId: number;
+  merchantId: number;
+  email: string;
+  role: MerchantRole;
+  /** The one-time token of the link (only its hash is stored). */
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * The operator (or a merchant admin) invites someone to a merchant's business manager: a one-time
+ * link, valid INVITATION_TTL_MS. Refused when the address already has an account.
+ */
+export async function inviteUser(db: Db, actor: Actor, merchantId: number, input: { email: string; role: MerchantRole }, now: number): Promise<Invitation> {
+  const email = checkEmail(input.email);
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    if (await users.findUserByEmail(trx, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} already has a business manager account`);
+    const token = randomToken(43);
+    const row = await users.insertInvitation(forMerchant(trx, merchantId), {
+      email,
+      email_key: emailKey(email),
+      role: input.role,
+      token_hash: hashSecret(token),
+      expires_at: now + INVITATION_TTL_MS,
+      accepted_at: null,
+      created_by: `${actor.kind}:${actor.id}`,
+      created_at: now,
+    });
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'merchant_user.invite',
+        target: `merchant_user:${row.email_key}`,
+        before: null,
+        after: { role: row.role, expiresAt: row.expires_at },
+        merchantId,
+      },
+      now,
+    );
+    return { invitationId: row.id, merchantId, email, role: row.role, token, expiresAt: row.expires_at };
+  });
+}
+
+/** The invitation a link names, while it can still be accepted; null for unknown, used or expired alike. */
+export async function openInvitation(db: Db, token: string, now: number) {
+  if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
+  const row = await users.findInvitationByHash(db, hashSecret(token));
+  if (!row || row.accepted_at !== null || row.expires_at <= now) return null;
+  return row;
+}
+
+/** Sets the password and creates the account; the link works once. */
+export async function acceptInvitation(db: Db, token: string, password: string, requestId: string, now: number): Promise<users.MerchantUserRow> {
+  const invitation = await openInvitation(db, token, now);
+  if (!invitation) throw notFound('invitation (it may have expired or been used already)');
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
+    if (await users.findUserByEmail(trx, invitation.email_key))
+      throw new AppError(409, 40903, `${invitation.email_key} already has a business manager account`);
+    const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
+      email: invitation.email,
+      email_key: invitation.email_key,
+      role: invitation.role,
+      password_hash: passwordHash,
+      totp_secret: null,
+      totp_pending_secret: null,
+      totp_last_step: null,
+      last_sign_in_at: null,
+      password_changed_at: now,
+      created_at: now,
+      updated_at: now,
+    });
+    await insertAudit(
+      trx,
+      merchantUserActor({ userId: user.id }, requestId),
+      { action: 'merchant_user.accept', target: `merchant_user:${user.email_key}`, before: null, after: { role: user.role }, merchantId: user.merchant_id },
+      now,
+    );
+    return user;
+  });
+}
+
+// ---- Sessions.
+
+/**
+ * Checks an email and password and opens a session: complete, or (the user has TOTP) waiting for a
+ * code. Wrong email, wrong password and a disabled merchant all answer null, in the same time.
+ */
+export async function signIn(
+  db: Db,
+  input: { email: string; password: string; address: string | null; requestId: string },
+  limits: SessionLimits,
+  now: number,
+): Promise<{ sessionId: string; stage: 'password' | 'complete' } | null> {
+  const row = await users.findUserByEmail(db, emailKey(input.email));
+  const ok = await verifyPassword(row?.password_hash ?? null, input.password);
+  if (!row || !ok) return null;
+  const merchant = await findMerchant(db, row.merchant_id);
+  if (merchant?.status !== 'active') return null;
+  const sessionId = randomToken(43);
+  const stage = row.totp_secret ? 'password' : 'complete';
+  await db.transaction().execute(async (trx) => {
+    await users.deleteExpiredSessionsOf(trx, row.id, now);
+    await users.insertSession(trx, {
+      id_hash: hashSecret(sessionId),
+      user_id: row.id,
+      csrf_secret: randomToken(32),
+      stage,
+      address: input.address,
+      created_at: now,
+      last_seen_at: now,
+      idle_expires_at: now + limits.idleMs,
+      expires_at: now + limits.maxMs,
+    });
+    if (stage === 'complete') await recordSignIn(trx, row, input.address, input.requestId, now);
+  });
+  return { sessionId, stage };
+}
+
+async function recordSignIn(trx: Parameters<typeof insertAudit>[0], row: users.MerchantUserRow, address: string | null, requestId: string, now: number) {
+  await users.updateUser(trx, row.id, { last_sign_in_at: now }, now);
+  await insertAudit(
+    trx,
+    merchantUserActor({ userId: row.id }, requestId),
+    {
+      action: 'merchant_user.sign_in',
+      target: `merchant_user:${row.email_key}`,
+      before: null,
+      after: { address, twoFactor: row.totp_secret !== null },
+      merchantId: row.merchant_id,
+    },
+    now,
+  );
+}
+
+/** The session a cookie names, if it still counts (see console-sessions.service.ts: the same rules). */
+export async function resumeSession(db: Db, sessionId: string, limits: SessionLimits, now: number): Promise<ManagerUser | null> {
+  const sessionHash = hashSecret(sessionId);
+  const s = await users.findSession(db, sessionHash);
+  if (!s) return null;
+  if (s.merchantStatus !== 'active' || sessionExpiry({ createdAt: s.createdAt, lastSeenAt: s.lastSeenAt }, limits, now) !== null) {
+    await users.deleteSession(db, sessionHash);
+    return null;
+  }
+  if (now - s.lastSeenAt >= SESSION_TOUCH_EVERY_MS) await users.touchSession(db, sessionHash, now, Math.min(now + limits.idleMs, s.expiresAt));
+  return {
+    userId: s.userId,
+    merchantId: s.merchantId,
+    merchantName: s.merchantName,
+    email: s.email,
+    role: s.role,
+    csrfSecret: s.csrfSecret,
+    sessionHash,
+    stage: s.stage,
+    twoFactor: s.totpSecret !== null,
+    mustEnrol: s.requireTwoFactor === 1 && s.totpSecret === null,
+  };
+}
+
+/** Checks a code (±1 step of clock drift) and takes its step, so the same code never works twice. */
+async function takeCode(db: Parameters<typeof users.claimTotpStep>[0], userId: number, secret: string, code: string, now: number): Promise<boolean> {
+  if (!/^\d{6}$/.test(code)) return false;
+  const delta = Totp.validate({
+    token: code,
+    secret: Secret.fromBase32(secret),
+    algorithm: TOTP.algorithm,
+    digits: TOTP.digits,
+    period: TOTP.period,
+    timestamp: now,
+    window: 1,
+  });
+  if (delta === null) return false;
+  return users.claimTotpStep(db, userId, totpStep(now) + delta);
+}
+
+/** The second step of signing in: a TOTP code completes the session. */
+export async function verifySignInCode(db: Db, user: ManagerUser, code: string, address: string | null, requestId: string, now: number): Promise<boolean> {
+  const row = await users.findUserById(db, user.userId);
+  if (!row?.totp_secret) return false;
+  return db.transaction().execute(async (trx) => {
+    if (!(await takeCode(trx, row.id, row.totp_secret!, code, now))) return false;
+    await users.completeSession(trx, user.sessionHash);
+    await recordSignIn(trx, row, address, requestId, now);
+    return true;
+  });
+}
+
+export async function signOut(db: Db, user: ManagerUser, requestId: string, now: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (await users.deleteSession(trx, user.sessionHash))
+      await insertAudit(
+        trx,
+        merchantUserActor(user, requestId),
+        { action: 'merchant_user.sign_out', target: `merchant_user:${emailKey(user.email)}`, before: null, after: null, merchantId: user.merchantId },
+        now,
+      );
+  });
+}
+
+// ---- Two-factor.
+
+/** The secret being enrolled (made on first view, kept until a code confirms it) and its otpauth:// URI. */
+export async function pendingTwoFactor(db: Db, user: ManagerUser, now: number): Promise<{ secret: string; uri: string }> {
+  const row = (await users.findUserById(db, user.userId))!;
+  let secret = row.totp_pending_secret;
+  if (!secret) {
+    secret = new Secret({ size: 20 }).base32;
+    await users.updateUser(db, row.id, { totp_pending_secret: secret }, now);
+  }
+  const totp = new Totp({
+    issuer: TOTP.issuer,
+    label: row.email,
+    algorithm: TOTP.algorithm,
+    digits: TOTP.digits,
+    period: TOTP.period,
+    secret: Secret.fromBase32(secret),
+  });
+  return { secret, uri: totp.toString() };
+}
+
+export async function enableTwoFactor(db: Db, user: ManagerUser, code: string, requestId: string, now: number): Promise<void> {
+  const row = (await users.findUserById(db, user.userId))!;
+  if (row.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
+  if (!row.totp_pending_secret) throw conflictState('open the two-factor page first: it shows the key to add to your app');
+  await db.transaction().execute(async (trx) => {
+    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, code, now)))
+      throw fieldError('code', 'is not the current code of the key shown; check the app and the clock');
+    await users.updateUser(trx, row.id, { totp_secret: row.totp_pending_secret, totp_pending_secret: null }, now);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.enable_two_factor',
+        target: `merchant_user:${row.email_key}`,
+        before: { twoFactor: false },
+        after: { twoFactor: true },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+  });
+}
+
+export async function disableTwoFactor(db: Db, user: ManagerUser, code: string, requestId: string, now: number): Promise<void> {
+  const row = (await users.findUserById(db, user.userId))!;
+  const merchant = (await findMerchant(db, user.merchantId))!;
+  if (merchant.require_two_factor === 1) throw conflictState('your team requires two-factor sign-in; an admin can lift the requirement on the Team page');
+  if (!row.totp_secret) throw conflictState('two-factor sign-in is not on for this account');
+  await db.transaction().execute(async (trx) => {
+    if (!(await takeCode(trx, row.id, row.totp_secret!, code, now))) throw fieldError('code', 'is not the current code');
+    await users.updateUser(trx, row.id, { totp_secret: null, totp_last_step: null }, now);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.disable_two_factor',
+        target: `merchant_user:${row.email_key}`,
+        before: { twoFactor: true },
+        after: { twoFactor: false },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+  });
+}
+
+// ---- Team (merchant admins).
+
+export async function team(db: Db, merchantId: number, now: number) {
+  const scope = forMerchant(db, merchantId);
+  const [members, invitations, merchant] = await Promise.all([users.listTeam(scope), users.listOpenInvitations(scope, now), findMerchant(db, merchantId)]);
+  return { members, invitations, requireTwoFactor: merchant?.require_two_factor === 1 };
+}
+
+/** A merchant keeps at least one admin: otherwise nobody could manage its team again without the operator. */
+async function keepsAnAdmin(scope: ReturnType<typeof forMerchant>, member: users.MerchantUserRow, newRole: MerchantRole | null) {
+  if (member.role === 'admin' && newRole !== 'admin' && (await users.countAdmins(scope)) <= 1)
+    throw conflictState('this is the merchant’s only admin; make someone else admin first');
+}
+
+export async function changeRole(db: Db, user: ManagerUser, rawUserId: string, role: MerchantRole, requestId: string, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, user.merchantId);
+    const member = await users.findTeamMember(scope, idOf(rawUserId));
+    if (!member) throw notFound('team member');
+    await keepsAnAdmin(scope, member, role);
+    const row = await users.updateUser(trx, member.id, { role }, now);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.change_role',
+        target: `merchant_user:${row.email_key}`,
+        before: { role: member.role },
+        after: { role },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+    return row;
+  });
+}
+
+/** Removes a member: the account and its sessions go at once. */
+export async function removeMember(db: Db, user: ManagerUser, rawUserId: string, requestId: string, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, user.merchantId);
+    const member = await users.findTeamMember(scope, idOf(rawUserId));
+    if (!member) throw notFound('team member');
+    await keepsAnAdmin(scope, member, null);
+    await users.deleteUser(scope, member.id);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      { action: 'merchant_user.remove', target: `merchant_user:${member.email_key}`, before: { role: member.role }, after: null, merchantId: user.merchantId },
+      now,
+    );
+  });
+}
+
+export async function requireTwoFactor(db: Db, user: ManagerUser, required: boolean, requestId: string, now: number) {
+  await db.transaction().execute(async (trx) => {
+    const merchant = (await findMerchant(trx, user.merchantId))!;
+    await setRequireTwoFactor(trx, user.merchantId, required, now);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant.require_two_factor',
+        target: `merchant:${user.merchantId}`,
+        before: { requireTwoFactor: merchant.require_two_factor === 1 },
+        after: { requireTwoFactor: required },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+  });
+}
+
+/** The audit row of a business manager change made through another service (webhooks), written in that change's transaction. */
+export const auditWrite =
+  (actor: Actor, merchantId: number, action: AuditAction, now: number, after: AuditSummary | null = null) =>
+  (trx: Trx, target: string) =>
+    insertAudit(trx, actor, { action, target, before: null, after, merchantId }, now);

@@ -1,0 +1,84 @@
+import type { Selectable } from 'kysely';
+import type { Handle } from './db.ts';
+import type { OAuthClientsTable } from './schema.ts';
+import type { MerchantScope } from './tenancy.ts';
+
+/** OAuth clients (several per merchant) and personal access tokens, as the business manager lists them. */
+
+export type OAuthClient = Selectable<OAuthClientsTable>;
+
+export async function insertClient(scope: MerchantScope, c: { clientId: string; secretHash: string; name: string }, now: number): Promise<OAuthClient> {
+  return scope
+    .insertInto('oauth_clients', {
+      client_id: c.clientId,
+      client_secret_hash: c.secretHash,
+      name: c.name,
+      created_at: now,
+      rotated_at: null,
+      last_used_at: null,
+      revoked_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow() as Promise<OAuthClient>;
+}
+
+export const listClients = (scope: MerchantScope) => scope.selectFrom('oauth_clients').selectAll().orderBy('id').execute();
+
+export const findClient = (scope: MerchantScope, id: number) => scope.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The token endpoint's lookup: a live client and its merchant. */
+export const findLiveClientById = (db: Handle, clientId: string) =>
+  db
+    .selectFrom('oauth_clients')
+    .innerJoin('merchants', 'merchants.id', 'oauth_clients.merchant_id')
+    .select([
+      'oauth_clients.id as id',
+      'oauth_clients.client_id as clientId',
+      'oauth_clients.client_secret_hash as secretHash',
+      'oauth_clients.merchant_id as merchantId',
+      'merchants.status as merchantStatus',
+    ])
+    .where('oauth_clients.client_id', '=', clientId)
+    .where('oauth_clients.revoked_at', 'is', null)
+    .executeTakeFirst();
+
+export async function setClientSecret(scope: MerchantScope, id: number, secretHash: string, now: number): Promise<void> {
+  await scope.updateTable('oauth_clients').set({ client_secret_hash: secretHash, rotated_at: now }).where('id', '=', id).execute();
+}
+
+/** Revokes the client and every access and refresh token issued to it. */
+export async function revokeClient(scope: MerchantScope, id: number, now: number): Promise<void> {
+  await scope.updateTable('oauth_clients').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await scope.updateTable('api_tokens').set({ revoked_at: now }).where('oauth_client_id', '=', id).where('revoked_at', 'is', null).execute();
+  await scope.updateTable('oauth_refresh_tokens').set({ revoked_at: now }).where('oauth_client_id', '=', id).where('revoked_at', 'is', null).execute();
+}
+
+/** Coarse last use of a client: at a grant, and only when the stored time is older than `since`. */
+export async function noteClientUsed(db: Handle, id: number, now: number, since: number): Promise<void> {
+  await db
+    .updateTable('oauth_clients')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', since)]))
+    .execute();
+}
+
+export const listPersonalTokens = (scope: MerchantScope) =>
+  scope
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'scopes', 'environment', 'created_at', 'last_used_at', 'expires_at', 'revoked_at'])
+    .where('kind', '=', 'personal')
+    .orderBy('id')
+    .execute();
+
+export const findPersonalToken = (scope: MerchantScope, id: number) =>
+  scope.selectFrom('api_tokens').selectAll().where('kind', '=', 'personal').where('id', '=', id).executeTakeFirst();
+
+export async function revokePersonalToken(scope: MerchantScope, id: number, now: number): Promise<void> {
+  await scope.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+}
+
+/** Several tokens' last use in one statement (the recorder's flush). */
+export async function noteTokensUsed(db: Handle, ids: number[], now: number): Promise<void> {
+  if (ids.length > 0) await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', 'in', ids).execute();
+}

@@ -1,0 +1,129 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Handle } from './db.ts';
+import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantUsersTable } from './schema.ts';
+import type { MerchantScope } from './tenancy.ts';
+
+/** Business manager accounts, invitations and sessions (SPEC §14). */
+
+export type MerchantUserRow = Selectable<MerchantUsersTable>;
+export type InvitationRow = Selectable<MerchantInvitationsTable>;
+
+export const findUserByEmail = (db: Handle, emailKey: string) =>
+  db.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+
+export const findUserById = (db: Handle, id: number) => db.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** A user of this merchant; another merchant's user is not there. */
+export const findTeamMember = (scope: MerchantScope, id: number) => scope.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const listTeam = (scope: MerchantScope) => scope.selectFrom('merchant_users').selectAll().orderBy('email_key').execute();
+
+export async function countAdmins(scope: MerchantScope): Promise<number> {
+  const r = await scope
+    .selectFrom('merchant_users')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('role', '=', 'admin')
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function insertUser(scope: MerchantScope, row: Omit<Insertable<MerchantUsersTable>, 'id' | 'merchant_id'>): Promise<MerchantUserRow> {
+  return (await scope.insertInto('merchant_users', row).returningAll().executeTakeFirstOrThrow()) as MerchantUserRow;
+}
+
+export async function updateUser(db: Handle, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
+  return db
+    .updateTable('merchant_users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Accepts a TOTP step only after the last accepted one: the conditional update is the claim, so a code works once. */
+export async function claimTotpStep(db: Handle, id: number, step: number): Promise<boolean> {
+  const r = await db
+    .updateTable('merchant_users')
+    .set({ totp_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function deleteUser(scope: MerchantScope, id: number): Promise<void> {
+  await scope.handle.deleteFrom('manager_sessions').where('user_id', '=', id).execute();
+  await scope.deleteFrom('merchant_users').where('id', '=', id).execute();
+}
+
+export async function insertInvitation(scope: MerchantScope, row: Omit<Insertable<MerchantInvitationsTable>, 'id' | 'merchant_id'>): Promise<InvitationRow> {
+  return (await scope.insertInto('merchant_invitations', row).returningAll().executeTakeFirstOrThrow()) as InvitationRow;
+}
+
+export const findInvitationByHash = (db: Handle, tokenHash: string) =>
+  db.selectFrom('merchant_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+
+/** Open invitations of a merchant (not accepted, not expired), newest first. */
+export const listOpenInvitations = (scope: MerchantScope, now: number) =>
+  scope.selectFrom('merchant_invitations').selectAll().where('accepted_at', 'is', null).where('expires_at', '>', now).orderBy('id', 'desc').execute();
+
+/** One-time: of two concurrent acceptances exactly one updates the row. */
+export async function claimInvitation(db: Handle, id: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('merchant_invitations')
+    .set({ accepted_at: now })
+    .where('id', '=', id)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function insertSession(db: Handle, row: Insertable<ManagerSessionsTable>): Promise<void> {
+  await db.insertInto('manager_sessions').values(row).execute();
+}
+
+/** The session, its user and the user's merchant, in one read. */
+export const findSession = (db: Handle, idHash: string) =>
+  db
+    .selectFrom('manager_sessions')
+    .innerJoin('merchant_users', 'merchant_users.id', 'manager_sessions.user_id')
+    .innerJoin('merchants', 'merchants.id', 'merchant_users.merchant_id')
+    .select([
+      'manager_sessions.csrf_secret as csrfSecret',
+      'manager_sessions.stage as stage',
+      'manager_sessions.created_at as createdAt',
+      'manager_sessions.last_seen_at as lastSeenAt',
+      'manager_sessions.expires_at as expiresAt',
+      'merchant_users.id as userId',
+      'merchant_users.email as email',
+      'merchant_users.role as role',
+      'merchant_users.totp_secret as totpSecret',
+      'merchants.id as merchantId',
+      'merchants.name as merchantName',
+      'merchants.status as merchantStatus',
+      'merchants.require_two_factor as requireTwoFactor',
+    ])
+    .where('manager_sessions.id_hash', '=', idHash)
+    .executeTakeFirst();
+
+export async function touchSession(db: Handle, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
+  await db.updateTable('manager_sessions').set({ last_seen_at: now, idle_expires_at: idleExpiresAt }).where('id_hash', '=', idHash).execute();
+}
+
+export async function completeSession(db: Handle, idHash: string): Promise<void> {
+  await db.updateTable('manager_sessions').set({ stage: 'complete' }).where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteSession(db: Handle, idHash: string): Promise<boolean> {
+  const r = await db.deleteFrom('manager_sessions').where('id_hash', '=', idHash).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function deleteExpiredSessionsOf(db: Handle, userId: number, now: number): Promise<void> {
+  await db
+    .deleteFrom('manager_sessions')
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('idle_expires_at', '<=', now)]))
+    .execute();
+}

@@ -1,0 +1,63 @@
+import type { ManagerPermission } from '../../domain/merchant-users.ts';
+import { routeLookup, type WebRoute } from '../foundation.ts';
+
+/** The business manager's base path (on the public port, beside the merchant API). */
+export const MANAGER_PREFIX = '/manager';
+
+export const MANAGER_SIGN_IN_PATH = `${MANAGER_PREFIX}/sign-in`;
+
+/** The session cookie's name (`__Host-` prefixed under HTTPS). */
+export const MANAGER_COOKIE = 'stockist_manager';
+
+/**
+ * Gate words beside the role permissions: `pending` — a session whose password was right and whose
+ * TOTP code is still due (the code page); `session` — any session (sign-out).
+ */
+export type ManagerGate = ManagerPermission | 'pending' | 'session';
+
+/**
+ * Every business manager route and what it needs (roles → permissions: src/domain/merchant-users.ts).
+ * The plugin refuses to register a route not listed here and enforces the listed permission on
+ * every request. Every route that takes an id is listed in test/http/manager-tenancy.test.ts too.
+ */
+export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
+  { method: 'GET', path: '/sign-in', permission: 'public' },
+  { method: 'POST', path: '/sign-in', permission: 'public' },
+  { method: 'GET', path: '/invitations/:token', permission: 'public' },
+  { method: 'POST', path: '/invitations/:token', permission: 'public' },
+  { method: 'GET', path: '/assets/:file', permission: 'public' },
+  { method: 'GET', path: '/sign-in/code', permission: 'pending' },
+  { method: 'POST', path: '/sign-in/code', permission: 'pending' },
+  { method: 'POST', path: '/sign-out', permission: 'session' },
+  { method: 'GET', path: '/two-factor', permission: 'account:self' },
+  { method: 'POST', path: '/two-factor/enable', permission: 'account:self' },
+  { method: 'POST', path: '/two-factor/disable', permission: 'account:self' },
+  { method: 'GET', path: '', permission: 'overview:read' },
+  { method: 'POST', path: '/get-started/token', permission: 'credentials:write' },
+  { method: 'GET', path: '/credentials', permission: 'credentials:read' },
+  { method: 'POST', path: '/credentials/clients', permission: 'credentials:write' },
+  { method: 'POST', path: '/credentials/clients/:id/rotate', permission: 'credentials:write' },
+  { method: 'POST', path: '/credentials/clients/:id/revoke', permission: 'credentials:write' },
+  { method: 'POST', path: '/credentials/tokens', permission: 'credentials:write' },
+  { method: 'POST', path: '/credentials/tokens/:id/revoke', permission: 'credentials:write' },
+  { method: 'GET', path: '/webhooks', permission: 'webhooks:read' },
+  { method: 'POST', path: '/webhooks', permission: 'webhooks:write' },
+  { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:read' },
+  { method: 'POST', path: '/webhooks/:id/rotate-secret', permission: 'webhooks:write' },
+  { method: 'POST', path: '/webhooks/:id/test', permission: 'webhooks:write' },
+  { method: 'POST', path: '/webhooks/:id/delete', permission: 'webhooks:write' },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:write' },
+  { method: 'GET', path: '/orders', permission: 'orders:read' },
+  { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'GET', path: '/team', permission: 'team:manage' },
+  { method: 'POST', path: '/team/invitations', permission: 'team:manage' },
+  { method: 'POST', path: '/team/two-factor', permission: 'team:manage' },
+  { method: 'POST', path: '/team/:id/role', permission: 'team:manage' },
+  { method: 'POST', path: '/team/:id/remove', permission: 'team:manage' },
+  { method: 'GET', path: '/audit', permission: 'audit:read' },
+
+  // Usage (branch usage-counters): entries below this line.
+  { method: 'GET', path: '/usage', permission: 'usage:read' },
+];
+
+export const managerRouteFor = routeLookup(MANAGER_PREFIX, MANAGER_ROUTES);

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import { unauthorized } from '../../domain/errors.ts';
+import { mayManage, type ManagerPermission } from '../../domain/merchant-users.ts';
+import type { Clock } from '../../domain/time.ts';
+import type { HostResolver } from '../../domain/webhook-url.ts';
+import type { BucketStore } from '../../http/rate-limit.ts';
+import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/merchant-users.service.ts';
+import type { TokenCache } from '../../services/merchants.service.ts';
+import type { Store } from '../../store/db.ts';
+import { htmxAsset, installWebFrontEnd, publicOrigin, uplotAssets } from '../foundation.ts';
+import { webResource } from '../resources.ts';
+import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH, managerRouteFor } from './manager-routes.ts';
+import type { ManagerPageContext, ManagerNavLink } from './pages/context.ts';
+import { MANAGER_PAGES } from './pages/index.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in business manager user (null: none, or not a /manager route). */
+    managerUser: ManagerUser | null;
+  }
+}
+
+export interface ManagerOptions {
+  config: Config;
+  store: Store;
+  buckets: BucketStore;
+  /** The merchant API's token cache: dropped after every change made here (revocations take effect at once). */
+  tokens: TokenCache;
+  now: Clock;
+  resolveHost?: HostResolver;
+}
+
+/** The console's stylesheet and script serve the manager too: one look, one copy. */
+const assetFiles = () => ({
+  'htmx.min.js': htmxAsset(),
+  'manager.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
+  'manager.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
+  ...uplotAssets(),
+  'usage-chart.js': { file: webResource('manager', 'assets', 'usage-chart.js'), type: 'text/javascript; charset=utf-8' },
+});
+
+const NAV: readonly ManagerNavLink[] = MANAGER_PAGES.flatMap((p) => p.nav);
+
+/** Where a signed-in user must go first: the TOTP code of a half-done sign-in, or the enrolment the team requires. */
+function detour(user: ManagerUser, permission: string) {
+  if (permission === 'pending') return user.stage === 'complete' ? { to: MANAGER_PREFIX, reason: 'you are signed in already' } : null;
+  if (permission === 'session') return null;
+  if (user.stage === 'password') return { to: `${MANAGER_PREFIX}/sign-in/code`, reason: 'enter the code from your authenticator app first' };
+  if (user.mustEnrol && permission !== 'account:self')
+    return { to: `${MANAGER_PREFIX}/two-factor`, reason: 'your team requires two-factor sign-in: turn it on for your account first' };
+  return null;
+}
+
+/**
+ * The merchant's business manager (SPEC §14, issue 20) on the public port: the same foundation as
+ * the console (src/web/foundation.ts), its own users, sessions and role table. Pages: pages/.
+ */
+export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (app, { config, store, buckets, tokens, now, resolveHost }) => {
+  const { db } = store;
+  const sessionLimits = { idleMs: config.managerSessionIdleMinutes * 60_000, maxMs: config.managerSessionMaxHours * 3_600_000 };
+  app.decorateRequest('managerUser', null);
+  const page = await installWebFrontEnd<ManagerUser>(app, config, {
+    name: 'business manager',
+    folder: 'manager',
+    assets: assetFiles(),
+    cookie: MANAGER_COOKIE,
+    signInPath: MANAGER_SIGN_IN_PATH,
+    routeFor: managerRouteFor,
+    tableName: 'MANAGER_ROUTES (src/web/manager/manager-routes.ts)',
+    resume: (sessionId) => resumeSession(db, sessionId, sessionLimits, now()),
+    getUser: (request) => request.managerUser,
+    setUser: (request, user) => {
+      request.managerUser = user;
+    },
+    detour,
+    refusal: (user, permission) =>
+      permission === 'pending' || permission === 'session' || mayManage(user.role, permission as ManagerPermission)
+        ? null
+        : `the ${user.role} role may not do this (${permission})`,
+    pageData: (user) => ({
+      nav: user && user.stage === 'complete' && !user.mustEnrol ? NAV.filter((l) => mayManage(user.role, l.permission)) : [],
+      environment: config.env,
+    }),
+  });
+  // Credentials change here too: drop cached token lookups after every write (other processes: TOKEN_CACHE_SECONDS).
+  app.addHook('onResponse', async (request) => {
+    if (request.method === 'POST') tokens.clear();
+  });
+
+  const signedIn = (request: FastifyRequest) => {
+    if (!request.managerUser) throw unauthorized('your session has ended; sign in again');
+    return request.managerUser;
+  };
+  const context: ManagerPageContext = {
+    config,
+    store,
+    buckets,
+    now,
+    sessionLimits,
+    page,
+    resolveHost,
+    origin: (request) => publicOrigin(config, request),
+    user: signedIn,
+    actor: (request) => merchantUserActor(signedIn(request), request.id),
+  };
+  for (const managerPage of MANAGER_PAGES) await app.register(managerPage.routes, context);
+};

@@ -1,0 +1,132 @@
+import { AppError } from '../../../domain/errors.ts';
+import { emailKey } from '../../../domain/staff.ts';
+import { CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm } from '../../../schemas/manager.ts';
+import {
+  acceptInvitation,
+  disableTwoFactor,
+  enableTwoFactor,
+  openInvitation,
+  pendingTwoFactor,
+  signIn,
+  signOut,
+  verifySignInCode,
+} from '../../../services/merchant-users.service.ts';
+import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
+import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
+import type { ManagerPage } from './context.ts';
+
+/** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
+export const accountPage: ManagerPage = {
+  nav: [],
+  routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
+    const { db } = store;
+    const signInView = (email: string, error: string | null) => ({ title: 'Sign in', email, error });
+
+    app.get('/sign-in', async (request, reply) => {
+      if (request.managerUser) return reply.redirect(MANAGER_PREFIX, 303);
+      return page(reply, 200, 'sign-in', signInView('', null));
+    });
+
+    app.post('/sign-in', { schema: { body: ManagerSignInForm } }, async (request, reply) => {
+      const { email, password } = request.body;
+      const wait = await signInWait(buckets, 'manager', email, request.ip);
+      if (wait !== null) {
+        request.log.warn({ email: emailKey(email), address: request.ip }, 'manager sign-in limited');
+        reply.header('Retry-After', String(wait));
+        return page(reply, 429, 'sign-in', signInView(email, `Too many sign-in attempts; try again in ${wait} s.`));
+      }
+      const started = await signIn(db, { email, password, address: request.ip, requestId: request.id }, sessionLimits, now());
+      if (!started) {
+        request.log.warn({ email: emailKey(email), address: request.ip }, 'manager sign-in failed');
+        return page(reply, 401, 'sign-in', signInView(email, 'Wrong email or password, or the account is disabled.'));
+      }
+      const secure = isSecure(config, request);
+      setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
+      return reply.redirect(started.stage === 'complete' ? MANAGER_PREFIX : `${MANAGER_PREFIX}/sign-in/code`, 303);
+    });
+
+    app.get('/sign-in/code', async (_request, reply) => page(reply, 200, 'code', { title: 'Two-factor code', error: null }));
+
+    app.post('/sign-in/code', { schema: { body: CodeForm } }, async (request, reply) => {
+      // The code is a guess like a password: it draws on the same per-account and per-address limits.
+      const wait = await signInWait(buckets, 'manager', user(request).email, request.ip);
+      if (wait !== null) {
+        reply.header('Retry-After', String(wait));
+        return page(reply, 429, 'code', { title: 'Two-factor code', error: `Too many attempts; try again in ${wait} s.` });
+      }
+      if (!(await verifySignInCode(db, user(request), request.body.code.replace(/\s+/g, ''), request.ip, request.id, now())))
+        return page(reply, 401, 'code', { title: 'Two-factor code', error: 'That code is not right (or was used already); wait for the next one.' });
+      return reply.redirect(MANAGER_PREFIX, 303);
+    });
+
+    app.post('/sign-out', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {
+      await signOut(db, user(request), request.id, now());
+      const secure = isSecure(config, request);
+      clearSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), secure);
+      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
+    });
+
+    const invitationGone = 'This invitation link is not valid: it may have expired (links last 72 hours) or been used already. Ask for a new one.';
+
+    app.get('/invitations/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
+      const invitation = await openInvitation(db, request.params.token, now());
+      if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', status: 404, message: invitationGone });
+      return page(reply, 200, 'invitation', { title: 'Accept the invitation', invitation, token: request.params.token, error: null });
+    });
+
+    app.post('/invitations/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
+      const { token } = request.params;
+      const invitation = await openInvitation(db, token, now());
+      if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', status: 404, message: invitationGone });
+      const again = (status: number, error: string) => page(reply, status, 'invitation', { title: 'Accept the invitation', invitation, token, error });
+      if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
+      try {
+        await acceptInvitation(db, token, request.body.password, request.id, now());
+      } catch (error) {
+        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        throw error;
+      }
+      // Signed in at once: the person who set the password is the one holding the link.
+      const started = await signIn(
+        db,
+        { email: invitation.email, password: request.body.password, address: request.ip, requestId: request.id },
+        sessionLimits,
+        now(),
+      );
+      const secure = isSecure(config, request);
+      if (started) setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
+      return reply.redirect(MANAGER_PREFIX, 303);
+    });
+
+    app.get('/two-factor', async (request, reply) => {
+      const me = user(request);
+      const pending = me.twoFactor ? null : await pendingTwoFactor(db, me, now());
+      return page(reply, 200, 'two-factor', { title: 'Two-factor sign-in', pending, error: null });
+    });
+
+    const twoFactorError = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], error: unknown) => {
+      if (!(error instanceof AppError) || error.status !== 400) throw error;
+      const me = user(request);
+      const pending = me.twoFactor ? null : await pendingTwoFactor(db, me, now());
+      return page(reply, 400, 'two-factor', { title: 'Two-factor sign-in', pending, error: `The code ${error.errors?.[0]?.message ?? error.message}.` });
+    };
+
+    app.post('/two-factor/enable', { schema: { body: CodeForm } }, async (request, reply) => {
+      try {
+        await enableTwoFactor(db, user(request), request.body.code.replace(/\s+/g, ''), request.id, now());
+      } catch (error) {
+        return twoFactorError(request, reply, error);
+      }
+      return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
+    });
+
+    app.post('/two-factor/disable', { schema: { body: CodeForm } }, async (request, reply) => {
+      try {
+        await disableTwoFactor(db, user(request), request.body.code.replace(/\s+/g, ''), request.id, now());
+      } catch (error) {
+        return twoFactorError(request, reply, error);
+      }
+      return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
+    });
+  },
+};

@@ -1,0 +1,19 @@
+import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts';
+import { orderForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
+import type { ManagerPage } from './context.ts';
+
+/** Page 4, Orders and refunds (read-only): search by id, custom id, date and status; detail with splits, tracking, refunds. */
+export const ordersPage: ManagerPage = {
+  nav: [{ href: '/manager/orders', label: 'Orders', permission: 'orders:read' }],
+  routes: async (app, { store, page, user }) => {
+    app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
+      const result = await searchOrdersForMerchant(store.db, user(request).merchantId, request.query);
+      return page(reply, 200, 'orders', { title: 'Orders', ...result });
+    });
+
+    app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
+      const detail = await orderForMerchant(store.db, user(request).merchantId, request.params.id);
+      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail });
+    });
+  },
+};

@@ -1,0 +1,51 @@
+import { invitationUrl, MERCHANT_ROLES } from '../../../domain/merchant-users.ts';
+import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
+import { merchantAudit } from '../../../services/audit.service.ts';
+import { changeRole, inviteUser, removeMember, requireTwoFactor, team } from '../../../services/merchant-users.service.ts';
+import type { ManagerPage } from './context.ts';
+
+const TEAM = '/manager/team';
+
+/** Page 6, Team (admins): invite, change role, remove, require two-factor; and the merchant's audit log. */
+export const teamPage: ManagerPage = {
+  nav: [
+    { href: TEAM, label: 'Team', permission: 'team:manage' },
+    { href: '/manager/audit', label: 'Audit log', permission: 'audit:read' },
+  ],
+  routes: async (app, { store, now, page, origin, user, actor }) => {
+    const { db } = store;
+    const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], invited: { email: string; url: string } | null) => {
+      const me = user(request);
+      return page(reply, 200, 'team', { title: 'Team', ...(await team(db, me.merchantId, now())), roles: MERCHANT_ROLES, me, invited });
+    };
+
+    app.get('/team', async (request, reply) => show(request, reply, null));
+
+    app.post('/team/invitations', { schema: { body: InviteForm } }, async (request, reply) => {
+      const me = user(request);
+      const invitation = await inviteUser(db, actor(request), me.merchantId, { email: request.body.email, role: request.body.role }, now());
+      return show(request, reply, { email: invitation.email, url: invitationUrl(origin(request), invitation.token) });
+    });
+
+    app.post('/team/two-factor', { schema: { body: RequireTwoFactorForm } }, async (request, reply) => {
+      await requireTwoFactor(db, user(request), request.body.required === 'on', request.id, now());
+      return reply.redirect(TEAM, 303);
+    });
+
+    app.post('/team/:id/role', { schema: { params: ManagerIdParams, body: RoleForm } }, async (request, reply) => {
+      await changeRole(db, user(request), request.params.id, request.body.role, request.id, now());
+      return reply.redirect(TEAM, 303);
+    });
+
+    app.post('/team/:id/remove', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      await removeMember(db, user(request), request.params.id, request.id, now());
+      return reply.redirect(TEAM, 303);
+    });
+
+    app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
+      const before = request.query.before ? Number(request.query.before) : null;
+      const rows = await merchantAudit(db, user(request).merchantId, before, 50);
+      return page(reply, 200, 'audit', { title: 'Audit log', ...rows });
+    });
+  },
+};

@@ -1,0 +1,112 @@
+import { WEBHOOK_EVENT_TYPES } from '../../../domain/vocabulary.ts';
+import { ManagerCsrfForm, ManagerDeliveryParams, ManagerIdParams, WebhookForm } from '../../../schemas/manager.ts';
+import { auditWrite } from '../../../services/merchant-users.service.ts';
+import {
+  deleteWebhook,
+  listDeliveries,
+  listWebhooks,
+  registerWebhook,
+  retryDelivery,
+  rotateSecret,
+  sendTestEvent,
+} from '../../../services/webhooks.service.ts';
+import { forMerchant } from '../../../store/tenancy.ts';
+import type { ManagerPage } from './context.ts';
+
+const WEBHOOKS = '/manager/webhooks';
+
+/** The `data` of a stored response (the services answer in the merchant API's envelope). */
+const dataOf = <T>(response: { body: unknown }) => (response.body as { data: T }).data;
+
+/**
+ * Page 3, Webhooks: endpoints and their events, secret rotation, the delivery log with response
+ * codes, retry, and a test event. The same services as the merchant API's /v1/webhooks.
+ */
+export const webhooksPage: ManagerPage = {
+  nav: [{ href: WEBHOOKS, label: 'Webhooks', permission: 'webhooks:read' }],
+  routes: async (app, { config, store, now, page, user, actor, resolveHost }) => {
+    const { db } = store;
+    const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve: resolveHost };
+    const list = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, extra: Record<string, unknown>) => {
+      const me = user(request);
+      const endpoints = await listWebhooks(forMerchant(db, me.merchantId));
+      return page(reply, status, 'webhooks', {
+        title: 'Webhooks',
+        endpoints: endpoints.list,
+        events: WEBHOOK_EVENT_TYPES,
+        canWrite: me.role !== 'viewer',
+        shown: null,
+        error: null,
+        ...extra,
+      });
+    };
+    const detail = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], rawId: string, shown: string | null) => {
+      const me = user(request);
+      const scope = forMerchant(db, me.merchantId);
+      const deliveries = await listDeliveries(scope, rawId, { pageNumber: 1, pageSize: 50 });
+      const endpoint = (await listWebhooks(scope)).list.find((e) => e.id === rawId)!;
+      return page(reply, 200, 'webhook', { title: `Webhook ${endpoint.id}`, endpoint, deliveries, canWrite: me.role !== 'viewer', shown });
+    };
+
+    app.get('/webhooks', async (request, reply) => list(request, reply, 200, {}));
+
+    app.post('/webhooks', { schema: { body: WebhookForm } }, async (request, reply) => {
+      const me = user(request);
+      const events = [request.body.events].flat();
+      const created = await registerWebhook(
+        deps,
+        me.merchantId,
+        { url: request.body.url, events },
+        null,
+        request.id,
+        now(),
+        auditWrite(actor(request), me.merchantId, 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
+      );
+      return list(request, reply, 200, { shown: dataOf<{ id: string; secret: string }>(created) });
+    });
+
+    app.get('/webhooks/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => detail(request, reply, request.params.id, null));
+
+    app.post('/webhooks/:id/rotate-secret', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const me = user(request);
+      const rotated = await rotateSecret(
+        deps,
+        me.merchantId,
+        request.params.id,
+        null,
+        request.id,
+        now(),
+        auditWrite(actor(request), me.merchantId, 'webhook.rotate_secret', now()),
+      );
+      return detail(request, reply, request.params.id, dataOf<{ secret: string }>(rotated).secret);
+    });
+
+    app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const me = user(request);
+      await sendTestEvent(db, me.merchantId, request.params.id, auditWrite(actor(request), me.merchantId, 'webhook.send_test', now()), now());
+      return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
+    });
+
+    app.post('/webhooks/:id/delete', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const me = user(request);
+      await deleteWebhook(db, me.merchantId, request.params.id, auditWrite(actor(request), me.merchantId, 'webhook.delete', now()));
+      return reply.redirect(WEBHOOKS, 303);
+    });
+
+    app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ManagerDeliveryParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const me = user(request);
+      const { id, deliveryId } = request.params;
+      await retryDelivery(
+        deps,
+        me.merchantId,
+        id,
+        deliveryId,
+        null,
+        request.id,
+        now(),
+        auditWrite(actor(request), me.merchantId, 'webhook.retry', now(), { deliveryId }),
+      );
+      return reply.redirect(`${WEBHOOKS}/${id}`, 303);
+    });
+  },
+};

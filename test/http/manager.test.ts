@@ -1,0 +1,452 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createStaff } from '../../src/services/staff.service.ts';
+import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
+import { ADMIN_KEY, DIALECTS, buildTestApp, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { MERCHANT_ROLES, mayManage, type ManagerPermission, type MerchantRole } from '../../src/domain/merchant-users.ts';
+import { browser, enrol, freshAddress, invite, member, PASSWORD, signedIn, totpCode, type Browser } from './manager-helpers.ts';
+
+/**
+ * SPEC §14 / issue 20, the merchant's business manager from the browser's side: invitations,
+ * passwords, two-factor, sessions, CSRF, roles, credentials, webhooks, the audit log.
+ */
+
+const auditRows = async (t: TestApp) =>
+  (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list as { action: string; actorKind: string; actorId: string; target: string; after: any }[];
+
+const csrfOf = (body: string) => /name="_csrf" value="([A-Za-z0-9]+)"/.exec(body)![1];
+
+for (const dialect of DIALECTS) {
+  describe(`business manager (${dialect})`, () => {
+    const clock = { now: Date.now() };
+    const registered: string[] = [];
+    const t = useApp(
+      dialect,
+      { MANAGER_SESSION_IDLE_MINUTES: '30', MANAGER_SESSION_MAX_HOURS: '12' },
+      {
+        now: () => clock.now,
+        onRoute: (r) => {
+          if ((r.url ?? '').startsWith('/manager'))
+            registered.push(
+              ...[r.method]
+                .flat()
+                .filter((m) => m !== 'HEAD')
+                .map((m) => `${m} ${r.url}`),
+            );
+        },
+      },
+    );
+
+    it('serves exactly the routes of MANAGER_ROUTES, and checks the session, the role and (POST) the CSRF token on each', async () => {
+      assert.deepEqual([...registered].sort(), MANAGER_ROUTES.map((r) => `${r.method} /manager${r.path}`).sort());
+      const m = await newMerchant(t, 'Table shop');
+      const browsers: Partial<Record<MerchantRole, { b: Browser; token: string }>> = {};
+      for (const role of MERCHANT_ROLES) {
+        const b = await member(t, m.merchantId, `table-${role}@example.com`, role);
+        browsers[role] = { b, token: await b.csrf() };
+      }
+      const routes = MANAGER_ROUTES.filter((r) => !['public', 'pending', 'session'].includes(r.permission));
+      for (const route of routes) {
+        const url = `/manager${route.path}`.replace(/:[^/]+/g, '987654321');
+        const anonymous = route.method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
+        assert.equal(anonymous.statusCode, route.method === 'GET' ? 303 : 401, `${route.method} ${route.path} without a session`);
+        for (const role of MERCHANT_ROLES) {
+          const { b, token } = browsers[role]!;
+          const before = await tableDigests(t.store);
+          const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
+          if (mayManage(role, route.permission as ManagerPermission))
+            assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          else {
+            assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
+            assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
+          }
+        }
+      }
+    });
+
+    // Before any test moves the clock past the lifetime of the token endpoint's grants (issued on the real clock).
+    it('creates, rotates and revokes OAuth clients and personal tokens; revocation works at once, each change audited', async () => {
+      const m = await newMerchant(t, 'Creds shop');
+      const dev = await member(t, m.merchantId, 'creds@example.com', 'developer');
+      const token = await dev.csrf('/manager/credentials');
+      const created = await dev.post('/manager/credentials/clients', { _csrf: token, name: 'Shop backend' });
+      assert.equal(created.statusCode, 200, created.body);
+      const clientId = /data-client-id>(cli_[A-Za-z0-9]+)</.exec(created.body)![1];
+      const secret = /data-secret>(sks_[A-Za-z0-9]+)</.exec(created.body)![1];
+      const grant = async (id: string, s: string) =>
+        t.app.inject({ method: 'POST', url: '/openapi/oauth/token', payload: { grant_type: 'client_credentials', client_id: id, client_secret: s } });
+      const granted = await grant(clientId, secret);
+      assert.equal(granted.statusCode, 200, granted.body);
+      const access = JSON.parse(granted.body).access_token as string;
+      assert.equal((await t.merchant(access, 'GET', '/openapi/v1/product/products')).status, 200);
+      // The merchant's original client (copied from merchants) keeps working.
+      assert.equal((await grant(m.clientId, m.clientSecret)).statusCode, 200);
+      const page = await dev.get('/manager/credentials');
+      assert.doesNotMatch(page.body, new RegExp(secret), 'the secret is shown once');
+      assert.match(page.body, /Default client/);
+      const row = await t.store.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirstOrThrow();
+      assert.ok(row.last_used_at !== null, 'last used at the grant');
+
+      const rotated = await dev.post(`/manager/credentials/clients/${row.id}/rotate`, { _csrf: token });
+      const newSecret = /data-secret>(sks_[A-Za-z0-9]+)</.exec(rotated.body)![1];
+      assert.equal((await grant(clientId, secret)).statusCode, 401, 'the old secret stops at once');
+      assert.equal((await grant(clientId, newSecret)).statusCode, 200);
+      assert.equal((await dev.post(`/manager/credentials/clients/${row.id}/revoke`, { _csrf: token })).statusCode, 303);
+      assert.equal((await t.merchant(access, 'GET', '/openapi/v1/product/products')).status, 401, 'its tokens stop at once');
+      assert.equal((await grant(clientId, newSecret)).statusCode, 401);
+
+      const pat = await dev.post('/manager/credentials/tokens', { _csrf: token, name: 'Reporting', scopes: ['orders:read', 'stock:read'], expiresInDays: '' });
+      assert.equal(pat.statusCode, 200, pat.body);
+      const patToken = /data-secret>(stk_test_[A-Za-z0-9]+)</.exec(pat.body)![1];
+      assert.equal((await t.merchant(patToken, 'GET', '/openapi/v2/order/orders')).status, 200);
+      assert.equal((await t.merchant(patToken, 'GET', '/openapi/v1/product/products')).status, 403, 'held to its scopes');
+      const patRow = await t.store.db.selectFrom('api_tokens').selectAll().where('name', '=', 'Reporting').executeTakeFirstOrThrow();
+      for (let i = 0; i < 50 && patRow.last_used_at === null; i++) {
+        const r = await t.store.db.selectFrom('api_tokens').select('last_used_at').where('id', '=', patRow.id).executeTakeFirstOrThrow();
+        if (r.last_used_at !== null) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.match((await dev.get('/manager/credentials')).body, new RegExp(`data-token="${patRow.id}"`));
+      assert.equal((await dev.post(`/manager/credentials/tokens/${patRow.id}/revoke`, { _csrf: token })).statusCode, 303);
+      assert.equal((await t.merchant(patToken, 'GET', '/openapi/v2/order/orders')).status, 401);
+
+      const rows = (await auditRows(t)).filter((r) => r.actorKind === 'merchant_user');
+      for (const action of ['oauth_client.create', 'oauth_client.rotate', 'oauth_client.revoke', 'personal_token.create', 'personal_token.revoke'])
+        assert.ok(
+          rows.some((r) => r.action === action),
+          action,
+        );
+      assert.ok(!JSON.stringify(rows).includes(newSecret) && !JSON.stringify(rows).includes(patToken), 'no secret in the audit log');
+      const mine = await dev.get('/manager/audit');
+      assert.equal(mine.statusCode, 403, 'developers do not read the audit page');
+    });
+
+    it('records a token’s last use at most once per five minutes, off the request', async () => {
+      const m = await newMerchant(t, 'Last used shop');
+      const dev = await member(t, m.merchantId, 'lastused@example.com', 'developer');
+      const pat = await dev.post('/manager/credentials/tokens', { _csrf: await dev.csrf('/manager/credentials'), name: 'Counter', scopes: 'orders:read' });
+      const token = /data-secret>(stk_test_[A-Za-z0-9]+)</.exec(pat.body)![1];
+      const lastUsed = async () =>
+        (await t.store.db.selectFrom('api_tokens').select('last_used_at').where('name', '=', 'Counter').executeTakeFirstOrThrow()).last_used_at;
+      const settle = async (want: number | null) => {
+        for (let i = 0; i < 100 && (await lastUsed()) !== want; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        return lastUsed();
+      };
+      const first = clock.now;
+      await t.merchant(token, 'GET', '/openapi/v2/order/orders');
+      assert.equal(await settle(first), first);
+      clock.now += 60_000;
+      await t.merchant(token, 'GET', '/openapi/v2/order/orders');
+      assert.equal(await settle(first), first, 'a minute later: not written again');
+      clock.now += 5 * 60_000;
+      await t.merchant(token, 'GET', '/openapi/v2/order/orders');
+      assert.equal(await settle(clock.now), clock.now);
+    });
+
+    it('invites through the operator API: a one-time link valid 72 hours, refused when used, wrong or expired', async () => {
+      const m = await newMerchant(t, 'Invite shop');
+      const r = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'New.Dev@Example.com', role: 'developer' });
+      assert.equal(r.status, 200, r.raw);
+      const data = r.body.data;
+      assert.match(data.invitationUrl, /^http:\/\/localhost:80\/manager\/invitations\/[A-Za-z0-9]{43}$/);
+      const path = new URL(data.invitationUrl).pathname;
+      const token = path.split('/').at(-1)!;
+      // Only the hash is stored; the link lasts 72 hours.
+      const stored = await t.store.db.selectFrom('merchant_invitations').selectAll().where('email_key', '=', 'new.dev@example.com').executeTakeFirstOrThrow();
+      assert.notEqual(stored.token_hash, token);
+      assert.equal(stored.expires_at - stored.created_at, 72 * 3600 * 1000);
+      assert.equal(data.expiresAt, new Date(Math.floor(stored.expires_at / 1000) * 1000).toISOString().replace('.000Z', 'Z'));
+
+      const page = await browser(t).get(path);
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /as <strong>developer<\/strong>/);
+      // A wrong link, and the same address twice, are refused.
+      assert.equal((await browser(t).get(`/manager/invitations/${'A'.repeat(43)}`)).statusCode, 404);
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'x', role: 'developer' })).status, 400);
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'a@b.c', role: 'owner' })).status, 400);
+      assert.equal((await t.admin('POST', '/admin/v1/merchants/987654321/users', { email: 'a@b.c', role: 'viewer' })).status, 404);
+
+      const b = browser(t);
+      const accepted = await b.post(path, { password: PASSWORD, confirm: PASSWORD });
+      assert.equal(accepted.statusCode, 303, accepted.body);
+      assert.equal(accepted.headers.location, '/manager');
+      assert.equal((await b.get('/manager')).statusCode, 200);
+      const again = await browser(t).post(path, { password: PASSWORD, confirm: PASSWORD });
+      assert.equal(again.statusCode, 404, 'the link works once');
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'new.dev@example.com', role: 'viewer' })).status, 409);
+
+      const late = await invite(t, m.merchantId, 'late@example.com', 'viewer');
+      clock.now += 72 * 3600 * 1000;
+      assert.equal((await browser(t).get(late)).statusCode, 404, 'expired after 72 h');
+      const before = await tableDigests(t.store);
+      assert.equal((await browser(t).post(late, { password: PASSWORD, confirm: PASSWORD })).statusCode, 404);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+    });
+
+    it('invites from the console’s merchant page too (owner only), the link shown once', async () => {
+      const m = await newMerchant(t, 'Console invite shop');
+      await createStaff(
+        t.store.db,
+        { kind: 'cli', id: 'test', requestId: null },
+        { email: 'inviter@example.com', role: 'owner', password: PASSWORD },
+        clock.now,
+      );
+      const ops = browser(t);
+      assert.equal((await ops.post('/console/sign-in', { email: 'inviter@example.com', password: PASSWORD })).statusCode, 303);
+      const page = await ops.get(`/console/merchants/${m.merchantId}`);
+      assert.match(page.body, /data-action="invite-user"/);
+      const r = await ops.post(`/console/merchants/${m.merchantId}/users`, { _csrf: csrfOf(page.body), email: 'from-console@example.com', role: 'developer' });
+      assert.equal(r.statusCode, 201, r.body);
+      const link = /data-secret>(http[^<]+)</.exec(r.body)![1];
+      assert.equal((await browser(t).post(new URL(link).pathname, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      const row = (await auditRows(t)).find((a) => a.action === 'merchant_user.invite' && a.target === 'merchant_user:from-console@example.com')!;
+      assert.equal(row.actorKind, 'staff');
+    });
+
+    it('refuses short, common and mismatched passwords, and writes nothing', async () => {
+      const m = await newMerchant(t, 'Password shop');
+      const path = await invite(t, m.merchantId, 'pw@example.com', 'viewer');
+      const before = await tableDigests(t.store);
+      for (const [password, confirm, message] of [
+        ['short pass', 'short pass', /at least 12 characters/],
+        ['password1234', 'password1234', /too common/],
+        ['qwertyuiop12', 'qwertyuiop12', /too common/],
+        ['baseballbaseball', 'baseballbaseball', /too common/],
+        [PASSWORD, `${PASSWORD}!`, /differ/],
+      ] as const) {
+        const r = await browser(t).post(path, { password, confirm });
+        assert.equal(r.statusCode, 400, password);
+        assert.match(r.body, message);
+      }
+      assert.deepEqual(await tableDigests(t.store), before);
+      assert.equal((await browser(t).post(path, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+    });
+
+    it('enrols TOTP and then asks for a code at sign-in; a wrong or reused code is refused', async () => {
+      const m = await newMerchant(t, 'TOTP shop');
+      const b = await member(t, m.merchantId, 'totp@example.com', 'developer');
+      const secret = await enrol(b, clock.now);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+
+      const s = browser(t);
+      const first = await s.post('/manager/sign-in', { email: 'totp@example.com', password: PASSWORD });
+      assert.equal(first.statusCode, 303);
+      assert.equal(first.headers.location, '/manager/sign-in/code');
+      // Half signed in: every page sends back to the code.
+      const blocked = await s.get('/manager/credentials');
+      assert.equal(blocked.statusCode, 303);
+      assert.equal(blocked.headers.location, '/manager/sign-in/code');
+      const token = csrfOf((await s.get('/manager/sign-in/code')).body);
+      assert.equal(
+        (await s.post('/manager/sign-in/code', { _csrf: token, code: '000000' === totpCode(secret, clock.now) ? '111111' : '000000' })).statusCode,
+        401,
+      );
+      // The code used to enrol was taken already; the next step's code works, once.
+      clock.now += 30_000;
+      const code = totpCode(secret, clock.now);
+      const ok = await s.post('/manager/sign-in/code', { _csrf: token, code });
+      assert.equal(ok.statusCode, 303, ok.body);
+      assert.equal(ok.headers.location, '/manager');
+      assert.equal((await s.get('/manager/credentials')).statusCode, 200);
+      const replay = browser(t);
+      await replay.post('/manager/sign-in', { email: 'totp@example.com', password: PASSWORD });
+      assert.equal(
+        (await replay.post('/manager/sign-in/code', { _csrf: csrfOf((await replay.get('/manager/sign-in/code')).body), code })).statusCode,
+        401,
+        'a code works once',
+      );
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:totp@example.com').map((r) => r.action);
+      assert.ok(actions.includes('merchant_user.enable_two_factor'));
+    });
+
+    it('enforces two-factor when an admin requires it: an unenrolled member can only enrol', async () => {
+      const m = await newMerchant(t, 'Strict shop');
+      const admin = await member(t, m.merchantId, 'strict-admin@example.com', 'admin');
+      const dev = await member(t, m.merchantId, 'strict-dev@example.com', 'developer');
+      const r = await admin.post('/manager/team/two-factor', { _csrf: await admin.csrf('/manager/team'), required: 'on' });
+      assert.equal(r.statusCode, 303, r.body);
+      const detour = await dev.get('/manager/webhooks');
+      assert.equal(detour.statusCode, 303);
+      assert.equal(detour.headers.location, '/manager/two-factor');
+      const token = await dev.csrf();
+      const before = await tableDigests(t.store);
+      const refused = await dev.post('/manager/credentials/clients', { _csrf: token, name: 'sneaky' });
+      assert.equal(refused.statusCode, 403);
+      assert.match(refused.body, /requires two-factor/);
+      assert.deepEqual(await tableDigests(t.store), before);
+      clock.now += 30_000;
+      const secret = await enrol(dev, clock.now);
+      assert.equal((await dev.get('/manager/webhooks')).statusCode, 200);
+      clock.now += 30_000;
+      const off = await dev.post('/manager/two-factor/disable', { _csrf: token, code: totpCode(secret, clock.now) });
+      assert.equal(off.statusCode, 409, 'the team requires it');
+    });
+
+    it('keeps viewers read-only: no create buttons, and a POST is 403 with nothing written', async () => {
+      const m = await newMerchant(t, 'Viewer shop');
+      const viewer = await member(t, m.merchantId, 'viewer@example.com', 'viewer');
+      const page = await viewer.get('/manager/credentials');
+      assert.equal(page.statusCode, 200);
+      assert.doesNotMatch(page.body, /data-action="create-client"/);
+      assert.doesNotMatch((await viewer.get('/manager/webhooks')).body, /data-action="create-webhook"/);
+      assert.doesNotMatch(page.body, /href="\/manager\/team"/, 'no team link');
+      const token = csrfOf(page.body);
+      const before = await tableDigests(t.store);
+      for (const [url, fields] of [
+        ['/manager/credentials/clients', { name: 'nope' }],
+        ['/manager/credentials/tokens', { name: 'nope', scopes: 'stock:read' }],
+        ['/manager/webhooks', { url: 'http://127.0.0.1:9/hook', events: 'refund.failed' }],
+        ['/manager/team/invitations', { email: 'x@example.com', role: 'admin' }],
+      ] as const) {
+        const r = await viewer.post(url, { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 403, url);
+        assert.match(r.body, /the viewer role may not do this/);
+      }
+      assert.equal((await viewer.get('/manager/team')).statusCode, 403);
+      assert.deepEqual(await tableDigests(t.store), before);
+    });
+
+    it('refuses a state change without the CSRF token or from another origin: 403, nothing written', async () => {
+      const m = await newMerchant(t, 'CSRF shop');
+      const dev = await member(t, m.merchantId, 'csrf@example.com', 'developer');
+      const token = await dev.csrf('/manager/credentials');
+      const before = await tableDigests(t.store);
+      for (const [fields, headers] of [
+        [{ name: 'x' }, {}],
+        [{ name: 'x', _csrf: 'A'.repeat(32) }, {}],
+        [{ name: 'x', _csrf: token }, { origin: 'https://evil.example' }],
+        [{ name: 'x', _csrf: token }, { 'sec-fetch-site': 'cross-site' }],
+      ] as const) {
+        const r = await dev.post('/manager/credentials/clients', fields, headers);
+        assert.equal(r.statusCode, 403, JSON.stringify([fields, headers]));
+      }
+      assert.deepEqual(await tableDigests(t.store), before);
+    });
+
+    it('signs out server-side, ends idle and old sessions, and limits sign-in attempts', async () => {
+      const m = await newMerchant(t, 'Session shop');
+      await member(t, m.merchantId, 'session@example.com', 'viewer');
+      const b = await signedIn(t, 'session@example.com');
+      assert.match(String(b.cookie), /^stockist_manager=/);
+      const stolen = b.cookie!;
+      const out = await b.post('/manager/sign-out', { _csrf: await b.csrf() });
+      assert.equal(out.statusCode, 303);
+      const replay = await t.app.inject({ method: 'GET', url: '/manager', headers: { host: 'localhost:80', cookie: stolen } });
+      assert.equal(replay.statusCode, 303);
+      assert.equal(replay.headers.location, '/manager/sign-in');
+
+      const idle = await signedIn(t, 'session@example.com');
+      clock.now += 29 * 60_000;
+      assert.equal((await idle.get('/manager')).statusCode, 200);
+      clock.now += 30 * 60_000 + 1;
+      assert.equal((await idle.get('/manager')).statusCode, 303, 'idle 30 minutes');
+      const busy = await signedIn(t, 'session@example.com');
+      for (let h = 0; h < 12 * 4 - 1; h++) {
+        clock.now += 15 * 60_000;
+        assert.equal((await busy.get('/manager')).statusCode, 200);
+      }
+      clock.now += 15 * 60_000;
+      assert.equal((await busy.get('/manager')).statusCode, 303, '12 hours after sign-in');
+
+      for (let i = 0; i < 5; i++)
+        assert.equal((await browser(t).post('/manager/sign-in', { email: 'session@example.com', password: 'wrong password!!' })).statusCode, 401);
+      const limited = await browser(t).post('/manager/sign-in', { email: 'session@example.com', password: PASSWORD });
+      assert.equal(limited.statusCode, 429);
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      const address = freshAddress();
+      let last = 0;
+      for (let i = 0; i < 31; i++)
+        last = (await browser(t, address).post('/manager/sign-in', { email: `spray${i}@example.com`, password: 'guess guess guess' })).statusCode;
+      assert.equal(last, 429, 'per address too');
+      clock.now += 61_000;
+    });
+
+    it('lets an admin manage the team (invite, change role, remove) but never remove the last admin; the audit page shows the merchant’s rows', async () => {
+      const m = await newMerchant(t, 'Team shop');
+      const admin = await member(t, m.merchantId, 'team-admin@example.com', 'admin');
+      const token = await admin.csrf('/manager/team');
+      const invited = await admin.post('/manager/team/invitations', { _csrf: token, email: 'team-dev@example.com', role: 'developer' });
+      assert.equal(invited.statusCode, 200, invited.body);
+      const url = /data-invitation-url>([^<]+)</.exec(invited.body)![1];
+      const dev = browser(t);
+      assert.equal((await dev.post(new URL(url).pathname, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      const rows = await t.store.db.selectFrom('merchant_users').selectAll().where('merchant_id', '=', Number(m.merchantId)).execute();
+      const adminRow = rows.find((r) => r.email_key === 'team-admin@example.com')!;
+      const devRow = rows.find((r) => r.email_key === 'team-dev@example.com')!;
+      assert.equal((await admin.post(`/manager/team/${adminRow.id}/role`, { _csrf: token, role: 'viewer' })).statusCode, 409, 'the only admin');
+      assert.equal((await admin.post(`/manager/team/${devRow.id}/role`, { _csrf: token, role: 'viewer' })).statusCode, 303);
+      assert.equal((await dev.get('/manager/credentials')).body.includes('data-action="create-client"'), false, 'now a viewer');
+      assert.equal((await admin.post(`/manager/team/${devRow.id}/remove`, { _csrf: token })).statusCode, 303);
+      assert.equal((await dev.get('/manager')).statusCode, 303, 'removed: signed out at once');
+      const audit = await admin.get('/manager/audit');
+      assert.equal(audit.statusCode, 200);
+      for (const action of ['merchant_user.invite', 'merchant_user.accept', 'merchant_user.change_role', 'merchant_user.remove', 'merchant.create'])
+        assert.match(audit.body, new RegExp(`data-audit="${action.replace('.', '\\.')}"`), action);
+      const row = (await auditRows(t)).find((r) => r.action === 'merchant_user.change_role' && r.target === 'merchant_user:team-dev@example.com')!;
+      assert.deepEqual([row.actorKind, row.actorId], ['merchant_user', String(adminRow.id)]);
+    });
+
+    it('manages webhooks: register (secret once), send a test event into the log, rotate, delete; audited', async () => {
+      const m = await newMerchant(t, 'Hook shop');
+      const dev = await member(t, m.merchantId, 'hooks@example.com', 'developer');
+      const token = await dev.csrf('/manager/webhooks');
+      const bad = await dev.post('/manager/webhooks', { _csrf: token, url: 'ftp://example.com/x', events: 'refund.failed' });
+      assert.equal(bad.statusCode, 400);
+      const created = await dev.post('/manager/webhooks', { _csrf: token, url: 'http://127.0.0.1:9/hook', events: ['refund.failed', 'stock.changed'] });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.match(created.body, /data-secret>whsec_/);
+      const id = (await t.store.db.selectFrom('webhook_endpoints').select('id').where('merchant_id', '=', Number(m.merchantId)).executeTakeFirstOrThrow()).id;
+      assert.equal((await dev.post(`/manager/webhooks/${id}/test`, { _csrf: token })).statusCode, 303);
+      const log = await dev.get(`/manager/webhooks/${id}`);
+      assert.match(log.body, /<td>webhook\.test<\/td><td>pending<\/td>/);
+      const api = await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${id}/deliveries`);
+      assert.equal(api.status, 200, api.raw);
+      assert.equal(api.body.data.list[0].type, 'webhook.test');
+      assert.equal(api.body.data.list[0].orderId, null);
+      const rotated = await dev.post(`/manager/webhooks/${id}/rotate-secret`, { _csrf: token });
+      assert.match(rotated.body, /data-secret>whsec_/);
+      assert.equal((await dev.post(`/manager/webhooks/${id}/delete`, { _csrf: token })).statusCode, 303);
+      const actions = (await auditRows(t)).filter((r) => r.target === `webhook:${id}`).map((r) => r.action);
+      assert.deepEqual(actions, ['webhook.delete', 'webhook.rotate_secret', 'webhook.send_test', 'webhook.create']);
+    });
+  });
+}
+
+describe('business manager over HTTPS and in production', () => {
+  it('answers only over HTTPS in production, labels the environment, and marks the cookie __Host- and Secure', async (t) => {
+    const app = await buildTestApp(t, 'sqlite', { STOCKIST_ENV: 'production', TRUST_PROXY: '1' });
+    const plain = await app.app.inject({ method: 'GET', url: '/manager/sign-in', headers: { 'x-forwarded-proto': 'http' } });
+    assert.equal(plain.statusCode, 403);
+    const secure = await app.app.inject({ method: 'GET', url: '/manager/sign-in', headers: { 'x-forwarded-proto': 'https', host: 'api.example.com' } });
+    assert.equal(secure.statusCode, 200);
+    assert.match(secure.body, /data-environment="production">Production \(stk_live_ keys\)/);
+    const created = await app.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      payload: { name: 'Live shop' },
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'x-forwarded-proto': 'https' },
+    });
+    const m = JSON.parse(created.body).data as { merchantId: string };
+    const invited = await app.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.merchantId}/users`,
+      payload: { email: 'live@example.com', role: 'admin' },
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, host: 'api.example.com', 'x-forwarded-proto': 'https' },
+    });
+    const link = new URL(JSON.parse(invited.body).data.invitationUrl);
+    assert.equal(link.origin, 'https://api.example.com', 'the request’s origin, as the proxy reported it');
+    const accepted = await app.app.inject({
+      method: 'POST',
+      url: link.pathname,
+      payload: new URLSearchParams({ password: PASSWORD, confirm: PASSWORD }).toString(),
+      headers: {
+        host: 'api.example.com',
+        origin: 'https://api.example.com',
+        'x-forwarded-proto': 'https',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
+    assert.equal(accepted.statusCode, 303, accepted.body);
+    assert.match(String(accepted.headers['set-cookie']), /^__Host-stockist_manager=\w+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+  });
+});
