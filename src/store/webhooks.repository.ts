@@ -207,8 +207,7 @@ export const deliveryJob = (db: Handle, id: number) =>
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
-    .leftJoin('stock_batches as b', 'b.id', 'ev.stock_batch_id')
-    .select((eb) => [
+    .select([
       'd.id as id',
       'd.event_id as eventId',
       'd.endpoint_id as endpointId',
