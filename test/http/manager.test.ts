@@ -306,6 +306,31 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before);
     });
 
+    it('refuses bad form input with a 400 page naming the problem, writing nothing', async () => {
+      const m = await newMerchant(t, 'Bad input shop');
+      const admin = await member(t, m.merchantId, 'bad-input@example.com', 'admin');
+      const token = await admin.csrf('/manager/credentials');
+      const before = await tableDigests(t.store);
+      for (const [url, fields] of [
+        ['/manager/credentials/clients', { name: '' }],
+        ['/manager/credentials/clients', { name: 'x'.repeat(81) }],
+        ['/manager/credentials/tokens', { name: 'no scopes' }],
+        ['/manager/credentials/tokens', { name: 'bad scope', scopes: 'root' }],
+        ['/manager/credentials/tokens', { name: 'bad days', scopes: 'stock:read', expiresInDays: '-1' }],
+        ['/manager/webhooks', { url: 'not a url', events: 'refund.failed' }],
+        ['/manager/webhooks', { url: 'http://127.0.0.1:9/x', events: 'no.such.event' }],
+        ['/manager/team/invitations', { email: 'nobody', role: 'admin' }],
+        ['/manager/team/invitations', { email: 'a@example.com', role: 'owner' }],
+        ['/manager/team/two-factor', { required: 'maybe' }],
+        ['/manager/credentials/clients', { name: 'ctl\u0000name' }],
+      ] as const) {
+        const r = await admin.post(url, { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 400, `${url} ${JSON.stringify(fields)}: ${r.statusCode}`);
+        assert.match(String(r.headers['content-type']), /^text\/html/);
+      }
+      assert.deepEqual(await tableDigests(t.store), before);
+    });
+
     it('refuses a state change without the CSRF token or from another origin: 403, nothing written', async () => {
       const m = await newMerchant(t, 'CSRF shop');
       const dev = await member(t, m.merchantId, 'csrf@example.com', 'developer');
