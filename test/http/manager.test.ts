@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
       const browsers: Partial<Record<MerchantRole, { b: Browser; token: string }>> = {};
       for (const role of MERCHANT_ROLES) {
         const b = await member(t, m.merchantId, `table-${role}@example.com`, role);
-        browsers[role] = { b, token: await b.csrf() };
+        browsers[role] = { b, token: await b.csrf('/manager/two-factor') };
       }
       const routes = MANAGER_ROUTES.filter((r) => !['public', 'pending', 'session'].includes(r.permission));
       for (const route of routes) {
@@ -268,7 +268,7 @@ for (const dialect of DIALECTS) {
       const detour = await dev.get('/manager/webhooks');
       assert.equal(detour.statusCode, 303);
       assert.equal(detour.headers.location, '/manager/two-factor');
-      const token = await dev.csrf();
+      const token = await dev.csrf('/manager/two-factor');
       const before = await tableDigests(t.store);
       const refused = await dev.post('/manager/credentials/clients', { _csrf: token, name: 'sneaky' });
       assert.equal(refused.statusCode, 403);
@@ -354,7 +354,7 @@ for (const dialect of DIALECTS) {
       const b = await signedIn(t, 'session@example.com');
       assert.match(String(b.cookie), /^stockist_manager=/);
       const stolen = b.cookie!;
-      const out = await b.post('/manager/sign-out', { _csrf: await b.csrf() });
+      const out = await b.post('/manager/sign-out', { _csrf: await b.csrf('/manager/two-factor') });
       assert.equal(out.statusCode, 303);
       const replay = await t.app.inject({ method: 'GET', url: '/manager', headers: { host: 'localhost:80', cookie: stolen } });
       assert.equal(replay.statusCode, 303);
