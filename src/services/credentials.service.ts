@@ -25,9 +25,9 @@ const MAX_PERSONAL_TOKENS = 50;
 const idOf = (raw: string) => parseId(raw) ?? 0;
 const newClientSecret = () => `sks_${randomToken(40)}`;
 
-export async function listCredentials(db: Db, merchantId: number) {
+export async function listCredentials(db: Db, env: StockistEnv, merchantId: number) {
   const scope = forMerchant(db, merchantId);
-  const [clients, tokens] = await Promise.all([credentials.listClients(scope), credentials.listPersonalTokens(scope)]);
+  const [clients, tokens] = await Promise.all([credentials.listClients(scope), credentials.listPersonalTokens(scope, env)]);
   return { clients, tokens };
 }
 
@@ -97,7 +97,7 @@ export async function createPersonalToken(
 ) {
   return db.transaction().execute(async (trx) => {
     const scope = forMerchant(trx, merchantId);
-    if ((await credentials.listPersonalTokens(scope)).filter((t) => t.revoked_at === null).length >= MAX_PERSONAL_TOKENS)
+    if ((await credentials.listPersonalTokens(scope, env)).filter((t) => t.revoked_at === null).length >= MAX_PERSONAL_TOKENS)
       throw conflictState(`a merchant may hold at most ${MAX_PERSONAL_TOKENS} personal tokens; revoke one first`);
     const accessToken = newAccessToken(env);
     const expiresAt = input.expiresInDays === null ? null : now + input.expiresInDays * 86_400_000;

@@ -4,14 +4,13 @@ import { AppError, conflictState, fieldError, notFound } from '../domain/errors.
 import { parseId } from '../domain/ids.ts';
 import { INVITATION_TTL_MS, merchantPasswordProblem, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
-import { emailKey, emailProblem, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
-import { textProblem } from '../domain/text.ts';
+import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
 import { forMerchant } from '../store/tenancy.ts';
-import { hashPassword, verifyPassword } from './staff.service.ts';
+import { checkEmail, hashPassword, verifyPassword } from './staff.service.ts';
 
 /** A signed-in business manager user, as every /manager request sees them. */
 export interface ManagerUser {
@@ -32,12 +31,6 @@ export interface ManagerUser {
 export const merchantUserActor = (user: { userId: number }, requestId: string | null): Actor => ({ kind: 'merchant_user', id: String(user.userId), requestId });
 
 const idOf = (raw: string) => parseId(raw) ?? 0;
-
-function checkEmail(email: string): string {
-  const problem = emailProblem(email) ?? textProblem(email);
-  if (problem) throw fieldError('email', problem);
-  return email.trim();
-}
 
 function checkPassword(password: string) {
   const problem = merchantPasswordProblem(password);

@@ -34,7 +34,8 @@ export async function verifyPassword(hash: string | null, password: string): Pro
 /** 20 base62 characters (~119 bits): printed once by the CLI, to be changed or kept in a password manager. */
 export const generatePassword = () => randomToken(20);
 
-function checkEmail(email: string): string {
+/** The address as typed (trimmed), or a 400 naming `email`. */
+export function checkEmail(email: string): string {
   const problem = emailProblem(email) ?? textProblem(email);
   if (problem) throw fieldError('email', problem);
   return email.trim();

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Handle } from './db.ts';
 import type { OAuthClientsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
@@ -63,11 +64,13 @@ export async function noteClientUsed(db: Handle, id: number, now: number, since:
     .execute();
 }
 
-export const listPersonalTokens = (scope: MerchantScope) =>
+/** A merchant's personal tokens of one environment (a server shows its own: stk_test_ on the sandbox, stk_live_ in production). */
+export const listPersonalTokens = (scope: MerchantScope, env: StockistEnv) =>
   scope
     .selectFrom('api_tokens')
     .select(['id', 'name', 'scopes', 'environment', 'created_at', 'last_used_at', 'expires_at', 'revoked_at'])
     .where('kind', '=', 'personal')
+    .where('environment', '=', env)
     .orderBy('id')
     .execute();
 

@@ -197,13 +197,14 @@ const isFormBody = (request: FastifyRequest) => {
  * prefix): the route table (each route's permission in its config), form bodies, Eta views,
  * security headers, errors as pages, the same-origin check and session lookup on every request,
  * then (after the body is parsed, before the schema) the session, detour, permission and CSRF
- * checks. Returns the page renderer. Design: docs/decisions.md, "Console sessions and CSRF".
+ * checks. Returns the page renderer and `signedIn`, the user of a request on a route that is not
+ * public. Design: docs/decisions.md, "Console sessions and CSRF".
  */
 export async function installWebFrontEnd<User extends { csrfSecret: string }>(
   app: FastifyInstance,
   config: Config,
   fe: WebFrontEnd<User>,
-): Promise<PageRenderer> {
+): Promise<{ page: PageRenderer; signedIn(request: FastifyRequest): User }> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       const entry = fe.routeFor(method, route.url ?? '');
@@ -271,7 +272,13 @@ export async function installWebFrontEnd<User extends { csrfSecret: string }>(
     if (!content) assetCache.set(file, (content = await fs.readFile(asset.file)));
     return reply.type(asset.type).header('Cache-Control', 'public, max-age=3600').send(content);
   });
-  return page;
+  const signedIn = (request: FastifyRequest) => {
+    // The preValidation hook has refused every request without a session on a route that is not public.
+    const user = fe.getUser(request);
+    if (!user) throw unauthorized('your session has ended; sign in again');
+    return user;
+  };
+  return { page, signedIn };
 }
 
 /** The htmx bundle, from its package: both front ends serve it as /assets/htmx.min.js. */

@@ -17,17 +17,27 @@ export async function staff(t: TestApp, email: string, role: StaffRole) {
   return createStaff(t.store.db, { kind: 'cli', id: 'test', requestId: null }, { email, role, password: PASSWORD }, Date.now());
 }
 
-export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+/** Form-encoded fields; a list repeats its field (ticked checkboxes). */
+export const form = (fields: Record<string, string | readonly string[]>) => {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) for (const one of [value].flat()) params.append(name, one);
+  return params.toString();
+};
 
 export interface Browser {
   cookie: string | null;
   address: string;
   get(url: string): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
-  post(url: string, fields: Record<string, string>, headers?: Record<string, string>): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
-  csrf(): Promise<string>;
+  post(
+    url: string,
+    fields: Record<string, string | readonly string[]>,
+    headers?: Record<string, string>,
+  ): Promise<Awaited<ReturnType<TestApp['app']['inject']>>>;
+  /** The CSRF token of a page (default the console's dashboard). */
+  csrf(url?: string): Promise<string>;
 }
 
-/** A browser: keeps the session cookie, sends Origin on every POST (as browsers do). */
+/** A browser (of the console or the business manager): keeps the session cookie, sends Origin on every POST (as browsers do). */
 export function browser(t: TestApp, address = freshAddress()): Browser {
   const b: Browser = {
     cookie: null,
@@ -48,8 +58,8 @@ export function browser(t: TestApp, address = freshAddress()): Browser {
       if (typeof set === 'string') b.cookie = /Max-Age=0/.test(set) ? null : set.split(';')[0];
       return r;
     },
-    async csrf() {
-      const page = await b.get('/console');
+    async csrf(url = '/console') {
+      const page = await b.get(url);
       const m = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body);
       assert.ok(m, `the page carries the CSRF token: ${page.statusCode} ${page.body.slice(0, 200)}`);
       return m[1];

@@ -1,61 +1,11 @@
 import assert from 'node:assert/strict';
-import type { InjectOptions } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import type { TestApp } from '../helpers.ts';
+import { browser, PASSWORD, type Browser } from './console-client.ts';
 
 /** Shared by the business manager tests: a browser over app.inject, invitations, TOTP codes. */
 
-export const PASSWORD = 'correct horse battery staple';
-const ORIGIN = 'http://localhost:80';
-const HOST = 'localhost:80';
-let addressSeq = 0;
-/** Each test signs in from an address of its own, so one test's per-address limit never meets another's. */
-export const freshAddress = () => `10.9.${Math.floor(++addressSeq / 250)}.${(addressSeq % 250) + 1}`;
-
-type Response = Awaited<ReturnType<TestApp['app']['inject']>>;
-
-export interface Browser {
-  cookie: string | null;
-  get(url: string): Promise<Response>;
-  post(url: string, fields: Record<string, string | string[]>, headers?: Record<string, string>): Promise<Response>;
-  csrf(url?: string): Promise<string>;
-}
-
-const form = (fields: Record<string, string | string[]>) => {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) params.append(k, one);
-  return params.toString();
-};
-
-/** Keeps the session cookie and sends Origin on every POST, as browsers do. */
-export function browser(t: TestApp, address = freshAddress()): Browser {
-  const b: Browser = {
-    cookie: null,
-    async get(url) {
-      return t.app.inject({ method: 'GET', url, remoteAddress: address, headers: { host: HOST, ...(b.cookie ? { cookie: b.cookie } : {}) } });
-    },
-    async post(url, fields, headers = {}) {
-      const opts: InjectOptions = {
-        method: 'POST',
-        url,
-        remoteAddress: address,
-        payload: form(fields),
-        headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...(b.cookie ? { cookie: b.cookie } : {}), ...headers },
-      };
-      const r = await t.app.inject(opts);
-      const set = r.headers['set-cookie'];
-      if (typeof set === 'string') b.cookie = /Max-Age=0/.test(set) ? null : set.split(';')[0];
-      return r;
-    },
-    async csrf(url = '/manager/two-factor') {
-      const page = await b.get(url);
-      const m = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body);
-      assert.ok(m, `the page carries the CSRF token: ${page.statusCode} ${page.body.slice(0, 300)}`);
-      return m[1];
-    },
-  };
-  return b;
-}
+export { browser, freshAddress, PASSWORD, type Browser } from './console-client.ts';
 
 /** The operator invites `email`; returns the link's path (/manager/invitations/<token>). */
 export async function invite(t: TestApp, merchantId: string, email: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {

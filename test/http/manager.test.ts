@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
       const browsers: Partial<Record<MerchantRole, { b: Browser; token: string }>> = {};
       for (const role of MERCHANT_ROLES) {
         const b = await member(t, m.merchantId, `table-${role}@example.com`, role);
-        browsers[role] = { b, token: await b.csrf() };
+        browsers[role] = { b, token: await b.csrf('/manager/two-factor') };
       }
       const routes = MANAGER_ROUTES.filter((r) => !['public', 'pending', 'session'].includes(r.permission));
       for (const route of routes) {
@@ -268,7 +268,7 @@ for (const dialect of DIALECTS) {
       const detour = await dev.get('/manager/webhooks');
       assert.equal(detour.statusCode, 303);
       assert.equal(detour.headers.location, '/manager/two-factor');
-      const token = await dev.csrf();
+      const token = await dev.csrf('/manager/two-factor');
       const before = await tableDigests(t.store);
       const refused = await dev.post('/manager/credentials/clients', { _csrf: token, name: 'sneaky' });
       assert.equal(refused.statusCode, 403);
@@ -306,6 +306,31 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before);
     });
 
+    it('refuses bad form input with a 400 page naming the problem, writing nothing', async () => {
+      const m = await newMerchant(t, 'Bad input shop');
+      const admin = await member(t, m.merchantId, 'bad-input@example.com', 'admin');
+      const token = await admin.csrf('/manager/credentials');
+      const before = await tableDigests(t.store);
+      for (const [url, fields] of [
+        ['/manager/credentials/clients', { name: '' }],
+        ['/manager/credentials/clients', { name: 'x'.repeat(81) }],
+        ['/manager/credentials/tokens', { name: 'no scopes' }],
+        ['/manager/credentials/tokens', { name: 'bad scope', scopes: 'root' }],
+        ['/manager/credentials/tokens', { name: 'bad days', scopes: 'stock:read', expiresInDays: '-1' }],
+        ['/manager/webhooks', { url: 'not a url', events: 'refund.failed' }],
+        ['/manager/webhooks', { url: 'http://127.0.0.1:9/x', events: 'no.such.event' }],
+        ['/manager/team/invitations', { email: 'nobody', role: 'admin' }],
+        ['/manager/team/invitations', { email: 'a@example.com', role: 'owner' }],
+        ['/manager/team/two-factor', { required: 'maybe' }],
+        ['/manager/credentials/clients', { name: 'ctl\u0000name' }],
+      ] as const) {
+        const r = await admin.post(url, { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 400, `${url} ${JSON.stringify(fields)}: ${r.statusCode}`);
+        assert.match(String(r.headers['content-type']), /^text\/html/);
+      }
+      assert.deepEqual(await tableDigests(t.store), before);
+    });
+
     it('refuses a state change without the CSRF token or from another origin: 403, nothing written', async () => {
       const m = await newMerchant(t, 'CSRF shop');
       const dev = await member(t, m.merchantId, 'csrf@example.com', 'developer');
@@ -329,7 +354,7 @@ for (const dialect of DIALECTS) {
       const b = await signedIn(t, 'session@example.com');
       assert.match(String(b.cookie), /^stockist_manager=/);
       const stolen = b.cookie!;
-      const out = await b.post('/manager/sign-out', { _csrf: await b.csrf() });
+      const out = await b.post('/manager/sign-out', { _csrf: await b.csrf('/manager/two-factor') });
       assert.equal(out.statusCode, 303);
       const replay = await t.app.inject({ method: 'GET', url: '/manager', headers: { host: 'localhost:80', cookie: stolen } });
       assert.equal(replay.statusCode, 303);

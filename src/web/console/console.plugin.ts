@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import { unauthorized } from '../../domain/errors.ts';
 import { can, type Permission } from '../../domain/staff.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
@@ -57,7 +55,7 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   app.decorateRequest('consoleUser', null);
-  const page = await installWebFrontEnd<ConsoleUser>(app, config, {
+  const { page, signedIn } = await installWebFrontEnd<ConsoleUser>(app, config, {
     name: 'console',
     folder: 'console',
     assets: assetFiles(),
@@ -74,11 +72,6 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     pageData: (user) => ({ nav: user ? navFor(user) : [] }),
   });
 
-  const signedIn = (request: FastifyRequest) => {
-    // The preValidation hook has refused every request without a session on a non-public route.
-    if (!request.consoleUser) throw unauthorized('your session has ended; sign in again');
-    return request.consoleUser;
-  };
   const context: ConsolePageContext = {
     config,
     store,

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import { unauthorized } from '../../domain/errors.ts';
 import { mayManage, type ManagerPermission } from '../../domain/merchant-users.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { HostResolver } from '../../domain/webhook-url.ts';
@@ -61,7 +59,7 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.managerSessionIdleMinutes * 60_000, maxMs: config.managerSessionMaxHours * 3_600_000 };
   app.decorateRequest('managerUser', null);
-  const page = await installWebFrontEnd<ManagerUser>(app, config, {
+  const { page, signedIn } = await installWebFrontEnd<ManagerUser>(app, config, {
     name: 'business manager',
     folder: 'manager',
     assets: assetFiles(),
@@ -89,10 +87,6 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
     if (request.method === 'POST') tokens.clear();
   });
 
-  const signedIn = (request: FastifyRequest) => {
-    if (!request.managerUser) throw unauthorized('your session has ended; sign in again');
-    return request.managerUser;
-  };
   const context: ManagerPageContext = {
     config,
     store,

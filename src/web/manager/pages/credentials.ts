@@ -14,7 +14,7 @@ export const credentialsPage: ManagerPage = {
       const me = user(request);
       return page(reply, 200, 'credentials', {
         title: 'API credentials',
-        ...(await listCredentials(db, me.merchantId)),
+        ...(await listCredentials(db, config.env, me.merchantId)),
         canWrite: me.role !== 'viewer',
         scopes: SCOPES,
         tokenUrl: `${origin(request)}/openapi/oauth/token`,
