@@ -9,9 +9,7 @@ import { describeDatabase } from '../store/database-url.ts';
 import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
-import { KeyPurger } from '../jobs/key-purger.ts';
-import { SessionPurger } from '../jobs/session-purger.ts';
-import { UsagePurger } from '../jobs/usage-purger.ts';
+import { Purger, purgeTasks } from '../jobs/purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 import { WebhookWorker } from '../jobs/webhook.worker.ts';
 
@@ -79,15 +77,11 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       const deliveries = new WebhookWorker({ store, config, log: apps[0].log });
       deliveries.start();
       jobs.push(deliveries);
-      const purger = new KeyPurger(store, apps[0].log);
-      purger.start();
-      jobs.push(purger);
-      const sessions = new SessionPurger(store, config, apps[0].log);
-      sessions.start();
-      jobs.push(sessions);
-      const usagePurger = new UsagePurger(store, apps[0].log);
-      usagePurger.start();
-      jobs.push(usagePurger);
+      for (const task of purgeTasks(store, config)) {
+        const purger = new Purger(task, apps[0].log);
+        purger.start();
+        jobs.push(purger);
+      }
       if (config.env === 'sandbox' && config.sandboxAutoShipSeconds !== null) {
         const shipper = new SandboxShipper(store, config.sandboxAutoShipSeconds, apps[0].log);
         shipper.start();

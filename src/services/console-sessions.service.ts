@@ -95,7 +95,7 @@ const PURGE_BATCH = 500;
 /**
  * Deletes every expired console session, in batches of PURGE_BATCH, at most `maxBatches` per call;
  * returns how many went. Expired sessions already sign nobody in (resumeSession checks); this keeps
- * the ones nobody comes back for from piling up. Run by the worker role (jobs/session-purger.ts).
+ * the ones nobody comes back for from piling up. Run by the worker role (jobs/purger.ts).
  */
 export async function purgeExpiredSessions(db: Db, limits: SessionLimits, now: number, maxBatches = 100): Promise<number> {
   let purged = 0;

@@ -175,7 +175,7 @@ const PURGE_BATCH = 1000;
 /**
  * Deletes expired keys (SPEC §4.4: stored 24 h, purged after that) in batches of PURGE_BATCH, at
  * most `maxBatches` per call (600 a minute: 10,000 keys a second, beyond any intake this server
- * reaches); returns how many went. Run by the worker role (jobs/key-purger.ts).
+ * reaches); returns how many went. Run by the worker role (jobs/purger.ts).
  */
 export async function purgeExpiredKeys(db: Db, now: number, maxBatches = 600): Promise<number> {
   let purged = 0;

@@ -388,3 +388,16 @@ export const auditWrite =
   (actor: Actor, merchantId: number, action: AuditAction, now: number, after: AuditSummary | null = null) =>
   (trx: Trx, target: string) =>
     insertAudit(trx, actor, { action, target, before: null, after, merchantId }, now);
+
+const SESSION_PURGE_BATCH = 500;
+
+/** Deletes expired manager sessions nobody came back for, in batches of 500, at most `maxBatches` a call (the worker's purge). */
+export async function purgeExpiredManagerSessions(db: Db, now: number, maxBatches = 100): Promise<number> {
+  let purged = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const deleted = await users.purgeExpiredSessions(db, now, SESSION_PURGE_BATCH);
+    purged += deleted;
+    if (deleted < SESSION_PURGE_BATCH) break;
+  }
+  return purged;
+}

@@ -127,3 +127,18 @@ export async function deleteExpiredSessionsOf(db: Handle, userId: number, now: n
     .where((eb) => eb.or([eb('expires_at', '<=', now), eb('idle_expires_at', '<=', now)]))
     .execute();
 }
+
+/** At most `limit` sessions past their idle or absolute expiry, any user (the worker's purge). */
+export async function purgeExpiredSessions(db: Handle, now: number, limit: number): Promise<number> {
+  const r = await db
+    .deleteFrom('manager_sessions')
+    .where('id_hash', 'in', (eb) =>
+      eb
+        .selectFrom('manager_sessions as s')
+        .select('s.id_hash')
+        .where((w) => w.or([w('s.expires_at', '<=', now), w('s.idle_expires_at', '<=', now)]))
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

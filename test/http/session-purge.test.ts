@@ -1,13 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SessionPurger } from '../../src/jobs/session-purger.ts';
+import { Purger, purgeTasks } from '../../src/jobs/purger.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { systemActor } from '../../src/domain/audit.ts';
 import { DIALECTS, PG_SKIP, useApp, type TestApp } from '../helpers.ts';
+import { member } from './manager-helpers.ts';
 
 /**
- * The worker's purge of expired console sessions: sessions signed in through the console page
- * survive until their idle or absolute expiry, then go; a large backlog goes in bounded batches.
+ * The worker's purge of expired sessions: console sessions signed in through the console page
+ * survive until their idle or absolute expiry, then go; a large backlog goes in bounded batches;
+ * business manager sessions likewise.
  */
 
 const PASSWORD = 'correct horse battery staple';
@@ -39,6 +41,8 @@ const sessionCount = async (t: TestApp) =>
 
 const MINUTE = 60_000;
 const silentLog = { error: () => {}, info: () => {} };
+const purgerOf = (t: TestApp, what: string) => new Purger(purgeTasks(t.store, t.config).find((task) => task.what === what)!, silentLog);
+const consolePurger = (t: TestApp) => purgerOf(t, 'expired console sessions');
 
 for (const dialect of DIALECTS) {
   describe(`console session purge (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
@@ -47,7 +51,7 @@ for (const dialect of DIALECTS) {
 
     it('deletes sessions past their idle or absolute expiry and keeps the live ones', async () => {
       await createStaff(t.store.db, systemActor('test'), { email: 'purge@example.com', role: 'support', password: PASSWORD }, Date.now());
-      const purger = new SessionPurger(t.store, t.config, silentLog);
+      const purger = consolePurger(t);
       const started = Date.now();
       const cookies = [await signIn(t, 'purge@example.com'), await signIn(t, 'purge@example.com')];
       assert.equal(await sessionCount(t), 2);
@@ -83,11 +87,33 @@ for (const dialect of DIALECTS) {
           .insertInto('console_sessions')
           .values(rows.slice(i, i + 200))
           .execute();
-      const purger = new SessionPurger(t.store, t.config, silentLog);
+      const purger = consolePurger(t);
       assert.equal(await purger.runOnce(now, 2), 1000, 'two batches of 500, then it stops for this round');
       assert.equal(await purger.runOnce(now, 2), 200, 'the rest');
       assert.equal(await purger.runOnce(now, 2), 0);
       assert.equal(await sessionCount(t), 1, 'the live session is kept');
+    });
+
+    it('deletes business manager sessions past their idle expiry, as their own task, and keeps the live ones', async () => {
+      const m = (await t.admin('POST', '/admin/v1/merchants', { name: 'Purged Ltd' })).body.data;
+      const b = await member(t, m.merchantId, 'purged-user@example.com', 'viewer');
+      const managerSessions = async () =>
+        Number(
+          (
+            await t.store.db
+              .selectFrom('manager_sessions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      assert.equal(await managerSessions(), 1);
+      const purger = purgerOf(t, 'expired business manager sessions');
+      assert.equal(await purger.runOnce(Date.now()), 0, 'a live session is kept');
+      assert.equal((await b.get('/manager')).statusCode, 200, 'and still signs in');
+      // MANAGER_SESSION_IDLE_MINUTES is 30 by default.
+      assert.equal(await purger.runOnce(Date.now() + 31 * MINUTE), 1);
+      assert.equal(await managerSessions(), 0);
+      assert.equal((await b.get('/manager')).statusCode, 303, 'a purged session signs nobody in');
     });
   });
 }

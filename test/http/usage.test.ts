@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { installMerchantRateLimit, memoryBuckets, merchantBucketUse } from '../../src/http/rate-limit.ts';
 import { RECENT_ERRORS_PER_MERCHANT, USAGE_DAYS } from '../../src/domain/usage.ts';
-import { UsagePurger } from '../../src/jobs/usage-purger.ts';
+import { Purger, purgeTasks } from '../../src/jobs/purger.ts';
 import { merchantUsage } from '../../src/services/usage.service.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, freshStore, loadCatalogue, newMerchant, testConfig, type TestApp } from '../helpers.ts';
@@ -208,7 +208,10 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(usage.days[0].day, '2026-02-01', '30 days: 2026-02-01 … 2026-03-02');
 
-      const purger = new UsagePurger(t.store, { error: () => undefined, info: () => undefined });
+      const purger = new Purger(purgeTasks(t.store, t.config).find((task) => task.what === 'old usage counters')!, {
+        error: () => undefined,
+        info: () => undefined,
+      });
       // On 2026-03-30 the first day shown is 2026-03-01: nothing is purged yet.
       const day30 = Date.parse('2026-03-30T12:00:00Z');
       assert.equal(await purger.runOnce(day30), 0);
