@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHART_DAYS } from '../../src/services/dashboard.service.ts';
 import { CATALOG_PAGE_SIZE } from '../../src/services/stock-history.service.ts';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { PASSWORD, browser, signedIn, staff, type Browser } from './console-client.ts';
 import { enableStaff, setStaffRole } from '../../src/services/staff.service.ts';
@@ -40,18 +40,6 @@ const ledgerCount = async (t: TestApp, sku: string) =>
         .executeTakeFirstOrThrow()
     ).n,
   );
-
-const qtyOf = async (t: TestApp, sku: string, warehouseCode: string) => {
-  const row = await t.store.db
-    .selectFrom('stocks')
-    .innerJoin('products', 'products.id', 'stocks.product_id')
-    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
-    .select('stocks.qty')
-    .where('products.sku', '=', sku)
-    .where('warehouses.code', '=', warehouseCode)
-    .executeTakeFirst();
-  return row?.qty ?? null;
-};
 
 /** Follows an import's page until it is no longer running (the import runs in the background). */
 async function importOutcome(b: Browser, location: string) {
@@ -145,7 +133,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const r = await wh.post('/console/products/B/adjust', { _csrf: token, warehouseCode: 'G006', delta: '-2', reason: 'two broken in the count' });
       assert.equal(r.statusCode, 200, r.body);
       assert.match(r.body, /Adjusted B in G006 by -2: now 5\./);
-      assert.equal(await qtyOf(t, 'B', 'G006'), 5);
+      assert.equal(await stockQty(t, 'B', 'G006'), 5);
       assert.equal(await ledgerCount(t, 'B'), ledgerBefore + 1);
       const [entry] = await auditRows(t);
       assert.equal(entry.action, 'stock.adjust');
@@ -231,7 +219,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const done = await importOutcome(wh, fixed.headers.location as string);
       assert.equal(done.state, 'done', done.body);
       assert.match(done.body.replace(/\s+/g, ' '), /Imported 3 rows: 3 stocks; <span data-ledger-rows>3<\/span> stock changes/);
-      assert.deepEqual([await qtyOf(t, 'A', 'G007'), await qtyOf(t, 'A', 'G006'), await qtyOf(t, 'C', 'US01')], [11, 3, 4]);
+      assert.deepEqual([await stockQty(t, 'A', 'G007'), await stockQty(t, 'A', 'G006'), await stockQty(t, 'C', 'US01')], [11, 3, 4]);
       const [entry] = await auditRows(t);
       assert.equal(entry.action, 'catalog.import');
       assert.equal(entry.after.fileNames, 'stock.csv');
