@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --db postgres] [-- --orders N] [-- --skus N] [-- --ledger N]`
+ * `npm run bench [-- --quick] [-- --db postgres] [-- --orders N] [-- --skus N] [-- --ledger N] [-- --keep-data]`
  *
  * For each scenario, in the same run and with the same concurrency:
  * - **HTTP**: requests/s, p50/p99 latency, errors and the server's peak RSS, through a real server
@@ -47,6 +47,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'keep-data': { type: 'boolean', default: false },
   },
 });
 /** `--only a,b`: run just these scenarios (and their ceilings). */
@@ -531,7 +532,7 @@ interface ConsolePageResult {
  * data (its orders, ledger and catalogue), so the dashboard's and the history's queries meet the
  * same table sizes as the API scenarios.
  */
-async function consolePagesScenario(dataUrl: string, port: number): Promise<ConsolePageResult[]> {
+async function consolePagesScenario(dataUrl: string, port: number, token: string, merchantId: number): Promise<ConsolePageResult[]> {
   const store = await openStore(dataUrl);
   try {
     const exists = await store.db.selectFrom('staff_users').select('id').where('email_key', '=', 'bench-owner@example.com').executeTakeFirst();
@@ -555,9 +556,27 @@ async function consolePagesScenario(dataUrl: string, port: number): Promise<Cons
   const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
   if (signIn.status !== 303 || !cookie) throw new Error(`console sign-in failed: ${signIn.status}`);
   const sku = benchSku(1 + rand(SKUS));
+  // An endpoint for the webhook pages, registered the way a merchant does (the bench generates none).
+  const hook = await fetch(`${origin}/openapi/v1/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'http://127.0.0.1:9/bench-hook', events: ['split_order.shipped'] }),
+  });
+  const hookBody = (await hook.json()) as { data?: { id?: string } };
+  if (hook.status !== 200 || !hookBody.data?.id) throw new Error(`webhook registration failed: ${hook.status} ${JSON.stringify(hookBody)}`);
+  const orderId = ORDER_ID_START + 1 + rand(ORDERS);
+  const lastWeek = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
   const pages: [string, string][] = [
     ['dashboard', '/console'],
     ['refund review', '/console/refunds'],
+    ['order search (first page)', '/console/orders'],
+    ['order search (order id)', `/console/orders?q=${orderId}`],
+    ['order search (merchant, status, from)', `/console/orders?merchant=${merchantId}&status=processing&from=${lastWeek}`],
+    ['order detail', `/console/orders/${orderId}`],
+    ['merchants', '/console/merchants'],
+    ['merchant detail', `/console/merchants/${merchantId}`],
+    ['webhooks', '/console/webhooks'],
+    ['webhook detail', `/console/webhooks/${hookBody.data.id}`],
     ['product search (first page)', '/console/products'],
     ['product search (name text)', `/console/products?q=${encodeURIComponent('product 4242')}`],
     ['product stock and history', `/console/products/${sku}`],
@@ -662,7 +681,7 @@ async function main() {
       }
       if (wanted(CONSOLE_SCENARIO)) {
         log(`${CONSOLE_SCENARIO}: each console page rendered by the server…`);
-        results.consolePages = await consolePagesScenario(data.url, server.port);
+        results.consolePages = await consolePagesScenario(data.url, server.port, data.token, data.merchantId);
       }
       results.peakRssMb = vmRssMb(server.child.pid!, 'VmHWM');
     } finally {
@@ -684,7 +703,9 @@ async function main() {
       bare.child.kill('SIGTERM');
     }
   } finally {
-    await data.cleanup();
+    // --keep-data: leave the generated database for EXPLAIN (its URL is logged).
+    if (args['keep-data']) log(`data kept: ${data.url}`);
+    else await data.cleanup();
   }
   report(results);
 }

@@ -387,3 +387,16 @@ export async function needRedis(t: TestContext, url: string): Promise<boolean> {
   t.skip(`Redis not reachable at ${url}`);
   return false;
 }
+
+/** The quantity of `sku` in `warehouseCode`, or null where there is no stock row. */
+export async function stockQty(t: TestApp, sku: string, warehouseCode: string): Promise<number | null> {
+  const row = await t.store.db
+    .selectFrom('stocks')
+    .innerJoin('products', 'products.id', 'stocks.product_id')
+    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
+    .select('stocks.qty')
+    .where('products.sku', '=', sku)
+    .where('warehouses.code', '=', warehouseCode)
+    .executeTakeFirst();
+  return row?.qty ?? null;
+}

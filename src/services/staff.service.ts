@@ -1,10 +1,10 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { systemActor, type Actor } from '../domain/audit.ts';
-import { AppError, fieldError, notFound } from '../domain/errors.ts';
+import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { randomToken } from '../domain/secrets.ts';
 import { emailKey, emailProblem, passwordProblem, type StaffRole } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Handle } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import * as staff from '../store/staff.repository.ts';
 
@@ -78,10 +78,23 @@ async function requireStaff(db: Db, email: string) {
   return row;
 }
 
-/** Disables an account and ends its sessions at once. */
+/**
+ * A 409 when `account` is the last active owner, whom a change is about to disable or demote: then
+ * nobody could manage staff in the console. Checked on the owners locked in the change's own
+ * transaction, so two owners removing each other at once cannot both succeed.
+ */
+async function keepAnOwner(trx: Handle, account: staff.StaffRow, what: string): Promise<void> {
+  const owners = await staff.lockActiveOwners(trx);
+  if (owners.length === 1 && owners[0] === account.id) {
+    throw conflictState(`${account.email_key} is the last active owner: make another account owner before you ${what} it`);
+  }
+}
+
+/** Disables an account and ends its sessions at once; never the last active owner. */
 export async function disableStaff(db: Db, actor: Actor, email: string, now: number): Promise<{ row: staff.StaffRow; sessionsEnded: number }> {
   const before = await requireStaff(db, email);
   return db.transaction().execute(async (trx) => {
+    await keepAnOwner(trx, before, 'disable');
     const row = await staff.updateStaff(trx, before.id, { status: 'disabled' }, now);
     const sessionsEnded = await staff.deleteSessionsOf(trx, row.id);
     await insertAudit(
@@ -106,11 +119,13 @@ export async function enableStaff(db: Db, actor: Actor, email: string, now: numb
 
 /**
  * Changes what an account may do. Its open sessions keep going: each console request reads the
- * role afresh with the session, so the new role applies from the next request.
+ * role afresh with the session, so the new role applies from the next request. The last active
+ * owner keeps the role.
  */
 export async function setStaffRole(db: Db, actor: Actor, email: string, role: StaffRole, now: number): Promise<staff.StaffRow> {
   const before = await requireStaff(db, email);
   return db.transaction().execute(async (trx) => {
+    if (role !== 'owner') await keepAnOwner(trx, before, 'demote');
     const row = await staff.updateStaff(trx, before.id, { role }, now);
     await insertAudit(trx, actor, { action: 'staff.set_role', target: `staff:${row.email_key}`, before: staffSummary(before), after: staffSummary(row) }, now);
     return row;

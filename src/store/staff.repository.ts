@@ -37,6 +37,23 @@ export async function updateStaff(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The ids of the active owners, each row locked until the transaction ends. An UPDATE that changes
+ * nothing takes the row locks on PostgreSQL (SELECT … FOR UPDATE does not compile for SQLite, whose
+ * write transaction already shuts out every other): of two owners demoting each other at once, the
+ * second waits for the first, then re-reads the rows and finds one owner left.
+ */
+export async function lockActiveOwners(db: Handle): Promise<number[]> {
+  const rows = await db
+    .updateTable('staff_users')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('role', '=', 'owner')
+    .where('status', '=', 'active')
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 export async function insertSession(db: Handle, row: Insertable<ConsoleSessionsTable>): Promise<void> {
   await db.insertInto('console_sessions').values(row).execute();
 }

@@ -396,4 +396,63 @@ describe('stockist CLI', () => {
       assert.ok(!everything.includes(secret) && !everything.includes(token), 'neither the client secret nor the token is recorded');
     });
   }
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    it(`refuses to demote or disable the last active owner, with exit code 1 and nothing written (${dialect})`, {
+      skip: dialect === 'postgres' ? PG_SKIP : false,
+    }, async (t) => {
+      const dir = tempDir();
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const env = { DATA_DIR: dir, DATABASE_URL: dialect === 'sqlite' ? `sqlite:${path.join(dir, 'cli.db')}` : (await emptyPgSchema(t, 'cliowner')).url };
+      const cli = (...args: string[]) => runCli(['operator', ...args], env);
+      const refusedWith = (r: { status: number | null; stderr: string }, message: string) => {
+        assert.equal(r.status, 1, r.stderr);
+        assert.equal(r.stderr.trim().split('\n').at(-1), `stockist: ${message}`);
+      };
+      assert.equal(runCli(['migrate'], env).status, 0);
+      assert.equal(cli('create', 'boss@example.com', '--role', 'owner').status, 0);
+      refusedWith(
+        cli('set-role', 'boss@example.com', '--role', 'support'),
+        'boss@example.com is the last active owner: make another account owner before you demote it',
+      );
+      refusedWith(cli('disable', 'boss@example.com'), 'boss@example.com is the last active owner: make another account owner before you disable it');
+      assert.equal(cli('set-role', 'boss@example.com', '--role', 'owner').status, 0, 'keeping the role is no demotion');
+      // A disabled owner is no owner to fall back on.
+      assert.equal(cli('create', 'away@example.com', '--role', 'owner').status, 0);
+      assert.equal(cli('disable', 'away@example.com').status, 0);
+      refusedWith(cli('disable', 'boss@example.com'), 'boss@example.com is the last active owner: make another account owner before you disable it');
+      // With a second active owner the first can go; then the second is the last.
+      assert.equal(cli('enable', 'away@example.com').status, 0);
+      assert.equal(cli('set-role', 'boss@example.com', '--role', 'warehouse').status, 0);
+      refusedWith(
+        cli('set-role', 'away@example.com', '--role', 'support'),
+        'away@example.com is the last active owner: make another account owner before you demote it',
+      );
+      assert.deepEqual(
+        cli('list')
+          .stdout.trim()
+          .split('\n')
+          .map((l) => l.split('  ').slice(0, 3).join(' ')),
+        ['away@example.com owner active', 'boss@example.com warehouse active'],
+      );
+      const { openStore } = await import('../../src/store/db.ts');
+      const store = await openStore(env.DATABASE_URL);
+      try {
+        const audit = await store.db.selectFrom('audit_log').select(['action', 'target']).orderBy('id').execute();
+        assert.deepEqual(
+          audit.map((a) => `${a.action} ${a.target}`),
+          [
+            'staff.create staff:boss@example.com',
+            'staff.set_role staff:boss@example.com',
+            'staff.create staff:away@example.com',
+            'staff.disable staff:away@example.com',
+            'staff.enable staff:away@example.com',
+            'staff.set_role staff:boss@example.com',
+          ],
+          'the refusals wrote nothing',
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  }
 });

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHART_DAYS } from '../../src/services/dashboard.service.ts';
 import { CATALOG_PAGE_SIZE } from '../../src/services/stock-history.service.ts';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { PASSWORD, browser, signedIn, staff, type Browser } from './console-client.ts';
+import { enableStaff, setStaffRole } from '../../src/services/staff.service.ts';
 
 /**
  * Issue 16, the console's catalogue, stock, import, staff and audit pages and the completed
@@ -39,18 +40,6 @@ const ledgerCount = async (t: TestApp, sku: string) =>
         .executeTakeFirstOrThrow()
     ).n,
   );
-
-const qtyOf = async (t: TestApp, sku: string, warehouseCode: string) => {
-  const row = await t.store.db
-    .selectFrom('stocks')
-    .innerJoin('products', 'products.id', 'stocks.product_id')
-    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
-    .select('stocks.qty')
-    .where('products.sku', '=', sku)
-    .where('warehouses.code', '=', warehouseCode)
-    .executeTakeFirst();
-  return row?.qty ?? null;
-};
 
 /** Follows an import's page until it is no longer running (the import runs in the background). */
 async function importOutcome(b: Browser, location: string) {
@@ -144,7 +133,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const r = await wh.post('/console/products/B/adjust', { _csrf: token, warehouseCode: 'G006', delta: '-2', reason: 'two broken in the count' });
       assert.equal(r.statusCode, 200, r.body);
       assert.match(r.body, /Adjusted B in G006 by -2: now 5\./);
-      assert.equal(await qtyOf(t, 'B', 'G006'), 5);
+      assert.equal(await stockQty(t, 'B', 'G006'), 5);
       assert.equal(await ledgerCount(t, 'B'), ledgerBefore + 1);
       const [entry] = await auditRows(t);
       assert.equal(entry.action, 'stock.adjust');
@@ -230,7 +219,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const done = await importOutcome(wh, fixed.headers.location as string);
       assert.equal(done.state, 'done', done.body);
       assert.match(done.body.replace(/\s+/g, ' '), /Imported 3 rows: 3 stocks; <span data-ledger-rows>3<\/span> stock changes/);
-      assert.deepEqual([await qtyOf(t, 'A', 'G007'), await qtyOf(t, 'A', 'G006'), await qtyOf(t, 'C', 'US01')], [11, 3, 4]);
+      assert.deepEqual([await stockQty(t, 'A', 'G007'), await stockQty(t, 'A', 'G006'), await stockQty(t, 'C', 'US01')], [11, 3, 4]);
       const [entry] = await auditRows(t);
       assert.equal(entry.action, 'catalog.import');
       assert.equal(entry.after.fileNames, 'stock.csv');
@@ -389,6 +378,43 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(cross.statusCode, 403);
       assert.deepEqual(await tableDigests(t.store), before);
       assert.ok(PASSWORD);
+    });
+
+    it('staff: two owners demoting or disabling each other at once: one change lands, the other is a 409 (the last active owner stays)', async () => {
+      await staff(t, 'second@example.com', 'owner');
+      const second = await signedIn(t, 'second@example.com');
+      const ids = Object.fromEntries((await t.store.db.selectFrom('staff_users').select(['id', 'email_key']).execute()).map((s) => [s.email_key, s.id]));
+      const activeOwners = async () =>
+        (await t.store.db.selectFrom('staff_users').select('email_key').where('role', '=', 'owner').where('status', '=', 'active').execute()).map(
+          (s) => s.email_key,
+        );
+      const cli = { kind: 'cli' as const, id: 'test', requestId: null };
+      for (const [change, fields, action] of [
+        ['role', { role: 'support' }, 'staff.set_role'],
+        ['disable', {}, 'staff.disable'],
+      ] as const) {
+        const auditBefore = (await auditRows(t)).filter((a) => a.action === action).length;
+        const [fromOwner, fromSecond] = await Promise.all([
+          owner.post(`/console/staff/${ids['second@example.com']}/${change}`, { _csrf: ownerToken, ...fields }),
+          second.post(`/console/staff/${ids['owner@example.com']}/${change}`, { _csrf: await second.csrf(), ...fields }),
+        ]);
+        assert.deepEqual([fromOwner.statusCode, fromSecond.statusCode].sort(), [200, 409], change);
+        const refused = fromOwner.statusCode === 409 ? fromOwner : fromSecond;
+        assert.match(refused.body, /is the last active owner: make another account owner before you (demote|disable) it/);
+        const left = await activeOwners();
+        assert.equal(left.length, 1, `${change}: one active owner left, not none`);
+        assert.equal((await auditRows(t)).filter((a) => a.action === action).length, auditBefore + 1, 'one change, one audit row');
+        // Put both back as owners, signed in, for the next round.
+        const removed = left[0] === 'owner@example.com' ? 'second@example.com' : 'owner@example.com';
+        if (change === 'role') await setStaffRole(t.store.db, cli, removed, 'owner', Date.now());
+        else {
+          await enableStaff(t.store.db, cli, removed, Date.now());
+          if (removed === 'owner@example.com') {
+            owner = await signedIn(t, 'owner@example.com');
+            ownerToken = await owner.csrf();
+          }
+        }
+      }
     });
   });
 }

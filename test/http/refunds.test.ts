@@ -4,20 +4,14 @@ import { RefundWorker } from '../../src/jobs/refund.worker.ts';
 import { decideRefund } from '../../src/services/refunds.service.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, useApp, type TestApp } from '../helpers.ts';
 
 const worker = (t: TestApp) => new RefundWorker({ store: t.store, config: { refundReview: 'auto', refundAutoDelayMs: 0 } });
 
 async function qty(t: TestApp, sku: string, warehouseCode: string) {
-  const r = await t.store.db
-    .selectFrom('stocks')
-    .innerJoin('products', 'products.id', 'stocks.product_id')
-    .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
-    .select('qty')
-    .where('sku', '=', sku)
-    .where('code', '=', warehouseCode)
-    .executeTakeFirstOrThrow();
-  return r.qty;
+  const q = await stockQty(t, sku, warehouseCode);
+  assert.notEqual(q, null, `a stock row for ${sku} in ${warehouseCode}`);
+  return q as number;
 }
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

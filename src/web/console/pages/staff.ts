@@ -9,8 +9,9 @@ import type { ConsolePage } from './context.ts';
 /**
  * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, in the
  * answer to the form, never stored in clear or shown again), disable, enable, reset password,
- * change role. Nobody can disable their own account or change their own role here: the last
- * owner cannot lock the console out by a slip (the CLI `stockist operator` can still do anything).
+ * change role. Nobody can disable their own account or change their own role here (a slip would
+ * sign you out or take the page away); the service itself refuses (409) to disable or demote the
+ * last active owner, here and on the CLI, so the console always has someone who can manage staff.
  */
 export const staffPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/staff`, label: 'Staff', permission: 'staff:manage' }],
