@@ -21,8 +21,18 @@ export async function insertOrder(scope: MerchantScope, row: Owned<OrdersTable>)
   return (await scope.insertInto('orders', row).returning('id').executeTakeFirstOrThrow()).id;
 }
 
-export async function insertSplitOrder(scope: MerchantScope, row: Owned<SplitOrdersTable>): Promise<number> {
-  return (await scope.insertInto('split_orders', row).returning('id').executeTakeFirstOrThrow()).id;
+/**
+ * Inserts an order's split orders in one statement; returns their ids in the order of `rows`.
+ * A split order is one warehouse's share, so (order, warehouse) tells the returned rows apart
+ * (RETURNING promises no order on either database).
+ */
+export async function insertSplitOrders(scope: MerchantScope, rows: Owned<SplitOrdersTable>[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const keyOf = (r: { order_id: number; warehouse_id: number }) => `${r.order_id}:${r.warehouse_id}`;
+  const inserted = await scope.insertInto('split_orders', rows).returning(['id', 'order_id', 'warehouse_id']).execute();
+  const idOf = new Map(inserted.map((r) => [keyOf(r), r.id]));
+  if (idOf.size !== rows.length) throw new Error('insertSplitOrders: two split orders of one order share a warehouse');
+  return rows.map((r) => idOf.get(keyOf(r))!);
 }
 
 export async function insertItems(scope: MerchantScope, rows: Owned<OrderItemsTable>[]): Promise<void> {

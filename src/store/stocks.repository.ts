@@ -77,6 +77,56 @@ export async function addQty(db: Handle, k: StockKey, delta: number, refs: Ledge
   return { ...k, delta, qtyAfter: row.qty };
 }
 
+/**
+ * Applies several decrements (negative deltas) of distinct stock rows in two statements, all or
+ * nothing: one conditional UPDATE (each row's delta by a CASE; a row that would go below zero is
+ * left out) and, when every row took its delta, one multi-row INSERT of their ledger rows, in the
+ * order given. Returns null when any row refused — the caller rolls the transaction back, since
+ * the rows that did take their delta are changed. The order path's rows are locked beforehand
+ * (`lockStockRows`), so on PostgreSQL this UPDATE waits for nothing.
+ */
+export async function takeQty(
+  trx: Transaction<Database>,
+  changes: (StockKey & { delta: number })[],
+  refs: LedgerRefs,
+  now: number,
+): Promise<AppliedChange[] | null> {
+  if (changes.length === 0) return [];
+  const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
+  if (new Set(changes.map(keyOf)).size !== changes.length) throw new Error('takeQty: a stock row appears twice');
+  if (changes.some((c) => !Number.isSafeInteger(c.delta) || c.delta >= 0)) throw new Error('takeQty: deltas must be negative integers');
+  // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
+  const delta = sql<number>`case ${sql.join(
+    changes.map((c) => sql`when product_id = ${c.productId} and warehouse_id = ${c.warehouseId} then cast(${c.delta} as bigint)`),
+    sql` `,
+  )} end`;
+  const rows = await trx
+    .updateTable('stocks')
+    .set({ qty: sql`qty + ${delta}`, updated_at: now })
+    .where((eb) => eb.or(changes.map((c) => eb.and([eb('product_id', '=', c.productId), eb('warehouse_id', '=', c.warehouseId)]))))
+    .where(sql<boolean>`qty + ${delta} >= 0`)
+    .returning(['product_id', 'warehouse_id', 'qty'])
+    .execute();
+  if (rows.length !== changes.length) return null;
+  const after = new Map(rows.map((r) => [keyOf({ productId: r.product_id, warehouseId: r.warehouse_id }), Number(r.qty)]));
+  const applied = changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta, qtyAfter: after.get(keyOf(c))! }));
+  await trx
+    .insertInto('stock_ledger')
+    .values(
+      applied.map((a) => ({
+        ...whereKey(a),
+        delta: a.delta,
+        qty_after: a.qtyAfter,
+        kind: refs.kind,
+        order_id: refs.orderId ?? null,
+        refund_id: refs.refundId ?? null,
+        created_at: now,
+      })),
+    )
+    .execute();
+  return applied;
+}
+
 export async function currentQty(db: Handle, k: StockKey): Promise<number> {
   const row = await db.selectFrom('stocks').select('qty').where('product_id', '=', k.productId).where('warehouse_id', '=', k.warehouseId).executeTakeFirst();
   return row?.qty ?? 0;
