@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Handle } from '../store/db.ts';
-import { countsPerDay, dashboardCounts, lowStockRows, refundWorkerCounts, troubledEndpoints } from '../store/dashboard.repository.ts';
+import { countsPerDay, lowStockRows, refundWorkerCounts, reviewCounts, troubledEndpoints } from '../store/dashboard.repository.ts';
 
 const DAY_MS = 86_400_000;
 /** Days in the dashboard's chart, today (UTC) included. */
@@ -16,19 +16,53 @@ export interface DailySeries {
   refunds: number[];
 }
 
+/** A day is closed (its count final) this long after its UTC midnight: a transaction stamped 23:59:59 has committed by then. */
+const CLOSE_AFTER_MS = 60_000;
+
+/**
+ * Orders and refunds created per UTC day, for the days that are over. An order or refund keeps
+ * the day it was created on and none is deleted, so a closed day's count never changes: it is read
+ * once per process and kept, and each dashboard reads only the days still open (today) from the
+ * database. At 1M orders in 30 days that is the difference between reading every order's index
+ * entry twice per page view and reading today's (docs/performance.md, "Console pages").
+ */
+export class ClosedDayCounts {
+  private readonly counts = new Map<string, number>();
+
+  /** Counts per day of [firstDay, lastDay] (day numbers since 1970-01-01 UTC), zero-filled. */
+  async perDay(db: Handle, table: 'orders' | 'refunds', firstDay: number, lastDay: number, now: number): Promise<Map<number, number>> {
+    const openFrom = Math.max(firstDay, Math.floor((now - CLOSE_AFTER_MS) / DAY_MS));
+    let missingFrom: number | null = null;
+    for (let day = firstDay; day < openFrom; day++) if (!this.counts.has(`${table} ${day}`)) missingFrom ??= day;
+    const readFrom = missingFrom ?? openFrom;
+    const read = await countsPerDay(db, table, readFrom * DAY_MS, (lastDay + 1) * DAY_MS);
+    for (let day = readFrom; day < openFrom; day++) this.counts.set(`${table} ${day}`, read.get(day) ?? 0);
+    // Days that left the window are forgotten: the map holds at most the window's days per table.
+    for (const key of this.counts.keys()) if (Number(key.split(' ')[1]) < firstDay) this.counts.delete(key);
+    const out = new Map<number, number>();
+    for (let day = firstDay; day <= lastDay; day++) out.set(day, day < openFrom ? this.counts.get(`${table} ${day}`)! : (read.get(day) ?? 0));
+    return out;
+  }
+}
+
 /**
  * The console dashboard: orders and refunds of the last 30 days (totals and per day), refunds
  * waiting for review and how many are past REFUND_SLA_HOURS, low-stock rows (LOW_STOCK_THRESHOLD),
  * failing webhook endpoints and the refund worker's state. Every query is an indexed range or a
  * bounded list: none reads all orders.
  */
-export async function dashboard(db: Handle, config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs'>, now: number) {
+export async function dashboard(
+  db: Handle,
+  closedDays: ClosedDayCounts,
+  config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs'>,
+  now: number,
+) {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - (CHART_DAYS - 1);
   const [counts, orders, refunds, low, endpoints, worker] = await Promise.all([
-    dashboardCounts(db, now - 30 * DAY_MS, now - config.refundSlaHours * 3_600_000),
-    countsPerDay(db, 'orders', firstDay * DAY_MS, (today + 1) * DAY_MS),
-    countsPerDay(db, 'refunds', firstDay * DAY_MS, (today + 1) * DAY_MS),
+    reviewCounts(db, now - config.refundSlaHours * 3_600_000),
+    closedDays.perDay(db, 'orders', firstDay, today, now),
+    closedDays.perDay(db, 'refunds', firstDay, today, now),
     lowStockRows(db, config.lowStockThreshold, LIST_ROWS + 1),
     troubledEndpoints(db, LIST_ROWS + 1),
     refundWorkerCounts(db, now - config.refundAutoDelayMs, now),
@@ -39,8 +73,12 @@ export async function dashboard(db: Handle, config: Pick<Config, 'refundSlaHours
     orders: days.map((d) => orders.get(d) ?? 0),
     refunds: days.map((d) => refunds.get(d) ?? 0),
   };
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   return {
-    windowDays: 30,
+    windowDays: CHART_DAYS,
+    // The totals are the chart's: the 30 UTC days shown, today included.
+    orders: sum(series.orders),
+    refunds: sum(series.refunds),
     slaHours: config.refundSlaHours,
     ...counts,
     series,

@@ -3,19 +3,9 @@ import type { Handle } from './db.ts';
 
 const count = (row: { n: string | number | bigint } | undefined) => Number(row?.n ?? 0);
 
-/** The operator dashboard's numbers, each one indexed count. */
-export async function dashboardCounts(db: Handle, since: number, slaCutoff: number) {
-  const [orders, refunds, pending, overSla] = await Promise.all([
-    db
-      .selectFrom('orders')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('created_at', '>=', since)
-      .executeTakeFirst(),
-    db
-      .selectFrom('refunds')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('created_at', '>=', since)
-      .executeTakeFirst(),
+/** The refund review queue's numbers, each one indexed count. */
+export async function reviewCounts(db: Handle, slaCutoff: number) {
+  const [pending, overSla] = await Promise.all([
     db
       .selectFrom('refunds')
       .select((eb) => eb.fn.countAll().as('n'))
@@ -28,7 +18,7 @@ export async function dashboardCounts(db: Handle, since: number, slaCutoff: numb
       .where('created_at', '<', slaCutoff)
       .executeTakeFirst(),
   ]);
-  return { orders: count(orders), refunds: count(refunds), pendingRefunds: count(pending), overSla: count(overSla) };
+  return { pendingRefunds: count(pending), overSla: count(overSla) };
 }
 
 /** Day number (days since 1970-01-01 UTC) of an epoch-milliseconds column: integer division in both dialects. */

@@ -5,6 +5,7 @@ import { listAuditFiltered } from '../../src/store/audit.repository.ts';
 import { countsPerDay, lowStockRows, refundWorkerCounts } from '../../src/store/dashboard.repository.ts';
 import type { Db, Store } from '../../src/store/db.ts';
 import { ledgerOfProduct } from '../../src/store/stock-history.repository.ts';
+import { ClosedDayCounts } from '../../src/services/dashboard.service.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 
 /**
@@ -75,6 +76,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ['audit by target', (db) => listAuditFiltered(db, { actor: null, action: null, target: 'stock' }, 500, 51)],
       ['audit by actor', (db) => listAuditFiltered(db, { actor: { kind: 'staff', id: '7000000000001' }, action: null, target: null }, null, 51)],
     ];
+    it('the dashboard reads a day that is over once, then only the days still open', async () => {
+      const DAY = 86_400_000;
+      const { handle, queries } = capturing(fresh.store.db);
+      const closedDays = new ClosedDayCounts();
+      const now = Date.UTC(2026, 10, 25, 12);
+      const today = Math.floor(now / DAY);
+      const since = () => Number(queries.at(-1)!.parameters[0]);
+      const first = await closedDays.perDay(handle, 'orders', today - 29, today, now);
+      assert.deepEqual(
+        [...first.keys()],
+        Array.from({ length: 30 }, (_, i) => today - 29 + i),
+        'every day of the window, zero-filled',
+      );
+      assert.equal(since(), (today - 29) * DAY, 'the first view reads the whole window');
+      await closedDays.perDay(handle, 'orders', today - 29, today, now + 1000);
+      assert.equal(since(), today * DAY, 'the next reads only today');
+      // A minute after midnight that day is over too: read once more (its final count), then kept.
+      await closedDays.perDay(handle, 'orders', today - 28, today + 1, (today + 1) * DAY + 61_000);
+      assert.equal(since(), today * DAY);
+      await closedDays.perDay(handle, 'orders', today - 28, today + 1, (today + 1) * DAY + 62_000);
+      assert.equal(since(), (today + 1) * DAY);
+      // Within the first minute after midnight, yesterday may still get a late commit: it is read live.
+      const fresh2 = new ClosedDayCounts();
+      await fresh2.perDay(handle, 'refunds', today - 29, today, today * DAY + 30_000);
+      await fresh2.perDay(handle, 'refunds', today - 29, today, today * DAY + 40_000);
+      assert.equal(since(), (today - 1) * DAY);
+    });
+
     for (const [what, run] of cases) {
       it(what, async () => {
         const { handle, queries } = capturing(fresh.store.db);

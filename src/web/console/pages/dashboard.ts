@@ -1,4 +1,4 @@
-import { dashboard } from '../../../services/dashboard.service.ts';
+import { ClosedDayCounts, dashboard } from '../../../services/dashboard.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -6,6 +6,8 @@ import type { ConsolePage } from './context.ts';
 export const dashboardPage: ConsolePage = {
   nav: [{ href: CONSOLE_PREFIX, label: 'Dashboard', permission: 'dashboard:read' }],
   routes: async (app, { config, store, now, page }) => {
-    app.get('', async (_request, reply) => page(reply, 200, 'dashboard', { title: 'Dashboard', stats: await dashboard(store.db, config, now()) }));
+    // Per app: the counts of days that are over, read once (see ClosedDayCounts).
+    const closedDays = new ClosedDayCounts();
+    app.get('', async (_request, reply) => page(reply, 200, 'dashboard', { title: 'Dashboard', stats: await dashboard(store.db, closedDays, config, now()) }));
   },
 };
