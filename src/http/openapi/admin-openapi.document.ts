@@ -13,7 +13,7 @@ import {
 import { ErrorEnvelope } from '../../schemas/common.ts';
 import { AddressBody, FulfillmentRecord, OrderItemRecord, OrderRecord, SplitOrderRecord } from '../../schemas/orders.ts';
 import { RefundRecord } from '../../schemas/refunds.ts';
-import { SchemaNamer, errorResponses, errorStatuses, parameters, requestBody } from './openapi.document.ts';
+import { SchemaNamer, errorResponses, errorStatuses, parameters, pathsUnder, requestBody } from './openapi.document.ts';
 
 /**
  * The operator API's OpenAPI 3.1 document (issue 16): generated, like the merchant one, from the
@@ -93,12 +93,7 @@ const DESCRIPTION = `The supplier's own API: catalogue, stock, merchants and the
 /** The document for the operator routes of one app. */
 export function buildAdminOpenApiDocument(routes: readonly RouteOptions[]): Json {
   const namer = new SchemaNamer(NAMED);
-  const paths: Record<string, Record<string, Json>> = {};
-  const adminRoutes = routes
-    .filter((r) => (r.url ?? '').startsWith(`${ADMIN_PREFIX}/`))
-    .flatMap((r) => (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD').map((m) => ({ route: r, method: m.toUpperCase() })))
-    .sort((a, b) => `${adminOpenApiPath(a.route.url!)} ${a.method}`.localeCompare(`${adminOpenApiPath(b.route.url!)} ${b.method}`));
-  for (const { route, method } of adminRoutes) (paths[adminOpenApiPath(route.url!)] ??= {})[method.toLowerCase()] = operation(route, method, namer);
+  const paths = pathsUnder(routes, ADMIN_PREFIX, adminOpenApiPath, (route, method) => operation(route, method, namer));
   const errors = Object.fromEntries(Object.entries(errorResponses()).filter(([name]) => /^Error\d+$/.test(name) && name !== 'Error429'));
   return {
     openapi: '3.1.0',

@@ -350,18 +350,29 @@ function webhookSection(namer: SchemaNamer): Record<string, Json> {
   );
 }
 
+/**
+ * The `paths` object of the routes under `prefix` (each method but HEAD, sorted by path then
+ * method, so the document does not depend on registration order): used by both documents.
+ */
+export function pathsUnder(
+  routes: readonly RouteOptions[],
+  prefix: string,
+  toPath: (url: string) => string,
+  toOperation: (route: RouteOptions, method: string) => Json,
+): Record<string, Record<string, Json>> {
+  const paths: Record<string, Record<string, Json>> = {};
+  const operations = routes
+    .filter((r) => (r.url ?? '').startsWith(`${prefix}/`))
+    .flatMap((r) => (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD').map((m) => ({ route: r, method: m.toUpperCase() })))
+    .sort((a, b) => `${toPath(a.route.url!)} ${a.method}`.localeCompare(`${toPath(b.route.url!)} ${b.method}`));
+  for (const { route, method } of operations) (paths[toPath(route.url!)] ??= {})[method.toLowerCase()] = toOperation(route, method);
+  return paths;
+}
+
 /** The document for the routes of one app (the merchant routes and the token endpoint among them). */
 export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
   const namer = new SchemaNamer();
-  const paths: Record<string, Record<string, Json>> = {};
-  const merchantRoutes = routes
-    .filter((r) => (r.url ?? '').startsWith(`${MERCHANT_PREFIX}/`))
-    .flatMap((r) => (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD').map((m) => ({ route: r, method: m.toUpperCase() })))
-    .sort((a, b) => `${openApiPath(a.route.url!)} ${a.method}`.localeCompare(`${openApiPath(b.route.url!)} ${b.method}`));
-  for (const { route, method } of merchantRoutes) {
-    const path = openApiPath(route.url!);
-    (paths[path] ??= {})[method.toLowerCase()] = operation(route, method, namer);
-  }
+  const paths = pathsUnder(routes, MERCHANT_PREFIX, openApiPath, (route, method) => operation(route, method, namer));
   return {
     openapi: '3.1.0',
     info: { title: 'Stockist Open API', version: pkg.version, description: DESCRIPTION },
