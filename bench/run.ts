@@ -8,6 +8,7 @@
  * - **driver baseline** (the storage limit): the same rows read or written with the bare driver in
  *   one transaction, no query builder, no service (bench/driver.ts);
  * - **HTTP ceiling**: a bare Fastify route of the same method and body size (bench/bare-server.ts);
+ *   each scenario runs these four legs back to back, so a ratio compares legs seconds apart;
  * then the ratios: `serialLimitRps = 1 / (1/httpCeiling + 1/driver)` is what a server doing only
  * the HTTP work and the bare storage work one after the other would reach, and `ofSerialLimit`
  * how much of it the real server gets. Results: bench/results/latest.{md,json} (latest.json keeps
@@ -627,35 +628,16 @@ async function main() {
     if (s.consumesOrders) await resetRefunds(data.url);
   };
   try {
-    // The storage limit first, alone on the database: the bare driver, then the service ceiling.
-    log('driver baseline…');
+    // Every process up front, then each scenario's four legs back to back (driver, service, HTTP,
+    // bare Fastify of the same method): a ratio compares legs seconds apart, not minutes apart, so
+    // the machine's load moving during the run (other work, CPU steal) moves both sides of it.
     const driver =
       args.db === 'postgres'
         ? await postgresDriver(data.url, { merchantId: data.merchantId, defaultWarehouse: DEFAULT_WAREHOUSE, connections: CONNECTIONS })
         : sqliteDriver(data.url.slice('sqlite:'.length), { merchantId: data.merchantId, defaultWarehouse: DEFAULT_WAREHOUSE });
-    try {
-      for (const s of scenarios) {
-        await beforeLeg(s);
-        results.driver.push(await direct(s.name, () => s.driver(driver)));
-      }
-    } finally {
-      await driver.close();
-    }
-
-    log('service ceiling…');
     const config = loadConfig({ DATABASE_URL: data.url, TLS: 'off', DEFAULT_WAREHOUSE });
     const store = await openStore(data.url, { poolSize: CONNECTIONS });
     const deps: Deps = { store, config, merchantId: data.merchantId };
-    try {
-      for (const s of scenarios) {
-        await beforeLeg(s);
-        results.service.push(await direct(s.name, () => s.service(deps)));
-      }
-    } finally {
-      await store.close();
-    }
-
-    log('server…');
     // --profile: the server writes a V8 CPU profile (bench/results/*.cpuprofile) when it exits.
     const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
     const server = await startChild(
@@ -674,10 +656,19 @@ async function main() {
       },
       /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     );
+    const bare = await startChild(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '0' }, /bare listening (\d+)/);
     try {
       for (const s of scenarios) {
+        log(`${s.name}: driver, service, server, bare Fastify…`);
+        await beforeLeg(s);
+        results.driver.push(await direct(s.name, () => s.driver(driver)));
+        await beforeLeg(s);
+        results.service.push(await direct(s.name, () => s.service(deps)));
         await beforeLeg(s);
         results.http.push(await load(s.name, server.port, { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid }));
+        const bareRequest =
+          s.method === 'POST' ? () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) : () => ({ path: '/openapi/v1/product/stocks' });
+        results.bare.push(await load(s.name, bare.port, { method: s.method, request: bareRequest }));
       }
       if (wanted(CONSOLE_SCENARIO)) {
         log(`${CONSOLE_SCENARIO}: each console page rendered by the server…`);
@@ -685,22 +676,16 @@ async function main() {
       }
       results.peakRssMb = vmRssMb(server.child.pid!, 'VmHWM');
     } finally {
+      bare.child.kill('SIGTERM');
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.once('exit', resolve));
+      await driver.close();
+      await store.close();
     }
 
     if (wanted(STOCK_SCENARIO)) {
       log(`${STOCK_SCENARIO}: the same server (API and worker), without and with ${STOCK_ENDPOINTS} endpoints, alternated…`);
       results.stockWebhooks = await stockWebhookScenario(data.url, data.token);
-    }
-
-    log('bare Fastify ceiling…');
-    const bare = await startChild(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '0' }, /bare listening (\d+)/);
-    try {
-      results.bare.push(await load('bare-json-get', bare.port, { request: () => ({ path: '/openapi/v1/product/stocks' }) }));
-      results.bare.push(await load('bare-json-post', bare.port, { method: 'POST', request: () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) }));
-    } finally {
-      bare.child.kill('SIGTERM');
     }
   } finally {
     // --keep-data: leave the generated database for EXPLAIN (its URL is logged).
@@ -711,12 +696,11 @@ async function main() {
 }
 
 function report(r: Run) {
-  const bareGet = r.bare[0].rps;
-  const barePost = r.bare[1].rps;
   const rows = r.http.map((h) => {
     const s = r.service.find((x) => x.scenario === h.scenario)!;
     const d = r.driver.find((x) => x.scenario === h.scenario)!;
-    const httpCeilingRps = SCENARIOS.find((x) => x.name === h.scenario)!.method === 'POST' ? barePost : bareGet;
+    const b = r.bare.find((x) => x.scenario === h.scenario)!;
+    const httpCeilingRps = b.rps;
     const serialLimitRps = 1 / (1 / httpCeilingRps + 1 / d.rps);
     return {
       scenario: h.scenario,
@@ -732,6 +716,7 @@ function report(r: Run) {
       driverP99: d.p99,
       driverErrors: d.errors,
       httpCeilingRps,
+      httpCeilingP99: b.p99,
       serialLimitRps: Math.round(serialLimitRps * 10) / 10,
       ofSerialLimit: h.rps / serialLimitRps,
       ofHttpCeiling: h.rps / httpCeilingRps,
@@ -744,15 +729,15 @@ function report(r: Run) {
     '',
     `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · Node ${process.version} · ${SKUS} SKUs × 3 warehouses · ${LEDGER} ledger rows · ${ORDERS} orders · ${CONNECTIONS} connections × ${DURATION} s`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | service req/s | service p99 ms | driver req/s | driver p99 ms | serial limit req/s | % of serial limit | % of service ceiling | % of HTTP ceiling |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | service req/s | service p99 ms | driver req/s | driver p99 ms | HTTP ceiling req/s | serial limit req/s | % of serial limit | % of service ceiling | % of HTTP ceiling |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (x) =>
-        `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.peakRssMb} | ${Math.round(x.serviceRps)} | ${x.serviceP99} | ${Math.round(x.driverRps)} | ${x.driverP99} | ${Math.round(x.serialLimitRps)} | ${pct(x.ofSerialLimit)} | ${pct(x.ofServiceCeiling)} | ${pct(x.ofHttpCeiling)} |`,
+        `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.peakRssMb} | ${Math.round(x.serviceRps)} | ${x.serviceP99} | ${Math.round(x.driverRps)} | ${x.driverP99} | ${Math.round(x.httpCeilingRps)} | ${Math.round(x.serialLimitRps)} | ${pct(x.ofSerialLimit)} | ${pct(x.ofServiceCeiling)} | ${pct(x.ofHttpCeiling)} |`,
     ),
     '',
-    `HTTP ceiling (bare Fastify, same body size): GET ${Math.round(bareGet)} req/s (p99 ${r.bare[0].p99} ms), POST ${Math.round(barePost)} req/s (p99 ${r.bare[1].p99} ms). ` +
-      'Serial limit = 1 / (1/HTTP ceiling + 1/driver): the HTTP work and the bare storage work one after the other.',
+    'HTTP ceiling: a bare Fastify route of the same method and body size, measured right after the scenario. ' +
+      'Each scenario ran its driver, service, server and bare-Fastify legs back to back. Serial limit = 1 / (1/HTTP ceiling + 1/driver): the HTTP work and the bare storage work one after the other.',
     `Server peak RSS (VmHWM over the whole run): ${r.peakRssMb} MB.`,
   ];
   const errors = rows.filter((x) => x.serviceErrors || x.driverErrors).map((x) => `${x.scenario} (service ${x.serviceErrors}, driver ${x.driverErrors})`);
