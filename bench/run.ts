@@ -48,6 +48,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    // Extra V8/Node flags for the API server process, e.g. --node-flags=--max-semi-space-size=4.
+    'node-flags': { type: 'string' },
     'keep-data': { type: 'boolean', default: false },
   },
 });
@@ -74,8 +76,20 @@ interface Result {
   ok?: number;
   /** The server's largest VmRSS sampled during the scenario (HTTP scenarios), MB. */
   peakRssMb?: number;
+  /**
+   * CPU time (user + system) per request of the process doing the work: the server's (HTTP legs),
+   * the bench process's (service and driver legs; on PostgreSQL without the database's own CPU), µs.
+   * Unlike req/s it does not move when other processes take the cores.
+   */
+  cpuUs: number;
 }
 
+/** The Node flags the installed command runs with: those of bin/stockist.js's first line. */
+const LAUNCH_FLAGS = fs
+  .readFileSync(path.join(ROOT, 'bin/stockist.js'), 'utf8')
+  .split('\n')[0]
+  .split(' ')
+  .filter((flag) => flag.startsWith('--'));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const rand = (n: number) => Math.floor(Math.random() * n);
 const pick30 = () => Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1));
@@ -299,10 +313,13 @@ interface LoadOptions {
   token?: string;
   /** Samples this process's RSS during the load. */
   rssOf?: number;
+  /** The serving process, for its CPU time per request (NaN without it). */
+  cpuOf?: number;
 }
 
 async function load(name: string, port: number, opts: LoadOptions, duration = DURATION): Promise<Result> {
   const rss = opts.rssOf ? sampleRss(opts.rssOf) : null;
+  const cpuBefore = opts.cpuOf ? cpuSeconds(opts.cpuOf) : Number.NaN;
   let exhausted = false;
   const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -331,6 +348,7 @@ async function load(name: string, port: number, opts: LoadOptions, duration = DU
     // Without a callback the instance is also the result's promise (the types show only the promise).
   }) as unknown as Promise<autocannon.Result> & { stop(): void };
   const result = await instance;
+  const cpuUs = Math.round((((opts.cpuOf ? cpuSeconds(opts.cpuOf) : Number.NaN) - cpuBefore) * 1e6) / Math.max(1, result.requests.total));
   const peakRssMb = rss?.stop();
   if (exhausted) log(`    ${name}: ran out of orders to refund after ${result.duration.toFixed(1)} s`);
   return {
@@ -340,6 +358,7 @@ async function load(name: string, port: number, opts: LoadOptions, duration = DU
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
     ok: result['2xx'],
+    cpuUs,
     ...(peakRssMb === undefined ? {} : { peakRssMb }),
   };
 }
@@ -353,6 +372,7 @@ async function direct(name: string, op: () => unknown): Promise<Result> {
   let errors = 0;
   let firstError: unknown = null;
   const started = Date.now();
+  const cpuBefore = process.cpuUsage();
   const end = started + DURATION * 1000;
   let exhausted = false;
   await Promise.all(
@@ -375,11 +395,13 @@ async function direct(name: string, op: () => unknown): Promise<Result> {
     }),
   );
   const seconds = (Date.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuUs = Math.round((cpu.user + cpu.system) / Math.max(1, latencies.length));
   if (firstError) log(`    ${name}: ${errors} errors, the first: ${firstError instanceof Error ? firstError.message : String(firstError)}`);
   if (exhausted) log(`    ${name}: ran out of orders to refund after ${seconds.toFixed(1)} s`);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] * 100) / 100;
-  return { scenario: name, rps: Math.round((latencies.length / seconds) * 10) / 10, p50: q(0.5), p99: q(0.99), errors };
+  return { scenario: name, rps: Math.round((latencies.length / seconds) * 10) / 10, p50: q(0.5), p99: q(0.99), errors, cpuUs };
 }
 
 const STOCK_SCENARIO = 'create-order-stock-webhooks';
@@ -639,7 +661,11 @@ async function main() {
     const store = await openStore(data.url, { poolSize: CONNECTIONS });
     const deps: Deps = { store, config, merchantId: data.merchantId };
     // --profile: the server writes a V8 CPU profile (bench/results/*.cpuprofile) when it exits.
-    const nodeFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : [];
+    const nodeFlags = [
+      ...LAUNCH_FLAGS,
+      ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`] : []),
+      ...(args['node-flags']?.split(' ').filter(Boolean) ?? []),
+    ];
     const server = await startChild(
       [...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'api', '--port', '0'],
       {
@@ -665,10 +691,12 @@ async function main() {
         await beforeLeg(s);
         results.service.push(await direct(s.name, () => s.service(deps)));
         await beforeLeg(s);
-        results.http.push(await load(s.name, server.port, { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid }));
+        results.http.push(
+          await load(s.name, server.port, { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid, cpuOf: server.child.pid! }),
+        );
         const bareRequest =
           s.method === 'POST' ? () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) : () => ({ path: '/openapi/v1/product/stocks' });
-        results.bare.push(await load(s.name, bare.port, { method: s.method, request: bareRequest }));
+        results.bare.push(await load(s.name, bare.port, { method: s.method, request: bareRequest, cpuOf: bare.child.pid! }));
       }
       if (wanted(CONSOLE_SCENARIO)) {
         log(`${CONSOLE_SCENARIO}: each console page rendered by the server…`);
@@ -721,6 +749,9 @@ function report(r: Run) {
       ofSerialLimit: h.rps / serialLimitRps,
       ofHttpCeiling: h.rps / httpCeilingRps,
       ofServiceCeiling: h.rps / s.rps,
+      cpuUs: { server: h.cpuUs, service: s.cpuUs, driver: d.cpuUs, bare: b.cpuUs },
+      // The same ratio by CPU time, which other processes on the machine do not move.
+      ofCpuLimit: (b.cpuUs + d.cpuUs) / h.cpuUs,
     };
   });
   const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -742,6 +773,16 @@ function report(r: Run) {
   ];
   const errors = rows.filter((x) => x.serviceErrors || x.driverErrors).map((x) => `${x.scenario} (service ${x.serviceErrors}, driver ${x.driverErrors})`);
   if (errors.length) lines.push(`Errors outside HTTP: ${errors.join(', ')}.`);
+  lines.push(
+    '',
+    'CPU time per request (user + system, µs) of the process doing the work — unlike req/s, not moved by other processes on the cores. ' +
+      "Server: the API process during the HTTP leg; service and driver: the bench process (on PostgreSQL without the database server's CPU); " +
+      'bare: the bare Fastify process. CPU limit share = (bare + driver) / server.',
+    '',
+    '| scenario | server µs/req | service µs/op | driver µs/op | bare Fastify µs/req | % of CPU limit |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows.map((x) => `| ${x.scenario} | ${x.cpuUs.server} | ${x.cpuUs.service} | ${x.cpuUs.driver} | ${x.cpuUs.bare} | ${pct(x.ofCpuLimit)} |`),
+  );
   if (r.stockWebhooks) {
     const w = r.stockWebhooks;
     lines.push(

@@ -54,6 +54,9 @@ export function startCheckpointer(file: string, intervalMs: number): Checkpointe
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { file, intervalMs, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    // It allocates a pragma's result every interval: a small heap is plenty, and keeps the
+    // thread's share of the server's memory small.
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
   });
   // A process that forgets to close its store must still be able to exit.
   worker.unref();
