@@ -20,7 +20,7 @@ import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
-import { refreshOrder } from './order-state.service.ts';
+import { refreshOrder, writeOrderStatus } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import { pageOffset, pageWindow } from '../domain/paging.ts';
@@ -67,16 +67,26 @@ export async function requestRefund(
       const now = Date.now();
       const scope = forMerchant(trx, merchantId);
       const requested = parseId(rawOrderId);
-      const orderId = requested === null ? null : await resolveOrderId(scope, requested);
-      if (orderId === null) throw notFound('order');
-      const splitStatus = await refunds.lockSplitOrders(trx, orderId);
-      const items = asRefundable(await refunds.orderItemsWithSplits(trx, orderId), splitStatus);
+      // Five statements: split orders (resolving the id and locking them), items, the reservation,
+      // the refund with its items, the order's statuses — computed from the rows read here, with
+      // the reservation applied, instead of reading the order, its items and splits again.
+      const splits = requested === null ? [] : await refunds.lockSplitOrdersOf(scope, requested);
+      if (splits.length === 0) throw notFound('order');
+      const orderId = splits[0].orderId;
+      const splitOf = new Map(splits.map((s) => [s.id, s]));
+      const items = (await refunds.refundableItems(trx, orderId)).map((i) => {
+        const split = splitOf.get(i.splitOrderId)!;
+        return {
+          ...i,
+          countryCode: split.countryCode,
+          warehouseId: split.warehouseId,
+          splitFreightCents: split.freightCents,
+          splitShipped: isShippedSplit(split.status),
+        };
+      });
       const lines = planRefund(items, entries);
-      for (const line of lines) {
-        // Reserved with a conditional update: of two requests racing for the last unit, one wins.
-        if (!(await refunds.reservePending(trx, line.itemId, line.quantity, now)))
-          throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
-      }
+      // Reserved with a conditional update: of two requests racing for the last unit, one wins.
+      if (!(await refunds.reservePending(trx, lines, now))) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
       const byId = new Map(items.map((i) => [i.id, i]));
       const refundId = await refunds.insertRefund(
         scope,
@@ -100,7 +110,14 @@ export async function requestRefund(
           return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
         }),
       );
-      await refreshOrder(trx, orderId, now);
+      const reserved = new Map(lines.map((l) => [l.itemId, l.quantity]));
+      await writeOrderStatus(
+        trx,
+        orderId,
+        items.map((i) => ({ quantity: i.quantity, refunded: i.refunded, pending: i.pending + (reserved.get(i.id) ?? 0) })),
+        splits.map((s) => s.status),
+        now,
+      );
       return refundId;
     },
     (refundId) => ({ data: String(refundId) }),

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
@@ -20,6 +20,60 @@ export async function lockSplitOrders(db: Handle, orderId: number): Promise<Map<
     .returning(['id', 'status'])
     .execute();
   return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/** A split order as a refund request locked it. */
+export interface LockedSplit {
+  id: number;
+  orderId: number;
+  status: SplitOrderStatus;
+  countryCode: string;
+  warehouseId: number;
+  freightCents: number;
+}
+
+/**
+ * A refund request's first statement: resolves the merchant's `{id}` — its order id, else the id
+ * of one of its split orders, as `resolveOrderId` — and locks that order's split orders as
+ * `lockSplitOrders` does, returning them. Empty when the merchant has no such order (an order
+ * always has a split order). One statement where resolving and locking were two.
+ */
+export async function lockSplitOrdersOf(scope: MerchantScope, requestedId: number): Promise<LockedSplit[]> {
+  const byOrderId = scope.selectFrom('orders').select('orders.id').where('orders.id', '=', requestedId);
+  const bySplitId = scope.selectFrom('split_orders').select('split_orders.order_id').where('split_orders.id', '=', requestedId);
+  const rows = await scope
+    .updateTable('split_orders')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where((eb) => eb('order_id', '=', eb.fn.coalesce(byOrderId, bySplitId)))
+    .returning(['id', 'order_id', 'status', 'country_code', 'warehouse_id', 'freight_cents'])
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    orderId: r.order_id,
+    status: r.status,
+    countryCode: r.country_code,
+    warehouseId: r.warehouse_id,
+    freightCents: r.freight_cents,
+  }));
+}
+
+/** An order's items with their refund counts, by id (the split order's facts come from `lockSplitOrdersOf`). */
+export async function refundableItems(db: Handle, orderId: number) {
+  return db
+    .selectFrom('order_items')
+    .select([
+      'id',
+      'sku',
+      'split_order_id as splitOrderId',
+      'product_id as productId',
+      'quantity',
+      'refunded_quantity as refunded',
+      'pending_refund_quantity as pending',
+      'unit_cents as unitCents',
+    ])
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
 }
 
 export async function orderItemsWithSplits(db: Handle, orderId: number) {
@@ -44,15 +98,32 @@ export async function orderItemsWithSplits(db: Handle, orderId: number) {
     .execute();
 }
 
-/** Moves `quantity` into pending only if that much is still refundable (the race-proof check). */
-export async function reservePending(db: Handle, itemId: number, quantity: number, now: number): Promise<boolean> {
+/**
+ * Moves each line's quantity into pending, all lines in one conditional UPDATE (each row's
+ * quantity by a CASE), and only where that much is still refundable: the check is in the statement,
+ * so of two requests racing for the last unit one wins (on PostgreSQL a row another transaction
+ * changed is checked again against its new values). False when any line was refused — the caller
+ * rolls back, since the lines that were reserved are changed. Item ids must be distinct.
+ */
+export async function reservePending(db: Handle, lines: { itemId: number; quantity: number }[], now: number): Promise<boolean> {
+  if (lines.length === 0) return true;
+  if (new Set(lines.map((l) => l.itemId)).size !== lines.length) throw new Error('reservePending: an item appears twice');
+  // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
+  const quantity = sql<number>`case ${sql.join(
+    lines.map((l) => sql`when id = ${l.itemId} then cast(${l.quantity} as bigint)`),
+    sql` `,
+  )} end`;
   const r = await db
     .updateTable('order_items')
-    .set((eb) => ({ pending_refund_quantity: eb('pending_refund_quantity', '+', quantity), updated_at: now }))
-    .where('id', '=', itemId)
-    .where((eb) => eb(eb(eb('quantity', '-', eb.ref('refunded_quantity')), '-', eb.ref('pending_refund_quantity')), '>=', quantity))
+    .set({ pending_refund_quantity: sql`pending_refund_quantity + ${quantity}`, updated_at: now })
+    .where(
+      'id',
+      'in',
+      lines.map((l) => l.itemId),
+    )
+    .where(sql<boolean>`quantity - refunded_quantity - pending_refund_quantity >= ${quantity}`)
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  return Number(r.numUpdatedRows) === lines.length;
 }
 
 export async function settlePending(db: Handle, itemId: number, quantity: number, refunded: boolean, now: number): Promise<void> {
