@@ -67,10 +67,10 @@ export async function requestRefund(
       const now = Date.now();
       const scope = forMerchant(trx, merchantId);
       const requested = parseId(rawOrderId);
-      // Five statements: split orders (resolving the id and locking them), items, the reservation,
+      // Six statements: split orders (resolving the id and locking them), items, the reservation,
       // the refund with its items, the order's statuses — computed from the rows read here, with
       // the reservation applied, instead of reading the order, its items and splits again.
-      const splits = requested === null ? [] : await refunds.lockSplitOrdersOf(scope, requested);
+      const splits = requested === null ? [] : await refunds.lockSplitOrdersOf(scope, deps.store.dialect, requested);
       if (splits.length === 0) throw notFound('order');
       const orderId = splits[0].orderId;
       const splitOf = new Map(splits.map((s) => [s.id, s]));

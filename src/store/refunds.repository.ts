@@ -34,27 +34,28 @@ export interface LockedSplit {
 
 /**
  * A refund request's first statement: resolves the merchant's `{id}` — its order id, else the id
- * of one of its split orders, as `resolveOrderId` — and locks that order's split orders as
- * `lockSplitOrders` does, returning them. Empty when the merchant has no such order (an order
- * always has a split order). One statement where resolving and locking were two.
+ * of one of its split orders, as `resolveOrderId` — and returns that order's split orders,
+ * locked: `SELECT … FOR UPDATE` on PostgreSQL (the same row locks as `lockSplitOrders`, without
+ * writing a new version of each row); a plain read on SQLite, whose IMMEDIATE transaction already
+ * holds the only write lock (a no-op UPDATE there would only add pages to the commit). Empty when
+ * the merchant has no such order (an order always has a split order).
  */
-export async function lockSplitOrdersOf(scope: MerchantScope, requestedId: number): Promise<LockedSplit[]> {
+export async function lockSplitOrdersOf(scope: MerchantScope, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
   const byOrderId = scope.selectFrom('orders').select('orders.id').where('orders.id', '=', requestedId);
   const bySplitId = scope.selectFrom('split_orders').select('split_orders.order_id').where('split_orders.id', '=', requestedId);
-  const rows = await scope
-    .updateTable('split_orders')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where((eb) => eb('order_id', '=', eb.fn.coalesce(byOrderId, bySplitId)))
-    .returning(['id', 'order_id', 'status', 'country_code', 'warehouse_id', 'freight_cents'])
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    orderId: r.order_id,
-    status: r.status,
-    countryCode: r.country_code,
-    warehouseId: r.warehouse_id,
-    freightCents: r.freight_cents,
-  }));
+  const q = scope
+    .selectFrom('split_orders')
+    .select([
+      'split_orders.id as id',
+      'split_orders.order_id as orderId',
+      'split_orders.status as status',
+      'split_orders.country_code as countryCode',
+      'split_orders.warehouse_id as warehouseId',
+      'split_orders.freight_cents as freightCents',
+    ])
+    .where((eb) => eb('split_orders.order_id', '=', eb.fn.coalesce(byOrderId, bySplitId)))
+    .orderBy('split_orders.id');
+  return dialect === 'postgres' ? q.forUpdate().execute() : q.execute();
 }
 
 /** An order's items with their refund counts, by id (the split order's facts come from `lockSplitOrdersOf`). */
