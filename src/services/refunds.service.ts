@@ -20,7 +20,7 @@ import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
-import { refreshOrder, writeOrderStatus } from './order-state.service.ts';
+import { orderStatusChange, refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import { pageOffset, pageWindow } from '../domain/paging.ts';
@@ -67,9 +67,9 @@ export async function requestRefund(
       const now = Date.now();
       const scope = forMerchant(trx, merchantId);
       const requested = parseId(rawOrderId);
-      // Six statements: split orders (resolving the id and locking them), items, the reservation,
-      // the refund with its items, the order's statuses — computed from the rows read here, with
-      // the reservation applied, instead of reading the order, its items and splits again.
+      // Split orders (resolving the id and locking them), items, then the writes (one statement on
+      // PostgreSQL, four on SQLite): the order's statuses are computed from the rows read here
+      // instead of reading the order, its items and splits again.
       const splits = requested === null ? [] : await refunds.lockSplitOrdersOf(scope, deps.store.dialect, requested);
       if (splits.length === 0) throw notFound('order');
       const orderId = splits[0].orderId;
@@ -85,39 +85,43 @@ export async function requestRefund(
         };
       });
       const lines = planRefund(items, entries);
-      // Reserved with a conditional update: of two requests racing for the last unit, one wins.
-      if (!(await refunds.reservePending(trx, lines, now))) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
       const byId = new Map(items.map((i) => [i.id, i]));
-      const refundId = await refunds.insertRefund(
-        scope,
-        {
-          order_id: orderId,
-          status: 'pending_review',
-          reason,
-          remark,
-          failure_reason: null,
-          amount_cents: refundAmountCents(items, lines, true),
-          whole_order: entries === null ? 1 : 0,
-          decided_by: null,
-          claimed_by: null,
-          claimed_until: null,
-          decided_at: null,
-          created_at: now,
-          updated_at: now,
-        },
-        lines.map((l) => {
-          const item = byId.get(l.itemId)!;
-          return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
-        }),
-      );
       const reserved = new Map(lines.map((l) => [l.itemId, l.quantity]));
-      await writeOrderStatus(
-        trx,
-        orderId,
-        items.map((i) => ({ quantity: i.quantity, refunded: i.refunded, pending: i.pending + (reserved.get(i.id) ?? 0) })),
-        splits.map((s) => s.status),
+      const refundId = await refunds.writeRefundRequest(
+        scope,
+        deps.store.dialect,
+        {
+          lines,
+          refund: {
+            order_id: orderId,
+            status: 'pending_review',
+            reason,
+            remark,
+            failure_reason: null,
+            amount_cents: refundAmountCents(items, lines, true),
+            whole_order: entries === null ? 1 : 0,
+            decided_by: null,
+            claimed_by: null,
+            claimed_until: null,
+            decided_at: null,
+            created_at: now,
+            updated_at: now,
+          },
+          items: lines.map((l) => {
+            const item = byId.get(l.itemId)!;
+            return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
+          }),
+          orderId,
+          // The order's statuses with this reservation applied, from the rows read above.
+          order: orderStatusChange(
+            items.map((i) => ({ quantity: i.quantity, refunded: i.refunded, pending: i.pending + (reserved.get(i.id) ?? 0) })),
+            splits.map((s) => s.status),
+          ),
+        },
         now,
       );
+      // Reserved with a conditional update: of two requests racing for the last unit, one wins.
+      if (refundId === null) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
       return refundId;
     },
     (refundId) => ({ data: String(refundId) }),
