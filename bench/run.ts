@@ -73,6 +73,11 @@ interface Result {
   ok?: number;
   /** The server's largest VmRSS sampled during the scenario (HTTP scenarios), MB. */
   peakRssMb?: number;
+  /**
+   * The server's CPU time (user + system) per request during the scenario (HTTP scenarios), µs:
+   * unlike req/s, other processes' load on a shared machine hardly moves it.
+   */
+  cpuUsPerRequest?: number;
 }
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -302,6 +307,7 @@ interface LoadOptions {
 
 async function load(name: string, port: number, opts: LoadOptions, duration = DURATION): Promise<Result> {
   const rss = opts.rssOf ? sampleRss(opts.rssOf) : null;
+  const cpu0 = opts.rssOf ? cpuSeconds(opts.rssOf) : null;
   let exhausted = false;
   const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -331,6 +337,8 @@ async function load(name: string, port: number, opts: LoadOptions, duration = DU
   }) as unknown as Promise<autocannon.Result> & { stop(): void };
   const result = await instance;
   const peakRssMb = rss?.stop();
+  const cpuUsPerRequest =
+    cpu0 === null || result.requests.total === 0 ? undefined : Math.round(((cpuSeconds(opts.rssOf!) - cpu0) * 1e6) / result.requests.total);
   if (exhausted) log(`    ${name}: ran out of orders to refund after ${result.duration.toFixed(1)} s`);
   return {
     scenario: name,
@@ -340,6 +348,7 @@ async function load(name: string, port: number, opts: LoadOptions, duration = DU
     errors: result.errors + result.non2xx,
     ok: result['2xx'],
     ...(peakRssMb === undefined ? {} : { peakRssMb }),
+    ...(cpuUsPerRequest === undefined ? {} : { cpuUsPerRequest }),
   };
 }
 
@@ -725,6 +734,7 @@ function report(r: Run) {
       p99: h.p99,
       errors: h.errors,
       peakRssMb: h.peakRssMb,
+      cpuUsPerRequest: h.cpuUsPerRequest,
       serviceRps: s.rps,
       serviceP99: s.p99,
       serviceErrors: s.errors,
@@ -744,11 +754,11 @@ function report(r: Run) {
     '',
     `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · Node ${process.version} · ${SKUS} SKUs × 3 warehouses · ${LEDGER} ledger rows · ${ORDERS} orders · ${CONNECTIONS} connections × ${DURATION} s`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | service req/s | service p99 ms | driver req/s | driver p99 ms | serial limit req/s | % of serial limit | % of service ceiling | % of HTTP ceiling |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU µs/req | service req/s | service p99 ms | driver req/s | driver p99 ms | serial limit req/s | % of serial limit | % of service ceiling | % of HTTP ceiling |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (x) =>
-        `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.peakRssMb} | ${Math.round(x.serviceRps)} | ${x.serviceP99} | ${Math.round(x.driverRps)} | ${x.driverP99} | ${Math.round(x.serialLimitRps)} | ${pct(x.ofSerialLimit)} | ${pct(x.ofServiceCeiling)} | ${pct(x.ofHttpCeiling)} |`,
+        `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.peakRssMb} | ${x.cpuUsPerRequest} | ${Math.round(x.serviceRps)} | ${x.serviceP99} | ${Math.round(x.driverRps)} | ${x.driverP99} | ${Math.round(x.serialLimitRps)} | ${pct(x.ofSerialLimit)} | ${pct(x.ofServiceCeiling)} | ${pct(x.ofHttpCeiling)} |`,
     ),
     '',
     `HTTP ceiling (bare Fastify, same body size): GET ${Math.round(bareGet)} req/s (p99 ${r.bare[0].p99} ms), POST ${Math.round(barePost)} req/s (p99 ${r.bare[1].p99} ms). ` +
