@@ -34,15 +34,18 @@ const REFUNDS = Number(args.refunds);
 const SKUS = 2000;
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
-/** Counts the statements Kysely sends (BEGIN, COMMIT and savepoints are raw and not counted). */
+/**
+ * Counts the statements Kysely sends (BEGIN, COMMIT and savepoints are raw and not counted): one
+ * result per executed statement — `transformQuery` also sees every subquery and CTE.
+ */
 function statementCounter(): KyselyPlugin & { n: number } {
   return {
     n: 0,
-    transformQuery(a) {
+    transformQuery: (a) => a.node,
+    async transformResult(a) {
       this.n++;
-      return a.node;
+      return a.result;
     },
-    transformResult: async (a) => a.result,
   };
 }
 

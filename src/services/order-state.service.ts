@@ -1,6 +1,7 @@
-import { fulfillmentStatusOf, orderStatusOf, refundStatusOf } from '../domain/order-status.ts';
+import { fulfillmentStatusOf, orderStatusOf, refundStatusOf, type ItemCounts } from '../domain/order-status.ts';
 import type { Handle } from '../store/db.ts';
-import type { OrderStatus } from '../domain/vocabulary.ts';
+import type { OrderStatus, SplitOrderStatus } from '../domain/vocabulary.ts';
+import { updateOrderStatus, type OrderStatusChange } from '../store/orders.repository.ts';
 
 /**
  * Recomputes an order's derived statuses from its items and split orders after a change, and adds
@@ -14,11 +15,7 @@ export async function refreshOrder(
   changes: { refundedCents?: number; refunded?: boolean } = {},
 ): Promise<{ previousStatus: OrderStatus; status: OrderStatus }> {
   const [order, items, splits] = await Promise.all([
-    db
-      .selectFrom('orders')
-      .select(['fulfillment_status', 'status', 'refunded_cents', 'completed_date', 'cancel_date', 'refund_date'])
-      .where('id', '=', orderId)
-      .executeTakeFirstOrThrow(),
+    db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow(),
     db
       .selectFrom('order_items')
       .select(['quantity', 'refunded_quantity as refunded', 'pending_refund_quantity as pending'])
@@ -26,23 +23,30 @@ export async function refreshOrder(
       .execute(),
     db.selectFrom('split_orders').select('status').where('order_id', '=', orderId).execute(),
   ]);
-  const splitStatuses = splits.map((s) => s.status);
-  const status = orderStatusOf(items, splitStatuses);
-  await db
-    .updateTable('orders')
-    .set((eb) => ({
-      status,
-      fulfillment_status: fulfillmentStatusOf(splitStatuses, order.fulfillment_status),
-      refund_status: refundStatusOf(items),
-      refunded_cents: order.refunded_cents + (changes.refundedCents ?? 0),
-      refund_date: changes.refunded ? now : order.refund_date,
-      completed_date: status === 'completed' ? (order.completed_date ?? now) : order.completed_date,
-      cancel_date: status === 'cancel' ? (order.cancel_date ?? now) : order.cancel_date,
-      // Never backwards: a transaction that took `now` before waiting for a lock must not move the
-      // order behind a later change, or a keyset walk by updateDate could pass it unseen (SPEC §4.6).
-      updated_at: eb.case().when('updated_at', '>', now).then(eb.ref('updated_at')).else(now).end(),
-    }))
-    .where('id', '=', orderId)
-    .execute();
-  return { previousStatus: order.status, status };
+  const change = orderStatusChange(
+    items,
+    splits.map((s) => s.status),
+    changes,
+  );
+  await updateOrderStatus(db, orderId, change, now).execute();
+  return { previousStatus: order.status, status: change.status };
+}
+
+/**
+ * An order's derived statuses from its items and split orders as the caller holds them (read after
+ * taking the split orders' locks, with this transaction's changes applied): what `refreshOrder`
+ * writes, for a caller that already has the rows and need not read them again.
+ */
+export function orderStatusChange(
+  items: ItemCounts[],
+  splits: SplitOrderStatus[],
+  changes: { refundedCents?: number; refunded?: boolean } = {},
+): OrderStatusChange {
+  return {
+    status: orderStatusOf(items, splits),
+    refundStatus: refundStatusOf(items),
+    // fulfillmentStatusOf keeps the current value only when no split order is active.
+    fulfillment: splits.some((s) => s !== 'cancelled') ? fulfillmentStatusOf(splits, 'waiting_to_ship') : null,
+    ...changes,
+  };
 }

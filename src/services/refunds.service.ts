@@ -20,7 +20,7 @@ import { forMerchant, handleOf } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
-import { refreshOrder } from './order-state.service.ts';
+import { orderStatusChange, refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import { pageOffset, pageWindow } from '../domain/paging.ts';
@@ -67,40 +67,61 @@ export async function requestRefund(
       const now = Date.now();
       const scope = forMerchant(trx, merchantId);
       const requested = parseId(rawOrderId);
-      const orderId = requested === null ? null : await resolveOrderId(scope, requested);
-      if (orderId === null) throw notFound('order');
-      const splitStatus = await refunds.lockSplitOrders(trx, orderId);
-      const items = asRefundable(await refunds.orderItemsWithSplits(trx, orderId), splitStatus);
+      // Split orders (resolving the id and locking them), items, then the writes (one statement on
+      // PostgreSQL, four on SQLite): the order's statuses are computed from the rows read here
+      // instead of reading the order, its items and splits again.
+      const splits = requested === null ? [] : await refunds.lockSplitOrdersOf(scope, deps.store.dialect, requested);
+      if (splits.length === 0) throw notFound('order');
+      const orderId = splits[0].orderId;
+      const splitOf = new Map(splits.map((s) => [s.id, s]));
+      const items = (await refunds.refundableItems(trx, orderId)).map((i) => {
+        const split = splitOf.get(i.splitOrderId)!;
+        return {
+          ...i,
+          countryCode: split.countryCode,
+          warehouseId: split.warehouseId,
+          splitFreightCents: split.freightCents,
+          splitShipped: isShippedSplit(split.status),
+        };
+      });
       const lines = planRefund(items, entries);
-      for (const line of lines) {
-        // Reserved with a conditional update: of two requests racing for the last unit, one wins.
-        if (!(await refunds.reservePending(trx, line.itemId, line.quantity, now)))
-          throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
-      }
       const byId = new Map(items.map((i) => [i.id, i]));
-      const refundId = await refunds.insertRefund(
+      const reserved = new Map(lines.map((l) => [l.itemId, l.quantity]));
+      const refundId = await refunds.writeRefundRequest(
         scope,
+        deps.store.dialect,
         {
-          order_id: orderId,
-          status: 'pending_review',
-          reason,
-          remark,
-          failure_reason: null,
-          amount_cents: refundAmountCents(items, lines, true),
-          whole_order: entries === null ? 1 : 0,
-          decided_by: null,
-          claimed_by: null,
-          claimed_until: null,
-          decided_at: null,
-          created_at: now,
-          updated_at: now,
+          lines,
+          refund: {
+            order_id: orderId,
+            status: 'pending_review',
+            reason,
+            remark,
+            failure_reason: null,
+            amount_cents: refundAmountCents(items, lines, true),
+            whole_order: entries === null ? 1 : 0,
+            decided_by: null,
+            claimed_by: null,
+            claimed_until: null,
+            decided_at: null,
+            created_at: now,
+            updated_at: now,
+          },
+          items: lines.map((l) => {
+            const item = byId.get(l.itemId)!;
+            return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
+          }),
+          orderId,
+          // The order's statuses with this reservation applied, from the rows read above.
+          order: orderStatusChange(
+            items.map((i) => ({ quantity: i.quantity, refunded: i.refunded, pending: i.pending + (reserved.get(i.id) ?? 0) })),
+            splits.map((s) => s.status),
+          ),
         },
-        lines.map((l) => {
-          const item = byId.get(l.itemId)!;
-          return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
-        }),
+        now,
       );
-      await refreshOrder(trx, orderId, now);
+      // Reserved with a conditional update: of two requests racing for the last unit, one wins.
+      if (refundId === null) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
       return refundId;
     },
     (refundId) => ({ data: String(refundId) }),

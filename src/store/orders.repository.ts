@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
 import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { handleOf, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
@@ -184,4 +185,41 @@ export async function ordersNamedBy(db: Handle, term: string, numericId: number 
     numericId === null ? [] : db.selectFrom('split_orders').select('order_id as id').where('id', '=', numericId).execute(),
   ]);
   return [...new Set([...byCustom, ...byId, ...bySplit].map((r) => r.id))];
+}
+
+/** An order's derived statuses after a change (services/order-state.service.ts decides them). */
+export interface OrderStatusChange {
+  status: OrderStatus;
+  refundStatus: RefundStatus | null;
+  /** Null keeps the current value (no split order is active). */
+  fulfillment: FulfillmentStatus | null;
+  /** Added to `refunded_cents` (a successful refund). */
+  refundedCents?: number;
+  /** A refund succeeded: `refund_date` is now. */
+  refunded?: boolean;
+}
+
+/**
+ * The UPDATE that writes an order's statuses, not executed (PostgreSQL runs it inside a larger
+ * statement). It needs nothing read from the order: a date is kept from the first time its
+ * status was reached, and `updated_at` never goes backwards — a transaction that took `now` before
+ * waiting for a lock must not move the order behind a later change, or a keyset walk by
+ * updateDate could pass it unseen (SPEC §4.6). Every value is a parameter, never a literal: a
+ * statement whose text changed with `now` would be prepared anew on SQLite every time and push the
+ * hot statements out of the statement cache.
+ */
+export function updateOrderStatus(db: Handle, orderId: number, change: OrderStatusChange, now: number) {
+  return db
+    .updateTable('orders')
+    .set((eb) => ({
+      status: change.status,
+      refund_status: change.refundStatus,
+      ...(change.fulfillment === null ? {} : { fulfillment_status: change.fulfillment }),
+      ...(change.refundedCents ? { refunded_cents: eb('refunded_cents', '+', change.refundedCents) } : {}),
+      ...(change.refunded ? { refund_date: now } : {}),
+      ...(change.status === 'completed' ? { completed_date: eb.fn.coalesce('completed_date', eb.val(now)) } : {}),
+      ...(change.status === 'cancel' ? { cancel_date: eb.fn.coalesce('cancel_date', eb.val(now)) } : {}),
+      updated_at: eb.case().when('updated_at', '>', now).then(eb.ref('updated_at')).else(eb.val(now)).end(),
+    }))
+    .where('id', '=', orderId);
 }

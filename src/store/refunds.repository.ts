@@ -1,8 +1,10 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { updateOrderStatus, type OrderStatusChange } from './orders.repository.ts';
+import type { RefundLine } from '../domain/refunds.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
 export type RefundItemRow = Selectable<RefundItemsTable>;
@@ -20,6 +22,61 @@ export async function lockSplitOrders(db: Handle, orderId: number): Promise<Map<
     .returning(['id', 'status'])
     .execute();
   return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/** A split order as a refund request locked it. */
+export interface LockedSplit {
+  id: number;
+  orderId: number;
+  status: SplitOrderStatus;
+  countryCode: string;
+  warehouseId: number;
+  freightCents: number;
+}
+
+/**
+ * A refund request's first statement: resolves the merchant's `{id}` — its order id, else the id
+ * of one of its split orders, as `resolveOrderId` — and returns that order's split orders,
+ * locked: `SELECT … FOR UPDATE` on PostgreSQL (the same row locks as `lockSplitOrders`, without
+ * writing a new version of each row); a plain read on SQLite, whose IMMEDIATE transaction already
+ * holds the only write lock (a no-op UPDATE there would only add pages to the commit). Empty when
+ * the merchant has no such order (an order always has a split order).
+ */
+export async function lockSplitOrdersOf(scope: MerchantScope, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
+  const byOrderId = scope.selectFrom('orders').select('orders.id').where('orders.id', '=', requestedId);
+  const bySplitId = scope.selectFrom('split_orders').select('split_orders.order_id').where('split_orders.id', '=', requestedId);
+  const q = scope
+    .selectFrom('split_orders')
+    .select([
+      'split_orders.id as id',
+      'split_orders.order_id as orderId',
+      'split_orders.status as status',
+      'split_orders.country_code as countryCode',
+      'split_orders.warehouse_id as warehouseId',
+      'split_orders.freight_cents as freightCents',
+    ])
+    .where((eb) => eb('split_orders.order_id', '=', eb.fn.coalesce(byOrderId, bySplitId)))
+    .orderBy('split_orders.id');
+  return dialect === 'postgres' ? q.forUpdate().execute() : q.execute();
+}
+
+/** An order's items with their refund counts, by id (the split order's facts come from `lockSplitOrdersOf`). */
+export async function refundableItems(db: Handle, orderId: number) {
+  return db
+    .selectFrom('order_items')
+    .select([
+      'id',
+      'sku',
+      'split_order_id as splitOrderId',
+      'product_id as productId',
+      'quantity',
+      'refunded_quantity as refunded',
+      'pending_refund_quantity as pending',
+      'unit_cents as unitCents',
+    ])
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
 }
 
 export async function orderItemsWithSplits(db: Handle, orderId: number) {
@@ -44,15 +101,79 @@ export async function orderItemsWithSplits(db: Handle, orderId: number) {
     .execute();
 }
 
-/** Moves `quantity` into pending only if that much is still refundable (the race-proof check). */
-export async function reservePending(db: Handle, itemId: number, quantity: number, now: number): Promise<boolean> {
-  const r = await db
+/**
+ * Moves each line's quantity into pending, all lines in one conditional UPDATE (each row's
+ * quantity by a CASE), and only where that much is still refundable: the check is in the statement,
+ * so of two requests racing for the last unit one wins (on PostgreSQL a row another transaction
+ * changed is checked again against its new values). Item ids must be distinct. Not executed.
+ */
+function reservePending(db: Handle, lines: RefundLine[], now: number) {
+  if (new Set(lines.map((l) => l.itemId)).size !== lines.length) throw new Error('reservePending: an item appears twice');
+  // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
+  const quantity = sql<number>`case ${sql.join(
+    lines.map((l) => sql`when id = ${l.itemId} then cast(${l.quantity} as bigint)`),
+    sql` `,
+  )} end`;
+  return db
     .updateTable('order_items')
-    .set((eb) => ({ pending_refund_quantity: eb('pending_refund_quantity', '+', quantity), updated_at: now }))
-    .where('id', '=', itemId)
-    .where((eb) => eb(eb(eb('quantity', '-', eb.ref('refunded_quantity')), '-', eb.ref('pending_refund_quantity')), '>=', quantity))
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+    .set({ pending_refund_quantity: sql`pending_refund_quantity + ${quantity}`, updated_at: now })
+    .where(
+      'id',
+      'in',
+      lines.map((l) => l.itemId),
+    )
+    .where(sql<boolean>`quantity - refunded_quantity - pending_refund_quantity >= ${quantity}`);
+}
+
+export interface RefundRequestWrites {
+  /** The quantities to reserve, by item (distinct items, at least one). */
+  lines: RefundLine[];
+  refund: Omit<Insertable<RefundsTable>, 'merchant_id'>;
+  items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[];
+  orderId: number;
+  order: OrderStatusChange;
+}
+
+/**
+ * Everything a refund request writes once it is planned: the reservation of every line (see
+ * `reservePending`), the refund and its items, the order's statuses. Returns the refund id, or
+ * null when a line was no longer refundable — then the caller rolls the transaction back, since
+ * the other writes are made either way. PostgreSQL: one statement (data-modifying CTEs; the
+ * items come as one JSON parameter), so one round trip where there were four. SQLite: four
+ * statements (it has no data-modifying CTEs, and a statement costs no round trip there).
+ */
+export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<number | null> {
+  const db = scope.handle;
+  if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
+  if (dialect === 'postgres') {
+    const items = JSON.stringify(w.items);
+    const row = await db
+      .with('reserved', () => reservePending(db, w.lines, now).returning('id'))
+      .with('refund', () => scope.insertInto('refunds', w.refund).returning('id'))
+      .with('refund_items_added', () =>
+        db
+          .insertInto('refund_items')
+          .columns(['refund_id', 'order_item_id', 'split_order_id', 'sku', 'country_code', 'quantity'])
+          .expression(
+            sql`select refund.id, x.order_item_id, x.split_order_id, x.sku, x.country_code, x.quantity from refund, json_to_recordset(cast(${items} as json))
+              as x(order_item_id bigint, split_order_id bigint, sku text, country_code text, quantity bigint)`,
+          ),
+      )
+      .with('order_updated', () => updateOrderStatus(db, w.orderId, w.order, now))
+      .selectFrom('refund')
+      .select((eb) => ['refund.id as id', eb.selectFrom('reserved').select(eb.fn.countAll<number>().as('n')).as('reserved')])
+      .executeTakeFirstOrThrow();
+    return Number(row.reserved) === w.lines.length ? row.id : null;
+  }
+  const reserved = await reservePending(db, w.lines, now).executeTakeFirst();
+  if (Number(reserved.numUpdatedRows) !== w.lines.length) return null;
+  const { id } = await scope.insertInto('refunds', w.refund).returning('id').executeTakeFirstOrThrow();
+  await db
+    .insertInto('refund_items')
+    .values(w.items.map((i) => ({ ...i, refund_id: id })))
+    .execute();
+  await updateOrderStatus(db, w.orderId, w.order, now).execute();
+  return id;
 }
 
 export async function settlePending(db: Handle, itemId: number, quantity: number, refunded: boolean, now: number): Promise<void> {
@@ -65,19 +186,6 @@ export async function settlePending(db: Handle, itemId: number, quantity: number
     }))
     .where('id', '=', itemId)
     .execute();
-}
-
-export async function insertRefund(
-  scope: MerchantScope,
-  row: Omit<Insertable<RefundsTable>, 'merchant_id'>,
-  items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[],
-): Promise<number> {
-  const { id } = await scope.insertInto('refunds', row).returning('id').executeTakeFirstOrThrow();
-  await scope.handle
-    .insertInto('refund_items')
-    .values(items.map((i) => ({ ...i, refund_id: id })))
-    .execute();
-  return id;
 }
 
 /** Takes the refund for deciding if it is still pending; on PostgreSQL this also locks the row, so a second decider waits and then finds it decided. */

@@ -2,6 +2,8 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
 import { decideRefund } from '../../src/services/refunds.service.ts';
+import { writeRefundRequest } from '../../src/store/refunds.repository.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, useApp, type TestApp } from '../helpers.ts';
@@ -247,6 +249,115 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const o = await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
       const results = await Promise.all([refund(o.id, { skuCode: 'C', quantity: 1 }), refund(o.id, { skuCode: 'C', quantity: 1 })]);
       assert.deepEqual(results.map((r) => r.body.code).sort(), [10000, 40902]);
+      await worker(t).runOnce();
+    });
+
+    it('reserves several lines together: concurrent two-line refunds never take more than was bought', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 2 },
+        { sku: 'B', quantity: 2 },
+      ]);
+      const both = {
+        orderItems: [
+          { skuCode: 'A', quantity: 1 },
+          { skuCode: 'B', quantity: 1 },
+        ],
+      };
+      const results = await Promise.all(Array.from({ length: 5 }, () => refund(o.id, both)));
+      assert.deepEqual(results.map((r) => r.body.code).sort(), [10000, 10000, 40902, 40902, 40902]);
+      const pending = await t.store.db
+        .selectFrom('order_items')
+        .select(['sku', 'pending_refund_quantity as pending'])
+        .where('order_id', '=', Number(o.id))
+        .orderBy('sku')
+        .execute();
+      assert.deepEqual(
+        pending.map((p) => [p.sku, Number(p.pending)]),
+        [
+          ['A', 2],
+          ['B', 2],
+        ],
+      );
+      assert.equal((await getOrder(o.id)).refundStatus, 'refunding');
+      await worker(t).runOnce();
+    });
+
+    it('refunds through a split order id as through its order id', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 1 },
+        { sku: 'B', quantity: 1 },
+      ]);
+      const split = o.splitOrders.find((s: any) => s.warehouseCode === 'G006');
+      const r = await refund(split.id, { skuCode: 'A' });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const list = (await refundsOf(o.id)).list;
+      assert.deepEqual(
+        list.map((x: any) => [x.refundNo, x.id, x.items.map((i: any) => i.skuCode)]),
+        [[r.body.data, o.id, ['A']]],
+        'the refund belongs to the parent order, whichever split order named it',
+      );
+      const theirs = await refund(split.id, {}, other);
+      assert.equal(theirs.status, 404, 'another merchant’s split order id is not found');
+      await worker(t).runOnce();
+    });
+
+    it('writes nothing a caller may keep when one line is no longer refundable (the reservation’s own check)', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 1 },
+        { sku: 'B', quantity: 1 },
+      ]);
+      const [a, b] = ['A', 'B'].map((sku) => o.orderItems.find((i: any) => i.skuCode === sku));
+      const orderId = Number(o.id);
+      const rolledBack = new Error('rolled back');
+      // What a request that planned from rows another one changed since would write: B's line is short.
+      await assert.rejects(
+        t.store.db.transaction().execute(async (trx) => {
+          const { merchant_id } = await trx.selectFrom('orders').select('merchant_id').where('id', '=', orderId).executeTakeFirstOrThrow();
+          const now = Date.now();
+          const refundId = await writeRefundRequest(
+            forMerchant(trx, merchant_id),
+            t.store.dialect,
+            {
+              lines: [
+                { itemId: Number(a.itemId), quantity: 1 },
+                { itemId: Number(b.itemId), quantity: 2 },
+              ],
+              refund: {
+                order_id: orderId,
+                status: 'pending_review',
+                reason: 'Other',
+                remark: null,
+                failure_reason: null,
+                amount_cents: 0,
+                whole_order: 0,
+                decided_by: null,
+                claimed_by: null,
+                claimed_until: null,
+                decided_at: null,
+                created_at: now,
+                updated_at: now,
+              },
+              items: [a, b].map((i) => ({
+                order_item_id: Number(i.itemId),
+                split_order_id: Number(i.splitOrderId),
+                sku: i.skuCode,
+                country_code: i.countryCode,
+                quantity: 1,
+              })),
+              orderId,
+              order: { status: 'processing', refundStatus: 'refunding', fulfillment: null },
+            },
+            now,
+          );
+          assert.equal(refundId, null, 'a line short refuses the request');
+          throw rolledBack;
+        }),
+        rolledBack,
+      );
+      const order = await getOrder(o.id);
+      assert.equal(order.refundStatus, null);
+      assert.deepEqual((await refundsOf(o.id)).list, []);
+      assert.equal((await refund(o.id, {})).status, 200, 'all of it is still refundable');
       await worker(t).runOnce();
     });
 
