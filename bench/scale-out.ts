@@ -326,15 +326,18 @@ try {
   const w2 = await start('worker', env);
   children.push(w1.child, w2.child);
   const orders = await store.db.selectFrom('orders').select('id').orderBy('id').limit(300).execute();
-  await Promise.all(
+  const answers = await Promise.all(
     orders.map((o, i) =>
       fetch(`http://127.0.0.1:${ports[i % ports.length]}/openapi/v2/order/orders/${o.id}/refund`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: '{}',
-      }),
+      }).then((r) => r.status),
     ),
   );
+  // How the refund requests were answered: a refund refused here is never decided below.
+  const refundRequests: Record<number, number> = {};
+  for (const status of answers) refundRequests[status] = (refundRequests[status] ?? 0) + 1;
   for (let i = 0; i < 120; i++) {
     const pending = await store.db
       .selectFrom('refunds')
@@ -359,6 +362,7 @@ try {
   const summary = {
     createOrder: summarise(legs),
     commitProbe: probe,
+    refundRequests,
     refunds: Object.fromEntries(refunds.map((r) => [r.status, Number(r.n)])),
     doubleDecidedReturns: Number(returnsPerRefund.rows[0].n),
     negativeStockRows: negative.length,
