@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale-out [-- --duration 6 --processes 1,2,4 --rounds 2]`: PostgreSQL + Redis,
+ * `npm run bench:scale-out [-- --duration 6 --processes 1,2,4 --rounds 2 --warm-up 3]`: PostgreSQL + Redis,
  * `serve --role api` × each count of `--processes` and `serve --role worker` × 2, load spread over
  * the API ports (a client-side round robin stands in for the load balancer).
  *
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     'probe-seconds': { type: 'string', default: '4' },
     'hot-qty': { type: 'string', default: '3000' },
+    'warm-up': { type: 'string', default: '3' },
   },
 });
 const DURATION = Number(args.duration);
@@ -68,13 +69,13 @@ function start(role: 'api' | 'worker', env: Record<string, string>): Promise<{ c
   });
 }
 
-async function orderLoad(ports: number[], token: string, skus: number) {
+async function orderLoad(ports: number[], token: string, skus: number, duration = DURATION) {
   const rand = (n: number) => Math.floor(Math.random() * n);
   const runs = ports.map((port) =>
     autocannon({
       url: `http://127.0.0.1:${port}`,
       connections: Math.max(1, Math.floor(Number(args.connections) / ports.length)),
-      duration: DURATION,
+      duration,
       requests: [
         {
           method: 'POST',
@@ -284,6 +285,10 @@ try {
       ports.push(api.port);
       pids.push(api.child.pid!);
     }
+    // Warm-up, not recorded: a fresh process's first seconds (JIT, pool connections) would count
+    // against whichever side runs first.
+    await numbering(admin, true);
+    await orderLoad(ports.slice(0, n), token, SKUS, Number(args['warm-up']));
     for (let round = 1; round <= ROUNDS; round++) {
       // Alternate which side goes first, so a drift in the machine's load favours neither.
       for (const on of round % 2 ? [true, false] : [false, true]) {
