@@ -114,11 +114,18 @@ export async function runIdempotent<T>(
   try {
     // Most repeats are replays: answer them without a write transaction.
     const hash = requestHash(scope.request);
-    const stored = settled(await keys.findKey(store.db, ref), hash, now());
+    const before = await keys.findKey(store.db, ref);
+    const stored = settled(before, hash, now());
     if (stored) return stored;
+    // A new key (the usual case) is not read again under the lock: one round trip less. Should a
+    // request with the same key have stored its response in between, this attempt's own insert of
+    // the key is a unique violation — the attempt rolls back, work and all, and runs again, and
+    // that attempt reads the row under the lock as every retry does.
+    let unread = before === undefined;
     const outcome = await inTransaction(store.db, async (trx): Promise<StoredResponse | Refused> => {
       if (!(await keys.lockKey(trx, store.dialect, ref))) throw inFlight();
-      const row = await keys.findKey(trx, ref);
+      const row = unread ? undefined : await keys.findKey(trx, ref);
+      unread = false;
       const finished = settled(row, hash, now());
       if (finished) return finished;
       if (row) await keys.deleteKey(trx, ref);

@@ -239,7 +239,7 @@ async function createOrderIn(
     ),
   );
   // One UPDATE for every decrement and one INSERT for their ledger rows (not two statements per row).
-  const taken = await takeQty(trx, plan.decrements, { kind: 'sale', orderId }, now);
+  const taken = await takeQty(trx, dialect, plan.decrements, { kind: 'sale', orderId }, now);
   // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
   if (!taken) throw new RetryAttempt(`stock moved under order ${orderId}`);
   return { orderId, replayed: false };

@@ -129,6 +129,51 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await markers(store), [1001, 1006]);
     });
 
+    it('a response stored between the lookup and the transaction is replayed; this request’s work is rolled back', async () => {
+      // Another instance finishes the same key after this request looked it up and before its
+      // transaction took the key: the transaction does not read the key again (a new key's fast
+      // path), so its own insert of the key must send it back to read it.
+      const other = { status: 200, body: { code: 0, data: 'from the other instance' } };
+      let raced = false;
+      const racing: KeyStore = {
+        ...store,
+        db: new Proxy(store.db, {
+          get(target, property) {
+            if (property !== 'transaction') {
+              // Kysely's private fields need the real object as `this`.
+              const value = Reflect.get(target, property);
+              return typeof value === 'function' ? value.bind(target) : value;
+            }
+            return () => ({
+              execute: async (work: Parameters<ReturnType<typeof target.transaction>['execute']>[0]) => {
+                if (!raced) {
+                  raced = true;
+                  await target
+                    .insertInto('idempotency_keys')
+                    .values({
+                      merchant_id: 7,
+                      idempotency_key: 'raced',
+                      request_hash: requestHash('h-1'),
+                      state: 'done',
+                      response_status: other.status,
+                      response_body: JSON.stringify(other.body),
+                      created_at: Date.now(),
+                      expires_at: Date.now() + 3600_000,
+                    })
+                    .execute();
+                }
+                return target.transaction().execute(work);
+              },
+            });
+          },
+        }),
+      };
+      const answer = await runIdempotent(racing, scope('raced'), writeMarker(1007), asData);
+      assert.equal(raced, true);
+      assert.deepEqual({ status: answer.status, replayed: answer.replayed, body: answer.body }, { ...other, replayed: true });
+      assert.deepEqual(await markers(store), [1001, 1006], 'the work ran at most once and was rolled back');
+    });
+
     it('forgets an expired key; honours an earlier version’s in-flight claim for an hour, then takes it over', async () => {
       const now = Date.now();
       await store.db
