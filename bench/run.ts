@@ -589,6 +589,7 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string, layout:
       log(
         `    ${Math.round(leg.okRps)} orders/s (2xx), p99 ${r.p99} ms, ${r.errors} errors; CPU s: api ${cpu.api.toFixed(1)}${cpu.worker === null ? '' : `, worker ${cpu.worker.toFixed(1)}`}, receiver ${cpu.receiver.toFixed(1)}, load generator ${cpu.loadgen.toFixed(1)}; server ${leg.serverCpuMsPerOrder.toFixed(2)} ms/order; ${leg.deliveries} deliveries (${leg.changes} changes, ${(leg.bytes / 1e6).toFixed(0)} MB)`,
       );
+      if (cpu.worker !== null && leg.deliveries > 0) log(`    worker: ${((1000 * cpu.worker) / leg.deliveries).toFixed(2)} ms CPU per delivery`);
       if (r.errors > 0)
         log(`    WARNING: this leg had ${r.errors} failed orders: the ${STOCK_SCENARIO} result is INVALID (it must measure successful orders only)`);
       if (withEndpoints) await unregister();
@@ -826,6 +827,18 @@ async function main() {
   report(results);
 }
 
+/** The worker process's CPU per delivery over the legs with endpoints (`split`). */
+function workerMsPerDelivery(w: StockWebhookResult): number {
+  const withs = w.legs.filter((l) => l.endpoints > 0);
+  return (
+    (1000 * withs.reduce((a, l) => a + (l.cpu.worker ?? 0), 0)) /
+    Math.max(
+      1,
+      withs.reduce((a, l) => a + l.deliveries, 0),
+    )
+  );
+}
+
 function report(r: Run) {
   const bareGet = r.bare[0].rps;
   const barePost = r.bare[1].rps;
@@ -889,7 +902,9 @@ function report(r: Run) {
       '',
       `Intake drop with the endpoints: ${(w.drop * 100).toFixed(1)} % (mean 2xx orders/s of the legs with them against those without). ` +
         `Server CPU per order (API and worker): ${pctSigned(w.serverCpuGrowth)}` +
-        (w.layout === 'split' ? `; the API process's alone: ${pctSigned(w.apiCpuGrowth)}. ` : '. ') +
+        (w.layout === 'split'
+          ? `; the API process's alone: ${pctSigned(w.apiCpuGrowth)}; the worker process's per delivery (legs with endpoints): ${workerMsPerDelivery(w).toFixed(2)} ms. `
+          : '. ') +
         `The receiver got ${w.deliveries} deliveries carrying ${w.changes} changes (${w.bad} of ${w.sampled} sampled bodies malformed).`,
     );
   }
