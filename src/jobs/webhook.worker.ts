@@ -18,8 +18,15 @@ const MAX_RESPONSE_BYTES = 4096;
 const ERROR_SNIPPET = 200;
 /** A stock lane's deliveries sent back to back within one round at most (each waits for the previous). */
 const STOCK_CHAIN = 50;
-/** Event bodies kept between attempts (UTF-16 code units ≈ bytes for this JSON): ≈ 16 MB. */
-const BODY_CACHE_CHARS = 8_000_000;
+/** Event bodies kept between attempts (each as its text and its UTF-8 bytes): ≈ 16 MB. */
+const BODY_CACHE_BYTES = 16_000_000;
+
+/** A body as the senders take it: the text, and its bytes encoded once for every endpoint it goes to. */
+interface Body {
+  text: string;
+  bytes: Buffer;
+}
+const toBody = (text: string): Body => ({ text, bytes: Buffer.from(text, 'utf8') });
 
 /** A delivery's body in the cache: a stock batch's is shared by every endpoint and merchant it went to. */
 const bodyKey = (job: webhooks.DeliveryJob) => (job.stockBatchId === null ? `event ${job.eventId}` : `batch ${job.stockBatchId}`);
@@ -143,7 +150,7 @@ export class WebhookWorker {
   private readonly sender: WebhookSender;
   private readonly ownsSender: boolean;
   private readonly stock: StockFanOut;
-  private readonly bodies = new BoundedCache<string>(BODY_CACHE_CHARS, (body) => body.length);
+  private readonly bodies = new BoundedCache<Body>(BODY_CACHE_BYTES, (body) => body.text.length + body.bytes.length);
   private readonly loop = new PollLoop(
     () => this.runOnce(),
     (error) => this.options.log?.error({ err: error }, 'webhook worker round failed'),
@@ -231,9 +238,14 @@ export class WebhookWorker {
       this.id,
     );
     const jobs = mine.filter((job) => job.endpointStatus === 'active');
-    const missing = [...new Set(jobs.filter((job) => this.bodies.get(bodyKey(job)) === undefined).map((job) => job.eventId))];
-    const read = await webhooks.eventBodies(db, missing);
-    for (const job of jobs) if (read.has(job.eventId)) this.bodies.set(bodyKey(job), read.get(job.eventId)!);
+    // One event per missing body: a stock batch's events (one per merchant) share it.
+    const missing = new Map<string, number>();
+    for (const job of jobs) if (!missing.has(bodyKey(job)) && this.bodies.get(bodyKey(job)) === undefined) missing.set(bodyKey(job), job.eventId);
+    const read = await webhooks.eventBodies(db, [...missing.values()]);
+    for (const [key, eventId] of missing) {
+      const text = read.get(eventId);
+      if (text !== undefined) this.bodies.set(key, toBody(text));
+    }
     return jobs;
   }
 
@@ -252,8 +264,9 @@ export class WebhookWorker {
       const response = await this.sender.send({
         url,
         address,
-        body: payload,
-        headers: signedHeaders(secrets, webhookId(job.eventId), Math.floor(sentAt / 1000), payload),
+        body: payload.text,
+        bytes: payload.bytes,
+        headers: signedHeaders(secrets, webhookId(job.eventId), Math.floor(sentAt / 1000), payload.bytes),
         timeoutMs: this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
         maxResponseBytes: MAX_RESPONSE_BYTES,
       });
@@ -271,11 +284,11 @@ export class WebhookWorker {
    * a small cache instead of being read from the database for each delivery; they never change.
    * `jobs` fills it for a claimed batch at once; this reads one only if it was evicted since.
    */
-  private async body(job: webhooks.DeliveryJob): Promise<string> {
+  private async body(job: webhooks.DeliveryJob): Promise<Body> {
     const key = bodyKey(job);
     const cached = this.bodies.get(key);
     if (cached !== undefined) return cached;
-    const body = (await webhooks.eventBodies(this.options.store.db, [job.eventId])).get(job.eventId) ?? '';
+    const body = toBody((await webhooks.eventBodies(this.options.store.db, [job.eventId])).get(job.eventId) ?? '');
     this.bodies.set(key, body);
     return body;
   }
