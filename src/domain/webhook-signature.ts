@@ -20,13 +20,17 @@ function secretKey(secret: string): Buffer {
   return key;
 }
 
-/** `v1,<base64>` for one secret. `timestamp` is in seconds. */
-function signature(secret: string, id: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+/**
+ * `v1,<base64>` for one secret. `timestamp` is in seconds. The body is hashed as given (a string as
+ * its UTF-8 bytes, the same bytes): not concatenated into one string first, which copied a 50 KB
+ * stock.changed body for every endpoint and cost more than the HMAC itself.
+ */
+function signature(secret: string, id: string, timestamp: number, body: string | Buffer): string {
+  return `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
 }
 
 /** The three headers of one delivery attempt, signed with every live secret. */
-export function signedHeaders(secrets: string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signedHeaders(secrets: string[], id: string, timestampSeconds: number, body: string | Buffer): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),

@@ -7,6 +7,8 @@ export interface WebhookRequest {
   url: URL;
   headers: Record<string, string>;
   body: string;
+  /** The body's UTF-8 bytes, when the caller keeps them (one stock.changed body goes to many endpoints: encoded once). */
+  bytes?: Buffer;
   /** The address the URL's host was resolved and checked to: the connection goes there and nowhere else. */
   address: ResolvedAddress;
   timeoutMs: number;
@@ -38,6 +40,7 @@ export function httpSender(): WebhookSender {
     send: (request) =>
       new Promise<WebhookResponse>((resolve, reject) => {
         const { url, address } = request;
+        const body = request.bytes ?? Buffer.from(request.body, 'utf8');
         const pinned: LookupFunction = (_hostname, options, callback) => {
           if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [address]);
           else callback(null, address.address, address.family);
@@ -50,7 +53,7 @@ export function httpSender(): WebhookSender {
           headers: {
             'content-type': 'application/json',
             'user-agent': 'Stockist-Webhooks/1',
-            'content-length': String(Buffer.byteLength(request.body)),
+            'content-length': String(body.length),
             ...request.headers,
           },
         });
@@ -82,7 +85,7 @@ export function httpSender(): WebhookSender {
             reject(error);
           });
         });
-        req.end(request.body);
+        req.end(body);
       }),
     close() {
       agents.http.destroy();

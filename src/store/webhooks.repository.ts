@@ -156,8 +156,9 @@ export async function requeueDelivery(scope: MerchantScope, deliveryId: number, 
  * state change of an order first locks its split-order rows (see lockSplitOrders). The stock lane
  * (`order_id = 0`) is held back by a delivery that gave up (`failed`) too: its deliveries are
  * consecutive ranges of the change feed, and skipping one would leave a gap.
- * On PostgreSQL `FOR UPDATE SKIP LOCKED` lets workers claim disjoint batches. `lane` restricts the
- * claim to one lane (the worker sending a stock lane's next delivery right after the previous).
+ * On PostgreSQL `FOR UPDATE SKIP LOCKED` lets workers claim disjoint batches. `stockLanes`
+ * restricts the claim to those endpoints' stock lanes (the worker sending each lane's next delivery
+ * right after the previous one; the rule above leaves at most one claimable per lane).
  */
 export async function claimDueDeliveries(
   db: Handle,
@@ -166,7 +167,7 @@ export async function claimDueDeliveries(
   now: number,
   until: number,
   limit: number,
-  lane: { endpointId: number; orderId: number } | null = null,
+  stockLanes: readonly number[] | null = null,
 ): Promise<number[]> {
   let candidates = db
     .selectFrom('webhook_deliveries as d')
@@ -189,7 +190,7 @@ export async function claimDueDeliveries(
         ),
       ),
     );
-  if (lane) candidates = candidates.where('d.endpoint_id', '=', lane.endpointId).where('d.order_id', '=', lane.orderId);
+  if (stockLanes) candidates = candidates.where('d.endpoint_id', 'in', stockLanes).where('d.order_id', '=', STOCK_LANE);
   candidates = candidates.orderBy('d.next_attempt_at').orderBy('d.id').limit(limit);
   if (dialect === 'postgres') candidates = candidates.forUpdate(['d']).skipLocked();
   const rows = await db
@@ -201,8 +202,8 @@ export async function claimDueDeliveries(
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
-/** What one attempt needs of the delivery and its endpoint (the body: `eventBody`). */
-export const deliveryJob = (db: Handle, id: number) =>
+/** What an attempt needs of each delivery and its endpoint (the bodies: `eventBodies`), for a claimed batch at once. */
+export const deliveryJobs = (db: Handle, ids: readonly number[]) =>
   db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -222,23 +223,25 @@ export const deliveryJob = (db: Handle, id: number) =>
       'e.status as endpointStatus',
       'ev.stock_batch_id as stockBatchId',
     ])
-    .where('d.id', '=', id)
-    .executeTakeFirst();
+    .where('d.id', 'in', ids)
+    .orderBy('d.id')
+    .execute();
 
 /**
- * An event's body: its stock batch's (shared by every endpoint the batch went to) or its own.
- * Bodies never change once written, so the worker may keep them (see WebhookWorker's body cache).
+ * Events' bodies by event id: each its stock batch's (shared by every endpoint the batch went to)
+ * or its own. Bodies never change once written, so the worker may keep them (its body cache).
  */
-export async function eventBody(db: Handle, eventId: number): Promise<string | null> {
-  const row = await db
+export async function eventBodies(db: Handle, eventIds: readonly number[]): Promise<Map<number, string>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db
     .selectFrom('webhook_events as ev')
     .leftJoin('stock_batches as b', 'b.id', 'ev.stock_batch_id')
-    .select((eb) => eb.fn.coalesce('b.payload', 'ev.payload').as('payload'))
-    .where('ev.id', '=', eventId)
-    .executeTakeFirst();
-  return row?.payload ?? null;
+    .select((eb) => ['ev.id as id', eb.fn.coalesce('b.payload', 'ev.payload').as('payload')])
+    .where('ev.id', 'in', eventIds)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.payload]));
 }
-export type DeliveryJob = NonNullable<Awaited<ReturnType<typeof deliveryJob>>>;
+export type DeliveryJob = Awaited<ReturnType<typeof deliveryJobs>>[number];
 
 /** Records one attempt, only if this worker still holds the claim; returns whether it did. */
 export async function recordAttempt(
@@ -268,12 +271,47 @@ export async function recordAttempt(
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function releaseClaim(db: Handle, id: number, worker: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('id', '=', id).where('claimed_by', '=', worker).execute();
+/**
+ * Records successful attempts in one statement (those this worker still holds; the others are left
+ * alone); returns the deliveries it recorded with their endpoints.
+ */
+export async function recordSuccesses(
+  db: Handle,
+  ids: readonly number[],
+  worker: string,
+  statusCode: number,
+  now: number,
+): Promise<{ id: number; endpointId: number }[]> {
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: 'succeeded' as const,
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: null,
+      last_attempt_at: now,
+      last_status_code: statusCode,
+      last_error: null,
+      delivered_at: now,
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: now,
+    }))
+    .where('id', 'in', ids)
+    .where('claimed_by', '=', worker)
+    .returning(['id', 'endpoint_id as endpointId'])
+    .execute();
 }
 
-export async function endpointSucceeded(db: Handle, endpointId: number): Promise<void> {
-  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', endpointId).where('failing_since', 'is not', null).execute();
+export async function releaseClaims(db: Handle, ids: readonly number[], worker: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('id', 'in', ids).where('claimed_by', '=', worker).execute();
+}
+
+/** Ends the failure streaks of endpoints that took a delivery (a no-op for those not failing). */
+export async function endpointsSucceeded(db: Handle, endpointIds: readonly number[]): Promise<void> {
+  if (endpointIds.length === 0) return;
+  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', 'in', endpointIds).where('failing_since', 'is not', null).execute();
 }
 
 /** Notes a failure (the streak starting at `since` unless one is running); returns since when the endpoint has been failing. */
@@ -394,26 +432,44 @@ export const stockFilter = (db: Handle, endpointId: number) =>
   db.selectFrom('webhook_endpoints').select(['skus', 'stock_filter_rev']).where('id', '=', endpointId).executeTakeFirst();
 
 /**
- * Moves an endpoint's feed position on, only if nobody else has (another worker's fan-out) and its
- * SKU list is the one the caller read; returns whether it did. Taken first in the fan-out's
- * transaction, so concurrent fan-outs of one endpoint serialise here and the loser rolls back.
+ * PostgreSQL: locks the endpoints a fan-out moves, in id order, before it moves them group by group
+ * (so concurrent fan-outs over overlapping endpoints cannot deadlock). SQLite has one writer.
  */
-export async function advanceStockPosition(
+export async function lockEndpoints(db: Handle, dialect: Dialect, ids: readonly number[]): Promise<void> {
+  if (dialect !== 'postgres' || ids.length === 0) return;
+  await db.selectFrom('webhook_endpoints').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+}
+
+/**
+ * Moves endpoints' feed positions on, each only if nobody else has (another worker's fan-out) and
+ * its SKU list is the one the caller read; returns the ids it moved. All of `subs` stand at `from`;
+ * one statement per SKU-list revision among them (usually one). Taken first in the fan-out's
+ * transaction, so concurrent fan-outs of one endpoint serialise here and the loser moves nothing.
+ */
+export async function advanceStockPositions(
   db: Handle,
-  sub: Pick<StockSubscription, 'id' | 'after' | 'filterRev'>,
+  subs: readonly Pick<StockSubscription, 'id' | 'filterRev'>[],
+  from: { seq: number; id: number },
   position: { seq: number; id: number },
   dueAt: number | null,
-): Promise<boolean> {
-  const r = await db
-    .updateTable('webhook_endpoints')
-    .set({ stock_after_seq: position.seq, stock_after_id: position.id, ...(dueAt === null ? {} : { stock_due_at: dueAt }) })
-    .where('id', '=', sub.id)
-    .where('status', '=', 'active')
-    .where('stock_after_seq', '=', sub.after.seq)
-    .where('stock_after_id', '=', sub.after.id)
-    .where('stock_filter_rev', '=', sub.filterRev)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+): Promise<Set<number>> {
+  const byRev = new Map<number, number[]>();
+  for (const sub of subs) byRev.set(sub.filterRev, [...(byRev.get(sub.filterRev) ?? []), sub.id]);
+  const moved = new Set<number>();
+  for (const [rev, ids] of byRev) {
+    const rows = await db
+      .updateTable('webhook_endpoints')
+      .set({ stock_after_seq: position.seq, stock_after_id: position.id, ...(dueAt === null ? {} : { stock_due_at: dueAt }) })
+      .where('id', 'in', ids)
+      .where('status', '=', 'active')
+      .where('stock_after_seq', '=', from.seq)
+      .where('stock_after_id', '=', from.id)
+      .where('stock_filter_rev', '=', rev)
+      .returning('id')
+      .execute();
+    for (const r of rows) moved.add(r.id);
+  }
+  return moved;
 }
 
 /** A stock.changed body, stored once for every endpoint that gets it. */
@@ -421,31 +477,48 @@ export async function insertStockBatch(db: Handle, payload: string, now: number)
   return (await db.insertInto('stock_batches').values({ payload, created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
 }
 
-/** The merchant's stock.changed event for a batch (its endpoints that get the batch share it, and its webhook-id). */
-export async function insertStockEvent(scope: MerchantScope, stockBatchId: number, now: number): Promise<number> {
-  const row = await scope
-    .insertInto('webhook_events', { type: 'stock.changed', order_id: STOCK_LANE, payload: '', stock_batch_id: stockBatchId, created_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+/**
+ * The merchant's stock.changed events for batches (its endpoints that get a batch share its event,
+ * and so its webhook-id), in one statement; returns their ids in the order of `stockBatchIds`.
+ */
+export async function insertStockEvents(scope: MerchantScope, stockBatchIds: readonly number[], now: number): Promise<number[]> {
+  const rows = await scope
+    .insertInto(
+      'webhook_events',
+      stockBatchIds.map((id) => ({ type: 'stock.changed' as const, order_id: STOCK_LANE, payload: '', stock_batch_id: id, created_at: now })),
+    )
+    .returning(['id', 'stock_batch_id'])
+    .execute();
+  const byBatch = new Map(rows.map((r) => [Number(r.stock_batch_id), r.id]));
+  return stockBatchIds.map((id) => byBatch.get(id)!);
 }
 
-/** One endpoint's delivery of a stock event, with the feed range it covers. */
-export async function insertStockDelivery(
+/** Rows per INSERT: 17 values each, far below either database's limit on bound parameters. */
+const DELIVERY_ROWS_PER_INSERT = 500;
+
+/**
+ * Endpoints' deliveries of stock events, with the feed range each covers, in as few statements as
+ * the row limit allows. Ids follow the order of `deliveries`, and a lane is sent in id order: the
+ * caller lists each endpoint's deliveries in feed order.
+ */
+export async function insertStockDeliveries(
   scope: MerchantScope,
-  delivery: { endpointId: number; eventId: number; cursorFrom: string; cursorTo: string },
+  deliveries: readonly { endpointId: number; eventId: number; cursorFrom: string; cursorTo: string }[],
   now: number,
   giveUpAt: number,
-): Promise<number> {
-  const row = await scope
-    .insertInto('webhook_deliveries', {
-      ...pendingDelivery({ ...delivery, orderId: STOCK_LANE }, now, giveUpAt),
-      cursor_from: delivery.cursorFrom,
-      cursor_to: delivery.cursorTo,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+): Promise<void> {
+  for (let i = 0; i < deliveries.length; i += DELIVERY_ROWS_PER_INSERT) {
+    await scope
+      .insertInto(
+        'webhook_deliveries',
+        deliveries.slice(i, i + DELIVERY_ROWS_PER_INSERT).map((d) => ({
+          ...pendingDelivery({ ...d, orderId: STOCK_LANE }, now, giveUpAt),
+          cursor_from: d.cursorFrom,
+          cursor_to: d.cursorTo,
+        })),
+      )
+      .execute();
+  }
 }
 
 /** Re-enabling an endpoint: its stock deliveries that gave up are due again (they hold the lane; skipping them would leave a gap). */

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { newWebhookSecret } from '../../src/domain/webhook-signature.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
-import { claimDueDeliveries, insertEndpoint, insertStockBatch, insertStockDelivery, insertStockEvent } from '../../src/store/webhooks.repository.ts';
+import { claimDueDeliveries, insertEndpoint, insertStockBatch, insertStockDeliveries, insertStockEvents } from '../../src/store/webhooks.repository.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -32,12 +32,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         created_at: now,
         updated_at: now,
       });
-      const delivery = async (n: number) => {
-        const eventId = await insertStockEvent(scope, await insertStockBatch(db.store.db, '{}', now), now);
-        return insertStockDelivery(scope, { endpointId, eventId, cursorFrom: `sc1_${n}`, cursorTo: `sc1_${n + 1}` }, now, now + 1000);
-      };
-      const first = await delivery(1);
-      const second = await delivery(2);
+      const [eventId1, eventId2] = await insertStockEvents(
+        scope,
+        [await insertStockBatch(db.store.db, '{}', now), await insertStockBatch(db.store.db, '{}', now)],
+        now,
+      );
+      await insertStockDeliveries(
+        scope,
+        [
+          { endpointId, eventId: eventId1, cursorFrom: 'sc1_1', cursorTo: 'sc1_2' },
+          { endpointId, eventId: eventId2, cursorFrom: 'sc1_2', cursorTo: 'sc1_3' },
+        ],
+        now,
+        now + 1000,
+      );
+      const ids = await db.store.db.selectFrom('webhook_deliveries').select(['id', 'event_id']).where('endpoint_id', '=', endpointId).orderBy('id').execute();
+      assert.deepEqual(
+        ids.map((r) => r.event_id),
+        [eventId1, eventId2],
+        'one statement, ids in the order given (the lane is sent in id order)',
+      );
+      const [first, second] = ids.map((r) => r.id);
       const claim = (worker: string) => claimDueDeliveries(db.store.db, dialect, worker, now + 10, now + 20, 10);
       assert.deepEqual(await claim('w1'), [first], 'one at a time, oldest first');
       await db.store.db.updateTable('webhook_deliveries').set({ status: 'failed', claimed_by: null, claimed_until: null }).where('id', '=', first).execute();
