@@ -96,6 +96,23 @@ const LAUNCH_FLAGS = fs
   .split('\n')[0]
   .split(' ')
   .filter((flag) => flag.startsWith('--'));
+/** The environment of every server the bench starts: its database, no TLS, limits out of the way. */
+function serverEnv(databaseUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    TLS: 'off',
+    LOG_LEVEL: 'warn',
+    STOCKIST_ENV: 'sandbox',
+    SEED: 'none',
+    DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
+    ADMIN_API_KEY: 'bench-admin-key-0123456789',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    // The bench measures the server, not the per-merchant body budget (32 KiB/s: ~130 orders/s).
+    RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
+    DEFAULT_WAREHOUSE,
+  };
+}
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const rand = (n: number) => Math.floor(Math.random() * n);
 const pick30 = () => Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1));
@@ -502,22 +519,14 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string, layout:
       sampled: number;
       bad: number;
     };
-  const nodeFlags = (role: string) =>
-    args.profile
+  const nodeFlags = (role: string) => [
+    ...LAUNCH_FLAGS,
+    ...(args.profile
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results')}`, `--cpu-prof-name=stock-${layout}-${role}-${Date.now()}.cpuprofile`]
-      : [];
+      : []),
+  ];
   const env = {
-    DATABASE_URL: dataUrl,
-    TLS: 'off',
-    LOG_LEVEL: 'warn',
-    STOCKIST_ENV: 'sandbox',
-    SEED: 'none',
-    DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
-    ADMIN_API_KEY: 'bench-admin-key-0123456789',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
-    DEFAULT_WAREHOUSE,
+    ...serverEnv(dataUrl),
     STOCK_WEBHOOK_INTERVAL_MS: '5000',
     // Measure throughput, not the shedding of a machine that other work slows down.
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
@@ -778,20 +787,7 @@ async function main() {
     ];
     const server = await startChild(
       [...nodeFlags, 'bin/stockist.js', 'serve', '--role', 'api', '--port', '0'],
-      {
-        DATABASE_URL: data.url,
-        TLS: 'off',
-        LOG_LEVEL: 'warn',
-        STOCKIST_ENV: 'sandbox',
-        SEED: 'none',
-        DATA_DIR: path.join(os.tmpdir(), 'stockist-bench-data'),
-        ADMIN_API_KEY: 'bench-admin-key-0123456789',
-        RATE_LIMIT_PER_SECOND: '1000000',
-        RATE_LIMIT_BURST: '1000000',
-        // The bench measures the server, not the per-merchant body budget (32 KiB/s: ~130 orders/s).
-        RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
-        DEFAULT_WAREHOUSE,
-      },
+      serverEnv(data.url),
       /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     );
     const bare = await startChild(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '0' }, /bare listening (\d+)/);
