@@ -9,8 +9,11 @@ export interface ItemCounts {
 export const refundableQuantity = (i: ItemCounts) => i.quantity - i.refunded - i.pending;
 const fullyRefunded = (i: ItemCounts) => i.refunded >= i.quantity;
 
-/** A split order's fulfilment over the splits still to be delivered (cancelled ones do not count). */
-export function fulfillmentStatusOf(splits: SplitOrderStatus[], current: FulfillmentStatus): FulfillmentStatus {
+/**
+ * A split order's fulfilment over the splits still to be delivered (cancelled ones do not count);
+ * `current` when none is (a caller that writes only what changed passes null: keep what is stored).
+ */
+export function fulfillmentStatusOf<Current extends FulfillmentStatus | null>(splits: SplitOrderStatus[], current: Current): FulfillmentStatus | Current {
   const active = splits.filter((s) => s !== 'cancelled');
   if (active.length === 0) return current;
   if (active.every((s) => s === 'completed')) return 'completed';

@@ -45,8 +45,7 @@ export function orderStatusChange(
   return {
     status: orderStatusOf(items, splits),
     refundStatus: refundStatusOf(items),
-    // fulfillmentStatusOf keeps the current value only when no split order is active.
-    fulfillment: splits.some((s) => s !== 'cancelled') ? fulfillmentStatusOf(splits, 'waiting_to_ship') : null,
+    fulfillment: fulfillmentStatusOf(splits, null),
     ...changes,
   };
 }
