@@ -66,14 +66,14 @@ async function runOrderQuery(readerFor: (merchantId: number | null) => orders.Or
   }
   const pageSize = q.pageSize ?? cursor?.pageSize ?? DEFAULT_PAGE_SIZE;
   const pageNumber = cursor?.page ?? q.pageNumber ?? 1;
-  const page = await orders.pageOrderIds(readerFor(filters.merchantId), {
+  const page = await orders.pageOrders(readerFor(filters.merchantId), {
     ...filters,
     after: cursor?.after ?? null,
     offset: cursor ? 0 : pageOffset(pageNumber, pageSize),
     limit: pageSize,
     totalCap: ORDER_TOTAL_CAP,
   });
-  const list: OrderRecord[] = (await orders.loadOrders(handleOf(readerFor(filters.merchantId)), page.ids)).map(presentOrder);
+  const list: OrderRecord[] = (await orders.withChildren(handleOf(readerFor(filters.merchantId)), page.orders)).map(presentOrder);
   const nextCursor = page.next && encodeOrderCursor({ mode: sortModeOf(filters), after: page.next, filters, pageSize, page: pageNumber + 1 });
   return { total: page.total, pageNumber, pageSize, list, nextCursor };
 }

@@ -60,15 +60,23 @@ export interface OrderAggregate {
 /** Orders with their split orders and items, in the order of `ids` (three queries, any page size). */
 export async function loadOrders(db: Handle, ids: number[]): Promise<OrderAggregate[]> {
   if (ids.length === 0) return [];
-  const [orders, splits, items] = await Promise.all([
-    db.selectFrom('orders').selectAll().where('id', 'in', ids).execute(),
+  const rows = await db.selectFrom('orders').selectAll().where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((o) => [o.id, o]));
+  return withChildren(
+    db,
+    ids.flatMap((id) => byId.get(id) ?? []),
+  );
+}
+
+/** Order rows already read, with their split orders and items (two queries), in the order given. */
+export async function withChildren(db: Handle, orders: OrderRow[]): Promise<OrderAggregate[]> {
+  if (orders.length === 0) return [];
+  const ids = orders.map((o) => o.id);
+  const [splits, items] = await Promise.all([
     db.selectFrom('split_orders').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
     db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
   ]);
-  const byId = new Map(orders.map((o) => [o.id, o]));
-  return ids
-    .filter((id) => byId.has(id))
-    .map((id) => ({ order: byId.get(id)!, splits: splits.filter((s) => s.order_id === id), items: items.filter((i) => i.order_id === id) }));
+  return orders.map((order) => ({ order, splits: splits.filter((s) => s.order_id === order.id), items: items.filter((i) => i.order_id === order.id) }));
 }
 
 export interface OrderFilter {
@@ -86,27 +94,32 @@ export interface OrderFilter {
   totalCap: number;
 }
 
-export interface OrderIdPage {
+export interface OrderPage {
   /** Rows in the window, counted up to `totalCap`. */
   total: number;
-  ids: number[];
+  /** The page's order rows, in the page's order. */
+  orders: OrderRow[];
   /** The sort key of the page's last row when more rows follow it, else null. */
   next: [number, number] | null;
 }
 
 /**
- * One page of order ids: newest first by (created_at, id), or by (updated_at, id) ascending when
+ * One page of orders: newest first by (created_at, id), or by (updated_at, id) ascending when
  * an update window is given (incremental sync). Keyset pages continue strictly after `after` in
  * that order, so rows inserted or moved elsewhere never shift the walk (SPEC §4.6).
+ *
+ * The page query reads the order rows themselves (the caller adds their children), and an `ids`
+ * query — at most a few hundred rows with the split ids' parents — is read whole in one statement
+ * and counted and paged here: a separate count and page query would read the same rows again.
  */
-export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise<OrderIdPage> {
+export async function pageOrders(reader: OrderReader, f: OrderFilter): Promise<OrderPage> {
   let q = ordersOf(reader);
   if (f.ids !== null) {
     // Split ids are resolved to their parents first, so the order lookup is by primary key
     // (an OR with a subquery made both databases scan every order of the merchant).
     const viaSplits = f.ids.length ? await splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', 'in', f.ids).execute() : [];
     const ids = [...new Set([...f.ids, ...viaSplits.map((r) => r.id)])];
-    if (ids.length === 0) return { total: 0, ids: [], next: null };
+    if (ids.length === 0) return { total: 0, orders: [], next: null };
     q = q.where('orders.id', 'in', ids);
   }
   if (f.createStart !== null) q = q.where('orders.created_at', '>=', f.createStart);
@@ -115,28 +128,44 @@ export async function pageOrderIds(reader: OrderReader, f: OrderFilter): Promise
   if (f.updateEnd !== null) q = q.where('orders.updated_at', '<=', f.updateEnd);
   const byUpdate = f.updateStart !== null || f.updateEnd !== null;
   const key = byUpdate ? 'orders.updated_at' : 'orders.created_at';
+  const keyOf = (o: OrderRow): [number, number] => [Number(byUpdate ? o.updated_at : o.created_at), o.id];
+  const ordered = <Q extends typeof q>(page: Q) =>
+    byUpdate ? page.orderBy(key, 'asc').orderBy('orders.id', 'asc') : page.orderBy(key, 'desc').orderBy('orders.id', 'desc');
+  const pageOf = (total: number, rows: OrderRow[]): OrderPage => {
+    const more = rows.length > f.limit;
+    const shown = more ? rows.slice(0, f.limit) : rows;
+    const last = shown.at(-1);
+    return { total, orders: shown, next: more && last ? keyOf(last) : null };
+  };
+  if (f.ids !== null) {
+    const window = await ordered(q).selectAll('orders').execute();
+    const after = f.after === null ? window : window.filter((o) => comesAfter(keyOf(o), f.after!, byUpdate));
+    return pageOf(Math.min(window.length, f.totalCap), after.slice(f.offset, f.offset + f.limit + 1));
+  }
   let page = q;
   if (f.after !== null) {
     const [time, id] = f.after;
     page = page.where((eb) => eb(eb.refTuple(key, 'orders.id'), byUpdate ? '>' : '<', eb.tuple(time, id)));
   }
-  page = byUpdate ? page.orderBy(key, 'asc').orderBy('orders.id', 'asc') : page.orderBy(key, 'desc').orderBy('orders.id', 'desc');
   const [count, rows] = await Promise.all([
     // A bounded count: it reads at most totalCap + 1 index entries, however large the window.
     handleOf(reader)
       .selectFrom(q.select('orders.id').limit(f.totalCap).as('w'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow(),
-    page
-      .select(['orders.id as id', `${key} as key`])
+    ordered(page)
+      .selectAll('orders')
       .offset(f.offset)
       .limit(f.limit + 1)
       .execute(),
   ]);
-  const more = rows.length > f.limit;
-  const shown = more ? rows.slice(0, f.limit) : rows;
-  const last = shown.at(-1);
-  return { total: Number(count.n), ids: shown.map((r) => r.id), next: more && last ? [Number(last.key), last.id] : null };
+  return pageOf(Number(count.n), rows);
+}
+
+/** Whether sort key `k` lies strictly past `after` in the walk's order (ascending by update, else descending). */
+function comesAfter(k: [number, number], after: [number, number], ascending: boolean): boolean {
+  const cmp = k[0] !== after[0] ? k[0] - after[0] : k[1] - after[1];
+  return ascending ? cmp > 0 : cmp < 0;
 }
 
 export interface OrderSearch {

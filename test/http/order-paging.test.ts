@@ -1,7 +1,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { refreshOrder } from '../../src/services/order-state.service.ts';
-import { pageOrderIds } from '../../src/store/orders.repository.ts';
+import { pageOrders } from '../../src/store/orders.repository.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
 import { ORDER_CATALOGUE, order } from '../fixtures.ts';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
@@ -236,10 +236,10 @@ for (const dialect of DIALECTS) {
     it('counts total up to a cap, whatever the window holds', async () => {
       const scope = forMerchant(t.store.db, Number(merchantId));
       const base = { ids: null, createStart: null, createEnd: null, updateStart: null, updateEnd: null, after: null, offset: 0, limit: 2 };
-      const capped = await pageOrderIds(scope, { ...base, totalCap: 5 });
+      const capped = await pageOrders(scope, { ...base, totalCap: 5 });
       assert.equal(capped.total, 5);
-      assert.equal(capped.ids.length, 2);
-      const exact = await pageOrderIds(scope, { ...base, totalCap: 100_000 });
+      assert.equal(capped.orders.length, 2);
+      const exact = await pageOrders(scope, { ...base, totalCap: 100_000 });
       assert.equal(exact.total, (await get('pageSize=250')).list.length);
     });
   });
