@@ -171,6 +171,44 @@ for (const dialect of DIALECTS) {
       assert.ok(theirs.list.every((o) => !everything.list.some((m) => m.id === o.id)));
     });
 
+    it('pages an ids query like any other window: by number and by cursor, in both orders, counting split ids once with their parent', async () => {
+      const everything = await get('pageSize=250');
+      const chosen = everything.list.slice(0, 7);
+      // A split id names its parent: listed once, counted once.
+      const ids = [...chosen.map((o) => o.id), chosen[2].splitOrders[0].id].join(',');
+      for (const window of ['', '&updateStartTime=2020-01-01T00:00:00Z']) {
+        const all = await get(`ids=${ids}${window}&pageSize=100`);
+        assert.equal(all.total, 7);
+        assert.deepEqual(all.list.map((o) => o.id).sort(), chosen.map((o) => o.id).sort());
+        const walked: string[] = [];
+        let page = await get(`ids=${ids}${window}&pageSize=3`);
+        assert.equal(page.total, 7);
+        walked.push(...page.list.map((o) => o.id));
+        while (page.nextCursor) {
+          page = await get(`cursor=${encodeURIComponent(page.nextCursor)}`);
+          assert.equal(page.total, 7);
+          walked.push(...page.list.map((o) => o.id));
+        }
+        assert.deepEqual(
+          walked,
+          all.list.map((o) => o.id),
+          `the cursor walk returns the window once, in its order (${window || 'newest first'})`,
+        );
+        const second = await get(`ids=${ids}${window}&pageSize=3&pageNumber=2`);
+        assert.deepEqual(
+          second.list.map((o) => o.id),
+          all.list.slice(3, 6).map((o) => o.id),
+        );
+        assert.deepEqual((await get(`ids=${ids}${window}&pageSize=3&pageNumber=4`)).list, []);
+      }
+      const newestFirst = (await get(`ids=${ids}&pageSize=100`)).list.map((o) => o.id);
+      assert.deepEqual(
+        newestFirst,
+        chosen.map((o) => o.id),
+        'newest first, as the unfiltered list',
+      );
+    });
+
     it('refuses pageNumber with cursor, a cursor it did not issue, and a cursor of other filters', async () => {
       const p1 = await get('pageSize=2&createStartTime=2020-01-01T00:00:00Z');
       const cursor = encodeURIComponent(p1.nextCursor!);
