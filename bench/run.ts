@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --db postgres] [-- --orders N] [-- --skus N] [-- --ledger N] [-- --keep-data]`
+ * `npm run bench [-- --quick] [-- --db postgres] [-- --orders N] [-- --skus N] [-- --ledger N] [-- --keep-data] [-- --warmup S]`
  *
  * For each scenario, in the same run and with the same concurrency:
  * - **HTTP**: requests/s, p50/p99 latency, errors and the server's peak RSS, through a real server
@@ -8,7 +8,8 @@
  * - **driver baseline** (the storage limit): the same rows read or written with the bare driver in
  *   one transaction, no query builder, no service (bench/driver.ts);
  * - **HTTP ceiling**: a bare Fastify route of the same method and body size (bench/bare-server.ts);
- *   each scenario runs these four legs back to back, so a ratio compares legs seconds apart;
+ *   each scenario runs these four legs back to back, so a ratio compares legs seconds apart,
+ *   and each leg runs its load for `--warmup` seconds (1 quick, 2 full) before it is measured;
  * then the ratios: `serialLimitRps = 1 / (1/httpCeiling + 1/driver)` is what a server doing only
  * the HTTP work and the bare storage work one after the other would reach, and `ofSerialLimit`
  * how much of it the real server gets. Results: bench/results/latest.{md,json} (latest.json keeps
@@ -52,6 +53,8 @@ const { values: args } = parseArgs({
     'node-flags': { type: 'string' },
     'stock-layout': { type: 'string', default: 'all,split' },
     'keep-data': { type: 'boolean', default: false },
+    // Seconds of the same load before each measured leg, not counted (JIT, caches, pools).
+    warmup: { type: 'string' },
   },
 });
 /** `--only a,b`: run just these scenarios (and their ceilings). */
@@ -68,6 +71,7 @@ const ORDERS = Number(args.orders ?? 10_000);
 /** Ledger rows in all: one restock per stock row, the rest adjustments spread over the 30 days. */
 const LEDGER = Number(args.ledger ?? SKUS * 3);
 const DURATION = Number(args.duration ?? (quick ? 4 : 10));
+const WARMUP = Number(args.warmup ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(args.connections);
 const PG_URL = process.env.TEST_DATABASE_URL || process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const DEFAULT_WAREHOUSE = 'G007';
@@ -399,13 +403,13 @@ async function load(name: string, port: number, opts: LoadOptions, duration = DU
  * The same work as a scenario, called directly (a service, or the bare driver) with the same
  * concurrency; `op` returns null when the scenario has run out of work.
  */
-async function direct(name: string, op: () => unknown): Promise<Result> {
+async function direct(name: string, op: () => unknown, duration = DURATION): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: unknown = null;
   const started = Date.now();
   const cpuBefore = process.cpuUsage();
-  const end = started + DURATION * 1000;
+  const end = started + duration * 1000;
   let exhausted = false;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -794,17 +798,30 @@ async function main() {
     try {
       for (const s of scenarios) {
         log(`${s.name}: driver, service, server, bare Fastify…`);
-        await beforeLeg(s);
-        results.driver.push(await direct(s.name, () => s.driver(driver)));
-        await beforeLeg(s);
-        results.service.push(await direct(s.name, () => s.service(deps)));
-        await beforeLeg(s);
+        // Each leg: the same load for WARMUP seconds first, not counted, so every leg is measured
+        // warm (the server's first requests of a route pay for compiling its code).
+        const leg = async <R>(run: (seconds: number, measured: boolean) => Promise<R>): Promise<R> => {
+          if (WARMUP > 0) await run(WARMUP, false);
+          await beforeLeg(s);
+          return run(DURATION, true);
+        };
+        results.driver.push(await leg((seconds) => direct(s.name, () => s.driver(driver), seconds)));
+        results.service.push(await leg((seconds) => direct(s.name, () => s.service(deps), seconds)));
         results.http.push(
-          await load(s.name, server.port, { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid, cpuOf: server.child.pid! }),
+          await leg((seconds, measured) =>
+            load(
+              s.name,
+              server.port,
+              measured
+                ? { method: s.method, request: () => s.http(), token: data.token, rssOf: server.child.pid, cpuOf: server.child.pid! }
+                : { method: s.method, request: () => s.http(), token: data.token },
+              seconds,
+            ),
+          ),
         );
         const bareRequest =
           s.method === 'POST' ? () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) : () => ({ path: '/openapi/v1/product/stocks' });
-        results.bare.push(await load(s.name, bare.port, { method: s.method, request: bareRequest, cpuOf: bare.child.pid! }));
+        results.bare.push(await leg((seconds) => load(s.name, bare.port, { method: s.method, request: bareRequest, cpuOf: bare.child.pid! }, seconds)));
       }
       if (wanted(CONSOLE_SCENARIO)) {
         log(`${CONSOLE_SCENARIO}: each console page rendered by the server…`);
@@ -893,7 +910,7 @@ function report(r: Run) {
     ),
     '',
     'HTTP ceiling: a bare Fastify route of the same method and body size, measured right after the scenario. ' +
-      'Each scenario ran its driver, service, server and bare-Fastify legs back to back. Serial limit = 1 / (1/HTTP ceiling + 1/driver): the HTTP work and the bare storage work one after the other.',
+      `Each scenario ran its driver, service, server and bare-Fastify legs back to back, each after ${WARMUP} s of the same load not counted (warm-up). Serial limit = 1 / (1/HTTP ceiling + 1/driver): the HTTP work and the bare storage work one after the other.`,
     `Server peak RSS (VmHWM over the whole run): ${r.peakRssMb} MB.`,
   ];
   const errors = rows.filter((x) => x.serviceErrors || x.driverErrors).map((x) => `${x.scenario} (service ${x.serviceErrors}, driver ${x.driverErrors})`);
@@ -954,6 +971,7 @@ function report(r: Run) {
     orders: ORDERS,
     connections: CONNECTIONS,
     durationSeconds: DURATION,
+    warmupSeconds: WARMUP,
     scenarios: rows,
     bare: r.bare,
     peakRssMb: r.peakRssMb,
