@@ -136,6 +136,10 @@ export async function takeQty(
   const rows = await decrement.execute();
   if (rows.length !== changes.length) return null;
   const applied = ledgerOf(rows);
+  // The rows' time mark moved once for all of them, as the per-row trigger would have moved it
+  // for each: the trigger's two UPDATEs per row (the head, then the row itself and its mark index
+  // entry) were most of the cost of a ledger row.
+  const timeMark = await bulkLedgerMark(trx, dialect, now);
   await trx
     .insertInto('stock_ledger')
     .values(
@@ -147,6 +151,7 @@ export async function takeQty(
         order_id: refs.orderId ?? null,
         refund_id: refs.refundId ?? null,
         created_at: now,
+        time_mark: timeMark,
       })),
     )
     .execute();

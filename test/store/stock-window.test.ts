@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PG_SKIP, DIALECTS, freshStore } from '../helpers.ts';
 import type { Store } from '../../src/store/db.ts';
 import { stampBulkLedger } from '../../src/store/stock-feed.repository.ts';
-import { addQty, bulkSetQty, changedProductsPage, type ChangedPageQuery } from '../../src/store/stocks.repository.ts';
+import { addQty, bulkSetQty, changedProductsPage, currentQty, takeQty, type ChangedPageQuery } from '../../src/store/stocks.repository.ts';
 
 /**
  * The stock window (SPEC §6.1) reads a page from the start of the window in commit order instead of
@@ -65,6 +65,24 @@ async function seed(store: Store, rand: (n: number) => number) {
     await db.transaction().execute(async (trx) => {
       for (let n = 1 + rand(6); n > 0; n--) await addQty(trx, key(), 1 + rand(3), { kind: 'restock' }, at + (rand(6) === 0 ? rand(3000) : 0));
     });
+    if (tx % 4 === 3) {
+      // An order's decrements: several rows in one statement (the order path's takeQty).
+      await db.transaction().execute(async (trx) => {
+        const rows = new Map<string, ReturnType<typeof key>>();
+        for (let n = 0; n < 6; n++) {
+          const k = key();
+          if ((await currentQty(trx, k)) > 0) rows.set(`${k.productId}:${k.warehouseId}`, k);
+        }
+        const taken = await takeQty(
+          trx,
+          dialect,
+          [...rows.values()].map((k) => ({ ...k, delta: -1 })),
+          { kind: 'sale' },
+          at,
+        );
+        assert.ok(taken, 'every row had stock');
+      });
+    }
     if (tx === 70 || tx === 100) {
       // Bulk imports: one whose clock was read long before it committed (it ran for a minute), one
       // on time (a window starting there begins with its 25 rows, one commit on PostgreSQL).
