@@ -57,25 +57,36 @@ export interface OrderAggregate {
   items: OrderItemRow[];
 }
 
-/** Orders with their split orders and items, in the order of `ids` (three queries, any page size). */
+/** Orders with their split orders and items, in the order of `ids` (three queries at once, any page size). */
 export async function loadOrders(db: Handle, ids: number[]): Promise<OrderAggregate[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('orders').selectAll().where('id', 'in', ids).execute();
+  const [rows, children] = await Promise.all([db.selectFrom('orders').selectAll().where('id', 'in', ids).execute(), childrenOf(db, ids)]);
   const byId = new Map(rows.map((o) => [o.id, o]));
-  return withChildren(
-    db,
+  return assemble(
     ids.flatMap((id) => byId.get(id) ?? []),
+    children,
   );
 }
 
 /** Order rows already read, with their split orders and items (two queries), in the order given. */
 export async function withChildren(db: Handle, orders: OrderRow[]): Promise<OrderAggregate[]> {
   if (orders.length === 0) return [];
-  const ids = orders.map((o) => o.id);
-  const [splits, items] = await Promise.all([
+  return assemble(
+    orders,
+    await childrenOf(
+      db,
+      orders.map((o) => o.id),
+    ),
+  );
+}
+
+const childrenOf = (db: Handle, ids: number[]) =>
+  Promise.all([
     db.selectFrom('split_orders').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
     db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
   ]);
+
+function assemble(orders: OrderRow[], [splits, items]: [SplitOrderRow[], OrderItemRow[]]): OrderAggregate[] {
   return orders.map((order) => ({ order, splits: splits.filter((s) => s.order_id === order.id), items: items.filter((i) => i.order_id === order.id) }));
 }
 
