@@ -79,10 +79,16 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/** True when every known migration has been applied (used by /readyz). */
+/**
+ * True when every known migration has been applied (used by /readyz). Read from the bookkeeping
+ * table itself, not through Kysely's migrator: that introspects every schema of the database on
+ * each call, and fails with "schema … does not exist" when another schema is dropped meanwhile.
+ */
 export async function migrationsCurrent(store: Store): Promise<boolean> {
-  const migrations = await migrator(store).getMigrations();
-  return migrations.every((m) => m.executedAt !== undefined);
+  if (!(await isInitialised(store))) return false;
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(store.db);
+  const applied = new Set(rows.map((r) => r.name));
+  return Object.keys(MIGRATIONS).every((name) => applied.has(name));
 }
 
 /**

@@ -38,6 +38,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(applied.rows.at(-1)?.name, LATEST_MIGRATION);
     });
 
+    it('reports the migrations not current (readyz) while one is missing, or before any ran', async (t) => {
+      const db = await freshStore(dialect);
+      t.after(() => db.drop());
+      await sql`delete from kysely_migration where name = ${LATEST_MIGRATION}`.execute(db.store.db);
+      assert.equal(await migrationsCurrent(db.store), false);
+      await sql`drop table kysely_migration`.execute(db.store.db);
+      assert.equal(await migrationsCurrent(db.store), false);
+    });
+
     it('refuses a negative stock quantity at the database level', async (t) => {
       const db = await freshStore(dialect);
       t.after(() => db.drop());
