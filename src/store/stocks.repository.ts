@@ -81,8 +81,9 @@ export async function addQty(db: Handle, k: StockKey, delta: number, refs: Ledge
  * Applies several decrements (negative deltas) of distinct stock rows, all or nothing: one
  * conditional UPDATE (each row's delta by a CASE; a row that would go below zero is left out) and,
  * when every row took its delta, one multi-row INSERT of their ledger rows, in the order given —
- * two statements on SQLite, one on PostgreSQL (the INSERT in a writing CTE over the UPDATE's rows:
- * one round trip less per order). Returns null when any row refused — the caller rolls the
+ * on SQLite three statements (with the feed head's time mark moved once for the rows, so the
+ * per-row trigger stays out), on PostgreSQL one (the INSERT in a writing CTE over the UPDATE's
+ * rows: one round trip less per order). Returns null when any row refused — the caller rolls the
  * transaction back, since the rows that did take their delta are changed. The order path's rows
  * are locked beforehand (`lockStockRows`), so on PostgreSQL this UPDATE waits for nothing.
  */
