@@ -669,6 +669,8 @@ interface ConsolePageResult {
   p95: number;
   p99: number;
   errors: number;
+  /** The server's largest VmRSS while this page was under load, MB. */
+  peakRssMb: number;
 }
 
 /**
@@ -678,7 +680,7 @@ interface ConsolePageResult {
  * data (its orders, ledger and catalogue), so the dashboard's and the history's queries meet the
  * same table sizes as the API scenarios.
  */
-async function consolePagesScenario(dataUrl: string, port: number, token: string, merchantId: number): Promise<ConsolePageResult[]> {
+async function consolePagesScenario(dataUrl: string, server: { port: number; pid: number }, token: string, merchantId: number): Promise<ConsolePageResult[]> {
   const store = await openStore(dataUrl);
   try {
     const exists = await store.db.selectFrom('staff_users').select('id').where('email_key', '=', 'bench-owner@example.com').executeTakeFirst();
@@ -692,7 +694,7 @@ async function consolePagesScenario(dataUrl: string, port: number, token: string
   } finally {
     await store.close();
   }
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://127.0.0.1:${server.port}`;
   const signIn = await fetch(`${origin}/console/sign-in`, {
     method: 'POST',
     redirect: 'manual',
@@ -735,6 +737,7 @@ async function consolePagesScenario(dataUrl: string, port: number, token: string
   for (const [page, pagePath] of pages) {
     const latencies: number[] = [];
     let errors = 0;
+    const rss = sampleRss(server.pid);
     const end = Date.now() + (DURATION * 1000) / 2;
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
@@ -747,10 +750,11 @@ async function consolePagesScenario(dataUrl: string, port: number, token: string
         }
       }),
     );
+    const peakRssMb = rss.stop();
     latencies.sort((a, b) => a - b);
     const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] * 10) / 10;
-    out.push({ page, path: pagePath, requests: latencies.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), errors });
-    log(`    ${page}: ${latencies.length} requests, p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, ${errors} errors`);
+    out.push({ page, path: pagePath, requests: latencies.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), errors, peakRssMb });
+    log(`    ${page}: ${latencies.length} requests, p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, ${errors} errors, peak RSS ${peakRssMb} MB`);
   }
   return out;
 }
@@ -825,7 +829,7 @@ async function main() {
       }
       if (wanted(CONSOLE_SCENARIO)) {
         log(`${CONSOLE_SCENARIO}: each console page rendered by the server…`);
-        results.consolePages = await consolePagesScenario(data.url, server.port, data.token, data.merchantId);
+        results.consolePages = await consolePagesScenario(data.url, { port: server.port, pid: server.child.pid! }, data.token, data.merchantId);
       }
       results.peakRssMb = vmRssMb(server.child.pid!, 'VmHWM');
     } finally {
@@ -952,9 +956,9 @@ function report(r: Run) {
       '',
       `## ${CONSOLE_SCENARIO}: the operator console's pages, rendered server-side (signed-in owner, ${CONNECTIONS} concurrent requests, ${DURATION / 2} s a page)`,
       '',
-      '| page | path | requests | p50 ms | p95 ms | p99 ms | errors |',
-      '|---|---|---:|---:|---:|---:|---:|',
-      ...r.consolePages.map((c) => `| ${c.page} | \`${c.path}\` | ${c.requests} | ${c.p50} | ${c.p95} | ${c.p99} | ${c.errors} |`),
+      '| page | path | requests | p50 ms | p95 ms | p99 ms | errors | peak RSS MB |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
+      ...r.consolePages.map((c) => `| ${c.page} | \`${c.path}\` | ${c.requests} | ${c.p50} | ${c.p95} | ${c.p99} | ${c.errors} | ${c.peakRssMb} |`),
     );
   }
   const md = lines.join('\n');
