@@ -238,12 +238,22 @@ const SCENARIOS: Scenario[] = [
 async function resetRefunds(url: string): Promise<void> {
   const store = await openStore(url);
   try {
-    await store.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('refund_items').execute();
-      await trx.deleteFrom('refunds').execute();
-      await trx.updateTable('order_items').set({ pending_refund_quantity: 0 }).where('pending_refund_quantity', '>', 0).execute();
-      await trx.updateTable('orders').set({ refund_status: null }).where('refund_status', 'is not', null).execute();
-    });
+    // The leg before may still have requests in the server when its load ends; a refund one of
+    // them commits between the two DELETEs (PostgreSQL) breaks the second: wait, and try again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await store.db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('refund_items').execute();
+          await trx.deleteFrom('refunds').execute();
+          await trx.updateTable('order_items').set({ pending_refund_quantity: 0 }).where('pending_refund_quantity', '>', 0).execute();
+          await trx.updateTable('orders').set({ refund_status: null }).where('refund_status', 'is not', null).execute();
+        });
+        break;
+      } catch (error) {
+        if (attempt === 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
     const last = await store.db
       .selectFrom('orders')
       .select((eb) => eb.fn.max('id').as('id'))

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Handle } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { ChannelsTable } from './schema.ts';
 
 export type ChannelRow = Selectable<ChannelsTable>;
@@ -44,16 +45,19 @@ export async function upsertChannel(db: Handle, c: ChannelInput, now: number): P
 }
 
 /** Every channel with the codes of its warehouses (sorted), in id order: one query (one round trip in an order's transaction). */
-export async function listChannels(db: Handle): Promise<Channel[]> {
-  const rows = await db
+const channelRows = prepared((db) =>
+  db
     .selectFrom('channels')
     .leftJoin('channel_warehouses', 'channel_warehouses.channel_id', 'channels.id')
     .leftJoin('warehouses', 'warehouses.id', 'channel_warehouses.warehouse_id')
     .selectAll('channels')
     .select('warehouses.code as warehouseCode')
     .orderBy('channels.id')
-    .orderBy('warehouses.code')
-    .execute();
+    .orderBy('warehouses.code'),
+);
+
+export async function listChannels(db: Handle): Promise<Channel[]> {
+  const rows = await channelRows.all(db);
   const channels: Channel[] = [];
   for (const { warehouseCode, ...channel } of rows) {
     const last = channels.at(-1);

@@ -1,13 +1,18 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Dialect, Handle, Trx } from './db.ts';
+import { prepared } from './prepared.ts';
+import type { IdempotencyKeysTable } from './schema.ts';
 
 export interface KeyRef {
   merchantId: number;
   key: string;
 }
 
-export const findKey = (db: Handle, r: KeyRef) =>
-  db.selectFrom('idempotency_keys').selectAll().where('merchant_id', '=', r.merchantId).where('idempotency_key', '=', r.key).executeTakeFirst();
+const keyRow = prepared((db, merchantId: number, key: string) =>
+  db.selectFrom('idempotency_keys').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', key),
+);
+
+export const findKey = (db: Handle, r: KeyRef) => keyRow.first(db, r.merchantId, r.key);
 
 /**
  * Claims the key for the rest of `trx`, without waiting: false when another transaction holds it.
@@ -29,20 +34,19 @@ export async function insertDoneKey(
   r: KeyRef,
   row: { requestHash: string; status: number; body: string; now: number; ttlMs: number },
 ): Promise<void> {
-  await trx
-    .insertInto('idempotency_keys')
-    .values({
-      merchant_id: r.merchantId,
-      idempotency_key: r.key,
-      request_hash: row.requestHash,
-      state: 'done',
-      response_status: row.status,
-      response_body: row.body,
-      created_at: row.now,
-      expires_at: row.now + row.ttlMs,
-    })
-    .execute();
+  await doneKeyRow.run(trx, {
+    merchant_id: r.merchantId,
+    idempotency_key: r.key,
+    request_hash: row.requestHash,
+    state: 'done',
+    response_status: row.status,
+    response_body: row.body,
+    created_at: row.now,
+    expires_at: row.now + row.ttlMs,
+  });
 }
+
+const doneKeyRow = prepared((db, row: Insertable<IdempotencyKeysTable>) => db.insertInto('idempotency_keys').values(row));
 
 /** Removes a key row that no longer counts (expired, or an abandoned claim of an earlier version). */
 export async function deleteKey(trx: Trx, r: KeyRef): Promise<void> {

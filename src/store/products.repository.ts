@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Handle } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { ProductsTable } from './schema.ts';
 
 export type Product = Selectable<ProductsTable>;
@@ -36,13 +37,11 @@ export async function upsertProduct(db: Handle, p: ProductInput, now: number): P
 /** sku → product, for the SKUs that exist. */
 export async function productsBySku(db: Handle, skus: string[]): Promise<Map<string, Product>> {
   if (skus.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('products')
-    .selectAll()
-    .where('sku', 'in', [...new Set(skus)])
-    .execute();
+  const rows = await productRowsBySku.all(db, [...new Set(skus)]);
   return new Map(rows.map((r) => [r.sku, r]));
 }
+
+const productRowsBySku = prepared((db, skus: string[]) => db.selectFrom('products').selectAll().where('sku', 'in', skus));
 
 export interface ProductPageQuery {
   /** null: any category. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 
 /** A place in the feed: the commit order key and the ledger id that breaks ties within a commit. */
@@ -29,17 +30,21 @@ export const bulkLedgerSeq = (dialect: Dialect): number | null => (dialect === '
  */
 export async function bulkLedgerMark(db: Handle, dialect: Dialect, now: number): Promise<number | null> {
   if (dialect === 'postgres') return null;
-  const head = await db
+  const head = await movedTimeMark.first(db, now);
+  if (!head) throw new Error('bulkLedgerMark: no stock_feed_head row');
+  return head.time_mark;
+}
+
+const movedTimeMark = prepared((db, now: number) =>
+  db
     .updateTable('stock_feed_head')
     .set((eb) => ({
       time_lag: sql<number>`max(${eb.ref('time_lag')}, max(${eb.ref('time_mark')}, ${now}) - ${now})`,
       time_mark: sql<number>`max(${eb.ref('time_mark')}, ${now})`,
     }))
     .where('id', '=', 1)
-    .returning('time_mark')
-    .executeTakeFirstOrThrow();
-  return head.time_mark;
-}
+    .returning('time_mark'),
+);
 
 /**
  * PostgreSQL: gives this transaction's bulk ledger rows the next commit number and their time mark

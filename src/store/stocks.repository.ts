@@ -1,7 +1,8 @@
 import type { Dialect, Handle } from './db.ts';
-import { sql, type ExpressionBuilder, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Transaction } from 'kysely';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 import type { Database, StockLedgerTable } from './schema.ts';
+import { prepared } from './prepared.ts';
 import { bulkLedgerMark, bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
@@ -98,66 +99,79 @@ export async function takeQty(
   const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
   if (new Set(changes.map(keyOf)).size !== changes.length) throw new Error('takeQty: a stock row appears twice');
   if (changes.some((c) => !Number.isSafeInteger(c.delta) || c.delta >= 0)) throw new Error('takeQty: deltas must be negative integers');
-  // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
-  const delta = sql<number>`case ${sql.join(
-    changes.map((c) => sql`when product_id = ${c.productId} and warehouse_id = ${c.warehouseId} then cast(${c.delta} as bigint)`),
-    sql` `,
-  )} end`;
-  const rowsOf = (eb: ExpressionBuilder<Database, 'stocks'>) =>
-    eb.or(changes.map((c) => eb.and([eb('product_id', '=', c.productId), eb('warehouse_id', '=', c.warehouseId)])));
-  const decrement = trx
-    .updateTable('stocks')
-    .set({ qty: sql`qty + ${delta}`, updated_at: now })
-    .where(rowsOf)
-    .where(sql<boolean>`qty + ${delta} >= 0`)
-    .returning(['product_id', 'warehouse_id', 'qty']);
+  const given = changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta }));
   const ledgerOf = (rows: { product_id: number; warehouse_id: number; qty: number }[]) => {
     const after = new Map(rows.map((r) => [keyOf({ productId: r.product_id, warehouseId: r.warehouse_id }), Number(r.qty)]));
     return changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta, qtyAfter: after.get(keyOf(c))! }));
   };
   if (dialect === 'postgres') {
-    // One round trip: the decrements and their ledger rows in one statement. The ledger rows are
-    // written only when every row could be taken, as below (the decrements that succeeded are not
-    // undone here either way: a null tells the caller to roll back).
-    // The ledger rows are inserted in the order given (`ord`), so their ids are, as on SQLite.
-    const given = sql.join(
-      changes.map((c, i) => sql`(cast(${c.productId} as bigint), cast(${c.warehouseId} as bigint), cast(${c.delta} as bigint), cast(${i} as integer))`),
-    );
-    const { rows } = await sql<{ product_id: number; warehouse_id: number; qty: number }>`
-      with taken as (${decrement}), ledger as (
-        insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at)
-        select t.product_id, t.warehouse_id, d.delta, t.qty, ${refs.kind}, cast(${refs.orderId ?? null} as bigint), cast(${refs.refundId ?? null} as bigint), cast(${now} as bigint)
-        from taken t join (values ${given}) as d (product_id, warehouse_id, delta, ord) on d.product_id = t.product_id and d.warehouse_id = t.warehouse_id
-        where (select count(*) from taken) = ${changes.length}
-        order by d.ord
-      )
-      select product_id, warehouse_id, qty from taken`.execute(trx);
+    const rows = await takenWithLedger.all(trx, given, { kind: refs.kind, orderId: refs.orderId ?? null, refundId: refs.refundId ?? null }, now);
     return rows.length === changes.length ? ledgerOf(rows) : null;
   }
-  const rows = await decrement.execute();
+  const rows = await taken.all(trx, given, now);
   if (rows.length !== changes.length) return null;
   const applied = ledgerOf(rows);
   // The rows' time mark moved once for all of them, as the per-row trigger would have moved it
   // for each: the trigger's two UPDATEs per row (the head, then the row itself and its mark index
   // entry) were most of the cost of a ledger row.
   const timeMark = await bulkLedgerMark(trx, dialect, now);
-  await trx
-    .insertInto('stock_ledger')
-    .values(
-      applied.map((a) => ({
-        ...whereKey(a),
-        delta: a.delta,
-        qty_after: a.qtyAfter,
-        kind: refs.kind,
-        order_id: refs.orderId ?? null,
-        refund_id: refs.refundId ?? null,
-        created_at: now,
-        time_mark: timeMark,
-      })),
-    )
-    .execute();
+  await ledgerRows.run(
+    trx,
+    applied.map((a) => ({
+      ...whereKey(a),
+      delta: a.delta,
+      qty_after: a.qtyAfter,
+      kind: refs.kind,
+      order_id: refs.orderId ?? null,
+      refund_id: refs.refundId ?? null,
+      created_at: now,
+      time_mark: timeMark,
+    })),
+  );
   return applied;
 }
+
+type Decrement = StockKey & { delta: number };
+
+/** The conditional UPDATE of takeQty: each row's delta by a CASE; a row that would go below zero is left out. */
+function decrementStatement(db: Handle, changes: Decrement[], now: number) {
+  // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
+  const delta = sql<number>`case ${sql.join(
+    changes.map((c) => sql`when product_id = ${c.productId} and warehouse_id = ${c.warehouseId} then cast(${c.delta} as bigint)`),
+    sql` `,
+  )} end`;
+  return db
+    .updateTable('stocks')
+    .set({ qty: sql`qty + ${delta}`, updated_at: now })
+    .where((eb) => eb.or(changes.map((c) => eb.and([eb('product_id', '=', c.productId), eb('warehouse_id', '=', c.warehouseId)]))))
+    .where(sql<boolean>`qty + ${delta} >= 0`)
+    .returning(['product_id', 'warehouse_id', 'qty']);
+}
+
+const taken = prepared(decrementStatement);
+
+const ledgerRows = prepared((db, rows: Insertable<StockLedgerTable>[]) => db.insertInto('stock_ledger').values(rows));
+
+/**
+ * PostgreSQL: one round trip — the decrements and their ledger rows in one statement. The ledger
+ * rows are written only when every row could be taken (the decrements that succeeded are not
+ * undone here either way: fewer rows back tell the caller to roll back). They are inserted in the
+ * order given (`ord`), so their ids are, as on SQLite.
+ */
+const takenWithLedger = prepared(
+  (db, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, now: number) =>
+    sql<{ product_id: number; warehouse_id: number; qty: number }>`
+      with taken as (${decrementStatement(db, changes, now)}), ledger as (
+        insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at)
+        select t.product_id, t.warehouse_id, d.delta, t.qty, ${refs.kind}, cast(${refs.orderId} as bigint), cast(${refs.refundId} as bigint), cast(${now} as bigint)
+        from taken t join (values ${sql.join(
+          changes.map((c, i) => sql`(cast(${c.productId} as bigint), cast(${c.warehouseId} as bigint), cast(${c.delta} as bigint), cast(${i} as integer))`),
+        )}) as d (product_id, warehouse_id, delta, ord) on d.product_id = t.product_id and d.warehouse_id = t.warehouse_id
+        where (select count(*) from taken) = ${changes.length}
+        order by d.ord
+      )
+      select product_id, warehouse_id, qty from taken`,
+);
 
 export async function currentQty(db: Handle, k: StockKey): Promise<number> {
   const row = await db.selectFrom('stocks').select('qty').where('product_id', '=', k.productId).where('warehouse_id', '=', k.warehouseId).executeTakeFirst();
@@ -174,14 +188,18 @@ export interface StockRow {
 /** Stock rows of the given products (optionally one warehouse), in warehouse id order. */
 async function stockRowsOf(db: Handle, productIds: number[], warehouseId: number | null): Promise<StockRow[]> {
   if (productIds.length === 0) return [];
+  return stockRows.all(db, productIds, warehouseId);
+}
+
+const stockRows = prepared((db, productIds: number[], warehouseId: number | null) => {
   let q = db
     .selectFrom('stocks')
     .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
     .select(['stocks.product_id as productId', 'stocks.qty as qty', 'warehouses.code as warehouseCode', 'warehouses.country_code as countryCode'])
     .where('stocks.product_id', 'in', productIds);
   if (warehouseId !== null) q = q.where('stocks.warehouse_id', '=', warehouseId);
-  return q.orderBy('stocks.product_id').orderBy('stocks.warehouse_id').execute();
-}
+  return q.orderBy('stocks.product_id').orderBy('stocks.warehouse_id');
+});
 
 /** Σ ledger deltas per row next to the row's quantity (for consistency checks). */
 export async function ledgerMismatches(db: Handle): Promise<{ productId: number; warehouseId: number; qty: number; ledger: number }[]> {
@@ -528,8 +546,8 @@ export interface StockRowView {
   qty: number;
 }
 
-function stockRowsQuery(db: Handle, productIds: number[]) {
-  return db
+function stockRowsQuery(db: Handle, productIds: number[], lock: boolean) {
+  const q = db
     .selectFrom('stocks')
     .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
     .select([
@@ -540,10 +558,13 @@ function stockRowsQuery(db: Handle, productIds: number[]) {
       'warehouses.status as status',
       'stocks.qty as qty',
     ])
-    .where('stocks.product_id', 'in', [...new Set(productIds)])
+    .where('stocks.product_id', 'in', productIds)
     .orderBy('stocks.product_id')
     .orderBy('stocks.warehouse_id');
+  return lock ? q.forUpdate('stocks') : q;
 }
+
+const stockRowViews = prepared(stockRowsQuery);
 
 const asView = (rows: { productId: number; warehouseId: number; warehouseCode: string; countryCode: string; status: number; qty: number }[]): StockRowView[] =>
   rows.map(({ status, ...r }) => ({ ...r, enabled: status === 1 }));
@@ -551,7 +572,7 @@ const asView = (rows: { productId: number; warehouseId: number; warehouseCode: s
 /** The products' stock rows, unlocked (quotes: a dry run reserves nothing). */
 export async function readStockRows(db: Handle, productIds: number[]): Promise<StockRowView[]> {
   if (productIds.length === 0) return [];
-  return asView(await stockRowsQuery(db, productIds).execute());
+  return asView(await stockRowViews.all(db, [...new Set(productIds)], false));
 }
 
 /**
@@ -563,6 +584,5 @@ export async function readStockRows(db: Handle, productIds: number[]): Promise<S
  */
 export async function lockStockRows(trx: Transaction<Database>, dialect: Dialect, productIds: number[]): Promise<StockRowView[]> {
   if (productIds.length === 0) return [];
-  const q = stockRowsQuery(trx, productIds);
-  return asView(await (dialect === 'postgres' ? q.forUpdate('stocks') : q).execute());
+  return asView(await stockRowViews.all(trx, [...new Set(productIds)], dialect === 'postgres'));
 }
