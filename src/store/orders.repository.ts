@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
 import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
-import { prepared } from './prepared.ts';
+import { preparedForMerchant } from './prepared.ts';
 import { handleOf, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -19,16 +19,15 @@ const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_o
 
 type Owned<T> = Omit<Insertable<T>, 'merchant_id'>;
 
-// The order path's three inserts are prepared (compiled once per shape, src/store/prepared.ts);
-// the merchant comes from the scope, as with `scope.insertInto`.
-const orderInsert = prepared((db, row: Insertable<OrdersTable>) => db.insertInto('orders').values(row).returning('id'));
-const splitOrderInsert = prepared((db, rows: Insertable<SplitOrdersTable>[]) =>
-  db.insertInto('split_orders').values(rows).returning(['id', 'order_id', 'warehouse_id']),
+// The order path's three inserts are prepared (compiled once per shape, src/store/prepared.ts).
+const orderInsert = preparedForMerchant((scope, row: Owned<OrdersTable>) => scope.insertInto('orders', row).returning('id'));
+const splitOrderInsert = preparedForMerchant((scope, rows: Owned<SplitOrdersTable>[]) =>
+  scope.insertInto('split_orders', rows).returning(['id', 'order_id', 'warehouse_id']),
 );
-const itemInsert = prepared((db, rows: Insertable<OrderItemsTable>[]) => db.insertInto('order_items').values(rows));
+const itemInsert = preparedForMerchant((scope, rows: Owned<OrderItemsTable>[]) => scope.insertInto('order_items', rows));
 
 export async function insertOrder(scope: MerchantScope, row: Owned<OrdersTable>): Promise<number> {
-  const inserted = await orderInsert.first(scope.handle, { ...row, merchant_id: scope.merchantId });
+  const inserted = await orderInsert.first(scope, row);
   if (!inserted) throw new Error('insertOrder: no id returned');
   return inserted.id;
 }
@@ -41,21 +40,14 @@ export async function insertOrder(scope: MerchantScope, row: Owned<OrdersTable>)
 export async function insertSplitOrders(scope: MerchantScope, rows: Owned<SplitOrdersTable>[]): Promise<number[]> {
   if (rows.length === 0) return [];
   const keyOf = (r: { order_id: number; warehouse_id: number }) => `${r.order_id}:${r.warehouse_id}`;
-  const inserted = await splitOrderInsert.all(
-    scope.handle,
-    rows.map((r) => ({ ...r, merchant_id: scope.merchantId })),
-  );
+  const inserted = await splitOrderInsert.all(scope, rows);
   const idOf = new Map(inserted.map((r) => [keyOf(r), r.id]));
   if (idOf.size !== rows.length) throw new Error('insertSplitOrders: two split orders of one order share a warehouse');
   return rows.map((r) => idOf.get(keyOf(r))!);
 }
 
 export async function insertItems(scope: MerchantScope, rows: Owned<OrderItemsTable>[]): Promise<void> {
-  if (rows.length)
-    await itemInsert.run(
-      scope.handle,
-      rows.map((r) => ({ ...r, merchant_id: scope.merchantId })),
-    );
+  if (rows.length) await itemInsert.run(scope, rows);
 }
 
 export const findOrderByCustomId = (scope: MerchantScope, customOrderId: string) =>

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult, RawBuilder } from 'kysely';
 import type { Handle } from './db.ts';
+import { scopeOf, type MerchantScope } from './tenancy.ts';
 
 /**
  * Queries built and compiled once per shape, then run with each call's values.
@@ -124,5 +125,23 @@ export function prepared<A extends unknown[], O>(build: (db: Handle, ...args: A)
     all: async (db, ...args) => (await execute(db, args)).rows,
     first: async (db, ...args) => (await execute(db, args)).rows[0],
     run: async (db, ...args) => Number((await execute(db, args)).numAffectedRows ?? 0n),
+  };
+}
+
+export interface PreparedForMerchant<A extends unknown[], O> {
+  all(scope: MerchantScope, ...args: A): Promise<O[]>;
+  first(scope: MerchantScope, ...args: A): Promise<O | undefined>;
+  run(scope: MerchantScope, ...args: A): Promise<number>;
+}
+
+/** A prepared query over one merchant's rows: the builder gets a scope (SPEC §2.3), the merchant id is a value. */
+export function preparedForMerchant<A extends unknown[], O>(
+  build: (scope: MerchantScope, ...args: A) => Compilable<O> | RawBuilder<O>,
+): PreparedForMerchant<A, O> {
+  const inner = prepared((db, merchantId: number, ...args: A) => build(scopeOf(db, merchantId), ...args));
+  return {
+    all: (scope, ...args) => inner.all(scope.handle, scope.merchantId, ...args),
+    first: (scope, ...args) => inner.first(scope.handle, scope.merchantId, ...args),
+    run: (scope, ...args) => inner.run(scope.handle, scope.merchantId, ...args),
   };
 }

@@ -3,6 +3,7 @@ import type { Dialect, Handle } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { prepared, preparedForMerchant } from './prepared.ts';
 import { updateOrderStatus, type OrderStatusChange } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
 
@@ -43,6 +44,10 @@ export interface LockedSplit {
  * the merchant has no such order (an order always has a split order).
  */
 export async function lockSplitOrdersOf(scope: MerchantScope, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
+  return splitOrdersOfRequest.all(scope, requestedId, dialect === 'postgres');
+}
+
+const splitOrdersOfRequest = preparedForMerchant((scope, requestedId: number, lock: boolean) => {
   const byOrderId = scope.selectFrom('orders').select('orders.id').where('orders.id', '=', requestedId);
   const bySplitId = scope.selectFrom('split_orders').select('split_orders.order_id').where('split_orders.id', '=', requestedId);
   const q = scope
@@ -57,12 +62,14 @@ export async function lockSplitOrdersOf(scope: MerchantScope, dialect: Dialect, 
     ])
     .where((eb) => eb('split_orders.order_id', '=', eb.fn.coalesce(byOrderId, bySplitId)))
     .orderBy('split_orders.id');
-  return dialect === 'postgres' ? q.forUpdate().execute() : q.execute();
-}
+  return lock ? q.forUpdate() : q;
+});
 
 /** An order's items with their refund counts, by id (the split order's facts come from `lockSplitOrdersOf`). */
-export async function refundableItems(db: Handle, orderId: number) {
-  return db
+export const refundableItems = (db: Handle, orderId: number) => refundableItemRows.all(db, orderId);
+
+const refundableItemRows = prepared((db, orderId: number) =>
+  db
     .selectFrom('order_items')
     .select([
       'id',
@@ -75,9 +82,8 @@ export async function refundableItems(db: Handle, orderId: number) {
       'unit_cents as unitCents',
     ])
     .where('order_id', '=', orderId)
-    .orderBy('id')
-    .execute();
-}
+    .orderBy('id'),
+);
 
 export async function orderItemsWithSplits(db: Handle, orderId: number) {
   return db
@@ -105,10 +111,9 @@ export async function orderItemsWithSplits(db: Handle, orderId: number) {
  * Moves each line's quantity into pending, all lines in one conditional UPDATE (each row's
  * quantity by a CASE), and only where that much is still refundable: the check is in the statement,
  * so of two requests racing for the last unit one wins (on PostgreSQL a row another transaction
- * changed is checked again against its new values). Item ids must be distinct. Not executed.
+ * changed is checked again against its new values). Item ids must be distinct (the caller checks). Not executed.
  */
-function reservePending(db: Handle, lines: RefundLine[], now: number) {
-  if (new Set(lines.map((l) => l.itemId)).size !== lines.length) throw new Error('reservePending: an item appears twice');
+function reservePending(db: Handle, lines: Pick<RefundLine, 'itemId' | 'quantity'>[], now: number) {
   // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
   const quantity = sql<number>`case ${sql.join(
     lines.map((l) => sql`when id = ${l.itemId} then cast(${l.quantity} as bigint)`),
@@ -145,6 +150,7 @@ export interface RefundRequestWrites {
 export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<number | null> {
   const db = scope.handle;
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
+  if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
   if (dialect === 'postgres') {
     const items = JSON.stringify(w.items);
     const row = await db
@@ -165,16 +171,27 @@ export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect,
       .executeTakeFirstOrThrow();
     return Number(row.reserved) === w.lines.length ? row.id : null;
   }
-  const reserved = await reservePending(db, w.lines, now).executeTakeFirst();
-  if (Number(reserved.numUpdatedRows) !== w.lines.length) return null;
-  const { id } = await scope.insertInto('refunds', w.refund).returning('id').executeTakeFirstOrThrow();
-  await db
-    .insertInto('refund_items')
-    .values(w.items.map((i) => ({ ...i, refund_id: id })))
-    .execute();
+  const reserved = await reservation.run(
+    db,
+    w.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity })),
+    now,
+  );
+  if (reserved !== w.lines.length) return null;
+  const inserted = await refundInsert.first(scope, w.refund);
+  if (!inserted) throw new Error('writeRefundRequest: no refund id returned');
+  await refundItemInsert.run(
+    db,
+    w.items.map((i) => ({ ...i, refund_id: inserted.id })),
+  );
+  // Not prepared: which columns it sets depends on the change's values, not only its shape.
   await updateOrderStatus(db, w.orderId, w.order, now).execute();
-  return id;
+  return inserted.id;
 }
+
+// SQLite's refund request statements, prepared (src/store/prepared.ts).
+const reservation = prepared(reservePending);
+const refundInsert = preparedForMerchant((scope, row: Omit<Insertable<RefundsTable>, 'merchant_id'>) => scope.insertInto('refunds', row).returning('id'));
+const refundItemInsert = prepared((db, rows: Insertable<RefundItemsTable>[]) => db.insertInto('refund_items').values(rows));
 
 export async function settlePending(db: Handle, itemId: number, quantity: number, refunded: boolean, now: number): Promise<void> {
   await db

@@ -516,7 +516,12 @@ export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], 
  */
 export async function stockOfSkus(db: Handle, skus: string[], warehouseId: number | null) {
   if (skus.length === 0) return [];
-  return db
+  return stockOfSkuRows.all(db, skus, warehouseId);
+}
+
+// Prepared (src/store/prepared.ts): one compiled statement per count of SKUs (the stock read's hot path).
+const stockOfSkuRows = prepared((db, skus: string[], warehouseId: number | null) =>
+  db
     .selectFrom('products')
     .leftJoin('stocks', (join) => {
       const on = join.onRef('stocks.product_id', '=', 'products.id');
@@ -532,9 +537,8 @@ export async function stockOfSkus(db: Handle, skus: string[], warehouseId: numbe
     ])
     .where('products.sku', 'in', skus)
     .orderBy('products.id')
-    .orderBy('stocks.warehouse_id')
-    .execute();
-}
+    .orderBy('stocks.warehouse_id'),
+);
 
 /** A stock row of a product with its warehouse's code, country and state: what allocation reads. */
 export interface StockRowView {

@@ -48,6 +48,15 @@ export interface MerchantScope {
 
 export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
   if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw new Error(`forMerchant: bad merchant id ${merchantId}`);
+  return scopeOf(handle, merchantId);
+}
+
+/**
+ * `forMerchant` without its check of the id, for the builder of a prepared query
+ * (`preparedForMerchant`), which sees a placeholder where the id goes: the real id was checked
+ * when the caller's scope was made.
+ */
+export function scopeOf(handle: Handle, merchantId: number): MerchantScope {
   // Kysely cannot type a column reference on a table chosen by a type parameter; the public
   // signatures above carry the types, the bodies work on the untyped builder.
   // biome-ignore lint/suspicious/noExplicitAny: see the comment above
