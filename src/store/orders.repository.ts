@@ -259,16 +259,49 @@ export interface OrderStatusChange {
  * hot statements out of the statement cache.
  */
 export function updateOrderStatus(db: Handle, orderId: number, change: OrderStatusChange, now: number) {
+  return orderStatusUpdate(db, orderId, change, now, statusUpdateShape(change));
+}
+
+/**
+ * Which columns a status change sets — decided by its values, so a prepared status update
+ * (src/store/prepared.ts) takes it as booleans beside the change (`preparedStatusChange`).
+ */
+export interface StatusUpdateShape {
+  fulfillment: boolean;
+  addsRefunded: boolean;
+  refunded: boolean;
+  completed: boolean;
+  cancel: boolean;
+}
+
+export const statusUpdateShape = (change: OrderStatusChange): StatusUpdateShape => ({
+  fulfillment: change.fulfillment !== null,
+  addsRefunded: Boolean(change.refundedCents),
+  refunded: Boolean(change.refunded),
+  completed: change.status === 'completed',
+  cancel: change.status === 'cancel',
+});
+
+/** The change with only the values its shape uses: a prepared query refuses a value it does not bind. */
+export const preparedStatusChange = (change: OrderStatusChange): OrderStatusChange => ({
+  status: change.status,
+  refundStatus: change.refundStatus,
+  fulfillment: change.fulfillment,
+  ...(change.refundedCents ? { refundedCents: change.refundedCents } : {}),
+});
+
+/** `updateOrderStatus` with its shape given (preparable: it branches on `is`, never on a value). */
+export function orderStatusUpdate(db: Handle, orderId: number, change: OrderStatusChange, now: number, is: StatusUpdateShape) {
   return db
     .updateTable('orders')
     .set((eb) => ({
       status: change.status,
       refund_status: change.refundStatus,
-      ...(change.fulfillment === null ? {} : { fulfillment_status: change.fulfillment }),
-      ...(change.refundedCents ? { refunded_cents: eb('refunded_cents', '+', change.refundedCents) } : {}),
-      ...(change.refunded ? { refund_date: now } : {}),
-      ...(change.status === 'completed' ? { completed_date: eb.fn.coalesce('completed_date', eb.val(now)) } : {}),
-      ...(change.status === 'cancel' ? { cancel_date: eb.fn.coalesce('cancel_date', eb.val(now)) } : {}),
+      ...(is.fulfillment && change.fulfillment !== null ? { fulfillment_status: change.fulfillment } : {}),
+      ...(is.addsRefunded ? { refunded_cents: eb('refunded_cents', '+', change.refundedCents!) } : {}),
+      ...(is.refunded ? { refund_date: now } : {}),
+      ...(is.completed ? { completed_date: eb.fn.coalesce('completed_date', eb.val(now)) } : {}),
+      ...(is.cancel ? { cancel_date: eb.fn.coalesce('cancel_date', eb.val(now)) } : {}),
       updated_at: eb.case().when('updated_at', '>', now).then(eb.ref('updated_at')).else(eb.val(now)).end(),
     }))
     .where('id', '=', orderId);

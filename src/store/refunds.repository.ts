@@ -4,7 +4,7 @@ import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { prepared, preparedForMerchant } from './prepared.ts';
-import { updateOrderStatus, type OrderStatusChange } from './orders.repository.ts';
+import { orderStatusUpdate, preparedStatusChange, statusUpdateShape, type OrderStatusChange, type StatusUpdateShape } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
@@ -151,11 +151,43 @@ export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect,
   const db = scope.handle;
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
   if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
+  const lines = w.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity }));
+  const change = preparedStatusChange(w.order);
   if (dialect === 'postgres') {
-    const items = JSON.stringify(w.items);
-    const row = await db
-      .with('reserved', () => reservePending(db, w.lines, now).returning('id'))
-      .with('refund', () => scope.insertInto('refunds', w.refund).returning('id'))
+    const row = await refundRequestStatement.first(scope, lines, w.refund, JSON.stringify(w.items), w.orderId, change, statusUpdateShape(w.order), now);
+    if (!row) throw new Error('writeRefundRequest: no refund id returned');
+    return Number(row.reserved) === w.lines.length ? row.id : null;
+  }
+  const reserved = await reservation.run(db, lines, now);
+  if (reserved !== w.lines.length) return null;
+  const inserted = await refundInsert.first(scope, w.refund);
+  if (!inserted) throw new Error('writeRefundRequest: no refund id returned');
+  await refundItemInsert.run(
+    db,
+    w.items.map((i) => ({ ...i, refund_id: inserted.id })),
+  );
+  await orderStatus.run(db, w.orderId, change, now, statusUpdateShape(w.order));
+  return inserted.id;
+}
+
+// The refund request's statements, prepared (src/store/prepared.ts).
+const reservation = prepared(reservePending);
+const orderStatus = prepared(orderStatusUpdate);
+const refundRequestStatement = preparedForMerchant(
+  (
+    scope,
+    lines: RefundLine[],
+    refund: Omit<Insertable<RefundsTable>, 'merchant_id'>,
+    items: string,
+    orderId: number,
+    change: OrderStatusChange,
+    is: StatusUpdateShape,
+    now: number,
+  ) => {
+    const db = scope.handle;
+    return db
+      .with('reserved', () => reservePending(db, lines, now).returning('id'))
+      .with('refund', () => scope.insertInto('refunds', refund).returning('id'))
       .with('refund_items_added', () =>
         db
           .insertInto('refund_items')
@@ -165,31 +197,11 @@ export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect,
               as x(order_item_id bigint, split_order_id bigint, sku text, country_code text, quantity bigint)`,
           ),
       )
-      .with('order_updated', () => updateOrderStatus(db, w.orderId, w.order, now))
+      .with('order_updated', () => orderStatusUpdate(db, orderId, change, now, is))
       .selectFrom('refund')
-      .select((eb) => ['refund.id as id', eb.selectFrom('reserved').select(eb.fn.countAll<number>().as('n')).as('reserved')])
-      .executeTakeFirstOrThrow();
-    return Number(row.reserved) === w.lines.length ? row.id : null;
-  }
-  const reserved = await reservation.run(
-    db,
-    w.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity })),
-    now,
-  );
-  if (reserved !== w.lines.length) return null;
-  const inserted = await refundInsert.first(scope, w.refund);
-  if (!inserted) throw new Error('writeRefundRequest: no refund id returned');
-  await refundItemInsert.run(
-    db,
-    w.items.map((i) => ({ ...i, refund_id: inserted.id })),
-  );
-  // Not prepared: which columns it sets depends on the change's values, not only its shape.
-  await updateOrderStatus(db, w.orderId, w.order, now).execute();
-  return inserted.id;
-}
-
-// SQLite's refund request statements, prepared (src/store/prepared.ts).
-const reservation = prepared(reservePending);
+      .select((eb) => ['refund.id as id', eb.selectFrom('reserved').select(eb.fn.countAll<number>().as('n')).as('reserved')]);
+  },
+);
 const refundInsert = preparedForMerchant((scope, row: Omit<Insertable<RefundsTable>, 'merchant_id'>) => scope.insertInto('refunds', row).returning('id'));
 const refundItemInsert = prepared((db, rows: Insertable<RefundItemsTable>[]) => db.insertInto('refund_items').values(rows));
 
