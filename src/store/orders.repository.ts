@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
 import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
-import { preparedForMerchant } from './prepared.ts';
+import { prepared, preparedForMerchant } from './prepared.ts';
 import { handleOf, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -70,7 +70,7 @@ export interface OrderAggregate {
 /** Orders with their split orders and items, in the order of `ids` (three queries at once, any page size). */
 export async function loadOrders(db: Handle, ids: number[]): Promise<OrderAggregate[]> {
   if (ids.length === 0) return [];
-  const [rows, children] = await Promise.all([db.selectFrom('orders').selectAll().where('id', 'in', ids).execute(), childrenOf(db, ids)]);
+  const [rows, children] = await Promise.all([orderRows.all(db, ids), childrenOf(db, ids)]);
   const byId = new Map(rows.map((o) => [o.id, o]));
   return assemble(
     ids.flatMap((id) => byId.get(id) ?? []),
@@ -90,11 +90,12 @@ export async function withChildren(db: Handle, orders: OrderRow[]): Promise<Orde
   );
 }
 
-const childrenOf = (db: Handle, ids: number[]) =>
-  Promise.all([
-    db.selectFrom('split_orders').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
-  ]);
+const childrenOf = (db: Handle, ids: number[]) => Promise.all([splitOrderRows.all(db, ids), itemRows.all(db, ids)]);
+
+// Prepared (src/store/prepared.ts): one compiled statement per count of ids.
+const orderRows = prepared((db, ids: number[]) => db.selectFrom('orders').selectAll().where('id', 'in', ids));
+const splitOrderRows = prepared((db, ids: number[]) => db.selectFrom('split_orders').selectAll().where('order_id', 'in', ids).orderBy('id'));
+const itemRows = prepared((db, ids: number[]) => db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('id'));
 
 function assemble(orders: OrderRow[], [splits, items]: [SplitOrderRow[], OrderItemRow[]]): OrderAggregate[] {
   return orders.map((order) => ({ order, splits: splits.filter((s) => s.order_id === order.id), items: items.filter((i) => i.order_id === order.id) }));
