@@ -260,49 +260,45 @@ export interface OrderStatusChange {
  * hot statements out of the statement cache.
  */
 export function updateOrderStatus(db: Handle, orderId: number, change: OrderStatusChange, now: number) {
-  return orderStatusUpdate(db, orderId, change, now, statusUpdateShape(change));
+  return orderStatusUpdate(db, orderId, statusUpdateOf(change), now);
 }
 
 /**
- * Which columns a status change sets — decided by its values, so a prepared status update
- * (src/store/prepared.ts) takes it as booleans beside the change (`preparedStatusChange`).
+ * A status change as the UPDATE takes it, preparable (src/store/prepared.ts): the builder may not
+ * branch on a value, so what decides the columns is shape — `fulfillment` null or not,
+ * `refundedCents` present or not, and booleans for what follows from the status.
  */
-export interface StatusUpdateShape {
-  fulfillment: boolean;
-  addsRefunded: boolean;
+export interface StatusUpdate {
+  status: OrderStatus;
+  refundStatus: RefundStatus | null;
+  fulfillment: FulfillmentStatus | null;
+  refundedCents?: number;
   refunded: boolean;
   completed: boolean;
   cancel: boolean;
 }
 
-export const statusUpdateShape = (change: OrderStatusChange): StatusUpdateShape => ({
-  fulfillment: change.fulfillment !== null,
-  addsRefunded: Boolean(change.refundedCents),
+export const statusUpdateOf = (change: OrderStatusChange): StatusUpdate => ({
+  status: change.status,
+  refundStatus: change.refundStatus,
+  fulfillment: change.fulfillment,
+  ...(change.refundedCents ? { refundedCents: change.refundedCents } : {}),
   refunded: Boolean(change.refunded),
   completed: change.status === 'completed',
   cancel: change.status === 'cancel',
 });
 
-/** The change with only the values its shape uses: a prepared query refuses a value it does not bind. */
-export const preparedStatusChange = (change: OrderStatusChange): OrderStatusChange => ({
-  status: change.status,
-  refundStatus: change.refundStatus,
-  fulfillment: change.fulfillment,
-  ...(change.refundedCents ? { refundedCents: change.refundedCents } : {}),
-});
-
-/** `updateOrderStatus` with its shape given (preparable: it branches on `is`, never on a value). */
-export function orderStatusUpdate(db: Handle, orderId: number, change: OrderStatusChange, now: number, is: StatusUpdateShape) {
+export function orderStatusUpdate(db: Handle, orderId: number, u: StatusUpdate, now: number) {
   return db
     .updateTable('orders')
     .set((eb) => ({
-      status: change.status,
-      refund_status: change.refundStatus,
-      ...(is.fulfillment && change.fulfillment !== null ? { fulfillment_status: change.fulfillment } : {}),
-      ...(is.addsRefunded ? { refunded_cents: eb('refunded_cents', '+', change.refundedCents!) } : {}),
-      ...(is.refunded ? { refund_date: now } : {}),
-      ...(is.completed ? { completed_date: eb.fn.coalesce('completed_date', eb.val(now)) } : {}),
-      ...(is.cancel ? { cancel_date: eb.fn.coalesce('cancel_date', eb.val(now)) } : {}),
+      status: u.status,
+      refund_status: u.refundStatus,
+      ...(u.fulfillment === null ? {} : { fulfillment_status: u.fulfillment }),
+      ...(u.refundedCents === undefined ? {} : { refunded_cents: eb('refunded_cents', '+', u.refundedCents) }),
+      ...(u.refunded ? { refund_date: now } : {}),
+      ...(u.completed ? { completed_date: eb.fn.coalesce('completed_date', eb.val(now)) } : {}),
+      ...(u.cancel ? { cancel_date: eb.fn.coalesce('cancel_date', eb.val(now)) } : {}),
       updated_at: eb.case().when('updated_at', '>', now).then(eb.ref('updated_at')).else(eb.val(now)).end(),
     }))
     .where('id', '=', orderId);

@@ -31,13 +31,8 @@ class Placeholder {
   }
 }
 
-interface Shaped {
-  key: string;
-  values: unknown[];
-}
-
 /** The call's shape and its values in walk order; `stand` is the arguments with placeholders. */
-function shapeOf(args: readonly unknown[]): Shaped & { stand: unknown[] } {
+function shapeOf(args: readonly unknown[]): { key: string; values: unknown[]; stand: unknown[] } {
   const values: unknown[] = [];
   let key = '';
   const walk = (v: unknown): unknown => {

@@ -4,7 +4,7 @@ import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { prepared, preparedForMerchant } from './prepared.ts';
-import { orderStatusUpdate, preparedStatusChange, statusUpdateShape, type OrderStatusChange, type StatusUpdateShape } from './orders.repository.ts';
+import { orderStatusUpdate, statusUpdateOf, type OrderStatusChange, type StatusUpdate } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
@@ -152,9 +152,9 @@ export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect,
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
   if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
   const lines = w.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity }));
-  const change = preparedStatusChange(w.order);
+  const status = statusUpdateOf(w.order);
   if (dialect === 'postgres') {
-    const row = await refundRequestStatement.first(scope, lines, w.refund, JSON.stringify(w.items), w.orderId, change, statusUpdateShape(w.order), now);
+    const row = await refundRequestStatement.first(scope, lines, w.refund, JSON.stringify(w.items), w.orderId, status, now);
     if (!row) throw new Error('writeRefundRequest: no refund id returned');
     return Number(row.reserved) === w.lines.length ? row.id : null;
   }
@@ -166,7 +166,7 @@ export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect,
     db,
     w.items.map((i) => ({ ...i, refund_id: inserted.id })),
   );
-  await orderStatus.run(db, w.orderId, change, now, statusUpdateShape(w.order));
+  await orderStatus.run(db, w.orderId, status, now);
   return inserted.id;
 }
 
@@ -174,16 +174,7 @@ export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect,
 const reservation = prepared(reservePending);
 const orderStatus = prepared(orderStatusUpdate);
 const refundRequestStatement = preparedForMerchant(
-  (
-    scope,
-    lines: RefundLine[],
-    refund: Omit<Insertable<RefundsTable>, 'merchant_id'>,
-    items: string,
-    orderId: number,
-    change: OrderStatusChange,
-    is: StatusUpdateShape,
-    now: number,
-  ) => {
+  (scope, lines: RefundLine[], refund: Omit<Insertable<RefundsTable>, 'merchant_id'>, items: string, orderId: number, status: StatusUpdate, now: number) => {
     const db = scope.handle;
     return db
       .with('reserved', () => reservePending(db, lines, now).returning('id'))
@@ -197,7 +188,7 @@ const refundRequestStatement = preparedForMerchant(
               as x(order_item_id bigint, split_order_id bigint, sku text, country_code text, quantity bigint)`,
           ),
       )
-      .with('order_updated', () => orderStatusUpdate(db, orderId, change, now, is))
+      .with('order_updated', () => orderStatusUpdate(db, orderId, status, now))
       .selectFrom('refund')
       .select((eb) => ['refund.id as id', eb.selectFrom('reserved').select(eb.fn.countAll<number>().as('n')).as('reserved')]);
   },
