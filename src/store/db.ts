@@ -11,6 +11,8 @@ import {
   type DatabaseConnection,
   type Dialect as KyselyDialect,
   type Driver,
+  type PostgresPool,
+  type PostgresPoolClient,
   type SqliteDialectConfig,
   type Transaction,
 } from 'kysely';
@@ -256,11 +258,58 @@ async function openPostgres(url: string, options: OpenOptions, health: StorageHe
   // is idle: unhandled, that crashed the process under a database outage (test/http/outage.test.ts).
   // The failure still reaches the caller through its query, and the pool discards the connection.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: watchFaults(new PostgresDialect({ pool }), health) });
+  const db = new Kysely<Database>({ dialect: watchFaults(new PostgresDialect({ pool: namingPreparedStatements(pool) }), health) });
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   const target = new URL(url);
   const location = `server ${target.host}${target.pathname}`;
   return { db, dialect: 'postgres', schema: rows[0].schema, health, location, keysInFlight: new Set(), checkpointer: null, close: () => db.destroy() };
+}
+
+/**
+ * SQL compiled once by `prepared()` (prepared.ts) starts with this comment; the rest is built
+ * per call. The comment also names such statements in PostgreSQL's logs and pg_stat_statements.
+ */
+export const PREPARED_SQL_MARK = '/* prepared */ ';
+
+/**
+ * Runs the statements `prepared()` compiled as named server-side prepared statements: each
+ * connection parses and plans one once (pg sends the Parse only the first time a connection sees
+ * a name) and afterwards only binds and executes it. Unnamed, PostgreSQL parses and plans every
+ * statement of every call — a 30-SKU stock read was re-planned per request. Only marked SQL is
+ * named: a prepared statement lives as long as its connection, and the marked texts are a bounded
+ * set (each prepared query compiles at most a few dozen shapes), while other SQL varies per call
+ * (search filters, IN-lists of any length).
+ *
+ * A plan cached this way is re-planned by PostgreSQL itself when a table it reads changes (DDL,
+ * ANALYZE); names are per pool, so each store's connections agree on them.
+ */
+function namingPreparedStatements(pool: import('pg').Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const wrapped = new WeakMap<object, PostgresPoolClient>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) names.set(text, (name = `stockist_${names.size + 1}`));
+    return name;
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let named = wrapped.get(client);
+      if (!named) {
+        // One wrapper per pg client: Kysely keeps its connection object per client it is handed.
+        // Only the (sql, parameters) form: the dialect has no cursor, as nothing streams.
+        const query = (text: string, values: unknown[]) =>
+          text.startsWith(PREPARED_SQL_MARK) ? client.query({ name: nameOf(text), text, values }) : client.query(text, values);
+        named = {
+          query: query as unknown as PostgresPoolClient['query'],
+          release: () => client.release(),
+        };
+        wrapped.set(client, named);
+      }
+      return named;
+    },
+    end: () => pool.end(),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery, QueryResult, RawBuilder } from 'kysely';
-import type { Handle } from './db.ts';
+import { PREPARED_SQL_MARK, type Handle } from './db.ts';
 import { scopeOf, type MerchantScope } from './tenancy.ts';
 
 /**
@@ -111,7 +111,8 @@ export function prepared<A extends unknown[], O>(build: (db: Handle, ...args: A)
       // A value that reached no parameter went somewhere else (an identifier, raw SQL, a
       // JavaScript decision): not a preparable builder.
       if (used.size !== values.length) throw new Error('prepared query: a value did not become a query parameter');
-      entry = { compiled, slots };
+      // Marked, so PostgreSQL runs it as a named statement, planned once per connection (db.ts).
+      entry = { compiled: { ...compiled, sql: PREPARED_SQL_MARK + compiled.sql }, slots };
       cache.set(key, entry);
     }
     const parameters = entry.slots.map((s) => ('value' in s ? values[s.value] : s.constant));
