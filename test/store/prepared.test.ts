@@ -108,5 +108,24 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const asIdentifier = prepared((_h, column: string) => sql`select 1 as one from warehouses where ${sql.ref(column)} is null`);
       await assert.rejects(asIdentifier.all(db.store.db, 'code'));
     });
+
+    if (dialect === 'postgres') {
+      it('runs on PostgreSQL as a named statement, parsed once per connection; a built query stays unnamed', async (t) => {
+        const db = await freshStore(dialect);
+        t.after(() => db.drop());
+        const byCountry = prepared((h, country: string) => h.selectFrom('warehouses').select('code').where('country_code', '=', country));
+        // One transaction: one connection, whose session holds its prepared statements.
+        const seen = await db.store.db.transaction().execute(async (trx) => {
+          const before = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(trx);
+          await byCountry.all(trx, 'US');
+          await byCountry.all(trx, 'CN');
+          await trx.selectFrom('warehouses').select('code').where('country_code', '=', 'US').execute();
+          const after = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx);
+          return { before: before.rows[0].n, after: after.rows.map((r) => r.statement) };
+        });
+        assert.equal(seen.after.length, seen.before + 1, JSON.stringify(seen.after));
+        assert.ok(seen.after.some((s) => s.startsWith('/* prepared */ select "code" from "warehouses"')));
+      });
+    }
   });
 }
