@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
 import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
-import { prepared, preparedForMerchant } from './prepared.ts';
+import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
 import { handleOf, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -135,54 +135,70 @@ export interface OrderPage {
  * and counted and paged here: a separate count and page query would read the same rows again.
  */
 export async function pageOrders(reader: OrderReader, f: OrderFilter): Promise<OrderPage> {
-  let q = ordersOf(reader);
-  if (f.ids !== null) {
+  let ids = f.ids;
+  if (ids !== null) {
     // Split ids are resolved to their parents first, so the order lookup is by primary key
     // (an OR with a subquery made both databases scan every order of the merchant).
-    const viaSplits = f.ids.length ? await splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', 'in', f.ids).execute() : [];
-    const ids = [...new Set([...f.ids, ...viaSplits.map((r) => r.id)])];
+    const viaSplits = ids.length ? await splitParents.all(reader, ids) : [];
+    ids = [...new Set([...ids, ...viaSplits.map((r) => r.id)])];
     if (ids.length === 0) return { total: 0, orders: [], next: null };
-    q = q.where('orders.id', 'in', ids);
   }
-  if (f.createStart !== null) q = q.where('orders.created_at', '>=', f.createStart);
-  if (f.createEnd !== null) q = q.where('orders.created_at', '<=', f.createEnd);
-  if (f.updateStart !== null) q = q.where('orders.updated_at', '>=', f.updateStart);
-  if (f.updateEnd !== null) q = q.where('orders.updated_at', '<=', f.updateEnd);
-  const byUpdate = f.updateStart !== null || f.updateEnd !== null;
-  const key = byUpdate ? 'orders.updated_at' : 'orders.created_at';
+  const window: OrderWindow = { ids, createStart: f.createStart, createEnd: f.createEnd, updateStart: f.updateStart, updateEnd: f.updateEnd };
+  const byUpdate = sortsByUpdate(window);
   const keyOf = (o: OrderRow): [number, number] => [Number(byUpdate ? o.updated_at : o.created_at), o.id];
-  const ordered = <Q extends typeof q>(page: Q) =>
-    byUpdate ? page.orderBy(key, 'asc').orderBy('orders.id', 'asc') : page.orderBy(key, 'desc').orderBy('orders.id', 'desc');
   const pageOf = (total: number, rows: OrderRow[]): OrderPage => {
     const more = rows.length > f.limit;
     const shown = more ? rows.slice(0, f.limit) : rows;
     const last = shown.at(-1);
     return { total, orders: shown, next: more && last ? keyOf(last) : null };
   };
-  if (f.ids !== null) {
-    const window = await ordered(q).selectAll('orders').execute();
-    const after = f.after === null ? window : window.filter((o) => comesAfter(keyOf(o), f.after!, byUpdate));
-    return pageOf(Math.min(window.length, f.totalCap), after.slice(f.offset, f.offset + f.limit + 1));
+  if (ids !== null) {
+    const rows = await windowRows.all(reader, window);
+    const after = f.after === null ? rows : rows.filter((o) => comesAfter(keyOf(o), f.after!, byUpdate));
+    return pageOf(Math.min(rows.length, f.totalCap), after.slice(f.offset, f.offset + f.limit + 1));
   }
-  let page = q;
-  if (f.after !== null) {
-    const [time, id] = f.after;
-    page = page.where((eb) => eb(eb.refTuple(key, 'orders.id'), byUpdate ? '>' : '<', eb.tuple(time, id)));
-  }
-  const [count, rows] = await Promise.all([
-    // A bounded count: it reads at most totalCap + 1 index entries, however large the window.
-    handleOf(reader)
-      .selectFrom(q.select('orders.id').limit(f.totalCap).as('w'))
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-    ordered(page)
-      .selectAll('orders')
-      .offset(f.offset)
-      .limit(f.limit + 1)
-      .execute(),
-  ]);
-  return pageOf(Number(count.n), rows);
+  const [count, rows] = await Promise.all([windowCount.first(reader, window, f.totalCap), windowPage.all(reader, window, f.after, f.offset, f.limit + 1)]);
+  return pageOf(Number(count?.n ?? 0), rows);
 }
+
+/** An order query's filters: what decides which orders are in it. */
+type OrderWindow = Pick<OrderFilter, 'ids' | 'createStart' | 'createEnd' | 'updateStart' | 'updateEnd'>;
+
+const sortsByUpdate = (w: OrderWindow) => w.updateStart !== null || w.updateEnd !== null;
+
+// Prepared (src/store/prepared.ts): which filters are present is shape (null or not), their
+// bounds are values, so each combination compiles once.
+function ordersInWindow(reader: OrderReader, w: OrderWindow) {
+  let q = ordersOf(reader);
+  if (w.ids !== null) q = q.where('orders.id', 'in', w.ids);
+  if (w.createStart !== null) q = q.where('orders.created_at', '>=', w.createStart);
+  if (w.createEnd !== null) q = q.where('orders.created_at', '<=', w.createEnd);
+  if (w.updateStart !== null) q = q.where('orders.updated_at', '>=', w.updateStart);
+  if (w.updateEnd !== null) q = q.where('orders.updated_at', '<=', w.updateEnd);
+  return q;
+}
+
+/** The window's rows in its order: by (updated_at, id) ascending for an update window, else by (created_at, id) descending. */
+function orderedWindow(reader: OrderReader, w: OrderWindow, after: [number, number] | null) {
+  const byUpdate = sortsByUpdate(w);
+  const key = byUpdate ? 'orders.updated_at' : 'orders.created_at';
+  let q = ordersInWindow(reader, w);
+  if (after !== null) q = q.where((eb) => eb(eb.refTuple(key, 'orders.id'), byUpdate ? '>' : '<', eb.tuple(after[0], after[1])));
+  q = byUpdate ? q.orderBy(key, 'asc').orderBy('orders.id', 'asc') : q.orderBy(key, 'desc').orderBy('orders.id', 'desc');
+  return q.selectAll('orders');
+}
+
+const splitParents = preparedForTenant((reader, splitIds: number[]) =>
+  splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', 'in', splitIds),
+);
+const windowRows = preparedForTenant((reader, w: OrderWindow) => orderedWindow(reader, w, null));
+// A bounded count: it reads at most `cap` + 1 index entries, however large the window.
+const windowCount = preparedForTenant((reader, w: OrderWindow, cap: number) =>
+  reader.handle.selectFrom(ordersInWindow(reader, w).select('orders.id').limit(cap).as('w')).select((eb) => eb.fn.countAll<number>().as('n')),
+);
+const windowPage = preparedForTenant((reader, w: OrderWindow, after: [number, number] | null, offset: number, limit: number) =>
+  orderedWindow(reader, w, after).offset(offset).limit(limit),
+);
 
 /** Whether sort key `k` lies strictly past `after` in the walk's order (ascending by update, else descending). */
 function comesAfter(k: [number, number], after: [number, number], ascending: boolean): boolean {

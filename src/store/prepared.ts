@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult, RawBuilder } from 'kysely';
 import { PREPARED_SQL_MARK, type Handle } from './db.ts';
-import { scopeOf, type MerchantScope } from './tenancy.ts';
+import { allMerchants, isMerchantScope, scopeOf, type MerchantScope, type TenantScope } from './tenancy.ts';
 
 /**
  * Queries built and compiled once per shape, then run with each call's values.
@@ -125,20 +125,32 @@ export function prepared<A extends unknown[], O>(build: (db: Handle, ...args: A)
   };
 }
 
-export interface PreparedForMerchant<A extends unknown[], O> {
-  all(scope: MerchantScope, ...args: A): Promise<O[]>;
-  first(scope: MerchantScope, ...args: A): Promise<O | undefined>;
-  run(scope: MerchantScope, ...args: A): Promise<number>;
+export interface PreparedFor<S, A extends unknown[], O> {
+  all(scope: S, ...args: A): Promise<O[]>;
+  first(scope: S, ...args: A): Promise<O | undefined>;
+  run(scope: S, ...args: A): Promise<number>;
 }
 
 /** A prepared query over one merchant's rows: the builder gets a scope (SPEC §2.3), the merchant id is a value. */
 export function preparedForMerchant<A extends unknown[], O>(
   build: (scope: MerchantScope, ...args: A) => Compilable<O> | RawBuilder<O>,
-): PreparedForMerchant<A, O> {
-  const inner = prepared((db, merchantId: number, ...args: A) => build(scopeOf(db, merchantId), ...args));
+): PreparedFor<MerchantScope, A, O> {
+  return preparedForTenant(build as (reader: TenantScope, ...args: A) => Compilable<O> | RawBuilder<O>);
+}
+
+/**
+ * A prepared query for whoever reads (a merchant's scope or the operator's view of all merchants):
+ * which of the two is shape (the operator's is a null merchant), a merchant's id is a value.
+ */
+export function preparedForTenant<A extends unknown[], O>(
+  build: (reader: TenantScope, ...args: A) => Compilable<O> | RawBuilder<O>,
+): PreparedFor<TenantScope, A, O> {
+  // `merchantId === null` does not touch the placeholder's value: it is a test of shape.
+  const inner = prepared((db, merchantId: number | null, ...args: A) => build(merchantId === null ? allMerchants(db) : scopeOf(db, merchantId), ...args));
+  const merchantOf = (reader: TenantScope) => (isMerchantScope(reader) ? reader.merchantId : null);
   return {
-    all: (scope, ...args) => inner.all(scope.handle, scope.merchantId, ...args),
-    first: (scope, ...args) => inner.first(scope.handle, scope.merchantId, ...args),
-    run: (scope, ...args) => inner.run(scope.handle, scope.merchantId, ...args),
+    all: (reader, ...args) => inner.all(reader.handle, merchantOf(reader), ...args),
+    first: (reader, ...args) => inner.first(reader.handle, merchantOf(reader), ...args),
+    run: (reader, ...args) => inner.run(reader.handle, merchantOf(reader), ...args),
   };
 }
