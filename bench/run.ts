@@ -7,7 +7,8 @@
  * - **service ceiling**: the same service call without HTTP (bench process, same database);
  * - **driver baseline** (the storage limit): the same rows read or written with the bare driver in
  *   one transaction, no query builder, no service (bench/driver.ts);
- * - **HTTP ceiling**: a bare Fastify route of the same method and body size (bench/bare-server.ts);
+ * - **HTTP ceiling**: a bare Fastify route of the same method and body size (bench/bare-server.ts; a
+ *   GET answers one real response of the scenario, fetched from the server before the leg);
  *   each scenario runs these four legs back to back, so a ratio compares legs seconds apart,
  *   and each leg runs its load for `--warmup` seconds (1 quick, 2 full) before it is measured;
  * then the ratios: `serialLimitRps = 1 / (1/httpCeiling + 1/driver)` is what a server doing only
@@ -162,6 +163,18 @@ interface Deps {
 }
 
 /** One scenario, three ways: an HTTP request, the service call, the bare-driver work. */
+/** Puts one real response of `path` (from the server) as the bare server's GET answer. */
+async function answerLikeServer(barePort: number, serverPort: number, token: string, path: string) {
+  const response = await fetch(`http://127.0.0.1:${serverPort}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`bench: ${path} answered ${response.status}`);
+  const put = await fetch(`http://127.0.0.1:${barePort}/_bench/answer`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: await response.text(),
+  });
+  if (!put.ok) throw new Error(`bench: the bare server refused the answer (${put.status})`);
+}
+
 interface Scenario {
   name: string;
   method: 'GET' | 'POST';
@@ -833,8 +846,9 @@ async function main() {
             ),
           ),
         );
-        const bareRequest =
-          s.method === 'POST' ? () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) : () => ({ path: '/openapi/v1/product/stocks' });
+        // GET: the bare route answers one real response of this scenario, at the scenario's paths.
+        if (s.method === 'GET') await answerLikeServer(bare.port, server.port, data.token, s.http()!.path);
+        const bareRequest = s.method === 'POST' ? () => ({ path: '/openapi/v1/order/orders', body: orderBody() }) : () => ({ path: s.http()!.path });
         results.bare.push(await leg((seconds) => load(s.name, bare.port, { method: s.method, request: bareRequest, cpuOf: bare.child.pid! }, seconds)));
       }
       if (wanted(CONSOLE_SCENARIO)) {
@@ -923,7 +937,7 @@ function report(r: Run) {
         `| ${x.scenario} | ${Math.round(x.rps)} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.peakRssMb} | ${Math.round(x.serviceRps)} | ${x.serviceP99} | ${Math.round(x.driverRps)} | ${x.driverP99} | ${Math.round(x.httpCeilingRps)} | ${Math.round(x.serialLimitRps)} | ${pct(x.ofSerialLimit)} | ${pct(x.ofServiceCeiling)} | ${pct(x.ofHttpCeiling)} |`,
     ),
     '',
-    'HTTP ceiling: a bare Fastify route of the same method and body size, measured right after the scenario. ' +
+    'HTTP ceiling: a bare Fastify route of the same method and body size (a GET answers one real response of the scenario), measured right after the scenario. ' +
       `Each scenario ran its driver, service, server and bare-Fastify legs back to back, each after ${WARMUP} s of the same load not counted (warm-up). Serial limit = 1 / (1/HTTP ceiling + 1/driver): the HTTP work and the bare storage work one after the other.`,
     `Server peak RSS (VmHWM over the whole run): ${r.peakRssMb} MB.`,
   ];
