@@ -3,7 +3,7 @@ import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/voc
 import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
-import { handleOf, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 export type SplitOrderRow = Selectable<SplitOrdersTable>;
