@@ -22,11 +22,11 @@ export const findKey = (db: Handle, r: KeyRef) => keyRow.first(db, r.merchantId,
  */
 export async function lockKey(trx: Trx, dialect: Dialect, r: KeyRef): Promise<boolean> {
   if (dialect === 'sqlite') return true;
-  const { rows } = await sql<{
-    locked: boolean;
-  }>`select pg_try_advisory_xact_lock(hashtextextended(${`idempotency:${r.merchantId}:${r.key}`}, 0)) as locked`.execute(trx);
-  return rows[0].locked;
+  const row = await keyLock.first(trx, `idempotency:${r.merchantId}:${r.key}`);
+  return row?.locked === true;
 }
+
+const keyLock = prepared((_db, lockName: string) => sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as locked`);
 
 /** Writes the finished response, in the transaction of the work it reports. */
 export async function insertDoneKey(
