@@ -11,6 +11,7 @@
  * plan the server keeps. Markdown on stdout (bench/results/postgres-plans.md).
  */
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { queryOrders } from '../src/services/order-query.service.ts';
@@ -55,12 +56,10 @@ pg.Client.prototype.query = function (this: pg.Client, ...a: unknown[]) {
 
 const store = await openStore(explaining(args.url), { poolSize: 1 });
 const config = loadConfig({ ...process.env, DATABASE_URL: args.url });
-const plain = new pg.Client({ connectionString: args.url });
-await plain.connect();
-const { rows: facts } = await plain.query(
-  'select (select id from merchants order by id limit 1) as merchant, (select count(*) from products) as skus, (select min(id) from orders where refund_status is null) as refundable',
-);
-await plain.end();
+// Its notices are dropped: `plans` starts afresh before each call.
+const { rows: facts } = await sql<{ merchant: number; skus: number; refundable: number }>`
+  select (select id from merchants order by id limit 1) as merchant, (select count(*) from products) as skus,
+    (select min(id) from orders where refund_status is null) as refundable`.execute(store.db);
 const merchantId = Number(facts[0].merchant);
 const skus = Number(facts[0].skus);
 let nextRefundable = Number(facts[0].refundable);
