@@ -46,7 +46,7 @@ try {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     sourcemap: 'linked',
     sourcesContent: false,
     // Bundled CommonJS packages call require() for Node built-ins and the external packages.

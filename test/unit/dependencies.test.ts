@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import Fastify from 'fastify';
 import semver from 'semver';
@@ -27,10 +26,7 @@ describe('dependencies and the supported Node.js versions', () => {
     assert.deepEqual(refusing, []);
   });
 
-  it('light-my-request (app.inject) works with the cookie version it is pinned to', async () => {
-    const fromLightMyRequest = createRequire(createRequire(path.join(ROOT, 'package.json')).resolve('fastify')).resolve('light-my-request');
-    const cookie = JSON.parse(fs.readFileSync(createRequire(fromLightMyRequest).resolve('cookie/package.json'), 'utf8'));
-    assert.equal(cookie.version.split('.')[0], '1', 'cookie 1.x (cookie 2 needs Node 22)');
+  it('app.inject (light-my-request and the cookie version it brings) sends cookies', async () => {
     const app = Fastify();
     app.get('/', async (request) => ({ cookie: request.headers.cookie ?? null }));
     const r = await app.inject({ method: 'GET', url: '/', cookies: { session: 'a b', theme: 'dark' } });
