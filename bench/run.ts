@@ -13,8 +13,9 @@
  *   and each leg runs its load for `--warmup` seconds (1 quick, 2 full) before it is measured;
  * then the ratios: `serialLimitRps = 1 / (1/httpCeiling + 1/driver)` is what a server doing only
  * the HTTP work and the bare storage work one after the other would reach, and `ofSerialLimit`
- * how much of it the real server gets. Results: bench/results/latest.{md,json} (latest.json keeps
- * the last run of each database), and <db>-quick.md for a full `--quick` run.
+ * how much of it the real server gets. Results (bench/result-files.ts, SPEC §11): a full run — every
+ * scenario at the default scale — goes to bench/results/latest.json (the last full run of each
+ * database) and <db>-full.md; any other run to bench/results/runs/<time>-<db>.{md,json}.
  * `console-pages` (run with the others, or alone with `--only console-pages`): each operator console
  * page rendered by the same server for a signed-in owner, with p50/p95/p99.
  */
@@ -37,9 +38,11 @@ import { createStaff } from '../src/services/staff.service.ts';
 import { forMerchant } from '../src/store/tenancy.ts';
 import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
 import { benchSku, generate } from './generate.ts';
+import { partialBecause, resultFiles } from './result-files.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const { values: args } = parseArgs({
+const { values: args, tokens } = parseArgs({
+  tokens: true,
   options: {
     quick: { type: 'boolean', default: false },
     db: { type: 'string', default: 'sqlite' },
@@ -1006,17 +1009,23 @@ function report(r: Run) {
     stockWebhooks: r.stockWebhooks,
     consolePages: r.consolePages,
   };
-  // The last run of each database, side by side.
-  const file = path.join(dir, 'latest.json');
-  let latest: Record<string, unknown> = {};
-  try {
-    const previous = JSON.parse(fs.readFileSync(file, 'utf8'));
-    if (previous && typeof previous === 'object' && !('scenarios' in previous)) latest = previous;
-  } catch {}
-  latest[args.db!] = run;
-  fs.writeFileSync(file, `${JSON.stringify(latest, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, 'latest.md'), `${md}\n`);
-  if (quick && only === null) fs.writeFileSync(path.join(dir, `${args.db}-quick.md`), `${md}\n`);
+  // SPEC §11: latest.json keeps the last full run of each database, side by side; a partial run
+  // (bench/result-files.ts says which) writes its own files under bench/results/runs/.
+  const given = Object.fromEntries(tokens.flatMap((t) => (t.kind === 'option' ? [[t.name, args[t.name as keyof typeof args]]] : [])));
+  const files = resultFiles(dir, { db: args.db!, given }, new Date(run.at));
+  fs.mkdirSync(path.dirname(files.markdown), { recursive: true });
+  fs.writeFileSync(files.markdown, `${md}\n`);
+  if (files.ownJson) fs.writeFileSync(files.ownJson, `${JSON.stringify({ ...run, partialBecause: partialBecause({ db: args.db!, given }) }, null, 2)}\n`);
+  if (files.latestJson) {
+    let latest: Record<string, unknown> = {};
+    try {
+      const previous = JSON.parse(fs.readFileSync(files.latestJson, 'utf8'));
+      if (previous && typeof previous === 'object' && !('scenarios' in previous)) latest = previous;
+    } catch {}
+    latest[args.db!] = run;
+    fs.writeFileSync(files.latestJson, `${JSON.stringify(latest, null, 2)}\n`);
+  }
+  log(`results: ${[files.markdown, files.ownJson ?? files.latestJson].map((f) => path.relative(ROOT, f!)).join(', ')}`);
 }
 
 await main();
