@@ -248,6 +248,16 @@ async function main() {
   }
   const after = await client.getOrder(orderId);
   show('order now', `refundStatus ${after.refundStatus}, refunded ${after.refundedAmount}, refundable ${after.refundableAmount}`);
+
+  step('Your account');
+  // The order was charged to the account when it was placed, and the refund credited back (SPEC §15).
+  const account = await client.account.get();
+  show('GET /openapi/v1/account', `balance ${account.balance} ${account.currency}, ${account.billingMode}, available ${account.available}`);
+  let shown = 0;
+  for await (const entry of client.account.transactions()) {
+    show(`  ${entry.type}`, `${entry.amount} → balance ${entry.balanceAfter}${entry.orderId ? ` (order ${entry.orderId})` : ''}`);
+    if (++shown === 3) break;
+  }
   console.log('\nDone.');
 }
 

@@ -13,6 +13,8 @@ import { installMerchantBodyBudget, installMerchantRateLimit, memoryBuckets, red
 import type { Clock } from './domain/time.ts';
 import { adminCatalogRoutes } from './http/routes/admin/catalog.ts';
 import { adminMerchantRoutes } from './http/routes/admin/merchants.ts';
+import { adminAccountRoutes } from './http/routes/admin/accounts.ts';
+import { accountRoutes } from './http/routes/merchant/account.ts';
 import { adminOrderRoutes } from './http/routes/admin/orders.ts';
 import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
@@ -156,6 +158,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         admin.addHook('onResponse', dropTokensOnWrite);
         await admin.register(adminCatalogRoutes, { store, adminApiKey: deps.adminApiKey });
         await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey, now: options.now });
+        await admin.register(adminAccountRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey: deps.adminApiKey });
         await admin.register(adminAuditRoutes, { store });
@@ -188,6 +191,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         await merchant.register(stockChangesRoutes, { store });
         await merchant.register(catalogRoutes, { store });
         await merchant.register(webhookRoutes, { store, config, resolve: options.resolveHost });
+        await merchant.register(accountRoutes, { store, config });
       },
       { prefix: MERCHANT_PREFIX },
     );

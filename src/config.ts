@@ -48,6 +48,8 @@ export interface Config {
   refundMaxAttempts: number;
   sandboxAutoShipSeconds: number | null;
   defaultWarehouse: string;
+  /** SPEC §15: the ledger's currency (ISO 4217), fixed for an account once money moved in it. */
+  supplierCurrency: string;
   seed: 'demo' | 'none';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
@@ -224,6 +226,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const defaultWarehouse = present(env, 'DEFAULT_WAREHOUSE') ?? 'G007';
   if (defaultWarehouse.length > 32) throw new ConfigError('DEFAULT_WAREHOUSE', 'must be at most 32 characters');
+  const supplierCurrency = present(env, 'SUPPLIER_CURRENCY') ?? 'USD';
+  if (!/^[A-Z]{3}$/.test(supplierCurrency))
+    throw new ConfigError('SUPPLIER_CURRENCY', `must be an ISO 4217 code of three capital letters (got "${supplierCurrency}")`);
   const redisUrl = present(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got "${redisUrl}")`);
@@ -259,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
     refundMaxAttempts: integer(env, 'REFUND_MAX_ATTEMPTS', DEFAULT_REFUND_MAX_ATTEMPTS, 1, 1000),
     sandboxAutoShipSeconds: optionalInteger(env, 'SANDBOX_AUTO_SHIP_SECONDS', 1, 86_400),
     defaultWarehouse,
+    supplierCurrency,
     seed: oneOf(env, 'SEED', ['demo', 'none'] as const, 'none'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),

@@ -9,6 +9,8 @@ import { STAFF_ROLES, type StaffRole } from '../domain/staff.ts';
 import { invitationUrl, MERCHANT_ROLES, type MerchantRole } from '../domain/merchant-users.ts';
 import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
+import { formatSigned, parseAmount } from '../domain/ledger.ts';
+import { ENVIRONMENTS, type StockistEnv } from '../domain/vocabulary.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Role } from '../runtime/server.ts';
 import type { Store } from '../store/db.ts';
@@ -284,6 +286,101 @@ export function buildCli(): Command {
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
   }
+
+  const environmentOption = () =>
+    new Option('--environment <environment>', 'the account of this environment (default: STOCKIST_ENV)').choices([...ENVIRONMENTS]);
+  const amountArgument = (signed: boolean) => (value: string) => {
+    const cents = parseAmount(value, signed);
+    if (cents === null) throw new InvalidArgumentError(`must be an amount with at most two decimals${signed ? ', signed' : ''} (e.g. 12.50)`);
+    return cents;
+  };
+  const account = program.command('account').description("a merchant's money account (SPEC §15, docs/money.md)");
+  const printAccount = (a: {
+    account_key: string;
+    currency: string;
+    balance_cents: number;
+    billing_mode: string;
+    credit_limit_cents: number;
+    low_balance_threshold_cents: number | null;
+  }) =>
+    process.stdout.write(
+      `${a.account_key || 'no money has moved yet'}  balance ${formatSigned(a.balance_cents)} ${a.currency}  ${a.billing_mode}  credit limit ${formatSigned(a.credit_limit_cents)}  available ${formatSigned(a.balance_cents + a.credit_limit_cents)}${a.low_balance_threshold_cents === null ? '' : `  low-balance threshold ${formatSigned(a.low_balance_threshold_cents)}`}\n`,
+    );
+  account
+    .command('show <merchantId>')
+    .description("the account's balance, mode and limit")
+    .addOption(environmentOption())
+    .action(async (merchantId: string, opts: { environment?: StockistEnv }) => {
+      const config = configWith({});
+      const id = idArgument('merchantId')(merchantId);
+      const { accountForOperator } = await import('../services/ledger.service.ts');
+      printAccount(await withStore(config, (store) => accountForOperator(store.db, config, id, opts.environment ?? config.env)));
+    });
+  account
+    .command('top-up <merchantId> <amount>')
+    .description('record a payment received from the merchant (idempotent on --reference)')
+    .requiredOption('--reference <text>', "the payment's reference (bank transfer id, invoice number); a repeat posts nothing")
+    .addOption(environmentOption())
+    .action(async (merchantId: string, amount: string, opts: { reference: string; environment?: StockistEnv }) => {
+      const config = configWith({});
+      const id = idArgument('merchantId')(merchantId);
+      const cents = amountArgument(false)(amount);
+      const reference = text('--reference', opts.reference.trim());
+      const { postByOperator } = await import('../services/ledger.service.ts');
+      const r = await withStore(config, (store) =>
+        postByOperator(
+          store,
+          config,
+          cliActor(),
+          id,
+          { type: 'top_up', environment: opts.environment ?? config.env, amountCents: cents, text: reference },
+          Date.now(),
+        ),
+      );
+      process.stdout.write(
+        `${r.replayed ? 'already recorded: ' : ''}entry ${r.entry.id}: top-up ${formatSigned(r.entry.amount_cents)} ${r.entry.currency}, balance ${formatSigned(r.entry.balance_after_cents)}\n`,
+      );
+    });
+  account
+    .command('adjust <merchantId> <amount>')
+    .description('post a signed correction (e.g. -12.50) with a reason; audited')
+    .requiredOption('--reason <text>', 'why (shown to the merchant in its transactions)')
+    .addOption(environmentOption())
+    .action(async (merchantId: string, amount: string, opts: { reason: string; environment?: StockistEnv }) => {
+      const config = configWith({});
+      const id = idArgument('merchantId')(merchantId);
+      const cents = amountArgument(true)(amount);
+      const reason = text('--reason', opts.reason.trim());
+      const { postByOperator } = await import('../services/ledger.service.ts');
+      const r = await withStore(config, (store) =>
+        postByOperator(
+          store,
+          config,
+          cliActor(),
+          id,
+          { type: 'adjustment', environment: opts.environment ?? config.env, amountCents: cents, text: reason },
+          Date.now(),
+        ),
+      );
+      process.stdout.write(
+        `entry ${r.entry.id}: adjustment ${formatSigned(r.entry.amount_cents)} ${r.entry.currency}, balance ${formatSigned(r.entry.balance_after_cents)}\n`,
+      );
+    });
+  program
+    .command('ledger')
+    .description('the money ledger')
+    .command('verify')
+    .description('check every invariant of the money ledger over the whole database; one line per breach, exit 1 on any')
+    .action(async () => {
+      const config = configWith({});
+      const { verifyLedger } = await import('../services/ledger-verify.service.ts');
+      const report = await withStore(config, (store) => verifyLedger(store.db));
+      for (const b of report.breaches) process.stdout.write(`BREACH ${b.rule}: ${b.message}\n`);
+      process.stdout.write(
+        `ledger: ${report.entries} entries over ${report.accounts} accounts, ${report.breaches.length === 0 ? 'every invariant holds' : `${report.breaches.length} breach${report.breaches.length === 1 ? '' : 'es'}`}\n`,
+      );
+      if (report.breaches.length > 0) process.exitCode = 1;
+    });
 
   const operator = program.command('operator').description('manage operator console staff accounts (roles: owner, support, warehouse)');
   operator

@@ -5,6 +5,7 @@ import { systemActor } from '../domain/audit.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
+import { postByOperator } from '../services/ledger.service.ts';
 import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
 import { parseDocument } from '../schemas/validate.ts';
@@ -20,6 +21,9 @@ export async function isEmpty(store: Store): Promise<boolean> {
   return !p && !m;
 }
 
+/** What the demo merchant has paid in before its first order: USD 500.00. */
+const DEMO_OPENING_BALANCE_CENTS = 50_000;
+
 export interface DemoCredentials {
   merchantId: number;
   token: string;
@@ -30,7 +34,17 @@ export interface DemoCredentials {
 export async function seedDemo(store: Store, config: Config): Promise<DemoCredentials> {
   const now = Date.now();
   await importCatalog(store.db, systemActor('demo-seed'), parseDocument<ImportBody>(ImportBody, demoCatalogue()), now);
-  return (await demoCredentials(store, config, true))!;
+  const credentials = (await demoCredentials(store, config, true))!;
+  // SPEC §15, issue 28 item 7: money on the demo account (idempotent on its reference, so a second seed adds nothing).
+  await postByOperator(
+    store,
+    config,
+    systemActor('demo-seed'),
+    credentials.merchantId,
+    { type: 'top_up', environment: config.env, amountCents: DEMO_OPENING_BALANCE_CENTS, text: 'demo opening balance' },
+    now,
+  );
+  return credentials;
 }
 
 /**

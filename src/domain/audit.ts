@@ -63,6 +63,9 @@ export const AUDIT_ACTIONS = [
   'webhook.delete',
   'webhook.rotate_secret',
   'webhook.send_test',
+  'account.update',
+  'account.top_up',
+  'account.adjust',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -39,6 +39,8 @@ export const MERCHANT_ROUTES: readonly MerchantRoute[] = [
   { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', scope: 'orders:read' },
   { method: 'GET', path: '/v1/webhooks/:id/deliveries', scope: 'orders:read' },
   { method: 'POST', path: '/v1/webhooks/:id/deliveries/:deliveryId/retry', scope: 'orders:read' },
+  { method: 'GET', path: '/v1/account', scope: 'account:read' },
+  { method: 'GET', path: '/v1/account/transactions', scope: 'account:read' },
 ];
 
 /** `/v2/order/orders/:orderId` → `/v2/order/orders/:`: routes match whatever their parameters are called. */

@@ -151,6 +151,7 @@ export function startupBanner(s: RunningServer, config: Config, options: BannerO
       `${bold('Demo merchant token:', tty)} ${cyan(s.demo.token, tty)}`,
       bold('Try it:', tty),
       `  curl ${insecure}-H "Authorization: Bearer ${s.demo.token}" "${s.urls.merchant}/openapi/v1/product/stocks?skus=${s.demo.sampleSkus.join(',')}"`,
+      `  curl ${insecure}-H "Authorization: Bearer ${s.demo.token}" "${s.urls.merchant}/openapi/v1/account"`,
     );
   }
   if (s.role !== 'worker') lines.push(`API reference: ${s.urls.merchant}/docs`);

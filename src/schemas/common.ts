@@ -17,13 +17,13 @@ export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { min
     }
     return { ok: true, value: n };
   }
-  if (kind === 'cents') {
+  if (kind === 'cents' || kind === 'signedCents') {
     const text = typeof data === 'number' ? String(data) : (data as string);
-    const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+    const match = (kind === 'cents' ? /^()(\d+)(?:\.(\d{1,2}))?$/ : /^(-?)(\d+)(?:\.(\d{1,2}))?$/).exec(text);
     if (!match) return { ok: false, message: 'must be an amount with at most two decimals' };
-    const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+    const cents = Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0'));
     if (!Number.isSafeInteger(cents) || cents > MAX_PRICE_CENTS) return { ok: false, message: `is too large: at most ${formatCents(MAX_PRICE_CENTS)}` };
-    return { ok: true, value: cents };
+    return { ok: true, value: match[1] === '-' ? -cents : cents };
   }
   // The kinds below refine a plain string; a value of another type is left to the `type` keyword.
   if (typeof data !== 'string') return { ok: true, value: data };

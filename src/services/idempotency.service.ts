@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../store/faults.ts';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../domain/errors.ts';
@@ -48,13 +49,7 @@ function isRetryable(error: unknown): boolean {
   if (error instanceof AppError) return false;
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   // SQLITE_BUSY_SNAPSHOT: another process committed after this transaction's first read (WAL); only a fresh attempt can succeed.
-  return (
-    RETRYABLE_DB_CODES.has(code) ||
-    code.startsWith('SQLITE_BUSY') ||
-    code === '23505' ||
-    code.startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
+  return RETRYABLE_DB_CODES.has(code) || code.startsWith('SQLITE_BUSY') || isUniqueViolation(error);
 }
 
 export interface IdempotencyScope {

@@ -1,3 +1,4 @@
+import { chargeOrder } from './ledger.service.ts';
 import type { Transaction } from 'kysely';
 import type { LineRequest } from '../domain/allocation.ts';
 import type { Config } from '../config.ts';
@@ -146,7 +147,7 @@ interface CreatedOrder {
 async function createOrderIn(
   trx: Transaction<Database>,
   dialect: Dialect,
-  config: Pick<Config, 'defaultWarehouse'>,
+  config: OrderConfig,
   merchantId: number,
   order: NormalizedOrder,
   hash: string,
@@ -171,6 +172,9 @@ async function createOrderIn(
   );
   const offers = (await listChannels(trx)).map(toOffer);
   const plan = planOrder(order, products, stock, offers, config.defaultWarehouse);
+  // SPEC §15: charged before anything of the order is written; a prepaid account that cannot
+  // cover it refuses the order (42203) and the transaction leaves no trace.
+  const charge = await chargeOrder(scope, { env: config.env, supplierCurrency: config.supplierCurrency }, plan.subtotalCents + plan.freightCents, now);
 
   const orderId = await orders.insertOrder(scope, {
     custom_order_id: order.customOrderId,
@@ -242,12 +246,15 @@ async function createOrderIn(
   const taken = await takeQty(trx, dialect, plan.decrements, { kind: 'sale', orderId }, now);
   // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
   if (!taken) throw new RetryAttempt(`stock moved under order ${orderId}`);
+  await charge.post(orderId);
   return { orderId, replayed: false };
 }
 
+type OrderConfig = Pick<Config, 'defaultWarehouse' | 'env' | 'supplierCurrency'>;
+
 export interface OrderDeps {
   store: KeyStore;
-  config: Pick<Config, 'defaultWarehouse'>;
+  config: OrderConfig;
 }
 
 /** POST /v1/order/orders: normalise, then create under the Idempotency-Key and customOrderId rules. */

@@ -1,3 +1,4 @@
+import { creditRefund } from './ledger.service.ts';
 import type { Config } from '../config.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
@@ -170,6 +171,8 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
       now,
     );
     const order = await refreshOrder(trx, refund.order_id, now, approved ? { refundedCents: outcome.amountCents, refunded: true } : {});
+    // SPEC §15: the credit commits with the decision, back to the account the order was charged to.
+    if (approved) await creditRefund(trx, refundId, refund.order_id, outcome.amountCents, now);
     // The webhook outbox rows commit with the decision (SPEC §13).
     await emitRefundDecided(trx, refundId, approved, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
     await hooks.record?.(trx, { refundId, status: outcome.state, failureReason: outcome.failureReason, amountCents: outcome.amountCents });

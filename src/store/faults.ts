@@ -121,3 +121,9 @@ export function isStorageUnavailable(error: unknown): boolean {
   if (storageFaultKind(error) !== null) return true;
   return typeof e?.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message);
 }
+
+/** A unique constraint refused the write (PostgreSQL 23505, SQLite's CONSTRAINT_UNIQUE / PRIMARYKEY): someone else got there first. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return code === '23505' || code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

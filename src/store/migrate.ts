@@ -18,6 +18,7 @@ import * as m0023 from './migrations/0023_usage.ts';
 import * as m0024 from './migrations/0024_console_order_search.ts';
 import * as m0025 from './migrations/0025_console_catalog.ts';
 import * as m0026 from './migrations/0026_write_path_indexes.ts';
+import * as m0027 from './migrations/0027_money.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0024_console_order_search': m0024,
   '0025_console_catalog': m0025,
   '0026_write_path_indexes': m0026,
+  '0027_money': m0027,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -17,6 +17,7 @@ import type { RefundReason } from '../domain/refunds.ts';
 import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { ActorKind, AuditAction } from '../domain/audit.ts';
 import type { MerchantRole } from '../domain/merchant-users.ts';
+import type { AccountKind, BillingMode, EntryType } from '../domain/ledger.ts';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {
@@ -381,6 +382,10 @@ export interface Database {
   oauth_clients: OAuthClientsTable;
   merchant_usage_daily: MerchantUsageDailyTable;
   merchant_recent_errors: MerchantRecentErrorsTable;
+  ledger_accounts: LedgerAccountsTable;
+  journal_entries: JournalEntriesTable;
+  journal_lines: JournalLinesTable;
+  ledger_meta: LedgerMetaTable;
 }
 
 export interface StaffUsersTable {
@@ -502,4 +507,56 @@ export interface MerchantRecentErrorsTable {
   route: string;
   status: number;
   error_code: number;
+}
+
+/** SPEC §15: an account of the money ledger (migration 0027). `merchant_id` 0: the supplier's own. */
+export interface LedgerAccountsTable {
+  id: Generated<number>;
+  /** `merchant:<id>:<environment>` or `supplier:<kind>:<environment>`: each account exists once. */
+  account_key: string;
+  merchant_id: number;
+  environment: StockistEnv;
+  kind: AccountKind;
+  currency: string;
+  /** Kept with the lines for merchant accounts; 0 for the supplier's (read from their lines). */
+  balance_cents: number;
+  billing_mode: BillingMode;
+  credit_limit_cents: number;
+  low_balance_threshold_cents: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One money movement: immutable, unique per cause; its lines sum to zero. */
+export interface JournalEntriesTable {
+  id: Generated<number>;
+  cause: string;
+  merchant_id: number;
+  environment: StockistEnv;
+  /** The merchant account it moves. */
+  account_id: number;
+  type: EntryType;
+  /** The merchant account's side: negative for a charge, positive for a credit. */
+  amount_cents: number;
+  balance_after_cents: number;
+  currency: string;
+  order_id: number | null;
+  refund_id: number | null;
+  split_order_id: number | null;
+  reference: string | null;
+  description: string;
+  created_at: number;
+}
+
+export interface JournalLinesTable {
+  id: Generated<number>;
+  entry_id: number;
+  account_id: number;
+  /** The change to the account's balance. */
+  amount_cents: number;
+}
+
+export interface LedgerMetaTable {
+  name: string;
+  value: number;
 }

@@ -25,13 +25,14 @@ export type MerchantOwnedTable = {
  * that forgets the merchant cannot be written: another merchant's row is simply not there, and
  * the caller answers exactly as for a missing id. See docs/decisions.md, "Tenancy".
  */
-export interface MerchantScope {
+export interface MerchantScope<H extends Handle = Handle> {
   readonly merchantId: number;
   /**
    * The handle underneath (a transaction when the scope was made from one), for tables that are
    * not merchant-owned: catalogue, warehouses, stock. Never use it for a merchant-owned table.
+   * `MerchantScope<Trx>` is a scope inside a transaction: what locks or writes asks for that.
    */
-  readonly handle: Handle;
+  readonly handle: H;
   /** `SELECT … FROM table WHERE table.merchant_id = <merchant>`; add joins and filters as usual. */
   // biome-ignore lint/complexity/noBannedTypes: `{}` is Kysely's "nothing selected yet"
   selectFrom<T extends MerchantOwnedTable>(table: T): SelectQueryBuilder<Database, T, {}>;
@@ -46,7 +47,7 @@ export interface MerchantScope {
   ): InsertQueryBuilder<Database, T, InsertResult>;
 }
 
-export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
+export function forMerchant<H extends Handle>(handle: H, merchantId: number): MerchantScope<H> {
   if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw new Error(`forMerchant: bad merchant id ${merchantId}`);
   return scopeOf(handle, merchantId);
 }
@@ -56,7 +57,7 @@ export function forMerchant(handle: Handle, merchantId: number): MerchantScope {
  * (`preparedForMerchant`), which sees a placeholder where the id goes: the real id was checked
  * when the caller's scope was made.
  */
-export function scopeOf(handle: Handle, merchantId: number): MerchantScope {
+export function scopeOf<H extends Handle>(handle: H, merchantId: number): MerchantScope<H> {
   // Kysely cannot type a column reference on a table chosen by a type parameter; the public
   // signatures above carry the types, the bodies work on the untyped builder.
   // biome-ignore lint/suspicious/noExplicitAny: see the comment above

@@ -47,6 +47,7 @@ describe('examples/quickstart.ts', () => {
       '6. Query the order',
       '7. Partial refund',
       '8. Wait for the decision',
+      '9. Your account',
     ]) {
       assert.ok(out.includes(heading), `prints "${heading}"\n${out}`);
     }
@@ -54,6 +55,9 @@ describe('examples/quickstart.ts', () => {
     assert.match(out, /kkOrderId: \d+/);
     assert.match(out, /refund: refund_successfully, amount \d/);
     assert.match(out, /refundStatus partial_refund/);
+    assert.match(out, /GET \/openapi\/v1\/account: balance -?\d+(\.\d+)? USD, on_account/);
+    assert.match(out, /refund_credit: \d+(\.\d+)? → balance -?\d/);
+    assert.match(out, /order_charge: -\d+(\.\d+)? → balance -?\d/);
     assert.match(out, /Done\./);
 
     // Step 3 shows the warehouse the order then ships from.

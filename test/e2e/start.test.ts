@@ -37,6 +37,11 @@ describe('npm start (real process)', () => {
     assert.equal(body.code, 10000);
     assert.equal(body.data.list.length, 3);
     assert.ok(body.data.list.every((r: { warehouseStockList: unknown[] }) => r.warehouseStockList.length >= 1));
+    // The second line reads the demo merchant's money account: the seed's opening top-up (SPEC §15).
+    const accountCurl = /^\s*(curl -k .*\/openapi\/v1\/account")$/m.exec(text)![1];
+    const account = JSON.parse(execSync(`${accountCurl} --silent --show-error --max-time 10`, { encoding: 'utf8' }));
+    assert.equal(account.code, 10000);
+    assert.equal(account.data.balance, 500);
 
     // The operator key printed works against the operator API.
     const admin = JSON.parse(

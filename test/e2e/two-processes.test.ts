@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { makeDatabase } from '../../scripts/chaos/harness.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
+import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
 import { PG_SKIP, PG_URL } from '../helpers.ts';
 import { exited, freePort, startProcess, tempDir } from './process.ts';
@@ -141,6 +142,39 @@ describe('two server processes on one PostgreSQL database', { skip: PG_SKIP }, (
     );
     assert.equal(await qtyOfB(), STOCK, 'all the stock is back');
     assert.deepEqual(await ledgerMismatches(store.db), []);
+
+    // SPEC §15: one charge per order and one credit per refund, posted by whichever process did it.
+    assert.deepEqual((await verifyLedger(store.db)).breaches, []);
+    // A prepaid balance that covers k of N orders sent at once through both processes: exactly k.
+    const payer = await call(urls[0], 'POST', '/admin/v1/merchants', ADMIN_KEY, { name: 'Prepaid Two Processes' });
+    const payerId = payer.body.data.merchantId;
+    const payerToken = (await call(urls[1], 'POST', `/admin/v1/merchants/${payerId}/tokens`, ADMIN_KEY, {})).body.data.accessToken;
+    const oneC = { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] };
+    const probe = await call(urls[0], 'POST', '/openapi/v1/order/orders', payerToken, oneC);
+    const each = (await call(urls[0], 'GET', `/openapi/v2/order/orders/${probe.body.data}`, payerToken)).body.data.finalAmount as number;
+    const K = 7;
+    const N = 40;
+    assert.equal(
+      (await call(urls[1], 'PATCH', `/admin/v1/merchants/${payerId}/account`, ADMIN_KEY, { environment: 'sandbox', billingMode: 'prepaid' })).status,
+      200,
+    );
+    const funds = ((K + 1) * each).toFixed(2);
+    assert.equal(
+      (await call(urls[0], 'POST', `/admin/v1/merchants/${payerId}/account/top-ups`, ADMIN_KEY, { environment: 'sandbox', amount: funds, reference: 'k-of-n' }))
+        .status,
+      200,
+    );
+    const paid = await Promise.all(Array.from({ length: N }, (_, i) => call(urls[i % 2], 'POST', '/openapi/v1/order/orders', payerToken, oneC)));
+    const paidCodes = paid.map((r) => r.body.code);
+    assert.deepEqual(
+      paidCodes.filter((c) => c !== 10000 && c !== 42203),
+      [],
+      `every payer got an order or 42203: ${paidCodes.join(',')}`,
+    );
+    assert.equal(paidCodes.filter((c) => c === 10000).length, K, 'exactly the orders the balance covered');
+    const account = await call(urls[1], 'GET', '/openapi/v1/account', payerToken);
+    assert.equal(account.body.data.balance, 0);
+    assert.deepEqual((await verifyLedger(store.db)).breaches, []);
 
     for (const p of processes) p.child.kill('SIGTERM');
     for (const p of processes) assert.equal(await exited(p.child), 0, p.output());

@@ -80,6 +80,8 @@ export const OPERATION_METHODS = {
   rotateWebhookSecret: 'rotateWebhookSecret',
   listWebhookDeliveries: 'listWebhookDeliveries',
   retryWebhookDelivery: 'retryWebhookDelivery',
+  getAccount: 'getAccount',
+  listAccountTransactions: 'listAccountTransactions',
 } as const satisfies Record<keyof operations, string>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -185,6 +187,38 @@ export class StockistClient {
   async getOrder(id: string): Promise<ResponseData<'getOrder'>> {
     return (await this.call<ResponseData<'getOrder'>>('GET', `/v2/order/orders/${encodeURIComponent(id)}`)).data;
   }
+
+  // ---- account (money: SPEC §15) ----------------------------------------------------------
+
+  /** Your money account in this server's environment: balance, credit limit, available, billing mode. */
+  async getAccount(): Promise<ResponseData<'getAccount'>> {
+    return (await this.call<ResponseData<'getAccount'>>('GET', '/v1/account')).data;
+  }
+
+  /** One page of the account's transactions, newest first: by `pageNumber`, or by `cursor`. */
+  async listAccountTransactions(query: QueryOf<'listAccountTransactions'> = {}): Promise<ResponseData<'listAccountTransactions'>> {
+    return (await this.call<ResponseData<'listAccountTransactions'>>('GET', '/v1/account/transactions', { query })).data;
+  }
+
+  /** Every transaction the query selects, newest first, page after page by keyset cursor. */
+  async *iterateAccountTransactions(
+    query: Omit<QueryOf<'listAccountTransactions'>, 'cursor' | 'pageNumber'> = {},
+  ): AsyncGenerator<Schemas['TransactionRecord'], void, undefined> {
+    let page = await this.listAccountTransactions(query);
+    for (;;) {
+      yield* page.list;
+      if (page.nextCursor === null) return;
+      page = await this.listAccountTransactions({ cursor: page.nextCursor });
+    }
+  }
+
+  /**
+   * The account, as `client.account.get()` and `for await (const t of client.account.transactions({ type: 'order_charge' }))`.
+   */
+  readonly account = {
+    get: () => this.getAccount(),
+    transactions: (query: Omit<QueryOf<'listAccountTransactions'>, 'cursor' | 'pageNumber'> = {}) => this.iterateAccountTransactions(query),
+  };
 
   // ---- refunds ---------------------------------------------------------------------------
 

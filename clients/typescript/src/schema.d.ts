@@ -20,6 +20,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account: balance, credit limit, available, billing mode
+         * @description Orders are charged to this account when placed and refunds credited back when they succeed. A `prepaid` account accepts an order only when `available` covers its `finalAmount` (otherwise 422/42203).
+         *
+         *     Scope: `account:read`.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account’s transactions, newest first
+         * @description Charges, refund credits, top-ups and adjustments, each with the balance after it. Page by number, or walk with `cursor` (follow `nextCursor` until it is null).
+         *
+         *     Scope: `account:read`.
+         */
+        get: operations["listAccountTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/order/orders": {
         parameters: {
             query?: never;
@@ -685,6 +729,40 @@ export interface components {
                 [key: string]: unknown;
             })[];
         };
+        AccountRecord: {
+            /** @enum {string} */
+            environment: "sandbox" | "production";
+            /** @description ISO 4217 (SUPPLIER_CURRENCY) */
+            currency: string;
+            /** @description what the supplier holds for the merchant: negative when the merchant owes */
+            balance: number;
+            /** @description how far below zero a prepaid account may go */
+            creditLimit: number;
+            /** @description balance + creditLimit: what a prepaid account can still be charged */
+            available: number;
+            /**
+             * @description `on_account`: charged without limit; `prepaid`: an order needs `available` to cover it (else 42203)
+             * @enum {string}
+             */
+            billingMode: "on_account" | "prepaid";
+            /** @description `balance.low` is sent when `available` falls below it */
+            lowBalanceThreshold: number | null;
+        };
+        TransactionRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment";
+            /** @description signed: negative for a charge, positive for a credit */
+            amount: number;
+            balanceAfter: number;
+            currency: string;
+            orderId: string | null;
+            refundNo: string | null;
+            reference: string | null;
+            description: string;
+            /** Format: date-time */
+            createDate: string;
+        };
         OAuthError: {
             error: string;
             error_description: string;
@@ -1198,7 +1276,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Unprocessable: 42200 unknown SKU(s) — each listed; 42201 insufficient stock — each short line listed with sku, requested, available; 42202 no logistics channel serves a warehouse/destination pair */
+        /** @description Unprocessable: 42200 unknown SKU(s) — each listed; 42201 insufficient stock — each short line listed with sku, requested, available; 42202 no logistics channel serves a warehouse/destination pair; 42203 insufficient funds: a prepaid account cannot cover the order (nothing reserved, charged or stored) */
         Error422: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1375,6 +1453,97 @@ export interface operations {
             429: components["responses"]["OAuthError429"];
             500: components["responses"]["OAuthError500"];
             503: components["responses"]["OAuthError503"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["AccountRecord"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listAccountTransactions: {
+        parameters: {
+            query?: {
+                type?: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment";
+                createStartTime?: string;
+                createEndTime?: string;
+                /** @description page by number (default 1); not with `cursor` */
+                pageNumber?: number;
+                /** @description default 20 */
+                pageSize?: number;
+                /** @description continue a keyset walk: `nextCursor` of the previous page, unchanged */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** @description counted up to 10,000 (then exactly 10,000: "10,000 or more") */
+                            total: number;
+                            pageNumber: number;
+                            pageSize: number;
+                            list: components["schemas"]["TransactionRecord"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     createOrder: {

@@ -1,3 +1,4 @@
+import { AccountRecord, TransactionRecord } from '../../schemas/account.ts';
 import type { RouteOptions } from 'fastify';
 import pkg from '../../../package.json' with { type: 'json' };
 import {
@@ -43,6 +44,8 @@ const NAMED: Record<string, unknown> = {
   FulfillmentRecord,
   RefundRecord,
   AuditPage,
+  AccountRecord,
+  TransactionRecord,
 };
 
 /** `/admin/v1/merchants/:id/tokens` → `/merchants/{id}/tokens` (relative to the `/admin/v1` server). */
@@ -107,6 +110,7 @@ export function buildAdminOpenApiDocument(routes: readonly RouteOptions[]): Json
       { name: 'Refunds', description: 'Refund review (manual, or after the worker gave up).' },
       { name: 'Webhooks', description: "Every merchant's webhook endpoints: disable and re-enable." },
       { name: 'Audit', description: 'Who changed what, newest first.' },
+      { name: 'Accounts', description: "Merchants' money accounts: billing terms, payments received, adjustments, transactions (SPEC §15)." },
     ],
     paths,
     components: {

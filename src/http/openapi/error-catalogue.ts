@@ -103,6 +103,15 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
       errors: [{ field: 'shipToCountry', message: 'no channel from US01 to CN', warehouseCode: 'US01', country: 'CN' }],
     },
   },
+  {
+    status: 422,
+    code: 42203,
+    when: 'insufficient funds: a prepaid account cannot cover the order (nothing reserved, charged or stored)',
+    example: {
+      message: 'insufficient funds: the order needs 54.2 and the account has 20 available',
+      errors: [{ field: 'account', message: 'the prepaid account cannot cover the order', required: 54.2, available: 20 }],
+    },
+  },
   { status: 429, code: 42900, when: 'rate limited (Retry-After header)', example: { message: 'rate limit exceeded; retry after 1 s' } },
   {
     status: 500,

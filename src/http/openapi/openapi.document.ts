@@ -14,6 +14,7 @@ import {
 } from '../../schemas/orders.ts';
 import { CatalogProduct, WarehouseInfo } from '../../schemas/catalog.ts';
 import { ErrorEnvelope } from '../../schemas/common.ts';
+import { AccountRecord, TransactionRecord } from '../../schemas/account.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../schemas/oauth.ts';
 import { RefundBody, RefundItemBody, RefundRecord } from '../../schemas/refunds.ts';
 import { StockChange, StockRecord, WarehouseStock } from '../../schemas/stock.ts';
@@ -39,6 +40,8 @@ type Json = Record<string, unknown>;
 /** Payloads that get a name in `components.schemas` wherever their exact structure appears. */
 const NAMED: Record<string, unknown> = {
   ErrorEnvelope,
+  AccountRecord,
+  TransactionRecord,
   OAuthError: OAuthErrorBody,
   TokenRequest,
   TokenResponse,
@@ -387,6 +390,7 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
       { name: 'Orders', description: 'Freight quotes, order creation (split by warehouse) and queries.' },
       { name: 'Refunds', description: 'Refund requests, decided asynchronously.' },
       { name: 'Webhooks', description: 'Endpoints that receive signed event deliveries, and their delivery log; the `webhooks` section lists the events.' },
+      { name: 'Account', description: 'Your money account with the supplier: balance, billing mode and every charge and credit.' },
     ],
     paths,
     webhooks: webhookSection(namer),
@@ -442,4 +446,5 @@ const SCOPE_TEXT: Record<(typeof SCOPES)[number], string> = {
   'orders:read': 'read orders and refunds, quote freight',
   'orders:write': 'create orders',
   'refunds:write': 'request refunds',
+  'account:read': 'read the money account: balance and transactions',
 };

@@ -1,0 +1,175 @@
+/**
+ * SPEC §15: the money ledger's vocabulary and rules. Pure: the store keeps the rows, the services
+ * decide with these. Amounts are integer minor units of the supplier's currency.
+ *
+ * Sign convention (docs/money.md): every line is the change to one account's balance, and an
+ * entry's lines sum to zero. A merchant account's balance is what the supplier holds for the
+ * merchant: positive is prepaid money, negative is what the merchant owes. The supplier's accounts
+ * carry the other side, so their balances read as the negation of what they record (sales is
+ * negative by the total sold).
+ */
+import type { StockistEnv } from './vocabulary.ts';
+
+/** A merchant's account, and the supplier's four: sales, refunds (given back), cash received, adjustments. */
+export const ACCOUNT_KINDS = ['merchant', 'sales', 'refunds', 'cash', 'adjustments'] as const;
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+export type SupplierAccountKind = Exclude<AccountKind, 'merchant'>;
+
+export const ENTRY_TYPES = ['order_charge', 'refund_credit', 'cancellation_credit', 'top_up', 'adjustment'] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+/** `on_account`: charged, may go below zero without limit (the default); `prepaid`: an order must be covered by `available`. */
+export const BILLING_MODES = ['on_account', 'prepaid'] as const;
+export type BillingMode = (typeof BILLING_MODES)[number];
+
+/**
+ * The bound on one amount and on a balance reached by a top-up or an adjustment: 10^10 minor units,
+ * the same as an order's final amount (SPEC §4.4). Doubles are exact far beyond it.
+ */
+const MAX_MONEY_CENTS = 10_000_000_000;
+
+/** The supplier account each entry type moves against the merchant's. */
+export const COUNTER_ACCOUNT: Record<EntryType, SupplierAccountKind> = {
+  order_charge: 'sales',
+  refund_credit: 'refunds',
+  cancellation_credit: 'sales',
+  top_up: 'cash',
+  adjustment: 'adjustments',
+};
+
+/** The sign of the merchant's side of each type (adjustments carry their own). */
+const MERCHANT_SIGN: Record<Exclude<EntryType, 'adjustment'>, 1 | -1> = {
+  order_charge: -1,
+  refund_credit: 1,
+  cancellation_credit: 1,
+  top_up: 1,
+};
+
+/** The merchant account's change for an entry of this type and (positive, or signed for adjustments) amount. */
+export function merchantSide(type: EntryType, amountCents: number): number {
+  if (!Number.isSafeInteger(amountCents)) throw new Error(`ledger: amount ${amountCents} is not an integer number of minor units`);
+  if (type === 'adjustment') {
+    if (amountCents === 0) throw new Error('ledger: an adjustment of 0');
+    return amountCents;
+  }
+  if (amountCents < 0) throw new Error(`ledger: a ${type} of ${amountCents}`);
+  return MERCHANT_SIGN[type] * amountCents;
+}
+
+export interface LinePlan {
+  account: 'merchant' | SupplierAccountKind;
+  amountCents: number;
+}
+
+/** The entry's two lines: the merchant's side and the supplier account's, summing to zero. */
+export function entryLines(type: EntryType, amountCents: number): LinePlan[] {
+  const merchant = merchantSide(type, amountCents);
+  return [
+    { account: 'merchant', amountCents: merchant },
+    { account: COUNTER_ACCOUNT[type], amountCents: -merchant },
+  ];
+}
+
+/** The unique cause of each kind of entry: the database refuses a second entry with the same one. */
+export const causeOf = {
+  orderCharge: (orderId: number) => `order:${orderId}`,
+  refundCredit: (refundId: number) => `refund:${refundId}`,
+  cancellationCredit: (splitOrderId: number) => `split_cancel:${splitOrderId}`,
+  topUp: (accountId: number, reference: string) => `top_up:${accountId}:${reference}`,
+  adjustment: (accountId: number, key: string) => `adjustment:${accountId}:${key}`,
+};
+
+export const accountKey = {
+  merchant: (merchantId: number, environment: StockistEnv) => `merchant:${merchantId}:${environment}`,
+  supplier: (kind: SupplierAccountKind, environment: StockistEnv) => `supplier:${kind}:${environment}`,
+};
+
+export interface AccountTerms {
+  balanceCents: number;
+  billingMode: BillingMode;
+  creditLimitCents: number;
+}
+
+/** SPEC §15: `available = balance + creditLimit`. */
+export const availableCents = (a: AccountTerms) => a.balanceCents + a.creditLimitCents;
+
+/** Whether the account may be charged this much: always on account; within `available` when prepaid. */
+export const canCover = (a: AccountTerms, chargeCents: number) => a.billingMode === 'on_account' || availableCents(a) >= chargeCents;
+
+/**
+ * `balance.low` fires once per crossing: when `available` goes from at or above the threshold to
+ * below it. Another charge while already below does not fire again; a credit back above re-arms it.
+ */
+export function crossesBelow(thresholdCents: number | null, availableBefore: number, availableAfter: number): boolean {
+  return thresholdCents !== null && availableBefore >= thresholdCents && availableAfter < thresholdCents;
+}
+
+/** Why a top-up or adjustment may not be posted (the bound of SPEC §15 bad input), or null. */
+export function operatorPostingProblem(type: 'top_up' | 'adjustment', amountCents: number, balanceCents: number): { field: string; message: string } | null {
+  if (!Number.isSafeInteger(amountCents)) return { field: 'amount', message: 'must be a whole number of minor units' };
+  if (type === 'top_up' && amountCents <= 0) return { field: 'amount', message: 'a top-up must be greater than 0' };
+  if (type === 'adjustment' && amountCents === 0) return { field: 'amount', message: 'an adjustment may not be 0' };
+  if (Math.abs(amountCents) > MAX_MONEY_CENTS) return { field: 'amount', message: `must be at most ${MAX_MONEY_CENTS / 100} in absolute value` };
+  if (Math.abs(balanceCents + amountCents) > MAX_MONEY_CENTS) {
+    return {
+      field: 'amount',
+      message: `the balance would be ${(balanceCents + amountCents) / 100}; at most ${MAX_MONEY_CENTS / 100} in absolute value is kept`,
+    };
+  }
+  return null;
+}
+
+/** An invariant of SPEC §15 that `stockist ledger verify` found broken: one line of its report. */
+export interface LedgerBreach {
+  rule: 'entry_sum' | 'account_balance' | 'order_charge' | 'refund_credit' | 'prepaid_floor' | 'entry_lines';
+  message: string;
+}
+
+/**
+ * An amount as an operator types it ("12.50", "-3", "0.5"): at most two decimals, a sign only when
+ * `signed`; the result in minor units, or null when the text is not such an amount.
+ */
+export function parseAmount(text: string, signed: boolean): number | null {
+  const m = (signed ? /^([+-]?)(\d{1,16})(?:\.(\d{1,2}))?$/ : /^()(\d{1,16})(?:\.(\d{1,2}))?$/).exec(text.trim());
+  if (!m) return null;
+  const cents = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  if (!Number.isSafeInteger(cents)) return null;
+  return m[1] === '-' ? -cents : cents;
+}
+
+/** Minor units as text with two decimals and a sign when negative: -1250 → "-12.50". */
+export function formatSigned(cents: number): string {
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** A transactions walk's keyset cursor: the last row's (created_at, id) and the query it belongs to. Opaque to clients. */
+export interface EntryCursor {
+  after: [number, number];
+  type: EntryType | null;
+  createStart: number | null;
+  createEnd: number | null;
+  pageSize: number;
+  page: number;
+}
+
+const CURSOR_PREFIX = 'tc1_';
+
+export const encodeEntryCursor = (c: EntryCursor) =>
+  CURSOR_PREFIX + Buffer.from(JSON.stringify({ a: c.after, t: c.type, s: c.createStart, e: c.createEnd, z: c.pageSize, p: c.page })).toString('base64url');
+
+/** The cursor, or null when the text is not one this API issued. */
+export function decodeEntryCursor(text: string): EntryCursor | null {
+  if (!text.startsWith(CURSOR_PREFIX) || text.length > 1024) return null;
+  let b: { a?: unknown; t?: unknown; s?: unknown; e?: unknown; z?: unknown; p?: unknown };
+  try {
+    b = JSON.parse(Buffer.from(text.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  const time = (v: unknown): v is number | null => v === null || Number.isSafeInteger(v);
+  if (typeof b !== 'object' || b === null || !Array.isArray(b.a) || b.a.length !== 2 || !b.a.every((v) => Number.isSafeInteger(v))) return null;
+  if (!(b.t === null || (ENTRY_TYPES as readonly unknown[]).includes(b.t)) || !time(b.s) || !time(b.e)) return null;
+  if (!Number.isSafeInteger(b.z) || (b.z as number) < 1 || (b.z as number) > 250 || !Number.isSafeInteger(b.p) || (b.p as number) < 2) return null;
+  return { after: [b.a[0], b.a[1]], type: b.t as EntryType | null, createStart: b.s, createEnd: b.e, pageSize: b.z as number, page: b.p as number };
+}

@@ -1,0 +1,143 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../../config.ts';
+import { adminKeyActor } from '../../../domain/audit.ts';
+import { presentAccount, presentTransaction } from '../../../present/account.presenter.ts';
+import {
+  AccountEnvironmentQuery,
+  AccountPatchBody,
+  AccountRecord,
+  AdjustmentBody,
+  AdminTransactionsQuery,
+  PostedEntry,
+  TopUpBody,
+  TransactionsPage,
+} from '../../../schemas/account.ts';
+import { AdminResponses } from '../../../schemas/admin-responses.ts';
+import { IdParams } from '../../../schemas/admin.ts';
+import { IdempotencyHeaders } from '../../../schemas/orders.ts';
+import { accountForOperator, changeTerms, postByOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
+import type { Store } from '../../../store/db.ts';
+
+const TAGS = ['Accounts'];
+
+/** SPEC §15: the operator's side of a merchant's money account; every write audited in its transaction. */
+export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
+  app,
+  { store, config, adminApiKey },
+) => {
+  const { db } = store;
+  const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
+  const posted = async (r: { entry: Parameters<typeof presentTransaction>[0]; replayed: boolean }, merchantId: number) => ({
+    replayed: r.replayed,
+    transaction: presentTransaction(r.entry),
+    account: presentAccount(await accountForOperator(db, config, merchantId, r.entry.environment)),
+  });
+
+  app.get(
+    '/merchants/:id/account',
+    {
+      schema: {
+        summary: 'A merchant’s account in one environment (default: this server’s)',
+        tags: TAGS,
+        params: IdParams,
+        querystring: AccountEnvironmentQuery,
+        response: AdminResponses(AccountRecord),
+      },
+    },
+    async (request) => presentAccount(await accountForOperator(db, config, Number(request.params.id), request.query.environment ?? config.env)),
+  );
+  app.patch(
+    '/merchants/:id/account',
+    {
+      schema: {
+        summary: 'Set billing mode, credit limit and low-balance threshold',
+        tags: TAGS,
+        params: IdParams,
+        body: AccountPatchBody,
+        response: AdminResponses(AccountRecord),
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const row = await changeTerms(
+        store,
+        config,
+        actor(request),
+        Number(request.params.id),
+        b.environment,
+        { billingMode: b.billingMode, creditLimitCents: b.creditLimit, lowBalanceThresholdCents: b.lowBalanceThreshold },
+        Date.now(),
+      );
+      return presentAccount(row);
+    },
+  );
+  app.post(
+    '/merchants/:id/account/top-ups',
+    {
+      schema: {
+        summary: 'Record a payment received (idempotent on `reference`: a repeat answers the first and posts nothing)',
+        tags: TAGS,
+        params: IdParams,
+        body: TopUpBody,
+        response: AdminResponses(PostedEntry),
+      },
+    },
+    async (request) => {
+      const id = Number(request.params.id);
+      const b = request.body;
+      return posted(
+        await postByOperator(
+          store,
+          config,
+          actor(request),
+          id,
+          { type: 'top_up', environment: b.environment, amountCents: b.amount, text: b.reference },
+          Date.now(),
+        ),
+        id,
+      );
+    },
+  );
+  app.post(
+    '/merchants/:id/account/adjustments',
+    {
+      schema: {
+        summary: 'Post a signed correction with a reason (an `Idempotency-Key` makes a retry post once)',
+        tags: TAGS,
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: AdjustmentBody,
+        response: AdminResponses(PostedEntry),
+      },
+    },
+    async (request) => {
+      const id = Number(request.params.id);
+      const b = request.body;
+      const key = request.headers['idempotency-key'];
+      return posted(
+        await postByOperator(
+          store,
+          config,
+          actor(request),
+          id,
+          { type: 'adjustment', environment: b.environment, amountCents: b.amount, text: b.reason, key },
+          Date.now(),
+        ),
+        id,
+      );
+    },
+  );
+  app.get(
+    '/merchants/:id/account/transactions',
+    {
+      schema: {
+        summary: 'A merchant account’s transactions, newest first',
+        tags: TAGS,
+        params: IdParams,
+        querystring: AdminTransactionsQuery,
+        response: AdminResponses(TransactionsPage),
+      },
+    },
+    async (request) => transactionsForOperator(db, Number(request.params.id), request.query.environment ?? config.env, request.query),
+  );
+};

@@ -1,0 +1,347 @@
+import { AppError, fieldError, notFound } from '../domain/errors.ts';
+import type { Actor } from '../domain/audit.ts';
+import { centsToAmount } from '../domain/money.ts';
+import {
+  availableCents,
+  causeOf,
+  COUNTER_ACCOUNT,
+  decodeEntryCursor,
+  encodeEntryCursor,
+  merchantSide,
+  operatorPostingProblem,
+  type BillingMode,
+  type EntryType,
+} from '../domain/ledger.ts';
+import { timeWindow } from '../domain/time.ts';
+import { presentTransaction } from '../present/account.presenter.ts';
+import type { TransactionsQuery } from '../schemas/account.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
+import { insertAudit } from '../store/audit.repository.ts';
+import type { Db, Handle, Store, Trx } from '../store/db.ts';
+import {
+  chargeOfOrder,
+  countEntries,
+  creditAccount,
+  entriesPage,
+  ensureAccounts,
+  entryByCause,
+  insertEntry,
+  lockMerchantAccount,
+  merchantAccount,
+  moveBalance,
+  updateTerms,
+  type AccountRow,
+  type EntryFilter,
+  type EntryRow,
+} from '../store/ledger.repository.ts';
+import { findMerchant } from '../store/merchants.repository.ts';
+import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import { isUniqueViolation } from '../store/faults.ts';
+
+/** What the operator's postings need of the store: the handle, and the dialect for row locks. */
+export type LedgerStore = Pick<Store, 'db' | 'dialect'>;
+
+/** Which account a server's postings go to: the merchant's in this server's environment, in the supplier's currency. */
+export interface LedgerSettings {
+  env: StockistEnv;
+  supplierCurrency: string;
+}
+
+/** 422/42203 (SPEC §15): a prepaid account cannot cover the order; nothing is reserved, charged or stored. */
+const insufficientFunds = (requiredCents: number, availableCentsNow: number) =>
+  new AppError(
+    422,
+    42203,
+    `insufficient funds: the order needs ${centsToAmount(requiredCents)} and the account has ${centsToAmount(availableCentsNow)} available`,
+    [
+      {
+        field: 'account',
+        message: 'the prepaid account cannot cover the order',
+        required: centsToAmount(requiredCents),
+        available: centsToAmount(availableCentsNow),
+      },
+    ],
+  );
+
+/** Moves the balance, creating the accounts on first use; undefined only when a prepaid account cannot cover a charge. */
+async function move(scope: MerchantScope<Trx>, ledger: LedgerSettings, deltaCents: number, now: number): Promise<AccountRow | undefined> {
+  const moved = await moveBalance(scope, ledger.env, deltaCents, now);
+  if (moved) return moved;
+  if (await merchantAccount(scope, ledger.env)) return undefined;
+  await ensureAccounts(scope, ledger.env, ledger.supplierCurrency, now);
+  return moveBalance(scope, ledger.env, deltaCents, now);
+}
+
+/**
+ * The order's charge, in the order's transaction (SPEC §15), before anything of the order is
+ * written: the check and the charge are one statement, so N concurrent orders against a prepaid
+ * balance that covers k of them leave exactly k charged. Throws 42203 when it cannot be covered.
+ * `post` then writes the entry once the order has its id.
+ */
+export async function chargeOrder(scope: MerchantScope<Trx>, ledger: LedgerSettings, finalCents: number, now: number) {
+  const charged = merchantSide('order_charge', finalCents);
+  const account = await move(scope, ledger, charged, now);
+  if (!account) {
+    const current = (await merchantAccount(scope, ledger.env))!;
+    throw insufficientFunds(finalCents, availableCents(terms(current)));
+  }
+  return {
+    account,
+    post: (orderId: number) =>
+      insertEntry(
+        scope.handle,
+        {
+          cause: causeOf.orderCharge(orderId),
+          type: 'order_charge',
+          account,
+          amountCents: charged,
+          counterAccount: COUNTER_ACCOUNT.order_charge,
+          orderId,
+          description: `Order ${orderId}`,
+        },
+        now,
+      ),
+  };
+}
+
+/**
+ * A succeeded refund's credit (SPEC §15), in the decision's transaction: back to the account the
+ * order was charged to. An order placed before the ledger existed was never charged, so its
+ * refund credits nothing (docs/money.md).
+ */
+export async function creditRefund(trx: Trx, refundId: number, orderId: number, amountCents: number, now: number): Promise<EntryRow | null> {
+  const charge = await chargeOfOrder(trx, orderId);
+  if (!charge) return null;
+  const credited = merchantSide('refund_credit', amountCents);
+  const account = await creditAccount(trx, charge.accountId, credited, now);
+  return insertEntry(
+    trx,
+    {
+      cause: causeOf.refundCredit(refundId),
+      type: 'refund_credit',
+      account,
+      amountCents: credited,
+      counterAccount: COUNTER_ACCOUNT.refund_credit,
+      orderId,
+      refundId,
+      description: `Refund ${refundId} of order ${orderId}`,
+    },
+    now,
+  );
+}
+
+const terms = (a: AccountRow) => ({ balanceCents: a.balance_cents, billingMode: a.billing_mode, creditLimitCents: a.credit_limit_cents });
+
+/** What a merchant account looks like before any money moved in it (nothing is written to read it). */
+function unopened(merchantId: number, ledger: LedgerSettings, environment: StockistEnv): AccountRow {
+  return {
+    id: 0,
+    account_key: '',
+    merchant_id: merchantId,
+    environment,
+    kind: 'merchant',
+    currency: ledger.supplierCurrency,
+    balance_cents: 0,
+    billing_mode: 'on_account',
+    credit_limit_cents: 0,
+    low_balance_threshold_cents: null,
+    created_at: 0,
+    updated_at: 0,
+  };
+}
+
+/** The merchant's account in one environment (GET /openapi/v1/account, the operator's GET). */
+export async function accountOf(scope: MerchantScope, ledger: LedgerSettings, environment: StockistEnv = ledger.env): Promise<AccountRow> {
+  return (await merchantAccount(scope, environment)) ?? unopened(scope.merchantId, ledger, environment);
+}
+
+async function merchantOr404(db: Handle, merchantId: number): Promise<void> {
+  if (!(await findMerchant(db, merchantId))) throw notFound('merchant');
+}
+
+/** The operator's view of a merchant's account (404 for an unknown merchant). */
+export async function accountForOperator(db: Db, ledger: LedgerSettings, merchantId: number, environment: StockistEnv): Promise<AccountRow> {
+  await merchantOr404(db, merchantId);
+  return accountOf(forMerchant(db, merchantId), ledger, environment);
+}
+
+export interface TermsChange {
+  billingMode?: BillingMode;
+  creditLimitCents?: number;
+  lowBalanceThresholdCents?: number | null;
+}
+
+/** PATCH /admin/v1/merchants/{id}/account: billing mode, credit limit, low-balance threshold; audited with the change. */
+export async function changeTerms(
+  { db, dialect }: LedgerStore,
+  ledger: LedgerSettings,
+  actor: Actor,
+  merchantId: number,
+  environment: StockistEnv,
+  change: TermsChange,
+  now: number,
+) {
+  await merchantOr404(db, merchantId);
+  return db.transaction().execute(async (trx) => {
+    const scope = forMerchant(trx, merchantId);
+    await ensureAccounts(scope, environment, ledger.supplierCurrency, now);
+    const before = (await lockMerchantAccount(scope, dialect, environment))!;
+    const after = await updateTerms(
+      scope,
+      environment,
+      {
+        ...(change.billingMode !== undefined ? { billing_mode: change.billingMode } : {}),
+        ...(change.creditLimitCents !== undefined ? { credit_limit_cents: change.creditLimitCents } : {}),
+        ...(change.lowBalanceThresholdCents !== undefined ? { low_balance_threshold_cents: change.lowBalanceThresholdCents } : {}),
+      },
+      now,
+    );
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'account.update',
+        target: `merchant:${merchantId}`,
+        before: {
+          environment,
+          billingMode: before.billing_mode,
+          creditLimit: before.credit_limit_cents,
+          lowBalanceThreshold: before.low_balance_threshold_cents,
+        },
+        after: { environment, billingMode: after.billing_mode, creditLimit: after.credit_limit_cents, lowBalanceThreshold: after.low_balance_threshold_cents },
+        merchantId,
+      },
+      now,
+    );
+    return after;
+  });
+}
+
+export interface OperatorPosting {
+  type: 'top_up' | 'adjustment';
+  environment: StockistEnv;
+  amountCents: number;
+  /** top_up: the operator's reference (idempotent on it); adjustment: the reason. */
+  text: string;
+  /** adjustment: what makes a repeat the same adjustment (an Idempotency-Key, or a fresh one). */
+  key?: string;
+}
+
+/**
+ * POST …/account/top-ups and …/account/adjustments (SPEC §15): a payment received or a signed
+ * correction, posted with its audit row in one transaction. A top-up repeated with the same
+ * `reference` answers the first one and posts nothing (`replayed`); with another amount it is 409.
+ */
+export async function postByOperator({ db, dialect }: LedgerStore, ledger: LedgerSettings, actor: Actor, merchantId: number, p: OperatorPosting, now: number) {
+  await merchantOr404(db, merchantId);
+  const attempt = () =>
+    db.transaction().execute(async (trx) => {
+      const scope = forMerchant(trx, merchantId);
+      await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
+      const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
+      const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
+      const existing = await entryByCause(scope, cause);
+      if (existing) return { entry: existing, replayed: true };
+      const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);
+      if (problem) throw fieldError(problem.field, problem.message);
+      const amount = merchantSide(p.type, p.amountCents);
+      const moved = await creditAccount(trx, account.id, amount, now);
+      const entry = await insertEntry(
+        trx,
+        {
+          cause,
+          type: p.type,
+          account: moved,
+          amountCents: amount,
+          counterAccount: COUNTER_ACCOUNT[p.type],
+          reference: p.type === 'top_up' ? p.text : null,
+          description: p.type === 'top_up' ? `Payment received: ${p.text}` : `Adjustment: ${p.text}`,
+        },
+        now,
+      );
+      await insertAudit(
+        trx,
+        actor,
+        {
+          action: p.type === 'top_up' ? 'account.top_up' : 'account.adjust',
+          target: `merchant:${merchantId}`,
+          before: { environment: p.environment, balance: account.balance_cents },
+          after: {
+            environment: p.environment,
+            balance: moved.balance_cents,
+            entryId: entry.id,
+            amount,
+            ...(p.type === 'top_up' ? { reference: p.text } : { reason: p.text }),
+          },
+          merchantId,
+        },
+        now,
+      );
+      return { entry, replayed: false };
+    });
+  let result: { entry: EntryRow; replayed: boolean };
+  try {
+    result = await attempt();
+  } catch (error) {
+    // Two identical top-ups at once: the second's entry met the first's cause; answer the first.
+    if (!isUniqueViolation(error)) throw error;
+    result = await attempt();
+  }
+  if (result.replayed && p.type === 'top_up' && result.entry.amount_cents !== p.amountCents) {
+    throw new AppError(409, 40900, `reference ${p.text} was already used for a top-up of ${centsToAmount(result.entry.amount_cents)}`, [
+      { field: 'reference', message: 'already used for a different amount' },
+    ]);
+  }
+  return result;
+}
+
+export type { EntryType };
+
+/** SPEC §15 paging (§4.6): newest first; numbered pages or a keyset walk by `cursor`. */
+const TRANSACTIONS_PAGE_SIZE = 20;
+const TRANSACTIONS_TOTAL_CAP = 10_000;
+
+export async function transactionsOf(scope: MerchantScope, environment: StockistEnv, q: TransactionsQuery) {
+  const fromCursor = q.cursor === undefined ? null : decodeEntryCursor(q.cursor);
+  if (q.cursor !== undefined && fromCursor === null)
+    throw fieldError('cursor', 'is not a cursor this API issued: pass nextCursor of the previous page unchanged');
+  if (fromCursor !== null && q.pageNumber !== undefined) throw fieldError('pageNumber', 'cannot be combined with cursor');
+  const window = timeWindow(['createStartTime', q.createStartTime], ['createEndTime', q.createEndTime]);
+  const filter: EntryFilter = { type: q.type ?? null, createStart: window.start, createEnd: window.end };
+  if (fromCursor !== null) {
+    const given = (name: string, a: unknown, b: unknown, sent: boolean) => {
+      if (sent && a !== b) throw fieldError(name, 'differs from the walk the cursor continues: leave it out or repeat it');
+    };
+    given('type', filter.type, fromCursor.type, q.type !== undefined);
+    given('createStartTime', filter.createStart, fromCursor.createStart, q.createStartTime !== undefined);
+    given('createEndTime', filter.createEnd, fromCursor.createEnd, q.createEndTime !== undefined);
+    given('pageSize', q.pageSize, fromCursor.pageSize, q.pageSize !== undefined);
+    Object.assign(filter, { type: fromCursor.type, createStart: fromCursor.createStart, createEnd: fromCursor.createEnd });
+  }
+  const pageSize = fromCursor?.pageSize ?? q.pageSize ?? TRANSACTIONS_PAGE_SIZE;
+  const pageNumber = fromCursor?.page ?? q.pageNumber ?? 1;
+  const account = await merchantAccount(scope, environment);
+  if (!account) return { total: 0, pageNumber, pageSize, list: [], nextCursor: null };
+  const rows = await entriesPage(scope, account.id, filter, fromCursor?.after ?? null, fromCursor ? 0 : (pageNumber - 1) * pageSize, pageSize + 1);
+  const list = rows.slice(0, pageSize);
+  const last = list[list.length - 1];
+  const nextCursor =
+    rows.length > pageSize
+      ? encodeEntryCursor({
+          after: [last.created_at, last.id],
+          type: filter.type,
+          createStart: filter.createStart,
+          createEnd: filter.createEnd,
+          pageSize,
+          page: pageNumber + 1,
+        })
+      : null;
+  const total = await countEntries(scope, account.id, filter, TRANSACTIONS_TOTAL_CAP);
+  return { total, pageNumber, pageSize, list: list.map(presentTransaction), nextCursor };
+}
+
+/** The operator's transactions of a merchant's account (404 for an unknown merchant). */
+export async function transactionsForOperator(db: Db, merchantId: number, environment: StockistEnv, q: TransactionsQuery) {
+  await merchantOr404(db, merchantId);
+  return transactionsOf(forMerchant(db, merchantId), environment, q);
+}

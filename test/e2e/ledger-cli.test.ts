@@ -1,0 +1,44 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { runCli, tempDir } from './process.ts';
+
+/** SPEC §15 on the command line: `stockist account show|top-up|adjust` and `stockist ledger verify` (exit 1 naming each breach). */
+describe('stockist account and ledger verify (real processes)', () => {
+  it('tops up and adjusts a merchant account, verifies the ledger, and fails naming a breach', (c) => {
+    const dir = tempDir();
+    c.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'money.db');
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
+    const seeded = runCli(['seed', 'demo'], env);
+    assert.equal(seeded.status, 0, seeded.stderr);
+    const merchantId = /demo merchant (\d+)/.exec(seeded.stdout)![1];
+
+    const topUp = runCli(['account', 'top-up', merchantId, '120.50', '--reference', 'wire 2026-11-27'], env);
+    assert.equal(topUp.status, 0, topUp.stderr);
+    assert.match(topUp.stdout, /^entry \d+: top-up 120\.50 USD, balance -?\d+\.\d\d\n$/);
+    const repeat = runCli(['account', 'top-up', merchantId, '120.50', '--reference', 'wire 2026-11-27'], env);
+    assert.match(repeat.stdout, /^already recorded: entry/);
+    const adjusted = runCli(['account', 'adjust', merchantId, '-0.50', '--reason', 'bank fee'], env);
+    assert.equal(adjusted.status, 0, adjusted.stderr);
+    assert.match(adjusted.stdout, /adjustment -0\.50 USD/);
+    assert.equal(runCli(['account', 'top-up', merchantId, '1.005', '--reference', 'x'], env).status, 1);
+    assert.equal(runCli(['account', 'adjust', merchantId, '5'], env).status, 1, '--reason is required');
+    const shown = runCli(['account', 'show', merchantId], env);
+    assert.match(shown.stdout, new RegExp(`^merchant:${merchantId}:sandbox  balance -?\\d+\\.\\d\\d USD  on_account`));
+
+    const ok = runCli(['ledger', 'verify'], env);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /every invariant holds\n$/);
+
+    const db = new Database(file);
+    db.prepare('update ledger_accounts set balance_cents = balance_cents + 7 where merchant_id = ?').run(Number(merchantId));
+    db.close();
+    const broken = runCli(['ledger', 'verify'], env);
+    assert.equal(broken.status, 1);
+    assert.match(broken.stdout, new RegExp(`^BREACH account_balance: account merchant:${merchantId}:sandbox: balance .+ but its lines sum to .+\\n`, 'm'));
+    assert.match(broken.stdout, /1 breach\n$/);
+  });
+});

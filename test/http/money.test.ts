@@ -1,0 +1,273 @@
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { RefundWorker } from '../../src/jobs/refund.worker.ts';
+import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
+import { ORDER_CATALOGUE, order } from '../fixtures.ts';
+import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
+
+/** SPEC §15 from the merchant's and the operator's side: charges, credits, prepaid refusals, top-ups, adjustments. */
+const DE = { country: 'DE', phone: '1', recipient: 'R', province: 'P' };
+const worker = (t: TestApp) => new RefundWorker({ store: t.store, config: { refundReview: 'auto', refundAutoDelayMs: 0 } });
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`money: accounts, charges and credits (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
+    if (!DIALECTS.includes(dialect)) return;
+    const t = useApp(dialect);
+
+    before(async () => {
+      await loadCatalogue(t, ORDER_CATALOGUE);
+      await t.admin('PUT', '/admin/v1/stocks', {
+        items: [
+          { sku: 'A', warehouseCode: 'G007', qty: 100000 },
+          { sku: 'B', warehouseCode: 'G006', qty: 100000 },
+          { sku: 'C', warehouseCode: 'G007', qty: 100000 },
+        ],
+      });
+    });
+
+    /** A merchant of its own for each test: nothing depends on the order tests run in. */
+    const shop = async (name: string) => {
+      const m = await newMerchant(t, name);
+      return {
+        ...m,
+        account: async () => (await t.merchant(m.token, 'GET', '/openapi/v1/account')).body,
+        transactions: async (query = '') => (await t.merchant(m.token, 'GET', `/openapi/v1/account/transactions${query}`)).body,
+        order: (lines: unknown[]) => t.merchant(m.token, 'POST', '/openapi/v1/order/orders', order(lines, { orderAddress: DE })),
+        terms: (body: Record<string, unknown>) => t.admin('PATCH', `/admin/v1/merchants/${m.merchantId}/account`, { environment: 'sandbox', ...body }),
+        topUp: (amount: unknown, reference: string) =>
+          t.admin('POST', `/admin/v1/merchants/${m.merchantId}/account/top-ups`, { environment: 'sandbox', amount, reference }),
+      };
+    };
+    const finalAmountOf = async (token: string, orderId: string) =>
+      (await t.merchant(token, 'GET', `/openapi/v2/order/orders/${orderId}`)).body.data.finalAmount as number;
+    const clean = async () => {
+      const report = await verifyLedger(t.store.db);
+      assert.deepEqual(report.breaches, [], 'every invariant of SPEC §15 holds');
+      return report;
+    };
+
+    it('shows an account before any money moved: zero, on account, the supplier currency', async () => {
+      const s = await shop('Fresh');
+      const a = await s.account();
+      assert.equal(a.code, 10000);
+      assert.deepEqual(a.data, {
+        environment: 'sandbox',
+        currency: 'USD',
+        balance: 0,
+        creditLimit: 0,
+        available: 0,
+        billingMode: 'on_account',
+        lowBalanceThreshold: null,
+      });
+      assert.deepEqual((await s.transactions()).data, { total: 0, pageNumber: 1, pageSize: 20, list: [], nextCursor: null });
+    });
+
+    it('charges an order when it is placed (on account: below zero without limit)', async () => {
+      const s = await shop('Charged');
+      const r = await s.order([{ sku: 'A', quantity: 2 }]);
+      assert.equal(r.status, 200, r.raw);
+      const final = await finalAmountOf(s.token, r.body.data);
+      const a = (await s.account()).data;
+      assert.equal(a.balance, -final);
+      assert.equal(a.available, -final);
+      const page = (await s.transactions()).data;
+      assert.equal(page.total, 1);
+      assert.equal(page.list[0].type, 'order_charge');
+      assert.equal(page.list[0].amount, -final);
+      assert.equal(page.list[0].balanceAfter, -final);
+      assert.equal(page.list[0].orderId, r.body.data);
+      assert.equal(page.list[0].refundNo, null);
+      await clean();
+    });
+
+    it('credits a refund when the worker decides it successful, and nothing when it fails', async () => {
+      const s = await shop('Refunded');
+      const placed = await s.order([
+        { sku: 'A', quantity: 1 },
+        { sku: 'B', quantity: 1 },
+      ]);
+      const orderId = placed.body.data;
+      const final = await finalAmountOf(s.token, orderId);
+      const rq = await t.merchant(s.token, 'POST', `/openapi/v2/order/orders/${orderId}/refund`, { skuCode: 'A', quantity: 1 });
+      assert.equal(rq.status, 200, rq.raw);
+      await worker(t).runOnce();
+      const refund = (await t.merchant(s.token, 'GET', `/openapi/v2/order/orders/refund/${orderId}`)).body.data.list[0];
+      assert.equal(refund.refundStatus, 'refund_successfully');
+      const page = (await s.transactions()).data;
+      assert.deepEqual(
+        page.list.map((e: { type: string }) => e.type),
+        ['refund_credit', 'order_charge'],
+      );
+      assert.equal(page.list[0].amount, refund.amount);
+      assert.equal(page.list[0].refundNo, refund.refundNo);
+      assert.equal((await s.account()).data.balance, Math.round((-final + refund.amount) * 100) / 100);
+      await clean();
+    });
+
+    it('refuses an order a prepaid account cannot cover with 42203, changing nothing', async () => {
+      const s = await shop('Prepaid');
+      assert.equal((await s.terms({ billingMode: 'prepaid', creditLimit: '5.00' })).status, 200);
+      assert.equal((await s.topUp('10.00', 'wire-1')).status, 200);
+      const before = await tableDigests(t.store);
+      const stockBefore = await stockQty(t, 'C', 'G007');
+      const r = await s.order([{ sku: 'C', quantity: 10 }]);
+      assert.equal(r.status, 422, r.raw);
+      assert.equal(r.body.code, 42203);
+      assert.equal(r.body.errors[0].field, 'account');
+      assert.equal(r.body.errors[0].available, 15);
+      assert.ok(r.body.errors[0].required > 15, 'required is the final amount');
+      assert.deepEqual(await tableDigests(t.store), before, 'no order, no stock change, no entry');
+      assert.equal(await stockQty(t, 'C', 'G007'), stockBefore);
+      // One the account covers goes through and takes it down to what is left.
+      const ok = await s.order([{ sku: 'C', quantity: 1 }]);
+      assert.equal(ok.status, 200, ok.raw);
+      const final = await finalAmountOf(s.token, ok.body.data);
+      const a = (await s.account()).data;
+      assert.equal(a.balance, Math.round((10 - final) * 100) / 100);
+      assert.equal(a.available, Math.round((15 - final) * 100) / 100);
+      await clean();
+    });
+
+    it('accepts exactly the concurrent orders a prepaid balance covers', async () => {
+      const s = await shop('Race');
+      // Price one order, then fund exactly k = 3 of N = 12.
+      const probe = await s.order([{ sku: 'C', quantity: 1 }]);
+      const each = await finalAmountOf(s.token, probe.body.data);
+      const owed = -(await s.account()).data.balance;
+      assert.equal((await s.terms({ billingMode: 'prepaid' })).status, 200);
+      assert.equal((await s.topUp((owed + 3 * each).toFixed(2), 'race-funds')).status, 200);
+      const results = await Promise.all(Array.from({ length: 12 }, () => s.order([{ sku: 'C', quantity: 1 }])));
+      const accepted = results.filter((r) => r.status === 200).length;
+      assert.equal(accepted, 3, results.map((r) => r.status).join(','));
+      assert.ok(results.every((r) => r.status === 200 || r.body.code === 42203));
+      assert.equal((await s.account()).data.balance, 0);
+      await clean();
+    });
+
+    it('top-ups are idempotent on their reference; another amount under it is refused', async () => {
+      const s = await shop('TopUp');
+      const first = await s.topUp(25, 'INV-100');
+      assert.equal(first.status, 200, first.raw);
+      assert.equal(first.body.data.replayed, false);
+      assert.equal(first.body.data.transaction.type, 'top_up');
+      assert.equal(first.body.data.transaction.reference, 'INV-100');
+      assert.equal(first.body.data.account.balance, 25);
+      const again = await s.topUp('25.00', 'INV-100');
+      assert.equal(again.status, 200);
+      assert.equal(again.body.data.replayed, true);
+      assert.equal(again.body.data.transaction.id, first.body.data.transaction.id);
+      assert.equal((await s.account()).data.balance, 25);
+      const different = await s.topUp(30, 'INV-100');
+      assert.equal(different.status, 409);
+      assert.equal((await s.account()).data.balance, 25);
+      const audit = (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list;
+      const topUps = audit.filter((row: { action: string; target: string }) => row.action === 'account.top_up' && row.target === `merchant:${s.merchantId}`);
+      assert.equal(topUps.length, 1, 'the top-up is audited once (the repeat posted nothing)');
+      await clean();
+    });
+
+    it('adjustments are signed, need a reason, and post once per Idempotency-Key', async () => {
+      const s = await shop('Adjusted');
+      const url = `/admin/v1/merchants/${s.merchantId}/account/adjustments`;
+      const post = (body: unknown, key?: string) =>
+        t.app
+          .inject({
+            method: 'POST',
+            url,
+            payload: body as object,
+            headers: { authorization: `Bearer ${'test-admin-key-0123456789'}`, ...(key ? { 'idempotency-key': key } : {}) },
+          })
+          .then((r) => ({ status: r.statusCode, body: r.json() }));
+      const down = await post({ environment: 'sandbox', amount: '-12.50', reason: 'damaged goods fee' }, 'adj-1');
+      assert.equal(down.status, 200, JSON.stringify(down.body));
+      assert.equal(down.body.data.transaction.amount, -12.5);
+      assert.equal((await post({ environment: 'sandbox', amount: '-12.50', reason: 'damaged goods fee' }, 'adj-1')).body.data.replayed, true);
+      assert.equal((await post({ environment: 'sandbox', amount: 2, reason: 'goodwill' })).status, 200);
+      assert.equal((await s.account()).data.balance, -10.5);
+      const types = (await s.transactions('?type=adjustment')).data.list.map((e: { description: string }) => e.description);
+      assert.deepEqual(types, ['Adjustment: goodwill', 'Adjustment: damaged goods fee']);
+      await clean();
+    });
+
+    it('refuses bad operator input with a clean 4xx that writes nothing', async () => {
+      const s = await shop('BadInput');
+      const base = `/admin/v1/merchants/${s.merchantId}/account`;
+      const before = await tableDigests(t.store);
+      const cases: [string, string, unknown, number][] = [
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: 0, reference: 'r' }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: -5, reference: 'r' }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: 'ten', reference: 'r' }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: '1.005', reference: 'r' }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: '100000000.01', reference: 'r' }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: 5 }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: 5, reference: 'x'.repeat(129) }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'sandbox', amount: 5, reference: 'bad\u0000ref' }, 400],
+        ['POST', `${base}/top-ups`, { environment: 'staging', amount: 5, reference: 'r' }, 400],
+        ['POST', `${base}/adjustments`, { environment: 'sandbox', amount: 5 }, 400],
+        ['POST', `${base}/adjustments`, { environment: 'sandbox', amount: 0, reason: 'zero' }, 400],
+        ['POST', `${base}/adjustments`, { environment: 'sandbox', amount: 5, reason: 'y'.repeat(501) }, 400],
+        ['POST', `${base}/adjustments`, { environment: 'sandbox', amount: 5, reason: '' }, 400],
+        ['PATCH', base, { environment: 'sandbox', billingMode: 'credit_card' }, 400],
+        ['PATCH', base, { environment: 'sandbox', creditLimit: -1 }, 400],
+        ['PATCH', base, { billingMode: 'prepaid' }, 400],
+        ['POST', '/admin/v1/merchants/999999/account/top-ups', { environment: 'sandbox', amount: 5, reference: 'r' }, 404],
+        ['GET', '/admin/v1/merchants/999999/account', undefined, 404],
+      ];
+      for (const [method, url, body, status] of cases) {
+        const r = await t.admin(method as 'POST', url, body);
+        assert.equal(r.status, status, `${method} ${url} ${JSON.stringify(body)} → ${r.raw}`);
+        assert.equal(r.body.data, null);
+      }
+      // A top-up that would take the balance past 10^10 minor units.
+      assert.equal((await s.topUp('100000000.00', 'max')).status, 200);
+      const over = await s.topUp('0.01', 'over');
+      assert.equal(over.status, 400, over.raw);
+      assert.equal(over.body.errors[0].field, 'amount');
+      // A merchant's token is not the operator's key.
+      assert.equal((await t.merchant(s.token, 'GET', `${base}?environment=sandbox`)).status, 401);
+      const after = await tableDigests(t.store);
+      for (const table of Object.keys(before).filter((n) => !['ledger_accounts', 'journal_entries', 'journal_lines', 'audit_log'].includes(n))) {
+        assert.equal(after[table], before[table], `${table} unchanged`);
+      }
+      assert.equal((await s.transactions()).data.total, 1, 'only the one good top-up posted');
+    });
+
+    it('walks transactions with a cursor and filters by type and time', async () => {
+      const s = await shop('Walker');
+      for (let i = 0; i < 5; i++) assert.equal((await s.topUp(i + 1, `walk-${i}`)).status, 200);
+      for (let i = 0; i < 2; i++) assert.equal((await s.order([{ sku: 'C', quantity: 1 }])).status, 200);
+      const seen: string[] = [];
+      let page = (await s.transactions('?pageSize=3')).data;
+      assert.equal(page.total, 7);
+      for (;;) {
+        seen.push(...page.list.map((e: { id: string }) => e.id));
+        if (page.nextCursor === null) break;
+        page = (await s.transactions(`?cursor=${encodeURIComponent(page.nextCursor)}`)).data;
+      }
+      assert.equal(seen.length, 7);
+      assert.equal(new Set(seen).size, 7);
+      assert.deepEqual(
+        seen,
+        [...seen].sort((a, b) => Number(b) - Number(a)),
+        'newest first',
+      );
+      assert.equal((await s.transactions('?type=top_up')).data.total, 5);
+      assert.equal((await s.transactions('?type=order_charge')).data.total, 2);
+      assert.equal((await s.transactions('?createEndTime=2001-01-01T00:00:00Z')).data.total, 0);
+      const bad = await t.merchant(s.token, 'GET', '/openapi/v1/account/transactions?cursor=nope');
+      assert.equal(bad.status, 400);
+      assert.equal((await t.merchant(s.token, 'GET', '/openapi/v1/account/transactions?type=bribe')).status, 400);
+      // Another merchant sees none of them.
+      const other = await shop('Other');
+      assert.equal((await other.transactions()).data.total, 0);
+    });
+
+    it('needs the account:read scope, which a token issued without scopes has', async () => {
+      const narrow = await newMerchant(t, 'Narrow', { scopes: ['orders:read'] });
+      const r = await t.merchant(narrow.token, 'GET', '/openapi/v1/account');
+      assert.equal(r.status, 403);
+      const wide = await newMerchant(t, 'Wide');
+      assert.equal((await t.merchant(wide.token, 'GET', '/openapi/v1/account')).status, 200);
+    });
+  });
+}

@@ -1,0 +1,104 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  ENTRY_TYPES,
+  canCover,
+  crossesBelow,
+  decodeEntryCursor,
+  encodeEntryCursor,
+  entryLines,
+  formatSigned,
+  merchantSide,
+  operatorPostingProblem,
+  parseAmount,
+} from '../../src/domain/ledger.ts';
+
+/** SPEC §15's pure rules (src/domain/ledger.ts). */
+describe('ledger rules', () => {
+  it('every entry has two lines that sum to zero, for every type and amount', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ENTRY_TYPES), fc.integer({ min: 1, max: 10_000_000_000 }), fc.boolean(), (type, amount, negative) => {
+        const signed = type === 'adjustment' && negative ? -amount : amount;
+        const lines = entryLines(type, signed);
+        assert.equal(lines.length, 2);
+        assert.equal(lines[0].amountCents + lines[1].amountCents, 0);
+        assert.equal(lines[0].account, 'merchant');
+      }),
+    );
+  });
+
+  it('charges take from the merchant, credits and top-ups give to it', () => {
+    assert.equal(merchantSide('order_charge', 500), -500);
+    assert.equal(merchantSide('refund_credit', 500), 500);
+    assert.equal(merchantSide('cancellation_credit', 500), 500);
+    assert.equal(merchantSide('top_up', 500), 500);
+    assert.equal(merchantSide('adjustment', -500), -500);
+    assert.throws(() => merchantSide('order_charge', -1));
+    assert.throws(() => merchantSide('adjustment', 0));
+    assert.throws(() => merchantSide('top_up', 1.5));
+    assert.deepEqual(entryLines('order_charge', 100), [
+      { account: 'merchant', amountCents: -100 },
+      { account: 'sales', amountCents: 100 },
+    ]);
+    assert.equal(entryLines('top_up', 1)[1].account, 'cash');
+    assert.equal(entryLines('refund_credit', 1)[1].account, 'refunds');
+    assert.equal(entryLines('adjustment', 1)[1].account, 'adjustments');
+  });
+
+  it('a prepaid account covers a charge only within balance + credit limit; on account always', () => {
+    assert.equal(canCover({ balanceCents: 1000, billingMode: 'prepaid', creditLimitCents: 500 }, 1500), true);
+    assert.equal(canCover({ balanceCents: 1000, billingMode: 'prepaid', creditLimitCents: 500 }, 1501), false);
+    assert.equal(canCover({ balanceCents: -1_000_000, billingMode: 'on_account', creditLimitCents: 0 }, 1), true);
+  });
+
+  it('balance.low fires once per crossing below the threshold', () => {
+    assert.equal(crossesBelow(1000, 1500, 900), true);
+    assert.equal(crossesBelow(1000, 1000, 999), true);
+    assert.equal(crossesBelow(1000, 900, 800), false, 'already below: no second event');
+    assert.equal(crossesBelow(1000, 800, 1200), false, 'going up never fires');
+    assert.equal(crossesBelow(null, 1500, -100), false, 'no threshold, no event');
+  });
+
+  it('bounds operator postings: top-ups above zero, adjustments not zero, amounts and balances within 10^10', () => {
+    assert.equal(operatorPostingProblem('top_up', 100, 0), null);
+    assert.equal(operatorPostingProblem('top_up', 0, 0)?.field, 'amount');
+    assert.equal(operatorPostingProblem('top_up', -1, 0)?.field, 'amount');
+    assert.equal(operatorPostingProblem('adjustment', 0, 0)?.field, 'amount');
+    assert.equal(operatorPostingProblem('adjustment', -5, 0), null);
+    assert.equal(operatorPostingProblem('top_up', 10_000_000_001, 0)?.field, 'amount');
+    assert.equal(operatorPostingProblem('top_up', 1, 10_000_000_000)?.field, 'amount');
+    assert.equal(operatorPostingProblem('adjustment', -1, -10_000_000_000)?.field, 'amount');
+    assert.equal(operatorPostingProblem('top_up', 10_000_000_000, 0), null);
+  });
+
+  it('parses and formats amounts as operators type them', () => {
+    assert.equal(parseAmount('12.50', false), 1250);
+    assert.equal(parseAmount('12.5', false), 1250);
+    assert.equal(parseAmount('3', false), 300);
+    assert.equal(parseAmount('-3.01', true), -301);
+    assert.equal(parseAmount('-3.01', false), null);
+    assert.equal(parseAmount('1.005', false), null);
+    assert.equal(parseAmount('ten', false), null);
+    assert.equal(parseAmount('', false), null);
+    assert.equal(formatSigned(-1250), '-12.50');
+    assert.equal(formatSigned(5), '0.05');
+    fc.assert(fc.property(fc.integer({ min: -10_000_000_000, max: 10_000_000_000 }), (c) => assert.equal(parseAmount(formatSigned(c), true), c)));
+  });
+
+  it('a transactions cursor round-trips and anything else is refused', () => {
+    const c = {
+      after: [1_700_000_000_000, 42] as [number, number],
+      type: 'top_up' as const,
+      createStart: null,
+      createEnd: 1_800_000_000_999,
+      pageSize: 20,
+      page: 3,
+    };
+    assert.deepEqual(decodeEntryCursor(encodeEntryCursor(c)), c);
+    assert.equal(decodeEntryCursor('nope'), null);
+    assert.equal(decodeEntryCursor('tc1_!!!'), null);
+    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: 'bribe', s: null, e: null, z: 20, p: 2 })).toString('base64url')}`), null);
+    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: null, s: null, e: null, z: 251, p: 2 })).toString('base64url')}`), null);
+  });
+});
