@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import { systemActor } from '../domain/audit.ts';
 import { AppError } from '../domain/errors.ts';
+import { SCOPES } from '../domain/scopes.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
 import { postByOperator } from '../services/ledger.service.ts';
@@ -62,7 +63,8 @@ export async function demoCredentials(store: Store, config: Config, create = fal
   if (token) {
     try {
       const principal = await authenticate(store.db, config.env, token, now);
-      if (principal.merchantId !== merchantId) token = null;
+      // A token from before a scope existed (account:read) is replaced, so every banner line works.
+      if (principal.merchantId !== merchantId || !SCOPES.every((s) => principal.scopes.has(s))) token = null;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       token = null;

@@ -29,7 +29,7 @@ export type BillingMode = (typeof BILLING_MODES)[number];
 const MAX_MONEY_CENTS = 10_000_000_000;
 
 /** The supplier account each entry type moves against the merchant's. */
-export const COUNTER_ACCOUNT: Record<EntryType, SupplierAccountKind> = {
+const COUNTER_ACCOUNT: Record<EntryType, SupplierAccountKind> = {
   order_charge: 'sales',
   refund_credit: 'refunds',
   cancellation_credit: 'sales',

@@ -54,3 +54,37 @@ export const DeliveryLogQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal(''), StringEnum(WEBHOOK_DELIVERY_STATUSES)])),
   page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
 });
+
+/** SPEC §15 money forms on the merchant page; amounts arrive as typed ("12.50", "-3"). */
+const Environment = StringEnum(['sandbox', 'production'] as const);
+const AmountText = (signed: boolean) =>
+  Type.String({ minLength: 1, maxLength: 24, pattern: signed ? '^\\s*[+-]?[0-9]{1,16}(\\.[0-9]{1,2})?\\s*$' : '^\\s*[0-9]{1,16}(\\.[0-9]{1,2})?\\s*$' });
+
+export const TopUpForm = Type.Object({
+  ...Csrf,
+  environment: Environment,
+  amount: AmountText(false),
+  reference: Type.String({ minLength: 1, maxLength: 128 }),
+});
+export type TopUpForm = Static<typeof TopUpForm>;
+
+/** `formKey`: one random key per rendered form, so a double click or a resubmission posts once. */
+export const AdjustmentForm = Type.Object({
+  ...Csrf,
+  environment: Environment,
+  amount: AmountText(true),
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+  formKey: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+});
+export type AdjustmentForm = Static<typeof AdjustmentForm>;
+
+export const AccountTermsForm = Type.Object({
+  ...Csrf,
+  environment: Environment,
+  billingMode: StringEnum(['on_account', 'prepaid'] as const),
+  creditLimit: AmountText(false),
+  lowBalanceThreshold: Type.Optional(Type.Union([Type.Literal(''), AmountText(false)])),
+});
+export type AccountTermsForm = Static<typeof AccountTermsForm>;
+
+export const TransactionsPageQuery = Type.Object({ environment: Type.Optional(Environment), cursor: Type.Optional(Type.String({ maxLength: 1024 })) });

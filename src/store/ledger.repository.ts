@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { accountKey, ACCOUNT_KINDS, type EntryType, type SupplierAccountKind } from '../domain/ledger.ts';
+import { accountKey, ACCOUNT_KINDS, type EntryType, type LinePlan, type SupplierAccountKind } from '../domain/ledger.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
@@ -82,10 +82,10 @@ export async function creditAccount(trx: Trx, accountId: number, deltaCents: num
 export interface NewEntry {
   cause: string;
   type: EntryType;
+  /** The merchant account after its balance moved by the merchant line. */
   account: AccountRow;
-  /** The merchant account's side (already applied to `account.balance_cents`). */
-  amountCents: number;
-  counterAccount: SupplierAccountKind;
+  /** The entry's lines (domain/ledger.ts `entryLines`): the merchant's side and a supplier account's. */
+  lines: LinePlan[];
   orderId?: number | null;
   refundId?: number | null;
   splitOrderId?: number | null;
@@ -99,6 +99,8 @@ export interface NewEntry {
  * transaction back, the cause's own change included.
  */
 export async function insertEntry(trx: Trx, e: NewEntry, now: number): Promise<EntryRow> {
+  const merchantLine = e.lines.find((l) => l.account === 'merchant');
+  if (!merchantLine || e.lines.reduce((sum, l) => sum + l.amountCents, 0) !== 0) throw new Error(`insertEntry: the lines of ${e.cause} do not balance`);
   const entry = await trx
     .insertInto('journal_entries')
     .values({
@@ -107,7 +109,7 @@ export async function insertEntry(trx: Trx, e: NewEntry, now: number): Promise<E
       environment: e.account.environment,
       account_id: e.account.id,
       type: e.type,
-      amount_cents: e.amountCents,
+      amount_cents: merchantLine.amountCents,
       balance_after_cents: e.account.balance_cents,
       currency: e.account.currency,
       order_id: e.orderId ?? null,
@@ -119,13 +121,13 @@ export async function insertEntry(trx: Trx, e: NewEntry, now: number): Promise<E
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const counter = trx.selectFrom('ledger_accounts').select('id').where('account_key', '=', accountKey.supplier(e.counterAccount, e.account.environment));
+  const accountOf = (l: LinePlan) =>
+    l.account === 'merchant'
+      ? e.account.id
+      : trx.selectFrom('ledger_accounts').select('id').where('account_key', '=', accountKey.supplier(l.account, e.account.environment));
   await trx
     .insertInto('journal_lines')
-    .values([
-      { entry_id: entry.id, account_id: e.account.id, amount_cents: e.amountCents },
-      { entry_id: entry.id, account_id: counter, amount_cents: -e.amountCents },
-    ])
+    .values(e.lines.map((l) => ({ entry_id: entry.id, account_id: accountOf(l), amount_cents: l.amountCents })))
     .execute();
   return entry;
 }

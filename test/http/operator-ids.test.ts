@@ -31,6 +31,11 @@ const PATH_ROUTES: PathRoute[] = [
   { method: 'POST', url: '/admin/v1/refunds/:refundNo/reject', param: 'refundNo', body: {} },
   { method: 'PATCH', url: '/admin/v1/webhooks/:id', param: 'id', body: { status: 'disabled' } },
   { method: 'POST', url: '/admin/v1/merchants/:id/users', param: 'id', body: { email: 'ids@example.com', role: 'viewer' } },
+  { method: 'GET', url: '/admin/v1/merchants/:id/account', param: 'id' },
+  { method: 'PATCH', url: '/admin/v1/merchants/:id/account', param: 'id', body: { environment: 'sandbox', billingMode: 'prepaid' } },
+  { method: 'POST', url: '/admin/v1/merchants/:id/account/top-ups', param: 'id', body: { environment: 'sandbox', amount: 5, reference: 'ids' } },
+  { method: 'POST', url: '/admin/v1/merchants/:id/account/adjustments', param: 'id', body: { environment: 'sandbox', amount: 5, reason: 'ids' } },
+  { method: 'GET', url: '/admin/v1/merchants/:id/account/transactions', param: 'id' },
 ];
 
 /** Query parameters that carry ids: each a filter, so an unknown (well-formed) id is an empty page. */

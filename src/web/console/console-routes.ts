@@ -62,6 +62,10 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
 
   // Business manager invitations (branch manager): entries below this line.
   { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/account/top-ups', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/account/adjustments', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
+  { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
 ];
 
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */

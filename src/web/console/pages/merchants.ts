@@ -1,7 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 import { can } from '../../../domain/staff.ts';
+import { fieldError } from '../../../domain/errors.ts';
+import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
+import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
+import { presentAccount, presentTransaction } from '../../../present/account.presenter.ts';
+import { accountForOperator, changeTerms, postByOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
 import { SCOPES, type Scope } from '../../../domain/scopes.ts';
 import { merchantBucketUse } from '../../../http/rate-limit.ts';
-import { ActionForm, ConsoleIdParams, ConsoleTokenParams, MerchantForm, TokenForm } from '../../../schemas/console-operations.ts';
+import {
+  AccountTermsForm,
+  ActionForm,
+  AdjustmentForm,
+  ConsoleIdParams,
+  ConsoleTokenParams,
+  MerchantForm,
+  TokenForm,
+  TopUpForm,
+  TransactionsPageQuery,
+} from '../../../schemas/console-operations.ts';
 import { merchantCredentials, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, issueToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
@@ -14,6 +31,15 @@ import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
+const RECENT_TRANSACTIONS = 10;
+const TRANSACTIONS_PAGE = 50;
+
+/** A transaction as the console shows it: money formatted here, not in the template. */
+const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
+  ...t,
+  amountText: formatSigned(Math.round(t.amount * 100)),
+  balanceAfterText: formatSigned(Math.round(t.balanceAfter * 100)),
+});
 const DAY_SECONDS = 86_400;
 
 const scopesOf = (form: TokenForm): Scope[] | undefined => {
@@ -55,12 +81,94 @@ export const merchantsPage: ConsolePage = {
       const credentials = await merchantCredentials(db, Number(request.params.id), now());
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
+      const accounts = await moneyOf(Number(merchant.id));
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
         ...credentials,
         rateLimit,
         scopes: SCOPES,
+        accounts,
+        formKey: randomBytes(18).toString('base64url'),
         canWrite: can(user(request).role, 'merchants:write'),
+      });
+    });
+
+    // SPEC §15: each environment's account, its newest transactions, and (owners) the money forms.
+    const moneyOf = (merchantId: number) =>
+      Promise.all(
+        ENVIRONMENTS.map(async (environment) => {
+          const account = presentAccount(await accountForOperator(db, config, merchantId, environment));
+          const recent = await transactionsForOperator(db, merchantId, environment, { pageSize: RECENT_TRANSACTIONS });
+          return {
+            ...account,
+            current: environment === config.env,
+            transactions: recent.list.map(transactionRow),
+            total: recent.total,
+            nextCursor: recent.nextCursor,
+          };
+        }),
+      );
+    const backTo = (reply: FastifyReply, merchantId: string, environment: string) => reply.redirect(`${MERCHANTS}/${merchantId}#account-${environment}`, 303);
+    const amountOf = (text: string, signed: boolean) => {
+      const cents = parseAmount(text, signed);
+      if (cents === null) throw fieldError('amount', 'must be an amount with at most two decimals, e.g. 12.50');
+      return cents;
+    };
+
+    app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
+      const b = request.body;
+      await postByOperator(
+        store,
+        config,
+        actor(request),
+        Number(request.params.id),
+        { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
+        now(),
+      );
+      return backTo(reply, request.params.id, b.environment);
+    });
+
+    app.post('/merchants/:id/account/adjustments', { schema: { params: ConsoleIdParams, body: AdjustmentForm } }, async (request, reply) => {
+      const b = request.body;
+      await postByOperator(
+        store,
+        config,
+        actor(request),
+        Number(request.params.id),
+        { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
+        now(),
+      );
+      return backTo(reply, request.params.id, b.environment);
+    });
+
+    app.post('/merchants/:id/account', { schema: { params: ConsoleIdParams, body: AccountTermsForm } }, async (request, reply) => {
+      const b = request.body;
+      const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
+      await changeTerms(
+        store,
+        config,
+        actor(request),
+        Number(request.params.id),
+        b.environment,
+        { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
+        now(),
+      );
+      return backTo(reply, request.params.id, b.environment);
+    });
+
+    app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
+      const merchantId = Number(request.params.id);
+      const environment = request.query.environment ?? config.env;
+      const credentials = await merchantCredentials(db, merchantId, now());
+      const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
+      return page(reply, 200, 'transactions', {
+        title: `Transactions of ${credentials.merchant.name} (${environment})`,
+        merchant: credentials.merchant,
+        environment,
+        transactions: result.list.map(transactionRow),
+        total: result.total,
+        pageNumber: result.pageNumber,
+        nextCursor: result.nextCursor,
       });
     });
 
