@@ -4,7 +4,7 @@ import { can } from '../../../domain/staff.ts';
 import { fieldError } from '../../../domain/errors.ts';
 import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
-import { presentAccount, presentTransaction } from '../../../present/account.presenter.ts';
+import { presentAccount, type presentTransaction } from '../../../present/account.presenter.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
 import { SCOPES, type Scope } from '../../../domain/scopes.ts';
 import { merchantBucketUse } from '../../../http/rate-limit.ts';
