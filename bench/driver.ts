@@ -51,6 +51,21 @@ interface Setup {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The money ledger's rows of an order (SPEC §15), as the order service writes them: the merchant
+ * account's balance moved (and, prepaid, checked) in one UPDATE, the entry, its two lines. The
+ * accounts are opened once before the legs (the service opens them on a merchant's first order).
+ */
+const ENSURE_ACCOUNTS = (merchantId: number) => `
+  insert into ledger_accounts (account_key, merchant_id, environment, kind, currency, balance_cents, billing_mode, credit_limit_cents,
+    low_balance_threshold_cents, created_at, updated_at)
+  values ('merchant:${merchantId}:sandbox', ${merchantId}, 'sandbox', 'merchant', 'USD', 0, 'on_account', 0, null, 0, 0),
+    ('supplier:sales:sandbox', 0, 'sandbox', 'sales', 'USD', 0, 'on_account', 0, null, 0, 0),
+    ('supplier:refunds:sandbox', 0, 'sandbox', 'refunds', 'USD', 0, 'on_account', 0, null, 0, 0),
+    ('supplier:cash:sandbox', 0, 'sandbox', 'cash', 'USD', 0, 'on_account', 0, null, 0, 0),
+    ('supplier:adjustments:sandbox', 0, 'sandbox', 'adjustments', 'USD', 0, 'on_account', 0, null, 0, 0)
+  on conflict (account_key) do nothing`;
 /** What the order service stores for the bench's address (every field present). */
 const ADDRESS_JSON = JSON.stringify({
   country: 'DE',
@@ -209,6 +224,18 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
   const insertKey = db.prepare(`
     insert into idempotency_keys (merchant_id, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)
     values (?, ?, ?, 'done', 200, ?, ?, ?)`);
+  db.exec(ENSURE_ACCOUNTS(setup.merchantId));
+  const charge = db.prepare(`
+    update ledger_accounts set balance_cents = balance_cents - ?, updated_at = ?
+    where account_key = ? and (billing_mode = 'on_account' or balance_cents + credit_limit_cents - ? >= 0)
+    returning id, balance_cents, currency`);
+  const insertEntry = db.prepare(`
+    insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency, order_id, refund_id,
+      split_order_id, reference, description, created_at)
+    values (?, ?, 'sandbox', ?, 'order_charge', ?, ?, ?, ?, null, null, null, ?, ?) returning id`);
+  const insertLines = db.prepare(`
+    insert into journal_lines (entry_id, account_id, amount_cents)
+    values (?, ?, ?), (?, (select id from ledger_accounts where account_key = 'supplier:sales:sandbox'), ?)`);
   const countryOf = new Map(
     (db.prepare('select code, country_code from warehouses').all() as { code: string; country_code: string }[]).map((w) => [w.code, w.country_code]),
   );
@@ -255,7 +282,14 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     });
     const subtotal = lines.reduce((sum, l) => sum + products.get(l.sku)!.price_cents * l.quantity, 0);
     const freight = splits.reduce((sum, s) => sum + s.freight, 0);
+    const total = subtotal + freight;
+    const account = charge.get(total, now, `merchant:${setup.merchantId}:sandbox`, total) as { id: number; balance_cents: number; currency: string } | undefined;
+    if (!account) throw new Error('insufficient funds');
     const { id: orderId } = insertOrder.get(setup.merchantId, hashOf(lines), ADDRESS_JSON, subtotal, freight, now, now, now) as { id: number };
+    const { id: entryId } = insertEntry.get(`order:${orderId}`, setup.merchantId, account.id, -total, account.balance_cents, account.currency, orderId, `Order ${orderId}`, now) as {
+      id: number;
+    };
+    insertLines.run(entryId, account.id, -total, entryId, total);
     for (const s of splits) {
       const { id: splitId } = insertSplit.get(
         orderId,
@@ -399,6 +433,24 @@ const PG_CREATE_ORDER = `
   ), idempotency as (
     insert into idempotency_keys (merchant_id, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)
     select $6, $9, $14, 'done', 200, '{"code":10000,"message":"success","data":"' || o.id || '"}', $5, $5 + ${DAY_MS} from o
+  ), total as (
+    select (select sum(price_cents * qty) from p) + (select sum(freight) from split) as cents
+  ), acct as (
+    update ledger_accounts set balance_cents = balance_cents - (select cents from total), updated_at = $5
+    where account_key = 'merchant:' || $6 || ':sandbox' and (billing_mode = 'on_account' or balance_cents + credit_limit_cents - (select cents from total) >= 0)
+    returning id, balance_cents, currency
+  ), je as (
+    insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency, order_id, refund_id,
+      split_order_id, reference, description, created_at)
+    select 'order:' || o.id, $6, 'sandbox', acct.id, 'order_charge', -(select cents from total), acct.balance_cents, acct.currency, o.id, null, null, null,
+      'Order ' || o.id, $5
+    from o, acct
+    returning id, account_id, amount_cents
+  ), jl as (
+    insert into journal_lines (entry_id, account_id, amount_cents)
+    select je.id, je.account_id, je.amount_cents from je
+    union all
+    select je.id, (select id from ledger_accounts where account_key = 'supplier:sales:sandbox'), -je.amount_cents from je
   )
   select id from o`;
 
@@ -461,6 +513,7 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
   });
   pool.on('error', () => undefined);
   const one = async (sql: string) => (await pool.query(sql)).rows[0];
+  await pool.query(ENSURE_ACCOUNTS(setup.merchantId));
   const channel = await one(`select code, channel_type as type, base_fee_cents as base, per_kg_fee_cents as "perKg" from channels where code = 'STD'`);
   const run = (name: string, text: string, values: unknown[]) => pool.query({ name, text, values }).then((r) => r.rows);
   return {
