@@ -17,7 +17,8 @@ const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.build-stamp');
 
 /** Loaded from node_modules at run time: native addons, worker-thread loggers, optional natives. */
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2'];
+// pdfkit reads its font metrics from its own package folder at run time (the statement PDF, SPEC §15).
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2', 'pdfkit'];
 
 let esbuild;
 try {

@@ -173,3 +173,52 @@ export function decodeEntryCursor(text: string): EntryCursor | null {
   if (!Number.isSafeInteger(b.z) || (b.z as number) < 1 || (b.z as number) > 250 || !Number.isSafeInteger(b.p) || (b.p as number) < 2) return null;
   return { after: [b.a[0], b.a[1]], type: b.t as EntryType | null, createStart: b.s, createEnd: b.e, pageSize: b.z as number, page: b.p as number };
 }
+
+/** A statement's month, `YYYY-MM`, as the UTC window [start, end) in epoch ms; null when not such a month. */
+export function monthWindow(month: string): { start: number; end: number } | null {
+  const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!m) return null;
+  const year = Number(m[1]);
+  const index = Number(m[2]) - 1;
+  if (year < 2000 || year > 9999) return null;
+  return { start: Date.UTC(year, index, 1), end: Date.UTC(year, index + 1, 1) };
+}
+
+/** The month an instant falls in (UTC), `YYYY-MM`. */
+export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+
+export interface StatementLine {
+  id: number;
+  createdAt: number;
+  type: EntryType;
+  amountCents: number;
+  description: string;
+  orderId: number | null;
+  refundId: number | null;
+  reference: string | null;
+}
+
+/**
+ * A monthly statement (SPEC §15): the opening balance, every transaction of the month with the
+ * balance running from it, and the closing balance — which is always opening + Σ amounts, so the
+ * statement reconciles on its face whatever order concurrent postings committed in.
+ */
+export function* statementRows(openingCents: number, lines: Iterable<StatementLine>): Generator<StatementLine & { balanceCents: number }> {
+  let balance = openingCents;
+  for (const line of lines) {
+    balance += line.amountCents;
+    yield { ...line, balanceCents: balance };
+  }
+}
+
+/**
+ * A CSV field: quoted when it holds a comma, quote or line break. Text starting with =, +, -, @,
+ * tab or CR is defused with a leading ' (a spreadsheet would run it as a formula); a plain number
+ * ("-12.50") is left as it is.
+ */
+export function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -22,6 +22,7 @@ export const MANAGER_PERMISSIONS = [
   'audit:read',
   'account:self',
   'usage:read',
+  'balance:read',
 ] as const;
 export type ManagerPermission = (typeof MANAGER_PERMISSIONS)[number];
 
@@ -31,8 +32,18 @@ export type ManagerPermission = (typeof MANAGER_PERMISSIONS)[number];
  */
 const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly ManagerPermission[]>> = {
   admin: MANAGER_PERMISSIONS,
-  developer: ['overview:read', 'credentials:read', 'credentials:write', 'webhooks:read', 'webhooks:write', 'orders:read', 'account:self', 'usage:read'],
-  viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self', 'usage:read'],
+  developer: [
+    'overview:read',
+    'credentials:read',
+    'credentials:write',
+    'webhooks:read',
+    'webhooks:write',
+    'orders:read',
+    'account:self',
+    'usage:read',
+    'balance:read',
+  ],
+  viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self', 'usage:read', 'balance:read'],
 };
 
 export const mayManage = (role: MerchantRole, permission: ManagerPermission): boolean => MERCHANT_ROLE_PERMISSIONS[role].includes(permission);

@@ -72,3 +72,12 @@ export const ManagerOrderQuery = Type.Object({
 export type ManagerOrderQuery = Static<typeof ManagerOrderQuery>;
 
 export const ManagerAuditQuery = Type.Object({ before: Type.Optional(IdText()) });
+
+/** The Balance page: a transactions walk continues from `cursor` (the previous page's last row). */
+export const BalanceQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 1024 })) });
+
+/** A monthly statement (SPEC §15): `month` as YYYY-MM (UTC), as CSV or PDF. */
+export const StatementQuery = Type.Object({
+  month: Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' }),
+  format: Type.Union([Type.Literal('csv'), Type.Literal('pdf')]),
+});

@@ -1,3 +1,5 @@
+import { formatSigned } from '../domain/ledger.ts';
+import { supplierMoney } from '../store/ledger.repository.ts';
 import type { Config } from '../config.ts';
 import type { Handle } from '../store/db.ts';
 import { countsPerDay, lowStockRows, refundWorkerCounts, reviewCounts, troubledEndpoints } from '../store/dashboard.repository.ts';
@@ -54,18 +56,19 @@ export class ClosedDayCounts {
 export async function dashboard(
   db: Handle,
   closedDays: ClosedDayCounts,
-  config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs'>,
+  config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs' | 'env' | 'supplierCurrency'>,
   now: number,
 ) {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - (CHART_DAYS - 1);
-  const [counts, orders, refunds, low, endpoints, worker] = await Promise.all([
+  const [counts, orders, refunds, low, endpoints, worker, money] = await Promise.all([
     reviewCounts(db, now - config.refundSlaHours * 3_600_000),
     closedDays.perDay(db, 'orders', firstDay, today, now),
     closedDays.perDay(db, 'refunds', firstDay, today, now),
     lowStockRows(db, config.lowStockThreshold, LIST_ROWS + 1),
     troubledEndpoints(db, LIST_ROWS + 1),
     refundWorkerCounts(db, now - config.refundAutoDelayMs, now),
+    supplierMoney(db, config.env),
   ]);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => firstDay + i);
   const series: DailySeries = {
@@ -85,5 +88,13 @@ export async function dashboard(
     lowStock: { threshold: config.lowStockThreshold, rows: low.slice(0, LIST_ROWS), more: low.length > LIST_ROWS },
     failingEndpoints: { rows: endpoints.slice(0, LIST_ROWS), more: endpoints.length > LIST_ROWS },
     refundWorker: { mode: config.refundReview, ...worker },
+    // SPEC §15, this server's environment: formatted here, not in the template.
+    money: {
+      environment: config.env,
+      currency: config.supplierCurrency,
+      received: formatSigned(money.receivedCents),
+      owed: formatSigned(money.owedCents),
+      held: formatSigned(money.heldCents),
+    },
   };
 }

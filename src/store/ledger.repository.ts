@@ -196,3 +196,54 @@ export async function updateTerms(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The sum of an account's entries before `before` (a statement's opening balance). */
+export async function balanceBefore(scope: MerchantScope, accountId: number, before: number): Promise<number> {
+  const row = await scope
+    .selectFrom('journal_entries')
+    .select((eb) => eb.fn.sum<number | string | null>('amount_cents').as('sum'))
+    .where('account_id', '=', accountId)
+    .where('created_at', '<', before)
+    .executeTakeFirstOrThrow();
+  return Number(row.sum ?? 0);
+}
+
+/** An account's entries in [start, end), oldest first, `limit` after the keyset `after` (or from the start). */
+export async function entriesBetween(
+  scope: MerchantScope,
+  accountId: number,
+  start: number,
+  end: number,
+  after: [number, number] | null,
+  limit: number,
+): Promise<EntryRow[]> {
+  let q = scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId).where('created_at', '>=', start).where('created_at', '<', end);
+  if (after !== null) q = q.where((eb) => eb.or([eb('created_at', '>', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '>', after[1])])]));
+  return q.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/**
+ * The supplier's money in one environment (the console dashboard): payments received (the cash
+ * account's lines), what merchants owe (negative balances) and what they have paid in advance
+ * (positive balances). Sums over the accounts and the cash account's lines only.
+ */
+export async function supplierMoney(db: Handle, environment: StockistEnv) {
+  const [received, balances] = await Promise.all([
+    db
+      .selectFrom('journal_lines')
+      .innerJoin('ledger_accounts', 'ledger_accounts.id', 'journal_lines.account_id')
+      .select((eb) => eb.fn.sum<number | string | null>('journal_lines.amount_cents').as('sum'))
+      .where('ledger_accounts.account_key', '=', accountKey.supplier('cash', environment))
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('ledger_accounts')
+      .select((eb) => [
+        eb.fn.sum<number | string | null>(sql`case when balance_cents < 0 then -balance_cents else 0 end`).as('owed'),
+        eb.fn.sum<number | string | null>(sql`case when balance_cents > 0 then balance_cents else 0 end`).as('held'),
+      ])
+      .where('kind', '=', 'merchant')
+      .where('environment', '=', environment)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { receivedCents: -Number(received.sum ?? 0), owedCents: Number(balances.owed ?? 0), heldCents: Number(balances.held ?? 0) };
+}

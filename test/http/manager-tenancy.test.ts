@@ -84,3 +84,56 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+/** SPEC §15 in the business manager: the Balance page and its statements show the merchant's own money only, to every role. */
+for (const dialect of DIALECTS) {
+  describe(`business manager tenancy: the Balance page and statements (${dialect})`, () => {
+    const t = useApp(dialect, { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' });
+
+    it('shows a viewer its own balance and transactions, and its statement reconciles as CSV and PDF; never another merchant’s', async () => {
+      await loadCatalogue(t, ORDER_CATALOGUE);
+      const a = await newMerchant(t, 'Balance A');
+      const b = await newMerchant(t, 'Balance B');
+      await t.admin('POST', `/admin/v1/merchants/${a.merchantId}/account/top-ups`, { environment: 'sandbox', amount: '100.00', reference: 'A-PAY-1' });
+      await t.admin('POST', `/admin/v1/merchants/${b.merchantId}/account/top-ups`, { environment: 'sandbox', amount: '777.00', reference: 'B-SECRET-PAY' });
+      const order = await placeOrder(t, a.token, [{ sku: 'C', quantity: 1 }]);
+      await placeOrder(t, b.token, [{ sku: 'C', quantity: 2 }]);
+      const viewer = await member(t, a.merchantId, 'balance-viewer@example.com', 'viewer');
+      const page = await viewer.get('/manager/balance');
+      assert.equal(page.statusCode, 200, page.body.slice(0, 300));
+      const expected = (100 - order.finalAmount).toFixed(2);
+      assert.match(page.body, new RegExp(`data-field="balance">${expected.replace('.', '\\.')} USD<`));
+      assert.ok(page.body.includes(`href="/manager/orders/${order.id}"`), 'the charge links to its order');
+      assert.ok(!page.body.includes('B-SECRET-PAY') && !page.body.includes('777.00'), 'nothing of merchant B');
+
+      const month = new Date().toISOString().slice(0, 7);
+      const csv = await viewer.get(`/manager/balance/statement?month=${month}&format=csv`);
+      assert.equal(csv.statusCode, 200);
+      assert.match(String(csv.headers['content-type']), /^text\/csv/);
+      assert.match(String(csv.headers['content-disposition']), new RegExp(`attachment; filename="statement-${month}-sandbox\\.csv"`));
+      const rows = csv.body
+        .trimEnd()
+        .split('\r\n')
+        .map((r: string) => r.split(','));
+      assert.deepEqual(rows[0], ['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
+      assert.equal(rows[1][1], 'opening_balance');
+      assert.equal(rows.at(-1)![1], 'closing_balance');
+      const opening = Number(rows[1][7]);
+      const moved = rows.slice(2, -1).reduce((sum: number, r: string[]) => sum + Number(r[6]), 0);
+      assert.equal(Number(rows.at(-1)![7]).toFixed(2), (opening + moved).toFixed(2), `closing = opening + every transaction\n${csv.body}`);
+      assert.equal(rows.at(-1)![7], expected);
+      assert.deepEqual(
+        rows.slice(2, -1).map((r: string[]) => r[1]),
+        ['top_up', 'order_charge'],
+      );
+      assert.ok(!csv.body.includes('B-SECRET-PAY'));
+
+      const pdf = await viewer.get(`/manager/balance/statement?month=${month}&format=pdf`);
+      assert.equal(pdf.statusCode, 200);
+      assert.equal(pdf.headers['content-type'], 'application/pdf');
+      assert.equal(pdf.rawPayload.subarray(0, 5).toString(), '%PDF-');
+      const bad = await viewer.get('/manager/balance/statement?month=2026-13&format=csv');
+      assert.equal(bad.statusCode, 400);
+    });
+  });
+}

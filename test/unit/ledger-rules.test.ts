@@ -4,6 +4,9 @@ import fc from 'fast-check';
 import {
   ENTRY_TYPES,
   canCover,
+  csvField,
+  monthWindow,
+  statementRows,
   crossesBelow,
   decodeEntryCursor,
   encodeEntryCursor,
@@ -84,6 +87,38 @@ describe('ledger rules', () => {
     assert.equal(formatSigned(-1250), '-12.50');
     assert.equal(formatSigned(5), '0.05');
     fc.assert(fc.property(fc.integer({ min: -10_000_000_000, max: 10_000_000_000 }), (c) => assert.equal(parseAmount(formatSigned(c), true), c)));
+  });
+
+  it('writes CSV fields that spreadsheets read as data, never as formulas', () => {
+    assert.equal(csvField('-12.50'), '-12.50');
+    assert.equal(csvField(1000000000001), '1000000000001');
+    assert.equal(csvField(null), '');
+    assert.equal(csvField('=HYPERLINK("x")'), `"'=HYPERLINK(""x"")"`);
+    assert.equal(csvField('@SUM(A1)'), "'@SUM(A1)");
+    assert.equal(csvField('-1+1'), "'-1+1");
+    assert.equal(csvField('a,b'), '"a,b"');
+    assert.equal(csvField('line\nbreak'), '"line\nbreak"');
+  });
+
+  it('a monthly window is the UTC month; a statement runs its balance from the opening', () => {
+    assert.deepEqual(monthWindow('2026-11'), { start: Date.UTC(2026, 10, 1), end: Date.UTC(2026, 11, 1) });
+    assert.deepEqual(monthWindow('2026-12'), { start: Date.UTC(2026, 11, 1), end: Date.UTC(2027, 0, 1) });
+    assert.equal(monthWindow('2026-13'), null);
+    assert.equal(monthWindow('26-11'), null);
+    const line = (amountCents: number) => ({
+      id: 1,
+      createdAt: 0,
+      type: 'top_up' as const,
+      amountCents,
+      description: '',
+      orderId: null,
+      refundId: null,
+      reference: null,
+    });
+    assert.deepEqual(
+      [...statementRows(1000, [line(500), line(-1200)])].map((r) => r.balanceCents),
+      [1500, 300],
+    );
   });
 
   it('a transactions cursor round-trips and anything else is refused', () => {

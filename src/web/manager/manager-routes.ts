@@ -58,6 +58,8 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
 
   // Usage (branch usage-counters): entries below this line.
   { method: 'GET', path: '/usage', permission: 'usage:read' },
+  { method: 'GET', path: '/balance', permission: 'balance:read' },
+  { method: 'GET', path: '/balance/statement', permission: 'balance:read' },
 ];
 
 export const managerRouteFor = routeLookup(MANAGER_PREFIX, MANAGER_ROUTES);

@@ -7,6 +7,7 @@ import { teamPage } from './team.ts';
 import { webhooksPage } from './webhooks.ts';
 // Usage (branch usage-counters): imports below this line.
 import { usagePage } from './usage.ts';
+import { balancePage } from './balance.ts';
 
 /**
  * The business manager's page modules, registered in this order; the navigation bar lists their
@@ -21,4 +22,5 @@ export const MANAGER_PAGES: readonly ManagerPage[] = [
   teamPage,
   // Usage (branch usage-counters): entries below this line.
   usagePage,
+  balancePage,
 ];

@@ -1,0 +1,58 @@
+import { fieldError } from '../../../domain/errors.ts';
+import { formatSigned, monthOf } from '../../../domain/ledger.ts';
+import { presentAccount } from '../../../present/account.presenter.ts';
+import { BalanceQuery, StatementQuery } from '../../../schemas/manager.ts';
+import { accountOf, transactionsOf } from '../../../services/ledger.service.ts';
+import { statementCsv, statementOf, statementPdf } from '../../../services/statement.service.ts';
+import { forMerchant } from '../../../store/tenancy.ts';
+import type { ManagerPage } from './context.ts';
+
+const PAGE_SIZE = 25;
+/** The months a statement can be chosen from: this one and the eleven before it. */
+const MONTHS_LISTED = 12;
+
+const money = (amount: number) => formatSigned(Math.round(amount * 100));
+
+/**
+ * Balance (SPEC §15, viewer and up): the account in this server's environment, its transactions
+ * (keyset pages, linked to their orders), and a monthly statement — opening balance, every
+ * transaction, closing balance — as a page, CSV or PDF.
+ */
+export const balancePage: ManagerPage = {
+  nav: [{ href: '/manager/balance', label: 'Balance', permission: 'balance:read' }],
+  routes: async (app, { config, store, now, page, user }) => {
+    const scopeOf = (request: Parameters<typeof user>[0]) => forMerchant(store.db, user(request).merchantId);
+
+    app.get('/balance', { schema: { querystring: BalanceQuery } }, async (request, reply) => {
+      const scope = scopeOf(request);
+      const account = presentAccount(await accountOf(scope, config));
+      const result = await transactionsOf(scope, config.env, { pageSize: PAGE_SIZE, cursor: request.query.cursor || undefined });
+      const current = new Date(now());
+      const months = Array.from({ length: MONTHS_LISTED }, (_, i) => monthOf(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - i, 1)));
+      return page(reply, 200, 'balance', {
+        title: 'Balance',
+        account: { ...account, balanceText: money(account.balance), availableText: money(account.available), creditLimitText: money(account.creditLimit) },
+        transactions: result.list.map((t) => ({ ...t, amountText: money(t.amount), balanceAfterText: money(t.balanceAfter) })),
+        total: result.total,
+        nextCursor: result.nextCursor,
+        months,
+      });
+    });
+
+    app.get('/balance/statement', { schema: { querystring: StatementQuery } }, async (request, reply) => {
+      const { month, format } = request.query;
+      const statement = await statementOf(scopeOf(request), config.env, month, config.supplierCurrency);
+      const file = `statement-${month}-${config.env}`;
+      if (format === 'csv') {
+        return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${file}.csv"`).send(statementCsv(statement));
+      }
+      if (format === 'pdf') {
+        return reply
+          .type('application/pdf')
+          .header('Content-Disposition', `attachment; filename="${file}.pdf"`)
+          .send(await statementPdf(statement, user(request).merchantName));
+      }
+      throw fieldError('format', 'must be csv or pdf');
+    });
+  },
+};
