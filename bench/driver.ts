@@ -283,10 +283,22 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     const subtotal = lines.reduce((sum, l) => sum + products.get(l.sku)!.price_cents * l.quantity, 0);
     const freight = splits.reduce((sum, s) => sum + s.freight, 0);
     const total = subtotal + freight;
-    const account = charge.get(total, now, `merchant:${setup.merchantId}:sandbox`, total) as { id: number; balance_cents: number; currency: string } | undefined;
+    const account = charge.get(total, now, `merchant:${setup.merchantId}:sandbox`, total) as
+      | { id: number; balance_cents: number; currency: string }
+      | undefined;
     if (!account) throw new Error('insufficient funds');
     const { id: orderId } = insertOrder.get(setup.merchantId, hashOf(lines), ADDRESS_JSON, subtotal, freight, now, now, now) as { id: number };
-    const { id: entryId } = insertEntry.get(`order:${orderId}`, setup.merchantId, account.id, -total, account.balance_cents, account.currency, orderId, `Order ${orderId}`, now) as {
+    const { id: entryId } = insertEntry.get(
+      `order:${orderId}`,
+      setup.merchantId,
+      account.id,
+      -total,
+      account.balance_cents,
+      account.currency,
+      orderId,
+      `Order ${orderId}`,
+      now,
+    ) as {
       id: number;
     };
     insertLines.run(entryId, account.id, -total, entryId, total);
