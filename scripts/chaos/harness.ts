@@ -23,7 +23,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore, type Dialect, type Store } from '../../src/store/db.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
-import { exited, freePort, startProcess, tempDir } from '../../test/e2e/process.ts';
+import { exited, freePort, runCli, startProcess, tempDir } from '../../test/e2e/process.ts';
 
 export interface ChaosOptions {
   dialect: Dialect;
@@ -52,7 +52,20 @@ export interface ChaosSummary {
   noResponse: number;
   acknowledged: { orders: number; refunds: number; ships: number };
   rejected: number;
-  verified: { orders: number; refunds: number; ships: number; replays: number; retriedUnknown: number; stockRows: number; refundsDecided: number };
+  verified: {
+    orders: number;
+    refunds: number;
+    ships: number;
+    replays: number;
+    retriedUnknown: number;
+    stockRows: number;
+    refundsDecided: number;
+    /** `stockist ledger verify` runs that passed: after every restart, and at the end (SPEC §15). */
+    ledgerVerified: number;
+    /** Acknowledged orders with exactly one charge, succeeded refunds with exactly one credit. */
+    charges: number;
+    credits: number;
+  };
   failures: string[];
 }
 
@@ -149,7 +162,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     noResponse: 0,
     acknowledged: { orders: 0, refunds: 0, ships: 0 },
     rejected: 0,
-    verified: { orders: 0, refunds: 0, ships: 0, replays: 0, retriedUnknown: 0, stockRows: 0, refundsDecided: 0 },
+    verified: { orders: 0, refunds: 0, ships: 0, replays: 0, retriedUnknown: 0, stockRows: 0, refundsDecided: 0, ledgerVerified: 0, charges: 0, credits: 0 },
     failures: [],
   };
   const fail = (message: string) => {
@@ -170,7 +183,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     children.add(p.child);
     outputs.push(p.output);
     p.child.once('exit', () => children.delete(p.child));
+    await ledgerVerify(`after starting --role ${role}`);
     return p.child;
+  };
+  // SPEC §15: the money ledger holds after every crash, checked by the real command while the load
+  // goes on (each invariant is one statement, so it reads one committed state).
+  const ledgerVerify = async (when: string) => {
+    const r = runCli(['ledger', 'verify'], env);
+    if (r.status === 0) summary.verified.ledgerVerified++;
+    else fail(`stockist ledger verify ${when} exited ${r.status}: ${(r.stdout + r.stderr).trim().split('\n').slice(0, 5).join(' | ')}`);
   };
   const kill = async (child: ChildProcess) => {
     child.kill('SIGKILL');
@@ -479,6 +500,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
                  where r.status = 'refund_successfully' group by ri.order_item_id) d on d.order_item_id = oi.id
       where oi.refunded_quantity <> coalesce(d.q, 0) or oi.pending_refund_quantity <> 0`.execute(db);
     for (const g of itemGaps.rows) fail(`order item ${g.id}: refunded/pending quantities disagree with its refunds`);
+
+    // Money (SPEC §15): one charge per acknowledged order, one credit per succeeded refund, and every invariant.
+    const charges = await db.selectFrom('journal_entries').select(['order_id']).where('type', '=', 'order_charge').execute();
+    const chargesOf = new Map<number, number>();
+    for (const c of charges) chargesOf.set(Number(c.order_id), (chargesOf.get(Number(c.order_id)) ?? 0) + 1);
+    for (const s of sent.filter((x) => x.outcome === 'ok' && x.kind === 'order')) {
+      const n = chargesOf.get(Number(s.data)) ?? 0;
+      if (n === 1) summary.verified.charges++;
+      else fail(`acknowledged order ${s.data} carries ${n} charges`);
+    }
+    const credits = await db.selectFrom('journal_entries').select(['refund_id']).where('type', '=', 'refund_credit').execute();
+    const creditsOf = new Map<number, number>();
+    for (const c of credits) creditsOf.set(Number(c.refund_id), (creditsOf.get(Number(c.refund_id)) ?? 0) + 1);
+    for (const r of refundRows.filter((x) => x.status === 'refund_successfully')) {
+      const n = creditsOf.get(Number(r.id)) ?? 0;
+      if (n === 1) summary.verified.credits++;
+      else fail(`succeeded refund ${r.id} carries ${n} credits`);
+    }
+    await ledgerVerify('at the end');
     summary.noResponse = sent.filter((s) => s.outcome === 'unknown').length;
     summary.rejected = sent.filter((s) => s.outcome === 'rejected').length;
   }
@@ -491,6 +531,7 @@ export function formatSummary(s: ChaosSummary): string {
     `  acknowledged: ${s.acknowledged.orders} orders, ${s.acknowledged.refunds} refunds, ${s.acknowledged.ships} ships`,
     `  verified: ${s.verified.orders} orders and ${s.verified.refunds} refunds exactly once, ${s.verified.ships} ships, ${s.verified.replays} idempotent replays, ` +
       `${s.verified.retriedUnknown} unanswered requests retried, ${s.verified.stockRows} stock rows equal to the ledger, ${s.verified.refundsDecided} refunds decided (none pending)`,
+    `  money: ${s.verified.charges} orders charged once, ${s.verified.credits} succeeded refunds credited once, stockist ledger verify passed ${s.verified.ledgerVerified} times (after every restart and at the end)`,
     s.failures.length ? `  FAILURES (${s.failures.length}):\n${s.failures.map((f) => `    - ${f}`).join('\n')}` : '  no failures',
   ].join('\n');
 }
