@@ -45,6 +45,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'split_order.delivered',
   'order.cancelled',
   'stock.changed',
+  'balance.low',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -28,7 +28,8 @@ export function presentDelivery(d: DeliveryView): Static<typeof WebhookDelivery>
     eventId: String(d.eventId),
     type: d.type,
     // stock.changed and webhook.test are about no order (stored as 0).
-    orderId: d.orderId === 0 ? null : String(d.orderId),
+    // Lanes without an order (stock 0, account −1) show none.
+    orderId: d.orderId <= 0 ? null : String(d.orderId),
     cursorFrom: d.cursorFrom,
     cursorTo: d.cursorTo,
     status: d.status,

@@ -1,3 +1,4 @@
+import { AccountRecord } from './account.ts';
 import { Type, type Static } from 'typebox';
 import { IdText, Nullable, OrNull, Page, Str, StringEnum, PageQueryFields } from './common.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.ts';
@@ -129,6 +130,13 @@ export const OrderCancelledEvent = Type.Object({
   data: Type.Object({ orderId: Type.String(), order: OrderRecord }),
 });
 
+/** SPEC §15: the account's `available` fell below its `lowBalanceThreshold` (once per crossing). */
+export const BalanceLowEvent = Type.Object({
+  type: Type.Literal('balance.low'),
+  timestamp: EventTime(),
+  data: Type.Object({ account: AccountRecord, transactionId: Type.String({ description: 'the transaction that took it below' }) }),
+});
+
 /** The body schema of each event type. */
 export const WEBHOOK_EVENT_BODIES = {
   'refund.succeeded': RefundEvent,
@@ -137,4 +145,5 @@ export const WEBHOOK_EVENT_BODIES = {
   'split_order.delivered': SplitOrderEvent,
   'order.cancelled': OrderCancelledEvent,
   'stock.changed': StockChangedEvent,
+  'balance.low': BalanceLowEvent,
 } as const satisfies Record<WebhookEventType, unknown>;

@@ -4,6 +4,7 @@ import { centsToAmount } from '../domain/money.ts';
 import {
   availableCents,
   causeOf,
+  crossesBelow,
   entryLines,
   decodeEntryCursor,
   encodeEntryCursor,
@@ -37,6 +38,7 @@ import {
 import { findMerchant } from '../store/merchants.repository.ts';
 import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 import { isUniqueViolation } from '../store/faults.ts';
+import { emitBalanceLow } from './webhook-events.service.ts';
 
 /** What the operator's postings need of the store: the handle, and the dialect for row locks. */
 export type LedgerStore = Pick<Store, 'db' | 'dialect'>;
@@ -87,8 +89,8 @@ export async function chargeOrder(scope: MerchantScope<Trx>, ledger: LedgerSetti
   }
   return {
     account,
-    post: (orderId: number) =>
-      insertEntry(
+    post: async (orderId: number) => {
+      const entry = await insertEntry(
         scope.handle,
         {
           cause: causeOf.orderCharge(orderId),
@@ -99,8 +101,17 @@ export async function chargeOrder(scope: MerchantScope<Trx>, ledger: LedgerSetti
           description: `Order ${orderId}`,
         },
         now,
-      ),
+      );
+      await noticeLowBalance(scope.handle, account, charged, entry.id, now);
+      return entry;
+    },
   };
+}
+
+/** `balance.low` when this posting took `available` from at or above the threshold to below it (once per crossing). */
+async function noticeLowBalance(trx: Trx, after: AccountRow, movedCents: number, entryId: number, now: number): Promise<void> {
+  const availableAfter = availableCents(terms(after));
+  if (crossesBelow(after.low_balance_threshold_cents, availableAfter - movedCents, availableAfter)) await emitBalanceLow(trx, after, entryId, now);
 }
 
 /**
@@ -256,6 +267,7 @@ export async function postByOperator({ db, dialect }: LedgerStore, ledger: Ledge
         },
         now,
       );
+      await noticeLowBalance(trx, moved, amount, entry.id, now);
       await insertAudit(
         trx,
         actor,

@@ -6,7 +6,9 @@ import { loadOrders } from '../store/orders.repository.ts';
 import { findRefund, refundItems } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
 import { forMerchant } from '../store/tenancy.ts';
-import { activeEndpoints, insertEvent } from '../store/webhooks.repository.ts';
+import { ACCOUNT_LANE, activeEndpoints, insertEvent } from '../store/webhooks.repository.ts';
+import type { AccountRow } from '../store/ledger.repository.ts';
+import { presentAccount } from '../present/account.presenter.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 
 /**
@@ -62,6 +64,18 @@ export async function emitRefundDecided(trx: Handle, refundId: number, succeeded
       async () => ({ orderId: ids.orderId, order: await orderRecord(trx, refund.order_id) }),
       now,
     );
+}
+
+/** `balance.low` (SPEC §15): the account as it is after the transaction that took `available` below the threshold. */
+export async function emitBalanceLow(trx: Handle, account: AccountRow, transactionId: number, now: number): Promise<void> {
+  await emit(
+    trx,
+    account.merchant_id,
+    ACCOUNT_LANE,
+    'balance.low',
+    async () => ({ account: presentAccount(account), transactionId: String(transactionId) }),
+    now,
+  );
 }
 
 /** `split_order.shipped` / `split_order.delivered`, with the order record of §4.6. */

@@ -8,6 +8,8 @@ export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
 /** The `order_id` of stock.changed events and deliveries: each endpoint's stock lane. */
 export const STOCK_LANE = 0;
+/** The `order_id` of money events (`balance.low`, SPEC §15): each endpoint's account lane, in posting order. */
+export const ACCOUNT_LANE = -1;
 
 // ---- Merchant side: always through the merchant's scope (docs/decisions.md, "Tenancy").
 

@@ -262,6 +262,42 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await other.transactions()).data.total, 0);
     });
 
+    it('sends balance.low once per crossing of the threshold, from adjustments and from an order', async () => {
+      const s = await shop('Low');
+      const hook = await t.merchant(s.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/low', events: ['balance.low'] });
+      assert.equal(hook.status, 200, hook.raw);
+      const adjust = (amount: string) =>
+        t.admin('POST', `/admin/v1/merchants/${s.merchantId}/account/adjustments`, { environment: 'sandbox', amount, reason: 'test' }).then((r) => {
+          assert.equal(r.status, 200, r.raw);
+          return r.body.data.transaction.id as string;
+        });
+      const events = async () =>
+        (await t.store.db.selectFrom('webhook_events').select(['type', 'payload']).where('type', '=', 'balance.low').orderBy('id').execute()).map((e) =>
+          JSON.parse(e.payload),
+        );
+      assert.equal((await s.terms({ lowBalanceThreshold: '50.00' })).status, 200);
+      assert.equal((await s.topUp('100.00', 'low-1')).status, 200);
+      await adjust('-30');
+      assert.equal((await events()).length, 0, 'available 70: above');
+      const crossing = await adjust('-30');
+      await adjust('-5');
+      let sent = await events();
+      assert.equal(sent.length, 1, 'available 40 crossed once; 35 is still below: no second event');
+      assert.equal(sent[0].type, 'balance.low');
+      assert.equal(sent[0].data.transactionId, crossing);
+      assert.equal(sent[0].data.account.available, 40);
+      assert.equal(sent[0].data.account.lowBalanceThreshold, 50);
+      assert.equal((await s.topUp('100.00', 'low-2')).status, 200);
+      assert.equal((await s.terms({ lowBalanceThreshold: '134.99' })).status, 200);
+      const placed = await s.order([{ sku: 'C', quantity: 1 }]);
+      assert.equal(placed.status, 200, placed.raw);
+      sent = await events();
+      assert.equal(sent.length, 2, 'the order took 135 below 134.99: a second crossing');
+      assert.match(sent[1].data.transactionId, /^\d+$/);
+      const charge = (await s.transactions('?type=order_charge')).data.list[0];
+      assert.equal(sent[1].data.transactionId, charge.id);
+    });
+
     it('needs the account:read scope, which a token issued without scopes has', async () => {
       const narrow = await newMerchant(t, 'Narrow', { scopes: ['orders:read'] });
       const r = await t.merchant(narrow.token, 'GET', '/openapi/v1/account');

@@ -8,4 +8,4 @@ export type { components, operations, paths } from './schema.d.ts';
 
 // Webhooks (SPEC §13): check a delivery's Standard Webhooks signature before trusting its body.
 export { verifyWebhook, WebhookVerificationError } from './webhooks.ts';
-export type { WebhookEvent, StockChangedEvent, StockChangedEntry, RefundEvent, SplitOrderEvent, OrderCancelledEvent } from './webhooks.ts';
+export type { WebhookEvent, StockChangedEvent, StockChangedEntry, RefundEvent, SplitOrderEvent, OrderCancelledEvent, BalanceLowEvent } from './webhooks.ts';

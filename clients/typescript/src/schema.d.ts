@@ -706,6 +706,49 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "balance.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.low event
+         * @description Your account's `available` (balance + credit limit) fell below its `lowBalanceThreshold` through `transactionId`: sent once per crossing (a credit back above the threshold re-arms it). `account` is as after that transaction.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BalanceLowEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1159,6 +1202,20 @@ export interface components {
             data: {
                 orderId: string;
                 order: components["schemas"]["OrderRecord"];
+            };
+        };
+        BalanceLowEvent: {
+            /** @constant */
+            type: "balance.low";
+            /**
+             * Format: date-time
+             * @description when the event was committed (ISO 8601 UTC, seconds)
+             */
+            timestamp: string;
+            data: {
+                account: components["schemas"]["AccountRecord"];
+                /** @description the transaction that took it below */
+                transactionId: string;
             };
         };
         CategoryNode: {
@@ -1903,7 +1960,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed")[];
+                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed" | "balance.low")[];
                     /** @description stock.changed only: the SKUs to follow (at most 10,000; repeats ignored). Absent or null: every SKU. */
                     skus?: string[] | null;
                     /** @description stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands. */
@@ -1977,7 +2034,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed")[];
+                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed" | "balance.low")[];
                     /** @description stock.changed only: the SKUs to follow (at most 10,000; repeats ignored). Absent or null: every SKU. */
                     skus?: string[] | null;
                     /** @description stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands. */

@@ -14,5 +14,6 @@ export type StockChangedEntry = S['StockChangedEntry'];
 export type RefundEvent = S['RefundEvent'];
 export type SplitOrderEvent = S['SplitOrderEvent'];
 export type OrderCancelledEvent = S['OrderCancelledEvent'];
+export type BalanceLowEvent = S['BalanceLowEvent'];
 /** Any delivery's body; narrow it on `type`. */
-export type WebhookEvent = StockChangedEvent | RefundEvent | SplitOrderEvent | OrderCancelledEvent;
+export type WebhookEvent = StockChangedEvent | RefundEvent | SplitOrderEvent | OrderCancelledEvent | BalanceLowEvent;

@@ -19,7 +19,15 @@ import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../schemas/oauth
 import { RefundBody, RefundItemBody, RefundRecord } from '../../schemas/refunds.ts';
 import { StockChange, StockRecord, WarehouseStock } from '../../schemas/stock.ts';
 import { SCOPES } from '../../schemas/admin.ts';
-import { OrderCancelledEvent, RefundEvent, SplitOrderEvent, StockChangedEntry, StockChangedEvent, WEBHOOK_EVENT_BODIES } from '../../schemas/webhooks.ts';
+import {
+  BalanceLowEvent,
+  OrderCancelledEvent,
+  RefundEvent,
+  SplitOrderEvent,
+  StockChangedEntry,
+  StockChangedEvent,
+  WEBHOOK_EVENT_BODIES,
+} from '../../schemas/webhooks.ts';
 import { MERCHANT_PREFIX, merchantRouteFor } from '../merchant-routes.ts';
 import { ERROR_CATALOGUE, OAUTH_ERRORS } from './error-catalogue.ts';
 
@@ -68,6 +76,7 @@ const NAMED: Record<string, unknown> = {
   RefundEvent,
   SplitOrderEvent,
   OrderCancelledEvent,
+  BalanceLowEvent,
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -330,6 +339,9 @@ const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
     'each (sku, warehouse) once with its latest quantity, at most 500 changes (more → several deliveries). Deliveries of one endpoint go out ' +
     'one at a time in change-feed order; a failing one holds the later ones back, so applying them in order never leaves a gap. ' +
     '`cursor` continues in `GET /v1/product/stocks/changes`. Endpoints may follow a list of SKUs (`skus`).',
+  'balance.low':
+    "Your account's `available` (balance + credit limit) fell below its `lowBalanceThreshold` through `transactionId`: sent once per crossing " +
+    '(a credit back above the threshold re-arms it). `account` is as after that transaction.',
 };
 
 /**
