@@ -75,37 +75,33 @@ async function move(scope: MerchantScope<Trx>, ledger: LedgerSettings, deltaCent
 }
 
 /**
- * The order's charge, in the order's transaction (SPEC §15), before anything of the order is
- * written: the check and the charge are one statement, so N concurrent orders against a prepaid
- * balance that covers k of them leave exactly k charged. Throws 42203 when it cannot be covered.
- * `post` then writes the entry once the order has its id.
+ * The order's charge (SPEC §15), the last write of the order's transaction: the check and the
+ * charge are one statement, so N concurrent orders against a prepaid balance that covers k of
+ * them leave exactly k charged, and a refusal (42203) rolls back everything the order wrote —
+ * nothing reserved, nothing stored. Last, because the account row stays locked until the commit
+ * and every order of the merchant waits for it (its stock rows were locked first, as everywhere).
  */
-export async function chargeOrder(scope: MerchantScope<Trx>, ledger: LedgerSettings, finalCents: number, now: number) {
+export async function chargeOrder(scope: MerchantScope<Trx>, ledger: LedgerSettings, orderId: number, finalCents: number, now: number): Promise<EntryRow> {
   const charged = merchantSide('order_charge', finalCents);
   const account = await move(scope, ledger, charged, now);
   if (!account) {
     const current = (await merchantAccount(scope, ledger.env))!;
     throw insufficientFunds(finalCents, availableCents(terms(current)));
   }
-  return {
-    account,
-    post: async (orderId: number) => {
-      const entry = await insertEntry(
-        scope.handle,
-        {
-          cause: causeOf.orderCharge(orderId),
-          type: 'order_charge',
-          account,
-          lines: entryLines('order_charge', finalCents),
-          orderId,
-          description: `Order ${orderId}`,
-        },
-        now,
-      );
-      await noticeLowBalance(scope.handle, account, charged, entry.id, now);
-      return entry;
+  const entry = await insertEntry(
+    scope.handle,
+    {
+      cause: causeOf.orderCharge(orderId),
+      type: 'order_charge',
+      account,
+      lines: entryLines('order_charge', finalCents),
+      orderId,
+      description: `Order ${orderId}`,
     },
-  };
+    now,
+  );
+  await noticeLowBalance(scope.handle, account, charged, entry.id, now);
+  return entry;
 }
 
 /** `balance.low` when this posting took `available` from at or above the threshold to below it (once per crossing). */

@@ -172,9 +172,6 @@ async function createOrderIn(
   );
   const offers = (await listChannels(trx)).map(toOffer);
   const plan = planOrder(order, products, stock, offers, config.defaultWarehouse);
-  // SPEC §15: charged before anything of the order is written; a prepaid account that cannot
-  // cover it refuses the order (42203) and the transaction leaves no trace.
-  const charge = await chargeOrder(scope, { env: config.env, supplierCurrency: config.supplierCurrency }, plan.subtotalCents + plan.freightCents, now);
 
   const orderId = await orders.insertOrder(scope, {
     custom_order_id: order.customOrderId,
@@ -246,7 +243,9 @@ async function createOrderIn(
   const taken = await takeQty(trx, dialect, plan.decrements, { kind: 'sale', orderId }, now);
   // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
   if (!taken) throw new RetryAttempt(`stock moved under order ${orderId}`);
-  await charge.post(orderId);
+  // SPEC §15: charged last (the account row is locked until the commit); a prepaid account that
+  // cannot cover it refuses the order (42203) and the transaction leaves no trace.
+  await chargeOrder(scope, { env: config.env, supplierCurrency: config.supplierCurrency }, orderId, plan.subtotalCents + plan.freightCents, now);
   return { orderId, replayed: false };
 }
 

@@ -1,4 +1,5 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { prepared, preparedForMerchant } from './prepared.ts';
 import { accountKey, ACCOUNT_KINDS, type EntryType, type LinePlan, type SupplierAccountKind } from '../domain/ledger.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Dialect, Handle, Trx } from './db.ts';
@@ -59,14 +60,18 @@ export async function lockMerchantAccount(scope: MerchantScope<Trx>, dialect: Di
  * the account does not exist or a prepaid account cannot cover the charge.
  */
 export async function moveBalance(scope: MerchantScope<Trx>, environment: StockistEnv, deltaCents: number, now: number): Promise<AccountRow | undefined> {
+  return balanceMove.first(scope, accountKey.merchant(scope.merchantId, environment), deltaCents, now, deltaCents < 0);
+}
+
+// On the order path: built and compiled once (store/prepared.ts). `charge` is shape: only a charge is checked.
+const balanceMove = preparedForMerchant((scope, key: string, deltaCents: number, now: number, charge: boolean) => {
   let q = scope
     .updateTable('ledger_accounts')
     .set({ balance_cents: sql<number>`balance_cents + ${deltaCents}`, updated_at: now })
-    .where('account_key', '=', accountKey.merchant(scope.merchantId, environment));
-  if (deltaCents < 0)
-    q = q.where((eb) => eb.or([eb('billing_mode', '=', 'on_account'), eb(sql<number>`balance_cents + credit_limit_cents + ${deltaCents}`, '>=', 0)]));
-  return q.returningAll().executeTakeFirst();
-}
+    .where('account_key', '=', key);
+  if (charge) q = q.where((eb) => eb.or([eb('billing_mode', '=', 'on_account'), eb(sql<number>`balance_cents + credit_limit_cents + ${deltaCents}`, '>=', 0)]));
+  return q.returningAll();
+});
 
 /** Moves the balance of an account already known by id (a credit to the account an order was charged to). */
 export async function creditAccount(trx: Trx, accountId: number, deltaCents: number, now: number): Promise<AccountRow> {
@@ -101,36 +106,48 @@ export interface NewEntry {
 export async function insertEntry(trx: Trx, e: NewEntry, now: number): Promise<EntryRow> {
   const merchantLine = e.lines.find((l) => l.account === 'merchant');
   if (!merchantLine || e.lines.reduce((sum, l) => sum + l.amountCents, 0) !== 0) throw new Error(`insertEntry: the lines of ${e.cause} do not balance`);
-  const entry = await trx
-    .insertInto('journal_entries')
-    .values({
-      cause: e.cause,
-      merchant_id: e.account.merchant_id,
-      environment: e.account.environment,
-      account_id: e.account.id,
-      type: e.type,
-      amount_cents: merchantLine.amountCents,
-      balance_after_cents: e.account.balance_cents,
-      currency: e.account.currency,
-      order_id: e.orderId ?? null,
-      refund_id: e.refundId ?? null,
-      split_order_id: e.splitOrderId ?? null,
-      reference: e.reference ?? null,
-      description: e.description,
-      created_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const accountOf = (l: LinePlan) =>
-    l.account === 'merchant'
-      ? e.account.id
-      : trx.selectFrom('ledger_accounts').select('id').where('account_key', '=', accountKey.supplier(l.account, e.account.environment));
-  await trx
-    .insertInto('journal_lines')
-    .values(e.lines.map((l) => ({ entry_id: entry.id, account_id: accountOf(l), amount_cents: l.amountCents })))
-    .execute();
+  const entry = await entryInsert.first(trx, {
+    cause: e.cause,
+    merchant_id: e.account.merchant_id,
+    environment: e.account.environment,
+    account_id: e.account.id,
+    type: e.type,
+    amount_cents: merchantLine.amountCents,
+    balance_after_cents: e.account.balance_cents,
+    currency: e.account.currency,
+    order_id: e.orderId ?? null,
+    refund_id: e.refundId ?? null,
+    split_order_id: e.splitOrderId ?? null,
+    reference: e.reference ?? null,
+    description: e.description,
+    created_at: now,
+  });
+  if (!entry) throw new Error('insertEntry: no row returned');
+  await linesInsert.run(
+    trx,
+    entry.id,
+    e.lines.map((l) =>
+      l.account === 'merchant'
+        ? { merchant: true, accountId: e.account.id, amountCents: l.amountCents }
+        : { merchant: false, key: accountKey.supplier(l.account, e.account.environment), amountCents: l.amountCents },
+    ),
+  );
   return entry;
 }
+
+const entryInsert = prepared((db, row: Insertable<JournalEntriesTable>) => db.insertInto('journal_entries').values(row).returningAll());
+
+type LineRow = { merchant: true; accountId: number; amountCents: number } | { merchant: false; key: string; amountCents: number };
+// Which line is the merchant's is shape (a boolean): the supplier account is found by its key in the same statement.
+const linesInsert = prepared((db, entryId: number, lines: LineRow[]) =>
+  db.insertInto('journal_lines').values(
+    lines.map((l) => ({
+      entry_id: entryId,
+      account_id: l.merchant ? l.accountId : db.selectFrom('ledger_accounts').select('id').where('account_key', '=', l.key),
+      amount_cents: l.amountCents,
+    })),
+  ),
+);
 
 /** The entry of a cause (a repeated top-up answers the first one), within the merchant. */
 export async function entryByCause(scope: MerchantScope, cause: string): Promise<EntryRow | undefined> {
