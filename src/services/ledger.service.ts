@@ -292,9 +292,11 @@ export async function postByOperator({ db, dialect }: LedgerStore, ledger: Ledge
     if (!isUniqueViolation(error)) throw error;
     result = await attempt();
   }
-  if (result.replayed && p.type === 'top_up' && result.entry.amount_cents !== p.amountCents) {
-    throw new AppError(409, 40900, `reference ${p.text} was already used for a top-up of ${centsToAmount(result.entry.amount_cents)}`, [
-      { field: 'reference', message: 'already used for a different amount' },
+  // A repeat names the first posting; with another amount it is a different request under the same name.
+  if (result.replayed && result.entry.amount_cents !== merchantSide(p.type, p.amountCents)) {
+    const [field, name] = p.type === 'top_up' ? ['reference', `reference ${p.text}`] : ['Idempotency-Key', 'this Idempotency-Key'];
+    throw new AppError(409, 40900, `${name} was already used for a ${p.type.replace('_', '-')} of ${centsToAmount(result.entry.amount_cents)}`, [
+      { field, message: 'already used for a different amount' },
     ]);
   }
   return result;

@@ -182,6 +182,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(down.status, 200, JSON.stringify(down.body));
       assert.equal(down.body.data.transaction.amount, -12.5);
       assert.equal((await post({ environment: 'sandbox', amount: '-12.50', reason: 'damaged goods fee' }, 'adj-1')).body.data.replayed, true);
+      const reused = await post({ environment: 'sandbox', amount: '-13.00', reason: 'damaged goods fee' }, 'adj-1');
+      assert.equal(reused.status, 409, 'the same key for another amount');
       assert.equal((await post({ environment: 'sandbox', amount: 2, reason: 'goodwill' })).status, 200);
       assert.equal((await s.account()).data.balance, -10.5);
       const types = (await s.transactions('?type=adjustment')).data.list.map((e: { description: string }) => e.description);
