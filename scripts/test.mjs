@@ -55,7 +55,10 @@ const perTestSeconds = Number(process.env.TEST_TIMEOUT_SECONDS || 120);
 const perFileSeconds = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200);
 const [major, minor] = process.versions.node.split('.').map(Number);
 // A test that timed out may leave timers or sockets behind; the file's process must still end.
-const forceExit = major > 20 || (major === 20 && minor >= 14) ? ['--test-force-exit'] : [];
+// Not on Node 22 and later: there `--test-force-exit` ends a file's process before every test of
+// it has run — test/unit/config.test.ts reported 12, 27 or 41 of its 61 tests, a different count
+// each run, and all "passed". The per-file `--test-timeout` still bounds a file that hangs.
+const forceExit = major === 20 && minor >= 14 ? ['--test-force-exit'] : [];
 const summaryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-test-run-')), 'summary.jsonl');
 
 const result = spawnSync(
@@ -100,5 +103,6 @@ const list = (kind, title) => {
 list('skip', 'Skipped');
 list('todo', 'To do');
 list('fail', 'Failed');
+list('unfinished', 'Unfinished (a file whose process ended before all its tests ran)');
 if (!pg) console.log('\nNote: the PostgreSQL suites were skipped (TEST_DATABASE_URL is not set); only SQLite was tested.');
-process.exit(result.status ?? 1);
+process.exit(entries.some((e) => e.kind === 'unfinished') ? 1 : (result.status ?? 1));
