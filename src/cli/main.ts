@@ -316,56 +316,36 @@ export function buildCli(): Command {
       const { accountForOperator } = await import('../services/ledger.service.ts');
       printAccount(await withStore(config, (store) => accountForOperator(store.db, config, id, opts.environment ?? config.env)));
     });
+  /** A top-up or an adjustment from the command line, audited as the OS user; prints the entry. */
+  const postFromCli = async (type: 'top_up' | 'adjustment', merchantId: string, amount: string, text: string, environment: StockistEnv | undefined) => {
+    const config = configWith({});
+    const id = idArgument('merchantId')(merchantId);
+    const cents = amountArgument(type === 'adjustment')(amount);
+    const { postByOperator } = await import('../services/ledger.service.ts');
+    const r = await withStore(config, (store) =>
+      postByOperator(store, config, cliActor(), id, { type, environment: environment ?? config.env, amountCents: cents, text }, Date.now()),
+    );
+    const e = r.entry;
+    process.stdout.write(
+      `${r.replayed ? 'already recorded: ' : ''}entry ${e.id}: ${type === 'top_up' ? 'top-up' : 'adjustment'} ${formatSigned(e.amount_cents)} ${e.currency}, balance ${formatSigned(e.balance_after_cents)}\n`,
+    );
+  };
   account
     .command('top-up <merchantId> <amount>')
     .description('record a payment received from the merchant (idempotent on --reference)')
     .requiredOption('--reference <text>', "the payment's reference (bank transfer id, invoice number); a repeat posts nothing")
     .addOption(environmentOption())
-    .action(async (merchantId: string, amount: string, opts: { reference: string; environment?: StockistEnv }) => {
-      const config = configWith({});
-      const id = idArgument('merchantId')(merchantId);
-      const cents = amountArgument(false)(amount);
-      const reference = text('--reference', opts.reference.trim());
-      const { postByOperator } = await import('../services/ledger.service.ts');
-      const r = await withStore(config, (store) =>
-        postByOperator(
-          store,
-          config,
-          cliActor(),
-          id,
-          { type: 'top_up', environment: opts.environment ?? config.env, amountCents: cents, text: reference },
-          Date.now(),
-        ),
-      );
-      process.stdout.write(
-        `${r.replayed ? 'already recorded: ' : ''}entry ${r.entry.id}: top-up ${formatSigned(r.entry.amount_cents)} ${r.entry.currency}, balance ${formatSigned(r.entry.balance_after_cents)}\n`,
-      );
-    });
+    .action((merchantId: string, amount: string, opts: { reference: string; environment?: StockistEnv }) =>
+      postFromCli('top_up', merchantId, amount, text('--reference', opts.reference.trim()), opts.environment),
+    );
   account
     .command('adjust <merchantId> <amount>')
     .description('post a signed correction (e.g. -12.50) with a reason; audited')
     .requiredOption('--reason <text>', 'why (shown to the merchant in its transactions)')
     .addOption(environmentOption())
-    .action(async (merchantId: string, amount: string, opts: { reason: string; environment?: StockistEnv }) => {
-      const config = configWith({});
-      const id = idArgument('merchantId')(merchantId);
-      const cents = amountArgument(true)(amount);
-      const reason = text('--reason', opts.reason.trim());
-      const { postByOperator } = await import('../services/ledger.service.ts');
-      const r = await withStore(config, (store) =>
-        postByOperator(
-          store,
-          config,
-          cliActor(),
-          id,
-          { type: 'adjustment', environment: opts.environment ?? config.env, amountCents: cents, text: reason },
-          Date.now(),
-        ),
-      );
-      process.stdout.write(
-        `entry ${r.entry.id}: adjustment ${formatSigned(r.entry.amount_cents)} ${r.entry.currency}, balance ${formatSigned(r.entry.balance_after_cents)}\n`,
-      );
-    });
+    .action((merchantId: string, amount: string, opts: { reason: string; environment?: StockistEnv }) =>
+      postFromCli('adjustment', merchantId, amount, text('--reason', opts.reason.trim()), opts.environment),
+    );
   program
     .command('ledger')
     .description('the money ledger')

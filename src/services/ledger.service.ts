@@ -246,7 +246,8 @@ export async function postByOperator({ db, dialect }: LedgerStore, ledger: Ledge
       const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
       const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
       const existing = await entryByCause(scope, cause);
-      if (existing) return { entry: existing, replayed: true };
+      // The account as it stands: a repeat moves nothing.
+      if (existing) return { entry: existing, replayed: true, account };
       const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);
       if (problem) throw fieldError(problem.field, problem.message);
       const amount = merchantSide(p.type, p.amountCents);
@@ -282,9 +283,9 @@ export async function postByOperator({ db, dialect }: LedgerStore, ledger: Ledge
         },
         now,
       );
-      return { entry, replayed: false };
+      return { entry, replayed: false, account: moved };
     });
-  let result: { entry: EntryRow; replayed: boolean };
+  let result: { entry: EntryRow; replayed: boolean; account: AccountRow };
   try {
     result = await attempt();
   } catch (error) {

@@ -15,7 +15,7 @@ import {
 import { AdminResponses } from '../../../schemas/admin-responses.ts';
 import { IdParams } from '../../../schemas/admin.ts';
 import { IdempotencyHeaders } from '../../../schemas/orders.ts';
-import { accountForOperator, changeTerms, postByOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
+import { accountForOperator, changeTerms, postByOperator, transactionsForOperator, type OperatorPosting } from '../../../services/ledger.service.ts';
 import type { Store } from '../../../store/db.ts';
 
 const TAGS = ['Accounts'];
@@ -27,11 +27,11 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
 ) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
-  const posted = async (r: { entry: Parameters<typeof presentTransaction>[0]; replayed: boolean }, merchantId: number) => ({
-    replayed: r.replayed,
-    transaction: presentTransaction(r.entry),
-    account: presentAccount(await accountForOperator(db, config, merchantId, r.entry.environment)),
-  });
+  /** A top-up or an adjustment, answered with the transaction and the account after it (no second read). */
+  const post = async (request: { id: string; params: { id: string } }, posting: OperatorPosting) => {
+    const r = await postByOperator(store, config, actor(request), Number(request.params.id), posting, Date.now());
+    return { replayed: r.replayed, transaction: presentTransaction(r.entry), account: presentAccount(r.account) };
+  };
 
   app.get(
     '/merchants/:id/account',
@@ -82,21 +82,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         response: AdminResponses(PostedEntry),
       },
     },
-    async (request) => {
-      const id = Number(request.params.id);
-      const b = request.body;
-      return posted(
-        await postByOperator(
-          store,
-          config,
-          actor(request),
-          id,
-          { type: 'top_up', environment: b.environment, amountCents: b.amount, text: b.reference },
-          Date.now(),
-        ),
-        id,
-      );
-    },
+    async (request) => post(request, { type: 'top_up', environment: request.body.environment, amountCents: request.body.amount, text: request.body.reference }),
   );
   app.post(
     '/merchants/:id/account/adjustments',
@@ -111,20 +97,8 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
       },
     },
     async (request) => {
-      const id = Number(request.params.id);
       const b = request.body;
-      const key = request.headers['idempotency-key'];
-      return posted(
-        await postByOperator(
-          store,
-          config,
-          actor(request),
-          id,
-          { type: 'adjustment', environment: b.environment, amountCents: b.amount, text: b.reason, key },
-          Date.now(),
-        ),
-        id,
-      );
+      return post(request, { type: 'adjustment', environment: b.environment, amountCents: b.amount, text: b.reason, key: request.headers['idempotency-key'] });
     },
   );
   app.get(
