@@ -18,19 +18,20 @@ import { presentTransaction } from '../present/account.presenter.ts';
 import type { TransactionsQuery } from '../schemas/account.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { insertAudit } from '../store/audit.repository.ts';
-import type { Db, Handle, Store, Trx } from '../store/db.ts';
+import type { Db, Dialect, Handle, Store, Trx } from '../store/db.ts';
 import {
   chargeOfOrder,
   countEntries,
-  creditAccount,
   entriesPage,
   ensureAccounts,
   entryByCause,
-  insertEntry,
   lockMerchantAccount,
   merchantAccount,
-  moveBalance,
+  post,
+  postOn,
   updateTerms,
+  type Posted,
+  type Posting,
   type AccountRow,
   type EntryFilter,
   type EntryRow,
@@ -65,13 +66,13 @@ const insufficientFunds = (requiredCents: number, availableCentsNow: number) =>
     ],
   );
 
-/** Moves the balance, creating the accounts on first use; undefined only when a prepaid account cannot cover a charge. */
-async function move(scope: MerchantScope<Trx>, ledger: LedgerSettings, deltaCents: number, now: number): Promise<AccountRow | undefined> {
-  const moved = await moveBalance(scope, ledger.env, deltaCents, now);
-  if (moved) return moved;
-  if (await merchantAccount(scope, ledger.env)) return undefined;
-  await ensureAccounts(scope, ledger.env, ledger.supplierCurrency, now);
-  return moveBalance(scope, ledger.env, deltaCents, now);
+/** Posts the entry, creating the accounts on first use; undefined only when a prepaid account cannot cover a charge. */
+async function postOpening(scope: MerchantScope<Trx>, dialect: Dialect, ledger: LedgerSettings, p: Posting, now: number): Promise<Posted | undefined> {
+  const posted = await postOn(dialect)(scope, p, now);
+  if (posted) return posted;
+  if (await merchantAccount(scope, p.environment)) return undefined;
+  await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
+  return postOn(dialect)(scope, p, now);
 }
 
 /**
@@ -81,27 +82,35 @@ async function move(scope: MerchantScope<Trx>, ledger: LedgerSettings, deltaCent
  * nothing reserved, nothing stored. Last, because the account row stays locked until the commit
  * and every order of the merchant waits for it (its stock rows were locked first, as everywhere).
  */
-export async function chargeOrder(scope: MerchantScope<Trx>, ledger: LedgerSettings, orderId: number, finalCents: number, now: number): Promise<EntryRow> {
-  const charged = merchantSide('order_charge', finalCents);
-  const account = await move(scope, ledger, charged, now);
-  if (!account) {
-    const current = (await merchantAccount(scope, ledger.env))!;
-    throw insufficientFunds(finalCents, availableCents(terms(current)));
-  }
-  const entry = await insertEntry(
-    scope.handle,
+export async function chargeOrder(
+  scope: MerchantScope<Trx>,
+  dialect: Dialect,
+  ledger: LedgerSettings,
+  orderId: number,
+  finalCents: number,
+  now: number,
+): Promise<number> {
+  const posted = await postOpening(
+    scope,
+    dialect,
+    ledger,
     {
+      environment: ledger.env,
+      checkCover: true,
       cause: causeOf.orderCharge(orderId),
       type: 'order_charge',
-      account,
       lines: entryLines('order_charge', finalCents),
       orderId,
       description: `Order ${orderId}`,
     },
     now,
   );
-  await noticeLowBalance(scope.handle, account, charged, entry.id, now);
-  return entry;
+  if (!posted) {
+    const current = (await merchantAccount(scope, ledger.env))!;
+    throw insufficientFunds(finalCents, availableCents(terms(current)));
+  }
+  await noticeLowBalance(scope.handle, posted.account, merchantSide('order_charge', finalCents), posted.entryId, now);
+  return posted.entryId;
 }
 
 /** `balance.low` when this posting took `available` from at or above the threshold to below it (once per crossing). */
@@ -115,17 +124,16 @@ async function noticeLowBalance(trx: Trx, after: AccountRow, movedCents: number,
  * order was charged to. An order placed before the ledger existed was never charged, so its
  * refund credits nothing (docs/money.md).
  */
-export async function creditRefund(trx: Trx, refundId: number, orderId: number, amountCents: number, now: number): Promise<EntryRow | null> {
+export async function creditRefund(trx: Trx, refundId: number, orderId: number, amountCents: number, now: number): Promise<number | null> {
   const charge = await chargeOfOrder(trx, orderId);
   if (!charge) return null;
-  const credited = merchantSide('refund_credit', amountCents);
-  const account = await creditAccount(trx, charge.accountId, credited, now);
-  return insertEntry(
-    trx,
+  const posted = await post(
+    forMerchant(trx, charge.merchantId),
     {
+      environment: charge.environment,
+      checkCover: false,
       cause: causeOf.refundCredit(refundId),
       type: 'refund_credit',
-      account,
       lines: entryLines('refund_credit', amountCents),
       orderId,
       refundId,
@@ -133,6 +141,8 @@ export async function creditRefund(trx: Trx, refundId: number, orderId: number, 
     },
     now,
   );
+  if (!posted) throw new Error(`creditRefund: the account of order ${orderId} is gone`);
+  return posted.entryId;
 }
 
 const terms = (a: AccountRow) => ({ balanceCents: a.balance_cents, billingMode: a.billing_mode, creditLimitCents: a.credit_limit_cents });
@@ -251,19 +261,23 @@ export async function postByOperator({ db, dialect }: LedgerStore, ledger: Ledge
       const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);
       if (problem) throw fieldError(problem.field, problem.message);
       const amount = merchantSide(p.type, p.amountCents);
-      const moved = await creditAccount(trx, account.id, amount, now);
-      const entry = await insertEntry(
-        trx,
+      const posted = await post(
+        scope,
         {
+          environment: p.environment,
+          checkCover: false,
           cause,
           type: p.type,
-          account: moved,
           lines: entryLines(p.type, p.amountCents),
           reference: p.type === 'top_up' ? p.text : null,
           description: p.type === 'top_up' ? `Payment received: ${p.text}` : `Adjustment: ${p.text}`,
         },
         now,
       );
+      // The account exists and is locked: only a broken promise gets here.
+      if (!posted) throw new Error(`postByOperator: account ${account.id} did not move`);
+      const moved = posted.account;
+      const entry = (await entryByCause(scope, cause))!;
       await noticeLowBalance(trx, moved, amount, entry.id, now);
       await insertAudit(
         trx,

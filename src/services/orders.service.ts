@@ -245,7 +245,7 @@ async function createOrderIn(
   if (!taken) throw new RetryAttempt(`stock moved under order ${orderId}`);
   // SPEC §15: charged last (the account row is locked until the commit); a prepaid account that
   // cannot cover it refuses the order (42203) and the transaction leaves no trace.
-  await chargeOrder(scope, { env: config.env, supplierCurrency: config.supplierCurrency }, orderId, plan.subtotalCents + plan.freightCents, now);
+  await chargeOrder(scope, dialect, { env: config.env, supplierCurrency: config.supplierCurrency }, orderId, plan.subtotalCents + plan.freightCents, now);
   return { orderId, replayed: false };
 }
 

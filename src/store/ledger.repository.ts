@@ -53,43 +53,15 @@ export async function lockMerchantAccount(scope: MerchantScope<Trx>, dialect: Di
   return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
 }
 
-/**
- * Moves the merchant account's balance by `deltaCents` and answers the account after it — in one
- * statement, so the check and the charge are one atomic step (SPEC §15): a charge (negative delta)
- * of a `prepaid` account only applies while `balance + creditLimit` still covers it. Undefined when
- * the account does not exist or a prepaid account cannot cover the charge.
- */
-export async function moveBalance(scope: MerchantScope<Trx>, environment: StockistEnv, deltaCents: number, now: number): Promise<AccountRow | undefined> {
-  return balanceMove.first(scope, accountKey.merchant(scope.merchantId, environment), deltaCents, now, deltaCents < 0);
-}
-
-// On the order path: built and compiled once (store/prepared.ts). `charge` is shape: only a charge is checked.
-const balanceMove = preparedForMerchant((scope, key: string, deltaCents: number, now: number, charge: boolean) => {
-  let q = scope
-    .updateTable('ledger_accounts')
-    .set({ balance_cents: sql<number>`balance_cents + ${deltaCents}`, updated_at: now })
-    .where('account_key', '=', key);
-  if (charge) q = q.where((eb) => eb.or([eb('billing_mode', '=', 'on_account'), eb(sql<number>`balance_cents + credit_limit_cents + ${deltaCents}`, '>=', 0)]));
-  return q.returningAll();
-});
-
-/** Moves the balance of an account already known by id (a credit to the account an order was charged to). */
-export async function creditAccount(trx: Trx, accountId: number, deltaCents: number, now: number): Promise<AccountRow> {
-  return trx
-    .updateTable('ledger_accounts')
-    .set({ balance_cents: sql<number>`balance_cents + ${deltaCents}`, updated_at: now })
-    .where('id', '=', accountId)
-    .where('kind', '=', 'merchant')
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-export interface NewEntry {
+/** One posting (SPEC §15): the merchant account's balance moved by its line, and the entry with both its lines. */
+export interface Posting {
+  /** The merchant account is the scope's merchant's in this environment. */
+  environment: StockistEnv;
+  /** A charge of an order: refused when a `prepaid` account cannot cover it. */
+  checkCover: boolean;
   cause: string;
   type: EntryType;
-  /** The merchant account after its balance moved by the merchant line. */
-  account: AccountRow;
-  /** The entry's lines (domain/ledger.ts `entryLines`): the merchant's side and a supplier account's. */
+  /** The entry's lines (domain/ledger.ts `entryLines`): the merchant's side and a supplier account's, summing to zero. */
   lines: LinePlan[];
   orderId?: number | null;
   refundId?: number | null;
@@ -98,55 +70,132 @@ export interface NewEntry {
   description: string;
 }
 
-/**
- * Writes the entry and its two lines (the merchant's side and the supplier account's, summing to
- * zero). A second entry with the same cause fails on the unique constraint and rolls the whole
- * transaction back, the cause's own change included.
- */
-export async function insertEntry(trx: Trx, e: NewEntry, now: number): Promise<EntryRow> {
-  const merchantLine = e.lines.find((l) => l.account === 'merchant');
-  if (!merchantLine || e.lines.reduce((sum, l) => sum + l.amountCents, 0) !== 0) throw new Error(`insertEntry: the lines of ${e.cause} do not balance`);
-  const entry = await entryInsert.first(trx, {
-    cause: e.cause,
-    merchant_id: e.account.merchant_id,
-    environment: e.account.environment,
-    account_id: e.account.id,
-    type: e.type,
-    amount_cents: merchantLine.amountCents,
-    balance_after_cents: e.account.balance_cents,
-    currency: e.account.currency,
-    order_id: e.orderId ?? null,
-    refund_id: e.refundId ?? null,
-    split_order_id: e.splitOrderId ?? null,
-    reference: e.reference ?? null,
-    description: e.description,
-    created_at: now,
-  });
-  if (!entry) throw new Error('insertEntry: no row returned');
-  await linesInsert.run(
-    trx,
-    entry.id,
-    e.lines.map((l) =>
-      l.account === 'merchant'
-        ? { merchant: true, accountId: e.account.id, amountCents: l.amountCents }
-        : { merchant: false, key: accountKey.supplier(l.account, e.account.environment), amountCents: l.amountCents },
-    ),
-  );
-  return entry;
+export interface Posted {
+  /** The merchant account after its balance moved. */
+  account: AccountRow;
+  entryId: number;
 }
 
-const entryInsert = prepared((db, row: Insertable<JournalEntriesTable>) => db.insertInto('journal_entries').values(row).returningAll());
+/**
+ * Posts an entry: moves the merchant account's balance by its line and writes the entry and its
+ * two lines, in three statements (either database). The balance move is one statement, so the
+ * check and the charge are one atomic step (SPEC §15): a charge of a `prepaid` account only
+ * applies while `balance + creditLimit` still covers it. Undefined, with nothing written, when the
+ * account does not exist yet or cannot cover the charge. A second entry with the same cause fails
+ * on the unique constraint and rolls the whole transaction back, the cause's own change included.
+ */
+export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
+  const { merchant, supplierKey } = sidesOf(p);
+  const account = await balanceMove.first(scope, accountKey.merchant(scope.merchantId, p.environment), merchant, now, p.checkCover);
+  if (!account) return undefined;
+  const entry = await entryInsert.first(scope.handle, {
+    ...entryValues(p),
+    environment: p.environment,
+    amount_cents: merchant,
+    merchant_id: account.merchant_id,
+    account_id: account.id,
+    balance_after_cents: account.balance_cents,
+    currency: account.currency,
+    created_at: now,
+  });
+  if (!entry) throw new Error('post: no entry row returned');
+  await linesInsert.run(scope.handle, entry.id, account.id, merchant, supplierKey, -merchant);
+  return { account, entryId: entry.id };
+}
 
-type LineRow = { merchant: true; accountId: number; amountCents: number } | { merchant: false; key: string; amountCents: number };
-// Which line is the merchant's is shape (a boolean): the supplier account is found by its key in the same statement.
-const linesInsert = prepared((db, entryId: number, lines: LineRow[]) =>
-  db.insertInto('journal_lines').values(
-    lines.map((l) => ({
-      entry_id: entryId,
-      account_id: l.merchant ? l.accountId : db.selectFrom('ledger_accounts').select('id').where('account_key', '=', l.key),
-      amount_cents: l.amountCents,
-    })),
-  ),
+/**
+ * The same posting as `post`, as one statement on PostgreSQL (writable CTEs): one round trip
+ * instead of three, and the account row — locked by the UPDATE until the commit, so every posting
+ * of the merchant waits for it — is held that much less (docs/performance.md, "What the ledger
+ * costs an order"). The order's charge uses it there; `postOn` picks.
+ */
+export async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
+  const { merchant, supplierKey } = sidesOf(p);
+  const row = await postedInOneStatement.first(
+    scope,
+    accountKey.merchant(scope.merchantId, p.environment),
+    p.checkCover,
+    merchant,
+    supplierKey,
+    entryValues(p),
+    now,
+  );
+  if (!row) return undefined;
+  const { entry_id, ...account } = row;
+  return { account, entryId: Number(entry_id) };
+}
+
+/** The posting function for a dialect: one statement where the database can write through CTEs. */
+export const postOn = (dialect: Dialect) => (dialect === 'postgres' ? postInOneStatement : post);
+
+/** The merchant's side of the lines (the balance's move) and the supplier account's key; the lines must sum to zero. */
+function sidesOf(p: Posting): { merchant: number; supplierKey: string } {
+  const merchant = p.lines.find((l) => l.account === 'merchant');
+  const supplier = p.lines.find((l) => l.account !== 'merchant');
+  if (!merchant || !supplier || p.lines.length !== 2 || merchant.amountCents + supplier.amountCents !== 0)
+    throw new Error(`post: the lines of ${p.cause} are not one merchant line and one supplier line summing to zero`);
+  return { merchant: merchant.amountCents, supplierKey: accountKey.supplier(supplier.account as SupplierAccountKind, p.environment) };
+}
+
+/** The entry's own columns (the account's and the amount's come from the moved row and the merchant line). */
+const entryValues = (p: Posting) => ({
+  cause: p.cause,
+  type: p.type,
+  order_id: p.orderId ?? null,
+  refund_id: p.refundId ?? null,
+  split_order_id: p.splitOrderId ?? null,
+  reference: p.reference ?? null,
+  description: p.description,
+});
+
+// On the order path: built and compiled once (store/prepared.ts). `checkCover` is shape: only a charge is checked.
+const balanceMove = preparedForMerchant((scope, key: string, deltaCents: number, now: number, checkCover: boolean) =>
+  moveStatement(scope, key, deltaCents, now, checkCover),
+);
+
+function moveStatement(scope: MerchantScope, key: string, deltaCents: number, now: number, checkCover: boolean) {
+  let q = scope
+    .updateTable('ledger_accounts')
+    .set({ balance_cents: sql<number>`balance_cents + ${deltaCents}`, updated_at: now })
+    .where('account_key', '=', key);
+  if (checkCover)
+    q = q.where((eb) => eb.or([eb('billing_mode', '=', 'on_account'), eb(sql<number>`balance_cents + credit_limit_cents + ${deltaCents}`, '>=', 0)]));
+  return q.returningAll();
+}
+
+const entryInsert = prepared((db, row: Insertable<JournalEntriesTable>) => db.insertInto('journal_entries').values(row).returning('id'));
+
+// The supplier account is found by its key in the same statement.
+const linesInsert = prepared((db, entryId: number, accountId: number, merchantCents: number, supplierKey: string, supplierCents: number) =>
+  db.insertInto('journal_lines').values([
+    { entry_id: entryId, account_id: accountId, amount_cents: merchantCents },
+    { entry_id: entryId, account_id: db.selectFrom('ledger_accounts').select('id').where('account_key', '=', supplierKey), amount_cents: supplierCents },
+  ]),
+);
+
+/**
+ * PostgreSQL: the balance move, the entry and its lines in one statement. The entry and the lines
+ * are selected from the moved row, so a refused or missing account writes none of them. `cast`
+ * types the parameters (in a SELECT list they would be text).
+ */
+const postedInOneStatement = preparedForMerchant(
+  (scope, key: string, checkCover: boolean, merchantCents: number, supplierKey: string, e: ReturnType<typeof entryValues>, now: number) =>
+    sql<AccountRow & { entry_id: number }>`
+      with moved as (${moveStatement(scope, key, merchantCents, now, checkCover)}), entry as (
+        insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency,
+          order_id, refund_id, split_order_id, reference, description, created_at)
+        select cast(${e.cause} as text), m.merchant_id, m.environment, m.id, cast(${e.type} as text), cast(${merchantCents} as bigint), m.balance_cents, m.currency,
+          cast(${e.order_id} as bigint), cast(${e.refund_id} as bigint), cast(${e.split_order_id} as bigint), cast(${e.reference} as text),
+          cast(${e.description} as text), cast(${now} as bigint)
+        from moved m
+        returning id, account_id, amount_cents
+      ), lines as (
+        insert into journal_lines (entry_id, account_id, amount_cents)
+        select id, account_id, amount_cents from entry
+        union all
+        select id, (select id from ledger_accounts where account_key = ${supplierKey}), -amount_cents from entry
+      )
+      select moved.*, (select id from entry) as entry_id from moved`,
 );
 
 /** The entry of a cause (a repeated top-up answers the first one), within the merchant. */
@@ -155,9 +204,9 @@ export async function entryByCause(scope: MerchantScope, cause: string): Promise
 }
 
 /** The account an order was charged to (a refund's credit goes back there), or undefined for an order placed before the ledger. */
-export async function chargeOfOrder(trx: Handle, orderId: number): Promise<{ accountId: number; merchantId: number } | undefined> {
-  const row = await trx.selectFrom('journal_entries').select(['account_id', 'merchant_id']).where('cause', '=', `order:${orderId}`).executeTakeFirst();
-  return row && { accountId: row.account_id, merchantId: row.merchant_id };
+export async function chargeOfOrder(trx: Handle, orderId: number): Promise<{ merchantId: number; environment: StockistEnv } | undefined> {
+  const row = await trx.selectFrom('journal_entries').select(['merchant_id', 'environment']).where('cause', '=', `order:${orderId}`).executeTakeFirst();
+  return row && { merchantId: row.merchant_id, environment: row.environment };
 }
 
 export interface EntryFilter {
