@@ -42,6 +42,10 @@ export interface BenchDriver {
   queryOrdersByIds(ids: number[]): unknown;
   queryOrdersByWindow(updatedFrom: number, pageSize: number): unknown;
   requestRefund(orderId: number, now: number): unknown;
+  /** The merchant's sandbox account row. */
+  account(): unknown;
+  /** A page of the account's entries, newest first, and their count up to the API's cap. */
+  accountTransactions(pageNumber: number, pageSize: number): unknown;
   close(): Promise<void>;
 }
 
@@ -81,6 +85,16 @@ const ADDRESS_JSON = JSON.stringify({
 });
 /** `total` of the order query counts at most this many rows (docs/decisions.md, "Order paging"). */
 const ORDER_TOTAL_CAP = 10_000;
+/** The transactions list counts at most this many entries (services/ledger.service.ts). */
+const ENTRY_TOTAL_CAP = 10_000;
+const ACCOUNT_SQL = `select * from ledger_accounts where account_key = ?`;
+const ENTRY_PAGE_SQL = `select * from journal_entries where account_id = ? order by created_at desc, id desc limit ? offset ?`;
+const ENTRY_COUNT_SQL = `select count(*) as n from (select id from journal_entries where account_id = ? limit ${ENTRY_TOTAL_CAP}) w`;
+/** `?` placeholders as PostgreSQL's `$n`. */
+const numbered = (text: string) => {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+};
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 const successBody = (orderId: number | string) => `{"code":10000,"message":"success","data":"${orderId}"}`;
 
@@ -338,6 +352,10 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
   };
   const orderPage = db.prepare('select * from orders where merchant_id = ? and updated_at >= ? order by updated_at, id limit ?');
   const orderCount = db.prepare('select count(*) as n from (select id from orders where merchant_id = ? and updated_at >= ? limit ?)');
+  const accountKey = `merchant:${setup.merchantId}:sandbox`;
+  const accountRow = db.prepare(ACCOUNT_SQL);
+  const entryPage = db.prepare(ENTRY_PAGE_SQL);
+  const entryCount = db.prepare(ENTRY_COUNT_SQL);
 
   const refundOrder = db.prepare('select id from orders where id = ? and merchant_id = ?');
   const lockSplits = db.prepare('update split_orders set updated_at = updated_at where order_id = ? returning id, status, country_code, freight_cents');
@@ -383,6 +401,11 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
       ...withChildren(orderPage.all(setup.merchantId, from, pageSize + 1) as { id: number }[]),
     }),
     requestRefund: (orderId, now) => requestRefund(orderId, now),
+    account: () => accountRow.get(accountKey),
+    accountTransactions: (pageNumber, pageSize) => {
+      const { id } = accountRow.get(accountKey) as { id: number };
+      return { list: entryPage.all(id, pageSize + 1, (pageNumber - 1) * pageSize), total: entryCount.get(id) };
+    },
     close: async () => void db.close(),
   };
 }
@@ -570,6 +593,12 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
       const rows = await run('bench_refund', PG_REFUND, [orderId, setup.merchantId, now]);
       if (rows.length !== 1) throw new Error('refund not written');
       return rows[0].id;
+    },
+    account: () => run('bench_account', numbered(ACCOUNT_SQL), [`merchant:${setup.merchantId}:sandbox`]),
+    accountTransactions: async (pageNumber, pageSize) => {
+      const [{ id }] = await run('bench_account', numbered(ACCOUNT_SQL), [`merchant:${setup.merchantId}:sandbox`]);
+      const list = await run('bench_entry_page', numbered(ENTRY_PAGE_SQL), [id, pageSize + 1, (pageNumber - 1) * pageSize]);
+      return { list, total: await run('bench_entry_count', numbered(ENTRY_COUNT_SQL), [id]) };
     },
     close: () => pool.end(),
   };

@@ -1,7 +1,10 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { systemActor } from '../src/domain/audit.ts';
 import { createMerchant, issueToken } from '../src/services/merchants.service.ts';
+import { accountKey, causeOf } from '../src/domain/ledger.ts';
 import type { Store } from '../src/store/db.ts';
+import { ensureAccounts } from '../src/store/ledger.repository.ts';
+import { forMerchant } from '../src/store/tenancy.ts';
 import type { Database } from '../src/store/schema.ts';
 
 /**
@@ -9,7 +12,9 @@ import type { Database } from '../src/store/schema.ts';
  * that explain it), channels, one merchant with a token, and `orders` historical orders (each with
  * two split orders and three items) spread over the last 30 days. Written with multi-row inserts
  * in large transactions; it bypasses the services on purpose (speed), so it keeps their invariants
- * itself: Σ ledger = stock, ids from the database, split/order ids in their ranges.
+ * itself: Σ ledger = stock, ids from the database, split/order ids in their ranges, and every
+ * order charged to the merchant's account (SPEC §15: one `order_charge` entry with its two lines,
+ * the account's balance their sum), so `stockist ledger verify` passes on the bench database.
  */
 export interface GenerateOptions {
   skus: number;
@@ -34,6 +39,9 @@ const FILLED = [
   'orders',
   'split_orders',
   'order_items',
+  'ledger_accounts',
+  'journal_entries',
+  'journal_lines',
 ] as const;
 /** Stored like the order service stores it: every address field present, null when not given. */
 const ADDRESS_JSON = JSON.stringify({
@@ -48,6 +56,8 @@ const ADDRESS_JSON = JSON.stringify({
   ioss: null,
   vat: null,
 });
+/** What every historical order costs (subtotal 30.00 + freight 9.00), and what it was charged. */
+const ORDER_CENTS = 3900;
 export const benchSku = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
 
 async function inBatches<T>(
@@ -235,6 +245,13 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   const merchant = await createMerchant(db, systemActor('bench'), 'Bench Merchant', now);
   const token = (await issueToken(db, systemActor('bench'), 'sandbox', merchant.merchantId, {}, now)).accessToken;
 
+  // The merchant's sandbox account (on_account) and the supplier's: every historical order is charged.
+  await db.transaction().execute((trx) => ensureAccounts(forMerchant(trx, merchant.merchantId), 'sandbox', 'USD', now));
+  const accountId = async (key: string) => (await db.selectFrom('ledger_accounts').select('id').where('account_key', '=', key).executeTakeFirstOrThrow()).id;
+  const merchantAccountId = await accountId(accountKey.merchant(merchant.merchantId, 'sandbox'));
+  const salesAccountId = await accountId(accountKey.supplier('sales', 'sandbox'));
+  let balance = 0;
+
   // Historical orders: ids are taken from the sequences like live orders (two splits, three items each).
   const orderBatch = 500;
   for (let done = 0; done < options.orders; ) {
@@ -259,7 +276,7 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
             fulfillment_status: 'waiting_to_ship',
             refund_status: null,
             currency_code: 'USD',
-            subtotal_cents: 3000,
+            subtotal_cents: ORDER_CENTS - 900,
             freight_cents: 900,
             coupon_cents: 0,
             promotion_cents: 0,
@@ -313,6 +330,41 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
           })),
         );
         await trx.insertInto('order_items').values(items).execute();
+        const entries = await trx
+          .insertInto('journal_entries')
+          .values(
+            orderIds.map((o) => {
+              balance -= ORDER_CENTS;
+              return {
+                cause: causeOf.orderCharge(o.id),
+                merchant_id: merchant.merchantId,
+                environment: 'sandbox' as const,
+                account_id: merchantAccountId,
+                type: 'order_charge' as const,
+                amount_cents: -ORDER_CENTS,
+                balance_after_cents: balance,
+                currency: 'USD',
+                order_id: o.id,
+                refund_id: null,
+                split_order_id: null,
+                reference: null,
+                description: `Order ${o.id}`,
+                created_at: o.created_at,
+              };
+            }),
+          )
+          .returning('id')
+          .execute();
+        await trx
+          .insertInto('journal_lines')
+          .values(
+            entries.flatMap((e) => [
+              { entry_id: e.id, account_id: merchantAccountId, amount_cents: -ORDER_CENTS },
+              { entry_id: e.id, account_id: salesAccountId, amount_cents: ORDER_CENTS },
+            ]),
+          )
+          .execute();
+        await trx.updateTable('ledger_accounts').set({ balance_cents: balance }).where('id', '=', merchantAccountId).execute();
         done += n;
       }
     });

@@ -34,6 +34,7 @@ import { queryStocks } from '../src/services/stock-query.service.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { queryOrders } from '../src/services/order-query.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
+import { accountOf, transactionsOf } from '../src/services/ledger.service.ts';
 import { createStaff } from '../src/services/staff.service.ts';
 import { forMerchant } from '../src/store/tenancy.ts';
 import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
@@ -247,6 +248,21 @@ const SCENARIOS: Scenario[] = [
       const id = nextRefundOrder();
       return id === null ? null : d.requestRefund(id, Date.now());
     },
+  },
+  {
+    name: 'account',
+    method: 'GET',
+    http: () => ({ path: '/openapi/v1/account' }),
+    service: (d) => accountOf(forMerchant(d.store.db, d.merchantId), { env: d.config.env, supplierCurrency: d.config.supplierCurrency }),
+    driver: (d) => d.account(),
+  },
+  // A page 1–20 of 20 transactions, newest first (the generated orders' charges and the bench's own).
+  {
+    name: 'account-transactions',
+    method: 'GET',
+    http: () => ({ path: `/openapi/v1/account/transactions?pageNumber=${1 + rand(20)}&pageSize=20` }),
+    service: (d) => transactionsOf(forMerchant(d.store.db, d.merchantId), d.config.env, { pageNumber: 1 + rand(20), pageSize: 20 }),
+    driver: (d) => d.accountTransactions(1 + rand(20), 20),
   },
 ];
 

@@ -10,10 +10,10 @@ import type { Handle } from './db.ts';
 /** Entries whose lines do not sum to zero, or that do not have exactly two lines. */
 export async function unbalancedEntries(db: Handle, limit: number) {
   const r = await sql<{ id: number; sum: number | string | null; lines: number | string }>`
-    select e.id as id, sum(l.amount_cents) as sum, count(l.id) as lines
+    select e.id as id, sum(l.amount_cents) as sum, count(l.entry_id) as lines
     from journal_entries e left join journal_lines l on l.entry_id = e.id
     group by e.id
-    having coalesce(sum(l.amount_cents), 0) <> 0 or count(l.id) <> 2
+    having coalesce(sum(l.amount_cents), 0) <> 0 or count(l.entry_id) <> 2
     order by e.id
     limit ${limit}`.execute(db);
   return r.rows.map((row) => ({ id: Number(row.id), sum: Number(row.sum ?? 0), lines: Number(row.lines) }));
@@ -29,14 +29,13 @@ export async function misstatedEntries(db: Handle, limit: number) {
   return r.rows.map((row) => Number(row.id));
 }
 
-/** Merchant accounts whose kept balance is not the sum of their lines. */
+/** Merchant accounts whose kept balance is not the sum of their lines (one grouped pass over the lines). */
 export async function driftedBalances(db: Handle, limit: number) {
   const r = await sql<{ id: number; account_key: string; balance: number | string; lines: number | string | null }>`
-    select a.id as id, a.account_key as account_key, a.balance_cents as balance,
-      (select sum(l.amount_cents) from journal_lines l where l.account_id = a.id) as lines
+    select a.id as id, a.account_key as account_key, a.balance_cents as balance, s.lines as lines
     from ledger_accounts a
-    where a.kind = 'merchant'
-      and a.balance_cents <> coalesce((select sum(l.amount_cents) from journal_lines l where l.account_id = a.id), 0)
+    left join (select account_id, sum(amount_cents) as lines from journal_lines group by account_id) s on s.account_id = a.id
+    where a.kind = 'merchant' and a.balance_cents <> coalesce(s.lines, 0)
     order by a.id
     limit ${limit}`.execute(db);
   return r.rows.map((row) => ({ id: Number(row.id), key: row.account_key, balance: Number(row.balance), lines: Number(row.lines ?? 0) }));

@@ -289,17 +289,17 @@ export async function entriesBetween(
 }
 
 /**
- * The supplier's money in one environment (the console dashboard): payments received (the cash
- * account's lines), what merchants owe (negative balances) and what they have paid in advance
- * (positive balances). Sums over the accounts and the cash account's lines only.
+ * The supplier's money in one environment (the console dashboard): payments received (the top-ups,
+ * the only entries against the cash account, read through each merchant account's type index),
+ * what merchants owe (negative balances) and what they have paid in advance (positive balances).
  */
 export async function supplierMoney(db: Handle, environment: StockistEnv) {
   const [received, balances] = await Promise.all([
     db
-      .selectFrom('journal_lines')
-      .innerJoin('ledger_accounts', 'ledger_accounts.id', 'journal_lines.account_id')
-      .select((eb) => eb.fn.sum<number | string | null>('journal_lines.amount_cents').as('sum'))
-      .where('ledger_accounts.account_key', '=', accountKey.supplier('cash', environment))
+      .selectFrom('journal_entries')
+      .select((eb) => eb.fn.sum<number | string | null>('amount_cents').as('sum'))
+      .where('type', '=', 'top_up')
+      .where('account_id', 'in', (eb) => eb.selectFrom('ledger_accounts').select('id').where('kind', '=', 'merchant').where('environment', '=', environment))
       .executeTakeFirstOrThrow(),
     db
       .selectFrom('ledger_accounts')
@@ -311,5 +311,5 @@ export async function supplierMoney(db: Handle, environment: StockistEnv) {
       .where('environment', '=', environment)
       .executeTakeFirstOrThrow(),
   ]);
-  return { receivedCents: -Number(received.sum ?? 0), owedCents: Number(balances.owed ?? 0), heldCents: Number(balances.held ?? 0) };
+  return { receivedCents: Number(received.sum ?? 0), owedCents: Number(balances.owed ?? 0), heldCents: Number(balances.held ?? 0) };
 }

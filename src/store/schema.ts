@@ -548,8 +548,8 @@ export interface JournalEntriesTable {
   created_at: number;
 }
 
+/** Keyed by (entry_id, account_id): an entry has one line on each of its two accounts. */
 export interface JournalLinesTable {
-  id: Generated<number>;
   entry_id: number;
   account_id: number;
   /** The change to the account's balance. */

@@ -37,11 +37,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await ledgerWithMoney(t);
       const line = await t.store.db
         .selectFrom('journal_lines')
-        .select(['id', 'entry_id'])
+        .select(['entry_id', 'account_id'])
         .where('amount_cents', '>', 0)
-        .orderBy('id')
+        .orderBy('entry_id')
         .executeTakeFirstOrThrow();
-      await t.store.db.deleteFrom('journal_lines').where('id', '=', line.id).execute();
+      await t.store.db.deleteFrom('journal_lines').where('entry_id', '=', line.entry_id).where('account_id', '=', line.account_id).execute();
       const rules = (await verifyLedger(t.store.db)).breaches;
       assert.ok(
         rules.some((b) => b.rule === 'entry_sum' && b.message.startsWith(`entry ${line.entry_id}:`)),
