@@ -180,6 +180,47 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await worker(t).runOnce();
     });
 
+    it('refunds the whole order only for a body with no item field at all (Hardening III)', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 2 },
+        { sku: 'B', quantity: 2 },
+      ]);
+      // Item fields that name no line, or orderItems that is not a list: 400 naming the field, nothing reserved.
+      const refused: [unknown, string][] = [
+        [{ quantity: 1 }, 'itemId'],
+        [{ itemId: null }, 'itemId'],
+        [{ skuCode: null }, 'itemId'],
+        [{ skuCode: '  ' }, 'itemId'],
+        [{ countryCode: 'CN', remark: 'r' }, 'itemId'],
+        [{ itemId: null, skuCode: null, quantity: null, countryCode: null }, 'itemId'],
+        [{ orderItems: null }, 'orderItems'],
+        [{ orderItems: {} }, 'orderItems'],
+        [{ orderItems: 'all' }, 'orderItems'],
+      ];
+      for (const [body, field] of refused) {
+        const r = await refund(o.id, body);
+        assert.equal(r.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, 40000, JSON.stringify(body));
+        assert.deepEqual(
+          r.body.errors.map((e: any) => e.field),
+          [field],
+          JSON.stringify(body),
+        );
+      }
+      const order = await getOrder(o.id);
+      assert.equal(order.refundStatus, null, 'nothing was reserved');
+      assert.ok(order.orderItems.every((i: any) => i.refundStatus === null));
+      assert.deepEqual((await refundsOf(o.id)).list, [], 'no refund was written');
+      // A body with only remark / reason refunds every line.
+      const whole = await refund(o.id, { remark: 'all of it', refundReason: 'Other' });
+      assert.equal(whole.status, 200, JSON.stringify(whole.body));
+      assert.deepEqual((await refundsOf(o.id)).list[0].items.map((i: any) => [i.skuCode, i.quantity]).sort(), [
+        ['A', 2],
+        ['B', 2],
+      ]);
+      await worker(t).runOnce();
+    });
+
     it('refuses refunds of shipped lines (40901) and ships only without a pending refund (40903)', async () => {
       const o = await placeOrder(
         t,

@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Request a refund
-         * @description `{id}` is the kkOrderId. Without `orderItems` the whole order is refunded. The refund starts in `pending_review` and is decided asynchronously; poll `GET /v2/order/orders/refund/{id}`. `data` is the refund number.
+         * @description `{id}` is the kkOrderId. Name the lines in `orderItems`, or one line flat at the top level by `itemId` or `skuCode`. A body with no item field at all (none of `orderItems`, `itemId`, `skuCode`, `quantity`, `countryCode`) refunds the whole order; item fields that name no line, or an `orderItems` that is not a list, are refused (400). The refund starts in `pending_review` and is decided asynchronously; poll `GET /v2/order/orders/refund/{id}`. `data` is the refund number.
          *
          *     Scope: `refunds:write`.
          */
@@ -1055,7 +1055,8 @@ export interface components {
             remark?: string | null;
             /** @description a string of at most 64 characters */
             refundReason?: string | null;
-            orderItems?: components["schemas"]["RefundItem"][] | null;
+            /** @description the lines to refund; leave it out (not null) to refund the whole order */
+            orderItems?: components["schemas"]["RefundItem"][];
             /** @description an item id (digits) */
             itemId?: (number | string) | null;
             /** @description a SKU code of at most 64 characters */
