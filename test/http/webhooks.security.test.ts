@@ -4,7 +4,7 @@ import type { InjectOptions } from 'fastify';
 import { WebhookWorker } from '../../src/jobs/webhook.worker.ts';
 import type { HostResolver, ResolvedAddress } from '../../src/domain/webhook-url.ts';
 import { ORDER_CATALOGUE } from '../fixtures.ts';
-import { ADMIN_KEY, useApp } from '../helpers.ts';
+import { ADMIN_KEY, tableDigests, useApp } from '../helpers.ts';
 import { fakeSender, startReceiver } from './webhook-receivers.ts';
 
 /** DNS for the tests: names map to whatever the case needs, and can be re-pointed (rebinding). */
@@ -27,6 +27,7 @@ describe('webhook SSRF rules in production (DNS injected)', () => {
     'mixed.example.com': ['93.184.216.34', '127.0.0.1'],
     'v6local.example.com': ['fd00::1'],
     'mapped.example.com': ['::ffff:169.254.169.254'],
+    'v4compat.example.com': ['2606:4700::1111', '::a9fe:a9fe'],
     localhost: ['127.0.0.1', '::1'],
   });
   const t = useApp('sqlite', { STOCKIST_ENV: 'production', TRUST_PROXY: '1' }, { resolveHost: dns.resolve });
@@ -60,13 +61,24 @@ describe('webhook SSRF rules in production (DNS injected)', () => {
       ['https://mapped.example.com/h', /link-local/],
       ['https://0.0.0.0/h', /reserved/],
       ['https://nowhere.example.com/h', /does not resolve/],
+      // Hardening III: IPv6 that is not global unicast.
+      ['https://[::7f00:1]/h', /reserved/],
+      ['https://[fec0::1]/h', /private/],
+      ['https://[2001::1]/h', /reserved/],
+      ['https://[2002:a00:1::1]/h', /reserved/],
+      ['https://[2001:db8::1]/h', /reserved/],
+      ['https://[::ffff:7f00:1]/h', /loopback/],
+      ['https://v4compat.example.com/h', /reserved/],
     ];
+    const before = await tableDigests(t.store);
     for (const [url, why] of refused) {
       const r = await call(token, 'POST', '/openapi/v1/webhooks', { url, events: ['split_order.shipped'] });
       assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, 40000, url);
       assert.equal(r.body.errors[0].field, 'url');
       assert.match(r.body.errors[0].message, why, url);
     }
+    assert.deepEqual(await tableDigests(t.store), before, 'no refused registration wrote anything');
     const ok = await call(token, 'POST', '/openapi/v1/webhooks', { url: 'https://hooks.example.com/h', events: ['split_order.shipped'] });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
   });
