@@ -101,20 +101,49 @@ export function parseWebhookUrl(raw: string, env: StockistEnv): URL {
 export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /**
- * Checks every address the URL's host resolved to: production allows only public addresses;
- * sandbox also allows loopback (a receiver on the developer's machine). Returns the address to
- * connect to, so the request goes exactly where the check looked (no DNS rebinding between the
- * check and the connection).
+ * Whether webhooks may go to loopback addresses: only in sandbox, and only while the operator
+ * allows it (SANDBOX_LOOPBACK_WEBHOOKS, on by default in sandbox; unset here means on).
  */
-export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[], env: StockistEnv): ResolvedAddress {
+export const loopbackAllowed = (env: StockistEnv, setting: boolean | undefined) => env === 'sandbox' && setting !== false;
+
+/**
+ * Checks every address the URL's host resolved to: production allows only public addresses;
+ * sandbox also allows loopback (a receiver on the developer's machine) when `loopback` is set
+ * (see `loopbackAllowed`). Returns the address to connect to, so the request goes exactly where
+ * the check looked (no DNS rebinding between the check and the connection).
+ */
+export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[], env: StockistEnv, loopback: boolean): ResolvedAddress {
   if (addresses.length === 0) throw new UnsafeWebhookUrl(`host ${host} does not resolve`);
   for (const a of addresses) {
     const kind = addressKind(a.address);
-    const allowed = kind === 'public' || (kind === 'loopback' && env === 'sandbox');
-    if (!allowed)
-      throw new UnsafeWebhookUrl(
-        `resolves to a ${kind} address (${a.address}); webhooks go to public addresses only${env === 'sandbox' ? ' (and loopback in sandbox)' : ''}`,
-      );
+    const allowed = kind === 'public' || (kind === 'loopback' && env === 'sandbox' && loopback);
+    if (!allowed) {
+      const besides = env !== 'sandbox' ? '' : loopback ? ' (and loopback in sandbox)' : ' (loopback addresses are turned off on this server)';
+      throw new UnsafeWebhookUrl(`resolves to a ${kind} address (${a.address}); webhooks go to public addresses only${besides}`);
+    }
   }
   return addresses[0];
+}
+
+/** What the delivery log keeps of one answered attempt: the status code, and an error for a non-2xx one. */
+export interface RecordedResponse {
+  statusCode: number;
+  error: string | null;
+}
+
+/**
+ * Hardening III: what the delivery log (shown to the merchant) keeps of a response. From a public
+ * address, the status code and, when it failed, the start of the body (`snippet` characters). From
+ * any other (a loopback receiver in sandbox) only the status class — 404 is kept as 400, "HTTP
+ * 4xx" — and never the body: the log would otherwise let a merchant read the replies of services
+ * on the server's own machine. The attempt's times are kept either way.
+ */
+export function recordedResponse(status: number, body: string, kind: AddressKind, snippet: number): RecordedResponse {
+  const ok = status >= 200 && status <= 299;
+  if (kind === 'public') return { statusCode: status, error: ok ? null : `HTTP ${status}${body ? `: ${body.slice(0, snippet)}` : ''}` };
+  const statusClass = Math.min(Math.max(Math.floor(status / 100), 1), 5);
+  return {
+    statusCode: statusClass * 100,
+    error: ok ? null : `HTTP ${statusClass}xx (a ${kind} address: only the status class is recorded, never the response)`,
+  };
 }

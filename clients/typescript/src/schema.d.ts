@@ -2184,7 +2184,9 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "pending" | "succeeded" | "failed";
                                 attempts: number;
+                                /** @description the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came */
                                 lastStatusCode: number | null;
+                                /** @description why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal */
                                 lastError: string | null;
                                 lastAttemptAt: string | null;
                                 nextAttemptAt: string | null;
@@ -2253,7 +2255,9 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
                             attempts: number;
+                            /** @description the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came */
                             lastStatusCode: number | null;
+                            /** @description why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal */
                             lastError: string | null;
                             lastAttemptAt: string | null;
                             nextAttemptAt: string | null;
