@@ -9,7 +9,8 @@
 // Nothing may hang: every test and hook that sets no timeout of its own fails after
 // TEST_TIMEOUT_SECONDS (default 120, scripts/test-timeouts.mjs), and each file after
 // TEST_FILE_TIMEOUT_SECONDS (default 1200; what `--test-timeout` bounds on Node 20 and 22). The
-// closing lines list every skipped test with its reason, and every failed one.
+// closing lines list every skipped test with its reason, and every failed one — including those
+// node:test announces without a `test:fail` event (scripts/test-summary-reporter.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

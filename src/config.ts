@@ -47,6 +47,11 @@ export interface Config {
   /** Worker attempts at deciding one refund before it is parked for the operator (manual review). */
   refundMaxAttempts: number;
   sandboxAutoShipSeconds: number | null;
+  /**
+   * SANDBOX_LOOPBACK_WEBHOOKS: whether webhooks may go to loopback addresses (a receiver on the
+   * developer's machine). Default on in sandbox; off, and not allowed on, in production.
+   */
+  sandboxLoopbackWebhooks: boolean;
   defaultWarehouse: string;
   /** SPEC §15: the ledger's currency (ISO 4217), fixed for an account once money moved in it. */
   supplierCurrency: string;
@@ -158,6 +163,16 @@ function optionalInteger(env: Env, name: string, min: number, max: number): numb
   return present(env, name) === undefined ? null : integer(env, name, 0, min, max);
 }
 
+/** on/off (also true/false, yes/no, 1/0); `fallback` when unset. */
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = present(env, name);
+  if (value === undefined) return fallback;
+  const v = value.toLowerCase();
+  if (['on', 'true', 'yes', '1'].includes(v)) return true;
+  if (['off', 'false', 'no', '0'].includes(v)) return false;
+  throw new ConfigError(name, `must be on or off (got "${value}")`);
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = present(env, name);
   if (value === undefined) return fallback;
@@ -234,13 +249,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got "${redisUrl}")`);
   }
   const dataDir = path.resolve(present(env, 'DATA_DIR') ?? './data');
+  const stockistEnv = oneOf(env, 'STOCKIST_ENV', ENVIRONMENTS, 'sandbox');
   const config: Config = {
     port: integer(env, 'PORT', 8443, 0, 65535),
     host: present(env, 'HOST') ?? '127.0.0.1',
     adminPort: optionalInteger(env, 'ADMIN_PORT', 0, 65535),
     databaseUrl: databaseUrl(env, dataDir),
     dataDir,
-    env: oneOf(env, 'STOCKIST_ENV', ENVIRONMENTS, 'sandbox'),
+    env: stockistEnv,
     adminApiKey,
     tls,
     tlsCertFile,
@@ -263,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     refundClaimMs: integer(env, 'REFUND_CLAIM_MS', 30_000, 100, 3_600_000),
     refundMaxAttempts: integer(env, 'REFUND_MAX_ATTEMPTS', DEFAULT_REFUND_MAX_ATTEMPTS, 1, 1000),
     sandboxAutoShipSeconds: optionalInteger(env, 'SANDBOX_AUTO_SHIP_SECONDS', 1, 86_400),
+    sandboxLoopbackWebhooks: flag(env, 'SANDBOX_LOOPBACK_WEBHOOKS', stockistEnv === 'sandbox'),
     defaultWarehouse,
     supplierCurrency,
     seed: oneOf(env, 'SEED', ['demo', 'none'] as const, 'none'),
@@ -296,6 +313,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.env === 'production' && config.sandboxAutoShipSeconds !== null) {
     throw new ConfigError('SANDBOX_AUTO_SHIP_SECONDS', 'simulates shipping and is only allowed when STOCKIST_ENV=sandbox');
+  }
+  if (config.env === 'production' && config.sandboxLoopbackWebhooks) {
+    throw new ConfigError('SANDBOX_LOOPBACK_WEBHOOKS', 'delivers webhooks to loopback addresses and is only allowed when STOCKIST_ENV=sandbox');
   }
   if (config.consoleSessionIdleMinutes > config.consoleSessionMaxHours * 60) {
     throw new ConfigError('CONSOLE_SESSION_IDLE_MINUTES', `must be at most CONSOLE_SESSION_MAX_HOURS × 60 (${config.consoleSessionMaxHours * 60})`);

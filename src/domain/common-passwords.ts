@@ -5,7 +5,8 @@
  * Passwords/Common-Credentials/10-million-password-list-top-1000.txt — the top 1,000 of Mark
  * Burnett's ten million passwords, unchanged, one per line (compared in lower case). Most are shorter
  * than the 12-character minimum; the list matters for the longer ones and for a listed password
- * padded with digits or doubled (see merchantPasswordProblem). A longer list can replace this one.
+ * padded with digits or symbols on either side, or repeated (see merchantPasswordProblem). A longer
+ * list can replace this one.
  */
 const LIST = `
 123456

@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { StockistEnv } from './vocabulary.ts';
 
 /** One resolved address of a host name. */
@@ -12,57 +13,61 @@ export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
 
-function list(entries: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
-  const b = new BlockList();
-  for (const [net, prefix, type] of entries) b.addSubnet(net, prefix, type);
-  return b;
+// IPv4 ranges by ipaddr.js's classification (the one @fastify/proxy-addr uses); `unicast` is public.
+const V4_KIND: Record<string, AddressKind> = {
+  unicast: 'public',
+  loopback: 'loopback',
+  linkLocal: 'link-local', // includes the cloud metadata service 169.254.169.254
+  private: 'private',
+  carrierGradeNat: 'private',
+  // unspecified, broadcast, multicast, reserved (documentation, benchmarking, 6to4 relay, 240/4),
+  // as112, amt: anything else is reserved.
+};
+// Global unicast (RFC 4291 §2.4): only 2000::/3 is allocated as such.
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+function v4Kind(address: ipaddr.IPv4): AddressKind {
+  return V4_KIND[address.range()] ?? 'reserved';
 }
 
-// BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the IPv4 subnets.
-const LOOPBACK = list([
-  ['127.0.0.0', 8, 'ipv4'],
-  ['::1', 128, 'ipv6'],
-]);
-// Link-local includes the cloud metadata services (169.254.169.254, fd00:ec2::254 is in fc00::/7).
-const LINK_LOCAL = list([
-  ['169.254.0.0', 16, 'ipv4'],
-  ['fe80::', 10, 'ipv6'],
-]);
-const PRIVATE = list([
-  ['10.0.0.0', 8, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT
-  ['fc00::', 7, 'ipv6'], // unique local
-]);
-const RESERVED = list([
-  ['0.0.0.0', 8, 'ipv4'],
-  ['192.0.0.0', 24, 'ipv4'],
-  ['192.0.2.0', 24, 'ipv4'],
-  ['198.18.0.0', 15, 'ipv4'],
-  ['198.51.100.0', 24, 'ipv4'],
-  ['203.0.113.0', 24, 'ipv4'],
-  ['224.0.0.0', 4, 'ipv4'], // multicast
-  ['240.0.0.0', 4, 'ipv4'], // reserved and broadcast
-  ['::', 128, 'ipv6'],
-  ['64:ff9b::', 96, 'ipv6'], // NAT64: could reach any IPv4 address, private ones included
-  ['64:ff9b:1::', 48, 'ipv6'],
-  ['100::', 64, 'ipv6'],
-  ['2001:db8::', 32, 'ipv6'],
-  ['2002::', 16, 'ipv6'], // 6to4 embeds an IPv4 address
-  ['ff00::', 8, 'ipv6'],
-]);
+/**
+ * IPv6: only global unicast is public (Hardening III). Refused besides loopback, link-local and
+ * private (unique local fc00::/7 and the deprecated site-local fec0::/10): every special range
+ * ipaddr.js knows inside 2000::/3 — Teredo, 6to4 (whatever IPv4 address they embed), documentation,
+ * benchmarking, ORCHID — and everything outside it: the IPv4-compatible form `::a.b.c.d`, NAT64,
+ * discard, multicast. An IPv4-mapped address (`::ffff:a.b.c.d`) is classified by its IPv4 address
+ * when that one is not public (so `::ffff:127.0.0.1` is loopback, allowed in sandbox like
+ * 127.0.0.1), and reserved otherwise: it is an IPv4 socket's notation, never a public IPv6 target.
+ */
+function v6Kind(address: ipaddr.IPv6): AddressKind {
+  if (address.isIPv4MappedAddress()) {
+    const kind = v4Kind(address.toIPv4Address());
+    return kind === 'public' ? 'reserved' : kind;
+  }
+  // A string: ipaddr.js's type declarations lag behind its ranges (deprecatedSiteLocal is not in them).
+  const range: string = address.range();
+  if (range === 'loopback') return 'loopback';
+  if (range === 'linkLocal') return 'link-local';
+  if (range === 'uniqueLocal' || range === 'deprecatedSiteLocal') return 'private';
+  if (range === 'unicast' && address.match(GLOBAL_UNICAST)) return 'public';
+  return 'reserved';
+}
 
 /** Where an IP address points. Anything but `public` is refused in production. */
 export function addressKind(address: string): AddressKind {
+  // node:net's strict notation first: ipaddr.js also parses `127.1` and `0x7f.0.0.1`.
   const family = isIP(address);
-  if (family === 0) return 'reserved';
-  const type = family === 6 ? 'ipv6' : 'ipv4';
-  if (LOOPBACK.check(address, type)) return 'loopback';
-  if (LINK_LOCAL.check(address, type)) return 'link-local';
-  if (PRIVATE.check(address, type)) return 'private';
-  if (RESERVED.check(address, type)) return 'reserved';
-  return 'public';
+  if (family === 4) return v4Kind(ipaddr.IPv4.parse(address));
+  if (family !== 6) return 'reserved';
+  // In hexadecimal groups first (the URL parser's canonical form): ipaddr.js reads the
+  // IPv4-compatible `::127.0.0.1` (= ::7f00:1, as DNS answers may print it) as `::ffff:127.0.0.1`.
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return 'reserved'; // a zone index (`fe80::1%eth0`): not an address a URL can name
+  }
+  return v6Kind(ipaddr.IPv6.parse(canonical));
 }
 
 /** Host names that are metadata services whatever they resolve to. */
@@ -96,20 +101,49 @@ export function parseWebhookUrl(raw: string, env: StockistEnv): URL {
 export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /**
- * Checks every address the URL's host resolved to: production allows only public addresses;
- * sandbox also allows loopback (a receiver on the developer's machine). Returns the address to
- * connect to, so the request goes exactly where the check looked (no DNS rebinding between the
- * check and the connection).
+ * Whether webhooks may go to loopback addresses: only in sandbox, and only while the operator
+ * allows it (SANDBOX_LOOPBACK_WEBHOOKS, on by default in sandbox; unset here means on).
  */
-export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[], env: StockistEnv): ResolvedAddress {
+export const loopbackAllowed = (env: StockistEnv, setting: boolean | undefined) => env === 'sandbox' && setting !== false;
+
+/**
+ * Checks every address the URL's host resolved to: production allows only public addresses;
+ * sandbox also allows loopback (a receiver on the developer's machine) when `loopback` is set
+ * (see `loopbackAllowed`). Returns the address to connect to, so the request goes exactly where
+ * the check looked (no DNS rebinding between the check and the connection).
+ */
+export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[], env: StockistEnv, loopback: boolean): ResolvedAddress {
   if (addresses.length === 0) throw new UnsafeWebhookUrl(`host ${host} does not resolve`);
   for (const a of addresses) {
     const kind = addressKind(a.address);
-    const allowed = kind === 'public' || (kind === 'loopback' && env === 'sandbox');
-    if (!allowed)
-      throw new UnsafeWebhookUrl(
-        `resolves to a ${kind} address (${a.address}); webhooks go to public addresses only${env === 'sandbox' ? ' (and loopback in sandbox)' : ''}`,
-      );
+    const allowed = kind === 'public' || (kind === 'loopback' && env === 'sandbox' && loopback);
+    if (!allowed) {
+      const besides = env !== 'sandbox' ? '' : loopback ? ' (and loopback in sandbox)' : ' (loopback addresses are turned off on this server)';
+      throw new UnsafeWebhookUrl(`resolves to a ${kind} address (${a.address}); webhooks go to public addresses only${besides}`);
+    }
   }
   return addresses[0];
+}
+
+/** What the delivery log keeps of one answered attempt: the status code, and an error for a non-2xx one. */
+export interface RecordedResponse {
+  statusCode: number;
+  error: string | null;
+}
+
+/**
+ * Hardening III: what the delivery log (shown to the merchant) keeps of a response. From a public
+ * address, the status code and, when it failed, the start of the body (`snippet` characters). From
+ * any other (a loopback receiver in sandbox) only the status class — 404 is kept as 400, "HTTP
+ * 4xx" — and never the body: the log would otherwise let a merchant read the replies of services
+ * on the server's own machine. The attempt's times are kept either way.
+ */
+export function recordedResponse(status: number, body: string, kind: AddressKind, snippet: number): RecordedResponse {
+  const ok = status >= 200 && status <= 299;
+  if (kind === 'public') return { statusCode: status, error: ok ? null : `HTTP ${status}${body ? `: ${body.slice(0, snippet)}` : ''}` };
+  const statusClass = Math.min(Math.max(Math.floor(status / 100), 1), 5);
+  return {
+    statusCode: statusClass * 100,
+    error: ok ? null : `HTTP ${statusClass}xx (a ${kind} address: only the status class is recorded, never the response)`,
+  };
 }

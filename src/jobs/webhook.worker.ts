@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { DISABLE_AFTER_MS, nextAttemptAt, RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { signedHeaders, webhookId } from '../domain/webhook-signature.ts';
-import { parseWebhookUrl, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import { addressKind, loopbackAllowed, parseWebhookUrl, recordedResponse, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
 import { resolveWebhookTarget, systemResolver } from '../services/webhook-target.service.ts';
 import { StockFanOut, type StockFanOutOptions } from '../services/stock-webhooks.service.ts';
 import type { Store } from '../store/db.ts';
@@ -14,7 +14,7 @@ import { httpSender, type WebhookSender } from './webhook-sender.ts';
 const DELIVERY_TIMEOUT_MS = 5000;
 /** Response bytes read per attempt; enough for an error message in the log. */
 const MAX_RESPONSE_BYTES = 4096;
-/** How much of a failed response's body the delivery log keeps. */
+/** How much of a failed response's body the delivery log keeps (from public addresses only). */
 const ERROR_SNIPPET = 200;
 /** A stock lane's deliveries sent back to back within one round at most (each waits for the previous). */
 const STOCK_CHAIN = 50;
@@ -115,7 +115,7 @@ interface Outcome {
 
 export interface WebhookWorkerOptions {
   store: Store;
-  config: Pick<Config, 'env'> & Partial<Pick<Config, 'stockWebhookIntervalMs'>>;
+  config: Pick<Config, 'env'> & Partial<Pick<Config, 'stockWebhookIntervalMs' | 'sandboxLoopbackWebhooks'>>;
   /** stock.changed fan-out tuning (tests); the interval comes from the config. */
   stock?: Omit<StockFanOutOptions, 'intervalMs'>;
   log?: Pick<FastifyBaseLogger, 'error' | 'warn'>;
@@ -258,7 +258,12 @@ export class WebhookWorker {
     try {
       // Checked again at every attempt: the name may resolve elsewhere than at registration.
       const url = parseWebhookUrl(job.url, config.env);
-      const address = await resolveWebhookTarget(url, config.env, this.options.resolve ?? systemResolver);
+      const address = await resolveWebhookTarget(
+        url,
+        config.env,
+        this.options.resolve ?? systemResolver,
+        loopbackAllowed(config.env, config.sandboxLoopbackWebhooks),
+      );
       const sentAt = this.now();
       const secrets = [job.secret, ...(job.previousSecret && (job.previousSecretUntil ?? 0) > sentAt ? [job.previousSecret] : [])];
       const response = await this.sender.send({
@@ -270,8 +275,8 @@ export class WebhookWorker {
         timeoutMs: this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
         maxResponseBytes: MAX_RESPONSE_BYTES,
       });
-      statusCode = response.status;
-      if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}${response.body ? `: ${response.body.slice(0, ERROR_SNIPPET)}` : ''}`;
+      // A loopback receiver's answer is reduced to its status class (Hardening III).
+      ({ statusCode, error } = recordedResponse(response.status, response.body, addressKind(address.address), ERROR_SNIPPET));
     } catch (e) {
       error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`).slice(0, ERROR_SNIPPET);
     }

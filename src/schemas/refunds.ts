@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Amount, CountryCode, IdString, IdText, Instant, IntegerLike, Nullable, OptStr, OrNull, Page, SkuRef, StringEnum, PageQueryFields } from './common.ts';
+import { Amount, CountryCode, IdString, IdText, Instant, IntegerLike, Nullable, OptStr, Page, SkuRef, StringEnum, PageQueryFields } from './common.ts';
 import { REFUND_REASONS } from '../domain/refunds.ts';
 import { REFUND_STATES, type RefundState } from '../domain/vocabulary.ts';
 
@@ -15,8 +15,11 @@ export const RefundItemBody = Type.Object({ itemId: OptId(), skuCode: OptSku(), 
 export const RefundBody = Type.Object({
   remark: OptStr(500),
   refundReason: OptStr(64),
-  // SPEC §5.1: an empty list is refused (leave orderItems out to refund the whole order).
-  orderItems: Type.Optional(OrNull(Type.Array(RefundItemBody, { minItems: 1, maxItems: 100 }))),
+  // SPEC §5.1: an empty list is refused, and so is anything but a list — `null` too (leave
+  // orderItems out to refund the whole order; Hardening III).
+  orderItems: Type.Optional(
+    Type.Array(RefundItemBody, { minItems: 1, maxItems: 100, description: 'the lines to refund; leave it out (not null) to refund the whole order' }),
+  ),
   itemId: OptId(),
   skuCode: OptSku(),
   quantity: OptQuantity(),

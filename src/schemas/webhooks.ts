@@ -88,8 +88,13 @@ export const WebhookDelivery = Type.Object({
   cursorTo: Nullable(Type.String(), { description: 'stock.changed: the `cursor` the delivery carries; null for other events' }),
   status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
   attempts: Type.Integer(),
-  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
-  lastError: Type.Union([Type.String(), Type.Null()]),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: "the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came",
+  }),
+  lastError: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal",
+  }),
   lastAttemptAt: Instant(),
   nextAttemptAt: Instant(),
   deliveredAt: Instant(),

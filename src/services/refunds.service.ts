@@ -30,7 +30,15 @@ type ItemRow = Awaited<ReturnType<typeof refunds.orderItemsWithSplits>>[number];
 const asRefundable = (rows: ItemRow[], splitStatus: Map<number, string>) =>
   rows.map((r) => ({ ...r, splitShipped: isShippedSplit(splitStatus.get(r.splitOrderId)) }));
 
-/** The body's entries: `orderItems`, or one item's fields flat at the top level, or null (whole order). */
+/** The item fields a body may carry flat at the top level (SPEC §5.1). */
+const FLAT_ITEM_FIELDS = ['itemId', 'skuCode', 'quantity', 'countryCode'] as const;
+
+/**
+ * The body's entries: `orderItems`, or one item's fields flat at the top level, or null (the whole
+ * order). The whole order only when the body carries no item field at all: a flat body that carries
+ * some (even `null` or empty) but names no line by `itemId` or `skuCode` is refused, never read as
+ * "everything" (Hardening III). `orderItems` that is not a non-empty list is refused by the schema.
+ */
 function entriesOf(body: RefundBody): RefundEntry[] | null {
   const toEntry = (e: { itemId?: number | null; skuCode?: string | null; quantity?: number | null; countryCode?: string | null }): RefundEntry => ({
     itemId: e.itemId ?? null,
@@ -38,9 +46,16 @@ function entriesOf(body: RefundBody): RefundEntry[] | null {
     quantity: e.quantity ?? null,
     countryCode: e.countryCode ? e.countryCode.toUpperCase() : null,
   });
-  if (body.orderItems && body.orderItems.length > 0) return body.orderItems.map(toEntry);
-  if ((body.itemId ?? null) !== null || (body.skuCode ?? '') !== '') return [toEntry(body)];
-  return null;
+  if (body.orderItems !== undefined) return body.orderItems.map(toEntry);
+  const flat = FLAT_ITEM_FIELDS.filter((f) => body[f] !== undefined);
+  if (flat.length === 0) return null;
+  const entry = toEntry(body);
+  if (entry.itemId === null && entry.skuCode === null) {
+    throw fieldError('itemId', 'name the line to refund by itemId or skuCode; to refund the whole order, send no item field at all', {
+      fieldsSent: flat,
+    });
+  }
+  return [entry];
 }
 
 export interface RefundDeps {

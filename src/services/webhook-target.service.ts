@@ -8,9 +8,9 @@ export const systemResolver: HostResolver = async (hostname) =>
 
 /**
  * Resolves the URL's host (the DNS I/O) and checks every address it resolves to by the rule of
- * domain/webhook-url.ts; returns the address to connect to.
+ * domain/webhook-url.ts (`loopback`: see `loopbackAllowed`); returns the address to connect to.
  */
-export async function resolveWebhookTarget(url: URL, env: StockistEnv, resolve: HostResolver): Promise<ResolvedAddress> {
+export async function resolveWebhookTarget(url: URL, env: StockistEnv, resolve: HostResolver, loopback: boolean): Promise<ResolvedAddress> {
   const host = hostOf(url);
   let addresses: ResolvedAddress[];
   const literal = isIP(host);
@@ -22,5 +22,5 @@ export async function resolveWebhookTarget(url: URL, env: StockistEnv, resolve: 
       throw new UnsafeWebhookUrl(`host ${host} does not resolve`);
     }
   }
-  return checkResolvedAddresses(host, addresses, env);
+  return checkResolvedAddresses(host, addresses, env, loopback);
 }

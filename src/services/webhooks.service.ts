@@ -6,7 +6,7 @@ import { comparePos, type FeedPos } from '../domain/stock-batches.ts';
 import { formatInstant } from '../domain/time.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { newWebhookSecret } from '../domain/webhook-signature.ts';
-import { parseWebhookUrl, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import { loopbackAllowed, parseWebhookUrl, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
 import { resolveWebhookTarget, systemResolver } from './webhook-target.service.ts';
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
@@ -32,7 +32,7 @@ const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 export type AuditWrite = (trx: Trx, target: string) => Promise<void>;
 
 export interface WebhookDeps extends KeyStore {
-  config: Pick<Config, 'env'>;
+  config: Pick<Config, 'env'> & Partial<Pick<Config, 'sandboxLoopbackWebhooks'>>;
   resolve?: HostResolver;
 }
 
@@ -48,7 +48,7 @@ async function ownEndpoint(scope: MerchantScope, rawId: string) {
 async function checkedUrl(deps: WebhookDeps, raw: string): Promise<URL> {
   try {
     const url = parseWebhookUrl(raw, deps.config.env);
-    await resolveWebhookTarget(url, deps.config.env, deps.resolve ?? systemResolver);
+    await resolveWebhookTarget(url, deps.config.env, deps.resolve ?? systemResolver, loopbackAllowed(deps.config.env, deps.config.sandboxLoopbackWebhooks));
     return url;
   } catch (error) {
     if (error instanceof UnsafeWebhookUrl) throw fieldError('url', error.message);

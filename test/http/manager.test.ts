@@ -212,6 +212,11 @@ for (const dialect of DIALECTS) {
         ['password1234', 'password1234', /too common/],
         ['qwertyuiop12', 'qwertyuiop12', /too common/],
         ['baseballbaseball', 'baseballbaseball', /too common/],
+        // Hardening III: listed passwords of digits padded with digits, and runs of one class.
+        ['123456789012', '123456789012', /too common/],
+        ['1234567890123', '1234567890123', /too common/],
+        ['!!password2024', '!!password2024', /too common/],
+        ['098765432109', '098765432109', /too common/],
         [PASSWORD, `${PASSWORD}!`, /differ/],
       ] as const) {
         const r = await browser(t).post(path, { password, confirm });

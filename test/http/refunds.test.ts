@@ -180,6 +180,47 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await worker(t).runOnce();
     });
 
+    it('refunds the whole order only for a body with no item field at all (Hardening III)', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 2 },
+        { sku: 'B', quantity: 2 },
+      ]);
+      // Item fields that name no line, or orderItems that is not a list: 400 naming the field, nothing reserved.
+      const refused: [unknown, string][] = [
+        [{ quantity: 1 }, 'itemId'],
+        [{ itemId: null }, 'itemId'],
+        [{ skuCode: null }, 'itemId'],
+        [{ skuCode: '  ' }, 'itemId'],
+        [{ countryCode: 'CN', remark: 'r' }, 'itemId'],
+        [{ itemId: null, skuCode: null, quantity: null, countryCode: null }, 'itemId'],
+        [{ orderItems: null }, 'orderItems'],
+        [{ orderItems: {} }, 'orderItems'],
+        [{ orderItems: 'all' }, 'orderItems'],
+      ];
+      for (const [body, field] of refused) {
+        const r = await refund(o.id, body);
+        assert.equal(r.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, 40000, JSON.stringify(body));
+        assert.deepEqual(
+          r.body.errors.map((e: any) => e.field),
+          [field],
+          JSON.stringify(body),
+        );
+      }
+      const order = await getOrder(o.id);
+      assert.equal(order.refundStatus, null, 'nothing was reserved');
+      assert.ok(order.orderItems.every((i: any) => i.refundStatus === null));
+      assert.deepEqual((await refundsOf(o.id)).list, [], 'no refund was written');
+      // A body with only remark / reason refunds every line.
+      const whole = await refund(o.id, { remark: 'all of it', refundReason: 'Other' });
+      assert.equal(whole.status, 200, JSON.stringify(whole.body));
+      assert.deepEqual((await refundsOf(o.id)).list[0].items.map((i: any) => [i.skuCode, i.quantity]).sort(), [
+        ['A', 2],
+        ['B', 2],
+      ]);
+      await worker(t).runOnce();
+    });
+
     it('refuses refunds of shipped lines (40901) and ships only without a pending refund (40903)', async () => {
       const o = await placeOrder(
         t,
@@ -226,6 +267,75 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', `/admin/v1/split-orders/${splitB.id}/deliver`)).body.code, 40903);
       assert.equal((await t.admin('POST', '/admin/v1/split-orders/5999999999999/ship', { carrier: 'x', trackingCode: 'y' })).status, 404);
       assert.equal((await t.admin('POST', `/admin/v1/split-orders/${splitB.id}/ship`, { carrier: '' })).status, 400);
+    });
+
+    it('refuses refunds after the split shipped and after it was delivered: one line and the whole order, 409/40901, nothing written', async () => {
+      // Ship to DE: A from G007, B from G006 — two split orders; A's goes out and arrives.
+      const o = await placeOrder(
+        t,
+        token,
+        [
+          { sku: 'A', quantity: 2 },
+          { sku: 'B', quantity: 2 },
+        ],
+        { orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'P' } },
+      );
+      const splitA = o.splitOrders.find((s: any) => s.warehouseCode === 'G007');
+      const a = o.orderItems.find((i: any) => i.skuCode === 'A');
+      const refusedEverywhere = async (state: string) => {
+        const bodies: [string, unknown][] = [
+          ['one line by itemId', { orderItems: [{ itemId: a.itemId, quantity: 1 }] }],
+          ['one line flat by skuCode', { skuCode: 'A' }],
+          ['the whole order', {}],
+          ['the whole order, remark only', { remark: 'all of it' }],
+        ];
+        for (const [what, body] of bodies) {
+          const r = await refund(o.id, body);
+          assert.equal(r.status, 409, `${state}, ${what}: ${JSON.stringify(r.body)}`);
+          assert.equal(r.body.code, 40901, `${state}, ${what}`);
+          assert.ok(
+            r.body.errors.some((e: any) => e.itemId === a.itemId),
+            `${state}, ${what}: names item ${a.itemId}: ${JSON.stringify(r.body.errors)}`,
+          );
+        }
+        const order = await getOrder(o.id);
+        assert.equal(order.refundStatus, null, `${state}: nothing reserved`);
+        assert.deepEqual((await refundsOf(o.id)).list, [], `${state}: no refund written`);
+        const pending = await t.store.db.selectFrom('order_items').select('pending_refund_quantity as p').where('order_id', '=', Number(o.id)).execute();
+        assert.ok(
+          pending.every((r) => Number(r.p) === 0),
+          `${state}: no pending quantity`,
+        );
+      };
+      assert.equal((await ship(splitA.id)).status, 200);
+      await refusedEverywhere('shipped');
+      const delivered = await t.admin('POST', `/admin/v1/split-orders/${splitA.id}/deliver`);
+      assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
+      assert.equal(delivered.body.data.splitOrders.find((s: any) => s.id === splitA.id).status, 'completed');
+      await refusedEverywhere('delivered');
+      // B's split is still waiting: its line may be refunded.
+      const lineB = await refund(o.id, { skuCode: 'B', quantity: 1 });
+      assert.equal(lineB.status, 200, JSON.stringify(lineB.body));
+      await worker(t).runOnce();
+    });
+
+    it('fails a pending refund whose split was delivered before the decision', async () => {
+      const o = await placeOrder(t, token, [{ sku: 'C', quantity: 2 }]);
+      const stock = await qty(t, 'C', 'G007');
+      const r = await refund(o.id, { skuCode: 'C', quantity: 1 });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      // As if a ship and a delivery had slipped in between the request and the decision.
+      await t.store.db
+        .updateTable('split_orders')
+        .set({ status: 'completed', shipped_at: Date.now(), delivered_at: Date.now() })
+        .where('order_id', '=', Number(o.id))
+        .execute();
+      await worker(t).runOnce();
+      const decided = (await refundsOf(o.id)).list[0];
+      assert.equal(decided.refundStatus, 'refund_failed');
+      assert.match(decided.failureReason, /shipped before the refund was decided/);
+      assert.equal(await qty(t, 'C', 'G007'), stock, 'nothing returned to stock');
+      assert.equal((await getOrder(o.id)).orderItems[0].refundedQuantity, 0);
     });
 
     it('fails a refund whose split shipped before the decision, returning nothing to stock', async () => {

@@ -1,10 +1,11 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
-import { WebhookWorker } from '../../src/jobs/webhook.worker.ts';
+import { WebhookWorker, type WebhookWorkerOptions } from '../../src/jobs/webhook.worker.ts';
+import type { WebhookSender } from '../../src/jobs/webhook-sender.ts';
 import type { HostResolver, ResolvedAddress } from '../../src/domain/webhook-url.ts';
 import { ORDER_CATALOGUE } from '../fixtures.ts';
-import { ADMIN_KEY, useApp } from '../helpers.ts';
+import { ADMIN_KEY, DIALECTS, PG_SKIP, tableDigests, useApp } from '../helpers.ts';
 import { fakeSender, startReceiver } from './webhook-receivers.ts';
 
 /** DNS for the tests: names map to whatever the case needs, and can be re-pointed (rebinding). */
@@ -27,6 +28,7 @@ describe('webhook SSRF rules in production (DNS injected)', () => {
     'mixed.example.com': ['93.184.216.34', '127.0.0.1'],
     'v6local.example.com': ['fd00::1'],
     'mapped.example.com': ['::ffff:169.254.169.254'],
+    'v4compat.example.com': ['2606:4700::1111', '::a9fe:a9fe'],
     localhost: ['127.0.0.1', '::1'],
   });
   const t = useApp('sqlite', { STOCKIST_ENV: 'production', TRUST_PROXY: '1' }, { resolveHost: dns.resolve });
@@ -60,13 +62,24 @@ describe('webhook SSRF rules in production (DNS injected)', () => {
       ['https://mapped.example.com/h', /link-local/],
       ['https://0.0.0.0/h', /reserved/],
       ['https://nowhere.example.com/h', /does not resolve/],
+      // Hardening III: IPv6 that is not global unicast.
+      ['https://[::7f00:1]/h', /reserved/],
+      ['https://[fec0::1]/h', /private/],
+      ['https://[2001::1]/h', /reserved/],
+      ['https://[2002:a00:1::1]/h', /reserved/],
+      ['https://[2001:db8::1]/h', /reserved/],
+      ['https://[::ffff:7f00:1]/h', /loopback/],
+      ['https://v4compat.example.com/h', /reserved/],
     ];
+    const before = await tableDigests(t.store);
     for (const [url, why] of refused) {
       const r = await call(token, 'POST', '/openapi/v1/webhooks', { url, events: ['split_order.shipped'] });
       assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, 40000, url);
       assert.equal(r.body.errors[0].field, 'url');
       assert.match(r.body.errors[0].message, why, url);
     }
+    assert.deepEqual(await tableDigests(t.store), before, 'no refused registration wrote anything');
     const ok = await call(token, 'POST', '/openapi/v1/webhooks', { url: 'https://hooks.example.com/h', events: ['split_order.shipped'] });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
   });
@@ -115,7 +128,11 @@ describe('webhook delivery over real HTTP (sandbox, loopback)', () => {
     splitOf = async (orderId) => (await t.merchant(token, 'GET', `/openapi/v2/order/orders/${orderId}`)).body.data.splitOrders[0].id;
   });
   /** Registers `url`, ships a new order and runs one round of a real-HTTP worker; returns the round and the endpoint's delivery. */
-  const shipAndDeliver = async (ctx: { after(fn: () => unknown): void }, url: string, options: { timeoutMs?: number } = {}) => {
+  const shipAndDeliver = async (
+    ctx: { after(fn: () => unknown): void },
+    url: string,
+    options: { timeoutMs?: number; sender?: WebhookSender; config?: WebhookWorkerOptions['config'] } = {},
+  ) => {
     const endpoint = await t.merchant(token, 'POST', '/openapi/v1/webhooks', { url, events: ['split_order.shipped'] });
     assert.equal(endpoint.status, 200, endpoint.raw);
     const endpointId: string = endpoint.body.data.id;
@@ -124,7 +141,13 @@ describe('webhook delivery over real HTTP (sandbox, loopback)', () => {
     const orderId = (await t.merchant(token, 'POST', '/openapi/v1/order/orders', { orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] })).body
       .data;
     await t.admin('POST', `/admin/v1/split-orders/${await splitOf(orderId)}/ship`, { carrier: 'UPS', trackingCode: '1Z' });
-    const worker = new WebhookWorker({ store: t.store, config: t.config, resolve: dns.resolve, ...options });
+    const worker = new WebhookWorker({
+      store: t.store,
+      resolve: dns.resolve,
+      timeoutMs: options.timeoutMs,
+      sender: options.sender,
+      config: options.config ?? t.config,
+    });
     ctx.after(() => worker.stop());
     const round = await worker.runOnce();
     const delivery = (await t.merchant(token, 'GET', `/openapi/v1/webhooks/${endpointId}/deliveries`)).body.data.list[0];
@@ -155,19 +178,53 @@ describe('webhook delivery over real HTTP (sandbox, loopback)', () => {
       receiver.received.map((r) => r.path),
       ['/hooks'],
     );
-    assert.deepEqual([delivery.status, delivery.lastStatusCode], ['pending', 302]);
+    assert.deepEqual([delivery.status, delivery.lastStatusCode], ['pending', 300], 'a loopback answer: its status class');
   });
 
-  it('records a failed attempt with its status code and a capped snippet of the body', async (ctx) => {
-    const receiver = await startReceiver((_r, _n, res) => {
-      res.writeHead(500, { 'content-type': 'text/plain' }).end('x'.repeat(2_000_000));
+  it('keeps only the status class of a loopback receiver’s answer, never its body (Hardening III)', async (ctx) => {
+    const secret = 'SECRET-of-a-local-service';
+    const receiver = await startReceiver((r, _n, res) => {
+      const status = r.path === '/missing' ? 404 : r.path === '/ok' ? 201 : 500;
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(`${secret} ${'x'.repeat(2_000_000)}`);
       return 'handled';
     });
     ctx.after(() => receiver.close());
-    const { round, delivery } = await shipAndDeliver(ctx, receiver.url);
+    for (const [path, status, error] of [
+      ['/boom', 500, /^HTTP 5xx \(a loopback address: only the status class is recorded, never the response\)$/],
+      ['/missing', 400, /^HTTP 4xx /],
+      ['/ok', 200, null],
+    ] as const) {
+      const { delivery } = await shipAndDeliver(ctx, `http://127.0.0.1:${receiver.port}${path}`);
+      assert.equal(delivery.lastStatusCode, status, path);
+      if (error === null) assert.equal(delivery.lastError, null, path);
+      else assert.match(delivery.lastError, error, path);
+      assert.ok(delivery.lastAttemptAt, `${path}: the attempt's time is kept`);
+    }
+    const stored = await t.store.db.selectFrom('webhook_deliveries').select(['last_error', 'last_status_code']).execute();
+    assert.ok(
+      stored.every((r) => !r.last_error?.includes(secret) && !r.last_error?.includes('xxx')),
+      'no body stored',
+    );
+  });
+
+  it('records a public receiver’s failed attempt with its status code and a capped snippet of the body', async (ctx) => {
+    dns.point('public.example.com', ['93.184.216.34']);
+    const sender: WebhookSender = { send: async () => ({ status: 503, body: 'x'.repeat(4096) }), close() {} };
+    const { round, delivery } = await shipAndDeliver(ctx, 'http://public.example.com/in', { sender });
     assert.deepEqual(round, { succeeded: 0, failed: 1 });
-    assert.equal(delivery.lastStatusCode, 500);
-    assert.ok(delivery.lastError.startsWith('HTTP 500: xxx') && delivery.lastError.length <= 220, `capped (${delivery.lastError.length})`);
+    assert.equal(delivery.lastStatusCode, 503);
+    assert.ok(delivery.lastError.startsWith('HTTP 503: xxx') && delivery.lastError.length <= 220, `capped (${delivery.lastError.length})`);
+  });
+
+  it('refuses loopback targets, at registration and delivery, once the operator turns them off (SANDBOX_LOOPBACK_WEBHOOKS=off)', async (ctx) => {
+    const receiver = await startReceiver();
+    ctx.after(() => receiver.close());
+    // Registered while allowed; then the setting goes off: the worker refuses to send.
+    const { round, delivery } = await shipAndDeliver(ctx, receiver.url, { config: { ...t.config, sandboxLoopbackWebhooks: false } });
+    assert.deepEqual(round, { succeeded: 0, failed: 1 });
+    assert.equal(receiver.received.length, 0, 'nothing was sent');
+    assert.equal(delivery.lastStatusCode, null);
+    assert.match(delivery.lastError, /^refused: resolves to a loopback address \(127\.0\.0\.1\).*turned off on this server/);
   });
 
   it('gives up on a receiver that does not answer within the timeout', async (ctx) => {
@@ -179,3 +236,32 @@ describe('webhook delivery over real HTTP (sandbox, loopback)', () => {
     assert.match(delivery.lastError, /^network: timed out/);
   });
 });
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`sandbox with SANDBOX_LOOPBACK_WEBHOOKS=off (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
+    if (!DIALECTS.includes(dialect)) return;
+    const dns = fakeDns({ 'receiver.test': ['127.0.0.1'], 'hooks.example.com': ['93.184.216.34'] });
+    const t = useApp(dialect, { SANDBOX_LOOPBACK_WEBHOOKS: 'off' }, { resolveHost: dns.resolve });
+    let token: string;
+    before(async () => {
+      const m = (await t.admin('POST', '/admin/v1/merchants', { name: 'No loopback' })).body.data;
+      token = (await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, {})).body.data.accessToken;
+    });
+
+    it('refuses loopback receivers with 400 on url and writes nothing; public ones are still accepted', async () => {
+      assert.equal(t.config.sandboxLoopbackWebhooks, false);
+      const before = await tableDigests(t.store);
+      for (const url of ['http://127.0.0.1:9/h', 'http://localhost.test:9/h', 'http://[::1]:9/h', 'http://receiver.test:9/h']) {
+        dns.point('localhost.test', ['127.0.0.1']);
+        const r = await t.merchant(token, 'POST', '/openapi/v1/webhooks', { url, events: ['split_order.shipped'] });
+        assert.equal(r.status, 400, `${url}: ${r.raw}`);
+        assert.equal(r.body.code, 40000);
+        assert.equal(r.body.errors[0].field, 'url');
+        assert.match(r.body.errors[0].message, /loopback address.*turned off on this server/, url);
+      }
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+      const ok = await t.merchant(token, 'POST', '/openapi/v1/webhooks', { url: 'http://hooks.example.com/h', events: ['split_order.shipped'] });
+      assert.equal(ok.status, 200, ok.raw);
+    });
+  });
+}

@@ -190,7 +190,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await worker.runOnce(), { succeeded: 0, failed: 1 });
       const failed = (await deliveries(m.token, m.endpoint.id)).list[0];
       assert.deepEqual([failed.status, failed.attempts, failed.lastStatusCode], ['pending', 1, 500]);
-      assert.match(failed.lastError, /^HTTP 500: receiver says no/);
+      // A loopback receiver (sandbox): only the status class, never its answer (Hardening III).
+      assert.match(failed.lastError, /^HTTP 5xx \(a loopback address: only the status class is recorded/);
+      assert.doesNotMatch(failed.lastError, /receiver says no/);
+      const stored = await t.store.db.selectFrom('webhook_deliveries').select(['last_error']).where('endpoint_id', '=', Number(m.endpoint.id)).execute();
+      assert.ok(
+        stored.every((r) => !r.last_error?.includes('receiver says no')),
+        'not stored either',
+      );
       const retryAt = Date.parse(failed.nextAttemptAt);
       assert.ok(retryAt >= Math.floor(t0 / 1000) * 1000 + 4000 && retryAt <= t0 + 10_000, `first retry within 10 s (${failed.nextAttemptAt})`);
       now = t0 + 4000;

@@ -36,6 +36,14 @@ describe('configuration', () => {
     assert.equal(c.stockWebhookIntervalMs, 5000);
   });
 
+  it('reads SANDBOX_LOOPBACK_WEBHOOKS: on by default in sandbox, off in production, off when set off (Hardening III)', () => {
+    assert.equal(loadConfig({}).sandboxLoopbackWebhooks, true);
+    assert.equal(loadConfig({ STOCKIST_ENV: 'production', TLS: 'on' }).sandboxLoopbackWebhooks, false);
+    for (const off of ['off', 'false', 'FALSE', 'no', '0']) assert.equal(loadConfig({ SANDBOX_LOOPBACK_WEBHOOKS: off }).sandboxLoopbackWebhooks, false, off);
+    for (const on of ['on', 'true', 'yes', '1']) assert.equal(loadConfig({ SANDBOX_LOOPBACK_WEBHOOKS: on }).sandboxLoopbackWebhooks, true, on);
+    assert.equal(loadConfig({ STOCKIST_ENV: 'production', SANDBOX_LOOPBACK_WEBHOOKS: 'off' }).sandboxLoopbackWebhooks, false);
+  });
+
   it('reads USAGE_FLUSH_MS (default 5 s; 0 = counters off)', () => {
     assert.equal(loadConfig({}).usageFlushMs, 5000);
     assert.equal(loadConfig({ USAGE_FLUSH_MS: '0' }).usageFlushMs, 0);
@@ -142,6 +150,8 @@ describe('configuration', () => {
     [{ TLS_CERT_FILE: '/tmp/c.pem' }, 'TLS_KEY_FILE'],
     [{ STOCKIST_ENV: 'production', TLS: 'off' }, 'TRUST_PROXY'],
     [{ STOCKIST_ENV: 'production', SANDBOX_AUTO_SHIP_SECONDS: '30' }, 'SANDBOX_AUTO_SHIP_SECONDS'],
+    [{ STOCKIST_ENV: 'production', SANDBOX_LOOPBACK_WEBHOOKS: 'on' }, 'SANDBOX_LOOPBACK_WEBHOOKS'],
+    [{ SANDBOX_LOOPBACK_WEBHOOKS: 'sometimes' }, 'SANDBOX_LOOPBACK_WEBHOOKS'],
     [{ CONSOLE_SESSION_IDLE_MINUTES: '0' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
     [{ CONSOLE_SESSION_IDLE_MINUTES: '1441' }, 'CONSOLE_SESSION_IDLE_MINUTES'],
     [{ CONSOLE_SESSION_IDLE_MINUTES: 'half an hour' }, 'CONSOLE_SESSION_IDLE_MINUTES'],

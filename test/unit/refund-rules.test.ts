@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf } from '../../src/domain/order-status.ts';
-import { decideRefund, normalizeRefundReason, planRefund, refundAmountCents, type RefundableItem } from '../../src/domain/refunds.ts';
+import { decideRefund, isShippedSplit, normalizeRefundReason, planRefund, refundAmountCents, type RefundableItem } from '../../src/domain/refunds.ts';
 import type { AppError } from '../../src/domain/errors.ts';
 
 const item = (
@@ -213,5 +213,15 @@ describe('decideRefund (SPEC §5.2)', () => {
     assert.equal(outcome.failureReason, 'split order 1 shipped before the refund was decided');
     assert.equal(outcome.returns.length, 0);
     assert.equal(outcome.releases.length, 2);
+  });
+
+  it('fails an approval when a targeted split order was delivered (completed) in the meantime', () => {
+    const outcome = decideRefund({ approve: true }, lines, items(), new Map([[1, 'completed']]), 999);
+    assert.equal(outcome.state, 'refund_failed');
+    assert.equal(outcome.returns.length, 0);
+  });
+
+  it('counts a split as shipped once it has shipped or been delivered, never before or when cancelled', () => {
+    assert.deepEqual(['waiting_to_ship', 'shipped', 'completed', 'cancelled', undefined].map(isShippedSplit), [false, true, true, false, false]);
   });
 });

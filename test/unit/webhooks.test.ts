@@ -106,6 +106,32 @@ describe('webhook URL rules', () => {
       ['255.255.255.255', 'reserved'],
       ['64:ff9b::a00:1', 'reserved'],
       ['not-an-ip', 'reserved'],
+      // Hardening III: every IPv6 address that is not global unicast.
+      ['2a00:1450:4001:81c::200e', 'public'],
+      ['::7f00:1', 'reserved'], // IPv4-compatible ::127.0.0.1
+      ['::127.0.0.1', 'reserved'],
+      ['::a00:1', 'reserved'], // IPv4-compatible ::10.0.0.1
+      ['::808:808', 'reserved'], // IPv4-compatible ::8.8.8.8: not global unicast either
+      ['::ffff:10.0.0.1', 'private'],
+      ['::ffff:8.8.8.8', 'reserved'], // IPv4-mapped: only for a v4 socket, never a v6 destination
+      ['::ffff:0:7f00:1', 'reserved'], // SIIT (RFC 6145)
+      ['fec0::1', 'private'], // site-local (deprecated)
+      ['fec0:ffff::1', 'private'],
+      ['2001::1', 'reserved'], // Teredo
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+      ['2002:7f00:1::1', 'reserved'], // 6to4 of 127.0.0.1
+      ['2002:a00:1::1', 'reserved'], // 6to4 of 10.0.0.1
+      ['2002:808:808::1', 'reserved'], // 6to4 of 8.8.8.8: transition forms are refused whatever they embed
+      ['2001:db8::1', 'reserved'], // documentation
+      ['3fff::1', 'reserved'], // documentation (RFC 9637)
+      ['2001:2::1', 'reserved'], // benchmarking
+      ['2001:10::1', 'reserved'], // ORCHID
+      ['100::1', 'reserved'], // discard
+      ['5f00::1', 'reserved'], // segment routing
+      ['4000::1', 'reserved'], // outside 2000::/3
+      ['ff02::1', 'reserved'],
+      ['192.88.99.1', 'reserved'], // 6to4 relay anycast
+      ['fe80::1%eth0', 'reserved'],
     ];
     for (const [address, kind] of cases) assert.equal(addressKind(address), kind, address);
   });

@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Request a refund
-         * @description `{id}` is the kkOrderId. Without `orderItems` the whole order is refunded. The refund starts in `pending_review` and is decided asynchronously; poll `GET /v2/order/orders/refund/{id}`. `data` is the refund number.
+         * @description `{id}` is the kkOrderId. Name the lines in `orderItems`, or one line flat at the top level by `itemId` or `skuCode`. A body with no item field at all (none of `orderItems`, `itemId`, `skuCode`, `quantity`, `countryCode`) refunds the whole order; item fields that name no line, or an `orderItems` that is not a list, are refused (400). The refund starts in `pending_review` and is decided asynchronously; poll `GET /v2/order/orders/refund/{id}`. `data` is the refund number.
          *
          *     Scope: `refunds:write`.
          */
@@ -1055,7 +1055,8 @@ export interface components {
             remark?: string | null;
             /** @description a string of at most 64 characters */
             refundReason?: string | null;
-            orderItems?: components["schemas"]["RefundItem"][] | null;
+            /** @description the lines to refund; leave it out (not null) to refund the whole order */
+            orderItems?: components["schemas"]["RefundItem"][];
             /** @description an item id (digits) */
             itemId?: (number | string) | null;
             /** @description a SKU code of at most 64 characters */
@@ -2183,7 +2184,9 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "pending" | "succeeded" | "failed";
                                 attempts: number;
+                                /** @description the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came */
                                 lastStatusCode: number | null;
+                                /** @description why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal */
                                 lastError: string | null;
                                 lastAttemptAt: string | null;
                                 nextAttemptAt: string | null;
@@ -2252,7 +2255,9 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
                             attempts: number;
+                            /** @description the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came */
                             lastStatusCode: number | null;
+                            /** @description why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal */
                             lastError: string | null;
                             lastAttemptAt: string | null;
                             nextAttemptAt: string | null;

@@ -15,7 +15,9 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     operationId: 'requestRefund',
     summary: 'Request a refund',
     description:
-      '`{id}` is the kkOrderId. Without `orderItems` the whole order is refunded. The refund starts in `pending_review` and is decided ' +
+      '`{id}` is the kkOrderId. Name the lines in `orderItems`, or one line flat at the top level by `itemId` or `skuCode`. A body with ' +
+      'no item field at all (none of `orderItems`, `itemId`, `skuCode`, `quantity`, `countryCode`) refunds the whole order; item fields ' +
+      'that name no line, or an `orderItems` that is not a list, are refused (400). The refund starts in `pending_review` and is decided ' +
       'asynchronously; poll `GET /v2/order/orders/refund/{id}`. `data` is the refund number.',
     tags: REFUNDS,
     params: OrderIdParams,
