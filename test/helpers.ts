@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { buildApp, type BuildOptions } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openStore, type Dialect, type Store } from '../src/store/db.ts';
-import { migrateToLatest } from '../src/store/migrate.ts';
+import { migrateTo, migrateToLatest } from '../src/store/migrate.ts';
 import { contractHook, type ContractViolation } from './contract.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -29,12 +29,16 @@ export const PG_SKIP = PG_URL ? false : 'PostgreSQL suites skipped: TEST_DATABAS
 export const TEST_POOL_WAIT_MS = 60_000;
 
 /** A fresh, migrated database of its own: a temp SQLite file, or a new PostgreSQL schema. */
-export async function freshStore(dialect: Dialect): Promise<{ store: Store; url: string; schema?: string; drop(): Promise<void> }> {
+export async function freshStore(
+  dialect: Dialect,
+  options: { upTo?: Parameters<typeof migrateTo>[1] } = {},
+): Promise<{ store: Store; url: string; schema?: string; drop(): Promise<void> }> {
+  const migrate = (store: Store) => (options.upTo ? migrateTo(store, options.upTo) : migrateToLatest(store));
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-test-'));
     const url = `sqlite:${path.join(dir, 'test.db')}`;
     const store = await openStore(url);
-    await migrateToLatest(store);
+    await migrate(store);
     return {
       store,
       url,
@@ -48,7 +52,7 @@ export async function freshStore(dialect: Dialect): Promise<{ store: Store; url:
   const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   let store = await openStore(PG_URL, { schema, poolSize: 20, connectTimeoutMs: TEST_POOL_WAIT_MS });
   try {
-    await migrateToLatest(store);
+    await migrate(store);
   } catch (error) {
     // Seen once in CI under a fully parallel run: the migrator reported this test's brand-new
     // schema missing. Nothing in the project drops it; to tell a lost schema from a migration bug,
@@ -57,7 +61,7 @@ export async function freshStore(dialect: Dialect): Promise<{ store: Store; url:
     console.warn(`freshStore: ${String(error)}; re-creating schema ${schema} and migrating once more`);
     await store.close();
     store = await openStore(PG_URL, { schema, poolSize: 20, connectTimeoutMs: TEST_POOL_WAIT_MS });
-    await migrateToLatest(store);
+    await migrate(store);
   }
   return {
     store,

@@ -83,6 +83,12 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** Applies the migrations up to and including `name`: for tests of a migration over rows written before it. */
+export async function migrateTo(store: Store, name: keyof typeof MIGRATIONS): Promise<void> {
+  const { error } = await migrator(store).migrateTo(name);
+  if (error) throw error;
+}
+
 /**
  * True when every known migration has been applied (used by /readyz). Read from the bookkeeping
  * table itself, not through Kysely's migrator: that introspects every schema of the database on

@@ -4,6 +4,9 @@ import { sql } from 'kysely';
 import { DIALECTS, PG_SKIP, PG_URL, freshStore } from '../helpers.ts';
 import { openStore } from '../../src/store/db.ts';
 import { LATEST_MIGRATION, migrateToLatest, migrationsCurrent } from '../../src/store/migrate.ts';
+import { ensureAccounts } from '../../src/store/ledger.repository.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
+import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
 
 const TABLES = [
   'warehouses',
@@ -62,6 +65,59 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         .returning('id')
         .executeTakeFirstOrThrow();
       await assert.rejects(db.store.db.insertInto('stocks').values({ product_id: p.id, warehouse_id: w.id, qty: -1, updated_at: now }).execute());
+    });
+
+    it('keeps every journal line when 0028 re-keys them by (entry, account), and the new key refuses a second line of an entry on one account', async (t) => {
+      const db = await freshStore(dialect, { upTo: '0027_money' });
+      t.after(() => db.drop());
+      const { db: k } = db.store;
+      await k.transaction().execute((trx) => ensureAccounts(forMerchant(trx, 7), 'sandbox', 'USD', 1));
+      const id = async (key: string) => (await k.selectFrom('ledger_accounts').select('id').where('account_key', '=', key).executeTakeFirstOrThrow()).id;
+      const [merchant, adjustments, cash] = [await id('merchant:7:sandbox'), await id('supplier:adjustments:sandbox'), await id('supplier:cash:sandbox')];
+      const entry = (cause: string, type: 'adjustment' | 'top_up', cents: number, after: number) => ({
+        cause,
+        merchant_id: 7,
+        environment: 'sandbox' as const,
+        account_id: merchant,
+        type,
+        amount_cents: cents,
+        balance_after_cents: after,
+        currency: 'USD',
+        order_id: null,
+        refund_id: null,
+        split_order_id: null,
+        reference: null,
+        description: cause,
+        created_at: 1,
+      });
+      const [charge, topUp] = await k
+        .insertInto('journal_entries')
+        .values([entry('adjustment:1:x', 'adjustment', -500, -500), entry('top_up:x', 'top_up', 800, 300)])
+        .returning('id')
+        .execute();
+      const lines = [
+        { entry_id: charge.id, account_id: merchant, amount_cents: -500 },
+        { entry_id: charge.id, account_id: adjustments, amount_cents: 500 },
+        { entry_id: topUp.id, account_id: merchant, amount_cents: 800 },
+        { entry_id: topUp.id, account_id: cash, amount_cents: -800 },
+      ];
+      await k.insertInto('journal_lines').values(lines).execute();
+      await k.updateTable('ledger_accounts').set({ balance_cents: 300 }).where('id', '=', merchant).execute();
+
+      assert.ok((await migrateToLatest(db.store)).includes('0028_journal_lines_by_entry'));
+      const after = await k
+        .selectFrom('journal_lines')
+        .select(['entry_id', 'account_id', 'amount_cents'])
+        .orderBy('entry_id')
+        .orderBy('amount_cents')
+        .execute();
+      const byKey = (rows: typeof lines) => [...rows].sort((a, b) => a.entry_id - b.entry_id || a.amount_cents - b.amount_cents);
+      assert.deepEqual(
+        after.map((r) => ({ ...r, entry_id: Number(r.entry_id), account_id: Number(r.account_id), amount_cents: Number(r.amount_cents) })),
+        byKey(lines),
+      );
+      assert.deepEqual((await verifyLedger(k)).breaches, []);
+      await assert.rejects(k.insertInto('journal_lines').values({ entry_id: charge.id, account_id: adjustments, amount_cents: 1 }).execute());
     });
 
     if (dialect === 'postgres') {
