@@ -40,6 +40,7 @@ export const AUDIT_ACTIONS = [
   'token.revoke',
   'split_order.ship',
   'split_order.deliver',
+  'split_order.cancel',
   'webhook.disable',
   'webhook.enable',
   'staff.enable',

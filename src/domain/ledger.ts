@@ -121,7 +121,7 @@ export function operatorPostingProblem(type: 'top_up' | 'adjustment', amountCent
 
 /** An invariant of SPEC §15 that `stockist ledger verify` found broken: one line of its report. */
 export interface LedgerBreach {
-  rule: 'entry_sum' | 'account_balance' | 'order_charge' | 'refund_credit' | 'prepaid_floor' | 'entry_lines';
+  rule: 'entry_sum' | 'account_balance' | 'order_charge' | 'refund_credit' | 'cancellation_credit' | 'prepaid_floor' | 'entry_lines';
   message: string;
 }
 

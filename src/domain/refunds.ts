@@ -141,6 +141,15 @@ export function refundAmountCents(items: (RefundableItem & { splitFreightCents: 
   return cents;
 }
 
+/**
+ * What cancelling a split order that has not shipped gives back to the merchant (SPEC §15
+ * `cancellation_credit`): every unit not yet refunded at its unit amount, and the split's freight
+ * (a split's freight is refunded only with its last item, which would have cancelled it already).
+ */
+export function cancellationCents(items: { unitCents: number; left: number }[], splitFreightCents: number): number {
+  return items.reduce((sum, i) => sum + i.unitCents * i.left, 0) + splitFreightCents;
+}
+
 /** An operator's or the worker's verdict on a pending refund. */
 export type Decision = { approve: true } | { approve: false; reason: string };
 

@@ -15,6 +15,8 @@ export const PERMISSIONS = [
   'dashboard:read',
   'orders:read',
   'orders:fulfil',
+  /** Cancel a split order that has not shipped: it credits the merchant, so not the warehouse's. */
+  'orders:cancel',
   'refunds:read',
   'refunds:review',
   'merchants:read',
@@ -34,7 +36,7 @@ export type Permission = (typeof PERMISSIONS)[number];
  */
 export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>> = {
   owner: PERMISSIONS,
-  support: ['dashboard:read', 'orders:read', 'refunds:read', 'refunds:review', 'merchants:read', 'webhooks:manage'],
+  support: ['dashboard:read', 'orders:read', 'orders:cancel', 'refunds:read', 'refunds:review', 'merchants:read', 'webhooks:manage'],
   warehouse: ['dashboard:read', 'orders:read', 'orders:fulfil', 'stock:adjust', 'import:run'],
 };
 

@@ -32,6 +32,8 @@ export const ShipForm = Type.Object({
 
 export const ActionForm = Type.Object(Csrf);
 
+export const CancelSplitForm = Type.Object({ ...Csrf, reason: Type.String({ minLength: 1, maxLength: 500 }) });
+
 export const MerchantForm = Type.Object({ ...Csrf, name: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /** A checkbox per scope (none ticked: every scope); lifetime in days, blank: no expiry. */

@@ -45,6 +45,11 @@ export const DecisionBody = Type.Object({ reason: OptStr(500) });
 export const RefundNoParams = Type.Object({ refundNo: IdText('a refund number') });
 export const ShipBody = Type.Object({ carrier: Type.String({ minLength: 1, maxLength: 64 }), trackingCode: Type.String({ minLength: 1, maxLength: 64 }) });
 export type ShipBody = Static<typeof ShipBody>;
+/** The operator's cancellation of a split order that has not shipped: why (kept in the audit log). */
+export const CancelSplitBody = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 500, description: 'why the split order is cancelled; kept in the audit log' }) },
+  { additionalProperties: false },
+);
 
 /** `data` of a refund request: the refund number. */
 export const RefundNo = IdString('the refund number');

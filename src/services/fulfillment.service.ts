@@ -1,16 +1,20 @@
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
+import { cancellationCents } from '../domain/refunds.ts';
 import type { ShipBody } from '../schemas/refunds.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db } from '../store/db.ts';
-import { lockSplitOrders } from '../store/refunds.repository.ts';
+import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
+import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped } from '../store/split-orders.repository.ts';
+import { addQty } from '../store/stocks.repository.ts';
+import { creditCancellation } from './ledger.service.ts';
 import { refreshOrder } from './order-state.service.ts';
-import { emitSplitOrderEvent } from './webhook-events.service.ts';
+import { emitOrderCancelled, emitSplitOrderEvent } from './webhook-events.service.ts';
 
 async function splitOrder(db: Db, rawId: string) {
   const id = parseId(rawId);
-  const row = id === null ? undefined : await db.selectFrom('split_orders').select(['id', 'order_id', 'merchant_id']).where('id', '=', id).executeTakeFirst();
+  const row = id === null ? undefined : await findSplitOrder(db, id);
   if (!row) throw notFound('split order');
   return row;
 }
@@ -25,18 +29,8 @@ export async function shipSplitOrder(db: Db, actor: Actor, rawId: string, body: 
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
-    const pending = await trx
-      .selectFrom('order_items')
-      .select('id')
-      .where('split_order_id', '=', id)
-      .where('pending_refund_quantity', '>', 0)
-      .executeTakeFirst();
-    if (pending) throw conflictState(`split order ${id} has a refund pending; decide it before shipping`);
-    await trx
-      .updateTable('split_orders')
-      .set({ status: 'shipped', carrier: body.carrier, tracking_code: body.trackingCode, shipped_at: now, updated_at: now })
-      .where('id', '=', id)
-      .execute();
+    if (await hasPendingRefund(trx, id)) throw conflictState(`split order ${id} has a refund pending; decide it before shipping`);
+    await markShipped(trx, id, body, now);
     await refreshOrder(trx, orderId, now);
     await emitSplitOrderEvent(trx, 'split_order.shipped', merchantId, orderId, id, now);
     const after = { orderId, merchantId, status: 'shipped', carrier: body.carrier, trackingCode: body.trackingCode };
@@ -51,11 +45,68 @@ export async function deliverSplitOrder(db: Db, actor: Actor, rawId: string, now
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'shipped') throw conflictState(`split order ${id} is ${status}; only a shipped split order can be delivered`);
-    await trx.updateTable('split_orders').set({ status: 'completed', delivered_at: now, updated_at: now }).where('id', '=', id).execute();
+    await markDelivered(trx, id, now);
     await refreshOrder(trx, orderId, now);
     await emitSplitOrderEvent(trx, 'split_order.delivered', merchantId, orderId, id, now);
     const entry = { before: { orderId, merchantId, status }, after: { orderId, merchantId, status: 'completed' } };
     await insertAudit(trx, actor, { action: 'split_order.deliver', target: `split_order:${id}`, ...entry }, now);
+    return orderId;
+  });
+}
+
+/** What cancelling a split order would do, for the console's confirmation page: units back to which warehouse, the credit. */
+export async function cancellationPreview(db: Db, rawId: string) {
+  const split = await splitOrder(db, rawId);
+  const items = (await itemsLeft(db, split.id)).filter((i) => i.left > 0);
+  return {
+    splitOrderId: split.id,
+    orderId: split.order_id,
+    merchantId: split.merchant_id,
+    status: split.status,
+    warehouseCode: split.warehouse_code,
+    units: items.reduce((n, i) => n + i.left, 0),
+    creditCents: cancellationCents(items, split.freight_cents),
+  };
+}
+
+/**
+ * Operator cancels a split order that has not shipped (the supplier cannot fulfil it), in one
+ * transaction: every unit not yet refunded goes back to the warehouse's stock (ledger rows of kind
+ * `return`) and counts as given back on its line; the split is `cancelled`; the order's
+ * `refundedAmount` grows by those units and the split's freight, which the merchant's account is
+ * credited (`cancellation_credit`, SPEC §15); `order.cancelled` fires when nothing is left of the
+ * order. Refused (409/40903) unless the split is waiting to ship with no refund pending on it — the
+ * split rows are locked first, as shipping and refunds do. Audited with the reason.
+ */
+export async function cancelUnshippedSplit(db: Db, actor: Actor, rawId: string, reason: string, now = Date.now()): Promise<number> {
+  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents } = await splitOrder(db, rawId);
+  return db.transaction().execute(async (trx) => {
+    const status = (await lockSplitOrders(trx, orderId)).get(id);
+    if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be cancelled`);
+    if (await hasPendingRefund(trx, id)) throw conflictState(`split order ${id} has a refund pending; decide it before cancelling`);
+    const items = (await itemsLeft(trx, id)).filter((i) => i.left > 0);
+    for (const item of items) {
+      await creditItemQuantity(trx, item.id, item.left, now);
+      const back = await addQty(trx, { productId: item.productId, warehouseId: item.warehouseId }, item.left, { kind: 'return', orderId }, now);
+      // A return adds stock and has no upper bound here: only a missing stock row's creation failing gets here.
+      if (!back) throw new Error(`stock return of split order ${id} failed`);
+    }
+    await markCancelled(trx, id, now);
+    const creditedCents = cancellationCents(items, freightCents);
+    const order = await refreshOrder(trx, orderId, now, { refundedCents: creditedCents, refunded: true });
+    const entryId = await creditCancellation(trx, id, orderId, creditedCents, now);
+    if (order.status === 'cancel' && order.previousStatus !== 'cancel') await emitOrderCancelled(trx, merchantId, orderId, now);
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'split_order.cancel',
+        target: `split_order:${id}`,
+        before: { orderId, merchantId, status },
+        after: { orderId, merchantId, status: 'cancelled', reason, creditedCents, entryId, units: items.reduce((n, i) => n + i.left, 0) },
+      },
+      now,
+    );
     return orderId;
   });
 }

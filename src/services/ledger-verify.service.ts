@@ -15,7 +15,8 @@ export interface LedgerReport {
 /**
  * `stockist ledger verify` (SPEC §15): every invariant over the whole database — entries sum to
  * zero, balances equal their lines, one charge per order and one credit per succeeded refund
- * (orders placed since the ledger began), no prepaid account below its floor. One breach a line.
+ * (orders placed since the ledger began), cancellation credits only for cancelled split orders, no
+ * prepaid account below its floor. One breach a line.
  */
 export async function verifyLedger(db: Handle): Promise<LedgerReport> {
   const breaches: LedgerBreach[] = [];
@@ -50,6 +51,9 @@ export async function verifyLedger(db: Handle): Promise<LedgerReport> {
   }
   for (const e of await verify.creditsWithoutSucceededRefund(db, PER_RULE)) {
     add('refund_credit', `entry ${e.id}: credits refund ${e.refundId}, which did not succeed`);
+  }
+  for (const e of await verify.cancellationsWithoutCancelledSplit(db, PER_RULE)) {
+    add('cancellation_credit', `entry ${e.id}: credits the cancellation of split order ${e.splitOrderId}, which is not a cancelled split of its order`);
   }
   return { ...(await verify.ledgerCounts(db)), breaches };
 }

@@ -145,6 +145,32 @@ export async function creditRefund(trx: Trx, refundId: number, orderId: number, 
   return posted.entryId;
 }
 
+/**
+ * The credit of a split order the operator cancelled before it shipped (SPEC §15
+ * `cancellation_credit`), in the cancellation's transaction, to the account the order was charged
+ * to; nothing for an order placed before the ledger (as for refunds).
+ */
+export async function creditCancellation(trx: Trx, splitOrderId: number, orderId: number, amountCents: number, now: number): Promise<number | null> {
+  const charge = await chargeOfOrder(trx, orderId);
+  if (!charge) return null;
+  const posted = await post(
+    forMerchant(trx, charge.merchantId),
+    {
+      environment: charge.environment,
+      checkCover: false,
+      cause: causeOf.cancellationCredit(splitOrderId),
+      type: 'cancellation_credit',
+      lines: entryLines('cancellation_credit', amountCents),
+      orderId,
+      splitOrderId,
+      description: `Split order ${splitOrderId} of order ${orderId} cancelled`,
+    },
+    now,
+  );
+  if (!posted) throw new Error(`creditCancellation: the account of order ${orderId} is gone`);
+  return posted.entryId;
+}
+
 const terms = (a: AccountRow) => ({ balanceCents: a.balance_cents, billingMode: a.billing_mode, creditLimitCents: a.credit_limit_cents });
 
 /** What a merchant account looks like before any money moved in it (nothing is written to read it). */

@@ -55,15 +55,12 @@ export async function emitRefundDecided(trx: Handle, refundId: number, succeeded
     async () => ({ ...ids, refund: presentRefund(refund, await refundItems(trx, [refundId])) }),
     now,
   );
-  if (orderCancelled)
-    await emit(
-      trx,
-      refund.merchant_id,
-      refund.order_id,
-      'order.cancelled',
-      async () => ({ orderId: ids.orderId, order: await orderRecord(trx, refund.order_id) }),
-      now,
-    );
+  if (orderCancelled) await emitOrderCancelled(trx, refund.merchant_id, refund.order_id, now);
+}
+
+/** `order.cancelled`: nothing is left of the order (its last lines refunded, or its last open split cancelled by the operator). */
+export async function emitOrderCancelled(trx: Handle, merchantId: number, orderId: number, now: number): Promise<void> {
+  await emit(trx, merchantId, orderId, 'order.cancelled', async () => ({ orderId: String(orderId), order: await orderRecord(trx, orderId) }), now);
 }
 
 /** `balance.low` (SPEC §15): the account as it is after the transaction that took `available` below the threshold. */

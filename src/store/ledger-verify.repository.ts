@@ -104,6 +104,17 @@ export async function creditsWithoutSucceededRefund(db: Handle, limit: number) {
   return r.rows.map((row) => ({ id: Number(row.id), refundId: row.refund_id === null ? null : Number(row.refund_id) }));
 }
 
+/** Cancellation credits whose split order is not cancelled (a credit posted without its cause), or that credit another order's split. */
+export async function cancellationsWithoutCancelledSplit(db: Handle, limit: number) {
+  const r = await sql<{ id: number; split_order_id: number | null }>`
+    select e.id as id, e.split_order_id as split_order_id from journal_entries e
+    where e.type = 'cancellation_credit'
+      and not exists (select 1 from split_orders s where s.id = e.split_order_id and s.order_id = e.order_id and s.status = 'cancelled')
+    order by e.id
+    limit ${limit}`.execute(db);
+  return r.rows.map((row) => ({ id: Number(row.id), splitOrderId: row.split_order_id === null ? null : Number(row.split_order_id) }));
+}
+
 /** Counts for the report's summary line. */
 export async function ledgerCounts(db: Handle) {
   const r = await sql<{ entries: number | string; accounts: number | string }>`

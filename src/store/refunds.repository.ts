@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Dialect, Handle } from './db.ts';
+import type { Dialect, Handle, Trx } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
@@ -372,6 +372,15 @@ export async function pendingRefundStats(db: Handle) {
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
     .where('status', '=', 'pending_review')
     .executeTakeFirstOrThrow();
+}
+
+/** Counts `quantity` more of an item as given back to the merchant (a split the operator cancelled before it shipped). */
+export async function creditItemQuantity(trx: Trx, itemId: number, quantity: number, now: number): Promise<void> {
+  await trx
+    .updateTable('order_items')
+    .set((eb) => ({ refunded_quantity: eb('refunded_quantity', '+', quantity), updated_at: now }))
+    .where('id', '=', itemId)
+    .execute();
 }
 
 /** A split order whose every item was refunded is cancelled. */

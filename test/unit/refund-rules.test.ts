@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf } from '../../src/domain/order-status.ts';
-import { decideRefund, isShippedSplit, normalizeRefundReason, planRefund, refundAmountCents, type RefundableItem } from '../../src/domain/refunds.ts';
+import {
+  cancellationCents,
+  decideRefund,
+  isShippedSplit,
+  normalizeRefundReason,
+  planRefund,
+  refundAmountCents,
+  type RefundableItem,
+} from '../../src/domain/refunds.ts';
 import type { AppError } from '../../src/domain/errors.ts';
 
 const item = (
@@ -119,6 +127,22 @@ describe('refund amounts (SPEC §5.2)', () => {
     );
     const partly = [item(1, 'A', 1, 'CN', 2, 2), item(2, 'B', 1, 'CN', 1)];
     assert.equal(refundAmountCents(partly, [{ itemId: 2, quantity: 1 }], false), 200 + 1000);
+  });
+});
+
+describe('cancellation credit (SPEC §15 cancellation_credit)', () => {
+  it('is every unit not yet refunded at its unit amount, and the split’s freight', () => {
+    assert.equal(
+      cancellationCents(
+        [
+          { unitCents: 932, left: 2 },
+          { unitCents: 450, left: 0 },
+        ],
+        275,
+      ),
+      932 * 2 + 275,
+    );
+    assert.equal(cancellationCents([], 300), 300, 'a split whose units were all refunded would have been cancelled already; its freight alone');
   });
 });
 

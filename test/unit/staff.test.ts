@@ -10,6 +10,7 @@ describe('console roles (one table: src/domain/staff.ts)', () => {
     assert.ok(can('support', 'refunds:review') && can('support', 'orders:read') && can('support', 'merchants:read') && can('support', 'webhooks:manage'));
     assert.ok(!can('support', 'merchants:write') && !can('support', 'orders:fulfil') && !can('support', 'stock:adjust') && !can('support', 'staff:manage'));
     assert.ok(can('warehouse', 'orders:fulfil') && can('warehouse', 'stock:adjust') && can('warehouse', 'import:run'));
+    assert.ok(can('support', 'orders:cancel') && !can('warehouse', 'orders:cancel'), 'cancelling a split credits money: not the warehouse');
     assert.ok(
       !can('warehouse', 'refunds:review') && !can('warehouse', 'refunds:read') && !can('warehouse', 'merchants:read') && !can('warehouse', 'audit:read'),
     );

@@ -32,6 +32,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
   { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
   { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
+  { method: 'GET', path: '/splits/:id/cancel', permission: 'orders:cancel' },
+  { method: 'POST', path: '/splits/:id/cancel', permission: 'orders:cancel' },
   { method: 'GET', path: '/merchants', permission: 'merchants:read' },
   { method: 'POST', path: '/merchants', permission: 'merchants:write' },
   { method: 'GET', path: '/merchants/:id', permission: 'merchants:read' },

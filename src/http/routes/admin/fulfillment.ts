@@ -3,10 +3,10 @@ import type { TSchema } from 'typebox';
 import { AdminResponses, OperatorRefundPage } from '../../../schemas/admin-responses.ts';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
-import { AdminRefundQuery, DecisionBody, RefundNoParams, RefundRecord, ShipBody } from '../../../schemas/refunds.ts';
+import { AdminRefundQuery, CancelSplitBody, DecisionBody, RefundNoParams, RefundRecord, ShipBody } from '../../../schemas/refunds.ts';
 import { OrderRecord } from '../../../schemas/orders.ts';
 import { IdParams } from '../../../schemas/admin.ts';
-import { deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
+import { cancelUnshippedSplit, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { getOrder } from '../../../services/order-query.service.ts';
 import { listRefundsForOperator, reviewRefund } from '../../../services/refunds.service.ts';
 import type { Store } from '../../../store/db.ts';
@@ -29,6 +29,21 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
     '/split-orders/:id/deliver',
     { schema: { ...doc('Mark a shipped split order delivered', OrderRecord, 'Orders'), params: IdParams } },
     async (request) => getOrder(allMerchants(db), String(await deliverSplitOrder(db, actor(request), request.params.id))),
+  );
+  app.post(
+    '/split-orders/:id/cancel',
+    {
+      schema: {
+        ...doc(
+          'Cancel a split order that has not shipped: its units back in stock, their amount and the freight credited to the merchant (cancellation_credit)',
+          OrderRecord,
+          'Orders',
+        ),
+        params: IdParams,
+        body: CancelSplitBody,
+      },
+    },
+    async (request) => getOrder(allMerchants(db), String(await cancelUnshippedSplit(db, actor(request), request.params.id, request.body.reason))),
   );
 
   app.get(

@@ -1,6 +1,7 @@
+import { centsToAmount } from '../../../domain/money.ts';
 import { can } from '../../../domain/staff.ts';
-import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm } from '../../../schemas/console-operations.ts';
-import { deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
+import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
+import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
@@ -9,11 +10,12 @@ const ORDERS = `${CONSOLE_PREFIX}/orders`;
 
 /**
  * Orders (SPEC §14): search across merchants, one order with its splits, items, freight, refunds
- * and webhook deliveries, and the warehouse's two actions on a split order: ship and deliver.
+ * and webhook deliveries, the warehouse's two actions on a split order (ship and deliver), and
+ * cancelling a split that has not shipped (after a confirmation page that says what it will do).
  */
 export const ordersPage: ConsolePage = {
   nav: [{ href: ORDERS, label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { store, now, page, user, actor }) => {
+  routes: async (app, { config, store, now, page, user, actor }) => {
     const { db } = store;
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
@@ -23,7 +25,12 @@ export const ordersPage: ConsolePage = {
 
     app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const detail = await orderForOperator(db, request.params.id);
-      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail, canFulfil: can(user(request).role, 'orders:fulfil') });
+      return page(reply, 200, 'order', {
+        title: `Order ${detail.order.id}`,
+        ...detail,
+        canFulfil: can(user(request).role, 'orders:fulfil'),
+        canCancel: can(user(request).role, 'orders:cancel'),
+      });
     });
 
     // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
@@ -35,6 +42,22 @@ export const ordersPage: ConsolePage = {
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
       const orderId = await deliverSplitOrder(db, actor(request), request.params.id, now());
+      return reply.redirect(`${ORDERS}/${orderId}`, 303);
+    });
+
+    // A destructive action asks first (SPEC §14): this page says what the cancellation does.
+    app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
+      const preview = await cancellationPreview(db, request.params.id);
+      return page(reply, 200, 'split-cancel', {
+        title: `Cancel split order ${preview.splitOrderId}`,
+        ...preview,
+        credit: centsToAmount(preview.creditCents),
+        currency: config.supplierCurrency,
+      });
+    });
+
+    app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {
+      const orderId = await cancelUnshippedSplit(db, actor(request), request.params.id, request.body.reason, now());
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
   },

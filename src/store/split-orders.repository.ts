@@ -1,0 +1,52 @@
+import type { Handle, Trx } from './db.ts';
+
+/** A split order's order and merchant, by its id (the operator's fulfilment actions name split orders). */
+export async function findSplitOrder(db: Handle, id: number) {
+  return db
+    .selectFrom('split_orders')
+    .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_code'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Whether a refund is pending on any item of the split order (SPEC §5.4: it blocks shipping and cancelling). */
+export async function hasPendingRefund(trx: Trx, splitOrderId: number): Promise<boolean> {
+  const row = await trx
+    .selectFrom('order_items')
+    .select('id')
+    .where('split_order_id', '=', splitOrderId)
+    .where('pending_refund_quantity', '>', 0)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function markShipped(trx: Trx, id: number, shipment: { carrier: string; trackingCode: string }, now: number): Promise<void> {
+  await trx
+    .updateTable('split_orders')
+    .set({ status: 'shipped', carrier: shipment.carrier, tracking_code: shipment.trackingCode, shipped_at: now, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markDelivered(trx: Trx, id: number, now: number): Promise<void> {
+  await trx.updateTable('split_orders').set({ status: 'completed', delivered_at: now, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** The split order's items with what is left of each (ordered − refunded), and where their stock goes back to. */
+export async function itemsLeft(db: Handle, splitOrderId: number) {
+  const rows = await db
+    .selectFrom('order_items')
+    .innerJoin('split_orders', 'split_orders.id', 'order_items.split_order_id')
+    .select([
+      'order_items.id as id',
+      'order_items.product_id as productId',
+      'split_orders.warehouse_id as warehouseId',
+      'order_items.unit_cents as unitCents',
+      'order_items.quantity as quantity',
+      'order_items.refunded_quantity as refunded',
+    ])
+    .where('order_items.split_order_id', '=', splitOrderId)
+    .orderBy('order_items.id')
+    .execute();
+  return rows.map((r) => ({ ...r, left: r.quantity - r.refunded }));
+}
