@@ -7,6 +7,14 @@
 module.exports = {
   forbidden: [
     {
+      name: 'sql-only-in-store',
+      comment:
+        'SQL lives in store/ only: nothing else imports kysely at run time (its types are fine). Query-builder calls on a handle are checked by test/unit/sql-only-in-store.test.ts',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: 'node_modules/kysely/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'domain-is-pure',
       comment: 'domain/ holds the rules and the vocabulary: it imports nothing of ours but domain/ (no store, schemas, http, config)',
       severity: 'error',

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import { pendingRefundStats } from '../store/refunds.repository.ts';
+import { ordersByStatus, pendingRefundsBefore, pendingRefundsIn, refundsByStatus, stockRowCount } from '../store/metrics.repository.ts';
 
 /**
  * GET /metrics (Prometheus text format), behind the operator key: request rate and latency per
@@ -34,12 +35,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await db
-        .selectFrom('orders')
-        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-        .groupBy('status')
-        .execute())
-        this.set({ status: r.status }, Number(r.n));
+      for (const r of await ordersByStatus(db)) this.set({ status: r.status }, r.n);
     },
   });
   new Gauge({
@@ -49,12 +45,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await db
-        .selectFrom('refunds')
-        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-        .groupBy('status')
-        .execute())
-        this.set({ status: r.status }, Number(r.n));
+      for (const r of await refundsByStatus(db)) this.set({ status: r.status }, r.n);
     },
   });
   new Gauge({
@@ -71,14 +62,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds older than REFUND_SLA_HOURS',
     registers: [registry],
     async collect() {
-      const cutoff = Date.now() - config.refundSlaHours * 3600_000;
-      const r = await db
-        .selectFrom('refunds')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('status', '=', 'pending_review')
-        .where('created_at', '<', cutoff)
-        .executeTakeFirstOrThrow();
-      this.set(Number(r.n));
+      this.set(await pendingRefundsBefore(db, Date.now() - config.refundSlaHours * 3600_000));
     },
   });
   new Gauge({
@@ -86,13 +70,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds the worker gave up on after REFUND_MAX_ATTEMPTS failed attempts; they wait for the operator (GET /admin/v1/refunds?manualReview=true)',
     registers: [registry],
     async collect() {
-      const r = await db
-        .selectFrom('refunds')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('status', '=', 'pending_review')
-        .where('manual_review', '=', 1)
-        .executeTakeFirstOrThrow();
-      this.set(Number(r.n));
+      this.set(await pendingRefundsIn(db, 'manual_review'));
     },
   });
   new Gauge({
@@ -100,14 +78,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds whose last decision attempt failed and that the worker will try again (lastError in GET /admin/v1/refunds)',
     registers: [registry],
     async collect() {
-      const r = await db
-        .selectFrom('refunds')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('status', '=', 'pending_review')
-        .where('manual_review', '=', 0)
-        .where('last_error', 'is not', null)
-        .executeTakeFirstOrThrow();
-      this.set(Number(r.n));
+      this.set(await pendingRefundsIn(db, 'retrying'));
     },
   });
   new Gauge({
@@ -115,16 +86,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Stock rows (SKU × warehouse)',
     registers: [registry],
     async collect() {
-      this.set(
-        Number(
-          (
-            await db
-              .selectFrom('stocks')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        ),
-      );
+      this.set(await stockRowCount(db));
     },
   });
 

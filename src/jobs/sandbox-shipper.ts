@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { systemActor } from '../domain/audit.ts';
 import { AppError } from '../domain/errors.ts';
-import { deliverSplitOrder, shipSplitOrder } from '../services/fulfillment.service.ts';
+import { deliverSplitOrder, shipSplitOrder, splitOrdersDue } from '../services/fulfillment.service.ts';
 import type { Store } from '../store/db.ts';
 import { PollLoop } from './poll-loop.ts';
 
@@ -28,29 +28,14 @@ export class SandboxShipper {
   async runOnce(now = Date.now()): Promise<{ shipped: number; delivered: number }> {
     const { db } = this.store;
     const due = now - this.afterSeconds * 1000;
-    const toShip = await db
-      .selectFrom('split_orders')
-      .select('id')
-      .where('status', '=', 'waiting_to_ship')
-      .where('created_at', '<=', due)
-      .orderBy('id')
-      .limit(100)
-      .execute();
-    const toDeliver = await db
-      .selectFrom('split_orders')
-      .select('id')
-      .where('status', '=', 'shipped')
-      .where('shipped_at', '<=', due)
-      .orderBy('id')
-      .limit(100)
-      .execute();
+    const { toShip, toDeliver } = await splitOrdersDue(db, due, 100);
     let shipped = 0;
     let delivered = 0;
-    for (const { id } of toShip) {
+    for (const id of toShip) {
       // A pending refund blocks shipping (40903); the next round tries again.
       if (await this.attempt(() => shipSplitOrder(db, SHIPPER, String(id), { carrier: 'SANDBOX', trackingCode: `SBX${id}` }, now))) shipped++;
     }
-    for (const { id } of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, SHIPPER, String(id), now))) delivered++;
+    for (const id of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, SHIPPER, String(id), now))) delivered++;
     return { shipped, delivered };
   }
 

@@ -6,7 +6,7 @@ import type { ShipBody } from '../schemas/refunds.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db } from '../store/db.ts';
 import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
-import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped } from '../store/split-orders.repository.ts';
+import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped, splitsDue } from '../store/split-orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { creditCancellation } from './ledger.service.ts';
 import { refreshOrder } from './order-state.service.ts';
@@ -17,6 +17,11 @@ async function splitOrder(db: Db, rawId: string) {
   const row = id === null ? undefined : await findSplitOrder(db, id);
   if (!row) throw notFound('split order');
   return row;
+}
+
+/** The sandbox's shipper: split orders waiting to ship, and shipped ones, since `due` or earlier (at most `limit` of each). */
+export async function splitOrdersDue(db: Db, due: number, limit: number) {
+  return { toShip: await splitsDue(db, 'waiting_to_ship', due, limit), toDeliver: await splitsDue(db, 'shipped', due, limit) };
 }
 
 /**

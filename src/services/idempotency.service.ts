@@ -1,8 +1,7 @@
 import { isUniqueViolation } from '../store/faults.ts';
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import { AppError } from '../domain/errors.ts';
-import type { Db, Dialect, Trx } from '../store/db.ts';
+import { rollbackToSavepoint, savepoint, type Db, type Dialect, type Trx } from '../store/db.ts';
 import * as keys from '../store/idempotency.repository.ts';
 import { errorEnvelope, successEnvelope } from '../present/envelope.ts';
 
@@ -126,14 +125,14 @@ export async function runIdempotent<T>(
       if (row) await keys.deleteKey(trx, ref);
       const save = (status: number, body: unknown) =>
         keys.insertDoneKey(trx, ref, { requestHash: hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
-      await sql`savepoint idempotent_work`.execute(trx);
+      await savepoint(trx, 'idempotent_work');
       try {
         const response = await run(trx);
         await save(response.status, response.body);
         return response;
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        await sql`rollback to savepoint idempotent_work`.execute(trx);
+        await rollbackToSavepoint(trx, 'idempotent_work');
         await save(error.status, errorEnvelope(error, scope.requestId));
         return new Refused(error);
       }

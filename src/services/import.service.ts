@@ -9,9 +9,11 @@ import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import { refreshPlannerStatistics, type Handle, type Store } from '../store/db.ts';
-import { upsertProducts, type ProductInput } from '../store/products.repository.ts';
+import { listCategories } from '../store/categories.repository.ts';
+import { productIdsBySku, upsertProducts, type ProductInput } from '../store/products.repository.ts';
 import { stampBulkLedger } from '../store/stock-feed.repository.ts';
-import { bulkSetQty, type BulkSet } from '../store/stocks.repository.ts';
+import { bulkSetQty, ledgerRowCount, type BulkSet } from '../store/stocks.repository.ts';
+import { listWarehouses } from '../store/warehouses.repository.ts';
 import { loadCatalog, type ImportSummary } from './catalog.service.ts';
 
 export type ImportKind = 'catalog' | 'products' | 'stocks';
@@ -158,7 +160,7 @@ async function eachBatch<T>(
 
 async function importProductsCsv(ctx: Context, file: string) {
   const name = path.basename(file);
-  const categories = new Set((await ctx.db.selectFrom('categories').select('id').execute()).map((c) => c.id));
+  const categories = new Set((await listCategories(ctx.db)).map((c) => c.id));
   // Within one file a SKU appears once: which of two rows should win is ambiguous (as in PUT /stocks).
   const seen = new Map<string, number>();
   await eachBatch(
@@ -197,7 +199,7 @@ async function importProductsCsv(ctx: Context, file: string) {
 
 async function importStocksCsv(ctx: Context, file: string) {
   const name = path.basename(file);
-  const warehouses = new Map((await ctx.db.selectFrom('warehouses').select(['id', 'code']).execute()).map((w) => [w.code, w.id]));
+  const warehouses = new Map((await listWarehouses(ctx.db)).map((w) => [w.code, w.id]));
   // One number per (product, warehouse) seen so far, mapped to its line: a million rows stay small.
   const seen = new Map<number, number>();
   await eachBatch(
@@ -213,7 +215,7 @@ async function importStocksCsv(ctx: Context, file: string) {
     },
     async (batch) => {
       const skus = [...new Set(batch.map((b) => b.row.sku))];
-      const products = new Map((await ctx.db.selectFrom('products').select(['id', 'sku']).where('sku', 'in', skus).execute()).map((p) => [p.sku, p.id]));
+      const products = await productIdsBySku(ctx.db, skus);
       const sets: BulkSet[] = [];
       for (const { row, line } of batch) {
         const productId = products.get(row.sku);
@@ -248,10 +250,7 @@ async function importJson(ctx: Context, file: string) {
     if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
-  const before = await ctx.db
-    .selectFrom('stock_ledger')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
+  const before = await ledgerRowCount(ctx.db);
   let summary: ImportSummary;
   try {
     summary = await loadCatalog(ctx.db, doc, ctx.now);
@@ -259,13 +258,10 @@ async function importJson(ctx: Context, file: string) {
     if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
-  const after = await ctx.db
-    .selectFrom('stock_ledger')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
+  const after = await ledgerRowCount(ctx.db);
   for (const k of ['warehouses', 'categories', 'products', 'stocks', 'channels'] as const) ctx.result[k] += summary[k];
   ctx.result.rows += Object.values(summary).reduce((a, b) => a + b, 0);
-  ctx.result.ledgerRows += Number(after.n) - Number(before.n);
+  ctx.result.ledgerRows += after - before;
   const size = fs.statSync(file).size;
   ctx.progress({ file, bytesRead: size, totalBytes: size, rows: ctx.result.rows });
 }

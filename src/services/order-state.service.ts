@@ -1,7 +1,7 @@
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf, type ItemCounts } from '../domain/order-status.ts';
 import type { Handle } from '../store/db.ts';
 import type { OrderStatus, SplitOrderStatus } from '../domain/vocabulary.ts';
-import { updateOrderStatus, type OrderStatusChange } from '../store/orders.repository.ts';
+import { statusFacts, updateOrderStatus, type OrderStatusChange } from '../store/orders.repository.ts';
 
 /**
  * Recomputes an order's derived statuses from its items and split orders after a change, and adds
@@ -14,22 +14,10 @@ export async function refreshOrder(
   now: number,
   changes: { refundedCents?: number; refunded?: boolean } = {},
 ): Promise<{ previousStatus: OrderStatus; status: OrderStatus }> {
-  const [order, items, splits] = await Promise.all([
-    db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow(),
-    db
-      .selectFrom('order_items')
-      .select(['quantity', 'refunded_quantity as refunded', 'pending_refund_quantity as pending'])
-      .where('order_id', '=', orderId)
-      .execute(),
-    db.selectFrom('split_orders').select('status').where('order_id', '=', orderId).execute(),
-  ]);
-  const change = orderStatusChange(
-    items,
-    splits.map((s) => s.status),
-    changes,
-  );
+  const facts = await statusFacts(db, orderId);
+  const change = orderStatusChange(facts.items, facts.splits, changes);
   await updateOrderStatus(db, orderId, change, now).execute();
-  return { previousStatus: order.status, status: change.status };
+  return { previousStatus: facts.status, status: change.status };
 }
 
 /**

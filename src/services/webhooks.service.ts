@@ -307,7 +307,7 @@ export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) 
 /** PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the failure clock restarts). */
 export async function setWebhookStatus(db: Db, actor: Actor, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
   return db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('webhook_endpoints').select(['status', 'disabled_reason']).where('id', '=', idOf(rawId)).executeTakeFirst();
+    const before = await webhooks.endpointStatus(trx, idOf(rawId));
     const row = before && (await webhooks.setEndpointStatus(trx, idOf(rawId), body.status, body.reason || 'disabled by the operator', now));
     if (!before || !row) throw notFound('webhook');
     const entry = {

@@ -322,3 +322,17 @@ export async function refreshPlannerStatistics(db: Handle, dialect: Dialect, tab
   if (dialect !== 'postgres' || tables.length === 0) return;
   await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
 }
+
+/** Answers when the database does (readiness: reachable at all). */
+export async function ping(db: Handle): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** A savepoint in the transaction: work after it can be undone alone (`rollbackToSavepoint`), keeping what came before. */
+export async function savepoint(trx: Trx, name: 'idempotent_work'): Promise<void> {
+  await sql`savepoint ${sql.raw(name)}`.execute(trx);
+}
+
+export async function rollbackToSavepoint(trx: Trx, name: 'idempotent_work'): Promise<void> {
+  await sql`rollback to savepoint ${sql.raw(name)}`.execute(trx);
+}

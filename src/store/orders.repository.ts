@@ -275,6 +275,20 @@ export interface OrderStatusChange {
  * statement whose text changed with `now` would be prepared anew on SQLite every time and push the
  * hot statements out of the statement cache.
  */
+/** What an order's derived statuses are computed from: its status now, its items' counts, its split orders' statuses. */
+export async function statusFacts(db: Handle, orderId: number) {
+  const [order, items, splits] = await Promise.all([
+    db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('order_items')
+      .select(['quantity', 'refunded_quantity as refunded', 'pending_refund_quantity as pending'])
+      .where('order_id', '=', orderId)
+      .execute(),
+    db.selectFrom('split_orders').select('status').where('order_id', '=', orderId).execute(),
+  ]);
+  return { status: order.status, items, splits: splits.map((s) => s.status) };
+}
+
 export function updateOrderStatus(db: Handle, orderId: number, change: OrderStatusChange, now: number) {
   return orderStatusUpdate(db, orderId, statusUpdateOf(change), now);
 }

@@ -41,6 +41,13 @@ export async function productsBySku(db: Handle, skus: string[]): Promise<Map<str
   return new Map(rows.map((r) => [r.sku, r]));
 }
 
+/** The ids of the products of these SKUs (unknown SKUs are absent): an import's batch of stock rows. */
+export async function productIdsBySku(db: Handle, skus: string[]): Promise<Map<string, number>> {
+  if (skus.length === 0) return new Map();
+  const rows = await db.selectFrom('products').select(['id', 'sku']).where('sku', 'in', skus).execute();
+  return new Map(rows.map((r) => [r.sku, r.id]));
+}
+
 const productRowsBySku = prepared((db, skus: string[]) => db.selectFrom('products').selectAll().where('sku', 'in', skus));
 
 export interface ProductPageQuery {

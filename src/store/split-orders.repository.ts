@@ -50,3 +50,16 @@ export async function itemsLeft(db: Handle, splitOrderId: number) {
     .execute();
   return rows.map((r) => ({ ...r, left: r.quantity - r.refunded }));
 }
+
+/** Split orders due to move in the sandbox: waiting to ship, or shipped, since `due` or earlier (oldest first, at most `limit`). */
+export async function splitsDue(db: Handle, state: 'waiting_to_ship' | 'shipped', due: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('split_orders')
+    .select('id')
+    .where('status', '=', state)
+    .where(state === 'waiting_to_ship' ? 'created_at' : 'shipped_at', '<=', due)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}

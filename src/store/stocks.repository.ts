@@ -590,3 +590,12 @@ export async function lockStockRows(trx: Transaction<Database>, dialect: Dialect
   if (productIds.length === 0) return [];
   return asView(await stockRowViews.all(trx, [...new Set(productIds)], dialect === 'postgres'));
 }
+
+/** How many stock ledger rows there are (an import reports how many it wrote). */
+export async function ledgerRowCount(db: Handle): Promise<number> {
+  const r = await db
+    .selectFrom('stock_ledger')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}

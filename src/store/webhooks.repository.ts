@@ -550,3 +550,8 @@ export async function deliveriesOfOrder(db: Handle, merchantId: number, orderId:
 
 /** An endpoint by id, whichever merchant it belongs to (the operator's view). */
 export const findAnyEndpoint = (db: Handle, id: number) => db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** An endpoint's status and why it is disabled (any merchant's: the operator's view). */
+export async function endpointStatus(db: Handle, id: number) {
+  return db.selectFrom('webhook_endpoints').select(['status', 'disabled_reason']).where('id', '=', id).executeTakeFirst();
+}

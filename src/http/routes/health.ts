@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { sql } from 'kysely';
 import { serviceUnavailable } from '../../domain/errors.ts';
-import type { Store } from '../../store/db.ts';
+import { ping, type Store } from '../../store/db.ts';
 import { probeWrite, storageFaultKind } from '../../store/faults.ts';
 import { migrationsCurrent } from '../../store/migrate.ts';
 
@@ -14,7 +13,7 @@ export const healthRoutes: FastifyPluginAsync<{ store: Store }> = async (app, { 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => {
     try {
-      await sql`select 1`.execute(store.db);
+      await ping(store.db);
     } catch {
       throw serviceUnavailable('database unreachable');
     }
