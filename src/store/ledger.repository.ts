@@ -290,16 +290,18 @@ export async function entriesBetween(
 
 /**
  * The supplier's money in one environment (the console dashboard): payments received (the top-ups,
- * the only entries against the cash account, read through each merchant account's type index),
+ * the only entries against the cash account, read through each merchant account's type index:
+ * one seek per merchant account),
  * what merchants owe (negative balances) and what they have paid in advance (positive balances).
  */
 export async function supplierMoney(db: Handle, environment: StockistEnv) {
   const [received, balances] = await Promise.all([
     db
-      .selectFrom('journal_entries')
-      .select((eb) => eb.fn.sum<number | string | null>('amount_cents').as('sum'))
-      .where('type', '=', 'top_up')
-      .where('account_id', 'in', (eb) => eb.selectFrom('ledger_accounts').select('id').where('kind', '=', 'merchant').where('environment', '=', environment))
+      .selectFrom('ledger_accounts as a')
+      .innerJoin('journal_entries as e', (j) => j.onRef('e.merchant_id', '=', 'a.merchant_id').onRef('e.account_id', '=', 'a.id').on('e.type', '=', 'top_up'))
+      .select((eb) => eb.fn.sum<number | string | null>('e.amount_cents').as('sum'))
+      .where('a.kind', '=', 'merchant')
+      .where('a.environment', '=', environment)
       .executeTakeFirstOrThrow(),
     db
       .selectFrom('ledger_accounts')

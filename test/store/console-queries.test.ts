@@ -4,7 +4,9 @@ import { CompiledQuery } from 'kysely';
 import { listAuditFiltered } from '../../src/store/audit.repository.ts';
 import { countsPerDay, lowStockRows, refundWorkerCounts } from '../../src/store/dashboard.repository.ts';
 import type { Db, Store } from '../../src/store/db.ts';
+import { countEntries, entriesPage } from '../../src/store/ledger.repository.ts';
 import { ledgerOfProduct } from '../../src/store/stock-history.repository.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 import { ClosedDayCounts } from '../../src/services/dashboard.service.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 
@@ -112,5 +114,42 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         for (const q of queries) assertIndexed(dialect, what, await plan(fresh.store, q));
       });
     }
+  });
+}
+
+/**
+ * Issue 28: a merchant's transactions page and its capped `total` read only the entries index
+ * (the scope's `merchant_id = ?` included), newest first without a sort: their cost does not grow
+ * with the ledger (docs/performance.md, "Account reads at 1M entries").
+ */
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`account transactions read one index (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
+    if (!DIALECTS.includes(dialect)) return;
+    let fresh: Awaited<ReturnType<typeof freshStore>>;
+    before(async () => {
+      fresh = await freshStore(dialect);
+    });
+    after(() => fresh.drop());
+    const noFilter = { type: null, createStart: null, createEnd: null };
+
+    it('the page: the account index, newest first, no sort step', async () => {
+      for (const filter of [noFilter, { ...noFilter, type: 'top_up' as const }]) {
+        const { handle, queries } = capturing(fresh.store.db);
+        await entriesPage(forMerchant(handle, 7), 3, filter, [Date.now(), 10], 0, 21);
+        const text = await plan(fresh.store, queries[0]);
+        const index = filter.type === null ? 'journal_entries_account_idx' : 'journal_entries_account_type_idx';
+        assert.match(text, new RegExp(index), text);
+        if (dialect === 'sqlite') assert.doesNotMatch(text, /TEMP B-TREE/, text);
+        else assert.doesNotMatch(text, /\bSort\b/, text);
+      }
+    });
+
+    it('the capped count: index only, no table row read', async () => {
+      const { handle, queries } = capturing(fresh.store.db);
+      await countEntries(forMerchant(handle, 7), 3, noFilter, 10_000);
+      const text = await plan(fresh.store, queries[0]);
+      if (dialect === 'sqlite') assert.match(text, /USING COVERING INDEX journal_entries_account_idx/, text);
+      else assert.match(text, /Index Only Scan using journal_entries_account(_type)?_idx/, text);
+    });
   });
 }

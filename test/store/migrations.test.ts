@@ -104,7 +104,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await k.insertInto('journal_lines').values(lines).execute();
       await k.updateTable('ledger_accounts').set({ balance_cents: 300 }).where('id', '=', merchant).execute();
 
-      assert.ok((await migrateToLatest(db.store)).includes('0028_journal_lines_by_entry'));
+      assert.ok((await migrateToLatest(db.store)).includes('0028_ledger_keys'));
       const after = await k
         .selectFrom('journal_lines')
         .select(['entry_id', 'account_id', 'amount_cents'])
