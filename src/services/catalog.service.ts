@@ -7,7 +7,7 @@ import type { CategoryBody, ChannelBody, ImportBody, ProductBody, WarehouseBody 
 import { listCategories, upsertCategory, existingCategoryIds, type Category } from '../store/categories.repository.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import { upsertChannel, listChannels, type Channel } from '../store/channels.repository.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db, Handle, Trx } from '../store/db.ts';
 import { productsBySku, upsertProduct, type Product } from '../store/products.repository.ts';
 import { upsertWarehouse, warehousesByCode, type Warehouse } from '../store/warehouses.repository.ts';
 import { setStocks } from './stock.service.ts';
@@ -141,7 +141,7 @@ export async function importCatalog(db: Db, actor: Actor, doc: ImportBody, now: 
  * checked even after one is refused, so one answer lists every bad row (a refused section is not
  * written, so rows that depend on it are reported too); any problem refuses the whole document.
  */
-export async function loadCatalog(db: Handle, doc: ImportBody, now: number): Promise<ImportSummary> {
+export async function loadCatalog(db: Trx, doc: ImportBody, now: number): Promise<ImportSummary> {
   const errors: FieldError[] = [];
   const section = async (write: () => Promise<unknown>) => {
     try {

@@ -8,7 +8,7 @@ import { CSV_COLUMNS, ImportRefused, ProblemList, type ImportProblem } from '../
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
 import { insertAudit } from '../store/audit.repository.ts';
-import { refreshPlannerStatistics, type Handle, type Store } from '../store/db.ts';
+import { refreshPlannerStatistics, type Store, type Trx } from '../store/db.ts';
 import { listCategories } from '../store/categories.repository.ts';
 import { productIdsBySku, upsertProducts, type ProductInput } from '../store/products.repository.ts';
 import { stampBulkLedger } from '../store/stock-feed.repository.ts';
@@ -119,7 +119,7 @@ function rowOf<T>(schema: object, values: Record<string, string>, problems: Prob
 }
 
 interface Context {
-  db: Handle;
+  db: Trx;
   store: Store;
   now: number;
   result: ImportResult;

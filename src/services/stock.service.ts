@@ -39,7 +39,7 @@ async function resolveRows(db: Handle, rows: { sku: string; warehouseCode: strin
 }
 
 /** Sets absolute quantities (operator restock or count); each change is a ledger row. */
-export async function setStocks(db: Handle, rows: StockSetRow[], prefix: string, now: number): Promise<StockResult[]> {
+export async function setStocks(db: Trx, rows: StockSetRow[], prefix: string, now: number): Promise<StockResult[]> {
   const seen = new Map<string, number>();
   const duplicates: FieldError[] = [];
   rows.forEach((r, i) => {

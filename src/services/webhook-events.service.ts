@@ -1,7 +1,7 @@
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { formatInstant } from '../domain/time.ts';
 import { presentOrder } from '../present/order.presenter.ts';
-import type { Handle } from '../store/db.ts';
+import type { Handle, Trx } from '../store/db.ts';
 import { loadOrders } from '../store/orders.repository.ts';
 import { findRefund, refundItems } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
@@ -18,7 +18,7 @@ import { presentRefund } from '../present/refund.presenter.ts';
  * written (and no payload built) when no active endpoint of the merchant wants the event.
  */
 async function emit(
-  trx: Handle,
+  trx: Trx,
   merchantId: number,
   orderId: number,
   type: WebhookEventType,
@@ -44,7 +44,7 @@ async function orderRecord(trx: Handle, orderId: number) {
 }
 
 /** `refund.succeeded` / `refund.failed` (the refund record of §5.5), and `order.cancelled` when the refund cancelled the order. */
-export async function emitRefundDecided(trx: Handle, refundId: number, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
+export async function emitRefundDecided(trx: Trx, refundId: number, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
   const refund = (await findRefund(trx, refundId))!;
   const ids = { orderId: String(refund.order_id), refundNo: String(refund.id) };
   await emit(
@@ -59,12 +59,12 @@ export async function emitRefundDecided(trx: Handle, refundId: number, succeeded
 }
 
 /** `order.cancelled`: nothing is left of the order (its last lines refunded, or its last open split cancelled by the operator). */
-export async function emitOrderCancelled(trx: Handle, merchantId: number, orderId: number, now: number): Promise<void> {
+export async function emitOrderCancelled(trx: Trx, merchantId: number, orderId: number, now: number): Promise<void> {
   await emit(trx, merchantId, orderId, 'order.cancelled', async () => ({ orderId: String(orderId), order: await orderRecord(trx, orderId) }), now);
 }
 
 /** `balance.low` (SPEC §15): the account as it is after the transaction that took `available` below the threshold. */
-export async function emitBalanceLow(trx: Handle, account: AccountRow, transactionId: number, now: number): Promise<void> {
+export async function emitBalanceLow(trx: Trx, account: AccountRow, transactionId: number, now: number): Promise<void> {
   await emit(
     trx,
     account.merchant_id,
@@ -77,7 +77,7 @@ export async function emitBalanceLow(trx: Handle, account: AccountRow, transacti
 
 /** `split_order.shipped` / `split_order.delivered`, with the order record of §4.6. */
 export async function emitSplitOrderEvent(
-  trx: Handle,
+  trx: Trx,
   type: 'split_order.shipped' | 'split_order.delivered',
   merchantId: number,
   orderId: number,

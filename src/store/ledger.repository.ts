@@ -109,7 +109,7 @@ export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): 
  * of the merchant waits for it — is held that much less (docs/performance.md, "What the ledger
  * costs an order"). The order's charge uses it there; `postOn` picks.
  */
-export async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
+async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
   const { merchant, supplierKey } = sidesOf(p);
   const row = await postedInOneStatement.first(
     scope,

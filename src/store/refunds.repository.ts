@@ -15,7 +15,7 @@ export type RefundItemRow = Selectable<RefundItemsTable>;
  * their current status. Refund requests, refund decisions and shipping all take these locks first,
  * so "is it shipped?" and "is a refund pending?" are never answered from a stale snapshot.
  */
-export async function lockSplitOrders(db: Handle, orderId: number): Promise<Map<number, SplitOrderStatus>> {
+export async function lockSplitOrders(db: Trx, orderId: number): Promise<Map<number, SplitOrderStatus>> {
   const rows = await db
     .updateTable('split_orders')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
@@ -196,7 +196,7 @@ const refundRequestStatement = preparedForMerchant(
 const refundInsert = preparedForMerchant((scope, row: Omit<Insertable<RefundsTable>, 'merchant_id'>) => scope.insertInto('refunds', row).returning('id'));
 const refundItemInsert = prepared((db, rows: Insertable<RefundItemsTable>[]) => db.insertInto('refund_items').values(rows));
 
-export async function settlePending(db: Handle, itemId: number, quantity: number, refunded: boolean, now: number): Promise<void> {
+export async function settlePending(db: Trx, itemId: number, quantity: number, refunded: boolean, now: number): Promise<void> {
   await db
     .updateTable('order_items')
     .set((eb) => ({
@@ -209,7 +209,7 @@ export async function settlePending(db: Handle, itemId: number, quantity: number
 }
 
 /** Takes the refund for deciding if it is still pending; on PostgreSQL this also locks the row, so a second decider waits and then finds it decided. */
-export async function lockPendingRefund(db: Handle, refundId: number, now: number): Promise<RefundRow | undefined> {
+export async function lockPendingRefund(db: Trx, refundId: number, now: number): Promise<RefundRow | undefined> {
   return db.updateTable('refunds').set({ updated_at: now }).where('id', '=', refundId).where('status', '=', 'pending_review').returningAll().executeTakeFirst();
 }
 
@@ -384,6 +384,6 @@ export async function creditItemQuantity(trx: Trx, itemId: number, quantity: num
 }
 
 /** A split order whose every item was refunded is cancelled. */
-export async function cancelSplitOrder(trx: Handle, splitOrderId: number, now: number): Promise<void> {
+export async function cancelSplitOrder(trx: Trx, splitOrderId: number, now: number): Promise<void> {
   await trx.updateTable('split_orders').set({ status: 'cancelled', updated_at: now }).where('id', '=', splitOrderId).execute();
 }

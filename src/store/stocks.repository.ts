@@ -1,4 +1,4 @@
-import type { Dialect, Handle } from './db.ts';
+import type { Dialect, Handle, Trx } from './db.ts';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 import type { Database, StockLedgerTable } from './schema.ts';
@@ -43,7 +43,7 @@ async function recordChange(db: Handle, k: StockKey, delta: number, qtyAfter: nu
  * the row on PostgreSQL before reading it (portable, unlike FOR UPDATE on SQLite), so the ledger
  * delta is exact under concurrent writers.
  */
-export async function setQty(db: Handle, k: StockKey, qty: number, now: number): Promise<AppliedChange> {
+export async function setQty(db: Trx, k: StockKey, qty: number, now: number): Promise<AppliedChange> {
   await ensureRow(db, k, now);
   const locked = await db
     .updateTable('stocks')
@@ -63,7 +63,7 @@ export async function setQty(db: Handle, k: StockKey, qty: number, now: number):
  * Adds `delta` (possibly negative) with a conditional update that never takes a row below zero
  * (nor, given `max`, an increase above it); returns null when the row refuses (nothing written).
  */
-export async function addQty(db: Handle, k: StockKey, delta: number, refs: LedgerRefs, now: number, max?: number): Promise<AppliedChange | null> {
+export async function addQty(db: Trx, k: StockKey, delta: number, refs: LedgerRefs, now: number, max?: number): Promise<AppliedChange | null> {
   if (delta > 0) await ensureRow(db, k, now);
   let update = db
     .updateTable('stocks')
