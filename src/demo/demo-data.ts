@@ -2,6 +2,9 @@
 export const DEMO_OWNER_EMAIL = 'owner@stockist.test';
 
 export const DEMO_MERCHANT_NAME = 'Demo Merchant';
+
+/** The demo merchant's business manager admin (`npm start`, demo data only). */
+export const DEMO_MANAGER_EMAIL = 'admin@demo-merchant.test';
 const DEMO_SKU_COUNT = 240;
 
 /** A small deterministic generator, so every demo database holds the same catalogue. */

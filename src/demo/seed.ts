@@ -7,11 +7,13 @@ import { SCOPES } from '../domain/scopes.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
 import { postByOperator } from '../services/ledger.service.ts';
+import { ensureDemoManager } from '../services/merchant-users.service.ts';
 import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
+import { findUserByEmail } from '../store/merchant-users.repository.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
-import { DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
+import { DEMO_MANAGER_EMAIL, DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
 
 /** True when nothing has been loaded yet (SEED=demo only fills an empty database). */
 export async function isEmpty(store: Store): Promise<boolean> {
@@ -78,6 +80,7 @@ export async function demoCredentials(store: Store, config: Config, create = fal
   return { merchantId, token, sampleSkus: [demoSku(1), demoSku(2), demoSku(3)] };
 }
 
+/** A demo sign-in: the console's owner, or the demo merchant's business manager admin. */
 export interface DemoOwner {
   email: string;
   /** Only when this start created the account: printed once, stored nowhere but as a hash. */
@@ -93,4 +96,15 @@ export async function demoOwner(store: Store): Promise<DemoOwner | null> {
   if (created) return created;
   const existing = await store.db.selectFrom('staff_users').select('email').where('email_key', '=', DEMO_OWNER_EMAIL).executeTakeFirst();
   return existing ? { email: existing.email, password: null } : null;
+}
+
+/**
+ * The demo merchant's business manager admin: created (with a generated password) when the demo
+ * merchant has no business manager user; afterwards only named. Null when its users are others.
+ */
+export async function demoManager(store: Store, merchantId: number): Promise<DemoOwner | null> {
+  const created = await ensureDemoManager(store.db, merchantId, DEMO_MANAGER_EMAIL, Date.now());
+  if (created) return created;
+  const existing = await findUserByEmail(store.db, DEMO_MANAGER_EMAIL);
+  return existing?.merchant_id === merchantId ? { email: existing.email, password: null } : null;
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
-import { demoCredentials, demoOwner, isEmpty, seedDemo, type DemoCredentials, type DemoOwner } from '../demo/seed.ts';
+import { demoCredentials, demoManager, demoOwner, isEmpty, seedDemo, type DemoCredentials, type DemoOwner } from '../demo/seed.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { describeDatabase } from '../store/database-url.ts';
@@ -24,6 +24,8 @@ export interface RunningServer {
   demo: DemoCredentials | null;
   /** The sandbox's console owner: its password only on the start that created it. */
   demoOwner: DemoOwner | null;
+  /** The demo merchant's business manager admin: its password only on the start that created it. */
+  demoManager: DemoOwner | null;
   seeded: boolean;
   migrated: string[];
   role: Role;
@@ -45,7 +47,9 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       seeded = true;
     }
     const demo = config.env === 'sandbox' ? await demoCredentials(store, config) : null;
-    const owner = config.env === 'sandbox' && config.seed === 'demo' ? await demoOwner(store) : null;
+    const demoPath = config.env === 'sandbox' && config.seed === 'demo';
+    const owner = demoPath ? await demoOwner(store) : null;
+    const manager = demoPath && demo ? await demoManager(store, demo.merchantId) : null;
     const tls = config.tls ? await loadOrCreateCertificate(config) : null;
     const https = tls ? { key: tls.key, cert: tls.cert } : null;
     const deps = { config, store, adminApiKey: adminKey.key };
@@ -95,7 +99,7 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
         await Promise.all([...jobs.map((j) => j.stop()), ...apps.map((a) => a.close())]);
         await store.close();
       })());
-    return { apps, store, urls, adminKey, tls, demo, demoOwner: owner, seeded, migrated, role, close };
+    return { apps, store, urls, adminKey, tls, demo, demoOwner: owner, demoManager: manager, seeded, migrated, role, close };
   } catch (error) {
     await store.close();
     throw error;
@@ -160,6 +164,14 @@ export function startupBanner(s: RunningServer, config: Config, options: BannerO
     lines.push(`${bold('Demo console owner (password shown once):', tty)} ${s.demoOwner.email}  ${cyan(s.demoOwner.password, tty)}`);
   } else if (s.demoOwner) {
     lines.push(`Demo console owner: ${s.demoOwner.email} (\`npx stockist operator reset-password ${s.demoOwner.email}\` sets a new password)`);
+  }
+  if (s.role !== 'worker') lines.push(`Business manager (merchants): ${s.urls.merchant}/manager`);
+  if (s.demoManager?.password) {
+    lines.push(`${bold('Demo merchant admin (password shown once):', tty)} ${s.demoManager.email}  ${cyan(s.demoManager.password, tty)}`);
+  } else if (s.demoManager && s.demo) {
+    lines.push(
+      `Demo merchant admin: ${s.demoManager.email} (\`npx stockist merchant invite ${s.demo.merchantId} <email> --role admin\` prints a sign-up link for another)`,
+    );
   }
   lines.push(`Stop: Ctrl-C${options.pidFile ? `, or \`npx stockist stop\` with the same DATA_DIR (pid ${process.pid} in ${options.pidFile})` : ''}`);
   if (!tty) return lines.join('\n');

@@ -1,5 +1,5 @@
 import { Secret, TOTP as Totp } from 'otpauth';
-import type { Actor, AuditAction, AuditSummary } from '../domain/audit.ts';
+import { systemActor, type Actor, type AuditAction, type AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { INVITATION_TTL_MS, merchantPasswordProblem, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
@@ -10,7 +10,7 @@ import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
 import { forMerchant } from '../store/tenancy.ts';
-import { checkEmail, hashPassword, verifyPassword } from './staff.service.ts';
+import { checkEmail, generatePassword, hashPassword, verifyPassword } from './staff.service.ts';
 
 /** A signed-in business manager user, as every /manager request sees them. */
 export interface ManagerUser {
@@ -124,6 +124,19 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
     );
     return user;
   });
+}
+
+/**
+ * The demo merchant's business manager admin that `npm start` creates in the sandbox (demo data
+ * only) when the merchant has no user yet: invited and accepted at once with a generated password,
+ * which the caller prints once. Null when the merchant has a user already.
+ */
+export async function ensureDemoManager(db: Db, merchantId: number, email: string, now: number): Promise<{ email: string; password: string } | null> {
+  if ((await users.listTeam(forMerchant(db, merchantId))).length > 0) return null;
+  const invitation = await inviteUser(db, systemActor('demo-seed'), merchantId, { email, role: 'admin' }, now);
+  const password = generatePassword();
+  await acceptInvitation(db, invitation.token, password, 'demo-seed', now);
+  return { email, password };
 }
 
 // ---- Sessions.

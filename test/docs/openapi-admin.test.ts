@@ -38,16 +38,16 @@ describe('operator OpenAPI document (docs/openapi-admin.json)', () => {
     assert.deepEqual(JSON.parse(r.body), committed());
   });
 
-  it('has its own Swagger UI page at /docs/admin, loading the operator document from local assets', async () => {
+  it('has its own reference page at /docs/admin, loading the operator document from local assets', async () => {
     const page = await t.app.inject({ method: 'GET', url: '/docs/admin' });
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);
     assert.match(page.body, /<title>Stockist operator API reference<\/title>/);
     const scripts = [...page.body.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
-    assert.deepEqual(scripts, ['/docs/assets/swagger-ui-bundle.js', '/docs/admin/init.js']);
+    assert.deepEqual(scripts, ['/docs/assets/redoc.standalone.js', '/docs/admin/init.js']);
     const init = await t.app.inject({ method: 'GET', url: '/docs/admin/init.js' });
     assert.equal(init.statusCode, 200);
-    assert.match(init.body, /url: '\/docs\/admin\/openapi\.json'/);
+    assert.match(init.body, /Redoc\.init\('\/docs\/admin\/openapi\.json'/);
     for (const src of scripts) assert.equal((await t.app.inject({ method: 'GET', url: src })).statusCode, 200, src);
   });
 
@@ -107,7 +107,7 @@ describe('operator OpenAPI document (docs/openapi-admin.json)', () => {
     const status = async (app: typeof admin, url: string) => (await app.app.inject({ method: 'GET', url })).statusCode;
     assert.equal(await status(admin, '/docs/admin'), 200);
     assert.equal(await status(admin, '/docs/admin/openapi.json'), 200);
-    assert.equal(await status(admin, '/docs/assets/swagger-ui-bundle.js'), 200);
+    assert.equal(await status(admin, '/docs/assets/redoc.standalone.js'), 200);
     assert.equal(await status(admin, '/docs'), 404, 'the merchant reference stays on the merchant port');
     assert.equal(await status(admin, '/docs/openapi.json'), 404);
     assert.equal(await status(merchant, '/docs'), 200);

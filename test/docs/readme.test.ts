@@ -31,6 +31,30 @@ describe('README', () => {
     }
   });
 
+  it('links nothing outside the repository and speaks no internal shorthand (a clone is all a reader has)', () => {
+    for (const [, target] of readme.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)) {
+      if (/^https?:/.test(target)) continue;
+      const resolved = path.resolve(ROOT, target);
+      assert.ok(resolved.startsWith(ROOT + path.sep), `${target} is inside the repository`);
+    }
+    assert.doesNotMatch(readme, /\.\.\//, 'no path above the repository (../)');
+    for (const [pattern, what] of [
+      [/\bSPEC\b|§/, "the contract's section numbers"],
+      [/\bissue[- ]?\d+/i, 'issue numbers'],
+      [/\bshared\//, 'the shared/ folder beside the repository'],
+    ] as const) {
+      assert.doesNotMatch(readme, pattern, `the README cites ${what}`);
+    }
+  });
+
+  it('names both web front ends and their demo sign-ins, as npm start prints them', () => {
+    const start = section('Two commands');
+    assert.match(start, /owner@stockist\.test/);
+    assert.match(start, /admin@demo-merchant\.test/);
+    assert.match(start, /`\/console`/);
+    assert.match(start, /`\/manager`/);
+  });
+
   it('lists every CLI command and every configuration variable', () => {
     const commands = section('Command line');
     for (const command of buildCli().commands) {

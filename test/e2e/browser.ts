@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 /** Debian's Chromium, driven by playwright-core (no browser download). */
 const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots go here (ignored by git). */
-export const OUTPUT = path.resolve(import.meta.dirname, '../../test-output');
+const OUTPUT = path.resolve(import.meta.dirname, '../../test-output');
 
 /** The skip reason of a browser suite where Chromium is absent (false where it is present). */
 export const chromiumSkip = (what: string) =>

@@ -63,6 +63,22 @@ describe('npm start (real process)', () => {
     const dashboard = execSync(`curl -k --silent -H "Cookie: ${cookie[1]}" https://127.0.0.1:${port}/console`, { encoding: 'utf8' });
     assert.match(dashboard, /owner@stockist\.test \(owner\)/);
 
+    // The demo merchant's business manager admin too: printed once, and it signs in to /manager.
+    assert.match(text, new RegExp(`Business manager \\(merchants\\): https://127\\.0\\.0\\.1:${port}/manager`));
+    const manager = /Demo merchant admin \(password shown once\): (\S+) {2}(\S+)$/m.exec(text);
+    assert.ok(manager, text);
+    assert.equal(manager[1], 'admin@demo-merchant.test');
+    const managerSignIn = execSync(
+      `curl -k --silent -D - -o /dev/null -H "Origin: https://127.0.0.1:${port}" --data-urlencode "email=${manager[1]}" --data-urlencode "password=${manager[2]}" https://127.0.0.1:${port}/manager/sign-in`,
+      { encoding: 'utf8' },
+    );
+    assert.match(managerSignIn, /^HTTP\/1\.1 303/);
+    assert.match(managerSignIn, /^location: \/manager\r?$/im);
+    const managerCookie = /^set-cookie: (__Host-stockist_manager=[A-Za-z0-9]+);.*HttpOnly; SameSite=Strict;.*Secure/im.exec(managerSignIn);
+    assert.ok(managerCookie, managerSignIn);
+    const getStarted = execSync(`curl -k --silent -H "Cookie: ${managerCookie[1]}" https://127.0.0.1:${port}/manager`, { encoding: 'utf8' });
+    assert.match(getStarted, /admin@demo-merchant\.test \(admin, Demo Merchant\)/);
+
     // HSTS-free plain HTTP is not served on the TLS port.
     assert.throws(() => execSync(`curl --silent --fail --max-time 5 http://127.0.0.1:${port}/healthz`, { stdio: 'pipe' }));
 
@@ -78,6 +94,10 @@ describe('npm start (real process)', () => {
     assert.match(
       second.output(),
       /Demo console owner: owner@stockist\.test \(`npx stockist operator reset-password owner@stockist\.test` sets a new password\)/,
+    );
+    assert.match(
+      second.output(),
+      /Demo merchant admin: admin@demo-merchant\.test \(`npx stockist merchant invite \d+ <email> --role admin` prints a sign-up link for another\)/,
     );
     const curl2 = /^\s*(curl -k .*)$/m.exec(second.output())![1];
     assert.equal(JSON.parse(execSync(`${curl2} --silent`, { encoding: 'utf8' })).code, 10000);

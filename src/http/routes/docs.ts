@@ -2,31 +2,42 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyPluginAsync, RouteOptions } from 'fastify';
-import { notFound } from '../../domain/errors.ts';
 import { buildAdminOpenApiDocument } from '../openapi/admin-openapi.document.ts';
 import { buildOpenApiDocument } from '../openapi/openapi.document.ts';
 
-/** The swagger-ui-dist files the page needs; nothing else of the package is served. */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-  'oauth2-redirect.html': 'text/html; charset=utf-8',
-  'oauth2-redirect.js': 'text/javascript; charset=utf-8',
-};
+/** The one file of the `redoc` package the page needs (its standalone bundle); nothing else of it is served. */
+const BUNDLE = 'redoc.standalone.js';
+const JS = 'text/javascript; charset=utf-8';
 
-// validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
-const initJs = (documentUrl: string) => `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    url: '${documentUrl}',
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    validatorUrl: null,
-    tryItOutEnabled: false,
-    persistAuthorization: false,
-    oauth2RedirectUrl: window.location.origin + '/docs/assets/oauth2-redirect.html',
-    presets: [SwaggerUIBundle.presets.apis],
-  });
+/**
+ * The bundle's only request to another server is its footer's logo (cdn.redoc.ly): that image is
+ * replaced by an empty local one, so the page loads nothing from elsewhere (test/e2e/docs-browser
+ * fails if a new version brings the request back).
+ */
+const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const EMPTY_IMAGE = 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 width=%221%22 height=%221%22/%3E';
+
+/**
+ * Redoc's theme: system fonts (none are fetched), the console's accent colour, and text colours
+ * that meet WCAG AA contrast (4.5:1) on Redoc's light panels — its default secondary grey
+ * (#757575 on #fafafa) falls just short, and so does the lighter primary it derives (#2c8ff2 for
+ * "pattern property" labels). Read-only: the page describes, it never sends a request
+ * with a merchant's token. `docs/decisions.md`, "API reference page".
+ */
+const initJs = (documentUrl: string) => `Redoc.init('${documentUrl}', {
+  theme: {
+    colors: { primary: { main: '#0b5cad', light: '#0b5cad' }, text: { primary: '#1b1f24', secondary: '#57606a' } },
+    typography: {
+      fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+      headings: { fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif' },
+      code: { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' },
+    },
+  },
+  expandResponses: '200',
+  jsonSampleExpandLevel: 3,
+  hideLoading: true,
+}, document.getElementById('reference'), function (error) {
+  document.getElementById('reference').setAttribute('data-rendered', error ? 'failed' : 'true');
 });
 `;
 
@@ -36,31 +47,30 @@ const page = (title: string, initUrl: string) => `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${title}</title>
-  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" href="data:,">
   <style>body { margin: 0; }</style>
 </head>
 <body>
-  <div id="swagger-ui"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <main id="reference"></main>
+  <script src="/docs/assets/${BUNDLE}"></script>
   <script src="${initUrl}"></script>
 </body>
 </html>
 `;
 
 /**
- * SPEC §10: `GET /docs` (Swagger UI, every asset from this server: deployments often have no
- * internet) and `GET /docs/openapi.json`, generated from `routes` — the app's registered routes —
+ * SPEC §10: `GET /docs` (the reference rendered by Redoc, every asset from this server:
+ * deployments often have no internet) and `GET /docs/openapi.json`, generated from `routes` — the app's registered routes —
  * on first request, once they are all known; on the merchant surface. Issue 16: `GET /docs/admin`
  * and `GET /docs/admin/openapi.json`, the operator API's own document, on the admin surface
- * (ADMIN_PORT when set). The Swagger UI assets are served on either.
+ * (ADMIN_PORT when set). The renderer's bundle is served on either.
  */
 export const docsRoutes: FastifyPluginAsync<{ routes: readonly RouteOptions[]; merchant: boolean; admin: boolean }> = async (
   app,
   { routes, merchant, admin },
 ) => {
-  const distDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const assetCache = new Map<string, Buffer>();
+  const bundleFile = path.join(path.dirname(createRequire(import.meta.url).resolve('redoc/package.json')), 'bundles', BUNDLE);
+  let bundle: string | null = null;
   const raw = { config: { envelope: false } };
   const html = 'text/html; charset=utf-8';
 
@@ -76,21 +86,17 @@ export const docsRoutes: FastifyPluginAsync<{ routes: readonly RouteOptions[]; m
     const merchantPage = page('Stockist Open API reference', '/docs/assets/init.js');
     const merchantInit = initJs('/docs/openapi.json');
     app.get('/docs', raw, async (_request, reply) => reply.type(html).send(merchantPage));
-    app.get('/docs/assets/init.js', raw, async (_request, reply) => reply.type(ASSETS['swagger-ui-bundle.js']).send(merchantInit));
+    app.get('/docs/assets/init.js', raw, async (_request, reply) => reply.type(JS).send(merchantInit));
   }
   if (admin) {
     serveDocument('/docs/admin/openapi.json', () => buildAdminOpenApiDocument(routes));
     const adminPage = page('Stockist operator API reference', '/docs/admin/init.js');
     const adminInit = initJs('/docs/admin/openapi.json');
     app.get('/docs/admin', raw, async (_request, reply) => reply.type(html).send(adminPage));
-    app.get('/docs/admin/init.js', raw, async (_request, reply) => reply.type(ASSETS['swagger-ui-bundle.js']).send(adminInit));
+    app.get('/docs/admin/init.js', raw, async (_request, reply) => reply.type(JS).send(adminInit));
   }
-  app.get<{ Params: { file: string } }>('/docs/assets/:file', raw, async (request, reply) => {
-    const { file } = request.params;
-    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-    if (!type) throw notFound(`asset ${file}`);
-    let content = assetCache.get(file);
-    if (!content) assetCache.set(file, (content = await fs.readFile(path.join(distDir, file))));
-    return reply.type(type).header('Cache-Control', 'public, max-age=3600').send(content);
+  app.get(`/docs/assets/${BUNDLE}`, raw, async (_request, reply) => {
+    bundle ??= (await fs.readFile(bundleFile, 'utf8')).replaceAll(REDOC_LOGO, EMPTY_IMAGE);
+    return reply.type(JS).header('Cache-Control', 'public, max-age=3600').send(bundle);
   });
 };
