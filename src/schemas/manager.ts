@@ -31,6 +31,9 @@ export const ManagerSignInForm = Type.Object({ email: Type.String({ maxLength: 2
 
 export const CodeForm = Type.Object({ ...Csrf, code: Type.String({ maxLength: 16 }) });
 
+/** Turning two-factor on or off: the current password and a code (Hardening III). */
+export const TwoFactorForm = Type.Object({ ...Csrf, password: Type.String({ maxLength: 256 }), code: Type.String({ maxLength: 16 }) });
+
 export const PasswordForm = Type.Object({ password: Type.String({ maxLength: 256 }), confirm: Type.String({ maxLength: 256 }) });
 
 export const InvitationParams = Type.Object({ token: Type.String({ maxLength: 64 }) });

@@ -264,13 +264,21 @@ export async function pendingTwoFactor(db: Db, user: ManagerUser, now: number): 
   return { secret, uri: totp.toString() };
 }
 
-export async function enableTwoFactor(db: Db, user: ManagerUser, code: string, requestId: string, now: number): Promise<void> {
+/** What turning two-factor on or off asks for: the account's current password and a code (Hardening III, 3). */
+export interface TwoFactorProof {
+  password: string;
+  code: string;
+}
+
+const WRONG_PROOF = 'or the code is not right: enter your current password and the code the app shows now';
+
+export async function enableTwoFactor(db: Db, user: ManagerUser, proof: TwoFactorProof, requestId: string, now: number): Promise<void> {
   const row = (await users.findUserById(db, user.userId))!;
   if (row.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
   if (!row.totp_pending_secret) throw conflictState('open the two-factor page first: it shows the key to add to your app');
+  if (!(await verifyPassword(row.password_hash, proof.password))) throw fieldError('password', WRONG_PROOF);
   await db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, code, now)))
-      throw fieldError('code', 'is not the current code of the key shown; check the app and the clock');
+    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await users.updateUser(trx, row.id, { totp_secret: row.totp_pending_secret, totp_pending_secret: null }, now);
     await insertAudit(
       trx,
@@ -287,13 +295,14 @@ export async function enableTwoFactor(db: Db, user: ManagerUser, code: string, r
   });
 }
 
-export async function disableTwoFactor(db: Db, user: ManagerUser, code: string, requestId: string, now: number): Promise<void> {
+export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFactorProof, requestId: string, now: number): Promise<void> {
   const row = (await users.findUserById(db, user.userId))!;
   const merchant = (await findMerchant(db, user.merchantId))!;
   if (merchant.require_two_factor === 1) throw conflictState('your team requires two-factor sign-in; an admin can lift the requirement on the Team page');
   if (!row.totp_secret) throw conflictState('two-factor sign-in is not on for this account');
+  if (!(await verifyPassword(row.password_hash, proof.password))) throw fieldError('password', WRONG_PROOF);
   await db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_secret!, code, now))) throw fieldError('code', 'is not the current code');
+    if (!(await takeCode(trx, row.id, row.totp_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await users.updateUser(trx, row.id, { totp_secret: null, totp_last_step: null }, now);
     await insertAudit(
       trx,

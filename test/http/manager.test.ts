@@ -232,6 +232,7 @@ for (const dialect of DIALECTS) {
       const b = await member(t, m.merchantId, 'totp@example.com', 'developer');
       const secret = await enrol(b, clock.now);
       assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+      clock.now += 5 * 60_000; // enrolling drew on the account's sign-in limit (Hardening III, 3): let it refill
 
       const s = browser(t);
       const first = await s.post('/manager/sign-in', { email: 'totp@example.com', password: PASSWORD });
@@ -264,6 +265,49 @@ for (const dialect of DIALECTS) {
       assert.ok(actions.includes('merchant_user.enable_two_factor'));
     });
 
+    it('turns two-factor on or off only with the current password and a code, drawing on the sign-in limits (Hardening III, 3)', async () => {
+      const m = await newMerchant(t, 'Two-factor proof shop');
+      const b = await member(t, m.merchantId, 'proof@example.com', 'developer');
+      const page = await b.get('/manager/two-factor');
+      const secret = /data-totp-secret>([A-Z2-7]+)</.exec(page.body)![1];
+      const token = csrfOf(page.body);
+      const wrong = (code: string) => (code === '000000' ? '111111' : '000000');
+      const refused = async (url: string, fields: Record<string, string>, status: number) => {
+        const before = await tableDigests(t.store);
+        const r = await b.post(url, { _csrf: token, ...fields });
+        assert.equal(r.statusCode, status, `${url} ${JSON.stringify(fields)}: ${r.body.slice(0, 300)}`);
+        assert.match(String(r.headers['content-type']), /^text\/html/);
+        assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+        return r;
+      };
+      // On: the password is needed besides the code.
+      await refused('/manager/two-factor/enable', { code: totpCode(secret, clock.now) }, 400);
+      await refused('/manager/two-factor/enable', { password: 'not the password!', code: totpCode(secret, clock.now) }, 400);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="off"/);
+      assert.equal((await b.post('/manager/two-factor/enable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) })).statusCode, 303);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+
+      // Off: a full bucket of five tries per account; four wrong codes, then even the right one is 429.
+      clock.now += 5 * 60_000;
+      await b.get('/manager/two-factor'); // (the session's last-seen time moves here, not in a refusal)
+      await refused('/manager/two-factor/disable', { password: 'not the password!', code: totpCode(secret, clock.now) }, 400);
+      for (let i = 0; i < 3; i++) await refused('/manager/two-factor/disable', { password: PASSWORD, code: wrong(totpCode(secret, clock.now)) }, 400);
+      await refused('/manager/two-factor/disable', { password: PASSWORD, code: '' }, 400);
+      const limited = await refused('/manager/two-factor/disable', { password: PASSWORD, code: totpCode(secret, clock.now) }, 429);
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      // The same bucket as signing in: another address is held back too, and so is the sign-in code page.
+      assert.equal((await browser(t).post('/manager/sign-in', { email: 'proof@example.com', password: PASSWORD })).statusCode, 429);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+
+      clock.now += 5 * 60_000;
+      const off = await b.post('/manager/two-factor/disable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) });
+      assert.equal(off.statusCode, 303, off.body);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="off"/);
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:proof@example.com').map((r) => r.action);
+      assert.deepEqual(actions.slice(0, 2), ['merchant_user.disable_two_factor', 'merchant_user.enable_two_factor']);
+      clock.now += 5 * 60_000;
+    });
+
     it('enforces two-factor when an admin requires it: an unenrolled member can only enrol', async () => {
       const m = await newMerchant(t, 'Strict shop');
       const admin = await member(t, m.merchantId, 'strict-admin@example.com', 'admin');
@@ -283,7 +327,7 @@ for (const dialect of DIALECTS) {
       const secret = await enrol(dev, clock.now);
       assert.equal((await dev.get('/manager/webhooks')).statusCode, 200);
       clock.now += 30_000;
-      const off = await dev.post('/manager/two-factor/disable', { _csrf: token, code: totpCode(secret, clock.now) });
+      const off = await dev.post('/manager/two-factor/disable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) });
       assert.equal(off.statusCode, 409, 'the team requires it');
     });
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../../domain/errors.ts';
 import { emailKey } from '../../../domain/staff.ts';
-import { CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm } from '../../../schemas/manager.ts';
+import { CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm, TwoFactorForm } from '../../../schemas/manager.ts';
 import {
   acceptInvitation,
   disableTwoFactor,
@@ -104,29 +104,35 @@ export const accountPage: ManagerPage = {
       return page(reply, 200, 'two-factor', { title: 'Two-factor sign-in', pending, error: null });
     });
 
-    const twoFactorError = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], error: unknown) => {
-      if (!(error instanceof AppError) || error.status !== 400) throw error;
+    const twoFactorPage = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, error: string) => {
       const me = user(request);
       const pending = me.twoFactor ? null : await pendingTwoFactor(db, me, now());
-      return page(reply, 400, 'two-factor', { title: 'Two-factor sign-in', pending, error: `The code ${error.errors?.[0]?.message ?? error.message}.` });
+      return page(reply, status, 'two-factor', { title: 'Two-factor sign-in', pending, error });
     };
 
-    app.post('/two-factor/enable', { schema: { body: CodeForm } }, async (request, reply) => {
-      try {
-        await enableTwoFactor(db, user(request), request.body.code.replace(/\s+/g, ''), request.id, now());
-      } catch (error) {
-        return twoFactorError(request, reply, error);
-      }
-      return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
-    });
-
-    app.post('/two-factor/disable', { schema: { body: CodeForm } }, async (request, reply) => {
-      try {
-        await disableTwoFactor(db, user(request), request.body.code.replace(/\s+/g, ''), request.id, now());
-      } catch (error) {
-        return twoFactorError(request, reply, error);
-      }
-      return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
-    });
+    // Turning two-factor on or off takes the current password and a code, and each try draws on the
+    // sign-in limits of the account and the address, like the code page (Hardening III, 3).
+    for (const [action, change] of [
+      ['enable', enableTwoFactor],
+      ['disable', disableTwoFactor],
+    ] as const) {
+      app.post(`/two-factor/${action}`, { schema: { body: TwoFactorForm } }, async (request, reply) => {
+        const me = user(request);
+        const wait = await signInWait(buckets, 'manager', me.email, request.ip);
+        if (wait !== null) {
+          request.log.warn({ email: emailKey(me.email), address: request.ip }, `manager two-factor ${action} limited`);
+          reply.header('Retry-After', String(wait));
+          return twoFactorPage(request, reply, 429, `Too many attempts; try again in ${wait} s.`);
+        }
+        try {
+          await change(db, me, { password: request.body.password, code: request.body.code.replace(/\s+/g, '') }, request.id, now());
+        } catch (error) {
+          if (!(error instanceof AppError) || error.status !== 400) throw error;
+          request.log.warn({ email: emailKey(me.email), address: request.ip }, `manager two-factor ${action} refused`);
+          return twoFactorPage(request, reply, 400, `The ${error.errors?.[0]?.field ?? 'code'} ${error.errors?.[0]?.message ?? error.message}.`);
+        }
+        return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
+      });
+    }
   },
 };
