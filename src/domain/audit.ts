@@ -46,6 +46,7 @@ export const AUDIT_ACTIONS = [
   'staff.set_role',
   'webhook.retry',
   'merchant_user.invite',
+  'merchant_user.revoke_invitation',
   'merchant_user.accept',
   'merchant_user.sign_in',
   'merchant_user.sign_out',

@@ -21,6 +21,23 @@ export const InvitationCreated = Type.Object({
   expiresAt: Instant('72 hours after the invitation'),
 });
 
+/** An open invitation, as the operator API lists it (never its link: only the link's hash is stored). */
+const OpenInvitation = Type.Object({
+  invitationId: IdString(),
+  merchantId: IdString(),
+  email: Type.String(),
+  role: StringEnum(MERCHANT_ROLES),
+  createdBy: Type.String({ description: 'who invited: `<actor kind>:<id>`' }),
+  createdAt: Instant(),
+  expiresAt: Instant(),
+});
+
+export const OpenInvitationList = Type.Object({ list: Type.Array(OpenInvitation) });
+
+export const RevokedInvitation = Type.Object({ invitationId: IdString(), email: Type.String(), revokedAt: Instant() });
+
+export const InvitationIdParams = Type.Object({ id: IdText(), invitationId: IdText() });
+
 // ---- Business manager forms (form-encoded; every field a string, trimmed by SPEC §1 Text).
 
 const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };

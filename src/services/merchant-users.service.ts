@@ -59,13 +59,17 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
     if (await users.findUserByEmail(trx, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} already has a business manager account`);
     const token = randomToken(43);
-    const row = await users.insertInvitation(forMerchant(trx, merchantId), {
+    const scope = forMerchant(trx, merchantId);
+    // A new invitation replaces the address's open ones: the last link handed out is the one that works.
+    const replaced = await users.revokeOpenInvitations(scope, { emailKey: emailKey(email) }, now);
+    const row = await users.insertInvitation(scope, {
       email,
       email_key: emailKey(email),
       role: input.role,
       token_hash: hashSecret(token),
       expires_at: now + INVITATION_TTL_MS,
       accepted_at: null,
+      revoked_at: null,
       created_by: `${actor.kind}:${actor.id}`,
       created_at: now,
     });
@@ -76,7 +80,7 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
         action: 'merchant_user.invite',
         target: `merchant_user:${row.email_key}`,
         before: null,
-        after: { role: row.role, expiresAt: row.expires_at },
+        after: { role: row.role, expiresAt: row.expires_at, revokedInvitations: replaced.length },
         merchantId,
       },
       now,
@@ -89,8 +93,30 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
 export async function openInvitation(db: Db, token: string, now: number) {
   if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
   const row = await users.findInvitationByHash(db, hashSecret(token));
-  if (!row || row.accepted_at !== null || row.expires_at <= now) return null;
+  if (!row || row.accepted_at !== null || row.revoked_at !== null || row.expires_at <= now) return null;
   return row;
+}
+
+/** The merchant's open invitations (the team page, the operator API). */
+export const openInvitations = (db: Db, merchantId: number, now: number) => users.listOpenInvitations(forMerchant(db, merchantId), now);
+
+/**
+ * An admin or the operator revokes an open invitation of this merchant: its link stops at once.
+ * Another merchant's invitation, or one used, revoked or expired, is 404.
+ */
+export async function revokeInvitation(db: Db, actor: Actor, merchantId: number, rawInvitationId: string, now: number): Promise<users.InvitationRow> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    const [row] = await users.revokeOpenInvitations(forMerchant(trx, merchantId), { id: idOf(rawInvitationId) }, now);
+    if (!row) throw notFound('open invitation');
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'merchant_user.revoke_invitation', target: `merchant_user:${row.email_key}`, before: { role: row.role }, after: null, merchantId },
+      now,
+    );
+    return row;
+  });
 }
 
 /** Sets the password and creates the account; the link works once. */
@@ -116,10 +142,18 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
       created_at: now,
       updated_at: now,
     });
+    // Any other link for this address (an earlier role, say) stops working now.
+    const others = await users.revokeOpenInvitations(forMerchant(trx, invitation.merchant_id), { emailKey: invitation.email_key }, now);
     await insertAudit(
       trx,
       merchantUserActor({ userId: user.id }, requestId),
-      { action: 'merchant_user.accept', target: `merchant_user:${user.email_key}`, before: null, after: { role: user.role }, merchantId: user.merchant_id },
+      {
+        action: 'merchant_user.accept',
+        target: `merchant_user:${user.email_key}`,
+        before: null,
+        after: { role: user.role, revokedInvitations: others.length },
+        merchantId: user.merchant_id,
+      },
       now,
     );
     return user;
@@ -364,10 +398,18 @@ export async function removeMember(db: Db, user: ManagerUser, rawUserId: string,
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, null);
     await users.deleteUser(scope, member.id);
+    // An open link for the address would bring the member back: it goes too.
+    const links = await users.revokeOpenInvitations(scope, { emailKey: member.email_key }, now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
-      { action: 'merchant_user.remove', target: `merchant_user:${member.email_key}`, before: { role: member.role }, after: null, merchantId: user.merchantId },
+      {
+        action: 'merchant_user.remove',
+        target: `merchant_user:${member.email_key}`,
+        before: { role: member.role },
+        after: links.length > 0 ? { revokedInvitations: links.length } : null,
+        merchantId: user.merchantId,
+      },
       now,
     );
   });

@@ -63,20 +63,43 @@ export async function insertInvitation(scope: MerchantScope, row: Omit<Insertabl
 export const findInvitationByHash = (db: Handle, tokenHash: string) =>
   db.selectFrom('merchant_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 
-/** Open invitations of a merchant (not accepted, not expired), newest first. */
+/** Open invitations of a merchant (not accepted, not revoked, not expired), newest first. */
 export const listOpenInvitations = (scope: MerchantScope, now: number) =>
-  scope.selectFrom('merchant_invitations').selectAll().where('accepted_at', 'is', null).where('expires_at', '>', now).orderBy('id', 'desc').execute();
+  scope
+    .selectFrom('merchant_invitations')
+    .selectAll()
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .execute();
 
-/** One-time: of two concurrent acceptances exactly one updates the row. */
+/** One-time: of two concurrent acceptances exactly one updates the row (and none of a revoked one). */
 export async function claimInvitation(db: Handle, id: number, now: number): Promise<boolean> {
   const r = await db
     .updateTable('merchant_invitations')
     .set({ accepted_at: now })
     .where('id', '=', id)
     .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Revokes this merchant's open invitations: one (`id`), or every one for an address (`emailKey`).
+ * Returns the rows revoked.
+ */
+export async function revokeOpenInvitations(scope: MerchantScope, which: { id: number } | { emailKey: string }, now: number): Promise<InvitationRow[]> {
+  let q = scope
+    .updateTable('merchant_invitations')
+    .set({ revoked_at: now })
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now);
+  q = 'id' in which ? q.where('id', '=', which.id) : q.where('email_key', '=', which.emailKey);
+  return (await q.returningAll().execute()) as InvitationRow[];
 }
 
 export async function insertSession(db: Handle, row: Insertable<ManagerSessionsTable>): Promise<void> {

@@ -454,6 +454,8 @@ export interface MerchantInvitationsTable {
   token_hash: string;
   expires_at: number;
   accepted_at: number | null;
+  /** Revoked by an admin or the operator, or by a later invitation, acceptance or removal (0029). */
+  revoked_at: number | null;
   created_by: string;
   created_at: number;
 }

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { hashSecret } from '../../src/domain/secrets.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
@@ -458,6 +459,107 @@ for (const dialect of DIALECTS) {
         assert.match(audit.body, new RegExp(`data-audit="${action.replace('.', '\\.')}"`), action);
       const row = (await auditRows(t)).find((r) => r.action === 'merchant_user.change_role' && r.target === 'merchant_user:team-dev@example.com')!;
       assert.deepEqual([row.actorKind, row.actorId], ['merchant_user', String(adminRow.id)]);
+    });
+
+    it('revokes invitations: by an admin or the operator, and every other open link of an address when it is invited again, accepts or is removed (Hardening III, 4)', async () => {
+      const m = await newMerchant(t, 'Revoke shop');
+      const other = await newMerchant(t, 'Revoke other shop');
+      const admin = await member(t, m.merchantId, 'revoke-admin@example.com', 'admin');
+      const token = await admin.csrf('/manager/team');
+      const inviteFromTeam = async (email: string, role: string) => {
+        const r = await admin.post('/manager/team/invitations', { _csrf: token, email, role });
+        assert.equal(r.statusCode, 200, r.body);
+        return new URL(/data-invitation-url>([^<]+)</.exec(r.body)![1]).pathname;
+      };
+      const gone = async (path: string, what: string) => {
+        assert.equal((await browser(t).get(path)).statusCode, 404, `${what}: the link no longer opens`);
+        const before = await tableDigests(t.store);
+        assert.equal((await browser(t).post(path, { password: PASSWORD, confirm: PASSWORD })).statusCode, 404, `${what}: nor accepts`);
+        assert.deepEqual(await tableDigests(t.store), before, `${what}: nothing written`);
+      };
+
+      // The issue's story: invited as admin by mistake, then as viewer; accepts the viewer link; removed.
+      const asAdmin = await inviteFromTeam('x@example.com', 'admin');
+      const asViewer = await inviteFromTeam('x@example.com', 'viewer');
+      await gone(asAdmin, 'the first invitation, once the address was invited again');
+      const team = (await admin.get('/manager/team')).body;
+      assert.equal((team.match(/data-invitation="/g) ?? []).length, 1, 'one open invitation listed');
+      assert.match(team, /x@example\.com \(viewer\)/);
+      const x = browser(t);
+      assert.equal((await x.post(asViewer, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      const xRow = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'x@example.com').executeTakeFirstOrThrow();
+      assert.equal(xRow.role, 'viewer');
+      assert.equal((await admin.post(`/manager/team/${xRow.id}/remove`, { _csrf: token })).statusCode, 303);
+      await gone(asAdmin, 'after the removal');
+      await gone(asViewer, 'the accepted link');
+
+      // Links from before this rule (two open for one address): accepting one, or removing the member, revokes the rest.
+      const legacy = async (email: string, role: 'admin' | 'viewer') => {
+        const raw = `L${Math.random().toString(36).slice(2)}`
+          .padEnd(43, 'x')
+          .slice(0, 43)
+          .replace(/[^A-Za-z0-9]/g, 'y');
+        await t.store.db
+          .insertInto('merchant_invitations')
+          .values({
+            merchant_id: Number(m.merchantId),
+            email,
+            email_key: email,
+            role,
+            token_hash: hashSecret(raw),
+            expires_at: clock.now + 3600_000,
+            accepted_at: null,
+            revoked_at: null,
+            created_by: 'cli:test',
+            created_at: clock.now,
+          })
+          .execute();
+        return `/manager/invitations/${raw}`;
+      };
+      const [y1, y2] = [await legacy('y@example.com', 'admin'), await legacy('y@example.com', 'viewer')];
+      assert.equal((await browser(t).post(y2, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      await gone(y1, 'the other link, once one was accepted');
+      const yRow = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'y@example.com').executeTakeFirstOrThrow();
+      const y3 = await legacy('y@example.com', 'admin');
+      assert.equal((await admin.post(`/manager/team/${yRow.id}/remove`, { _csrf: token })).statusCode, 303);
+      await gone(y3, 'an open link of a removed member');
+
+      // The team page revokes one; a second try, or another merchant's id, is 404 and writes nothing.
+      const v = await inviteFromTeam('v@example.com', 'developer');
+      const vId = /data-invitation="(\d+)"/.exec((await admin.get('/manager/team')).body)![1];
+      assert.equal((await admin.post(`/manager/team/invitations/${vId}/revoke`, { _csrf: token })).statusCode, 303);
+      await gone(v, 'revoked on the team page');
+      let before = await tableDigests(t.store);
+      assert.equal((await admin.post(`/manager/team/invitations/${vId}/revoke`, { _csrf: token })).statusCode, 404);
+      assert.deepEqual(await tableDigests(t.store), before);
+      assert.doesNotMatch((await admin.get('/manager/team')).body, /data-invitation="/);
+
+      // The operator API lists open invitations and revokes one.
+      const u = await invite(t, m.merchantId, 'u@example.com', 'developer');
+      const listed = await t.admin('GET', `/admin/v1/merchants/${m.merchantId}/invitations`);
+      assert.equal(listed.status, 200, listed.raw);
+      assert.deepEqual(
+        listed.body.data.list.map((i: { email: string; role: string }) => [i.email, i.role]),
+        [['u@example.com', 'developer']],
+      );
+      const uId = listed.body.data.list[0].invitationId as string;
+      assert.ok(!listed.raw.includes(u.split('/').at(-1)!), 'never the link');
+      before = await tableDigests(t.store);
+      assert.equal((await t.admin('DELETE', `/admin/v1/merchants/${other.merchantId}/invitations/${uId}`)).status, 404, 'another merchant’s id');
+      assert.equal((await t.admin('DELETE', `/admin/v1/merchants/${m.merchantId}/invitations/nope`)).status, 400);
+      assert.equal((await t.admin('GET', '/admin/v1/merchants/987654321/invitations')).status, 404);
+      assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      const revoked = await t.admin('DELETE', `/admin/v1/merchants/${m.merchantId}/invitations/${uId}`);
+      assert.equal(revoked.status, 200, revoked.raw);
+      assert.equal(revoked.body.data.email, 'u@example.com');
+      await gone(u, 'revoked by the operator');
+      assert.equal((await t.admin('DELETE', `/admin/v1/merchants/${m.merchantId}/invitations/${uId}`)).status, 404);
+      assert.deepEqual((await t.admin('GET', `/admin/v1/merchants/${m.merchantId}/invitations`)).body.data.list, []);
+      const audit = (await auditRows(t)).filter((r) => r.action === 'merchant_user.revoke_invitation').map((r) => [r.actorKind, r.target]);
+      assert.deepEqual(audit, [
+        ['admin_key', 'merchant_user:u@example.com'],
+        ['merchant_user', 'merchant_user:v@example.com'],
+      ]);
     });
 
     it('manages webhooks: register (secret once), send a test event into the log, rotate, delete; audited', async () => {

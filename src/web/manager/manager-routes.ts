@@ -51,6 +51,7 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
   { method: 'GET', path: '/team', permission: 'team:manage' },
   { method: 'POST', path: '/team/invitations', permission: 'team:manage' },
+  { method: 'POST', path: '/team/invitations/:id/revoke', permission: 'team:manage' },
   { method: 'POST', path: '/team/two-factor', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/role', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/remove', permission: 'team:manage' },

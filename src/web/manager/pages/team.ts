@@ -1,7 +1,7 @@
 import { invitationUrl, MERCHANT_ROLES } from '../../../domain/merchant-users.ts';
 import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
 import { merchantAudit } from '../../../services/audit.service.ts';
-import { changeRole, inviteUser, removeMember, requireTwoFactor, team } from '../../../services/merchant-users.service.ts';
+import { changeRole, inviteUser, removeMember, requireTwoFactor, revokeInvitation, team } from '../../../services/merchant-users.service.ts';
 import type { ManagerPage } from './context.ts';
 
 const TEAM = '/manager/team';
@@ -25,6 +25,11 @@ export const teamPage: ManagerPage = {
       const me = user(request);
       const invitation = await inviteUser(db, actor(request), me.merchantId, { email: request.body.email, role: request.body.role }, now());
       return show(request, reply, { email: invitation.email, url: invitationUrl(origin(request), invitation.token) });
+    });
+
+    app.post('/team/invitations/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      await revokeInvitation(db, actor(request), user(request).merchantId, request.params.id, now());
+      return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/two-factor', { schema: { body: RequireTwoFactorForm } }, async (request, reply) => {
