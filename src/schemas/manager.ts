@@ -44,7 +44,12 @@ const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
 
 export const ManagerCsrfForm = Type.Object(Csrf);
 
-export const ManagerSignInForm = Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 256 }) });
+/** `merchant`: the business chosen when the email and password open accounts at several (Hardening III, 6). */
+export const ManagerSignInForm = Type.Object({
+  email: Type.String({ maxLength: 254 }),
+  password: Type.String({ maxLength: 256 }),
+  merchant: Type.Optional(IdText()),
+});
 
 export const CodeForm = Type.Object({ ...Csrf, code: Type.String({ maxLength: 16 }) });
 

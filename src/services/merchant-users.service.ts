@@ -51,15 +51,16 @@ export interface Invitation {
 
 /**
  * The operator (or a merchant admin) invites someone to a merchant's business manager: a one-time
- * link, valid INVITATION_TTL_MS. Refused when the address already has an account.
+ * link, valid INVITATION_TTL_MS. Refused only when the address is on this merchant's team already:
+ * an account at another merchant is a different account and changes nothing here (Hardening III, 6).
  */
 export async function inviteUser(db: Db, actor: Actor, merchantId: number, input: { email: string; role: MerchantRole }, now: number): Promise<Invitation> {
   const email = checkEmail(input.email);
   return db.transaction().execute(async (trx) => {
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    if (await users.findUserByEmail(trx, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} already has a business manager account`);
-    const token = randomToken(43);
     const scope = forMerchant(trx, merchantId);
+    if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} is on this team already`);
+    const token = randomToken(43);
     // A new invitation replaces the address's open ones: the last link handed out is the one that works.
     const replaced = await users.revokeOpenInvitations(scope, { emailKey: emailKey(email) }, now);
     const row = await users.insertInvitation(scope, {
@@ -127,8 +128,8 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
-    if (await users.findUserByEmail(trx, invitation.email_key))
-      throw new AppError(409, 40903, `${invitation.email_key} already has a business manager account`);
+    if (await users.findTeamMemberByEmail(forMerchant(trx, invitation.merchant_id), invitation.email_key))
+      throw new AppError(409, 40903, `${invitation.email_key} is on this team already`);
     const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
       email: invitation.email,
       email_key: invitation.email_key,
@@ -162,21 +163,38 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
 
 // ---- Sessions.
 
+/** A business whose account the email and password open, when they open more than one. */
+export interface SignInChoice {
+  merchantId: number;
+  merchantName: string;
+}
+
 /**
  * Checks an email and password and opens a session: complete, or (the user has TOTP) waiting for a
- * code. Wrong email, wrong password and a disabled merchant all answer null, in the same time.
+ * code. An address may have an account at several merchants (0030): the password is checked
+ * against each (`merchantId` narrows to one), and when it opens more than one the caller asks
+ * which (`choose`). Wrong email, wrong password and a disabled merchant all answer null.
  */
 export async function signIn(
   db: Db,
-  input: { email: string; password: string; address: string | null; requestId: string },
+  input: { email: string; password: string; address: string | null; requestId: string; merchantId?: number },
   limits: SessionLimits,
   now: number,
-): Promise<{ sessionId: string; stage: 'password' | 'complete' } | null> {
-  const row = await users.findUserByEmail(db, emailKey(input.email));
-  const ok = await verifyPassword(row?.password_hash ?? null, input.password);
-  if (!row || !ok) return null;
-  const merchant = await findMerchant(db, row.merchant_id);
-  if (merchant?.status !== 'active') return null;
+): Promise<{ sessionId: string; stage: 'password' | 'complete' } | { choose: SignInChoice[] } | null> {
+  const accounts = (await users.findUsersByEmail(db, emailKey(input.email))).filter(
+    (a) => input.merchantId === undefined || a.merchant_id === input.merchantId,
+  );
+  // No account: one check against a decoy hash, so an unknown address takes as long as a wrong password.
+  if (accounts.length === 0) {
+    await verifyPassword(null, input.password);
+    return null;
+  }
+  const opened = [];
+  for (const account of accounts) if (await verifyPassword(account.password_hash, input.password)) opened.push(account);
+  const active = opened.filter((a) => a.merchant_status === 'active');
+  if (active.length === 0) return null;
+  if (active.length > 1) return { choose: active.map((a) => ({ merchantId: a.merchant_id, merchantName: a.merchant_name })) };
+  const { merchant_name: _name, merchant_status: _status, ...row } = active[0];
   const sessionId = randomToken(43);
   const stage = row.totp_secret ? 'password' : 'complete';
   await db.transaction().execute(async (trx) => {

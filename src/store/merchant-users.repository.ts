@@ -8,8 +8,20 @@ import type { MerchantScope } from './tenancy.ts';
 export type MerchantUserRow = Selectable<MerchantUsersTable>;
 export type InvitationRow = Selectable<MerchantInvitationsTable>;
 
-export const findUserByEmail = (db: Handle, emailKey: string) =>
-  db.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+/** An address's accounts, one per merchant at most (0030), oldest first, each with its merchant's name and status. */
+export const findUsersByEmail = (db: Handle, emailKey: string) =>
+  db
+    .selectFrom('merchant_users')
+    .innerJoin('merchants', 'merchants.id', 'merchant_users.merchant_id')
+    .selectAll('merchant_users')
+    .select(['merchants.name as merchant_name', 'merchants.status as merchant_status'])
+    .where('merchant_users.email_key', '=', emailKey)
+    .orderBy('merchant_users.id')
+    .execute();
+
+/** The account an address has on this merchant's team, if any. */
+export const findTeamMemberByEmail = (scope: MerchantScope, emailKey: string) =>
+  scope.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
 
 export const findUserById = (db: Handle, id: number) => db.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
 

@@ -174,7 +174,11 @@ for (const dialect of DIALECTS) {
       assert.equal((await b.get('/manager')).statusCode, 200);
       const again = await browser(t).post(path, { password: PASSWORD, confirm: PASSWORD });
       assert.equal(again.statusCode, 404, 'the link works once');
-      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'new.dev@example.com', role: 'viewer' })).status, 409);
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'new.dev@example.com', role: 'viewer' })).status,
+        409,
+        'on this team already',
+      );
 
       const late = await invite(t, m.merchantId, 'late@example.com', 'viewer');
       clock.now += 72 * 3600 * 1000;
@@ -560,6 +564,93 @@ for (const dialect of DIALECTS) {
         ['admin_key', 'merchant_user:u@example.com'],
         ['merchant_user', 'merchant_user:v@example.com'],
       ]);
+    });
+
+    it('answers an invitation alike whether or not the address has an account at another merchant, where it stays a separate account (Hardening III, 6)', async () => {
+      const a = await newMerchant(t, 'Enum shop A');
+      const b = await newMerchant(t, 'Enum shop B');
+      await member(t, a.merchantId, 'alice@example.com', 'developer');
+      const bAdmin = await member(t, b.merchantId, 'enum-b-admin@example.com', 'admin');
+      const token = await bAdmin.csrf('/manager/team');
+      const main = (html: string, email: string) =>
+        html
+          .slice(html.indexOf('<main'))
+          .replaceAll(email, 'EMAIL')
+          .replace(/[A-Za-z0-9]{43}/g, 'TOKEN');
+      const inviteAs = async (email: string) => {
+        const r = await bAdmin.post('/manager/team/invitations', { _csrf: token, email, role: 'viewer' });
+        const link = /data-invitation-url>([^<]+)</.exec(r.body)?.[1];
+        return { r, path: link ? new URL(link).pathname : '' };
+      };
+      const known = await inviteAs('alice@example.com');
+      const unknown = await inviteAs('nobody-yet@example.com');
+      assert.equal(known.r.statusCode, 200, `an address with an account at merchant A: ${known.r.body.slice(0, 300)}`);
+      assert.equal(unknown.r.statusCode, 200);
+      const notice = (html: string, email: string) => main(/<section class="notice"[\s\S]*?<\/section>/.exec(html)![0], email);
+      assert.equal(notice(known.r.body, 'alice@example.com'), notice(unknown.r.body, 'nobody-yet@example.com'), 'the same answer');
+      const [knownLink, unknownLink] = [await browser(t).get(known.path), await browser(t).get(unknown.path)];
+      assert.equal(knownLink.statusCode, 200);
+      assert.equal(main(knownLink.body, 'alice@example.com'), main(unknownLink.body, 'nobody-yet@example.com'), 'the link pages are the same');
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/merchants/${b.merchantId}/users`, { email: 'alice@example.com', role: 'viewer' })).status,
+        200,
+        'the operator too',
+      );
+      const again = await browser(t).get(known.path);
+      assert.equal(again.statusCode, 404, 'the operator’s invitation replaced the admin’s');
+      const path = new URL(
+        (await t.admin('POST', `/admin/v1/merchants/${b.merchantId}/users`, { email: 'alice@example.com', role: 'viewer' })).body.data.invitationUrl,
+      ).pathname;
+
+      // Accepting makes a second account, at B, with its own password; A's is untouched.
+      const other = 'another horse battery staple';
+      const atB = browser(t);
+      assert.equal((await atB.post(path, { password: other, confirm: other })).statusCode, 303);
+      assert.match((await atB.get('/manager')).body, /alice@example\.com \(viewer, Enum shop B\)/);
+      const rows = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'alice@example.com').orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((r) => [String(r.merchant_id), r.role]),
+        [
+          [a.merchantId, 'developer'],
+          [b.merchantId, 'viewer'],
+        ],
+      );
+      const signInAs = async (password: string, fields: Record<string, string> = {}) => {
+        const s = browser(t);
+        const r = await s.post('/manager/sign-in', { email: 'alice@example.com', password, ...fields });
+        return { s, r };
+      };
+      const first = await signInAs(PASSWORD);
+      assert.equal(first.r.statusCode, 303);
+      assert.match((await first.s.get('/manager')).body, /\(developer, Enum shop A\)/, 'the password picks the account');
+      const second = await signInAs(other);
+      assert.match((await second.s.get('/manager')).body, /\(viewer, Enum shop B\)/);
+      assert.equal(
+        (await bAdmin.post('/manager/team/invitations', { _csrf: token, email: 'alice@example.com', role: 'admin' })).statusCode,
+        409,
+        'on this team already',
+      );
+
+      // The same password at both: the sign-in page asks which business, then signs in there.
+      await t.store.db.updateTable('merchant_users').set({ password_hash: rows[0].password_hash }).where('id', '=', rows[1].id).execute();
+      const both = await signInAs(PASSWORD);
+      assert.equal(both.r.statusCode, 200, both.r.body.slice(0, 300));
+      assert.equal(both.s.cookie, null, 'not signed in yet');
+      assert.match(both.r.body, new RegExp(`<option value="${a.merchantId}">Enum shop A</option><option value="${b.merchantId}">Enum shop B</option>`));
+      const chosen = await signInAs(PASSWORD, { merchant: b.merchantId });
+      assert.equal(chosen.r.statusCode, 303);
+      assert.match((await chosen.s.get('/manager')).body, /\(viewer, Enum shop B\)/);
+      const elsewhere = await newMerchant(t, 'Enum shop C');
+      assert.equal((await signInAs(PASSWORD, { merchant: elsewhere.merchantId })).r.statusCode, 401, 'no account there');
+      clock.now += 5 * 60_000; // (five sign-in attempts per account per five minutes)
+      assert.equal((await signInAs(other, { merchant: a.merchantId })).r.statusCode, 401, 'a password of another account');
+
+      // Removing the B account leaves A's.
+      assert.equal((await bAdmin.post(`/manager/team/${rows[1].id}/remove`, { _csrf: token })).statusCode, 303);
+      const left = await signInAs(PASSWORD);
+      assert.equal(left.r.statusCode, 303);
+      assert.match((await left.s.get('/manager')).body, /\(developer, Enum shop A\)/);
+      clock.now += 5 * 60_000;
     });
 
     it('manages webhooks: register (secret once), send a test event into the log, rotate, delete; audited', async () => {

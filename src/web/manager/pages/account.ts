@@ -8,6 +8,7 @@ import {
   openInvitation,
   pendingTwoFactor,
   signIn,
+  type SignInChoice,
   signOut,
   verifySignInCode,
 } from '../../../services/merchant-users.service.ts';
@@ -20,7 +21,7 @@ export const accountPage: ManagerPage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
     const { db } = store;
-    const signInView = (email: string, error: string | null) => ({ title: 'Sign in', email, error });
+    const signInView = (email: string, error: string | null, choices: SignInChoice[] | null = null) => ({ title: 'Sign in', email, error, choices });
 
     app.get('/sign-in', async (request, reply) => {
       if (request.managerUser) return reply.redirect(MANAGER_PREFIX, 303);
@@ -35,11 +36,19 @@ export const accountPage: ManagerPage = {
         reply.header('Retry-After', String(wait));
         return page(reply, 429, 'sign-in', signInView(email, `Too many sign-in attempts; try again in ${wait} s.`));
       }
-      const started = await signIn(db, { email, password, address: request.ip, requestId: request.id }, sessionLimits, now());
+      const merchantId = request.body.merchant === undefined ? undefined : Number(request.body.merchant);
+      const started = await signIn(db, { email, password, address: request.ip, requestId: request.id, merchantId }, sessionLimits, now());
       if (!started) {
         request.log.warn({ email: emailKey(email), address: request.ip }, 'manager sign-in failed');
         return page(reply, 401, 'sign-in', signInView(email, 'Wrong email or password, or the account is disabled.'));
       }
+      if ('choose' in started)
+        return page(
+          reply,
+          200,
+          'sign-in',
+          signInView(email, 'This email and password open accounts at more than one business: choose one, and enter the password again.', started.choose),
+        );
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(started.stage === 'complete' ? MANAGER_PREFIX : `${MANAGER_PREFIX}/sign-in/code`, 303);
@@ -89,12 +98,13 @@ export const accountPage: ManagerPage = {
       // Signed in at once: the person who set the password is the one holding the link.
       const started = await signIn(
         db,
-        { email: invitation.email, password: request.body.password, address: request.ip, requestId: request.id },
+        { email: invitation.email, password: request.body.password, address: request.ip, requestId: request.id, merchantId: invitation.merchant_id },
         sessionLimits,
         now(),
       );
       const secure = isSecure(config, request);
-      if (started) setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
+      if (started && 'sessionId' in started)
+        setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(MANAGER_PREFIX, 303);
     });
 
