@@ -60,6 +60,24 @@ export const PasswordForm = Type.Object({ password: Type.String({ maxLength: 256
 
 export const InvitationParams = Type.Object({ token: Type.String({ maxLength: 64 }) });
 
+/** Changing one's own password: the current one, and the new one twice (Hardening III, 5). */
+export const ChangePasswordForm = Type.Object({
+  ...Csrf,
+  current: Type.String({ maxLength: 256 }),
+  password: Type.String({ maxLength: 256 }),
+  confirm: Type.String({ maxLength: 256 }),
+});
+
+/** Operator API: a password reset link for the account an address has at this merchant. */
+export const PasswordResetBody = Type.Object({ email: Str(254, 3) });
+
+export const PasswordResetCreated = Type.Object({
+  merchantId: IdString(),
+  email: Type.String(),
+  resetUrl: Type.String({ description: 'the one-time link (shown once; only its hash is stored); using it ends every session of the account' }),
+  expiresAt: Instant('24 hours after the link was made'),
+});
+
 export const ClientForm = Type.Object({ ...Csrf, name: Str(80) });
 
 /** `scopes` repeats (one field per ticked box): a string or a list of them. */

@@ -2,7 +2,7 @@ import { Secret, TOTP as Totp } from 'otpauth';
 import type { Actor, AuditAction, AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
-import { INVITATION_TTL_MS, merchantPasswordProblem, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
+import { INVITATION_TTL_MS, merchantPasswordProblem, PASSWORD_RESET_TTL_MS, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { insertAudit } from '../store/audit.repository.ts';
@@ -368,6 +368,164 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
       },
       now,
     );
+  });
+}
+
+// ---- Own account: password and sessions (Hardening III, 5).
+
+/**
+ * Changes the signed-in user's password: the current one is required, and every other session of
+ * the account ends (whoever else held it is signed out); this one stays.
+ */
+export async function changePassword(
+  db: Db,
+  user: ManagerUser,
+  input: { current: string; password: string },
+  requestId: string,
+  now: number,
+): Promise<{ sessionsEnded: number }> {
+  const row = (await users.findUserById(db, user.userId))!;
+  if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
+  checkPassword(input.password);
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction().execute(async (trx) => {
+    await users.updateUser(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const sessionsEnded = await users.deleteSessionsOf(trx, row.id, user.sessionHash);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.change_password',
+        target: `merchant_user:${row.email_key}`,
+        before: null,
+        after: { sessionsEnded },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+    return { sessionsEnded };
+  });
+}
+
+/** The signed-in user's sessions that still count, newest activity first; `current` marks the one asking. */
+export async function mySessions(db: Db, user: ManagerUser, now: number) {
+  return (await users.listSessionsOf(db, user.userId, now)).map((s) => ({
+    current: s.id_hash === user.sessionHash,
+    stage: s.stage,
+    address: s.address,
+    createdAt: s.created_at,
+    lastSeenAt: s.last_seen_at,
+  }));
+}
+
+/** Ends every session of the signed-in user, this one included. */
+export async function signOutEverywhere(db: Db, user: ManagerUser, requestId: string, now: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const sessionsEnded = await users.deleteSessionsOf(trx, user.userId);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.sign_out_everywhere',
+        target: `merchant_user:${emailKey(user.email)}`,
+        before: null,
+        after: { sessionsEnded },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+    return sessionsEnded;
+  });
+}
+
+// ---- Password resets: a one-time link made by a merchant admin or the operator.
+
+export interface PasswordReset {
+  email: string;
+  /** The one-time token of the link (only its hash is stored). */
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * Makes a reset link for one account of this merchant (by id from the Team page, by address from
+ * the operator API): valid PASSWORD_RESET_TTL_MS, once; the account's older links stop. Another
+ * merchant's account is 404. Nothing changes until the link is used: the password still works.
+ */
+export async function createPasswordReset(
+  db: Db,
+  actor: Actor,
+  merchantId: number,
+  account: { userId: string } | { email: string },
+  now: number,
+): Promise<PasswordReset> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    const scope = forMerchant(trx, merchantId);
+    const member =
+      'userId' in account ? await users.findTeamMember(scope, idOf(account.userId)) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
+    if (!member) throw notFound('team member');
+    const replaced = await users.revokePasswordResetsOf(scope, member.id, now);
+    const token = randomToken(43);
+    const row = await users.insertPasswordReset(scope, {
+      user_id: member.id,
+      token_hash: hashSecret(token),
+      expires_at: now + PASSWORD_RESET_TTL_MS,
+      used_at: null,
+      revoked_at: null,
+      created_by: `${actor.kind}:${actor.id}`,
+      created_at: now,
+    });
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'merchant_user.create_password_reset',
+        target: `merchant_user:${member.email_key}`,
+        before: null,
+        after: { expiresAt: row.expires_at, revokedResets: replaced },
+        merchantId,
+      },
+      now,
+    );
+    return { email: member.email, token, expiresAt: row.expires_at };
+  });
+}
+
+/** The reset a link names while it can still be used; null for unknown, used, revoked and expired alike. */
+export async function openPasswordReset(db: Db, token: string, now: number) {
+  if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
+  const row = await users.findPasswordResetByHash(db, hashSecret(token));
+  if (!row || row.used_at !== null || row.revoked_at !== null || row.expires_at <= now) return null;
+  return row;
+}
+
+/**
+ * Sets the password a reset link is for, once, and ends every session of the account. Two-factor
+ * stays as it was: whoever holds the link still needs the account's code to sign in.
+ */
+export async function completePasswordReset(db: Db, token: string, password: string, requestId: string, now: number): Promise<{ sessionsEnded: number }> {
+  const reset = await openPasswordReset(db, token, now);
+  if (!reset) throw notFound('password reset link (it may have expired or been used already)');
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    if (!(await users.claimPasswordReset(trx, reset.id, now))) throw notFound('password reset link (it may have expired or been used already)');
+    await users.updateUser(trx, reset.user_id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const sessionsEnded = await users.deleteSessionsOf(trx, reset.user_id);
+    await insertAudit(
+      trx,
+      merchantUserActor({ userId: reset.user_id }, requestId),
+      {
+        action: 'merchant_user.reset_password',
+        target: `merchant_user:${reset.email_key}`,
+        before: null,
+        after: { sessionsEnded },
+        merchantId: reset.merchant_id,
+      },
+      now,
+    );
+    return { sessionsEnded };
   });
 }
 

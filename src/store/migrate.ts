@@ -22,6 +22,7 @@ import * as m0027 from './migrations/0027_money.ts';
 import * as m0028 from './migrations/0028_journal_lines_by_entry.ts';
 import * as m0029 from './migrations/0029_invitation_revocation.ts';
 import * as m0030 from './migrations/0030_accounts_per_merchant.ts';
+import * as m0031 from './migrations/0031_password_resets.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0028_journal_lines_by_entry': m0028,
   '0029_invitation_revocation': m0029,
   '0030_accounts_per_merchant': m0030,
+  '0031_password_resets': m0031,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

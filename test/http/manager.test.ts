@@ -32,6 +32,8 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'POST /sign-in': 'public',
   'GET /invitations/:token': 'public',
   'POST /invitations/:token': 'public',
+  'GET /password-reset/:token': 'public',
+  'POST /password-reset/:token': 'public',
   'GET /assets/:file': 'public',
   'GET /sign-in/code': 'pending',
   'POST /sign-in/code': 'pending',
@@ -39,6 +41,9 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'GET /two-factor': ALL,
   'POST /two-factor/enable': ALL,
   'POST /two-factor/disable': ALL,
+  'GET /account': ALL,
+  'POST /account/password': ALL,
+  'POST /account/sign-out-everywhere': ALL,
   'GET ': ALL,
   'POST /get-started/token': WRITERS,
   'GET /credentials': ALL,
@@ -62,6 +67,7 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'POST /team/two-factor': ADMINS,
   'POST /team/:id/role': ADMINS,
   'POST /team/:id/remove': ADMINS,
+  'POST /team/:id/reset-password': ADMINS,
   'GET /audit': ADMINS,
   'GET /usage': ALL,
   'GET /balance': ALL,
@@ -108,7 +114,9 @@ for (const dialect of DIALECTS) {
         const b = await member(t, m.merchantId, `table-${role}@example.com`, role);
         browsers[role] = { b, token: await b.csrf('/manager/two-factor') };
       }
-      for (const [key, roles] of Object.entries(EXPECTED_ACCESS)) {
+      // Signing out everywhere last: it ends the sessions the other routes are tried with.
+      const last = (key: string) => Number(key === 'POST /account/sign-out-everywhere');
+      for (const [key, roles] of Object.entries(EXPECTED_ACCESS).sort(([a], [b]) => last(a) - last(b))) {
         if (typeof roles === 'string') continue;
         const [method, path] = key.split(' ');
         const url = `/manager${path ?? ''}`.replace(/:[^/]+/g, '987654321');
@@ -713,6 +721,152 @@ for (const dialect of DIALECTS) {
       assert.equal(left.r.statusCode, 303);
       assert.match((await left.s.get('/manager')).body, /\(developer, Enum shop A\)/);
       clock.now += 5 * 60_000;
+    });
+
+    it('changes the password with the current one (other sessions end), lists the sessions and signs out everywhere (Hardening III, 5)', async () => {
+      const m = await newMerchant(t, 'Own account shop');
+      const me = await member(t, m.merchantId, 'own@example.com', 'developer');
+      const elsewhere = await signedIn(t, 'own@example.com');
+      const page = await me.get('/manager/account');
+      assert.equal(page.statusCode, 200);
+      assert.equal((page.body.match(/<tr data-session/g) ?? []).length, 2, 'both sessions listed');
+      assert.equal((page.body.match(/data-current/g) ?? []).length, 1);
+      assert.match(page.body, new RegExp(elsewhere.address.replaceAll('.', '\\.')), 'with the address each came from');
+      const token = csrfOf(page.body);
+      const NEW = 'a brand new horse staple';
+      for (const [fields, message] of [
+        [{ current: 'not my password!', password: NEW, confirm: NEW }, /current password is not your current password/],
+        [{ password: NEW, confirm: NEW }, /./],
+        [{ current: PASSWORD, password: 'password1234', confirm: 'password1234' }, /too common/],
+        [{ current: PASSWORD, password: NEW, confirm: `${NEW}!` }, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await me.post('/manager/account/password', { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 400, JSON.stringify(fields));
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      }
+      const changed = await me.post('/manager/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+      assert.match(changed.body, /Password changed; 1 other session signed out/);
+      assert.equal((await elsewhere.get('/manager')).statusCode, 303, 'the other session ended');
+      assert.equal((await me.get('/manager')).statusCode, 200, 'this one stays');
+      clock.now += 5 * 60_000; // (the attempts above drew on the account's sign-in limit)
+      await me.get('/manager');
+      assert.equal((await browser(t).post('/manager/sign-in', { email: 'own@example.com', password: PASSWORD })).statusCode, 401, 'the old password is gone');
+      const third = browser(t);
+      assert.equal((await third.post('/manager/sign-in', { email: 'own@example.com', password: NEW })).statusCode, 303);
+
+      // Sign out everywhere: every session of the account, this one too.
+      const out = await me.post('/manager/account/sign-out-everywhere', { _csrf: token });
+      assert.equal(out.statusCode, 303);
+      assert.equal(out.headers.location, '/manager/sign-in');
+      assert.equal(me.cookie, null, 'the cookie is cleared');
+      assert.equal((await third.get('/manager')).statusCode, 303);
+      assert.equal(
+        await t.store.db
+          .selectFrom('manager_sessions')
+          .select('id_hash')
+          .where(
+            'user_id',
+            '=',
+            (await t.store.db.selectFrom('merchant_users').select('id').where('email_key', '=', 'own@example.com').executeTakeFirstOrThrow()).id,
+          )
+          .executeTakeFirst(),
+        undefined,
+      );
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:own@example.com').map((r) => [r.action, r.after?.sessionsEnded]);
+      assert.deepEqual(actions.slice(0, 1), [['merchant_user.sign_out_everywhere', 2]]);
+      assert.ok(actions.some(([a, n]) => a === 'merchant_user.change_password' && n === 1));
+      clock.now += 5 * 60_000;
+    });
+
+    it('resets a password through a one-time link from an admin or the operator: once, 24 hours, newest only, every session ended, two-factor kept (Hardening III, 5)', async () => {
+      const m = await newMerchant(t, 'Reset shop');
+      const other = await newMerchant(t, 'Reset other shop');
+      await member(t, other.merchantId, 'elsewhere@example.com', 'viewer');
+      const admin = await member(t, m.merchantId, 'reset-admin@example.com', 'admin');
+      const dev = await member(t, m.merchantId, 'reset-dev@example.com', 'developer');
+      const secret = await enrol(dev, clock.now);
+      const devRow = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'reset-dev@example.com').executeTakeFirstOrThrow();
+      const token = await admin.csrf('/manager/team');
+      const teamPage = (await admin.get('/manager/team')).body;
+      assert.match(teamPage, new RegExp(`/manager/team/${devRow.id}/reset-password`));
+      const makeLink = async (by = admin, csrf = token) => {
+        const r = await by.post(`/manager/team/${devRow.id}/reset-password`, { _csrf: csrf });
+        assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+        return new URL(/data-reset-url>([^<]+)</.exec(r.body)![1]).pathname;
+      };
+      const gone = async (path: string, what: string) => {
+        assert.equal((await browser(t).get(path)).statusCode, 404, `${what}: the link no longer opens`);
+        const before = await tableDigests(t.store);
+        assert.equal((await browser(t).post(path, { password: 'yet another horse!!', confirm: 'yet another horse!!' })).statusCode, 404, what);
+        assert.deepEqual(await tableDigests(t.store), before, `${what}: nothing written`);
+      };
+      const first = await makeLink();
+      const link = await makeLink();
+      await gone(first, 'a link replaced by a newer one');
+      assert.equal(dev.cookie !== null && (await dev.get('/manager')).statusCode, 200, 'nothing changes until the link is used');
+
+      const opened = await browser(t).get(link);
+      assert.equal(opened.statusCode, 200);
+      assert.match(opened.body, /reset-dev@example\.com/);
+      const NEW = 'reset horse battery staple';
+      for (const [password, confirm, message] of [
+        ['short', 'short', /at least 12 characters/],
+        ['password1234', 'password1234', /too common/],
+        [NEW, `${NEW}!`, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await browser(t).post(link, { password, confirm });
+        assert.equal(r.statusCode, 400, password);
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before);
+      }
+      const used = await browser(t).post(link, { password: NEW, confirm: NEW });
+      assert.equal(used.statusCode, 303, used.body.slice(0, 300));
+      assert.equal(used.headers.location, '/manager/sign-in');
+      assert.equal((await dev.get('/manager')).statusCode, 303, 'every session of the account ended');
+      await gone(link, 'a used link');
+      clock.now += 5 * 60_000;
+      assert.equal((await browser(t).post('/manager/sign-in', { email: 'reset-dev@example.com', password: PASSWORD })).statusCode, 401, 'the old password');
+      const again = await browser(t).post('/manager/sign-in', { email: 'reset-dev@example.com', password: NEW });
+      assert.equal(again.statusCode, 303);
+      assert.equal(again.headers.location, '/manager/sign-in/code', 'two-factor stays on: the link alone does not sign anyone in');
+      assert.ok(secret.length > 0);
+
+      // The operator API: by address, on the merchant's team only.
+      const before = await tableDigests(t.store);
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'elsewhere@example.com' })).status,
+        404,
+        'another merchant’s user',
+      );
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'nobody@example.com' })).status, 404);
+      assert.equal((await t.admin('POST', '/admin/v1/merchants/987654321/password-resets', { email: 'reset-dev@example.com' })).status, 404);
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'x' })).status, 400);
+      assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      const byOperator = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'Reset-Dev@example.com' });
+      assert.equal(byOperator.status, 200, byOperator.raw);
+      assert.equal(byOperator.body.data.email, 'reset-dev@example.com');
+      const operatorLink = new URL(byOperator.body.data.resetUrl).pathname;
+      assert.equal((await browser(t).get(operatorLink)).statusCode, 200);
+      clock.now += 24 * 3600 * 1000;
+      await gone(operatorLink, 'an expired link (24 hours)');
+
+      // Removing the member ends its open links too.
+      const admin2 = await signedIn(t, 'reset-admin@example.com');
+      const token2 = await admin2.csrf('/manager/team');
+      const pending = await makeLink(admin2, token2);
+      assert.equal((await admin2.post(`/manager/team/${devRow.id}/remove`, { _csrf: token2 })).statusCode, 303);
+      await gone(pending, 'a removed member’s link');
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:reset-dev@example.com').map((r) => `${r.actorKind} ${r.action}`);
+      for (const a of [
+        'merchant_user merchant_user.create_password_reset',
+        'admin_key merchant_user.create_password_reset',
+        'merchant_user merchant_user.reset_password',
+      ])
+        assert.ok(actions.includes(a), a);
     });
 
     it('manages webhooks: register (secret once), send a test event into the log, rotate, delete; audited', async () => {

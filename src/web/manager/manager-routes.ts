@@ -25,6 +25,8 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/sign-in', permission: 'public' },
   { method: 'GET', path: '/invitations/:token', permission: 'public' },
   { method: 'POST', path: '/invitations/:token', permission: 'public' },
+  { method: 'GET', path: '/password-reset/:token', permission: 'public' },
+  { method: 'POST', path: '/password-reset/:token', permission: 'public' },
   { method: 'GET', path: '/assets/:file', permission: 'public' },
   { method: 'GET', path: '/sign-in/code', permission: 'pending' },
   { method: 'POST', path: '/sign-in/code', permission: 'pending' },
@@ -32,6 +34,9 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/two-factor', permission: 'account:self' },
   { method: 'POST', path: '/two-factor/enable', permission: 'account:self' },
   { method: 'POST', path: '/two-factor/disable', permission: 'account:self' },
+  { method: 'GET', path: '/account', permission: 'account:self' },
+  { method: 'POST', path: '/account/password', permission: 'account:self' },
+  { method: 'POST', path: '/account/sign-out-everywhere', permission: 'account:self' },
   { method: 'GET', path: '', permission: 'overview:read' },
   { method: 'POST', path: '/get-started/token', permission: 'credentials:write' },
   { method: 'GET', path: '/credentials', permission: 'credentials:read' },
@@ -55,6 +60,7 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/team/two-factor', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/role', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/remove', permission: 'team:manage' },
+  { method: 'POST', path: '/team/:id/reset-password', permission: 'team:manage' },
   { method: 'GET', path: '/audit', permission: 'audit:read' },
 
   // Usage (branch usage-counters): entries below this line.

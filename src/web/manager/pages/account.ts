@@ -1,8 +1,13 @@
 import { AppError } from '../../../domain/errors.ts';
 import { emailKey } from '../../../domain/staff.ts';
-import { CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm, TwoFactorForm } from '../../../schemas/manager.ts';
+import { ChangePasswordForm, CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm, TwoFactorForm } from '../../../schemas/manager.ts';
 import {
   acceptInvitation,
+  changePassword,
+  completePasswordReset,
+  mySessions,
+  openPasswordReset,
+  signOutEverywhere,
   disableTwoFactor,
   enableTwoFactor,
   openInvitation,
@@ -106,6 +111,72 @@ export const accountPage: ManagerPage = {
       if (started && 'sessionId' in started)
         setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(MANAGER_PREFIX, 303);
+    });
+
+    // Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere.
+    const accountView = async (request: Parameters<typeof user>[0], done: string | null, error: string | null) => ({
+      title: 'Your account',
+      sessions: await mySessions(db, user(request), now()),
+      done,
+      error,
+    });
+
+    app.get('/account', async (request, reply) => page(reply, 200, 'account', await accountView(request, null, null)));
+
+    app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
+      const me = user(request);
+      // The current password is a guess like any: the sign-in limits apply.
+      const wait = await signInWait(buckets, 'manager', me.email, request.ip);
+      if (wait !== null) {
+        reply.header('Retry-After', String(wait));
+        return page(reply, 429, 'account', await accountView(request, null, `Too many attempts; try again in ${wait} s.`));
+      }
+      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, null, 'The two new passwords differ.'));
+      try {
+        const { sessionsEnded } = await changePassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
+        return page(
+          reply,
+          200,
+          'account',
+          await accountView(request, `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.`, null),
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        request.log.warn({ email: emailKey(me.email), address: request.ip }, 'manager password change refused');
+        const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
+        return page(reply, 400, 'account', await accountView(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
+      }
+    });
+
+    app.post('/account/sign-out-everywhere', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {
+      await signOutEverywhere(db, user(request), request.id, now());
+      const secure = isSecure(config, request);
+      clearSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), secure);
+      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
+    });
+
+    // A password reset link (from an admin or the operator): like an invitation, once, then sign in.
+    const resetGone = 'This password reset link is not valid: it may have expired (links last 24 hours), been replaced or used already. Ask for a new one.';
+
+    app.get('/password-reset/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
+      const reset = await openPasswordReset(db, request.params.token, now());
+      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+      return page(reply, 200, 'password-reset', { title: 'Choose a new password', reset, token: request.params.token, error: null });
+    });
+
+    app.post('/password-reset/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
+      const { token } = request.params;
+      const reset = await openPasswordReset(db, token, now());
+      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+      const again = (status: number, error: string) => page(reply, status, 'password-reset', { title: 'Choose a new password', reset, token, error });
+      if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
+      try {
+        await completePasswordReset(db, token, request.body.password, request.id, now());
+      } catch (error) {
+        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        throw error;
+      }
+      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
     });
 
     app.get('/two-factor', async (request, reply) => {
