@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'staff.reset_password',
   'staff.sign_in',
   'staff.sign_out',
+  'staff.change_password',
+  'staff.sign_out_everywhere',
   'warehouse.save',
   'category.save',
   'product.save',

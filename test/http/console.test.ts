@@ -67,6 +67,9 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /merchants/:id/account/adjustments': OWNER,
   'POST /merchants/:id/account': OWNER,
   'GET /merchants/:id/transactions': SUPPORT,
+  'GET /account': EVERYONE,
+  'POST /account/password': EVERYONE,
+  'POST /account/sign-out-everywhere': EVERYONE,
 };
 
 /** A pending refund (REFUND_REVIEW=manual): its number. */
@@ -128,12 +131,18 @@ for (const dialect of DIALECTS) {
         const b = await signedIn(t, email);
         browsers[role] = { b, token: await b.csrf() };
       }
-      // Sign-out last: it ends the sessions the other routes are tried with.
+      // Signing out last, each with sessions of its own: they end the sessions the other routes are tried with.
+      const ending = ['POST /sign-out', 'POST /account/sign-out-everywhere'];
       const routes = Object.entries(EXPECTED_ACCESS)
         .filter((e): e is [string, readonly StaffRole[]] => e[1] !== 'public')
-        .sort(([a], [b]) => Number(a === 'POST /sign-out') - Number(b === 'POST /sign-out'));
+        .sort(([a], [b]) => Number(ending.includes(a)) - Number(ending.includes(b)));
       for (const [key, allowed] of routes) {
         const [method, path] = key.split(' ');
+        if (ending.includes(key))
+          for (const [role, email] of Object.entries(roles) as [StaffRole, string][]) {
+            const b = await signedIn(t, email);
+            browsers[role] = { b, token: await b.csrf() };
+          }
         const url = `/console${path}`.replace(/:[^/]+/g, '987654321');
         const anonymous = method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
         assert.equal(anonymous.statusCode, method === 'GET' ? 303 : 401, `${key} without a session`);
@@ -148,6 +157,55 @@ for (const dialect of DIALECTS) {
           }
         }
       }
+    });
+
+    it('changes the own password with the current one (other sessions end), lists the sessions and signs out everywhere (Hardening III, 5)', async () => {
+      await staff(t, 'own-staff@example.com', 'warehouse');
+      const me = await signedIn(t, 'own-staff@example.com');
+      const elsewhere = await signedIn(t, 'own-staff@example.com');
+      const page = await me.get('/console/account');
+      assert.equal(page.statusCode, 200);
+      assert.equal((page.body.match(/<tr data-session/g) ?? []).length, 2, 'both sessions listed');
+      assert.equal((page.body.match(/data-current/g) ?? []).length, 1);
+      const token = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body)![1];
+      const NEW = 'a brand new staff staple';
+      for (const [fields, message] of [
+        [{ current: 'not my password!', password: NEW, confirm: NEW }, /current password is not your current password/],
+        [{ current: PASSWORD, password: 'short', confirm: 'short' }, /at least 12 characters/],
+        [{ current: PASSWORD, password: NEW, confirm: `${NEW}!` }, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await me.post('/console/account/password', { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 400, JSON.stringify(fields));
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      }
+      clock.now += 5 * 60_000; // (two sign-ins and three tries drew on the account's sign-in limit: five per five minutes)
+      await me.get('/console');
+      await elsewhere.get('/console');
+      const changed = await me.post('/console/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+      assert.match(changed.body, /Password changed; 1 other session signed out/);
+      assert.equal((await elsewhere.get('/console')).statusCode, 303, 'the other session ended');
+      assert.equal((await me.get('/console')).statusCode, 200, 'this one stays');
+      clock.now += 5 * 60_000; // (the attempts above drew on the account's sign-in limit)
+      await me.get('/console');
+      assert.equal(
+        (await browser(t).post('/console/sign-in', { email: 'own-staff@example.com', password: PASSWORD })).statusCode,
+        401,
+        'the old password is gone',
+      );
+      const third = browser(t);
+      assert.equal((await third.post('/console/sign-in', { email: 'own-staff@example.com', password: NEW })).statusCode, 303);
+      const out = await me.post('/console/account/sign-out-everywhere', { _csrf: token });
+      assert.equal(out.statusCode, 303);
+      assert.equal(out.headers.location, '/console/sign-in');
+      assert.equal(me.cookie, null);
+      assert.equal((await third.get('/console')).statusCode, 303, 'every session ended');
+      const actions = (await auditRows(t)).filter((r) => r.target === 'staff:own-staff@example.com').map((r) => [r.action, r.after?.sessionsEnded]);
+      assert.deepEqual(actions[0], ['staff.sign_out_everywhere', 2]);
+      assert.ok(actions.some(([a, n]) => a === 'staff.change_password' && n === 1));
+      clock.now += 5 * 60_000;
     });
 
     it('signs in with the right password: a 303 to the dashboard and an HttpOnly, SameSite=Strict session cookie (not Secure over plain HTTP)', async () => {
