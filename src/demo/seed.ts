@@ -10,7 +10,8 @@ import { postByOperator } from '../services/ledger.service.ts';
 import { ensureDemoManager } from '../services/merchant-users.service.ts';
 import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
-import { findUserByEmail } from '../store/merchant-users.repository.ts';
+import { emailKey } from '../domain/staff.ts';
+import { findUsersByEmail } from '../store/merchant-users.repository.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
 import { DEMO_MANAGER_EMAIL, DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
@@ -105,6 +106,6 @@ export async function demoOwner(store: Store): Promise<DemoOwner | null> {
 export async function demoManager(store: Store, merchantId: number): Promise<DemoOwner | null> {
   const created = await ensureDemoManager(store.db, merchantId, DEMO_MANAGER_EMAIL, Date.now());
   if (created) return created;
-  const existing = await findUserByEmail(store.db, DEMO_MANAGER_EMAIL);
-  return existing?.merchant_id === merchantId ? { email: existing.email, password: null } : null;
+  const existing = (await findUsersByEmail(store.db, emailKey(DEMO_MANAGER_EMAIL))).find((u) => u.merchant_id === merchantId);
+  return existing ? { email: existing.email, password: null } : null;
 }

@@ -51,6 +51,12 @@ export const mayManage = (role: MerchantRole, permission: ManagerPermission): bo
 /** An invitation link works once, for 72 hours (issue 20). */
 export const INVITATION_TTL_MS = 72 * 3600 * 1000;
 
+/** A password reset link works once, for 24 hours (Hardening III). */
+export const PASSWORD_RESET_TTL_MS = 24 * 3600 * 1000;
+
+/** The page a password reset link opens. */
+export const passwordResetUrl = (origin: string, token: string) => `${origin}/manager/password-reset/${token}`;
+
 /** The page an invitation link opens, on `origin` (PUBLIC_BASE_URL, or the request's own origin). */
 export const invitationUrl = (origin: string, token: string) => `${origin}/manager/invitations/${token}`;
 

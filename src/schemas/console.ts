@@ -15,6 +15,14 @@ export type SignInForm = Static<typeof SignInForm>;
 export const CsrfForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 128 })) });
 export type CsrfForm = Static<typeof CsrfForm>;
 
+/** Changing one's own password: the current one, and the new one twice (Hardening III, 5). */
+export const ChangePasswordForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  current: Type.String({ maxLength: 256 }),
+  password: Type.String({ maxLength: 256 }),
+  confirm: Type.String({ maxLength: 256 }),
+});
+
 export const RefundDecisionForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
   reason: Type.Optional(Type.String({ maxLength: 500 })),

@@ -21,19 +21,62 @@ export const InvitationCreated = Type.Object({
   expiresAt: Instant('72 hours after the invitation'),
 });
 
+/** An open invitation, as the operator API lists it (never its link: only the link's hash is stored). */
+const OpenInvitation = Type.Object({
+  invitationId: IdString(),
+  merchantId: IdString(),
+  email: Type.String(),
+  role: StringEnum(MERCHANT_ROLES),
+  createdBy: Type.String({ description: 'who invited: `<actor kind>:<id>`' }),
+  createdAt: Instant(),
+  expiresAt: Instant(),
+});
+
+export const OpenInvitationList = Type.Object({ list: Type.Array(OpenInvitation) });
+
+export const RevokedInvitation = Type.Object({ invitationId: IdString(), email: Type.String(), revokedAt: Instant() });
+
+export const InvitationIdParams = Type.Object({ id: IdText(), invitationId: IdText() });
+
 // ---- Business manager forms (form-encoded; every field a string, trimmed by SPEC §1 Text).
 
 const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 128 })) };
 
 export const ManagerCsrfForm = Type.Object(Csrf);
 
-export const ManagerSignInForm = Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 256 }) });
+/** `merchant`: the business chosen when the email and password open accounts at several (Hardening III, 6). */
+export const ManagerSignInForm = Type.Object({
+  email: Type.String({ maxLength: 254 }),
+  password: Type.String({ maxLength: 256 }),
+  merchant: Type.Optional(IdText()),
+});
 
 export const CodeForm = Type.Object({ ...Csrf, code: Type.String({ maxLength: 16 }) });
+
+/** Turning two-factor on or off: the current password and a code (Hardening III). */
+export const TwoFactorForm = Type.Object({ ...Csrf, password: Type.String({ maxLength: 256 }), code: Type.String({ maxLength: 16 }) });
 
 export const PasswordForm = Type.Object({ password: Type.String({ maxLength: 256 }), confirm: Type.String({ maxLength: 256 }) });
 
 export const InvitationParams = Type.Object({ token: Type.String({ maxLength: 64 }) });
+
+/** Changing one's own password: the current one, and the new one twice (Hardening III, 5). */
+export const ChangePasswordForm = Type.Object({
+  ...Csrf,
+  current: Type.String({ maxLength: 256 }),
+  password: Type.String({ maxLength: 256 }),
+  confirm: Type.String({ maxLength: 256 }),
+});
+
+/** Operator API: a password reset link for the account an address has at this merchant. */
+export const PasswordResetBody = Type.Object({ email: Str(254, 3) });
+
+export const PasswordResetCreated = Type.Object({
+  merchantId: IdString(),
+  email: Type.String(),
+  resetUrl: Type.String({ description: 'the one-time link (shown once; only its hash is stored); using it ends every session of the account' }),
+  expiresAt: Instant('24 hours after the link was made'),
+});
 
 export const ClientForm = Type.Object({ ...Csrf, name: Str(80) });
 

@@ -4,7 +4,8 @@ import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits, ty
 import type { Db } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import * as staff from '../store/staff.repository.ts';
-import { verifyPassword } from './staff.service.ts';
+import { fieldError } from '../domain/errors.ts';
+import { checkPassword, hashPassword, verifyPassword } from './staff.service.ts';
 
 /** A signed-in staff member, as every console request sees them. */
 export interface ConsoleUser {
@@ -86,6 +87,57 @@ export async function signOut(db: Db, user: ConsoleUser, requestId: string, now:
         now,
       );
     }
+  });
+}
+
+// ---- Own account (Hardening III, 5): password and sessions.
+
+/** Changes the signed-in staff member's password: the current one is required; every other session ends, this one stays. */
+export async function changeOwnPassword(
+  db: Db,
+  user: ConsoleUser,
+  input: { current: string; password: string },
+  requestId: string,
+  now: number,
+): Promise<{ sessionsEnded: number }> {
+  const row = (await staff.findStaffByEmail(db, emailKey(user.email)))!;
+  if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
+  checkPassword(input.password);
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction().execute(async (trx) => {
+    await staff.updateStaff(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const sessionsEnded = await staff.deleteSessionsOf(trx, row.id, user.sessionHash);
+    await insertAudit(
+      trx,
+      staffActor(user, requestId),
+      { action: 'staff.change_password', target: `staff:${row.email_key}`, before: null, after: { sessionsEnded } },
+      now,
+    );
+    return { sessionsEnded };
+  });
+}
+
+/** The signed-in staff member's live sessions, newest activity first; `current` marks the one asking. */
+export async function mySessions(db: Db, user: ConsoleUser, now: number) {
+  return (await staff.listSessionsOf(db, user.staffId, now)).map((s) => ({
+    current: s.id_hash === user.sessionHash,
+    address: s.address,
+    createdAt: s.created_at,
+    lastSeenAt: s.last_seen_at,
+  }));
+}
+
+/** Ends every session of the signed-in staff member, this one included. */
+export async function signOutEverywhere(db: Db, user: ConsoleUser, requestId: string, now: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const sessionsEnded = await staff.deleteSessionsOf(trx, user.staffId);
+    await insertAudit(
+      trx,
+      staffActor(user, requestId),
+      { action: 'staff.sign_out_everywhere', target: `staff:${emailKey(user.email)}`, before: null, after: { sessionsEnded } },
+      now,
+    );
+    return sessionsEnded;
   });
 }
 

@@ -2,7 +2,7 @@ import { Secret, TOTP as Totp } from 'otpauth';
 import { systemActor, type Actor, type AuditAction, type AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
-import { INVITATION_TTL_MS, merchantPasswordProblem, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
+import { INVITATION_TTL_MS, merchantPasswordProblem, PASSWORD_RESET_TTL_MS, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { insertAudit } from '../store/audit.repository.ts';
@@ -51,21 +51,26 @@ export interface Invitation {
 
 /**
  * The operator (or a merchant admin) invites someone to a merchant's business manager: a one-time
- * link, valid INVITATION_TTL_MS. Refused when the address already has an account.
+ * link, valid INVITATION_TTL_MS. Refused only when the address is on this merchant's team already:
+ * an account at another merchant is a different account and changes nothing here (Hardening III, 6).
  */
 export async function inviteUser(db: Db, actor: Actor, merchantId: number, input: { email: string; role: MerchantRole }, now: number): Promise<Invitation> {
   const email = checkEmail(input.email);
   return db.transaction().execute(async (trx) => {
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    if (await users.findUserByEmail(trx, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} already has a business manager account`);
+    const scope = forMerchant(trx, merchantId);
+    if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} is on this team already`);
     const token = randomToken(43);
-    const row = await users.insertInvitation(forMerchant(trx, merchantId), {
+    // A new invitation replaces the address's open ones: the last link handed out is the one that works.
+    const replaced = await users.revokeOpenInvitations(scope, { emailKey: emailKey(email) }, now);
+    const row = await users.insertInvitation(scope, {
       email,
       email_key: emailKey(email),
       role: input.role,
       token_hash: hashSecret(token),
       expires_at: now + INVITATION_TTL_MS,
       accepted_at: null,
+      revoked_at: null,
       created_by: `${actor.kind}:${actor.id}`,
       created_at: now,
     });
@@ -76,7 +81,7 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
         action: 'merchant_user.invite',
         target: `merchant_user:${row.email_key}`,
         before: null,
-        after: { role: row.role, expiresAt: row.expires_at },
+        after: { role: row.role, expiresAt: row.expires_at, revokedInvitations: replaced.length },
         merchantId,
       },
       now,
@@ -89,8 +94,30 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
 export async function openInvitation(db: Db, token: string, now: number) {
   if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
   const row = await users.findInvitationByHash(db, hashSecret(token));
-  if (!row || row.accepted_at !== null || row.expires_at <= now) return null;
+  if (!row || row.accepted_at !== null || row.revoked_at !== null || row.expires_at <= now) return null;
   return row;
+}
+
+/** The merchant's open invitations (the team page, the operator API). */
+export const openInvitations = (db: Db, merchantId: number, now: number) => users.listOpenInvitations(forMerchant(db, merchantId), now);
+
+/**
+ * An admin or the operator revokes an open invitation of this merchant: its link stops at once.
+ * Another merchant's invitation, or one used, revoked or expired, is 404.
+ */
+export async function revokeInvitation(db: Db, actor: Actor, merchantId: number, rawInvitationId: string, now: number): Promise<users.InvitationRow> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    const [row] = await users.revokeOpenInvitations(forMerchant(trx, merchantId), { id: idOf(rawInvitationId) }, now);
+    if (!row) throw notFound('open invitation');
+    await insertAudit(
+      trx,
+      actor,
+      { action: 'merchant_user.revoke_invitation', target: `merchant_user:${row.email_key}`, before: { role: row.role }, after: null, merchantId },
+      now,
+    );
+    return row;
+  });
 }
 
 /** Sets the password and creates the account; the link works once. */
@@ -101,8 +128,8 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
-    if (await users.findUserByEmail(trx, invitation.email_key))
-      throw new AppError(409, 40903, `${invitation.email_key} already has a business manager account`);
+    if (await users.findTeamMemberByEmail(forMerchant(trx, invitation.merchant_id), invitation.email_key))
+      throw new AppError(409, 40903, `${invitation.email_key} is on this team already`);
     const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
       email: invitation.email,
       email_key: invitation.email_key,
@@ -116,10 +143,18 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
       created_at: now,
       updated_at: now,
     });
+    // Any other link for this address (an earlier role, say) stops working now.
+    const others = await users.revokeOpenInvitations(forMerchant(trx, invitation.merchant_id), { emailKey: invitation.email_key }, now);
     await insertAudit(
       trx,
       merchantUserActor({ userId: user.id }, requestId),
-      { action: 'merchant_user.accept', target: `merchant_user:${user.email_key}`, before: null, after: { role: user.role }, merchantId: user.merchant_id },
+      {
+        action: 'merchant_user.accept',
+        target: `merchant_user:${user.email_key}`,
+        before: null,
+        after: { role: user.role, revokedInvitations: others.length },
+        merchantId: user.merchant_id,
+      },
       now,
     );
     return user;
@@ -141,21 +176,38 @@ export async function ensureDemoManager(db: Db, merchantId: number, email: strin
 
 // ---- Sessions.
 
+/** A business whose account the email and password open, when they open more than one. */
+export interface SignInChoice {
+  merchantId: number;
+  merchantName: string;
+}
+
 /**
  * Checks an email and password and opens a session: complete, or (the user has TOTP) waiting for a
- * code. Wrong email, wrong password and a disabled merchant all answer null, in the same time.
+ * code. An address may have an account at several merchants (0030): the password is checked
+ * against each (`merchantId` narrows to one), and when it opens more than one the caller asks
+ * which (`choose`). Wrong email, wrong password and a disabled merchant all answer null.
  */
 export async function signIn(
   db: Db,
-  input: { email: string; password: string; address: string | null; requestId: string },
+  input: { email: string; password: string; address: string | null; requestId: string; merchantId?: number },
   limits: SessionLimits,
   now: number,
-): Promise<{ sessionId: string; stage: 'password' | 'complete' } | null> {
-  const row = await users.findUserByEmail(db, emailKey(input.email));
-  const ok = await verifyPassword(row?.password_hash ?? null, input.password);
-  if (!row || !ok) return null;
-  const merchant = await findMerchant(db, row.merchant_id);
-  if (merchant?.status !== 'active') return null;
+): Promise<{ sessionId: string; stage: 'password' | 'complete' } | { choose: SignInChoice[] } | null> {
+  const accounts = (await users.findUsersByEmail(db, emailKey(input.email))).filter(
+    (a) => input.merchantId === undefined || a.merchant_id === input.merchantId,
+  );
+  // No account: one check against a decoy hash, so an unknown address takes as long as a wrong password.
+  if (accounts.length === 0) {
+    await verifyPassword(null, input.password);
+    return null;
+  }
+  const opened = [];
+  for (const account of accounts) if (await verifyPassword(account.password_hash, input.password)) opened.push(account);
+  const active = opened.filter((a) => a.merchant_status === 'active');
+  if (active.length === 0) return null;
+  if (active.length > 1) return { choose: active.map((a) => ({ merchantId: a.merchant_id, merchantName: a.merchant_name })) };
+  const { merchant_name: _name, merchant_status: _status, ...row } = active[0];
   const sessionId = randomToken(43);
   const stage = row.totp_secret ? 'password' : 'complete';
   await db.transaction().execute(async (trx) => {
@@ -277,13 +329,21 @@ export async function pendingTwoFactor(db: Db, user: ManagerUser, now: number): 
   return { secret, uri: totp.toString() };
 }
 
-export async function enableTwoFactor(db: Db, user: ManagerUser, code: string, requestId: string, now: number): Promise<void> {
+/** What turning two-factor on or off asks for: the account's current password and a code (Hardening III, 3). */
+export interface TwoFactorProof {
+  password: string;
+  code: string;
+}
+
+const WRONG_PROOF = 'or the code is not right: enter your current password and the code the app shows now';
+
+export async function enableTwoFactor(db: Db, user: ManagerUser, proof: TwoFactorProof, requestId: string, now: number): Promise<void> {
   const row = (await users.findUserById(db, user.userId))!;
   if (row.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
   if (!row.totp_pending_secret) throw conflictState('open the two-factor page first: it shows the key to add to your app');
+  if (!(await verifyPassword(row.password_hash, proof.password))) throw fieldError('password', WRONG_PROOF);
   await db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, code, now)))
-      throw fieldError('code', 'is not the current code of the key shown; check the app and the clock');
+    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await users.updateUser(trx, row.id, { totp_secret: row.totp_pending_secret, totp_pending_secret: null }, now);
     await insertAudit(
       trx,
@@ -300,13 +360,14 @@ export async function enableTwoFactor(db: Db, user: ManagerUser, code: string, r
   });
 }
 
-export async function disableTwoFactor(db: Db, user: ManagerUser, code: string, requestId: string, now: number): Promise<void> {
+export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFactorProof, requestId: string, now: number): Promise<void> {
   const row = (await users.findUserById(db, user.userId))!;
   const merchant = (await findMerchant(db, user.merchantId))!;
   if (merchant.require_two_factor === 1) throw conflictState('your team requires two-factor sign-in; an admin can lift the requirement on the Team page');
   if (!row.totp_secret) throw conflictState('two-factor sign-in is not on for this account');
+  if (!(await verifyPassword(row.password_hash, proof.password))) throw fieldError('password', WRONG_PROOF);
   await db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_secret!, code, now))) throw fieldError('code', 'is not the current code');
+    if (!(await takeCode(trx, row.id, row.totp_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await users.updateUser(trx, row.id, { totp_secret: null, totp_last_step: null }, now);
     await insertAudit(
       trx,
@@ -320,6 +381,164 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, code: string, 
       },
       now,
     );
+  });
+}
+
+// ---- Own account: password and sessions (Hardening III, 5).
+
+/**
+ * Changes the signed-in user's password: the current one is required, and every other session of
+ * the account ends (whoever else held it is signed out); this one stays.
+ */
+export async function changePassword(
+  db: Db,
+  user: ManagerUser,
+  input: { current: string; password: string },
+  requestId: string,
+  now: number,
+): Promise<{ sessionsEnded: number }> {
+  const row = (await users.findUserById(db, user.userId))!;
+  if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
+  checkPassword(input.password);
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction().execute(async (trx) => {
+    await users.updateUser(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const sessionsEnded = await users.deleteSessionsOf(trx, row.id, user.sessionHash);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.change_password',
+        target: `merchant_user:${row.email_key}`,
+        before: null,
+        after: { sessionsEnded },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+    return { sessionsEnded };
+  });
+}
+
+/** The signed-in user's sessions that still count, newest activity first; `current` marks the one asking. */
+export async function mySessions(db: Db, user: ManagerUser, now: number) {
+  return (await users.listSessionsOf(db, user.userId, now)).map((s) => ({
+    current: s.id_hash === user.sessionHash,
+    stage: s.stage,
+    address: s.address,
+    createdAt: s.created_at,
+    lastSeenAt: s.last_seen_at,
+  }));
+}
+
+/** Ends every session of the signed-in user, this one included. */
+export async function signOutEverywhere(db: Db, user: ManagerUser, requestId: string, now: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const sessionsEnded = await users.deleteSessionsOf(trx, user.userId);
+    await insertAudit(
+      trx,
+      merchantUserActor(user, requestId),
+      {
+        action: 'merchant_user.sign_out_everywhere',
+        target: `merchant_user:${emailKey(user.email)}`,
+        before: null,
+        after: { sessionsEnded },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+    return sessionsEnded;
+  });
+}
+
+// ---- Password resets: a one-time link made by a merchant admin or the operator.
+
+export interface PasswordReset {
+  email: string;
+  /** The one-time token of the link (only its hash is stored). */
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * Makes a reset link for one account of this merchant (by id from the Team page, by address from
+ * the operator API): valid PASSWORD_RESET_TTL_MS, once; the account's older links stop. Another
+ * merchant's account is 404. Nothing changes until the link is used: the password still works.
+ */
+export async function createPasswordReset(
+  db: Db,
+  actor: Actor,
+  merchantId: number,
+  account: { userId: string } | { email: string },
+  now: number,
+): Promise<PasswordReset> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    const scope = forMerchant(trx, merchantId);
+    const member =
+      'userId' in account ? await users.findTeamMember(scope, idOf(account.userId)) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
+    if (!member) throw notFound('team member');
+    const replaced = await users.revokePasswordResetsOf(scope, member.id, now);
+    const token = randomToken(43);
+    const row = await users.insertPasswordReset(scope, {
+      user_id: member.id,
+      token_hash: hashSecret(token),
+      expires_at: now + PASSWORD_RESET_TTL_MS,
+      used_at: null,
+      revoked_at: null,
+      created_by: `${actor.kind}:${actor.id}`,
+      created_at: now,
+    });
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'merchant_user.create_password_reset',
+        target: `merchant_user:${member.email_key}`,
+        before: null,
+        after: { expiresAt: row.expires_at, revokedResets: replaced },
+        merchantId,
+      },
+      now,
+    );
+    return { email: member.email, token, expiresAt: row.expires_at };
+  });
+}
+
+/** The reset a link names while it can still be used; null for unknown, used, revoked and expired alike. */
+export async function openPasswordReset(db: Db, token: string, now: number) {
+  if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
+  const row = await users.findPasswordResetByHash(db, hashSecret(token));
+  if (!row || row.used_at !== null || row.revoked_at !== null || row.expires_at <= now) return null;
+  return row;
+}
+
+/**
+ * Sets the password a reset link is for, once, and ends every session of the account. Two-factor
+ * stays as it was: whoever holds the link still needs the account's code to sign in.
+ */
+export async function completePasswordReset(db: Db, token: string, password: string, requestId: string, now: number): Promise<{ sessionsEnded: number }> {
+  const reset = await openPasswordReset(db, token, now);
+  if (!reset) throw notFound('password reset link (it may have expired or been used already)');
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    if (!(await users.claimPasswordReset(trx, reset.id, now))) throw notFound('password reset link (it may have expired or been used already)');
+    await users.updateUser(trx, reset.user_id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const sessionsEnded = await users.deleteSessionsOf(trx, reset.user_id);
+    await insertAudit(
+      trx,
+      merchantUserActor({ userId: reset.user_id }, requestId),
+      {
+        action: 'merchant_user.reset_password',
+        target: `merchant_user:${reset.email_key}`,
+        before: null,
+        after: { sessionsEnded },
+        merchantId: reset.merchant_id,
+      },
+      now,
+    );
+    return { sessionsEnded };
   });
 }
 
@@ -368,10 +587,18 @@ export async function removeMember(db: Db, user: ManagerUser, rawUserId: string,
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, null);
     await users.deleteUser(scope, member.id);
+    // An open link for the address would bring the member back: it goes too.
+    const links = await users.revokeOpenInvitations(scope, { emailKey: member.email_key }, now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
-      { action: 'merchant_user.remove', target: `merchant_user:${member.email_key}`, before: { role: member.role }, after: null, merchantId: user.merchantId },
+      {
+        action: 'merchant_user.remove',
+        target: `merchant_user:${member.email_key}`,
+        before: { role: member.role },
+        after: links.length > 0 ? { revokedInvitations: links.length } : null,
+        merchantId: user.merchantId,
+      },
       now,
     );
   });

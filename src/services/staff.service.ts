@@ -41,7 +41,7 @@ export function checkEmail(email: string): string {
   return email.trim();
 }
 
-function checkPassword(password: string) {
+export function checkPassword(password: string) {
   const problem = passwordProblem(password);
   if (problem) throw fieldError('password', problem);
 }

@@ -1,15 +1,28 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Handle } from './db.ts';
-import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantUsersTable } from './schema.ts';
+import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantUsersTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
 /** Business manager accounts, invitations and sessions (SPEC §14). */
 
 export type MerchantUserRow = Selectable<MerchantUsersTable>;
 export type InvitationRow = Selectable<MerchantInvitationsTable>;
+export type PasswordResetRow = Selectable<MerchantPasswordResetsTable>;
 
-export const findUserByEmail = (db: Handle, emailKey: string) =>
-  db.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
+/** An address's accounts, one per merchant at most (0030), oldest first, each with its merchant's name and status. */
+export const findUsersByEmail = (db: Handle, emailKey: string) =>
+  db
+    .selectFrom('merchant_users')
+    .innerJoin('merchants', 'merchants.id', 'merchant_users.merchant_id')
+    .selectAll('merchant_users')
+    .select(['merchants.name as merchant_name', 'merchants.status as merchant_status'])
+    .where('merchant_users.email_key', '=', emailKey)
+    .orderBy('merchant_users.id')
+    .execute();
+
+/** The account an address has on this merchant's team, if any. */
+export const findTeamMemberByEmail = (scope: MerchantScope, emailKey: string) =>
+  scope.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
 
 export const findUserById = (db: Handle, id: number) => db.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
 
@@ -53,6 +66,7 @@ export async function claimTotpStep(db: Handle, id: number, step: number): Promi
 
 export async function deleteUser(scope: MerchantScope, id: number): Promise<void> {
   await scope.handle.deleteFrom('manager_sessions').where('user_id', '=', id).execute();
+  await scope.deleteFrom('merchant_password_resets').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_users').where('id', '=', id).execute();
 }
 
@@ -63,20 +77,43 @@ export async function insertInvitation(scope: MerchantScope, row: Omit<Insertabl
 export const findInvitationByHash = (db: Handle, tokenHash: string) =>
   db.selectFrom('merchant_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 
-/** Open invitations of a merchant (not accepted, not expired), newest first. */
+/** Open invitations of a merchant (not accepted, not revoked, not expired), newest first. */
 export const listOpenInvitations = (scope: MerchantScope, now: number) =>
-  scope.selectFrom('merchant_invitations').selectAll().where('accepted_at', 'is', null).where('expires_at', '>', now).orderBy('id', 'desc').execute();
+  scope
+    .selectFrom('merchant_invitations')
+    .selectAll()
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .execute();
 
-/** One-time: of two concurrent acceptances exactly one updates the row. */
+/** One-time: of two concurrent acceptances exactly one updates the row (and none of a revoked one). */
 export async function claimInvitation(db: Handle, id: number, now: number): Promise<boolean> {
   const r = await db
     .updateTable('merchant_invitations')
     .set({ accepted_at: now })
     .where('id', '=', id)
     .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Revokes this merchant's open invitations: one (`id`), or every one for an address (`emailKey`).
+ * Returns the rows revoked.
+ */
+export async function revokeOpenInvitations(scope: MerchantScope, which: { id: number } | { emailKey: string }, now: number): Promise<InvitationRow[]> {
+  let q = scope
+    .updateTable('merchant_invitations')
+    .set({ revoked_at: now })
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now);
+  q = 'id' in which ? q.where('id', '=', which.id) : q.where('email_key', '=', which.emailKey);
+  return (await q.returningAll().execute()) as InvitationRow[];
 }
 
 export async function insertSession(db: Handle, row: Insertable<ManagerSessionsTable>): Promise<void> {
@@ -141,4 +178,66 @@ export async function purgeExpiredSessions(db: Handle, now: number, limit: numbe
     )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** The user's sessions that still count by their stored expiries, newest first (the account page). */
+export const listSessionsOf = (db: Handle, userId: number, now: number) =>
+  db
+    .selectFrom('manager_sessions')
+    .select(['id_hash', 'stage', 'address', 'created_at', 'last_seen_at'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .where('idle_expires_at', '>', now)
+    .orderBy('last_seen_at', 'desc')
+    .execute();
+
+/** Ends the user's sessions, all of them or all but one (`except`, an id hash); returns how many. */
+export async function deleteSessionsOf(db: Handle, userId: number, except: string | null = null): Promise<number> {
+  let q = db.deleteFrom('manager_sessions').where('user_id', '=', userId);
+  if (except !== null) q = q.where('id_hash', '!=', except);
+  const r = await q.executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function insertPasswordReset(
+  scope: MerchantScope,
+  row: Omit<Insertable<MerchantPasswordResetsTable>, 'id' | 'merchant_id'>,
+): Promise<PasswordResetRow> {
+  return (await scope.insertInto('merchant_password_resets', row).returningAll().executeTakeFirstOrThrow()) as PasswordResetRow;
+}
+
+/** A reset link's row and its account's address. */
+export const findPasswordResetByHash = (db: Handle, tokenHash: string) =>
+  db
+    .selectFrom('merchant_password_resets')
+    .innerJoin('merchant_users', 'merchant_users.id', 'merchant_password_resets.user_id')
+    .innerJoin('merchants', 'merchants.id', 'merchant_password_resets.merchant_id')
+    .selectAll('merchant_password_resets')
+    .select(['merchant_users.email as email', 'merchant_users.email_key as email_key', 'merchants.name as merchant_name'])
+    .where('merchant_password_resets.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+
+/** Revokes the user's open reset links (a newer one replaces them); returns how many. */
+export async function revokePasswordResetsOf(scope: MerchantScope, userId: number, now: number): Promise<number> {
+  const r = await scope
+    .updateTable('merchant_password_resets')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** One-time: of two concurrent uses exactly one updates the row (and none of a revoked or expired one). */
+export async function claimPasswordReset(db: Handle, id: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('merchant_password_resets')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

@@ -20,6 +20,9 @@ import * as m0025 from './migrations/0025_console_catalog.ts';
 import * as m0026 from './migrations/0026_write_path_indexes.ts';
 import * as m0027 from './migrations/0027_money.ts';
 import * as m0028 from './migrations/0028_ledger_keys.ts';
+import * as m0029 from './migrations/0029_invitation_revocation.ts';
+import * as m0030 from './migrations/0030_accounts_per_merchant.ts';
+import * as m0031 from './migrations/0031_password_resets.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -41,6 +44,9 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0026_write_path_indexes': m0026,
   '0027_money': m0027,
   '0028_ledger_keys': m0028,
+  '0029_invitation_revocation': m0029,
+  '0030_accounts_per_merchant': m0030,
+  '0031_password_resets': m0031,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

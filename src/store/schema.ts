@@ -378,6 +378,7 @@ export interface Database {
   audit_log: AuditLogTable;
   merchant_users: MerchantUsersTable;
   merchant_invitations: MerchantInvitationsTable;
+  merchant_password_resets: MerchantPasswordResetsTable;
   manager_sessions: ManagerSessionsTable;
   oauth_clients: OAuthClientsTable;
   merchant_usage_daily: MerchantUsageDailyTable;
@@ -454,6 +455,21 @@ export interface MerchantInvitationsTable {
   token_hash: string;
   expires_at: number;
   accepted_at: number | null;
+  /** Revoked by an admin or the operator, or by a later invitation, acceptance or removal (0029). */
+  revoked_at: number | null;
+  created_by: string;
+  created_at: number;
+}
+
+/** A one-time link that sets a business manager account's password (0031). */
+export interface MerchantPasswordResetsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  user_id: number;
+  token_hash: string;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
   created_by: string;
   created_at: number;
 }

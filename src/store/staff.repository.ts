@@ -87,11 +87,24 @@ export async function deleteSession(db: Handle, idHash: string): Promise<boolean
   return Number(r.numDeletedRows) > 0;
 }
 
-/** Ends every session of a staff member (disabled, or a new password). */
-export async function deleteSessionsOf(db: Handle, staffId: number): Promise<number> {
-  const r = await db.deleteFrom('console_sessions').where('staff_id', '=', staffId).executeTakeFirst();
+/** Ends every session of a staff member (disabled, or a new password), or all but one (`except`, an id hash). */
+export async function deleteSessionsOf(db: Handle, staffId: number, except: string | null = null): Promise<number> {
+  let q = db.deleteFrom('console_sessions').where('staff_id', '=', staffId);
+  if (except !== null) q = q.where('id_hash', '!=', except);
+  const r = await q.executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/** A staff member's sessions that still count by their stored expiries, newest activity first. */
+export const listSessionsOf = (db: Handle, staffId: number, now: number) =>
+  db
+    .selectFrom('console_sessions')
+    .select(['id_hash', 'address', 'created_at', 'last_seen_at'])
+    .where('staff_id', '=', staffId)
+    .where('expires_at', '>', now)
+    .where('idle_expires_at', '>', now)
+    .orderBy('last_seen_at', 'desc')
+    .execute();
 
 /** Sessions past either expiry are dead weight: dropped when their owner signs in again. */
 export async function deleteExpiredSessionsOf(db: Handle, staffId: number, now: number): Promise<void> {

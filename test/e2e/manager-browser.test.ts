@@ -80,6 +80,7 @@ describe('business manager in a real browser', { skip: SKIP }, () => {
     await look('two-factor-enrol');
     const secret = (await page.textContent('[data-totp-secret]'))!;
     const enrolledAt = Date.now();
+    await page.fill('#password', PASSWORD);
     await page.fill('#code', code(secret, enrolledAt));
     await Promise.all([page.waitForLoadState(), page.click('main button[type=submit]')]);
     assert.equal(await page.getAttribute('[data-two-factor]', 'data-two-factor'), 'on');

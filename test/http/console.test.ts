@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { STAFF_ROLES, can, type Permission, type StaffRole } from '../../src/domain/staff.ts';
+import { STAFF_ROLES, type StaffRole } from '../../src/domain/staff.ts';
 import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
 import { PASSWORD, HOST, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
@@ -12,6 +12,65 @@ import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
  */
 
 type Clock = { now: number };
+
+const EVERYONE: readonly StaffRole[] = ['owner', 'support', 'warehouse'];
+const SUPPORT: readonly StaffRole[] = ['owner', 'support'];
+const WAREHOUSE: readonly StaffRole[] = ['owner', 'warehouse'];
+const OWNER: readonly StaffRole[] = ['owner'];
+
+/**
+ * Who may use each console route, written out by hand from SPEC §14 and the roles' definitions
+ * (owner: everything; support: orders, refund review, merchants read-only, webhooks; warehouse:
+ * ship and deliver, stock, imports) — not computed from CONSOLE_ROUTES and the role table, so a
+ * route given the wrong permission there fails here (Hardening III, 11).
+ */
+const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
+  'GET /sign-in': 'public',
+  'POST /sign-in': 'public',
+  'GET /assets/:file': 'public',
+  'POST /sign-out': EVERYONE,
+  'GET ': EVERYONE,
+  'GET /refunds': SUPPORT,
+  'POST /refunds/:refundNo/approve': SUPPORT,
+  'POST /refunds/:refundNo/reject': SUPPORT,
+  'GET /orders': EVERYONE,
+  'GET /orders/:id': EVERYONE,
+  'POST /splits/:id/ship': WAREHOUSE,
+  'POST /splits/:id/deliver': WAREHOUSE,
+  'GET /merchants': SUPPORT,
+  'POST /merchants': OWNER,
+  'GET /merchants/:id': SUPPORT,
+  'POST /merchants/:id/disable': OWNER,
+  'POST /merchants/:id/enable': OWNER,
+  'POST /merchants/:id/tokens': OWNER,
+  'POST /merchants/:id/tokens/:tokenId/revoke': OWNER,
+  'GET /webhooks': SUPPORT,
+  'GET /webhooks/:id': SUPPORT,
+  'POST /webhooks/:id/disable': SUPPORT,
+  'POST /webhooks/:id/enable': SUPPORT,
+  'POST /webhooks/:id/deliveries/:deliveryId/retry': SUPPORT,
+  'GET /products': WAREHOUSE,
+  'GET /products/:sku': WAREHOUSE,
+  'POST /products/:sku/adjust': WAREHOUSE,
+  'GET /import': WAREHOUSE,
+  'POST /import': WAREHOUSE,
+  'GET /import/:jobId': WAREHOUSE,
+  'GET /staff': OWNER,
+  'POST /staff': OWNER,
+  'POST /staff/:staffId/disable': OWNER,
+  'POST /staff/:staffId/enable': OWNER,
+  'POST /staff/:staffId/reset-password': OWNER,
+  'POST /staff/:staffId/role': OWNER,
+  'GET /audit': OWNER,
+  'POST /merchants/:id/users': OWNER,
+  'POST /merchants/:id/account/top-ups': OWNER,
+  'POST /merchants/:id/account/adjustments': OWNER,
+  'POST /merchants/:id/account': OWNER,
+  'GET /merchants/:id/transactions': SUPPORT,
+  'GET /account': EVERYONE,
+  'POST /account/password': EVERYONE,
+  'POST /account/sign-out-everywhere': EVERYONE,
+};
 
 /** A pending refund (REFUND_REVIEW=manual): its number. */
 async function pendingRefund(t: TestApp): Promise<string> {
@@ -57,8 +116,14 @@ for (const dialect of DIALECTS) {
       },
     );
 
-    it('serves exactly the routes of CONSOLE_ROUTES, and every one that is not public checks the session, the role and (POST) the CSRF token', async () => {
+    it('serves exactly the routes of the role matrix written out above, and every one that is not public checks the session, the role and (POST) the CSRF token', async () => {
       assert.deepEqual([...registered].sort(), CONSOLE_ROUTES.map((r) => `${r.method} /console${r.path}`).sort());
+      assert.deepEqual(
+        CONSOLE_ROUTES.map((r) => `${r.method} ${r.path}`).sort(),
+        Object.keys(EXPECTED_ACCESS).sort(),
+        'every route has a line in EXPECTED_ACCESS',
+      );
+      for (const r of CONSOLE_ROUTES) assert.equal(r.permission === 'public', EXPECTED_ACCESS[`${r.method} ${r.path}`] === 'public', `${r.method} ${r.path}`);
       const roles = { owner: 'table-owner@example.com', support: 'table-support@example.com', warehouse: 'table-warehouse@example.com' } as const;
       const browsers: Partial<Record<StaffRole, { b: Browser; token: string }>> = {};
       for (const [role, email] of Object.entries(roles) as [StaffRole, string][]) {
@@ -66,24 +131,81 @@ for (const dialect of DIALECTS) {
         const b = await signedIn(t, email);
         browsers[role] = { b, token: await b.csrf() };
       }
-      // Sign-out last: it ends the sessions the other routes are tried with.
-      const routes = CONSOLE_ROUTES.filter((r) => r.permission !== 'public').sort((a, b) => Number(a.path === '/sign-out') - Number(b.path === '/sign-out'));
-      for (const route of routes) {
-        const url = `/console${route.path}`.replace(/:[^/]+/g, '987654321');
-        const anonymous = route.method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
-        assert.equal(anonymous.statusCode, route.method === 'GET' ? 303 : 401, `${route.method} ${route.path} without a session`);
+      // Signing out last, each with sessions of its own: they end the sessions the other routes are tried with.
+      const ending = ['POST /sign-out', 'POST /account/sign-out-everywhere'];
+      const routes = Object.entries(EXPECTED_ACCESS)
+        .filter((e): e is [string, readonly StaffRole[]] => e[1] !== 'public')
+        .sort(([a], [b]) => Number(ending.includes(a)) - Number(ending.includes(b)));
+      for (const [key, allowed] of routes) {
+        const [method, path] = key.split(' ');
+        if (ending.includes(key))
+          for (const [role, email] of Object.entries(roles) as [StaffRole, string][]) {
+            const b = await signedIn(t, email);
+            browsers[role] = { b, token: await b.csrf() };
+          }
+        const url = `/console${path}`.replace(/:[^/]+/g, '987654321');
+        const anonymous = method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
+        assert.equal(anonymous.statusCode, method === 'GET' ? 303 : 401, `${key} without a session`);
         for (const role of STAFF_ROLES) {
           const { b, token } = browsers[role]!;
           const before = await tableDigests(t.store);
-          const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
-          if (can(role, route.permission as Permission))
-            assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          const r = method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
+          if (allowed.includes(role)) assert.ok(![401, 403].includes(r.statusCode), `${role} may ${key} (got ${r.statusCode})`);
           else {
-            assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
+            assert.equal(r.statusCode, 403, `${role} may not ${key}`);
             assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
           }
         }
       }
+    });
+
+    it('changes the own password with the current one (other sessions end), lists the sessions and signs out everywhere (Hardening III, 5)', async () => {
+      await staff(t, 'own-staff@example.com', 'warehouse');
+      const me = await signedIn(t, 'own-staff@example.com');
+      const elsewhere = await signedIn(t, 'own-staff@example.com');
+      const page = await me.get('/console/account');
+      assert.equal(page.statusCode, 200);
+      assert.equal((page.body.match(/<tr data-session/g) ?? []).length, 2, 'both sessions listed');
+      assert.equal((page.body.match(/data-current/g) ?? []).length, 1);
+      const token = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body)![1];
+      const NEW = 'a brand new staff staple';
+      for (const [fields, message] of [
+        [{ current: 'not my password!', password: NEW, confirm: NEW }, /current password is not your current password/],
+        [{ current: PASSWORD, password: 'short', confirm: 'short' }, /at least 12 characters/],
+        [{ current: PASSWORD, password: NEW, confirm: `${NEW}!` }, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await me.post('/console/account/password', { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 400, JSON.stringify(fields));
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      }
+      clock.now += 5 * 60_000; // (two sign-ins and three tries drew on the account's sign-in limit: five per five minutes)
+      await me.get('/console');
+      await elsewhere.get('/console');
+      const changed = await me.post('/console/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+      assert.match(changed.body, /Password changed; 1 other session signed out/);
+      assert.equal((await elsewhere.get('/console')).statusCode, 303, 'the other session ended');
+      assert.equal((await me.get('/console')).statusCode, 200, 'this one stays');
+      clock.now += 5 * 60_000; // (the attempts above drew on the account's sign-in limit)
+      await me.get('/console');
+      assert.equal(
+        (await browser(t).post('/console/sign-in', { email: 'own-staff@example.com', password: PASSWORD })).statusCode,
+        401,
+        'the old password is gone',
+      );
+      const third = browser(t);
+      assert.equal((await third.post('/console/sign-in', { email: 'own-staff@example.com', password: NEW })).statusCode, 303);
+      const out = await me.post('/console/account/sign-out-everywhere', { _csrf: token });
+      assert.equal(out.statusCode, 303);
+      assert.equal(out.headers.location, '/console/sign-in');
+      assert.equal(me.cookie, null);
+      assert.equal((await third.get('/console')).statusCode, 303, 'every session ended');
+      const actions = (await auditRows(t)).filter((r) => r.target === 'staff:own-staff@example.com').map((r) => [r.action, r.after?.sessionsEnded]);
+      assert.deepEqual(actions[0], ['staff.sign_out_everywhere', 2]);
+      assert.ok(actions.some(([a, n]) => a === 'staff.change_password' && n === 1));
+      clock.now += 5 * 60_000;
     });
 
     it('signs in with the right password: a 303 to the dashboard and an HttpOnly, SameSite=Strict session cookie (not Secure over plain HTTP)', async () => {

@@ -40,7 +40,7 @@ export async function enrol(b: Browser, at: number): Promise<string> {
   const secret = /data-totp-secret>([A-Z2-7]+)</.exec(page.body)?.[1];
   assert.ok(secret, page.body.slice(0, 500));
   const token = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body)![1];
-  const r = await b.post('/manager/two-factor/enable', { _csrf: token, code: totpCode(secret, at) });
+  const r = await b.post('/manager/two-factor/enable', { _csrf: token, password: PASSWORD, code: totpCode(secret, at) });
   assert.equal(r.statusCode, 303, r.body);
   return secret;
 }

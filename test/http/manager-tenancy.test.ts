@@ -20,7 +20,9 @@ async function ownedIds(t: TestApp, owner: Owner) {
   await member(t, owner.merchantId, `owner-${merchantId}@example.com`, 'developer');
   const user = await t.store.db.selectFrom('merchant_users').select('id').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
   const token = await t.store.db.selectFrom('api_tokens').select('id').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
+  const invitation = await t.admin('POST', `/admin/v1/merchants/${merchantId}/users`, { email: `open-${merchantId}@example.com`, role: 'viewer' });
   return {
+    invitation: invitation.body.data.invitationId as string,
     webhook: hook.body.data.id as string,
     delivery: deliveries.body.data.list[0].id as string,
     order: order.id,
@@ -47,6 +49,8 @@ const CASES: Record<string, (ids: Awaited<ReturnType<typeof ownedIds>>) => { par
   'POST /credentials/tokens/:id/revoke': (ids) => ({ params: { id: ids.token } }),
   'POST /team/:id/role': (ids) => ({ params: { id: ids.user }, body: { role: 'viewer' } }),
   'POST /team/:id/remove': (ids) => ({ params: { id: ids.user } }),
+  'POST /team/:id/reset-password': (ids) => ({ params: { id: ids.user } }),
+  'POST /team/invitations/:id/revoke': (ids) => ({ params: { id: ids.invitation } }),
 };
 
 const MISSING = '987654321987';

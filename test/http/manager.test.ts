@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { hashSecret } from '../../src/domain/secrets.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
-import { MERCHANT_ROLES, mayManage, type ManagerPermission, type MerchantRole } from '../../src/domain/merchant-users.ts';
+import { MERCHANT_ROLES, type MerchantRole } from '../../src/domain/merchant-users.ts';
 import { browser, enrol, freshAddress, invite, member, PASSWORD, signedIn, totpCode, type Browser } from './manager-helpers.ts';
 
 /**
@@ -15,6 +16,63 @@ const auditRows = async (t: TestApp) =>
   (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list as { action: string; actorKind: string; actorId: string; target: string; after: any }[];
 
 const csrfOf = (body: string) => /name="_csrf" value="([A-Za-z0-9]+)"/.exec(body)![1];
+
+const ALL: readonly MerchantRole[] = ['admin', 'developer', 'viewer'];
+const WRITERS: readonly MerchantRole[] = ['admin', 'developer'];
+const ADMINS: readonly MerchantRole[] = ['admin'];
+
+/**
+ * Who may use each business manager route, written out by hand from SPEC §14 and the roles'
+ * definitions (Hardening III, 11) — not computed from MANAGER_ROUTES and the role table, so a route
+ * given the wrong permission there (a write behind a read permission, say) fails here. A role, or
+ * a gate word for routes that need no role: `public`, `pending` (a half-done sign-in), `session`.
+ */
+const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pending' | 'session'> = {
+  'GET /sign-in': 'public',
+  'POST /sign-in': 'public',
+  'GET /invitations/:token': 'public',
+  'POST /invitations/:token': 'public',
+  'GET /password-reset/:token': 'public',
+  'POST /password-reset/:token': 'public',
+  'GET /assets/:file': 'public',
+  'GET /sign-in/code': 'pending',
+  'POST /sign-in/code': 'pending',
+  'POST /sign-out': 'session',
+  'GET /two-factor': ALL,
+  'POST /two-factor/enable': ALL,
+  'POST /two-factor/disable': ALL,
+  'GET /account': ALL,
+  'POST /account/password': ALL,
+  'POST /account/sign-out-everywhere': ALL,
+  'GET ': ALL,
+  'POST /get-started/token': WRITERS,
+  'GET /credentials': ALL,
+  'POST /credentials/clients': WRITERS,
+  'POST /credentials/clients/:id/rotate': WRITERS,
+  'POST /credentials/clients/:id/revoke': WRITERS,
+  'POST /credentials/tokens': WRITERS,
+  'POST /credentials/tokens/:id/revoke': WRITERS,
+  'GET /webhooks': ALL,
+  'POST /webhooks': WRITERS,
+  'GET /webhooks/:id': ALL,
+  'POST /webhooks/:id/rotate-secret': WRITERS,
+  'POST /webhooks/:id/test': WRITERS,
+  'POST /webhooks/:id/delete': WRITERS,
+  'POST /webhooks/:id/deliveries/:deliveryId/retry': WRITERS,
+  'GET /orders': ALL,
+  'GET /orders/:id': ALL,
+  'GET /team': ADMINS,
+  'POST /team/invitations': ADMINS,
+  'POST /team/invitations/:id/revoke': ADMINS,
+  'POST /team/two-factor': ADMINS,
+  'POST /team/:id/role': ADMINS,
+  'POST /team/:id/remove': ADMINS,
+  'POST /team/:id/reset-password': ADMINS,
+  'GET /audit': ADMINS,
+  'GET /usage': ALL,
+  'GET /balance': ALL,
+  'GET /balance/statement': ALL,
+};
 
 for (const dialect of DIALECTS) {
   describe(`business manager (${dialect})`, () => {
@@ -37,27 +95,40 @@ for (const dialect of DIALECTS) {
       },
     );
 
-    it('serves exactly the routes of MANAGER_ROUTES, and checks the session, the role and (POST) the CSRF token on each', async () => {
+    it('serves exactly the routes of the role matrix written out below, and checks the session, the role and (POST) the CSRF token on each', async () => {
       assert.deepEqual([...registered].sort(), MANAGER_ROUTES.map((r) => `${r.method} /manager${r.path}`).sort());
+      // The table in the code, and the matrix written out here, name the same routes and the same gates.
+      assert.deepEqual(
+        MANAGER_ROUTES.map((r) => `${r.method} ${r.path}`).sort(),
+        Object.keys(EXPECTED_ACCESS).sort(),
+        'every route has a line in EXPECTED_ACCESS',
+      );
+      for (const r of MANAGER_ROUTES) {
+        const expected = EXPECTED_ACCESS[`${r.method} ${r.path}`];
+        if (typeof expected === 'string') assert.equal(r.permission, expected, `${r.method} ${r.path}`);
+        else assert.ok(!['public', 'pending', 'session'].includes(r.permission), `${r.method} ${r.path} needs a role`);
+      }
       const m = await newMerchant(t, 'Table shop');
       const browsers: Partial<Record<MerchantRole, { b: Browser; token: string }>> = {};
       for (const role of MERCHANT_ROLES) {
         const b = await member(t, m.merchantId, `table-${role}@example.com`, role);
         browsers[role] = { b, token: await b.csrf('/manager/two-factor') };
       }
-      const routes = MANAGER_ROUTES.filter((r) => !['public', 'pending', 'session'].includes(r.permission));
-      for (const route of routes) {
-        const url = `/manager${route.path}`.replace(/:[^/]+/g, '987654321');
-        const anonymous = route.method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
-        assert.equal(anonymous.statusCode, route.method === 'GET' ? 303 : 401, `${route.method} ${route.path} without a session`);
+      // Signing out everywhere last: it ends the sessions the other routes are tried with.
+      const last = (key: string) => Number(key === 'POST /account/sign-out-everywhere');
+      for (const [key, roles] of Object.entries(EXPECTED_ACCESS).sort(([a], [b]) => last(a) - last(b))) {
+        if (typeof roles === 'string') continue;
+        const [method, path] = key.split(' ');
+        const url = `/manager${path ?? ''}`.replace(/:[^/]+/g, '987654321');
+        const anonymous = method === 'GET' ? await browser(t).get(url) : await browser(t).post(url, { _csrf: 'none' });
+        assert.equal(anonymous.statusCode, method === 'GET' ? 303 : 401, `${key} without a session`);
         for (const role of MERCHANT_ROLES) {
           const { b, token } = browsers[role]!;
           const before = await tableDigests(t.store);
-          const r = route.method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
-          if (mayManage(role, route.permission as ManagerPermission))
-            assert.ok(![401, 403].includes(r.statusCode), `${role} may ${route.method} ${route.path} (got ${r.statusCode})`);
+          const r = method === 'GET' ? await b.get(url) : await b.post(url, { _csrf: token });
+          if (roles.includes(role)) assert.ok(![401, 403].includes(r.statusCode), `${role} may ${key} (got ${r.statusCode})`);
           else {
-            assert.equal(r.statusCode, 403, `${role} may not ${route.method} ${route.path}`);
+            assert.equal(r.statusCode, 403, `${role} may not ${key}`);
             assert.deepEqual(await tableDigests(t.store), before, `${role}: refused and nothing written`);
           }
         }
@@ -173,7 +244,11 @@ for (const dialect of DIALECTS) {
       assert.equal((await b.get('/manager')).statusCode, 200);
       const again = await browser(t).post(path, { password: PASSWORD, confirm: PASSWORD });
       assert.equal(again.statusCode, 404, 'the link works once');
-      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'new.dev@example.com', role: 'viewer' })).status, 409);
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/users`, { email: 'new.dev@example.com', role: 'viewer' })).status,
+        409,
+        'on this team already',
+      );
 
       const late = await invite(t, m.merchantId, 'late@example.com', 'viewer');
       clock.now += 72 * 3600 * 1000;
@@ -232,6 +307,7 @@ for (const dialect of DIALECTS) {
       const b = await member(t, m.merchantId, 'totp@example.com', 'developer');
       const secret = await enrol(b, clock.now);
       assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+      clock.now += 5 * 60_000; // enrolling drew on the account's sign-in limit (Hardening III, 3): let it refill
 
       const s = browser(t);
       const first = await s.post('/manager/sign-in', { email: 'totp@example.com', password: PASSWORD });
@@ -264,6 +340,49 @@ for (const dialect of DIALECTS) {
       assert.ok(actions.includes('merchant_user.enable_two_factor'));
     });
 
+    it('turns two-factor on or off only with the current password and a code, drawing on the sign-in limits (Hardening III, 3)', async () => {
+      const m = await newMerchant(t, 'Two-factor proof shop');
+      const b = await member(t, m.merchantId, 'proof@example.com', 'developer');
+      const page = await b.get('/manager/two-factor');
+      const secret = /data-totp-secret>([A-Z2-7]+)</.exec(page.body)![1];
+      const token = csrfOf(page.body);
+      const wrong = (code: string) => (code === '000000' ? '111111' : '000000');
+      const refused = async (url: string, fields: Record<string, string>, status: number) => {
+        const before = await tableDigests(t.store);
+        const r = await b.post(url, { _csrf: token, ...fields });
+        assert.equal(r.statusCode, status, `${url} ${JSON.stringify(fields)}: ${r.body.slice(0, 300)}`);
+        assert.match(String(r.headers['content-type']), /^text\/html/);
+        assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+        return r;
+      };
+      // On: the password is needed besides the code.
+      await refused('/manager/two-factor/enable', { code: totpCode(secret, clock.now) }, 400);
+      await refused('/manager/two-factor/enable', { password: 'not the password!', code: totpCode(secret, clock.now) }, 400);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="off"/);
+      assert.equal((await b.post('/manager/two-factor/enable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) })).statusCode, 303);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+
+      // Off: a full bucket of five tries per account; four wrong codes, then even the right one is 429.
+      clock.now += 5 * 60_000;
+      await b.get('/manager/two-factor'); // (the session's last-seen time moves here, not in a refusal)
+      await refused('/manager/two-factor/disable', { password: 'not the password!', code: totpCode(secret, clock.now) }, 400);
+      for (let i = 0; i < 3; i++) await refused('/manager/two-factor/disable', { password: PASSWORD, code: wrong(totpCode(secret, clock.now)) }, 400);
+      await refused('/manager/two-factor/disable', { password: PASSWORD, code: '' }, 400);
+      const limited = await refused('/manager/two-factor/disable', { password: PASSWORD, code: totpCode(secret, clock.now) }, 429);
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      // The same bucket as signing in: another address is held back too, and so is the sign-in code page.
+      assert.equal((await browser(t).post('/manager/sign-in', { email: 'proof@example.com', password: PASSWORD })).statusCode, 429);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
+
+      clock.now += 5 * 60_000;
+      const off = await b.post('/manager/two-factor/disable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) });
+      assert.equal(off.statusCode, 303, off.body);
+      assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="off"/);
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:proof@example.com').map((r) => r.action);
+      assert.deepEqual(actions.slice(0, 2), ['merchant_user.disable_two_factor', 'merchant_user.enable_two_factor']);
+      clock.now += 5 * 60_000;
+    });
+
     it('enforces two-factor when an admin requires it: an unenrolled member can only enrol', async () => {
       const m = await newMerchant(t, 'Strict shop');
       const admin = await member(t, m.merchantId, 'strict-admin@example.com', 'admin');
@@ -283,7 +402,7 @@ for (const dialect of DIALECTS) {
       const secret = await enrol(dev, clock.now);
       assert.equal((await dev.get('/manager/webhooks')).statusCode, 200);
       clock.now += 30_000;
-      const off = await dev.post('/manager/two-factor/disable', { _csrf: token, code: totpCode(secret, clock.now) });
+      const off = await dev.post('/manager/two-factor/disable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) });
       assert.equal(off.statusCode, 409, 'the team requires it');
     });
 
@@ -414,6 +533,340 @@ for (const dialect of DIALECTS) {
         assert.match(audit.body, new RegExp(`data-audit="${action.replace('.', '\\.')}"`), action);
       const row = (await auditRows(t)).find((r) => r.action === 'merchant_user.change_role' && r.target === 'merchant_user:team-dev@example.com')!;
       assert.deepEqual([row.actorKind, row.actorId], ['merchant_user', String(adminRow.id)]);
+    });
+
+    it('revokes invitations: by an admin or the operator, and every other open link of an address when it is invited again, accepts or is removed (Hardening III, 4)', async () => {
+      const m = await newMerchant(t, 'Revoke shop');
+      const other = await newMerchant(t, 'Revoke other shop');
+      const admin = await member(t, m.merchantId, 'revoke-admin@example.com', 'admin');
+      const token = await admin.csrf('/manager/team');
+      const inviteFromTeam = async (email: string, role: string) => {
+        const r = await admin.post('/manager/team/invitations', { _csrf: token, email, role });
+        assert.equal(r.statusCode, 200, r.body);
+        return new URL(/data-invitation-url>([^<]+)</.exec(r.body)![1]).pathname;
+      };
+      const gone = async (path: string, what: string) => {
+        assert.equal((await browser(t).get(path)).statusCode, 404, `${what}: the link no longer opens`);
+        const before = await tableDigests(t.store);
+        assert.equal((await browser(t).post(path, { password: PASSWORD, confirm: PASSWORD })).statusCode, 404, `${what}: nor accepts`);
+        assert.deepEqual(await tableDigests(t.store), before, `${what}: nothing written`);
+      };
+
+      // The issue's story: invited as admin by mistake, then as viewer; accepts the viewer link; removed.
+      const asAdmin = await inviteFromTeam('x@example.com', 'admin');
+      const asViewer = await inviteFromTeam('x@example.com', 'viewer');
+      await gone(asAdmin, 'the first invitation, once the address was invited again');
+      const team = (await admin.get('/manager/team')).body;
+      assert.equal((team.match(/data-invitation="/g) ?? []).length, 1, 'one open invitation listed');
+      assert.match(team, /x@example\.com \(viewer\)/);
+      const x = browser(t);
+      assert.equal((await x.post(asViewer, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      const xRow = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'x@example.com').executeTakeFirstOrThrow();
+      assert.equal(xRow.role, 'viewer');
+      assert.equal((await admin.post(`/manager/team/${xRow.id}/remove`, { _csrf: token })).statusCode, 303);
+      await gone(asAdmin, 'after the removal');
+      await gone(asViewer, 'the accepted link');
+
+      // Links from before this rule (two open for one address): accepting one, or removing the member, revokes the rest.
+      const legacy = async (email: string, role: 'admin' | 'viewer') => {
+        const raw = `L${Math.random().toString(36).slice(2)}`
+          .padEnd(43, 'x')
+          .slice(0, 43)
+          .replace(/[^A-Za-z0-9]/g, 'y');
+        await t.store.db
+          .insertInto('merchant_invitations')
+          .values({
+            merchant_id: Number(m.merchantId),
+            email,
+            email_key: email,
+            role,
+            token_hash: hashSecret(raw),
+            expires_at: clock.now + 3600_000,
+            accepted_at: null,
+            revoked_at: null,
+            created_by: 'cli:test',
+            created_at: clock.now,
+          })
+          .execute();
+        return `/manager/invitations/${raw}`;
+      };
+      const [y1, y2] = [await legacy('y@example.com', 'admin'), await legacy('y@example.com', 'viewer')];
+      assert.equal((await browser(t).post(y2, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
+      await gone(y1, 'the other link, once one was accepted');
+      const yRow = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'y@example.com').executeTakeFirstOrThrow();
+      const y3 = await legacy('y@example.com', 'admin');
+      assert.equal((await admin.post(`/manager/team/${yRow.id}/remove`, { _csrf: token })).statusCode, 303);
+      await gone(y3, 'an open link of a removed member');
+
+      // The team page revokes one; a second try, or another merchant's id, is 404 and writes nothing.
+      const v = await inviteFromTeam('v@example.com', 'developer');
+      const vId = /data-invitation="(\d+)"/.exec((await admin.get('/manager/team')).body)![1];
+      assert.equal((await admin.post(`/manager/team/invitations/${vId}/revoke`, { _csrf: token })).statusCode, 303);
+      await gone(v, 'revoked on the team page');
+      let before = await tableDigests(t.store);
+      assert.equal((await admin.post(`/manager/team/invitations/${vId}/revoke`, { _csrf: token })).statusCode, 404);
+      assert.deepEqual(await tableDigests(t.store), before);
+      assert.doesNotMatch((await admin.get('/manager/team')).body, /data-invitation="/);
+
+      // The operator API lists open invitations and revokes one.
+      const u = await invite(t, m.merchantId, 'u@example.com', 'developer');
+      const listed = await t.admin('GET', `/admin/v1/merchants/${m.merchantId}/invitations`);
+      assert.equal(listed.status, 200, listed.raw);
+      assert.deepEqual(
+        listed.body.data.list.map((i: { email: string; role: string }) => [i.email, i.role]),
+        [['u@example.com', 'developer']],
+      );
+      const uId = listed.body.data.list[0].invitationId as string;
+      assert.ok(!listed.raw.includes(u.split('/').at(-1)!), 'never the link');
+      before = await tableDigests(t.store);
+      assert.equal((await t.admin('DELETE', `/admin/v1/merchants/${other.merchantId}/invitations/${uId}`)).status, 404, 'another merchant’s id');
+      assert.equal((await t.admin('DELETE', `/admin/v1/merchants/${m.merchantId}/invitations/nope`)).status, 400);
+      assert.equal((await t.admin('GET', '/admin/v1/merchants/987654321/invitations')).status, 404);
+      assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      const revoked = await t.admin('DELETE', `/admin/v1/merchants/${m.merchantId}/invitations/${uId}`);
+      assert.equal(revoked.status, 200, revoked.raw);
+      assert.equal(revoked.body.data.email, 'u@example.com');
+      await gone(u, 'revoked by the operator');
+      assert.equal((await t.admin('DELETE', `/admin/v1/merchants/${m.merchantId}/invitations/${uId}`)).status, 404);
+      assert.deepEqual((await t.admin('GET', `/admin/v1/merchants/${m.merchantId}/invitations`)).body.data.list, []);
+      const audit = (await auditRows(t)).filter((r) => r.action === 'merchant_user.revoke_invitation').map((r) => [r.actorKind, r.target]);
+      assert.deepEqual(audit, [
+        ['admin_key', 'merchant_user:u@example.com'],
+        ['merchant_user', 'merchant_user:v@example.com'],
+      ]);
+    });
+
+    it('answers an invitation alike whether or not the address has an account at another merchant, where it stays a separate account (Hardening III, 6)', async () => {
+      const a = await newMerchant(t, 'Enum shop A');
+      const b = await newMerchant(t, 'Enum shop B');
+      await member(t, a.merchantId, 'alice@example.com', 'developer');
+      const bAdmin = await member(t, b.merchantId, 'enum-b-admin@example.com', 'admin');
+      const token = await bAdmin.csrf('/manager/team');
+      const main = (html: string, email: string) =>
+        html
+          .slice(html.indexOf('<main'))
+          .replaceAll(email, 'EMAIL')
+          .replace(/[A-Za-z0-9]{43}/g, 'TOKEN');
+      const inviteAs = async (email: string) => {
+        const r = await bAdmin.post('/manager/team/invitations', { _csrf: token, email, role: 'viewer' });
+        const link = /data-invitation-url>([^<]+)</.exec(r.body)?.[1];
+        return { r, path: link ? new URL(link).pathname : '' };
+      };
+      const known = await inviteAs('alice@example.com');
+      const unknown = await inviteAs('nobody-yet@example.com');
+      assert.equal(known.r.statusCode, 200, `an address with an account at merchant A: ${known.r.body.slice(0, 300)}`);
+      assert.equal(unknown.r.statusCode, 200);
+      const notice = (html: string, email: string) => main(/<section class="notice"[\s\S]*?<\/section>/.exec(html)![0], email);
+      assert.equal(notice(known.r.body, 'alice@example.com'), notice(unknown.r.body, 'nobody-yet@example.com'), 'the same answer');
+      const [knownLink, unknownLink] = [await browser(t).get(known.path), await browser(t).get(unknown.path)];
+      assert.equal(knownLink.statusCode, 200);
+      assert.equal(main(knownLink.body, 'alice@example.com'), main(unknownLink.body, 'nobody-yet@example.com'), 'the link pages are the same');
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/merchants/${b.merchantId}/users`, { email: 'alice@example.com', role: 'viewer' })).status,
+        200,
+        'the operator too',
+      );
+      const again = await browser(t).get(known.path);
+      assert.equal(again.statusCode, 404, 'the operator’s invitation replaced the admin’s');
+      const path = new URL(
+        (await t.admin('POST', `/admin/v1/merchants/${b.merchantId}/users`, { email: 'alice@example.com', role: 'viewer' })).body.data.invitationUrl,
+      ).pathname;
+
+      // Accepting makes a second account, at B, with its own password; A's is untouched.
+      const other = 'another horse battery staple';
+      const atB = browser(t);
+      assert.equal((await atB.post(path, { password: other, confirm: other })).statusCode, 303);
+      assert.match((await atB.get('/manager')).body, /alice@example\.com \(viewer, Enum shop B\)/);
+      const rows = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'alice@example.com').orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((r) => [String(r.merchant_id), r.role]),
+        [
+          [a.merchantId, 'developer'],
+          [b.merchantId, 'viewer'],
+        ],
+      );
+      const signInAs = async (password: string, fields: Record<string, string> = {}) => {
+        const s = browser(t);
+        const r = await s.post('/manager/sign-in', { email: 'alice@example.com', password, ...fields });
+        return { s, r };
+      };
+      const first = await signInAs(PASSWORD);
+      assert.equal(first.r.statusCode, 303);
+      assert.match((await first.s.get('/manager')).body, /\(developer, Enum shop A\)/, 'the password picks the account');
+      const second = await signInAs(other);
+      assert.match((await second.s.get('/manager')).body, /\(viewer, Enum shop B\)/);
+      assert.equal(
+        (await bAdmin.post('/manager/team/invitations', { _csrf: token, email: 'alice@example.com', role: 'admin' })).statusCode,
+        409,
+        'on this team already',
+      );
+
+      // The same password at both: the sign-in page asks which business, then signs in there.
+      await t.store.db.updateTable('merchant_users').set({ password_hash: rows[0].password_hash }).where('id', '=', rows[1].id).execute();
+      const both = await signInAs(PASSWORD);
+      assert.equal(both.r.statusCode, 200, both.r.body.slice(0, 300));
+      assert.equal(both.s.cookie, null, 'not signed in yet');
+      assert.match(both.r.body, new RegExp(`<option value="${a.merchantId}">Enum shop A</option><option value="${b.merchantId}">Enum shop B</option>`));
+      const chosen = await signInAs(PASSWORD, { merchant: b.merchantId });
+      assert.equal(chosen.r.statusCode, 303);
+      assert.match((await chosen.s.get('/manager')).body, /\(viewer, Enum shop B\)/);
+      const elsewhere = await newMerchant(t, 'Enum shop C');
+      assert.equal((await signInAs(PASSWORD, { merchant: elsewhere.merchantId })).r.statusCode, 401, 'no account there');
+      clock.now += 5 * 60_000; // (five sign-in attempts per account per five minutes)
+      assert.equal((await signInAs(other, { merchant: a.merchantId })).r.statusCode, 401, 'a password of another account');
+
+      // Removing the B account leaves A's.
+      assert.equal((await bAdmin.post(`/manager/team/${rows[1].id}/remove`, { _csrf: token })).statusCode, 303);
+      const left = await signInAs(PASSWORD);
+      assert.equal(left.r.statusCode, 303);
+      assert.match((await left.s.get('/manager')).body, /\(developer, Enum shop A\)/);
+      clock.now += 5 * 60_000;
+    });
+
+    it('changes the password with the current one (other sessions end), lists the sessions and signs out everywhere (Hardening III, 5)', async () => {
+      const m = await newMerchant(t, 'Own account shop');
+      const me = await member(t, m.merchantId, 'own@example.com', 'developer');
+      const elsewhere = await signedIn(t, 'own@example.com');
+      const page = await me.get('/manager/account');
+      assert.equal(page.statusCode, 200);
+      assert.equal((page.body.match(/<tr data-session/g) ?? []).length, 2, 'both sessions listed');
+      assert.equal((page.body.match(/data-current/g) ?? []).length, 1);
+      assert.match(page.body, new RegExp(elsewhere.address.replaceAll('.', '\\.')), 'with the address each came from');
+      const token = csrfOf(page.body);
+      const NEW = 'a brand new horse staple';
+      for (const [fields, message] of [
+        [{ current: 'not my password!', password: NEW, confirm: NEW }, /current password is not your current password/],
+        [{ password: NEW, confirm: NEW }, /./],
+        [{ current: PASSWORD, password: 'password1234', confirm: 'password1234' }, /too common/],
+        [{ current: PASSWORD, password: NEW, confirm: `${NEW}!` }, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await me.post('/manager/account/password', { _csrf: token, ...fields });
+        assert.equal(r.statusCode, 400, JSON.stringify(fields));
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      }
+      const changed = await me.post('/manager/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+      assert.match(changed.body, /Password changed; 1 other session signed out/);
+      assert.equal((await elsewhere.get('/manager')).statusCode, 303, 'the other session ended');
+      assert.equal((await me.get('/manager')).statusCode, 200, 'this one stays');
+      clock.now += 5 * 60_000; // (the attempts above drew on the account's sign-in limit)
+      await me.get('/manager');
+      assert.equal((await browser(t).post('/manager/sign-in', { email: 'own@example.com', password: PASSWORD })).statusCode, 401, 'the old password is gone');
+      const third = browser(t);
+      assert.equal((await third.post('/manager/sign-in', { email: 'own@example.com', password: NEW })).statusCode, 303);
+
+      // Sign out everywhere: every session of the account, this one too.
+      const out = await me.post('/manager/account/sign-out-everywhere', { _csrf: token });
+      assert.equal(out.statusCode, 303);
+      assert.equal(out.headers.location, '/manager/sign-in');
+      assert.equal(me.cookie, null, 'the cookie is cleared');
+      assert.equal((await third.get('/manager')).statusCode, 303);
+      assert.equal(
+        await t.store.db
+          .selectFrom('manager_sessions')
+          .select('id_hash')
+          .where(
+            'user_id',
+            '=',
+            (await t.store.db.selectFrom('merchant_users').select('id').where('email_key', '=', 'own@example.com').executeTakeFirstOrThrow()).id,
+          )
+          .executeTakeFirst(),
+        undefined,
+      );
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:own@example.com').map((r) => [r.action, r.after?.sessionsEnded]);
+      assert.deepEqual(actions.slice(0, 1), [['merchant_user.sign_out_everywhere', 2]]);
+      assert.ok(actions.some(([a, n]) => a === 'merchant_user.change_password' && n === 1));
+      clock.now += 5 * 60_000;
+    });
+
+    it('resets a password through a one-time link from an admin or the operator: once, 24 hours, newest only, every session ended, two-factor kept (Hardening III, 5)', async () => {
+      const m = await newMerchant(t, 'Reset shop');
+      const other = await newMerchant(t, 'Reset other shop');
+      await member(t, other.merchantId, 'elsewhere@example.com', 'viewer');
+      const admin = await member(t, m.merchantId, 'reset-admin@example.com', 'admin');
+      const dev = await member(t, m.merchantId, 'reset-dev@example.com', 'developer');
+      const secret = await enrol(dev, clock.now);
+      const devRow = await t.store.db.selectFrom('merchant_users').selectAll().where('email_key', '=', 'reset-dev@example.com').executeTakeFirstOrThrow();
+      const token = await admin.csrf('/manager/team');
+      const teamPage = (await admin.get('/manager/team')).body;
+      assert.match(teamPage, new RegExp(`/manager/team/${devRow.id}/reset-password`));
+      const makeLink = async (by = admin, csrf = token) => {
+        const r = await by.post(`/manager/team/${devRow.id}/reset-password`, { _csrf: csrf });
+        assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+        return new URL(/data-reset-url>([^<]+)</.exec(r.body)![1]).pathname;
+      };
+      const gone = async (path: string, what: string) => {
+        assert.equal((await browser(t).get(path)).statusCode, 404, `${what}: the link no longer opens`);
+        const before = await tableDigests(t.store);
+        assert.equal((await browser(t).post(path, { password: 'yet another horse!!', confirm: 'yet another horse!!' })).statusCode, 404, what);
+        assert.deepEqual(await tableDigests(t.store), before, `${what}: nothing written`);
+      };
+      const first = await makeLink();
+      const link = await makeLink();
+      await gone(first, 'a link replaced by a newer one');
+      assert.equal(dev.cookie !== null && (await dev.get('/manager')).statusCode, 200, 'nothing changes until the link is used');
+
+      const opened = await browser(t).get(link);
+      assert.equal(opened.statusCode, 200);
+      assert.match(opened.body, /reset-dev@example\.com/);
+      const NEW = 'reset horse battery staple';
+      for (const [password, confirm, message] of [
+        ['short', 'short', /at least 12 characters/],
+        ['password1234', 'password1234', /too common/],
+        [NEW, `${NEW}!`, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await browser(t).post(link, { password, confirm });
+        assert.equal(r.statusCode, 400, password);
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before);
+      }
+      const used = await browser(t).post(link, { password: NEW, confirm: NEW });
+      assert.equal(used.statusCode, 303, used.body.slice(0, 300));
+      assert.equal(used.headers.location, '/manager/sign-in');
+      assert.equal((await dev.get('/manager')).statusCode, 303, 'every session of the account ended');
+      await gone(link, 'a used link');
+      clock.now += 5 * 60_000;
+      assert.equal((await browser(t).post('/manager/sign-in', { email: 'reset-dev@example.com', password: PASSWORD })).statusCode, 401, 'the old password');
+      const again = await browser(t).post('/manager/sign-in', { email: 'reset-dev@example.com', password: NEW });
+      assert.equal(again.statusCode, 303);
+      assert.equal(again.headers.location, '/manager/sign-in/code', 'two-factor stays on: the link alone does not sign anyone in');
+      assert.ok(secret.length > 0);
+
+      // The operator API: by address, on the merchant's team only.
+      const before = await tableDigests(t.store);
+      assert.equal(
+        (await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'elsewhere@example.com' })).status,
+        404,
+        'another merchant’s user',
+      );
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'nobody@example.com' })).status, 404);
+      assert.equal((await t.admin('POST', '/admin/v1/merchants/987654321/password-resets', { email: 'reset-dev@example.com' })).status, 404);
+      assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'x' })).status, 400);
+      assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      const byOperator = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'Reset-Dev@example.com' });
+      assert.equal(byOperator.status, 200, byOperator.raw);
+      assert.equal(byOperator.body.data.email, 'reset-dev@example.com');
+      const operatorLink = new URL(byOperator.body.data.resetUrl).pathname;
+      assert.equal((await browser(t).get(operatorLink)).statusCode, 200);
+      clock.now += 24 * 3600 * 1000;
+      await gone(operatorLink, 'an expired link (24 hours)');
+
+      // Removing the member ends its open links too.
+      const admin2 = await signedIn(t, 'reset-admin@example.com');
+      const token2 = await admin2.csrf('/manager/team');
+      const pending = await makeLink(admin2, token2);
+      assert.equal((await admin2.post(`/manager/team/${devRow.id}/remove`, { _csrf: token2 })).statusCode, 303);
+      await gone(pending, 'a removed member’s link');
+      const actions = (await auditRows(t)).filter((r) => r.target === 'merchant_user:reset-dev@example.com').map((r) => `${r.actorKind} ${r.action}`);
+      for (const a of [
+        'merchant_user merchant_user.create_password_reset',
+        'admin_key merchant_user.create_password_reset',
+        'merchant_user merchant_user.reset_password',
+      ])
+        assert.ok(actions.includes(a), a);
     });
 
     it('manages webhooks: register (secret once), send a test event into the log, rotate, delete; audited', async () => {

@@ -2,14 +2,45 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { requireMerchant } from '../../src/http/auth.ts';
-import { MERCHANT_PREFIX, MERCHANT_ROUTES, merchantRouteFor, routeShape } from '../../src/http/merchant-routes.ts';
-import { SCOPES } from '../../src/schemas/admin.ts';
-import { freshStore, newMerchant, testConfig, useApp } from '../helpers.ts';
+import { MERCHANT_PREFIX, MERCHANT_ROUTES, merchantRouteFor, routeShape, type MerchantRoute } from '../../src/http/merchant-routes.ts';
+import { SCOPES, type Scope } from '../../src/schemas/admin.ts';
+import { freshStore, newMerchant, tableDigests, testConfig, useApp } from '../helpers.ts';
 
 /** A concrete URL for a table path: every parameter becomes an id that exists nowhere. */
 const concrete = (path: string) => MERCHANT_PREFIX + path.replace(/:[^/]+/g, '987654321');
 
-describe('scopes, per the SPEC §3 table (src/http/merchant-routes.ts)', () => {
+/**
+ * The scope of every merchant route, written out by hand from SPEC §2.1, §3, §13 and §15
+ * (Hardening III, 11) — not read from MERCHANT_ROUTES, whose scopes the app enforces: a route given
+ * the wrong scope there (a webhook write behind another scope, say) fails here, where before only
+ * the OpenAPI snapshot noticed.
+ */
+const EXPECTED_SCOPES: Record<string, Scope> = {
+  'POST /v1/order/orders': 'orders:write',
+  'POST /v2/order/orders': 'orders:write',
+  'GET /v2/order/orders': 'orders:read',
+  'GET /v2/order/orders/:id': 'orders:read',
+  'POST /v2/order/orders/:id/refund': 'refunds:write',
+  'GET /v2/order/orders/refund/:id': 'orders:read',
+  'POST /v2/order/orders/channel': 'orders:read',
+  'POST /v2/order/orders/automaticSplit/channel': 'orders:read',
+  'GET /v1/product/stocks': 'stock:read',
+  'GET /v1/product/stocks/changes': 'stock:read',
+  'GET /v1/product/category': 'catalog:read',
+  'GET /v1/product/countryAndWarehouse': 'catalog:read',
+  'GET /v1/product/products': 'catalog:read',
+  'POST /v1/webhooks': 'orders:read',
+  'GET /v1/webhooks': 'orders:read',
+  'PUT /v1/webhooks/:id': 'orders:read',
+  'DELETE /v1/webhooks/:id': 'orders:read',
+  'POST /v1/webhooks/:id/rotate-secret': 'orders:read',
+  'GET /v1/webhooks/:id/deliveries': 'orders:read',
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': 'orders:read',
+  'GET /v1/account': 'account:read',
+  'GET /v1/account/transactions': 'account:read',
+};
+
+describe('scopes, per the SPEC §3 table written out above (Hardening III, 11)', () => {
   const registered: string[] = [];
   const t = useApp(
     'sqlite',
@@ -19,18 +50,27 @@ describe('scopes, per the SPEC §3 table (src/http/merchant-routes.ts)', () => {
     },
   );
 
-  for (const route of MERCHANT_ROUTES) {
-    it(`${route.method} ${route.path} needs ${route.scope}`, async () => {
+  it('the route table names the same routes as the expectations', () => {
+    assert.deepEqual(MERCHANT_ROUTES.map((r) => `${r.method} ${r.path}`).sort(), Object.keys(EXPECTED_SCOPES).sort());
+  });
+
+  for (const [key, scope] of Object.entries(EXPECTED_SCOPES)) {
+    const [method, path] = key.split(' ') as [MerchantRoute['method'], string];
+    it(`${key} needs ${scope}`, async () => {
       // A route in the table that the app does not serve fails here: it must not shrink the coverage quietly.
-      const served = registered.includes(`${route.method} ${routeShape(MERCHANT_PREFIX + route.path)}`);
-      assert.ok(served, `${route.method} ${route.path} is in MERCHANT_ROUTES but the app does not serve it`);
-      const without = await newMerchant(t, `Without ${route.scope}`, { scopes: SCOPES.filter((s) => s !== route.scope) });
-      const refused = await t.merchant(without.token, route.method, concrete(route.path), route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
-      assert.equal(refused.status, 403);
+      const served = registered.includes(`${method} ${routeShape(MERCHANT_PREFIX + path)}`);
+      assert.ok(served, `${key} is expected but the app does not serve it`);
+      const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+      // Every other scope together is not enough, and a refused write changes nothing.
+      const without = await newMerchant(t, `Without ${scope}`, { scopes: SCOPES.filter((s) => s !== scope) });
+      const before = await tableDigests(t.store);
+      const refused = await t.merchant(without.token, method, concrete(path), body);
+      assert.equal(refused.status, 403, `${key} without ${scope}: ${refused.raw}`);
       assert.equal(refused.body.code, 40300);
-      assert.match(refused.body.message, new RegExp(route.scope));
-      const only = await newMerchant(t, `Only ${route.scope}`, { scopes: [route.scope] });
-      const allowed = await t.merchant(only.token, route.method, concrete(route.path), route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
+      assert.match(refused.body.message, new RegExp(scope));
+      if (method !== 'GET') assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
+      const only = await newMerchant(t, `Only ${scope}`, { scopes: [scope] });
+      const allowed = await t.merchant(only.token, method, concrete(path), body);
       assert.ok(![401, 403].includes(allowed.status), `the scope alone is enough (got ${allowed.status} ${allowed.raw})`);
     });
   }

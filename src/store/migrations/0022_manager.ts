@@ -22,7 +22,7 @@ export async function up(ctx: MigrationContext): Promise<void> {
   await withId(db.schema.createTable('merchant_users'), dialect)
     .addColumn('merchant_id', 'bigint', (c) => c.notNull().references('merchants.id'))
     .addColumn('email', 'text', notNull)
-    // One account per address across merchants: sign-in needs no merchant chooser.
+    // One account per address across merchants (until 0030: one per merchant).
     .addColumn('email_key', 'text', (c) => c.notNull().unique())
     .addColumn('role', 'text', notNull)
     .addColumn('password_hash', 'text', notNull)

@@ -68,6 +68,11 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/merchants/:id/account/adjustments', permission: 'merchants:write' },
   { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
   { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
+
+  // Your account (Hardening III): every staff member, for their own account only.
+  { method: 'GET', path: '/account', permission: 'dashboard:read' },
+  { method: 'POST', path: '/account/password', permission: 'dashboard:read' },
+  { method: 'POST', path: '/account/sign-out-everywhere', permission: 'dashboard:read' },
 ];
 
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */

@@ -4,10 +4,20 @@ import { AdminResponses, IssuedTokenRecord, MerchantList, MerchantRecord, NewMer
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
 import { formatInstant, type Clock } from '../../../domain/time.ts';
-import { invitationUrl } from '../../../domain/merchant-users.ts';
+import { invitationUrl, passwordResetUrl } from '../../../domain/merchant-users.ts';
 import { IdParams, MerchantBody, MerchantPatchBody, TokenBody, TokenIdParams } from '../../../schemas/admin.ts';
-import { InvitationCreated, InviteUserBody } from '../../../schemas/manager.ts';
-import { inviteUser } from '../../../services/merchant-users.service.ts';
+import {
+  InvitationCreated,
+  InvitationIdParams,
+  InviteUserBody,
+  OpenInvitationList,
+  PasswordResetBody,
+  PasswordResetCreated,
+  RevokedInvitation,
+} from '../../../schemas/manager.ts';
+import { createPasswordReset, inviteUser, openInvitations, revokeInvitation } from '../../../services/merchant-users.service.ts';
+import { findMerchant } from '../../../store/merchants.repository.ts';
+import { notFound } from '../../../domain/errors.ts';
 import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
@@ -81,6 +91,57 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
         invitationUrl: invitationUrl(origin, invitation.token),
         expiresAt: formatInstant(invitation.expiresAt),
       };
+    },
+  );
+  // Open invitations, and revoking one (Hardening III): an invitation sent by mistake stops at once.
+  app.get(
+    '/merchants/:id/invitations',
+    {
+      schema: {
+        ...doc('The merchant’s open business manager invitations (not accepted, revoked or expired), newest first', OpenInvitationList),
+        params: IdParams,
+      },
+    },
+    async (request) => {
+      const merchantId = Number(request.params.id);
+      if (!(await findMerchant(db, merchantId))) throw notFound('merchant');
+      const rows = await openInvitations(db, merchantId, now());
+      return {
+        list: rows.map((r) => ({
+          invitationId: String(r.id),
+          merchantId: String(r.merchant_id),
+          email: r.email,
+          role: r.role,
+          createdBy: r.created_by,
+          createdAt: formatInstant(r.created_at),
+          expiresAt: formatInstant(r.expires_at),
+        })),
+      };
+    },
+  );
+  app.delete(
+    '/merchants/:id/invitations/:invitationId',
+    { schema: { ...doc('Revoke an open invitation: its link stops working at once', RevokedInvitation), params: InvitationIdParams } },
+    async (request) => {
+      const row = await revokeInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      return { invitationId: String(row.id), email: row.email, revokedAt: formatInstant(row.revoked_at!) };
+    },
+  );
+  // A one-time link that sets the password of the account an address has at this merchant (Hardening III, 5).
+  app.post(
+    '/merchants/:id/password-resets',
+    {
+      schema: {
+        ...doc('A password reset link for a business manager account of this merchant: once, valid 24 hours (shown once)', PasswordResetCreated),
+        params: IdParams,
+        body: PasswordResetBody,
+      },
+    },
+    async (request) => {
+      const merchantId = Number(request.params.id);
+      const reset = await createPasswordReset(db, actor(request), merchantId, { email: request.body.email }, now());
+      const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+      return { merchantId: String(merchantId), email: reset.email, resetUrl: passwordResetUrl(origin, reset.token), expiresAt: formatInstant(reset.expiresAt) };
     },
   );
 };

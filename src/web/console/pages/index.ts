@@ -1,3 +1,4 @@
+import { accountPage } from './account.ts';
 import type { ConsolePage } from './context.ts';
 import { dashboardPage } from './dashboard.ts';
 import { refundsPage } from './refunds.ts';
@@ -31,4 +32,6 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   importPage,
   staffPage,
   auditPage,
+  // Your account (Hardening III): entries below this line.
+  accountPage,
 ];

@@ -1,13 +1,19 @@
 import { AppError } from '../../../domain/errors.ts';
 import { emailKey } from '../../../domain/staff.ts';
-import { CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm } from '../../../schemas/manager.ts';
+import { ChangePasswordForm, CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm, TwoFactorForm } from '../../../schemas/manager.ts';
 import {
   acceptInvitation,
+  changePassword,
+  completePasswordReset,
+  mySessions,
+  openPasswordReset,
+  signOutEverywhere,
   disableTwoFactor,
   enableTwoFactor,
   openInvitation,
   pendingTwoFactor,
   signIn,
+  type SignInChoice,
   signOut,
   verifySignInCode,
 } from '../../../services/merchant-users.service.ts';
@@ -20,7 +26,7 @@ export const accountPage: ManagerPage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
     const { db } = store;
-    const signInView = (email: string, error: string | null) => ({ title: 'Sign in', email, error });
+    const signInView = (email: string, error: string | null, choices: SignInChoice[] | null = null) => ({ title: 'Sign in', email, error, choices });
 
     app.get('/sign-in', async (request, reply) => {
       if (request.managerUser) return reply.redirect(MANAGER_PREFIX, 303);
@@ -35,11 +41,19 @@ export const accountPage: ManagerPage = {
         reply.header('Retry-After', String(wait));
         return page(reply, 429, 'sign-in', signInView(email, `Too many sign-in attempts; try again in ${wait} s.`));
       }
-      const started = await signIn(db, { email, password, address: request.ip, requestId: request.id }, sessionLimits, now());
+      const merchantId = request.body.merchant === undefined ? undefined : Number(request.body.merchant);
+      const started = await signIn(db, { email, password, address: request.ip, requestId: request.id, merchantId }, sessionLimits, now());
       if (!started) {
         request.log.warn({ email: emailKey(email), address: request.ip }, 'manager sign-in failed');
         return page(reply, 401, 'sign-in', signInView(email, 'Wrong email or password, or the account is disabled.'));
       }
+      if ('choose' in started)
+        return page(
+          reply,
+          200,
+          'sign-in',
+          signInView(email, 'This email and password open accounts at more than one business: choose one, and enter the password again.', started.choose),
+        );
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(started.stage === 'complete' ? MANAGER_PREFIX : `${MANAGER_PREFIX}/sign-in/code`, 303);
@@ -89,13 +103,80 @@ export const accountPage: ManagerPage = {
       // Signed in at once: the person who set the password is the one holding the link.
       const started = await signIn(
         db,
-        { email: invitation.email, password: request.body.password, address: request.ip, requestId: request.id },
+        { email: invitation.email, password: request.body.password, address: request.ip, requestId: request.id, merchantId: invitation.merchant_id },
         sessionLimits,
         now(),
       );
       const secure = isSecure(config, request);
-      if (started) setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
+      if (started && 'sessionId' in started)
+        setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(MANAGER_PREFIX, 303);
+    });
+
+    // Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere.
+    const accountView = async (request: Parameters<typeof user>[0], done: string | null, error: string | null) => ({
+      title: 'Your account',
+      sessions: await mySessions(db, user(request), now()),
+      done,
+      error,
+    });
+
+    app.get('/account', async (request, reply) => page(reply, 200, 'account', await accountView(request, null, null)));
+
+    app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
+      const me = user(request);
+      // The current password is a guess like any: the sign-in limits apply.
+      const wait = await signInWait(buckets, 'manager', me.email, request.ip);
+      if (wait !== null) {
+        reply.header('Retry-After', String(wait));
+        return page(reply, 429, 'account', await accountView(request, null, `Too many attempts; try again in ${wait} s.`));
+      }
+      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, null, 'The two new passwords differ.'));
+      try {
+        const { sessionsEnded } = await changePassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
+        return page(
+          reply,
+          200,
+          'account',
+          await accountView(request, `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.`, null),
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        request.log.warn({ email: emailKey(me.email), address: request.ip }, 'manager password change refused');
+        const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
+        return page(reply, 400, 'account', await accountView(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
+      }
+    });
+
+    app.post('/account/sign-out-everywhere', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {
+      await signOutEverywhere(db, user(request), request.id, now());
+      const secure = isSecure(config, request);
+      clearSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), secure);
+      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
+    });
+
+    // A password reset link (from an admin or the operator): like an invitation, once, then sign in.
+    const resetGone = 'This password reset link is not valid: it may have expired (links last 24 hours), been replaced or used already. Ask for a new one.';
+
+    app.get('/password-reset/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
+      const reset = await openPasswordReset(db, request.params.token, now());
+      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+      return page(reply, 200, 'password-reset', { title: 'Choose a new password', reset, token: request.params.token, error: null });
+    });
+
+    app.post('/password-reset/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
+      const { token } = request.params;
+      const reset = await openPasswordReset(db, token, now());
+      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+      const again = (status: number, error: string) => page(reply, status, 'password-reset', { title: 'Choose a new password', reset, token, error });
+      if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
+      try {
+        await completePasswordReset(db, token, request.body.password, request.id, now());
+      } catch (error) {
+        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        throw error;
+      }
+      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
     });
 
     app.get('/two-factor', async (request, reply) => {
@@ -104,29 +185,35 @@ export const accountPage: ManagerPage = {
       return page(reply, 200, 'two-factor', { title: 'Two-factor sign-in', pending, error: null });
     });
 
-    const twoFactorError = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], error: unknown) => {
-      if (!(error instanceof AppError) || error.status !== 400) throw error;
+    const twoFactorPage = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, error: string) => {
       const me = user(request);
       const pending = me.twoFactor ? null : await pendingTwoFactor(db, me, now());
-      return page(reply, 400, 'two-factor', { title: 'Two-factor sign-in', pending, error: `The code ${error.errors?.[0]?.message ?? error.message}.` });
+      return page(reply, status, 'two-factor', { title: 'Two-factor sign-in', pending, error });
     };
 
-    app.post('/two-factor/enable', { schema: { body: CodeForm } }, async (request, reply) => {
-      try {
-        await enableTwoFactor(db, user(request), request.body.code.replace(/\s+/g, ''), request.id, now());
-      } catch (error) {
-        return twoFactorError(request, reply, error);
-      }
-      return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
-    });
-
-    app.post('/two-factor/disable', { schema: { body: CodeForm } }, async (request, reply) => {
-      try {
-        await disableTwoFactor(db, user(request), request.body.code.replace(/\s+/g, ''), request.id, now());
-      } catch (error) {
-        return twoFactorError(request, reply, error);
-      }
-      return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
-    });
+    // Turning two-factor on or off takes the current password and a code, and each try draws on the
+    // sign-in limits of the account and the address, like the code page (Hardening III, 3).
+    for (const [action, change] of [
+      ['enable', enableTwoFactor],
+      ['disable', disableTwoFactor],
+    ] as const) {
+      app.post(`/two-factor/${action}`, { schema: { body: TwoFactorForm } }, async (request, reply) => {
+        const me = user(request);
+        const wait = await signInWait(buckets, 'manager', me.email, request.ip);
+        if (wait !== null) {
+          request.log.warn({ email: emailKey(me.email), address: request.ip }, `manager two-factor ${action} limited`);
+          reply.header('Retry-After', String(wait));
+          return twoFactorPage(request, reply, 429, `Too many attempts; try again in ${wait} s.`);
+        }
+        try {
+          await change(db, me, { password: request.body.password, code: request.body.code.replace(/\s+/g, '') }, request.id, now());
+        } catch (error) {
+          if (!(error instanceof AppError) || error.status !== 400) throw error;
+          request.log.warn({ email: emailKey(me.email), address: request.ip }, `manager two-factor ${action} refused`);
+          return twoFactorPage(request, reply, 400, `The ${error.errors?.[0]?.field ?? 'code'} ${error.errors?.[0]?.message ?? error.message}.`);
+        }
+        return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
+      });
+    }
   },
 };

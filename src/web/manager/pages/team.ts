@@ -1,7 +1,15 @@
-import { invitationUrl, MERCHANT_ROLES } from '../../../domain/merchant-users.ts';
+import { invitationUrl, MERCHANT_ROLES, passwordResetUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
 import { merchantAudit } from '../../../services/audit.service.ts';
-import { changeRole, inviteUser, removeMember, requireTwoFactor, team } from '../../../services/merchant-users.service.ts';
+import {
+  changeRole,
+  createPasswordReset,
+  inviteUser,
+  removeMember,
+  requireTwoFactor,
+  revokeInvitation,
+  team,
+} from '../../../services/merchant-users.service.ts';
 import type { ManagerPage } from './context.ts';
 
 const TEAM = '/manager/team';
@@ -14,17 +22,30 @@ export const teamPage: ManagerPage = {
   ],
   routes: async (app, { store, now, page, origin, user, actor }) => {
     const { db } = store;
-    const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], invited: { email: string; url: string } | null) => {
+    type Link = { email: string; url: string };
+    const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], links: { invited?: Link; reset?: Link } = {}) => {
       const me = user(request);
-      return page(reply, 200, 'team', { title: 'Team', ...(await team(db, me.merchantId, now())), roles: MERCHANT_ROLES, me, invited });
+      return page(reply, 200, 'team', {
+        title: 'Team',
+        ...(await team(db, me.merchantId, now())),
+        roles: MERCHANT_ROLES,
+        me,
+        invited: links.invited ?? null,
+        reset: links.reset ?? null,
+      });
     };
 
-    app.get('/team', async (request, reply) => show(request, reply, null));
+    app.get('/team', async (request, reply) => show(request, reply));
 
     app.post('/team/invitations', { schema: { body: InviteForm } }, async (request, reply) => {
       const me = user(request);
       const invitation = await inviteUser(db, actor(request), me.merchantId, { email: request.body.email, role: request.body.role }, now());
-      return show(request, reply, { email: invitation.email, url: invitationUrl(origin(request), invitation.token) });
+      return show(request, reply, { invited: { email: invitation.email, url: invitationUrl(origin(request), invitation.token) } });
+    });
+
+    app.post('/team/invitations/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      await revokeInvitation(db, actor(request), user(request).merchantId, request.params.id, now());
+      return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/two-factor', { schema: { body: RequireTwoFactorForm } }, async (request, reply) => {
@@ -40,6 +61,12 @@ export const teamPage: ManagerPage = {
     app.post('/team/:id/remove', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       await removeMember(db, user(request), request.params.id, request.id, now());
       return reply.redirect(TEAM, 303);
+    });
+
+    // A one-time link that sets the member's password (Hardening III, 5): shown once, to hand on.
+    app.post('/team/:id/reset-password', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const reset = await createPasswordReset(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
+      return show(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
     });
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {

@@ -1,0 +1,55 @@
+import { AppError } from '../../../domain/errors.ts';
+import { emailKey } from '../../../domain/staff.ts';
+import { ChangePasswordForm, CsrfForm } from '../../../schemas/console.ts';
+import { changeOwnPassword, mySessions, signOutEverywhere } from '../../../services/console-sessions.service.ts';
+import { clearSessionCookie, cookieName, isSecure, signInWait } from '../../foundation.ts';
+import { CONSOLE_COOKIE, SIGN_IN_PATH } from '../console-routes.ts';
+import type { ConsolePage } from './context.ts';
+
+/** Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere. */
+export const accountPage: ConsolePage = {
+  nav: [],
+  routes: async (app, { config, store, buckets, now, page, user }) => {
+    const { db } = store;
+    const view = async (request: Parameters<typeof user>[0], done: string | null, error: string | null) => ({
+      title: 'Your account',
+      sessions: await mySessions(db, user(request), now()),
+      done,
+      error,
+    });
+
+    app.get('/account', async (request, reply) => page(reply, 200, 'account', await view(request, null, null)));
+
+    app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
+      const me = user(request);
+      // The current password is a guess like any: the sign-in limits apply.
+      const wait = await signInWait(buckets, 'console', me.email, request.ip);
+      if (wait !== null) {
+        reply.header('Retry-After', String(wait));
+        return page(reply, 429, 'account', await view(request, null, `Too many attempts; try again in ${wait} s.`));
+      }
+      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, null, 'The two new passwords differ.'));
+      try {
+        const { sessionsEnded } = await changeOwnPassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
+        return page(
+          reply,
+          200,
+          'account',
+          await view(request, `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.`, null),
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        request.log.warn({ email: emailKey(me.email), address: request.ip }, 'console password change refused');
+        const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
+        return page(reply, 400, 'account', await view(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
+      }
+    });
+
+    app.post('/account/sign-out-everywhere', { schema: { body: CsrfForm } }, async (request, reply) => {
+      await signOutEverywhere(db, user(request), request.id, now());
+      const secure = isSecure(config, request);
+      clearSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), secure);
+      return reply.redirect(SIGN_IN_PATH, 303);
+    });
+  },
+};
