@@ -44,7 +44,7 @@ export interface BenchDriver {
   requestRefund(orderId: number, now: number): unknown;
   /** The merchant's sandbox account row. */
   account(): unknown;
-  /** A page of the account's entries, newest first, and their count up to the API's cap. */
+  /** A page of the account's entries, newest first, and their count up to the API's cap (by merchant and account, as the service's scope reads them). */
   accountTransactions(pageNumber: number, pageSize: number): unknown;
   close(): Promise<void>;
 }
@@ -88,8 +88,8 @@ const ORDER_TOTAL_CAP = 10_000;
 /** The transactions list counts at most this many entries (services/ledger.service.ts). */
 const ENTRY_TOTAL_CAP = 10_000;
 const ACCOUNT_SQL = `select * from ledger_accounts where account_key = ?`;
-const ENTRY_PAGE_SQL = `select * from journal_entries where account_id = ? order by created_at desc, id desc limit ? offset ?`;
-const ENTRY_COUNT_SQL = `select count(*) as n from (select id from journal_entries where account_id = ? limit ${ENTRY_TOTAL_CAP}) w`;
+const ENTRY_PAGE_SQL = `select * from journal_entries where merchant_id = ? and account_id = ? order by created_at desc, id desc limit ? offset ?`;
+const ENTRY_COUNT_SQL = `select count(*) as n from (select id from journal_entries where merchant_id = ? and account_id = ? limit ${ENTRY_TOTAL_CAP}) w`;
 /** `?` placeholders as PostgreSQL's `$n`. */
 const numbered = (text: string) => {
   let n = 0;
@@ -404,7 +404,7 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     account: () => accountRow.get(accountKey),
     accountTransactions: (pageNumber, pageSize) => {
       const { id } = accountRow.get(accountKey) as { id: number };
-      return { list: entryPage.all(id, pageSize + 1, (pageNumber - 1) * pageSize), total: entryCount.get(id) };
+      return { list: entryPage.all(setup.merchantId, id, pageSize + 1, (pageNumber - 1) * pageSize), total: entryCount.get(setup.merchantId, id) };
     },
     close: async () => void db.close(),
   };
@@ -597,8 +597,8 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
     account: () => run('bench_account', numbered(ACCOUNT_SQL), [`merchant:${setup.merchantId}:sandbox`]),
     accountTransactions: async (pageNumber, pageSize) => {
       const [{ id }] = await run('bench_account', numbered(ACCOUNT_SQL), [`merchant:${setup.merchantId}:sandbox`]);
-      const list = await run('bench_entry_page', numbered(ENTRY_PAGE_SQL), [id, pageSize + 1, (pageNumber - 1) * pageSize]);
-      return { list, total: await run('bench_entry_count', numbered(ENTRY_COUNT_SQL), [id]) };
+      const list = await run('bench_entry_page', numbered(ENTRY_PAGE_SQL), [setup.merchantId, id, pageSize + 1, (pageNumber - 1) * pageSize]);
+      return { list, total: await run('bench_entry_count', numbered(ENTRY_COUNT_SQL), [setup.merchantId, id]) };
     },
     close: () => pool.end(),
   };
