@@ -171,6 +171,21 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  /**
+   * On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, …) SQLite has already rolled the
+   * transaction back itself. Kysely's ROLLBACK then fails with "cannot rollback - no transaction is
+   * active", and that error replaced the one that mattered: a full disk answered 500 instead of
+   * 503/50300 (Hardening III, 2). Nothing is left to undo then, so the first error goes on.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if (/no transaction is active/.test(String((error as Error)?.message))) return;
+      throw error;
+    }
+  }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {

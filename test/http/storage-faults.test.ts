@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,8 +17,7 @@ import { ADMIN_KEY, tableDigests, testConfig } from '../helpers.ts';
 const HOLD_MS = 300;
 
 /** An app on its own SQLite file whose /readyz forgets a storage fault after HOLD_MS. */
-async function sqliteApp(t: { after(fn: () => Promise<void>): void }) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-faults-'));
+async function sqliteApp(t: { after(fn: () => Promise<void>): void }, dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-faults-'))) {
   const store = await openStore(`sqlite:${path.join(dir, 'faults.db')}`, { faultHoldMs: HOLD_MS });
   await migrateToLatest(store);
   const app = await buildApp({ config: testConfig(), store, adminApiKey: ADMIN_KEY }, { logger: false });
@@ -102,6 +102,56 @@ describe('SQLite read-only or full', () => {
     await pragma(store, `max_page_count = ${pages * 100}`);
     await waitReady(readyz);
     assert.equal((await placeOrder()).statusCode, 200);
+  });
+
+  // Hardening III item 2: on a real full filesystem SQLite rolls the transaction back itself
+  // (SQLITE_FULL); Kysely's ROLLBACK then failed with "cannot rollback - no transaction is active",
+  // and that error, not the full disk, reached the client as a 500.
+  it('answers 503/50300 on a filesystem that is really full, serves reads, and recovers when space returns', async (t) => {
+    const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-full-'));
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mountPoint], { encoding: 'utf8' });
+    if (mounted.status !== 0) {
+      fs.rmSync(mountPoint, { recursive: true, force: true });
+      t.skip(`cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()}): needs root, as CI has`);
+      return;
+    }
+    t.after(async () => {
+      spawnSync('umount', ['-l', mountPoint]);
+      fs.rmSync(mountPoint, { recursive: true, force: true });
+    });
+    const { app, token, placeOrder, readyz } = await sqliteApp(t, mountPoint);
+    const first = await placeOrder();
+    assert.equal(first.statusCode, 200, first.body);
+    // Fill what is left of the filesystem.
+    const filler = path.join(mountPoint, 'filler');
+    const fd = fs.openSync(filler, 'w');
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    try {
+      for (;;) fs.writeSync(fd, chunk);
+    } catch (error) {
+      assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+    }
+    for (let size = 4096; size >= 1; size = Math.floor(size / 2)) {
+      try {
+        for (;;) fs.writeSync(fd, chunk.subarray(0, size));
+      } catch {}
+    }
+    fs.closeSync(fd);
+    let full = null;
+    for (let i = 0; i < 500 && full === null; i++) {
+      const r = await placeOrder('r'.repeat(1000));
+      if (r.statusCode !== 200) full = r;
+    }
+    assert.ok(full, 'the filesystem filled up');
+    assert.equal(full.statusCode, 503, full.body);
+    assert.equal(full.json().code, 50300);
+    assert.equal((await placeOrder('again')).statusCode, 503, 'still full: every write is refused cleanly');
+    const read = await app.inject({ method: 'GET', url: `/openapi/v2/order/orders/${first.json().data}`, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(read.statusCode, 200, 'reads still work');
+    assert.equal((await readyz()).statusCode, 503);
+    fs.rmSync(filler);
+    await waitReady(readyz);
+    assert.equal((await placeOrder()).statusCode, 200, 'writes work again once there is space');
   });
 
   it('classifies storage faults of both databases', () => {
