@@ -117,6 +117,7 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('console GET /refunds', 'console-refunds', '/console/refunds');
     await open('console GET /orders', 'console-orders', '/console/orders');
     await open('console GET /orders/:id', 'console-order', `/console/orders/${placed[0].id}`);
+    await open('console GET /splits/:id/cancel', 'console-split-cancel', `/console/splits/${placed[1].splitOrders[0].id}/cancel`);
     await open('console GET /merchants', 'console-merchants', '/console/merchants');
     await page.fill('#name', 'A merchant with a rather long name for a phone screen');
     await submit('button[data-action=create-merchant]');
@@ -137,6 +138,7 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await look('console GET /import/:jobId', 'console-import-refused');
     await open('console GET /staff', 'console-staff', '/console/staff');
     await open('console GET /audit', 'console-audit', '/console/audit');
+    await open('console GET /account', 'console-account', '/console/account');
 
     // The business manager, as the demo merchant's admin: the invitation, then every page.
     await open('manager GET /sign-in', 'manager-sign-in', '/manager/sign-in');
@@ -170,10 +172,12 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await submit('button[data-action="invite"]');
     await look('manager GET /team', 'manager-team-invited');
     await open('manager GET /audit', 'manager-audit', '/manager/audit');
+    await open('manager GET /account', 'manager-account', '/manager/account');
     await open('manager GET /two-factor', 'manager-two-factor', '/manager/two-factor');
-    // Two-factor on, sign out and in again: the code page.
+    // Two-factor on (the current password and a code), sign out and in again: the code page.
     const secret = (await page.textContent('[data-totp-secret]'))!;
     const enrolledAt = Date.now();
+    await page.fill('#password', PASSWORD);
     await page.fill('#code', code(secret, enrolledAt));
     await submit('main button[type=submit]');
     await look('manager GET /two-factor', 'manager-two-factor-on');
@@ -182,6 +186,10 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL(`${origin}/manager/sign-in/code`), page.click('main button[type=submit]')]);
     await look('manager GET /sign-in/code', 'manager-sign-in-code');
+    // A password reset link (the operator's), opened signed out: its form page.
+    const reset = await app.admin('POST', `/admin/v1/merchants/${demo.merchantId}/password-resets`, { email: 'admin@demo-merchant.example' });
+    assert.equal(reset.status, 200, reset.raw);
+    await open('manager GET /password-reset/:token', 'manager-password-reset', new URL(reset.body.data.resetUrl).pathname);
 
     const pages = [
       ...CONSOLE_ROUTES.filter((r) => r.method === 'GET').map((r) => `console GET ${r.path}`),

@@ -37,6 +37,9 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'GET /orders/:id': EVERYONE,
   'POST /splits/:id/ship': WAREHOUSE,
   'POST /splits/:id/deliver': WAREHOUSE,
+  // Cancelling an unshipped split credits the merchant: owner and support, not the warehouse.
+  'GET /splits/:id/cancel': SUPPORT,
+  'POST /splits/:id/cancel': SUPPORT,
   'GET /merchants': SUPPORT,
   'POST /merchants': OWNER,
   'GET /merchants/:id': SUPPORT,

@@ -18,6 +18,8 @@ interface PathRoute {
   url: string;
   param: string;
   body?: unknown;
+  /** Other path parameters of the route, filled with a well-formed unknown id while `param` is tried. */
+  others?: string[];
 }
 
 const PATH_ROUTES: PathRoute[] = [
@@ -27,6 +29,10 @@ const PATH_ROUTES: PathRoute[] = [
   { method: 'GET', url: '/admin/v1/orders/:id', param: 'id' },
   { method: 'POST', url: '/admin/v1/split-orders/:id/ship', param: 'id', body: { carrier: 'UPS', trackingCode: '1Z' } },
   { method: 'POST', url: '/admin/v1/split-orders/:id/deliver', param: 'id' },
+  { method: 'GET', url: '/admin/v1/merchants/:id/invitations', param: 'id' },
+  { method: 'DELETE', url: '/admin/v1/merchants/:id/invitations/:invitationId', param: 'invitationId', others: ['id'] },
+  { method: 'POST', url: '/admin/v1/merchants/:id/password-resets', param: 'id', body: { email: 'ids@example.com' } },
+  { method: 'POST', url: '/admin/v1/split-orders/:id/cancel', param: 'id', body: { reason: 'ids' } },
   { method: 'POST', url: '/admin/v1/refunds/:refundNo/approve', param: 'refundNo', body: {} },
   { method: 'POST', url: '/admin/v1/refunds/:refundNo/reject', param: 'refundNo', body: {} },
   { method: 'PATCH', url: '/admin/v1/webhooks/:id', param: 'id', body: { status: 'disabled' } },
@@ -62,12 +68,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const failures: string[] = [];
       const before = await everyTableCount(t.store);
       for (const route of PATH_ROUTES) {
+        const url = (route.others ?? []).reduce((u, other) => u.replace(`:${other}`, UNKNOWN_ID), route.url);
         for (const id of BAD_IDS) {
-          const r = await t.admin(route.method, route.url.replace(`:${route.param}`, encodeURIComponent(id)), route.body);
+          const r = await t.admin(route.method, url.replace(`:${route.param}`, encodeURIComponent(id)), route.body);
           if (r.status !== 400 || r.body.code !== 40000 || r.body.errors?.[0]?.field !== route.param)
             failures.push(`${route.method} ${route.url} ${id} → ${r.status} ${r.raw.slice(0, 200)}`);
         }
-        const r = await t.admin(route.method, route.url.replace(`:${route.param}`, UNKNOWN_ID), route.body);
+        const r = await t.admin(route.method, url.replace(`:${route.param}`, UNKNOWN_ID), route.body);
         if (r.status !== 404 || r.body.code !== 40400) failures.push(`${route.method} ${route.url} unknown → ${r.status} ${r.raw.slice(0, 200)}`);
       }
       assert.deepEqual(failures, []);
