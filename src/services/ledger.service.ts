@@ -120,56 +120,49 @@ async function noticeLowBalance(trx: Trx, after: AccountRow, movedCents: number,
 }
 
 /**
- * A succeeded refund's credit (SPEC §15), in the decision's transaction: back to the account the
- * order was charged to. An order placed before the ledger existed was never charged, so its
- * refund credits nothing (docs/money.md).
+ * A credit back to the account an order was charged to (found by the charge's cause), in the
+ * transaction of what causes it. An order placed before the ledger existed was never charged, so
+ * nothing is credited for it (docs/money.md): null.
  */
-export async function creditRefund(trx: Trx, refundId: number, orderId: number, amountCents: number, now: number): Promise<number | null> {
+async function creditChargedAccount(
+  trx: Trx,
+  orderId: number,
+  credit: Pick<Posting, 'cause' | 'type' | 'refundId' | 'splitOrderId' | 'description'>,
+  amountCents: number,
+  now: number,
+): Promise<number | null> {
   const charge = await chargeOfOrder(trx, orderId);
   if (!charge) return null;
-  const posted = await post(
-    forMerchant(trx, charge.merchantId),
-    {
-      environment: charge.environment,
-      checkCover: false,
-      cause: causeOf.refundCredit(refundId),
-      type: 'refund_credit',
-      lines: entryLines('refund_credit', amountCents),
-      orderId,
-      refundId,
-      description: `Refund ${refundId} of order ${orderId}`,
-    },
-    now,
-  );
-  if (!posted) throw new Error(`creditRefund: the account of order ${orderId} is gone`);
+  const posting = { ...credit, environment: charge.environment, checkCover: false, lines: entryLines(credit.type, amountCents), orderId };
+  const posted = await post(forMerchant(trx, charge.merchantId), posting, now);
+  if (!posted) throw new Error(`${credit.cause}: the account order ${orderId} was charged to is gone`);
   return posted.entryId;
 }
 
-/**
- * The credit of a split order the operator cancelled before it shipped (SPEC §15
- * `cancellation_credit`), in the cancellation's transaction, to the account the order was charged
- * to; nothing for an order placed before the ledger (as for refunds).
- */
-export async function creditCancellation(trx: Trx, splitOrderId: number, orderId: number, amountCents: number, now: number): Promise<number | null> {
-  const charge = await chargeOfOrder(trx, orderId);
-  if (!charge) return null;
-  const posted = await post(
-    forMerchant(trx, charge.merchantId),
+/** A succeeded refund's credit (SPEC §15 `refund_credit`), in the decision's transaction. */
+export const creditRefund = (trx: Trx, refundId: number, orderId: number, amountCents: number, now: number) =>
+  creditChargedAccount(
+    trx,
+    orderId,
+    { cause: causeOf.refundCredit(refundId), type: 'refund_credit', refundId, description: `Refund ${refundId} of order ${orderId}` },
+    amountCents,
+    now,
+  );
+
+/** The credit of a split order the operator cancelled before it shipped (SPEC §15 `cancellation_credit`), in the cancellation's transaction. */
+export const creditCancellation = (trx: Trx, splitOrderId: number, orderId: number, amountCents: number, now: number) =>
+  creditChargedAccount(
+    trx,
+    orderId,
     {
-      environment: charge.environment,
-      checkCover: false,
       cause: causeOf.cancellationCredit(splitOrderId),
       type: 'cancellation_credit',
-      lines: entryLines('cancellation_credit', amountCents),
-      orderId,
       splitOrderId,
       description: `Split order ${splitOrderId} of order ${orderId} cancelled`,
     },
+    amountCents,
     now,
   );
-  if (!posted) throw new Error(`creditCancellation: the account of order ${orderId} is gone`);
-  return posted.entryId;
-}
 
 const terms = (a: AccountRow) => ({ balanceCents: a.balance_cents, billingMode: a.billing_mode, creditLimitCents: a.credit_limit_cents });
 
