@@ -84,7 +84,7 @@ export async function cancellationPreview(db: Db, rawId: string) {
  * split rows are locked first, as shipping and refunds do. Audited with the reason.
  */
 export async function cancelUnshippedSplit(db: Db, actor: Actor, rawId: string, reason: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents } = await splitOrder(db, rawId);
+  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrder(db, rawId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be cancelled`);
@@ -92,7 +92,7 @@ export async function cancelUnshippedSplit(db: Db, actor: Actor, rawId: string, 
     const items = (await itemsLeft(trx, id)).filter((i) => i.left > 0);
     for (const item of items) {
       await creditItemQuantity(trx, item.id, item.left, now);
-      const back = await addQty(trx, { productId: item.productId, warehouseId: item.warehouseId }, item.left, { kind: 'return', orderId }, now);
+      const back = await addQty(trx, { productId: item.productId, warehouseId }, item.left, { kind: 'return', orderId }, now);
       // A return adds stock and has no upper bound here: only a missing stock row's creation failing gets here.
       if (!back) throw new Error(`stock return of split order ${id} failed`);
     }

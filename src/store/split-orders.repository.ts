@@ -4,7 +4,7 @@ import type { Handle, Trx } from './db.ts';
 export async function findSplitOrder(db: Handle, id: number) {
   return db
     .selectFrom('split_orders')
-    .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_code'])
+    .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_id', 'warehouse_code'])
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -32,21 +32,13 @@ export async function markDelivered(trx: Trx, id: number, now: number): Promise<
   await trx.updateTable('split_orders').set({ status: 'completed', delivered_at: now, updated_at: now }).where('id', '=', id).execute();
 }
 
-/** The split order's items with what is left of each (ordered − refunded), and where their stock goes back to. */
+/** The split order's items with what is left of each (ordered − refunded). */
 export async function itemsLeft(db: Handle, splitOrderId: number) {
   const rows = await db
     .selectFrom('order_items')
-    .innerJoin('split_orders', 'split_orders.id', 'order_items.split_order_id')
-    .select([
-      'order_items.id as id',
-      'order_items.product_id as productId',
-      'split_orders.warehouse_id as warehouseId',
-      'order_items.unit_cents as unitCents',
-      'order_items.quantity as quantity',
-      'order_items.refunded_quantity as refunded',
-    ])
-    .where('order_items.split_order_id', '=', splitOrderId)
-    .orderBy('order_items.id')
+    .select(['id', 'product_id as productId', 'unit_cents as unitCents', 'quantity', 'refunded_quantity as refunded'])
+    .where('split_order_id', '=', splitOrderId)
+    .orderBy('id')
     .execute();
   return rows.map((r) => ({ ...r, left: r.quantity - r.refunded }));
 }
