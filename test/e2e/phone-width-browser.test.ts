@@ -11,7 +11,7 @@ import { WebhookWorker } from '../../src/jobs/webhook.worker.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
-import { chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
 import { buildTestApp } from '../helpers.ts';
 import { placeOrder } from '../fixtures.ts';
 
@@ -117,7 +117,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('console GET /refunds', 'console-refunds', '/console/refunds');
     await open('console GET /orders', 'console-orders', '/console/orders');
     await open('console GET /orders/:id', 'console-order', `/console/orders/${placed[0].id}`);
+    await checkAccessibility(page);
     await open('console GET /splits/:id/cancel', 'console-split-cancel', `/console/splits/${placed[1].splitOrders[0].id}/cancel`);
+    await checkAccessibility(page);
     await open('console GET /merchants', 'console-merchants', '/console/merchants');
     await page.fill('#name', 'A merchant with a rather long name for a phone screen');
     await submit('button[data-action=create-merchant]');
