@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
-import { STAFF_ROLES, type StaffRole } from '../domain/staff.ts';
+import { STAFF_ROLES, staffPasswordResetUrl, type StaffRole } from '../domain/staff.ts';
 import { invitationUrl, MERCHANT_ROLES, type MerchantRole } from '../domain/merchant-users.ts';
 import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
@@ -421,10 +421,24 @@ export function buildCli(): Command {
     });
   operator
     .command('reset-password <email>')
-    .description("set a new password (generated and printed once, or read with --password-stdin) and end the account's sessions")
+    .description(
+      "set a new password (generated and printed once, or read with --password-stdin) and end the account's sessions; or, with --link, print a one-time link (24 h) on which the staff member chooses one, as an owner's console reset does",
+    )
     .option('--password-stdin', 'read the password from standard input instead of generating one')
-    .action(async (email: string, opts: { passwordStdin?: boolean }) => {
+    .option('--link', 'print a one-time password reset link instead of setting a password (nothing changes until it is used)')
+    .action(async (email: string, opts: { passwordStdin?: boolean; link?: boolean }) => {
       const config = configWith({});
+      if (opts.link && opts.passwordStdin) throw new InvalidArgumentError('--link and --password-stdin exclude each other');
+      if (opts.link) {
+        const { createStaffPasswordReset } = await import('../services/staff.service.ts');
+        const reset = await withStore(config, (store) => createStaffPasswordReset(store.db, cliActor(), email, Date.now()));
+        // No request to take an origin from: the console's own address (ADMIN_PORT when set, else PORT).
+        const origin = `${config.tls ? 'https' : 'http'}://${config.host}:${config.adminPort ?? config.port}`;
+        process.stdout.write(
+          `password reset link for operator ${reset.email}; it works once, until ${formatInstant(reset.expiresAt)}, and ends the account's sessions when used:\n${staffPasswordResetUrl(origin, reset.token)}\n`,
+        );
+        return;
+      }
       const supplied = opts.passwordStdin ? await passwordFromStdin() : null;
       const { generatePassword, resetPassword } = await import('../services/staff.service.ts');
       const password = supplied ?? generatePassword();

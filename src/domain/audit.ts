@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'staff.create',
   'staff.disable',
   'staff.reset_password',
+  'staff.create_password_reset',
   'staff.sign_in',
   'staff.sign_out',
   'staff.change_password',

@@ -42,6 +42,12 @@ export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>
 
 export const can = (role: StaffRole, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
 
+/** A staff password reset link works once, for 24 hours, as the business manager's do (issue 32, 5). */
+export const STAFF_PASSWORD_RESET_TTL_MS = 24 * 3600 * 1000;
+
+/** The console page a staff password reset link opens, on the console's own origin (the admin surface). */
+export const staffPasswordResetUrl = (origin: string, token: string) => `${origin}/console/password-reset/${token}`;
+
 /** Emails are compared case-insensitively: this is the form the unique index holds. */
 export const emailKey = (email: string) => email.trim().toLowerCase();
 

@@ -11,6 +11,9 @@ export const SignInForm = Type.Object({
 });
 export type SignInForm = Static<typeof SignInForm>;
 
+/** `reset=1`: the sign-in page after a password reset link was used. */
+export const SignInQuery = Type.Object({ reset: Type.Optional(Type.Literal('1')) });
+
 /** Every state-changing form carries the session's synchronizer token (or sends it as X-CSRF-Token). */
 export const CsrfForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 128 })) });
 export type CsrfForm = Static<typeof CsrfForm>;
@@ -19,6 +22,14 @@ export type CsrfForm = Static<typeof CsrfForm>;
 export const ChangePasswordForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
   current: Type.String({ maxLength: 256 }),
+  password: Type.String({ maxLength: 256 }),
+  confirm: Type.String({ maxLength: 256 }),
+});
+
+/** A staff password reset link (issue 32, 5): the link's token, and the new password twice (no session, so no CSRF token). */
+export const ResetLinkParams = Type.Object({ token: Type.String({ maxLength: 64 }) });
+export const ResetPasswordForm = Type.Object({
+  username: Type.Optional(Type.String({ maxLength: 254 })),
   password: Type.String({ maxLength: 256 }),
   confirm: Type.String({ maxLength: 256 }),
 });

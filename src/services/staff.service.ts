@@ -1,8 +1,9 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { systemActor, type Actor } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { randomToken } from '../domain/secrets.ts';
-import { emailKey, emailProblem, passwordProblem, type StaffRole } from '../domain/staff.ts';
+import { merchantPasswordProblem } from '../domain/merchant-users.ts';
+import { hashSecret, randomToken } from '../domain/secrets.ts';
+import { emailKey, emailProblem, STAFF_PASSWORD_RESET_TTL_MS, type StaffRole } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
 import type { Db, Handle } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
@@ -41,8 +42,9 @@ export function checkEmail(email: string): string {
   return email.trim();
 }
 
+/** The password rule of both front ends: 12–256 characters and not on (or built from) the common-password list. */
 export function checkPassword(password: string) {
-  const problem = passwordProblem(password);
+  const problem = merchantPasswordProblem(password);
   if (problem) throw fieldError('password', problem);
 }
 
@@ -90,17 +92,23 @@ async function keepAnOwner(trx: Handle, account: staff.StaffRow, what: string): 
   }
 }
 
-/** Disables an account and ends its sessions at once; never the last active owner. */
+/** Disables an account and ends its sessions and open reset links at once; never the last active owner. */
 export async function disableStaff(db: Db, actor: Actor, email: string, now: number): Promise<{ row: staff.StaffRow; sessionsEnded: number }> {
   const before = await requireStaff(db, email);
   return db.transaction().execute(async (trx) => {
     await keepAnOwner(trx, before, 'disable');
     const row = await staff.updateStaff(trx, before.id, { status: 'disabled' }, now);
     const sessionsEnded = await staff.deleteSessionsOf(trx, row.id);
+    const revokedResets = await staff.revokePasswordResetsOf(trx, row.id, now);
     await insertAudit(
       trx,
       actor,
-      { action: 'staff.disable', target: `staff:${row.email_key}`, before: staffSummary(before), after: { ...staffSummary(row), sessionsEnded } },
+      {
+        action: 'staff.disable',
+        target: `staff:${row.email_key}`,
+        before: staffSummary(before),
+        after: { ...staffSummary(row), sessionsEnded, ...(revokedResets > 0 ? { revokedResets } : {}) },
+      },
       now,
     );
     return { row, sessionsEnded };
@@ -132,7 +140,11 @@ export async function setStaffRole(db: Db, actor: Actor, email: string, role: St
   });
 }
 
-/** Sets a new password and ends the account's sessions (whoever held the old one is signed out). */
+/**
+ * Sets a new password and ends the account's sessions (whoever held the old one is signed out).
+ * The command line's way (`stockist operator reset-password`), where whoever runs it holds the
+ * database anyway; the console makes a one-time link instead (createStaffPasswordReset).
+ */
 export async function resetPassword(
   db: Db,
   actor: Actor,
@@ -153,6 +165,83 @@ export async function resetPassword(
       now,
     );
     return { row, sessionsEnded };
+  });
+}
+
+// ---- Password reset links (issue 32, 5): an owner makes one, the staff member sets the password.
+
+export interface StaffPasswordReset {
+  email: string;
+  /** The one-time token of the link (only its hash is stored). */
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * Makes a reset link for one staff account: valid STAFF_PASSWORD_RESET_TTL_MS, once; the
+ * account's older links stop. Nothing changes until the link is used: the password still works
+ * and no session ends. A disabled account gets none (409): enable it first.
+ */
+export async function createStaffPasswordReset(db: Db, actor: Actor, email: string, now: number): Promise<StaffPasswordReset> {
+  const account = await requireStaff(db, email);
+  if (account.status !== 'active') throw conflictState(`${account.email_key} is disabled: enable it before making a password reset link`);
+  return db.transaction().execute(async (trx) => {
+    const replaced = await staff.revokePasswordResetsOf(trx, account.id, now);
+    const token = randomToken(43);
+    const row = await staff.insertPasswordReset(trx, {
+      staff_id: account.id,
+      token_hash: hashSecret(token),
+      expires_at: now + STAFF_PASSWORD_RESET_TTL_MS,
+      used_at: null,
+      revoked_at: null,
+      created_by: `${actor.kind}:${actor.id}`,
+      created_at: now,
+    });
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'staff.create_password_reset',
+        target: `staff:${account.email_key}`,
+        before: null,
+        after: { expiresAt: row.expires_at, revokedResets: replaced },
+      },
+      now,
+    );
+    return { email: account.email, token, expiresAt: row.expires_at };
+  });
+}
+
+/** The reset a link names while it can still be used; null for unknown, used, revoked, expired and a disabled account's alike. */
+export async function openStaffPasswordReset(db: Db, token: string, now: number) {
+  if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
+  const row = await staff.findPasswordResetByHash(db, hashSecret(token));
+  if (!row || row.used_at !== null || row.revoked_at !== null || row.expires_at <= now || row.status !== 'active') return null;
+  return row;
+}
+
+const RESET_GONE = 'password reset link (it may have expired, been replaced or been used already)';
+
+/**
+ * Sets the password a reset link is for, once, and ends every session of that account. The link
+ * names its account: whoever opens it sets that account's password and no other's.
+ */
+export async function completeStaffPasswordReset(db: Db, token: string, password: string, requestId: string, now: number): Promise<{ sessionsEnded: number }> {
+  const reset = await openStaffPasswordReset(db, token, now);
+  if (!reset) throw notFound(RESET_GONE);
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    if (!(await staff.claimPasswordReset(trx, reset.id, now))) throw notFound(RESET_GONE);
+    await staff.updateStaff(trx, reset.staff_id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const sessionsEnded = await staff.deleteSessionsOf(trx, reset.staff_id);
+    await insertAudit(
+      trx,
+      { kind: 'staff', id: String(reset.staff_id), requestId },
+      { action: 'staff.reset_password', target: `staff:${reset.email_key}`, before: null, after: { sessionsEnded, link: true } },
+      now,
+    );
+    return { sessionsEnded };
   });
 }
 

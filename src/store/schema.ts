@@ -375,6 +375,7 @@ export interface Database {
   stock_batches: StockBatchesTable;
   staff_users: StaffUsersTable;
   console_sessions: ConsoleSessionsTable;
+  staff_password_resets: StaffPasswordResetsTable;
   audit_log: AuditLogTable;
   merchant_users: MerchantUsersTable;
   merchant_invitations: MerchantInvitationsTable;
@@ -413,6 +414,18 @@ export interface ConsoleSessionsTable {
   last_seen_at: number;
   idle_expires_at: number;
   expires_at: number;
+}
+
+/** A one-time link that sets a console staff account's password (0032). */
+export interface StaffPasswordResetsTable {
+  id: Generated<number>;
+  staff_id: number;
+  token_hash: string;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
+  created_by: string;
+  created_at: number;
 }
 
 export interface AuditLogTable {

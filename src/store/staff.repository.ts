@@ -1,9 +1,10 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { Handle } from './db.ts';
-import type { ConsoleSessionsTable, StaffUsersTable } from './schema.ts';
+import type { ConsoleSessionsTable, StaffPasswordResetsTable, StaffUsersTable } from './schema.ts';
 
 export type StaffRow = Selectable<StaffUsersTable>;
+export type StaffPasswordResetRow = Selectable<StaffPasswordResetsTable>;
 
 export async function insertStaff(db: Handle, row: Omit<Insertable<StaffUsersTable>, 'id'>): Promise<StaffRow> {
   return db.insertInto('staff_users').values(row).returningAll().executeTakeFirstOrThrow();
@@ -147,4 +148,45 @@ export async function staffEmails(db: Handle, ids: number[]): Promise<Map<number
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('staff_users').select(['id', 'email']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [Number(r.id), r.email]));
+}
+
+// ---- Password reset links (0032).
+
+export async function insertPasswordReset(db: Handle, row: Omit<Insertable<StaffPasswordResetsTable>, 'id'>): Promise<StaffPasswordResetRow> {
+  return db.insertInto('staff_password_resets').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A reset link's row with its account's address and state. */
+export const findPasswordResetByHash = (db: Handle, tokenHash: string) =>
+  db
+    .selectFrom('staff_password_resets')
+    .innerJoin('staff_users', 'staff_users.id', 'staff_password_resets.staff_id')
+    .selectAll('staff_password_resets')
+    .select(['staff_users.email as email', 'staff_users.email_key as email_key', 'staff_users.status as status'])
+    .where('staff_password_resets.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+
+/** Revokes the account's open reset links (a newer one replaces them; disabling ends them); returns how many. */
+export async function revokePasswordResetsOf(db: Handle, staffId: number, now: number): Promise<number> {
+  const r = await db
+    .updateTable('staff_password_resets')
+    .set({ revoked_at: now })
+    .where('staff_id', '=', staffId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** One-time: of two concurrent uses exactly one updates the row (and none of a revoked or expired one). */
+export async function claimPasswordReset(db: Handle, id: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('staff_password_resets')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

@@ -199,6 +199,17 @@ describe('stockist CLI', () => {
     const reset = runCli(['operator', 'reset-password', 'pick@example.com'], env);
     assert.equal(reset.status, 0, reset.stderr);
     const fresh = /password ([A-Za-z0-9]{20}) {2}\(shown once\)/.exec(reset.stdout)![1];
+    // --link: a one-time link on which the staff member chooses the password, as an owner's console reset makes.
+    const link = runCli(['operator', 'reset-password', 'pick@example.com', '--link'], env);
+    assert.equal(link.status, 0, link.stderr);
+    assert.match(
+      link.stdout,
+      /^password reset link for operator pick@example\.com; it works once, until \S+, and ends the account's sessions when used:\nhttps?:\/\/\S+:\d+\/console\/password-reset\/[A-Za-z0-9]{43}\n$/,
+    );
+    assert.match(
+      runCli(['operator', 'reset-password', 'pick@example.com', '--link', '--password-stdin'], env).stderr,
+      /--link and --password-stdin exclude each other/,
+    );
     assert.equal(
       runCli(['operator', 'disable', 'nobody@example.com'], env).stderr.trim().split('\n').at(-1),
       'stockist: staff account nobody@example.com not found',
@@ -212,6 +223,7 @@ describe('stockist CLI', () => {
       assert.match(pick.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
       assert.equal(await verifyPassword(pick.password_hash, fresh), true);
       assert.equal(await verifyPassword(pick.password_hash, 'a long chosen passphrase'), false, 'the old password is gone');
+      assert.equal(await verifyPassword(pick.password_hash, fresh), true, 'a link changes nothing until it is used');
       const audit = await store.db.selectFrom('audit_log').select(['actor_kind', 'action', 'target']).orderBy('id').execute();
       assert.deepEqual(
         audit.map((a) => `${a.actor_kind} ${a.action} ${a.target}`),
@@ -222,6 +234,7 @@ describe('stockist CLI', () => {
           'cli staff.enable staff:ops@example.com',
           'cli staff.set_role staff:ops@example.com',
           'cli staff.reset_password staff:pick@example.com',
+          'cli staff.create_password_reset staff:pick@example.com',
         ],
       );
     } finally {

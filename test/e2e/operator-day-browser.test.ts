@@ -211,13 +211,13 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     await page.waitForSelector(`tr[data-token="${tokenId}"] [data-state="revoked"]`, { timeout: 30_000 });
     assert.equal((await app.merchant(token, 'GET', '/openapi/v2/order/orders')).status, 401, 'the revoked token no longer works');
 
-    // Staff: reset a password (shown once).
+    // Staff: a password reset link (shown once; test/e2e/staff-reset-browser.test.ts uses one).
     await go('/console/staff');
     await Promise.all([
       page.waitForURL(/\/console\/staff\/\d+\/reset-password$/),
       page.click('tr[data-staff="target@example.com"] button[data-action="reset-password"]'),
     ]);
-    assert.match((await page.textContent('[data-password]')) ?? '', /^[A-Za-z0-9]{20}$/);
+    assert.match((await page.textContent('[data-reset-url]')) ?? '', /\/console\/password-reset\/[A-Za-z0-9]{43}$/);
     await look('staff');
 
     // Every action of the day is on the audit page: one row each, by the owner, naming its target.
@@ -232,7 +232,7 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
       ['merchant.create', `merchant:${merchantId}`, /Made in the browser/],
       ['token.issue', `token:${tokenId}`],
       ['token.revoke', `token:${tokenId}`],
-      ['staff.reset_password', 'staff:target@example.com'],
+      ['staff.create_password_reset', 'staff:target@example.com'],
     ];
     for (const [action, target, also] of day) {
       // The setup's own writes (the catalogue, the merchant) were the admin API's and the CLI's.

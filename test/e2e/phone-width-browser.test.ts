@@ -139,8 +139,14 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await page.waitForSelector('#import-job[data-state="refused"]', { timeout: 60_000 });
     await look('console GET /import/:jobId', 'console-import-refused');
     await open('console GET /staff', 'console-staff', '/console/staff');
+    await submit('tr[data-staff="owner@stockist.test"] button[data-action="reset-password"]');
+    await look('console GET /staff', 'console-staff-reset-link');
+    const staffResetLink = new URL((await page.textContent('[data-reset-url]'))!.trim()).pathname;
     await open('console GET /audit', 'console-audit', '/console/audit');
     await open('console GET /account', 'console-account', '/console/account');
+    // The staff password reset link's page (no session needed), then the sign-in page it leads to.
+    await open('console GET /password-reset/:token', 'console-password-reset', staffResetLink);
+    await checkAccessibility(page);
 
     // The business manager, as the demo merchant's admin: the invitation, then every page.
     await open('manager GET /sign-in', 'manager-sign-in', '/manager/sign-in');

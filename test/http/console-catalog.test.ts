@@ -264,7 +264,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await support.post('/console/import', { _csrf: await support.csrf(), fileName: 'a.csv', fileText: 'x' })).statusCode, 403);
     });
 
-    it('staff: create shows the one-time password once; disable, enable, reset and role change work and are audited', async () => {
+    it('staff: create shows the one-time password once; disable, enable, a reset link and role change work and are audited', async () => {
       const token = await owner.csrf();
       const created = await owner.post('/console/staff', { _csrf: token, email: 'New.Hire@example.com', role: 'support' });
       assert.equal(created.statusCode, 200, created.body);
@@ -288,15 +288,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await browser(t).post('/console/sign-in', { email: 'new.hire@example.com', password })).statusCode, 401);
       await owner.post(`/console/staff/${id}/enable`, { _csrf: token });
       const reset = await owner.post(`/console/staff/${id}/reset-password`, { _csrf: token });
-      const fresh = /data-password>([A-Za-z0-9]+)</.exec(reset.body)![1];
-      assert.notEqual(fresh, password);
+      const link = new URL(/data-reset-url>([^<]+)</.exec(reset.body)![1]).pathname;
+      const fresh = 'a fresh hire passphrase';
+      assert.equal((await browser(t).post(link, { password: fresh, confirm: fresh })).statusCode, 303);
       assert.equal((await browser(t).post('/console/sign-in', { email: 'new.hire@example.com', password })).statusCode, 401, 'the old password is gone');
       assert.equal((await browser(t).post('/console/sign-in', { email: 'new.hire@example.com', password: fresh })).statusCode, 303);
 
       const actions = (await auditRows(t)).filter((a) => a.target === 'staff:new.hire@example.com' && a.actorKind === 'staff').map((a) => a.action);
       assert.deepEqual(
         actions.filter((a) => !a.startsWith('staff.sign')),
-        ['staff.reset_password', 'staff.enable', 'staff.disable', 'staff.set_role', 'staff.create'],
+        ['staff.reset_password', 'staff.create_password_reset', 'staff.enable', 'staff.disable', 'staff.set_role', 'staff.create'],
       );
       assert.ok(!JSON.stringify(await auditRows(t)).includes(fresh), 'no password in the audit log');
     });

@@ -73,6 +73,9 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'GET /account': EVERYONE,
   'POST /account/password': EVERYONE,
   'POST /account/sign-out-everywhere': EVERYONE,
+  // A staff password reset link: the token is the permission, no session (issue 32, 5).
+  'GET /password-reset/:token': 'public',
+  'POST /password-reset/:token': 'public',
 };
 
 /** A pending refund (REFUND_REVIEW=manual): its number. */
@@ -209,6 +212,123 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(actions[0], ['staff.sign_out_everywhere', 2]);
       assert.ok(actions.some(([a, n]) => a === 'staff.change_password' && n === 1));
       clock.now += 5 * 60_000;
+    });
+
+    it('resets a staff password through a one-time link only an owner makes: once, 24 hours, newest only, for that account only, every session ended (issue 32, 5)', async () => {
+      const owner = await staff(t, 'reset-owner@example.com', 'owner');
+      const target = await staff(t, 'reset-target@example.com', 'support');
+      const other = await staff(t, 'reset-other@example.com', 'warehouse');
+      const boss = await signedIn(t, 'reset-owner@example.com');
+      const token = await boss.csrf('/console/staff');
+      const held = await signedIn(t, 'reset-target@example.com');
+      const heldToo = await signedIn(t, 'reset-target@example.com');
+      const otherSession = await signedIn(t, 'reset-other@example.com');
+      const makeLink = async (staffId: number, by = boss, csrf = token) => {
+        const r = await by.post(`/console/staff/${staffId}/reset-password`, { _csrf: csrf });
+        assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+        assert.doesNotMatch(r.body, /data-password>/, 'no password is shown: the staff member chooses one');
+        return new URL(/data-reset-url>([^<]+)</.exec(r.body)![1]).pathname;
+      };
+      const NEW = 'reset staff horse staple';
+      const gone = async (path: string, what: string) => {
+        const opened = await browser(t).get(path);
+        assert.equal(opened.statusCode, 404, `${what}: the link no longer opens`);
+        assert.match(opened.body, /This password reset link is not valid/);
+        const before = await tableDigests(t.store);
+        const r = await browser(t).post(path, { password: 'yet another staff horse', confirm: 'yet another staff horse' });
+        assert.equal(r.statusCode, 404, what);
+        assert.match(r.body, /This password reset link is not valid/);
+        assert.deepEqual(await tableDigests(t.store), before, `${what}: nothing written`);
+      };
+
+      // Only an owner makes one; for the others it is 403 and nothing is written.
+      for (const [b, who] of [
+        [held, 'support'],
+        [otherSession, 'warehouse'],
+      ] as const) {
+        const csrf = await b.csrf();
+        const before = await tableDigests(t.store);
+        assert.equal((await b.post(`/console/staff/${target.id}/reset-password`, { _csrf: csrf })).statusCode, 403, who);
+        assert.deepEqual(await tableDigests(t.store), before, `${who}: refused, nothing written`);
+      }
+      const before = await tableDigests(t.store);
+      assert.equal((await boss.post('/console/staff/987654321/reset-password', { _csrf: token })).statusCode, 404, 'an unknown account');
+      assert.deepEqual(await tableDigests(t.store), before);
+
+      const first = await makeLink(target.id);
+      const link = await makeLink(target.id);
+      await gone(first, 'a link replaced by a newer one');
+      const stored = await t.store.db.selectFrom('staff_password_resets').selectAll().where('staff_id', '=', target.id).execute();
+      assert.equal(stored.length, 2);
+      for (const row of stored) assert.ok(!link.includes(row.token_hash) && /^[0-9a-f]{64}$/.test(row.token_hash), 'only a hash of the token is kept');
+      assert.equal((await held.get('/console')).statusCode, 200, 'nothing changes until the link is used');
+      const otherLink = await makeLink(other.id);
+
+      const opened = await browser(t).get(link);
+      assert.equal(opened.statusCode, 200);
+      assert.match(opened.body, /reset-target@example\.com/);
+      assert.doesNotMatch(opened.body, /reset-other@example\.com/);
+      for (const [password, confirm, message] of [
+        ['short', 'short', /at least 12 characters/],
+        ['password1234', 'password1234', /too common/],
+        [NEW, `${NEW}!`, /differ/],
+      ] as const) {
+        const before = await tableDigests(t.store);
+        const r = await browser(t).post(link, { password, confirm });
+        assert.equal(r.statusCode, 400, password);
+        assert.match(r.body, message);
+        assert.deepEqual(await tableDigests(t.store), before, `${password}: refused, nothing written`);
+      }
+      // The link names its account: an address typed beside it changes nothing.
+      const used = await browser(t).post(link, { username: 'reset-other@example.com', password: NEW, confirm: NEW });
+      assert.equal(used.statusCode, 303, used.body.slice(0, 300));
+      assert.equal(used.headers.location, '/console/sign-in?reset=1');
+      assert.match((await browser(t).get('/console/sign-in?reset=1')).body, /Your new password is set/);
+      assert.equal((await held.get('/console')).statusCode, 303, 'every session of the account ended');
+      assert.equal((await heldToo.get('/console')).statusCode, 303, 'every session of the account ended');
+      assert.equal((await otherSession.get('/console')).statusCode, 200, 'another account’s session goes on');
+      await gone(link, 'a used link');
+      clock.now += 5 * 60_000; // (the sign-ins above drew on the accounts' limits)
+      await boss.get('/console');
+      assert.equal((await browser(t).post('/console/sign-in', { email: 'reset-target@example.com', password: PASSWORD })).statusCode, 401, 'the old password');
+      assert.equal((await browser(t).post('/console/sign-in', { email: 'reset-target@example.com', password: NEW })).statusCode, 303, 'the new one');
+      assert.equal((await browser(t).post('/console/sign-in', { email: 'reset-other@example.com', password: NEW })).statusCode, 401, 'not another account’s');
+      assert.equal(
+        (await browser(t).post('/console/sign-in', { email: 'reset-other@example.com', password: PASSWORD })).statusCode,
+        303,
+        'whose password stays',
+      );
+      assert.equal((await browser(t).get(otherLink)).statusCode, 200, 'another account’s link is its own, untouched');
+
+      // Expired after 24 hours; disabling the account ends its link; a disabled account gets none.
+      clock.now += 24 * 3600 * 1000;
+      await boss.get('/console'); // (kept alive: the owner's session would idle out)
+      await gone(otherLink, 'an expired link (24 hours)');
+      const boss2 = await signedIn(t, 'reset-owner@example.com');
+      const token2 = await boss2.csrf('/console/staff');
+      const beforeDisable = await makeLink(other.id, boss2, token2);
+      assert.match((await boss2.post(`/console/staff/${other.id}/disable`, { _csrf: token2 })).body, /Disabled reset-other@example\.com/);
+      await gone(beforeDisable, 'a disabled account’s link');
+      const refusedBefore = await tableDigests(t.store);
+      const refused = await boss2.post(`/console/staff/${other.id}/reset-password`, { _csrf: token2 });
+      assert.equal(refused.statusCode, 409);
+      assert.match(refused.body, /is disabled: enable it before making a password reset link/);
+      assert.deepEqual(await tableDigests(t.store), refusedBefore, 'refused: nothing written');
+
+      const rows = await auditRows(t);
+      const made = rows.filter((r) => r.action === 'staff.create_password_reset');
+      assert.ok(
+        made.some(
+          (r) => r.target === 'staff:reset-target@example.com' && r.actorKind === 'staff' && r.actorId === String(owner.id) && r.after.revokedResets === 1,
+        ),
+      );
+      const done = rows.filter((r) => r.action === 'staff.reset_password' && r.target === 'staff:reset-target@example.com');
+      assert.equal(done.length, 1, 'applied once');
+      assert.deepEqual([done[0].actorKind, done[0].actorId, done[0].after.sessionsEnded], ['staff', String(target.id), 2]);
+      const disabled = rows.find((r) => r.action === 'staff.disable' && r.target === 'staff:reset-other@example.com')!;
+      assert.equal(disabled.after.revokedResets, 1);
+      const tokenOf = (path: string) => path.split('/').at(-1)!;
+      for (const path of [first, link, otherLink, beforeDisable]) assert.ok(!JSON.stringify(rows).includes(tokenOf(path)), 'no link in the audit log');
     });
 
     it('signs in with the right password: a 303 to the dashboard and an HttpOnly, SameSite=Strict session cookie (not Secure over plain HTTP)', async () => {

@@ -24,10 +24,10 @@ describe('console roles (one table: src/domain/staff.ts)', () => {
     assert.equal(consoleRouteFor('POST', '/console/refunds/:id/approve')?.permission, 'refunds:review');
     assert.equal(consoleRouteFor('HEAD', '/console')?.permission, 'dashboard:read');
     assert.equal(consoleRouteFor('GET', '/console/secret'), undefined);
-    // Only sign-in and the static assets are open without a session.
+    // Only sign-in, the static assets and a password reset link's page (its token is the credential) are open without a session.
     assert.deepEqual(
       CONSOLE_ROUTES.filter((r) => r.permission === 'public').map((r) => `${r.method} ${r.path}`),
-      ['GET /sign-in', 'POST /sign-in', 'GET /assets/:file'],
+      ['GET /sign-in', 'POST /sign-in', 'GET /assets/:file', 'GET /password-reset/:token', 'POST /password-reset/:token'],
     );
   });
 });

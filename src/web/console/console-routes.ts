@@ -73,6 +73,10 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/account', permission: 'dashboard:read' },
   { method: 'POST', path: '/account/password', permission: 'dashboard:read' },
   { method: 'POST', path: '/account/sign-out-everywhere', permission: 'dashboard:read' },
+
+  // A staff password reset link (issue 32, 5): the token is the permission; no session needed.
+  { method: 'GET', path: '/password-reset/:token', permission: 'public' },
+  { method: 'POST', path: '/password-reset/:token', permission: 'public' },
 ];
 
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */

@@ -1,12 +1,16 @@
 import { AppError } from '../../../domain/errors.ts';
 import { emailKey } from '../../../domain/staff.ts';
-import { ChangePasswordForm, CsrfForm } from '../../../schemas/console.ts';
+import { ChangePasswordForm, CsrfForm, ResetLinkParams, ResetPasswordForm } from '../../../schemas/console.ts';
 import { changeOwnPassword, mySessions, signOutEverywhere } from '../../../services/console-sessions.service.ts';
+import { completeStaffPasswordReset, openStaffPasswordReset } from '../../../services/staff.service.ts';
 import { clearSessionCookie, cookieName, isSecure, signInWait } from '../../foundation.ts';
 import { CONSOLE_COOKIE, SIGN_IN_PATH } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
-/** Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere. */
+/**
+ * Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere; and
+ * the page a password reset link from an owner opens (issue 32, 5), which needs no session.
+ */
 export const accountPage: ConsolePage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, page, user }) => {
@@ -50,6 +54,33 @@ export const accountPage: ConsolePage = {
       const secure = isSecure(config, request);
       clearSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), secure);
       return reply.redirect(SIGN_IN_PATH, 303);
+    });
+
+    // A password reset link (from an owner, or `stockist operator reset-password --link`): once, then sign in.
+    const resetGone =
+      'This password reset link is not valid: it may have expired (links last 24 hours), been replaced by a newer one, or been used already. Ask an owner for a new one.';
+    const linkGone = (reply: Parameters<typeof page>[0]) => page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+
+    app.get('/password-reset/:token', { schema: { params: ResetLinkParams } }, async (request, reply) => {
+      const reset = await openStaffPasswordReset(db, request.params.token, now());
+      if (!reset) return linkGone(reply);
+      return page(reply, 200, 'password-reset', { title: 'Choose a new password', reset, token: request.params.token, error: null });
+    });
+
+    app.post('/password-reset/:token', { schema: { params: ResetLinkParams, body: ResetPasswordForm } }, async (request, reply) => {
+      const { token } = request.params;
+      const reset = await openStaffPasswordReset(db, token, now());
+      if (!reset) return linkGone(reply);
+      const again = (status: number, error: string) => page(reply, status, 'password-reset', { title: 'Choose a new password', reset, token, error });
+      if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
+      try {
+        await completeStaffPasswordReset(db, token, request.body.password, request.id, now());
+      } catch (error) {
+        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        if (error instanceof AppError && error.status === 404) return linkGone(reply);
+        throw error;
+      }
+      return reply.redirect(`${SIGN_IN_PATH}?reset=1`, 303);
     });
   },
 };

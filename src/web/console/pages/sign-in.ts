@@ -1,5 +1,5 @@
 import { emailKey } from '../../../domain/staff.ts';
-import { CsrfForm, SignInForm } from '../../../schemas/console.ts';
+import { CsrfForm, SignInForm, SignInQuery } from '../../../schemas/console.ts';
 import { signIn, signOut } from '../../../services/console-sessions.service.ts';
 import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
@@ -9,9 +9,11 @@ import type { ConsolePage } from './context.ts';
 export const signInPage: ConsolePage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
-    app.get('/sign-in', async (request, reply) => {
+    app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
       if (request.consoleUser) return reply.redirect(CONSOLE_PREFIX, 303);
-      return page(reply, 200, 'sign-in', { title: 'Sign in', email: '', error: null });
+      // After a password reset link was used (account.ts): say so, since the link page is gone.
+      const done = request.query.reset === '1' ? 'Your new password is set, and every session of the account has ended: sign in with it.' : null;
+      return page(reply, 200, 'sign-in', { title: 'Sign in', email: '', error: null, done });
     });
 
     app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {

@@ -1,14 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, conflictState, notFound } from '../../../domain/errors.ts';
-import { STAFF_ROLES } from '../../../domain/staff.ts';
+import { STAFF_ROLES, staffPasswordResetUrl } from '../../../domain/staff.ts';
 import { StaffCreateForm, StaffParams, StaffRoleForm, CsrfForm } from '../../../schemas/console.ts';
-import { createStaff, disableStaff, enableStaff, generatePassword, listStaff, resetPassword, setStaffRole } from '../../../services/staff.service.ts';
+import {
+  createStaff,
+  createStaffPasswordReset,
+  disableStaff,
+  enableStaff,
+  generatePassword,
+  listStaff,
+  setStaffRole,
+} from '../../../services/staff.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
 /**
  * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, in the
- * answer to the form, never stored in clear or shown again), disable, enable, reset password,
+ * answer to the form, never stored in clear or shown again), disable, enable, a password reset link
+ * (shown once: the staff member chooses the new password on the page it opens, account.ts),
  * change role. Nobody can disable their own account or change their own role here (a slip would
  * sign you out or take the page away); the service itself refuses (409) to disable or demote the
  * last active owner, here and on the CLI, so the console always has someone who can manage staff.
@@ -25,6 +34,7 @@ export const staffPage: ConsolePage = {
         roles: STAFF_ROLES,
         me: user(reply.request).staffId,
         secret: null,
+        reset: null,
         done: null,
         error: null,
         form: { email: '', role: 'support' },
@@ -82,9 +92,9 @@ export const staffPage: ConsolePage = {
     app.post('/staff/:staffId/reset-password', { schema: { params: StaffParams, body: CsrfForm } }, async (request, reply) => {
       const row = await account(request.params.staffId);
       return orRefusal(reply, {}, async () => {
-        const password = generatePassword();
-        await resetPassword(db, actor(request), row.email, password, now());
-        return { secret: { email: row.email, password, why: 'reset' } };
+        const reset = await createStaffPasswordReset(db, actor(request), row.email, now());
+        // The console's own origin: the link is for staff, who reach the console where the owner does.
+        return { reset: { email: reset.email, url: staffPasswordResetUrl(`${request.protocol}://${request.host}`, reset.token), expiresAt: reset.expiresAt } };
       });
     });
 
