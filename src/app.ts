@@ -35,7 +35,7 @@ import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
 import { managerPlugin } from './web/manager/manager.plugin.ts';
-import { LastUsedRecorder, TokenCache } from './services/merchants.service.ts';
+import { clearTokensOnWrite, LastUsedRecorder, TokenCache } from './services/merchants.service.ts';
 import { UsageRecorder } from './services/usage.service.ts';
 import { installUsageRecording } from './http/usage.ts';
 import type { Store } from './store/db.ts';
@@ -142,20 +142,20 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     : memoryBuckets(options.now);
   app.addHook('onClose', () => buckets.close());
 
-  // Credentials change only through the operator API, the CLI and the token endpoint; any write
-  // through this process drops cached token lookups at once (other processes: TOKEN_CACHE_SECONDS).
+  // Credentials change through the operator API, the console, the business manager, the token
+  // endpoint and the CLI. Any write through this process drops cached token lookups before its
+  // answer is sent (clearTokensOnWrite), so a revocation holds from the next request; the CLI and
+  // other instances are other processes: there it holds within TOKEN_CACHE_SECONDS.
   const tokens = new TokenCache(config.tokenCacheSeconds * 1000);
   const lastUsed = new LastUsedRecorder(store.db, (error) => app.log.warn({ err: error }, 'could not record a token’s last use'));
-  const dropTokensOnWrite = async (request: { method: string }) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') tokens.clear();
-  };
+  const dropTokensOnWrite = clearTokensOnWrite(tokens);
   await app.register(healthRoutes, { store });
   if (surfaces.metrics ?? surfaces.admin) installMetrics(app, { store, config, adminApiKey: deps.adminApiKey });
   if (surfaces.admin) {
     await app.register(
       async (admin) => {
         requireAdmin(admin, deps.adminApiKey);
-        admin.addHook('onResponse', dropTokensOnWrite);
+        admin.addHook('onSend', dropTokensOnWrite);
         await admin.register(adminCatalogRoutes, { store, adminApiKey: deps.adminApiKey });
         await admin.register(adminMerchantRoutes, { store, config, adminApiKey: deps.adminApiKey, now: options.now });
         await admin.register(adminAccountRoutes, { store, config, adminApiKey: deps.adminApiKey });
@@ -167,7 +167,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       { prefix: '/admin/v1' },
     );
     // The operator console (SPEC §14) goes where the operator API goes: ADMIN_PORT when set.
-    await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets, now: options.now ?? Date.now });
+    await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets, tokens, now: options.now ?? Date.now });
   }
   // Per-merchant usage: counted in memory, added to the database every USAGE_FLUSH_MS and at close.
   const usage = surfaces.merchant && config.usageFlushMs > 0 ? new UsageRecorder(store, config.env, app.log, options.now) : null;
@@ -198,7 +198,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // Outside the merchant plugin: no bearer token, no envelope, its own error format.
     await app.register(
       async (oauth) => {
-        oauth.addHook('onResponse', dropTokensOnWrite);
+        oauth.addHook('onSend', dropTokensOnWrite);
         await oauth.register(oauthTokenRoutes, { store, config, buckets });
       },
       { prefix: `${MERCHANT_PREFIX}/oauth` },

@@ -112,29 +112,50 @@ type TokenRow = NonNullable<Awaited<ReturnType<typeof repo.findTokenByHash>>>;
 
 /**
  * Reuses the lookup of a token that was valid a moment ago (bounded, short-lived): a revocation
- * made through this process clears it at once; one made elsewhere is seen within `ttlMs`.
+ * made through this process clears it before its answer goes out (app.ts, the console and manager
+ * plugins: an `onSend` hook on every write); one made elsewhere (another instance, the CLI) is
+ * seen within `ttlMs`. A lookup that read the database before a clear is not stored after it
+ * (`generation`), so a request in flight during a revocation cannot put the old row back.
  */
 export class TokenCache {
   private readonly entries = new Map<string, { row: TokenRow; until: number }>();
+  private cleared = 0;
   constructor(
     private readonly ttlMs: number,
     private readonly max = 10_000,
   ) {}
+  /** Taken before a database lookup and handed back to `set`. */
+  get generation(): number {
+    return this.cleared;
+  }
   get(hash: string, now: number): TokenRow | undefined {
     const hit = this.entries.get(hash);
     if (hit && hit.until > now) return hit.row;
     if (hit) this.entries.delete(hash);
     return undefined;
   }
-  set(hash: string, row: TokenRow, now: number): void {
-    if (this.ttlMs <= 0) return;
+  set(hash: string, row: TokenRow, now: number, generation: number): void {
+    if (this.ttlMs <= 0 || generation !== this.cleared) return;
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { row, until: now + this.ttlMs });
   }
   clear(): void {
     this.entries.clear();
+    this.cleared++;
   }
 }
+
+/**
+ * An `onSend` hook that clears the cache after any write (not GET or HEAD) of the routes it is
+ * added to, before the answer leaves: whoever is told "revoked" or "disabled" finds the token
+ * refused on the very next request to this process.
+ */
+export const clearTokensOnWrite =
+  (cache: TokenCache) =>
+  async <T>(request: { method: string }, _reply: unknown, payload: T): Promise<T> => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') cache.clear();
+    return payload;
+  };
 
 /** A token's last use is written at most this often (issue 20: no write per request). */
 const LAST_USED_EVERY_MS = 5 * 60_000;
@@ -174,8 +195,9 @@ export async function authenticate(
   const hash = tokenEnv === null ? null : hashSecret(token);
   let row = hash === null ? undefined : cache?.get(hash, now);
   if (!row && hash !== null) {
+    const generation = cache?.generation ?? 0;
     row = await repo.findTokenByHash(db, hash);
-    if (row && row.revokedAt === null && row.merchantStatus === 'active') cache?.set(hash, row, now);
+    if (row && row.revokedAt === null && row.merchantStatus === 'active') cache?.set(hash, row, now, generation);
   }
   if (!row) throw unauthorized('unknown token');
   if (row.revokedAt !== null) throw unauthorized('token revoked');

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { TokenCache } from '../../src/services/merchants.service.ts';
 import { buildTestApp, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
 
 const URL = '/openapi/v1/product/stocks?skus=SKU-A';
@@ -34,6 +35,17 @@ describe('token lookup cache', () => {
     const lapsed = await t.merchant(m.token, 'GET', URL);
     assert.equal(lapsed.status, 401);
     assert.match(lapsed.body.message, /revoked/);
+  });
+
+  it('does not store a lookup that read the database before a clear (a request in flight during a revocation)', () => {
+    const cache = new TokenCache(5_000);
+    const row = { tokenId: 1 } as unknown as Parameters<TokenCache['set']>[1];
+    const before = cache.generation;
+    cache.clear(); // the revocation's answer, while the lookup was reading the row as it was
+    cache.set('hash', row, 0, before);
+    assert.equal(cache.get('hash', 1), undefined, 'the stale row is not put back');
+    cache.set('hash', row, 0, cache.generation);
+    assert.equal(cache.get('hash', 1), row, 'a lookup begun after the clear is cached');
   });
 
   it('caches nothing with TOKEN_CACHE_SECONDS=0', async (ctx) => {

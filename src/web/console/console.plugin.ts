@@ -4,6 +4,7 @@ import { can, type Permission } from '../../domain/staff.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
 import { resumeSession, staffActor, type ConsoleUser } from '../../services/console-sessions.service.ts';
+import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Store } from '../../store/db.ts';
 import { htmxAsset, installWebFrontEnd, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
@@ -27,6 +28,8 @@ export interface ConsoleOptions {
   store: Store;
   /** The rate-limit buckets of the app (in process, or Redis): sign-in attempts draw on them. */
   buckets: BucketStore;
+  /** The process's cache of token lookups: cleared by every console write (revoke a token, disable a merchant). */
+  tokens: TokenCache;
   now: Clock;
 }
 
@@ -51,7 +54,7 @@ const navFor = (user: ConsoleUser) => NAV.filter((l) => can(user.role, l.permiss
  * page shares (session, CSRF, the permission table, assets, errors as pages); the pages themselves
  * are the modules of pages/ (pages/index.ts lists them).
  */
-export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (app, { config, store, buckets, now }) => {
+export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (app, { config, store, buckets, tokens, now }) => {
   const { db } = store;
   const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   app.decorateRequest('consoleUser', null);
@@ -71,6 +74,9 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     refusal: (user, permission) => (can(user.role, permission as Permission) ? null : `the ${user.role} role may not do this (${permission})`),
     pageData: (user) => ({ nav: user ? navFor(user) : [] }),
   });
+
+  // A token revoked or a merchant disabled here is refused from the next request on (issue 29, 3).
+  app.addHook('onSend', clearTokensOnWrite(tokens));
 
   const context: ConsolePageContext = {
     config,

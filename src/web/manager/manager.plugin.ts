@@ -5,7 +5,7 @@ import type { Clock } from '../../domain/time.ts';
 import type { HostResolver } from '../../domain/webhook-url.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
 import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/merchant-users.service.ts';
-import type { TokenCache } from '../../services/merchants.service.ts';
+import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Store } from '../../store/db.ts';
 import { htmxAsset, installWebFrontEnd, publicOrigin, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
@@ -82,10 +82,8 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
       environment: config.env,
     }),
   });
-  // Credentials change here too: drop cached token lookups after every write (other processes: TOKEN_CACHE_SECONDS).
-  app.addHook('onResponse', async (request) => {
-    if (request.method === 'POST') tokens.clear();
-  });
+  // Credentials change here too (revoke a token or a client): every write drops cached token lookups before its answer goes out.
+  app.addHook('onSend', clearTokensOnWrite(tokens));
 
   const context: ManagerPageContext = {
     config,
