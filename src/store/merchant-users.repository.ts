@@ -74,8 +74,15 @@ export async function insertInvitation(scope: MerchantScope, row: Omit<Insertabl
   return (await scope.insertInto('merchant_invitations', row).returningAll().executeTakeFirstOrThrow()) as InvitationRow;
 }
 
+/** An invitation link's row and the name of the business it is for (its page names it). */
 export const findInvitationByHash = (db: Handle, tokenHash: string) =>
-  db.selectFrom('merchant_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  db
+    .selectFrom('merchant_invitations')
+    .innerJoin('merchants', 'merchants.id', 'merchant_invitations.merchant_id')
+    .selectAll('merchant_invitations')
+    .select('merchants.name as merchant_name')
+    .where('merchant_invitations.token_hash', '=', tokenHash)
+    .executeTakeFirst();
 
 /** Open invitations of a merchant (not accepted, not revoked, not expired), newest first. */
 export const listOpenInvitations = (scope: MerchantScope, now: number) =>

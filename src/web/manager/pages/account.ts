@@ -85,14 +85,15 @@ export const accountPage: ManagerPage = {
     app.get('/invitations/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
       const invitation = await openInvitation(db, request.params.token, now());
       if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', status: 404, message: invitationGone });
-      return page(reply, 200, 'invitation', { title: 'Accept the invitation', invitation, token: request.params.token, error: null });
+      return page(reply, 200, 'invitation', { title: `Join ${invitation.merchant_name}`, invitation, token: request.params.token, error: null });
     });
 
     app.post('/invitations/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
       const { token } = request.params;
       const invitation = await openInvitation(db, token, now());
       if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', status: 404, message: invitationGone });
-      const again = (status: number, error: string) => page(reply, status, 'invitation', { title: 'Accept the invitation', invitation, token, error });
+      const again = (status: number, error: string) =>
+        page(reply, status, 'invitation', { title: `Join ${invitation.merchant_name}`, invitation, token, error });
       if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
       try {
         await acceptInvitation(db, token, request.body.password, request.id, now());
