@@ -141,10 +141,3 @@ export async function purgeExpiredSessions(db: Handle, now: number, limits: { id
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
-
-/** The emails of these staff ids (the audit page names its actors). */
-export async function staffEmails(db: Handle, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('staff_users').select(['id', 'email']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [Number(r.id), r.email]));
-}
