@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { parseStockChange } from '../../src/domain/stock-adjustment.ts';
 import { auditChanges, fieldLabel } from '../../src/present/audit.presenter.ts';
 import { instantMs, timeElement, utcText } from '../../src/web/times.ts';
 
@@ -105,5 +106,22 @@ describe('audit changes as fields (issue 29, item 16: src/present/audit.presente
     assert.equal(fieldLabel('merchantId'), 'merchant id');
     assert.equal(fieldLabel('baseFeeCents'), 'base fee');
     assert.equal(fieldLabel('SKU-A@G007'), 'SKU-A@G007');
+  });
+});
+
+describe('the change typed into the stock adjust form (issue 29, item 11: src/domain/stock-adjustment.ts)', () => {
+  it('takes a whole number with or without a sign', () => {
+    assert.deepEqual(parseStockChange('+20'), { delta: 20 });
+    assert.deepEqual(parseStockChange(' -5 '), { delta: -5 });
+    assert.deepEqual(parseStockChange('7'), { delta: 7 });
+    assert.deepEqual(parseStockChange('-1000000000'), { delta: -1_000_000_000 });
+  });
+
+  it('refuses anything else with what to type instead', () => {
+    for (const typed of ['+', '-', '2.5', 'abc', '+-3', '1e3', '20+', '0x10'])
+      assert.deepEqual(parseStockChange(typed), { problem: `“${typed}” is not a change of stock: give a whole number such as +20 or -5` }, typed);
+    assert.match((parseStockChange('') as { problem: string }).problem, /missing/);
+    assert.match((parseStockChange('+0') as { problem: string }).problem, /0 changes nothing/);
+    assert.match((parseStockChange('1000000001') as { problem: string }).problem, /at most 1000000000 either way/);
   });
 });
