@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AUDIT_ACTIONS } from '../domain/audit.ts';
-import { MAX_STOCK_QTY } from '../domain/money.ts';
 import { STAFF_ROLES } from '../domain/staff.ts';
-import { IdText, IntegerLike, SkuRef, Str, StringEnum } from './common.ts';
+import { IdText, SkuRef, Str, StringEnum } from './common.ts';
 
 /** Console forms arrive form-encoded; every field is a string (SPEC §1 Text holds, and trims them). */
 export const SignInForm = Type.Object({
@@ -59,11 +58,15 @@ export const ConsoleSkuParams = Type.Object({ sku: SkuRef() });
 /** A ledger page continues below this ledger row id. */
 export const StockHistoryQuery = Type.Object({ before: Type.Optional(IdText('a ledger row id')) });
 
-/** One relative change of one SKU in one warehouse; the reason goes into the audit log. */
+/**
+ * One relative change of one SKU in one warehouse; the reason goes into the audit log and onto the
+ * ledger row. The change is text as typed (`+20`, `-5`): domain/stock-adjustment.ts reads it, so
+ * a mistyped one comes back on the form with what to type.
+ */
 export const StockAdjustForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
   warehouseCode: Str(32),
-  delta: IntegerLike({ minimum: -MAX_STOCK_QTY, maximum: MAX_STOCK_QTY }),
+  delta: Type.String({ maxLength: 32 }),
   reason: Str(500),
 });
 export type StockAdjustForm = Static<typeof StockAdjustForm>;

@@ -2,8 +2,9 @@ import { ACTOR_KINDS, decodeAuditCursor, encodeAuditCursor, type ActorKind, type
 import { emailKey } from '../domain/staff.ts';
 import { fieldError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
-import { listAudit, listAuditFiltered, listMerchantAudit, type AuditFilter, type AuditRow } from '../store/audit.repository.ts';
-import { findStaffByEmail, staffEmails } from '../store/staff.repository.ts';
+import { auditChanges } from '../present/audit.presenter.ts';
+import { listAudit, listAuditFiltered, listMerchantAudit, type AuditFilter, type AuditRow, type AuditRowWithActor } from '../store/audit.repository.ts';
+import { findStaffByEmail } from '../store/staff.repository.ts';
 import type { Handle } from '../store/db.ts';
 
 const parse = (json: string | null) => (json === null ? null : (JSON.parse(json) as Record<string, unknown>));
@@ -18,6 +19,19 @@ const presentAudit = (r: AuditRow) => ({
   after: parse(r.after_summary),
   requestId: r.request_id,
   createdAt: formatInstant(r.created_at)!,
+});
+
+/** A row of the audit pages: who by email where the actor has one, the change as a list of fields, the time as epoch ms (the page renders it). */
+const presentAuditPageRow = (r: AuditRowWithActor) => ({
+  id: String(r.id),
+  actorKind: r.actor_kind,
+  actorId: r.actor_id,
+  actorEmail: r.actor_email,
+  action: r.action,
+  target: r.target,
+  changes: auditChanges(r.action, parse(r.before_summary), parse(r.after_summary)),
+  requestId: r.request_id,
+  createdAt: r.created_at,
 });
 
 /** GET /admin/v1/audit: newest first, walked with `nextCursor` (keyset on the id: rows written meanwhile never shift a page). */
@@ -40,7 +54,7 @@ export interface AuditPageFilter {
 
 /**
  * The console's audit page: newest first, narrowed by actor, action and target, walked with
- * `nextCursor` (the API's keyset cursor). Staff actors are shown with their email.
+ * `nextCursor` (the API's keyset cursor). Staff and merchant-user actors come with their email.
  */
 export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: string | null, limit: number) {
   const beforeId = cursor === null ? null : decodeAuditCursor(cursor);
@@ -64,17 +78,20 @@ export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: 
     limit + 1,
   );
   const page = rows.slice(0, limit);
-  const staffIds = [...new Set(page.filter((r) => r.actor_kind === 'staff').map((r) => Number(r.actor_id)))].filter(Number.isSafeInteger);
-  const emails = await staffEmails(db, staffIds);
   return {
-    list: page.map((r) => ({ ...presentAudit(r), actorName: r.actor_kind === 'staff' ? (emails.get(Number(r.actor_id)) ?? null) : null })),
+    list: page.map(presentAuditPageRow),
     nextCursor: rows.length > limit ? encodeAuditCursor(page.at(-1)!.id) : null,
   };
 }
 
-/** One merchant's rows (the business manager's audit page), newest first; `nextBefore` continues the walk. */
+/**
+ * One merchant's rows (the business manager's audit page), newest first; `nextBefore` continues
+ * the walk. The merchant's own users are named by email; the operator's people are not (their
+ * addresses are the operator's, not the merchant's): the page says "operator".
+ */
 export async function merchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number) {
   const rows = await listMerchantAudit(db, merchantId, beforeId, limit + 1);
   const page = rows.slice(0, limit);
-  return { list: page.map(presentAudit), nextBefore: rows.length > limit ? String(page.at(-1)!.id) : null };
+  const list = page.map((r) => ({ ...presentAuditPageRow(r), actorEmail: r.actor_kind === 'merchant_user' ? r.actor_email : null }));
+  return { list, nextBefore: rows.length > limit ? String(page.at(-1)!.id) : null };
 }

@@ -64,13 +64,13 @@ export async function setStocks(db: Trx, rows: StockSetRow[], prefix: string, no
  * Rows are applied one by one and the refusal comes at the end, so it takes a transaction: the
  * refusal rolls back the rows already applied.
  */
-async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: string, now: number): Promise<StockResult[]> {
+async function adjustStocks(db: Trx, rows: StockAdjustRow[], prefix: string, now: number, reason: string | null): Promise<StockResult[]> {
   const keys = await resolveRows(db, rows, prefix);
   const out: StockResult[] = [];
   const refused: FieldError[] = [];
   for (let i = 0; i < rows.length; i++) {
     const { delta } = rows[i];
-    const change = await addQty(db, keys[i], delta, { kind: delta > 0 ? 'restock' : 'adjustment' }, now, MAX_STOCK_QTY);
+    const change = await addQty(db, keys[i], delta, { kind: delta > 0 ? 'restock' : 'adjustment', reason }, now, MAX_STOCK_QTY);
     if (!change) {
       const qty = await currentQty(db, keys[i]);
       const message = delta > 0 ? `would take stock above ${MAX_STOCK_QTY} (${qty} now)` : `would take stock below zero (${qty} available)`;
@@ -110,12 +110,12 @@ export async function setStockLevels(db: Db, actor: Actor, rows: StockSetRow[], 
 
 /**
  * POST /admin/v1/stocks/adjust (and the console): relative changes, all or nothing, audited in the
- * same transaction. The console requires a `reason`, kept in the audit row (the ledger says what
- * changed, the audit log who changed it and why).
+ * same transaction. The console requires a `reason`, kept in the audit row (who changed it and
+ * why) and on each ledger row (the stock history shows why).
  */
 export async function adjustStockLevels(db: Db, actor: Actor, rows: StockAdjustRow[], now: number, reason: string | null = null): Promise<StockResult[]> {
   return db.transaction().execute(async (trx) => {
-    const results = await adjustStocks(trx, rows, 'items', now);
+    const results = await adjustStocks(trx, rows, 'items', now, reason);
     const entry = stockAudit('stock.adjust', results);
     await insertAudit(trx, actor, reason === null ? entry : { ...entry, after: { ...entry.after, reason } }, now);
     return results;

@@ -1,9 +1,33 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
 import type { Handle, Trx } from './db.ts';
 import type { AuditLogTable } from './schema.ts';
 
 export type AuditRow = Selectable<AuditLogTable>;
+
+/** A row of the audit pages: with the email of the staff member or merchant user who acted (null for other actors, or an account since removed). */
+export type AuditRowWithActor = AuditRow & { actor_email: string | null };
+
+/**
+ * The audit rows with their actor's email, joined here rather than looked up per page. The ids
+ * are compared as text (`actor_id` is text: other actors are named by text); the staff table is
+ * small, and a merchant user is looked for among the row's merchant's users only (its index).
+ */
+function auditWithActors(db: Handle) {
+  return db
+    .selectFrom('audit_log')
+    .leftJoin('staff_users', (join) =>
+      join.on('audit_log.actor_kind', '=', 'staff').on(sql<boolean>`cast(${sql.ref('staff_users.id')} as text) = ${sql.ref('audit_log.actor_id')}`),
+    )
+    .leftJoin('merchant_users', (join) =>
+      join
+        .on('audit_log.actor_kind', '=', 'merchant_user')
+        .onRef('merchant_users.merchant_id', '=', 'audit_log.merchant_id')
+        .on(sql<boolean>`cast(${sql.ref('merchant_users.id')} as text) = ${sql.ref('audit_log.actor_id')}`),
+    )
+    .selectAll('audit_log')
+    .select((eb) => eb.fn.coalesce('staff_users.email', 'merchant_users.email').as('actor_email'));
+}
 
 /**
  * The merchant a row concerns when the writer did not say: the operator's writes name it in their
@@ -52,18 +76,18 @@ export interface AuditFilter {
  * The console's audit page: like listAudit, narrowed to one actor, action and/or target. Each
  * filter has an index ending in the id (migration 0025), so a page is an indexed range.
  */
-export async function listAuditFiltered(db: Handle, filter: AuditFilter, beforeId: number | null, limit: number): Promise<AuditRow[]> {
-  let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
-  if (filter.actor) q = q.where('actor_kind', '=', filter.actor.kind).where('actor_id', '=', filter.actor.id);
-  if (filter.action !== null) q = q.where('action', '=', filter.action);
-  if (filter.target !== null) q = q.where('target', '=', filter.target);
-  if (beforeId !== null) q = q.where('id', '<', beforeId);
+export async function listAuditFiltered(db: Handle, filter: AuditFilter, beforeId: number | null, limit: number): Promise<AuditRowWithActor[]> {
+  let q = auditWithActors(db).orderBy('audit_log.id', 'desc').limit(limit);
+  if (filter.actor) q = q.where('audit_log.actor_kind', '=', filter.actor.kind).where('audit_log.actor_id', '=', filter.actor.id);
+  if (filter.action !== null) q = q.where('audit_log.action', '=', filter.action);
+  if (filter.target !== null) q = q.where('audit_log.target', '=', filter.target);
+  if (beforeId !== null) q = q.where('audit_log.id', '<', beforeId);
   return q.execute();
 }
 
 /** One merchant's rows, newest first (the business manager's audit page). */
-export async function listMerchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number): Promise<AuditRow[]> {
-  let q = db.selectFrom('audit_log').selectAll().where('merchant_id', '=', merchantId).orderBy('id', 'desc').limit(limit);
-  if (beforeId !== null) q = q.where('id', '<', beforeId);
+export async function listMerchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number): Promise<AuditRowWithActor[]> {
+  let q = auditWithActors(db).where('audit_log.merchant_id', '=', merchantId).orderBy('audit_log.id', 'desc').limit(limit);
+  if (beforeId !== null) q = q.where('audit_log.id', '<', beforeId);
   return q.execute();
 }

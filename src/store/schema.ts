@@ -74,6 +74,8 @@ export interface StockLedgerTable {
   commit_seq: number | null;
   /** The greatest `created_at` of the ledger up to this row in commit order; set at commit (migration 0012). */
   time_mark: number | null;
+  /** Why a person adjusted the stock by hand (the console's adjust form); null otherwise (migration 0034). */
+  reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface StockFeedHeadTable {

@@ -143,13 +143,6 @@ export async function purgeExpiredSessions(db: Handle, now: number, limits: { id
   return Number(r.numDeletedRows);
 }
 
-/** The emails of these staff ids (the audit page names its actors). */
-export async function staffEmails(db: Handle, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('staff_users').select(['id', 'email']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [Number(r.id), r.email]));
-}
-
 // ---- Password reset links (0032).
 
 export async function insertPasswordReset(db: Handle, row: Omit<Insertable<StaffPasswordResetsTable>, 'id'>): Promise<StaffPasswordResetRow> {

@@ -17,6 +17,7 @@ export async function ledgerOfProduct(db: Handle, productId: number, beforeId: n
       'stock_ledger.kind as kind',
       'stock_ledger.order_id as orderId',
       'stock_ledger.refund_id as refundId',
+      'stock_ledger.reason as reason',
       'stock_ledger.created_at as createdAt',
     ])
     .where('stock_ledger.product_id', '=', productId)

@@ -14,6 +14,8 @@ export interface LedgerRefs {
   kind: LedgerKind;
   orderId?: number | null;
   refundId?: number | null;
+  /** What a person typed for a manual adjustment, kept on the ledger row. */
+  reason?: string | null;
 }
 
 export interface AppliedChange extends StockKey {
@@ -34,7 +36,16 @@ async function ensureRow(db: Handle, k: StockKey, now: number): Promise<void> {
 async function recordChange(db: Handle, k: StockKey, delta: number, qtyAfter: number, refs: LedgerRefs, now: number) {
   await db
     .insertInto('stock_ledger')
-    .values({ ...whereKey(k), delta, qty_after: qtyAfter, kind: refs.kind, order_id: refs.orderId ?? null, refund_id: refs.refundId ?? null, created_at: now })
+    .values({
+      ...whereKey(k),
+      delta,
+      qty_after: qtyAfter,
+      kind: refs.kind,
+      order_id: refs.orderId ?? null,
+      refund_id: refs.refundId ?? null,
+      reason: refs.reason ?? null,
+      created_at: now,
+    })
     .execute();
 }
 

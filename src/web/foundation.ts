@@ -12,6 +12,7 @@ import { hashSecret, secretsEqual } from '../domain/secrets.ts';
 import { emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
 import { webResource } from './resources.ts';
+import { timeElement } from './times.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 
 /**
@@ -156,7 +157,7 @@ export function routeLookup<R extends WebRoute<string>>(prefix: string, routes: 
   };
 }
 
-/** Renders a view inside the layout (navigation, CSRF token, signed-in user). */
+/** Renders a view inside the layout (navigation, CSRF token, signed-in user, the `time` helper). */
 export type PageRenderer = (reply: FastifyReply, status: number, view: string, data?: Record<string, unknown>) => FastifyReply | Promise<FastifyReply>;
 
 export interface WebFrontEnd<User extends { csrfSecret: string }> {
@@ -221,7 +222,15 @@ export async function installWebFrontEnd<User extends { csrfSecret: string }>(
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .view(view, { user, csrf: user?.csrfSecret ?? null, path: reply.request.url.split('?')[0], ...fe.pageData(user, reply.request), ...data });
+      .view(view, {
+        user,
+        csrf: user?.csrfSecret ?? null,
+        path: reply.request.url.split('?')[0],
+        // Every instant on every page: `<%~ it.time(ms or ISO text) %>` (times.ts).
+        time: timeElement,
+        ...fe.pageData(user, reply.request),
+        ...data,
+      });
   };
   installHtmlErrors(app, (reply, status, message) => page(reply, status, 'error', { title: `Error ${status}`, status, message }));
 

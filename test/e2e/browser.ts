@@ -18,9 +18,16 @@ export const chromiumSkip = (what: string) =>
  * A headless page that may only load what `origin` serves (and `data:` URLs): anything else is
  * refused and listed in `foreign`, so a test can assert that a page needs no CDN (`alsoAllowed`:
  * origins a test serves itself, such as another site's page for a CSRF check). Console errors
- * are collected in `consoleErrors`. The browser closes with the test.
+ * are collected in `consoleErrors`. The browser closes with the test. `timezoneId` sets the
+ * browser's zone (`Asia/Tokyo`), for pages that show times in the viewer's zone.
  */
-export async function localOnlyPage(t: TestContext, origin: string, viewport: { width: number; height: number }, alsoAllowed: string[] = []) {
+export async function localOnlyPage(
+  t: TestContext,
+  origin: string,
+  viewport: { width: number; height: number },
+  alsoAllowed: string[] = [],
+  { timezoneId }: { timezoneId?: string } = {},
+) {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -36,7 +43,7 @@ export async function localOnlyPage(t: TestContext, origin: string, viewport: { 
     ],
   });
   t.after(() => browser.close());
-  const page = await browser.newPage({ viewport });
+  const page = await browser.newPage({ viewport, ...(timezoneId ? { timezoneId } : {}) });
   const foreign: string[] = [];
   await page.route('**/*', (route) => {
     const url = route.request().url();

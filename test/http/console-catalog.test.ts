@@ -146,8 +146,36 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         .exec(page.body)![0]
         .replace(/<[^>]+>/g, ' ')
         .replace(/\s+/g, ' ');
-      assert.match(newest, /G006 -2 5 adjustment/);
+      assert.match(newest, /G006 -2 5 adjustment · two broken in the count/, 'the history shows the reason typed (issue 29, item 11)');
       assert.match(rowOf(page.body, 'data-warehouse="G006"')!, /G006 Yiwu 5/);
+    });
+
+    it('takes +20 as the change, keeps the reason on the ledger row, and shows it in the history (issue 29, item 11)', async () => {
+      const wh = await signedIn(t, 'wh@example.com');
+      const r = await wh.post('/console/products/B/adjust', {
+        _csrf: await wh.csrf(),
+        warehouseCode: 'G006',
+        delta: ' +20 ',
+        reason: 'found in the back <room>',
+      });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.match(r.body, /Adjusted B in G006 by \+20: now 25\./);
+      const [row] = await t.store.db
+        .selectFrom('stock_ledger')
+        .innerJoin('products', 'products.id', 'stock_ledger.product_id')
+        .select(['stock_ledger.delta', 'stock_ledger.reason', 'stock_ledger.kind'])
+        .where('products.sku', '=', 'B')
+        .orderBy('stock_ledger.id', 'desc')
+        .limit(1)
+        .execute();
+      assert.deepEqual(row, { delta: 20, reason: 'found in the back <room>', kind: 'restock' });
+      const page = await wh.get('/console/products/B');
+      assert.match(page.body, /<q data-reason>found in the back &lt;room&gt;<\/q>/, 'escaped like any typed text');
+      // Changes made elsewhere (an order, the operator API) carry no reason.
+      const api = await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'B', warehouseCode: 'G006', delta: -20 }] });
+      assert.equal(api.status, 200, api.raw);
+      const after = await wh.get('/console/products/B');
+      assert.doesNotMatch(/<tr data-ledger="\d+">[\s\S]*?<\/tr>/.exec(after.body)![0], /data-reason/);
     });
 
     it('a refused adjustment is a 4xx page with the form kept, and writes nothing', async () => {
@@ -155,17 +183,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const cases: [Record<string, string>, number, RegExp][] = [
         [{ warehouseCode: 'G006', delta: '-1000', reason: 'count' }, 409, /below zero/],
         [{ warehouseCode: 'NOPE', delta: '1', reason: 'count' }, 400, /unknown warehouse NOPE/],
-        [{ warehouseCode: 'G006', delta: '0', reason: 'count' }, 400, /other than 0/],
+        [{ warehouseCode: 'G006', delta: '0', reason: 'count' }, 400, /a change of 0 changes nothing/],
         [{ warehouseCode: 'G006', delta: '1', reason: '' }, 400, /form was not filled in/],
         [{ warehouseCode: 'G006', delta: '1', reason: '   ' }, 400, /form was not filled in/],
-        [{ warehouseCode: 'G006', delta: 'ten', reason: 'count' }, 400, /form was not filled in/],
-        [{ warehouseCode: 'G006', delta: '1000000001', reason: 'count' }, 400, /form was not filled in/],
+        [{ warehouseCode: 'G006', delta: 'ten', reason: 'count' }, 400, /“ten” is not a change of stock: give a whole number such as \+20 or -5/],
+        [{ warehouseCode: 'G006', delta: '+', reason: 'count' }, 400, /“\+” is not a change of stock/],
+        [{ warehouseCode: 'G006', delta: '2.5', reason: 'count' }, 400, /“2\.5” is not a change of stock/],
+        [{ warehouseCode: 'G006', delta: 'abc', reason: 'count' }, 400, /“abc” is not a change of stock/],
+        [{ warehouseCode: 'G006', delta: '', reason: 'count' }, 400, /the change is missing/],
+        [{ warehouseCode: 'G006', delta: '1000000001', reason: 'count' }, 400, /at most 1000000000 either way/],
       ];
       for (const [fields, status, message] of cases) {
         const before = await tableDigests(t.store);
         const r = await owner.post('/console/products/B/adjust', { _csrf: token, ...fields });
         assert.equal(r.statusCode, status, `${JSON.stringify(fields)}: ${r.body.slice(0, 300)}`);
         assert.match(r.body, message);
+        if (status !== 400 || !/form was not filled in/.test(message.source))
+          assert.match(
+            r.body,
+            new RegExp(`id="delta" name="delta" required maxlength="32" value="${fields.delta.replace(/[+.]/g, '\\$&')}"`),
+            'the form keeps what was typed',
+          );
         assert.deepEqual(await tableDigests(t.store), before, `${JSON.stringify(fields)}: nothing written`);
       }
       const unknown = await owner.post('/console/products/NOSUCH/adjust', { _csrf: token, warehouseCode: 'G006', delta: '1', reason: 'x' });
@@ -340,7 +378,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok(actions.every((a) => a === 'stock.adjust'));
       const byEmail = await owner.get('/console/audit?actor=wh%40example.com');
       assert.match(byEmail.body, /catalog\.import/);
-      assert.ok(![...byEmail.body.matchAll(/<td>([^<]+)<small>\(staff:/g)].some((m) => !m[1].startsWith('wh@example.com')));
+      const actors = [...byEmail.body.matchAll(/<td data-actor>([^<]+)/g)].map((m) => m[1].trim());
+      assert.ok(actors.length > 0 && actors.every((a) => a === 'wh@example.com'), actors.join(', '));
       const byKind = await owner.get('/console/audit?actor=admin_key%3A');
       assert.match(byKind.body, /data-empty="audit"/, 'an actor id must match exactly');
       const byTarget = await owner.get('/console/audit?target=staff%3Anew.hire%40example.com&action=staff.create');

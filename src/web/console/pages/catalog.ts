@@ -1,4 +1,5 @@
-import { AppError } from '../../../domain/errors.ts';
+import { AppError, fieldError } from '../../../domain/errors.ts';
+import { parseStockChange } from '../../../domain/stock-adjustment.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleSkuParams, ProductSearchQuery, StockAdjustForm, StockHistoryQuery } from '../../../schemas/console.ts';
 import { productStock, searchCatalog } from '../../../services/stock-history.service.ts';
@@ -37,19 +38,15 @@ export const catalogPage: ConsolePage = {
       const { sku } = request.params;
       const { warehouseCode, delta, reason } = request.body;
       try {
-        if (delta === 0) throw new AppError(400, 40000, 'an adjustment changes the quantity: give a delta other than 0');
-        const [result] = await adjustStockLevels(store.db, actor(request), [{ sku, warehouseCode, delta }], now(), reason);
+        const change = parseStockChange(delta);
+        if ('problem' in change) throw fieldError('delta', change.problem);
+        const [result] = await adjustStockLevels(store.db, actor(request), [{ sku, warehouseCode, delta: change.delta }], now(), reason);
         return page(reply, 200, 'product', await productView(sku, null, { canAdjust: true, adjusted: result }));
       } catch (error) {
         if (!(error instanceof AppError) || error.status === 404) throw error;
         // The form comes back with what was typed and why it was refused; nothing was written.
         const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
-        return page(
-          reply,
-          error.status,
-          'product',
-          await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta: String(delta), reason } }),
-        );
+        return page(reply, error.status, 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));
       }
     });
   },
