@@ -1,9 +1,9 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { accountKey, ACCOUNT_KINDS, type EntryType, type LinePlan, type SupplierAccountKind } from '../domain/ledger.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Dialect, Handle, Trx } from './db.ts';
-import type { JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
+import type { Database, JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
@@ -216,6 +216,19 @@ export interface EntryFilter {
 }
 
 /**
+ * The filter's conditions. The type index leaves out order charges (migration 0035): a type other
+ * than `order_charge` says so in the query, as a literal, so that both databases can prove the
+ * partial index applies; the charges themselves are read through the account index.
+ */
+function filtered<O>(q: SelectQueryBuilder<Database, 'journal_entries', O>, filter: EntryFilter): SelectQueryBuilder<Database, 'journal_entries', O> {
+  if (filter.type !== null) q = q.where('type', '=', filter.type);
+  if (filter.type !== null && filter.type !== 'order_charge') q = q.where('type', '<>', sql.lit('order_charge'));
+  if (filter.createStart !== null) q = q.where('created_at', '>=', filter.createStart);
+  if (filter.createEnd !== null) q = q.where('created_at', '<=', filter.createEnd);
+  return q;
+}
+
+/**
  * One page of an account's entries, newest first by (created_at, id): `after` is the last row of
  * the previous page (keyset) or null; `offset` serves numbered pages. Reads `limit` rows.
  */
@@ -227,20 +240,14 @@ export async function entriesPage(
   offset: number,
   limit: number,
 ): Promise<EntryRow[]> {
-  let q = scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId);
-  if (filter.type !== null) q = q.where('type', '=', filter.type);
-  if (filter.createStart !== null) q = q.where('created_at', '>=', filter.createStart);
-  if (filter.createEnd !== null) q = q.where('created_at', '<=', filter.createEnd);
+  let q = filtered(scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId), filter);
   if (after !== null) q = q.where((eb) => eb.or([eb('created_at', '<', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '<', after[1])])]));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
 }
 
 /** How many entries the filter matches, counting at most `cap` (SPEC §4.6: `total` costs no more than a bounded read). */
 export async function countEntries(scope: MerchantScope, accountId: number, filter: EntryFilter, cap: number): Promise<number> {
-  let inner = scope.selectFrom('journal_entries').select('journal_entries.id').where('account_id', '=', accountId);
-  if (filter.type !== null) inner = inner.where('type', '=', filter.type);
-  if (filter.createStart !== null) inner = inner.where('created_at', '>=', filter.createStart);
-  if (filter.createEnd !== null) inner = inner.where('created_at', '<=', filter.createEnd);
+  const inner = filtered(scope.selectFrom('journal_entries').select('journal_entries.id').where('account_id', '=', accountId), filter);
   const row = await scope.handle
     .selectFrom(inner.limit(cap).as('w'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -290,15 +297,22 @@ export async function entriesBetween(
 
 /**
  * The supplier's money in one environment (the console dashboard): payments received (the top-ups,
- * the only entries against the cash account, read through each merchant account's type index:
- * one seek per merchant account),
+ * the only entries against the cash account, read through each merchant account's type index —
+ * one seek per merchant account; the query says a top-up is not a charge, which that partial
+ * index leaves out),
  * what merchants owe (negative balances) and what they have paid in advance (positive balances).
  */
 export async function supplierMoney(db: Handle, environment: StockistEnv) {
   const [received, balances] = await Promise.all([
     db
       .selectFrom('ledger_accounts as a')
-      .innerJoin('journal_entries as e', (j) => j.onRef('e.merchant_id', '=', 'a.merchant_id').onRef('e.account_id', '=', 'a.id').on('e.type', '=', 'top_up'))
+      .innerJoin('journal_entries as e', (j) =>
+        j
+          .onRef('e.merchant_id', '=', 'a.merchant_id')
+          .onRef('e.account_id', '=', 'a.id')
+          .on('e.type', '=', 'top_up')
+          .on('e.type', '<>', sql.lit('order_charge')),
+      )
       .select((eb) => eb.fn.sum<number | string | null>('e.amount_cents').as('sum'))
       .where('a.kind', '=', 'merchant')
       .where('a.environment', '=', environment)

@@ -4,7 +4,8 @@ import { CompiledQuery } from 'kysely';
 import { listAuditFiltered } from '../../src/store/audit.repository.ts';
 import { countsPerDay, lowStockRows, refundWorkerCounts } from '../../src/store/dashboard.repository.ts';
 import type { Db, Store } from '../../src/store/db.ts';
-import { countEntries, entriesPage } from '../../src/store/ledger.repository.ts';
+import { countEntries, entriesPage, supplierMoney } from '../../src/store/ledger.repository.ts';
+import { findOrderByCustomId, ordersNamedBy } from '../../src/store/orders.repository.ts';
 import { ledgerOfProduct } from '../../src/store/stock-history.repository.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
 import { ClosedDayCounts } from '../../src/services/dashboard.service.ts';
@@ -76,6 +77,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ['stock history, next page', (db) => ledgerOfProduct(db, 42, 1000, 51)],
       ['audit by action', (db) => listAuditFiltered(db, { actor: null, action: 'stock.adjust', target: null }, null, 51)],
       ['audit by target', (db) => listAuditFiltered(db, { actor: null, action: null, target: 'stock' }, 500, 51)],
+      // The custom id's indexes hold only orders that have one (migration 0035): both lookups still use them.
+      ['order by custom id (merchant)', (db) => findOrderByCustomId(forMerchant(db, 7), 'PO-1')],
+      ['order by custom id (operator search)', (db) => ordersNamedBy(db, 'PO-1', null)],
       ['audit by actor', (db) => listAuditFiltered(db, { actor: { kind: 'staff', id: '7000000000001' }, action: null, target: null }, null, 51)],
     ];
     it('the dashboard reads a day that is over once, then only the days still open', async () => {
@@ -133,15 +137,25 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     const noFilter = { type: null, createStart: null, createEnd: null };
 
     it('the page: the account index, newest first, no sort step', async () => {
-      for (const filter of [noFilter, { ...noFilter, type: 'top_up' as const }]) {
+      // Charges are read through the account index (the type index leaves them out, migration 0035).
+      for (const filter of [noFilter, { ...noFilter, type: 'top_up' as const }, { ...noFilter, type: 'order_charge' as const }]) {
         const { handle, queries } = capturing(fresh.store.db);
         await entriesPage(forMerchant(handle, 7), 3, filter, [Date.now(), 10], 0, 21);
         const text = await plan(fresh.store, queries[0]);
-        const index = filter.type === null ? 'journal_entries_account_idx' : 'journal_entries_account_type_idx';
+        const index = filter.type === 'top_up' ? 'journal_entries_account_type_idx' : 'journal_entries_account_idx';
         assert.match(text, new RegExp(index), text);
         if (dialect === 'sqlite') assert.doesNotMatch(text, /TEMP B-TREE/, text);
         else assert.doesNotMatch(text, /\bSort\b/, text);
       }
+    });
+
+    it("the dashboard's money received: top-ups through the type index (which leaves out charges)", async () => {
+      const { handle, queries } = capturing(fresh.store.db);
+      await supplierMoney(handle, 'sandbox');
+      const received = queries.find((q) => q.sql.includes('journal_entries'));
+      assert.ok(received);
+      const text = await plan(fresh.store, received);
+      assert.match(text, /journal_entries_account_type_idx/, text);
     });
 
     it('the capped count: index only, no table row read', async () => {
