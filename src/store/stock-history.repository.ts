@@ -2,8 +2,12 @@ import { sql } from 'kysely';
 import type { Handle } from './db.ts';
 
 /**
- * One SKU's ledger rows, newest first, every warehouse: keyset on the id (stock_ledger_product_id_idx),
- * so rows written meanwhile never shift a page. `beforeId` continues a walk.
+ * One SKU's ledger rows, newest first by (created_at, id), every warehouse: a keyset walk of
+ * `stock_ledger_product_time_idx` (product_id, created_at, id), so rows written meanwhile never
+ * shift a page and no sort is needed. `beforeId` continues a walk after that row of the product's
+ * (an id that names none of its rows gives an empty page). The same index serves the stock
+ * windows over a SKU list, so an order's ledger rows are written into one product index, not two
+ * (migration 0036).
  */
 export async function ledgerOfProduct(db: Handle, productId: number, beforeId: number | null, limit: number) {
   let q = db
@@ -21,9 +25,13 @@ export async function ledgerOfProduct(db: Handle, productId: number, beforeId: n
       'stock_ledger.created_at as createdAt',
     ])
     .where('stock_ledger.product_id', '=', productId)
+    .orderBy('stock_ledger.created_at', 'desc')
     .orderBy('stock_ledger.id', 'desc')
     .limit(limit);
-  if (beforeId !== null) q = q.where('stock_ledger.id', '<', beforeId);
+  if (beforeId !== null)
+    q = q.where(
+      sql<boolean>`(stock_ledger.created_at, stock_ledger.id) < (select b.created_at, b.id from stock_ledger b where b.id = ${beforeId} and b.product_id = ${productId})`,
+    );
   return q.execute();
 }
 
