@@ -40,17 +40,20 @@ const DEFAULT_WAREHOUSE = 'G007';
 
 const baseUrl = args.db === 'postgres' ? `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${args.data}` : `sqlite:${args.data}`;
 
+// The generated merchant's id, beside the SQLite file or, for a PostgreSQL schema, in the temporary folder.
+const merchantFile = args.db === 'postgres' ? path.join(os.tmpdir(), `order-cpu-${args.data}.merchant`) : `${args.data}.merchant`;
+
 if (args.generate) {
   const store = args.db === 'postgres' ? await openStore(PG_URL, { schema: args.data, poolSize: 4 }) : await openStore(baseUrl);
   await migrateToLatest(store);
   const { merchantId } = await generate(store, { skus: SKUS, orders: 10_000, ledgerRows: SKUS * 3, onProgress: () => {} });
   await store.close();
-  fs.writeFileSync(`${args.data.replace(/[^\w./-]/g, '_')}.merchant`, String(merchantId));
+  fs.writeFileSync(merchantFile, String(merchantId));
   process.stdout.write(`generated ${args.data} (merchant ${merchantId})\n`);
   process.exit(0);
 }
 
-const merchantId = Number(fs.readFileSync(`${args.data.replace(/[^\w./-]/g, '_')}.merchant`, 'utf8'));
+const merchantId = Number(fs.readFileSync(merchantFile, 'utf8'));
 let url = baseUrl;
 let scratch: string | null = null;
 if (args.db !== 'postgres') {
