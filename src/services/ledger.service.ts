@@ -89,22 +89,10 @@ export async function chargeOrder(
   orderId: number,
   finalCents: number,
   now: number,
+  /** The charge when the stock decrement's statement already posted it (PostgreSQL, `orderChargePosting`). */
+  alreadyPosted?: Posted,
 ): Promise<number> {
-  const posted = await postOpening(
-    scope,
-    dialect,
-    ledger,
-    {
-      environment: ledger.env,
-      checkCover: true,
-      cause: causeOf.orderCharge(orderId),
-      type: 'order_charge',
-      lines: entryLines('order_charge', finalCents),
-      orderId,
-      description: `Order ${orderId}`,
-    },
-    now,
-  );
+  const posted = alreadyPosted ?? (await postOpening(scope, dialect, ledger, orderChargePosting(ledger, orderId, finalCents), now));
   if (!posted) {
     const current = (await merchantAccount(scope, ledger.env))!;
     throw insufficientFunds(finalCents, availableCents(terms(current)));
@@ -112,6 +100,17 @@ export async function chargeOrder(
   await noticeLowBalance(scope.handle, posted.account, merchantSide('order_charge', finalCents), posted.entryId, now);
   return posted.entryId;
 }
+
+/** The order's charge as a posting (SPEC §15 `order_charge`): checked against a prepaid account's cover. */
+export const orderChargePosting = (ledger: LedgerSettings, orderId: number, finalCents: number): Posting => ({
+  environment: ledger.env,
+  checkCover: true,
+  cause: causeOf.orderCharge(orderId),
+  type: 'order_charge',
+  lines: entryLines('order_charge', finalCents),
+  orderId,
+  description: `Order ${orderId}`,
+});
 
 /** `balance.low` when this posting took `available` from at or above the threshold to below it (once per crossing). */
 async function noticeLowBalance(trx: Trx, after: AccountRow, movedCents: number, entryId: number, now: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { chargeOrder } from './ledger.service.ts';
+import { chargeOrder, orderChargePosting } from './ledger.service.ts';
 import type { Transaction } from 'kysely';
 import type { LineRequest } from '../domain/allocation.ts';
 import type { Config } from '../config.ts';
@@ -14,7 +14,7 @@ import * as orders from '../store/orders.repository.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import type { Database } from '../store/schema.ts';
 import { forMerchant } from '../store/tenancy.ts';
-import { lockStockRows, readStockRows, takeQty } from '../store/stocks.repository.ts';
+import { lockStockRows, readStockRows, takeQty, takeQtyCharging } from '../store/stocks.repository.ts';
 import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent, type KeyStore } from './idempotency.service.ts';
 
 export type NormalizedLine = OrderLine;
@@ -239,13 +239,19 @@ async function createOrderIn(
       })),
     ),
   );
-  // One UPDATE for every decrement and one INSERT for their ledger rows (not two statements per row).
-  const taken = await takeQty(trx, dialect, plan.decrements, { kind: 'sale', orderId }, now);
-  // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
-  if (!taken) throw new RetryAttempt(`stock moved under order ${orderId}`);
   // SPEC §15: charged last (the account row is locked until the commit); a prepaid account that
   // cannot cover it refuses the order (42203) and the transaction leaves no trace.
-  await chargeOrder(scope, dialect, { env: config.env, supplierCurrency: config.supplierCurrency }, orderId, plan.subtotalCents + plan.freightCents, now);
+  const ledger = { env: config.env, supplierCurrency: config.supplierCurrency };
+  const finalCents = plan.subtotalCents + plan.freightCents;
+  // One UPDATE for every decrement and one INSERT for their ledger rows (not two statements per
+  // row); on PostgreSQL the charge rides in the same statement (a round trip fewer per order).
+  const { applied, posted } =
+    dialect === 'postgres'
+      ? await takeQtyCharging(scope, plan.decrements, { kind: 'sale', orderId }, orderChargePosting(ledger, orderId, finalCents), now)
+      : { applied: await takeQty(trx, dialect, plan.decrements, { kind: 'sale', orderId }, now), posted: undefined };
+  // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
+  if (!applied) throw new RetryAttempt(`stock moved under order ${orderId}`);
+  await chargeOrder(scope, dialect, ledger, orderId, finalCents, now, posted);
   return { orderId, replayed: false };
 }
 

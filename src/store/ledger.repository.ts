@@ -107,22 +107,11 @@ export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): 
  * The same posting as `post`, as one statement on PostgreSQL (writable CTEs): one round trip
  * instead of three, and the account row — locked by the UPDATE until the commit, so every posting
  * of the merchant waits for it — is held that much less (docs/performance.md, "What the ledger
- * costs an order"). The order's charge uses it there; `postOn` picks.
+ * costs an order"). `postOn` picks it there; the order's charge goes further and rides in the
+ * stock decrement's statement (stocks.repository.ts `takeQtyCharging`).
  */
 async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
-  const { merchant, supplierKey } = sidesOf(p);
-  const row = await postedInOneStatement.first(
-    scope,
-    accountKey.merchant(scope.merchantId, p.environment),
-    p.checkCover,
-    merchant,
-    supplierKey,
-    entryValues(p),
-    now,
-  );
-  if (!row) return undefined;
-  const { entry_id, ...account } = row;
-  return { account, entryId: Number(entry_id) };
+  return postedOf(await postedInOneStatement.first(scope, postingArgs(scope, p), now));
 }
 
 /** The posting function for a dialect: one statement where the database can write through CTEs. */
@@ -173,18 +162,33 @@ const linesInsert = prepared((db, entryId: number, accountId: number, merchantCe
   ]),
 );
 
+/** What a posting's CTEs need: the merchant account's key, the two sides and the entry's own columns. */
+export interface PostingArgs {
+  key: string;
+  checkCover: boolean;
+  merchantCents: number;
+  supplierKey: string;
+  entry: ReturnType<typeof entryValues>;
+}
+
+export function postingArgs(scope: MerchantScope, p: Posting): PostingArgs {
+  const { merchant, supplierKey } = sidesOf(p);
+  return { key: accountKey.merchant(scope.merchantId, p.environment), checkCover: p.checkCover, merchantCents: merchant, supplierKey, entry: entryValues(p) };
+}
+
 /**
- * PostgreSQL: the balance move, the entry and its lines in one statement. The entry and the lines
- * are selected from the moved row, so a refused or missing account writes none of them. `cast`
- * types the parameters (in a SELECT list they would be text).
+ * PostgreSQL: the balance move, the entry and its lines as the CTEs `moved`, `entry` and `lines`
+ * of one statement. The entry and the lines are selected from the moved row, so a refused or
+ * missing account writes none of them. `cast` types the parameters (in a SELECT list they would be
+ * text). A statement that includes them selects `moved.*` and `(select id from entry) as entry_id`
+ * for `postedOf`.
  */
-const postedInOneStatement = preparedForMerchant(
-  (scope, key: string, checkCover: boolean, merchantCents: number, supplierKey: string, e: ReturnType<typeof entryValues>, now: number) =>
-    sql<AccountRow & { entry_id: number }>`
-      with moved as (${moveStatement(scope, key, merchantCents, now, checkCover)}), entry as (
+export function postingCtes(scope: MerchantScope, a: PostingArgs, now: number) {
+  const e = a.entry;
+  return sql`moved as (${moveStatement(scope, a.key, a.merchantCents, now, a.checkCover)}), entry as (
         insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency,
           order_id, refund_id, split_order_id, reference, description, created_at)
-        select cast(${e.cause} as text), m.merchant_id, m.environment, m.id, cast(${e.type} as text), cast(${merchantCents} as bigint), m.balance_cents, m.currency,
+        select cast(${e.cause} as text), m.merchant_id, m.environment, m.id, cast(${e.type} as text), cast(${a.merchantCents} as bigint), m.balance_cents, m.currency,
           cast(${e.order_id} as bigint), cast(${e.refund_id} as bigint), cast(${e.split_order_id} as bigint), cast(${e.reference} as text),
           cast(${e.description} as text), cast(${now} as bigint)
         from moved m
@@ -193,9 +197,20 @@ const postedInOneStatement = preparedForMerchant(
         insert into journal_lines (entry_id, account_id, amount_cents)
         select id, account_id, amount_cents from entry
         union all
-        select id, (select id from ledger_accounts where account_key = ${supplierKey}), -amount_cents from entry
-      )
-      select moved.*, (select id from entry) as entry_id from moved`,
+        select id, (select id from ledger_accounts where account_key = ${a.supplierKey}), -amount_cents from entry
+      )`;
+}
+
+/** The moved account row and the entry's id, as a statement with `postingCtes` selects them; undefined when nothing was posted. */
+export function postedOf(row: (AccountRow & { entry_id: number | string | null }) | undefined): Posted | undefined {
+  if (!row || row.entry_id === null) return undefined;
+  const { entry_id, ...account } = row;
+  return { account, entryId: Number(entry_id) };
+}
+
+const postedInOneStatement = preparedForMerchant(
+  (scope, a: PostingArgs, now: number) =>
+    sql<AccountRow & { entry_id: number }>`with ${postingCtes(scope, a, now)} select moved.*, (select id from entry) as entry_id from moved`,
 );
 
 /** The entry of a cause (a repeated top-up answers the first one), within the merchant. */

@@ -2,7 +2,9 @@ import type { Dialect, Handle, Trx } from './db.ts';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 import type { Database, StockLedgerTable } from './schema.ts';
-import { prepared } from './prepared.ts';
+import { prepared, preparedForMerchant } from './prepared.ts';
+import { postedOf, postingArgs, postingCtes, type Posted, type Posting, type PostingArgs } from './ledger.repository.ts';
+import type { MerchantScope } from './tenancy.ts';
 import { bulkLedgerMark, bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
 
 export interface StockKey {
@@ -107,21 +109,14 @@ export async function takeQty(
   now: number,
 ): Promise<AppliedChange[] | null> {
   if (changes.length === 0) return [];
-  const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
-  if (new Set(changes.map(keyOf)).size !== changes.length) throw new Error('takeQty: a stock row appears twice');
-  if (changes.some((c) => !Number.isSafeInteger(c.delta) || c.delta >= 0)) throw new Error('takeQty: deltas must be negative integers');
-  const given = changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta }));
-  const ledgerOf = (rows: { product_id: number; warehouse_id: number; qty: number }[]) => {
-    const after = new Map(rows.map((r) => [keyOf({ productId: r.product_id, warehouseId: r.warehouse_id }), Number(r.qty)]));
-    return changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta, qtyAfter: after.get(keyOf(c))! }));
-  };
+  const given = checkedDecrements(changes);
   if (dialect === 'postgres') {
     const rows = await takenWithLedger.all(trx, given, { kind: refs.kind, orderId: refs.orderId ?? null, refundId: refs.refundId ?? null }, now);
-    return rows.length === changes.length ? ledgerOf(rows) : null;
+    return rows.length === changes.length ? appliedOf(changes, rows) : null;
   }
   const rows = await taken.all(trx, given, now);
   if (rows.length !== changes.length) return null;
-  const applied = ledgerOf(rows);
+  const applied = appliedOf(changes, rows);
   // The rows' time mark moved once for all of them, as the per-row trigger would have moved it
   // for each: the trigger's two UPDATEs per row (the head, then the row itself and its mark index
   // entry) were most of the cost of a ledger row.
@@ -143,6 +138,21 @@ export async function takeQty(
 }
 
 type Decrement = StockKey & { delta: number };
+
+const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
+
+/** The decrements as the statements take them: each row once, each delta a negative integer. */
+function checkedDecrements(changes: Decrement[]): Decrement[] {
+  if (new Set(changes.map(keyOf)).size !== changes.length) throw new Error('takeQty: a stock row appears twice');
+  if (changes.some((c) => !Number.isSafeInteger(c.delta) || c.delta >= 0)) throw new Error('takeQty: deltas must be negative integers');
+  return changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta }));
+}
+
+/** The applied changes, in the order asked, with each row's quantity after (from the statement's rows). */
+function appliedOf(changes: Decrement[], rows: { product_id: number; warehouse_id: number; qty: number }[]): AppliedChange[] {
+  const after = new Map(rows.map((r) => [keyOf({ productId: r.product_id, warehouseId: r.warehouse_id }), Number(r.qty)]));
+  return changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta, qtyAfter: after.get(keyOf(c))! }));
+}
 
 /** The conditional UPDATE of takeQty: each row's delta by a CASE; a row that would go below zero is left out. */
 function decrementStatement(db: Handle, changes: Decrement[], now: number) {
@@ -172,7 +182,13 @@ const ledgerRows = prepared((db, rows: Insertable<StockLedgerTable>[]) => db.ins
 const takenWithLedger = prepared(
   (db, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, now: number) =>
     sql<{ product_id: number; warehouse_id: number; qty: number }>`
-      with taken as (${decrementStatement(db, changes, now)}), ledger as (
+      with ${takenAndLedgerCtes(db, changes, refs, now)}
+      select product_id, warehouse_id, qty from taken`,
+);
+
+/** PostgreSQL: the decrement and its ledger rows as the CTEs `taken` and `ledger` (the rows only when every decrement applied). */
+function takenAndLedgerCtes(db: Handle, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, now: number) {
+  return sql`taken as (${decrementStatement(db, changes, now)}), ledger as (
         insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at)
         select t.product_id, t.warehouse_id, d.delta, t.qty, ${refs.kind}, cast(${refs.orderId} as bigint), cast(${refs.refundId} as bigint), cast(${now} as bigint)
         from taken t join (values ${sql.join(
@@ -180,8 +196,44 @@ const takenWithLedger = prepared(
         )}) as d (product_id, warehouse_id, delta, ord) on d.product_id = t.product_id and d.warehouse_id = t.warehouse_id
         where (select count(*) from taken) = ${changes.length}
         order by d.ord
-      )
-      select product_id, warehouse_id, qty from taken`,
+      )`;
+}
+
+/**
+ * PostgreSQL: `takeQty` with the order's charge in the same statement (ledger.repository.ts
+ * `postingCtes`). On PostgreSQL the API process's cost of an order is mostly its round trips (a
+ * `writev` and a parse each); the charge was the one the ledger added (docs/performance.md, "What
+ * the ledger costs an order, third round"). The charge is not conditional on the stock: a
+ * decrement that did not take every row makes the caller roll the transaction back anyway.
+ * `posted` is undefined when the account is missing or cannot cover the charge — the caller then
+ * posts the usual way (ledger.service.ts `chargeOrder`), which creates the account or refuses.
+ */
+export async function takeQtyCharging(
+  scope: MerchantScope<Trx>,
+  changes: (StockKey & { delta: number })[],
+  refs: LedgerRefs,
+  charge: Posting,
+  now: number,
+): Promise<{ applied: AppliedChange[] | null; posted: Posted | undefined }> {
+  const given = checkedDecrements(changes);
+  const rows = await takenCharging.all(
+    scope,
+    given,
+    { kind: refs.kind, orderId: refs.orderId ?? null, refundId: refs.refundId ?? null },
+    postingArgs(scope, charge),
+    now,
+  );
+  if (rows.length !== changes.length) return { applied: null, posted: undefined };
+  const { product_id: _p, warehouse_id: _w, qty: _q, ...account } = rows[0];
+  return { applied: appliedOf(changes, rows), posted: postedOf(account as Parameters<typeof postedOf>[0]) };
+}
+
+const takenCharging = preparedForMerchant(
+  (scope, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, charge: PostingArgs, now: number) =>
+    sql<{ product_id: number; warehouse_id: number; qty: number } & Record<string, unknown>>`
+      with ${takenAndLedgerCtes(scope.handle, changes, refs, now)}, ${postingCtes(scope, charge, now)}
+      select t.product_id, t.warehouse_id, t.qty, m.*, (select id from entry) as entry_id
+      from taken t left join moved m on true`,
 );
 
 export async function currentQty(db: Handle, k: StockKey): Promise<number> {
