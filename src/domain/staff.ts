@@ -3,6 +3,7 @@
  * credentials and sessions. One table decides every console action; the console's route table
  * (src/web/console/console-routes.ts) names the permission each route needs.
  */
+import { createHash } from 'node:crypto';
 
 export const STAFF_ROLES = ['owner', 'support', 'warehouse'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -50,6 +51,14 @@ export const staffPasswordResetUrl = (origin: string, token: string) => `${origi
 
 /** Emails are compared case-insensitively: this is the form the unique index holds. */
 export const emailKey = (email: string) => email.trim().toLowerCase();
+
+/**
+ * What the logs say of an address someone typed (issue 30, 4): the first 16 hex digits of the
+ * SHA-256 of its key. The same address always gives the same fingerprint, so an operator can group
+ * a run of failed sign-ins and check a suspected address against it, but the log does not hold the
+ * address (a person's identifier, and for an unknown one often a typo of a real one).
+ */
+export const emailFingerprint = (email: string) => createHash('sha256').update(emailKey(email)).digest('hex').slice(0, 16);
 
 /** A deliberately plain check (the address is an identifier here, nothing is ever sent to it). */
 export function emailProblem(email: string): string | null {

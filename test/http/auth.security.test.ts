@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 import { hashSecret } from '../../src/domain/secrets.ts';
 import { newMerchant, useApp } from '../helpers.ts';
 import { basic, tokenRequest } from './oauth-helpers.ts';
+import { browser, staff } from './console-client.ts';
+import { emailFingerprint } from '../../src/domain/staff.ts';
 
 const STOCK_URL = '/openapi/v1/product/stocks?skus=SKU-A';
 
@@ -63,6 +65,39 @@ describe('secrets never reach the logs', () => {
       assert.ok(!log.includes(secret), `${name} appears in the log`);
       // Tokens' random parts too, in case a prefix were stripped somewhere.
       assert.ok(!log.includes(secret.slice(-24)), `the end of ${name} appears in the log`);
+    }
+  });
+});
+
+describe('failed sign-ins are logged without the address typed (issue 30, 4)', () => {
+  const lines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const t = useApp('sqlite', { LOG_LEVEL: 'info' }, { logStream });
+
+  it('the console and the business manager log a fingerprint of the email, never the email', async () => {
+    await staff(t, 'Logged.Staff@example.com', 'support');
+    for (const [path, email] of [
+      ['/console/sign-in', 'Logged.Staff@example.com'],
+      ['/console/sign-in', 'nobody.here@example.com'],
+      ['/manager/sign-in', 'nobody.there@example.com'],
+    ]) {
+      const b = browser(t);
+      const r = await b.post(path, { email, password: 'not the password at all' });
+      assert.equal(r.statusCode, 401, `${path}: ${r.body.slice(0, 200)}`);
+    }
+    const log = lines.join('');
+    assert.match(log, /console sign-in failed/);
+    assert.match(log, /manager sign-in failed/);
+    for (const email of ['logged.staff@example.com', 'nobody.here@example.com', 'nobody.there@example.com']) {
+      assert.ok(!log.toLowerCase().includes(email), `${email} appears in the log`);
+      assert.ok(!log.toLowerCase().includes(email.split('@')[0]), `the local part of ${email} appears in the log`);
+      // The same person's attempts can still be told apart and grouped: a stable fingerprint.
+      assert.ok(log.includes(`"emailFingerprint":"${emailFingerprint(email)}"`), `${email}'s fingerprint is logged`);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { AppError } from '../../../domain/errors.ts';
-import { emailKey } from '../../../domain/staff.ts';
+import { emailFingerprint } from '../../../domain/staff.ts';
 import { ChangePasswordForm, CsrfForm, ResetLinkParams, ResetPasswordForm } from '../../../schemas/console.ts';
 import { changeOwnPassword, mySessions, signOutEverywhere } from '../../../services/console-sessions.service.ts';
 import { completeStaffPasswordReset, openStaffPasswordReset } from '../../../services/staff.service.ts';
@@ -43,7 +43,7 @@ export const accountPage: ConsolePage = {
         );
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 400) throw error;
-        request.log.warn({ email: emailKey(me.email), address: request.ip }, 'console password change refused');
+        request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'console password change refused');
         const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
         return page(reply, 400, 'account', await view(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
       }

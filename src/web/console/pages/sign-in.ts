@@ -1,4 +1,4 @@
-import { emailKey } from '../../../domain/staff.ts';
+import { emailFingerprint } from '../../../domain/staff.ts';
 import { CsrfForm, SignInForm, SignInQuery } from '../../../schemas/console.ts';
 import { signIn, signOut } from '../../../services/console-sessions.service.ts';
 import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
@@ -20,13 +20,13 @@ export const signInPage: ConsolePage = {
       const { email, password } = request.body;
       const wait = await signInWait(buckets, 'console', email, request.ip);
       if (wait !== null) {
-        request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in limited');
+        request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'console sign-in limited');
         reply.header('Retry-After', String(wait));
         return page(reply, 429, 'sign-in', { title: 'Sign in', email, error: `Too many sign-in attempts; try again in ${wait} s.` });
       }
       const started = await signIn(store.db, { email, password, address: request.ip, requestId: request.id }, sessionLimits, now());
       if (!started) {
-        request.log.warn({ email: emailKey(email), address: request.ip }, 'console sign-in failed');
+        request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'console sign-in failed');
         return page(reply, 401, 'sign-in', { title: 'Sign in', email, error: 'Wrong email or password, or the account is disabled.' });
       }
       const secure = isSecure(config, request);

@@ -1,5 +1,5 @@
 import { AppError } from '../../../domain/errors.ts';
-import { emailKey } from '../../../domain/staff.ts';
+import { emailFingerprint } from '../../../domain/staff.ts';
 import { ChangePasswordForm, CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm, TwoFactorForm } from '../../../schemas/manager.ts';
 import {
   acceptInvitation,
@@ -37,14 +37,14 @@ export const accountPage: ManagerPage = {
       const { email, password } = request.body;
       const wait = await signInWait(buckets, 'manager', email, request.ip);
       if (wait !== null) {
-        request.log.warn({ email: emailKey(email), address: request.ip }, 'manager sign-in limited');
+        request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'manager sign-in limited');
         reply.header('Retry-After', String(wait));
         return page(reply, 429, 'sign-in', signInView(email, `Too many sign-in attempts; try again in ${wait} s.`));
       }
       const merchantId = request.body.merchant === undefined ? undefined : Number(request.body.merchant);
       const started = await signIn(db, { email, password, address: request.ip, requestId: request.id, merchantId }, sessionLimits, now());
       if (!started) {
-        request.log.warn({ email: emailKey(email), address: request.ip }, 'manager sign-in failed');
+        request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'manager sign-in failed');
         return page(reply, 401, 'sign-in', signInView(email, 'Wrong email or password, or the account is disabled.'));
       }
       if ('choose' in started)
@@ -143,7 +143,7 @@ export const accountPage: ManagerPage = {
         );
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 400) throw error;
-        request.log.warn({ email: emailKey(me.email), address: request.ip }, 'manager password change refused');
+        request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'manager password change refused');
         const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
         return page(reply, 400, 'account', await accountView(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
       }
@@ -202,7 +202,7 @@ export const accountPage: ManagerPage = {
         const me = user(request);
         const wait = await signInWait(buckets, 'manager', me.email, request.ip);
         if (wait !== null) {
-          request.log.warn({ email: emailKey(me.email), address: request.ip }, `manager two-factor ${action} limited`);
+          request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, `manager two-factor ${action} limited`);
           reply.header('Retry-After', String(wait));
           return twoFactorPage(request, reply, 429, `Too many attempts; try again in ${wait} s.`);
         }
@@ -210,7 +210,7 @@ export const accountPage: ManagerPage = {
           await change(db, me, { password: request.body.password, code: request.body.code.replace(/\s+/g, '') }, request.id, now());
         } catch (error) {
           if (!(error instanceof AppError) || error.status !== 400) throw error;
-          request.log.warn({ email: emailKey(me.email), address: request.ip }, `manager two-factor ${action} refused`);
+          request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, `manager two-factor ${action} refused`);
           return twoFactorPage(request, reply, 400, `The ${error.errors?.[0]?.field ?? 'code'} ${error.errors?.[0]?.message ?? error.message}.`);
         }
         return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
