@@ -1,14 +1,13 @@
 import { centsToAmount } from '../domain/money.ts';
+import { refundStatusOf } from '../domain/order-status.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { RefundStatus } from '../domain/vocabulary.ts';
 import type { OrderRecord } from '../schemas/orders.ts';
 import type { OrderAggregate, OrderItemRow, SplitOrderRow } from '../store/orders.repository.ts';
 
-function itemRefundStatus(i: OrderItemRow): RefundStatus | null {
-  if (i.pending_refund_quantity > 0) return 'refunding';
-  if (i.refunded_quantity === 0) return null;
-  return i.refunded_quantity >= i.quantity ? 'refunded' : 'partial_refund';
-}
+/** A line's own refund status: the order's rule (domain/order-status.ts) over that one line. */
+const itemRefundStatus = (i: OrderItemRow): RefundStatus | null =>
+  refundStatusOf([{ quantity: i.quantity, refunded: i.refunded_quantity, pending: i.pending_refund_quantity }]);
 
 const presentSplit = (s: SplitOrderRow, items: OrderItemRow[]) => ({
   id: String(s.id),
