@@ -145,10 +145,12 @@ export async function requestRefund(
 }
 
 export interface DecideHooks {
-  /** Runs inside the decision's transaction with its outcome (the audit row of an operator decision). */
+  /**
+   * Runs inside the decision's transaction with its outcome, its last step before the commit: the
+   * audit row of an operator decision; what it throws rolls the whole decision back (the refund
+   * worker's tests inject their faults here, through the worker's options).
+   */
   record?: (trx: Trx, outcome: { refundId: number; status: string; failureReason: string | null; amountCents: number }) => Promise<void>;
-  /** Test hook: runs inside the decision's transaction just before it commits (throw to simulate a crash). */
-  beforeCommit?: (refundId: number) => void | Promise<void>;
 }
 
 /**
@@ -191,7 +193,6 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
     // The webhook outbox rows commit with the decision (SPEC §13).
     await emitRefundDecided(trx, refundId, approved, order.status === 'cancel' && order.previousStatus !== 'cancel', now);
     await hooks.record?.(trx, { refundId, status: outcome.state, failureReason: outcome.failureReason, amountCents: outcome.amountCents });
-    await hooks.beforeCommit?.(refundId);
     return { refundId, status: outcome.state, failureReason: outcome.failureReason };
   });
 }

@@ -109,7 +109,7 @@ describe('stockist CLI', () => {
       store,
       config: { refundReview: 'auto', refundAutoDelayMs: 0, refundMaxAttempts: 1 },
       hooks: {
-        beforeCommit: () => {
+        record: async () => {
           throw new Error('ledger\nexploded');
         },
       },

@@ -42,7 +42,7 @@ for (const dialect of DIALECTS) {
         claimMs: 1000,
         now: () => clock,
         hooks: {
-          beforeCommit: () => {
+          record: async () => {
             throw new Error('ledger exploded');
           },
         },
@@ -108,7 +108,7 @@ for (const dialect of DIALECTS) {
         claimMs: 1000,
         now: () => clock,
         hooks: {
-          beforeCommit: () => {
+          record: async () => {
             if (failures-- > 0) throw new Error('transient');
           },
         },
@@ -131,7 +131,7 @@ for (const dialect of DIALECTS) {
         claimMs: 1000,
         now: () => clock,
         hooks: {
-          beforeCommit: () => {
+          record: async () => {
             throw full;
           },
         },

@@ -586,7 +586,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         config,
         now: () => clock,
         hooks: {
-          beforeCommit: () => {
+          record: async () => {
             throw new Error('killed');
           },
         },
