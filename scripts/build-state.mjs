@@ -18,7 +18,10 @@ export function buildIsStale(root) {
   return (
     Math.max(
       newest(path.join(root, 'src')),
+      // The client package served at /sdk/ (scripts/build-sdk.mjs).
+      newest(path.join(root, 'clients/typescript')),
       fs.statSync(path.join(root, 'scripts/build.mjs')).mtimeMs,
+      fs.statSync(path.join(root, 'scripts/build-sdk.mjs')).mtimeMs,
       fs.statSync(path.join(root, 'package-lock.json')).mtimeMs,
     ) > built
   );

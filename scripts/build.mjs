@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildIsStale } from './build-state.mjs';
+import { buildSdk } from './build-sdk.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 if (process.argv.includes('--if-stale') && !buildIsStale(root)) process.exit(0);
@@ -77,5 +78,12 @@ const copyWebFiles = (from, to) => {
   }
 };
 copyWebFiles(path.join(root, 'src/web'), path.join(dist, 'web'));
+// The typed client as an npm package, served at /sdk/ (scripts/build-sdk.mjs).
+try {
+  await buildSdk(root, esbuild, path.join(dist, 'sdk'));
+} catch (error) {
+  console.error(`build: the client package (dist/sdk/) failed: ${error.message}`);
+  process.exit(1);
+}
 fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
 console.log(`build: src/ bundled into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

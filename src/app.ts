@@ -20,6 +20,7 @@ import { adminFulfillmentRoutes } from './http/routes/admin/fulfillment.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
 import { adminAuditRoutes } from './http/routes/admin/audit.ts';
 import { docsRoutes } from './http/routes/docs.ts';
+import { sdkRoutes } from './http/routes/sdk.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { oauthTokenRoutes } from './http/routes/oauth/token.ts';
 import { catalogRoutes } from './http/routes/merchant/catalog.ts';
@@ -213,6 +214,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       now: options.now ?? Date.now,
       resolveHost: options.resolveHost,
     });
+  }
+  // The typed client's package where the merchant API is served; with the certificate when this
+  // server made its own (TLS on, no TLS_CERT_FILE): the sandbox's self-signed one.
+  if (surfaces.merchant) {
+    const selfSigned = options.https && config.tls && !config.tlsCertFile ? String(options.https.cert) : null;
+    await app.register(sdkRoutes, { certificate: selfSigned });
   }
   // The merchants' reference where the merchant API is served, the operator's where the operator API is.
   if (surfaces.merchant || surfaces.admin) await app.register(docsRoutes, { routes, merchant: surfaces.merchant, admin: surfaces.admin });

@@ -1,4 +1,5 @@
 import { SCOPES } from '../../../domain/scopes.ts';
+import { SDK_CERTIFICATE, SDK_EXAMPLE, sdkPackage } from '../../../http/routes/sdk.ts';
 import { ManagerCsrfForm } from '../../../schemas/manager.ts';
 import { createPersonalToken } from '../../../services/credentials.service.ts';
 import type { ManagerPage } from './context.ts';
@@ -6,10 +7,18 @@ import type { ManagerPage } from './context.ts';
 /** A token made on the Get started page lives a day: enough to try the API, not a credential to keep. */
 const GET_STARTED_TOKEN_DAYS = 1;
 
-/** Page 1, Get started: the base URL, a ready curl with a fresh token, the documentation, the typed client. */
+/**
+ * Page 1, Get started: the base URL, a ready curl with a fresh token, the documentation, and the
+ * typed client installed from this server (/sdk/) with its example: every command as printed works
+ * from an empty folder with nothing but this server's address (test/e2e/sdk-install.test.ts).
+ */
 export const overviewPage: ManagerPage = {
   nav: [{ href: '/manager', label: 'Get started', permission: 'overview:read' }],
   routes: async (app, { config, store, now, page, origin, user, actor }) => {
+    // A server on the certificate it made itself (TLS on, no TLS_CERT_FILE) hands that certificate
+    // out at /sdk/certificate.pem; curl takes -k to fetch it, Node and npm trust it by NODE_EXTRA_CA_CERTS.
+    const selfSigned = config.tls && !config.tlsCertFile;
+    const sdk = sdkPackage();
     const view = (request: Parameters<typeof origin>[0], token: string | null) => ({
       title: 'Get started',
       origin: origin(request),
@@ -17,6 +26,18 @@ export const overviewPage: ManagerPage = {
       docsUrl: `${origin(request)}/docs`,
       token,
       canCreate: user(request).role !== 'viewer',
+      insecure: selfSigned ? '-k ' : '',
+      certificateUrl: selfSigned ? `${origin(request)}/sdk/${SDK_CERTIFICATE}` : null,
+      sdkUrl: `${origin(request)}/sdk`,
+      tarballUrl: sdk ? `${origin(request)}/sdk/${sdk.tarball}` : null,
+      installCommands: [
+        'mkdir stockist-example && cd stockist-example',
+        ...(selfSigned
+          ? [`curl -k -sS -o stockist-sandbox.pem ${origin(request)}/sdk/${SDK_CERTIFICATE}`, 'export NODE_EXTRA_CA_CERTS="$PWD/stockist-sandbox.pem"']
+          : []),
+        `npm install ${origin(request)}/sdk/${sdk?.tarball}`,
+      ],
+      example: `node_modules/@stockist/client/examples/${SDK_EXAMPLE}`,
     });
 
     app.get('', async (request, reply) => page(reply, 200, 'overview', view(request, null)));
