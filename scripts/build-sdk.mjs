@@ -2,13 +2,14 @@
 // /sdk/stockist-client-<version>.tgz (src/http/routes/sdk.ts): one ES module (the client and the
 // webhook signature module it shares with the server, bundled by esbuild), its type declarations
 // (tsc), the README and the runnable example. No dependencies: `npm install <the .tgz URL>` needs
-// no registry. The .tgz is written here, at build time, by a small tar writer (fixed timestamps,
-// so the same sources give the same bytes); the server reads it from dist/sdk/ and needs no npm.
+// no registry. The .tgz is written here, at build time, with node-tar (the archiver npm itself
+// uses), its entries in name order with npm pack's fixed date and no owner, so the same sources give
+// the same bytes; the server reads it from dist/sdk/ and needs neither npm nor node-tar.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
+import * as tar from 'tar';
 
 /** The file name npm gives a pack of the scoped package @stockist/client. */
 export const tarballName = (version) => `stockist-client-${version}.tgz`;
@@ -80,7 +81,17 @@ export async function buildSdk(root, esbuild, outDir) {
 
     fs.mkdirSync(outDir, { recursive: true });
     const name = tarballName(manifest.version);
-    fs.writeFileSync(path.join(outDir, name), zlib.gzipSync(tar(files), { level: 9 }));
+    // npm's layout: everything under package/. Files only, listed in name order (no directory walk,
+    // whose order is the file system's).
+    const staged = path.join(work, 'staged');
+    for (const [file, data] of files) {
+      fs.mkdirSync(path.dirname(path.join(staged, 'package', file)), { recursive: true });
+      fs.writeFileSync(path.join(staged, 'package', file), data);
+    }
+    tar.create(
+      { gzip: { level: 9 }, cwd: staged, file: path.join(outDir, name), sync: true, portable: true, mtime: NPM_PACK_DATE, noDirRecurse: true },
+      [...files.keys()].sort((a, b) => a.localeCompare(b)).map((file) => `package/${file}`),
+    );
     // Served at /sdk/read-stock.mjs too, to read before installing.
     fs.copyFileSync(path.join(clientDir, 'examples/read-stock.mjs'), path.join(outDir, 'read-stock.mjs'));
     return name;
@@ -89,31 +100,5 @@ export async function buildSdk(root, esbuild, outDir) {
   }
 }
 
-/** A ustar archive of `files` under package/ (npm's layout), owned by nobody, dated 1985 as npm pack does. */
-function tar(files) {
-  const MTIME = 499162500; // 1985-10-26T08:15:00Z
-  const blocks = [];
-  for (const [name, data] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
-    const header = Buffer.alloc(512);
-    const full = `package/${name}`;
-    if (Buffer.byteLength(full) > 100) throw new Error(`build-sdk: ${full} is too long for a ustar name`);
-    const field = (value, offset, length) => header.write(value, offset, length, 'utf8');
-    const octal = (value, offset, length) => field(`${value.toString(8).padStart(length - 1, '0')}\0`, offset, length);
-    field(full, 0, 100);
-    octal(0o644, 100, 8);
-    octal(0, 108, 8);
-    octal(0, 116, 8);
-    octal(data.length, 124, 12);
-    octal(MTIME, 136, 12);
-    field('        ', 148, 8);
-    field('0', 156, 1);
-    field('ustar\0', 257, 6);
-    field('00', 263, 2);
-    let sum = 0;
-    for (const byte of header) sum += byte;
-    field(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8);
-    blocks.push(header, data, Buffer.alloc((512 - (data.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return Buffer.concat(blocks);
-}
+/** The date npm pack gives every entry (1985-10-26T08:15:00Z), so a pack does not change with the build's time. */
+const NPM_PACK_DATE = new Date(499162500 * 1000);
