@@ -23,6 +23,7 @@ import * as m0028 from './migrations/0028_ledger_keys.ts';
 import * as m0029 from './migrations/0029_invitation_revocation.ts';
 import * as m0030 from './migrations/0030_accounts_per_merchant.ts';
 import * as m0031 from './migrations/0031_password_resets.ts';
+import * as m0033 from './migrations/0033_web_forms.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0029_invitation_revocation': m0029,
   '0030_accounts_per_merchant': m0030,
   '0031_password_resets': m0031,
+  '0033_web_forms': m0033,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -7,7 +7,7 @@ import { resumeSession, staffActor, type ConsoleUser } from '../../services/cons
 import type { Store } from '../../store/db.ts';
 import { htmxAsset, installWebFrontEnd, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
-import { CONSOLE_COOKIE, SIGN_IN_PATH, consoleRouteFor } from './console-routes.ts';
+import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH, consoleRouteFor } from './console-routes.ts';
 import type { ConsolePageContext, NavLink } from './pages/context.ts';
 import { CONSOLE_PAGES } from './pages/index.ts';
 
@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The permission a console route needs (set from CONSOLE_ROUTES). */
     permission?: Permission | 'public';
+    /** The route's form applies once: it must carry a one-time form key (web/foundation.ts). */
+    once?: boolean;
   }
 }
 
@@ -55,12 +57,15 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   app.decorateRequest('consoleUser', null);
-  const { page, signedIn } = await installWebFrontEnd<ConsoleUser>(app, config, {
+  const { page, signedIn, forms } = await installWebFrontEnd<ConsoleUser>(app, config, {
     name: 'console',
     folder: 'console',
     assets: assetFiles(),
     cookie: CONSOLE_COOKIE,
     signInPath: SIGN_IN_PATH,
+    home: CONSOLE_PREFIX,
+    db,
+    now,
     routeFor: consoleRouteFor,
     tableName: 'CONSOLE_ROUTES (src/web/console/console-routes.ts)',
     resume: (sessionId) => resumeSession(db, sessionId, sessionLimits, now()),
@@ -79,8 +84,9 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     now,
     sessionLimits,
     page,
+    forms,
     user: signedIn,
-    actor: (request) => staffActor(signedIn(request), request.id),
+    actor: (request) => ({ ...staffActor(signedIn(request), request.id), formKey: forms.formKey(request) }),
   };
   for (const consolePage of CONSOLE_PAGES) await app.register(consolePage.routes, context);
 };

@@ -6,16 +6,23 @@ import { createStaff, disableStaff, enableStaff, generatePassword, listStaff, re
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
+/** A one-time password as the list shows it once. */
+interface StaffSecret {
+  email: string;
+  password: string;
+  why: 'created' | 'reset';
+}
+
 /**
- * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, in the
- * answer to the form, never stored in clear or shown again), disable, enable, reset password,
+ * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, on the
+ * page the form's 303 leads to, never stored in clear or shown again), disable, enable, reset password,
  * change role. Nobody can disable their own account or change their own role here (a slip would
  * sign you out or take the page away); the service itself refuses (409) to disable or demote the
  * last active owner, here and on the CLI, so the console always has someone who can manage staff.
  */
 export const staffPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/staff`, label: 'Staff', permission: 'staff:manage' }],
-  routes: async (app, { store, now, page, user, actor }) => {
+  routes: async (app, { store, now, page, forms, user, actor }) => {
     const { db } = store;
 
     const render = async (reply: FastifyReply, status: number, extra: Record<string, unknown> = {}) =>
@@ -40,10 +47,16 @@ export const staffPage: ConsolePage = {
     const notSelf = (request: FastifyRequest, staffId: number, what: string) => {
       if (staffId === user(request).staffId) throw conflictState(`you cannot ${what} your own account here`);
     };
-    /** A refused change comes back as the page with the reason, at the refusal's status; nothing was written. */
-    const orRefusal = async (reply: FastifyReply, extra: Record<string, unknown>, change: () => Promise<Record<string, unknown>>) => {
+    /**
+     * A change answers 303 to the list, which shows its message (or new password) once; a refused
+     * one comes back as the page with the reason, at the refusal's status: nothing was written.
+     */
+    const orRefusal = async (reply: FastifyReply, extra: Record<string, unknown>, change: () => Promise<{ done?: string; secret?: StaffSecret }>) => {
       try {
-        return await render(reply, 200, await change());
+        const { done, secret } = await change();
+        if (done) await forms.flash(reply.request, 'notice', { text: done });
+        if (secret) await forms.flash(reply.request, 'staff-secret', secret);
+        return reply.redirect(`${CONSOLE_PREFIX}/staff`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.status === 404) throw error;
         const why = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
@@ -51,14 +64,14 @@ export const staffPage: ConsolePage = {
       }
     };
 
-    app.get('/staff', async (_request, reply) => render(reply, 200));
+    app.get('/staff', async (request, reply) => render(reply, 200, { secret: await forms.take<StaffSecret>(request, 'staff-secret') }));
 
     app.post('/staff', { schema: { body: StaffCreateForm } }, async (request, reply) => {
       const { email, role } = request.body;
       return orRefusal(reply, { form: { email, role } }, async () => {
         const password = generatePassword();
         const row = await createStaff(db, actor(request), { email, role, password }, now());
-        return { secret: { email: row.email, password, why: 'created' } };
+        return { secret: { email: row.email, password, why: 'created' as const } };
       });
     });
 
@@ -84,7 +97,7 @@ export const staffPage: ConsolePage = {
       return orRefusal(reply, {}, async () => {
         const password = generatePassword();
         await resetPassword(db, actor(request), row.email, password, now());
-        return { secret: { email: row.email, password, why: 'reset' } };
+        return { secret: { email: row.email, password, why: 'reset' as const } };
       });
     });
 
