@@ -73,6 +73,12 @@ export function browser(t: TestApp, address = freshAddress()): Browser {
 /** A one-time form key as a rendered form carries it (web/foundation.ts). */
 export const freshFormKey = () => randomBytes(18).toString('base64url');
 
+/** The page a POST's 303 leads to (what a browser shows next); the POST must have answered 303. */
+export async function follow(b: Browser, posted: Awaited<ReturnType<Browser['post']>>) {
+  assert.equal(posted.statusCode, 303, `${posted.statusCode} ${posted.body.slice(0, 300)}`);
+  return b.get(String(posted.headers.location));
+}
+
 /** A POST answered 303, and the page its Location leads to (what a browser shows next). */
 export async function postAndFollow(b: Browser, url: string, fields: Record<string, string | readonly string[]>) {
   const posted = await b.post(url, fields);

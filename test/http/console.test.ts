@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STAFF_ROLES, type StaffRole } from '../../src/domain/staff.ts';
 import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
-import { PASSWORD, HOST, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
+import { PASSWORD, HOST, follow, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -186,7 +186,7 @@ for (const dialect of DIALECTS) {
       clock.now += 5 * 60_000; // (two sign-ins and three tries drew on the account's sign-in limit: five per five minutes)
       await me.get('/console');
       await elsewhere.get('/console');
-      const changed = await me.post('/console/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      const changed = await follow(me, await me.post('/console/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW }));
       assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
       assert.match(changed.body, /Password changed; 1 other session signed out/);
       assert.equal((await elsewhere.get('/console')).statusCode, 303, 'the other session ended');
