@@ -1,4 +1,5 @@
 import { AppError } from '../../../domain/errors.ts';
+import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleSkuParams, ProductSearchQuery, StockAdjustForm, StockHistoryQuery } from '../../../schemas/console.ts';
 import { productStock, searchCatalog } from '../../../services/stock-history.service.ts';
@@ -44,7 +45,7 @@ export const catalogPage: ConsolePage = {
         await forms.flash(request, 'adjusted', result);
         return reply.redirect(`${CONSOLE_PREFIX}/products/${encodeURIComponent(sku)}`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404) throw error;
+        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
         // The form comes back with what was typed and why it was refused; nothing was written.
         const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
         return page(

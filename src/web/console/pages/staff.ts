@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, conflictState, notFound } from '../../../domain/errors.ts';
+import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { STAFF_ROLES } from '../../../domain/staff.ts';
 import { StaffCreateForm, StaffParams, StaffRoleForm, CsrfForm } from '../../../schemas/console.ts';
 import { createStaff, disableStaff, enableStaff, generatePassword, listStaff, resetPassword, setStaffRole } from '../../../services/staff.service.ts';
@@ -58,7 +59,7 @@ export const staffPage: ConsolePage = {
         if (secret) await forms.flash(reply.request, 'staff-secret', secret);
         return reply.redirect(`${CONSOLE_PREFIX}/staff`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404) throw error;
+        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
         const why = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
         return render(reply, error.status, { ...extra, error: why });
       }
