@@ -10,7 +10,7 @@ import { putFlash, recordFormResult, takeFlash, usedFormKey } from '../store/web
  */
 
 /** An unread one-time display lasts this long: the 303 is followed at once; a forgotten one goes. */
-export const FLASH_TTL_MS = 15 * 60_000;
+const FLASH_TTL_MS = 15 * 60_000;
 
 export const formKeyUsed = (db: Handle, formKey: FormKey) => usedFormKey(db, formKey);
 

@@ -79,14 +79,6 @@ export async function follow(b: Browser, posted: Awaited<ReturnType<Browser['pos
   return b.get(String(posted.headers.location));
 }
 
-/** A POST answered 303, and the page its Location leads to (what a browser shows next). */
-export async function postAndFollow(b: Browser, url: string, fields: Record<string, string | readonly string[]>) {
-  const posted = await b.post(url, fields);
-  assert.equal(posted.statusCode, 303, `${url}: ${posted.statusCode} ${posted.body.slice(0, 300)}`);
-  const location = String(posted.headers.location);
-  return { posted, location, page: await b.get(location) };
-}
-
 export async function signedIn(t: TestApp, email: string, address?: string) {
   const b = browser(t, address);
   const r = await b.post('/console/sign-in', { email, password: PASSWORD });
