@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
 import type { Handle, Trx } from './db.ts';
+import { consumeFormKey } from './web-forms.repository.ts';
 import type { AuditLogTable } from './schema.ts';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -39,8 +40,13 @@ function merchantOf(entry: AuditEntry): number | null {
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
-/** Takes a transaction: an audit row is only ever written together with the change it records. */
+/**
+ * Takes a transaction: an audit row is only ever written together with the change it records. A
+ * web form's one-time key rides on the actor and is recorded here, so every audited write a form
+ * makes applies once (domain/form-keys.ts).
+ */
 export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now: number): Promise<void> {
+  if (actor.formKey) await consumeFormKey(trx, actor.formKey, actor.requestId ?? '', now);
   await trx
     .insertInto('audit_log')
     .values({

@@ -158,7 +158,8 @@ describe('business manager in a real browser', { skip: SKIP }, () => {
     await page.click('nav a[href="/manager/credentials"]');
     await page.waitForURL(`${origin}/manager/credentials`);
     const row = page.locator('tr[data-client]', { hasText: 'Shop backend' });
-    await Promise.all([page.waitForLoadState(), row.locator('button[data-action="revoke-client"]').click()]);
+    await row.locator('summary[data-confirm-open="revoke-client"]').click();
+    await Promise.all([page.waitForNavigation(), row.locator('button[data-action="revoke-client"]').click()]);
     const after = await fetch(`${origin}/openapi/v1/product/stocks?skus=C`, { headers: { authorization: `Bearer ${accessToken}` } });
     assert.equal(after.status, 401);
 

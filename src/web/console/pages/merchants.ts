@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { can } from '../../../domain/staff.ts';
 import { fieldError } from '../../../domain/errors.ts';
 import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
@@ -42,6 +41,13 @@ const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
 });
 const DAY_SECONDS = 86_400;
 
+/** A secret and its facts, as the merchant's page shows it once. */
+interface ShownSecret {
+  title: string;
+  what: string;
+  fields: { label: string; value: string; secret: boolean }[];
+}
+
 const scopesOf = (form: TokenForm): Scope[] | undefined => {
   const ticked = form.scopes === undefined ? [] : [form.scopes].flat();
   return ticked.length === 0 ? undefined : SCOPES.filter((s) => ticked.includes(s));
@@ -49,13 +55,14 @@ const scopesOf = (form: TokenForm): Scope[] | undefined => {
 
 /**
  * Merchants and their credentials (SPEC §14): list, create, disable and enable, bearer tokens
- * issued and revoked, and how much of its rate limits each is using now. A secret (the OAuth client
- * secret, a token) is shown once, in the answer to the request that created it: only its hash is
- * kept, so no page can show it again.
+ * issued and revoked, and how much of its rate limits each is using now. Every form answers 303 to
+ * the merchant's page. A secret (the OAuth client secret, a token, an invitation link) is shown
+ * once, on that page right after the form (a one-time display sealed with the session's cookie:
+ * web/foundation.ts): only its hash is kept, so no page can show it again.
  */
 export const merchantsPage: ConsolePage = {
   nav: [{ href: MERCHANTS, label: 'Merchants', permission: 'merchants:read' }],
-  routes: async (app, { config, store, buckets, now, page, user, actor }) => {
+  routes: async (app, { config, store, buckets, now, page, forms, user, actor }) => {
     const { db } = store;
 
     app.get('/merchants', async (request, reply) => {
@@ -65,9 +72,8 @@ export const merchantsPage: ConsolePage = {
 
     app.post('/merchants', { schema: { body: MerchantForm } }, async (request, reply) => {
       const created = await createMerchant(db, actor(request), request.body.name, now());
-      return page(reply, 201, 'secret-shown', {
+      return shownOnce(request, reply, String(created.merchantId), {
         title: `Merchant ${created.merchantId} created`,
-        merchantId: String(created.merchantId),
         what: 'OAuth client secret',
         fields: [
           { label: 'Merchant id', value: String(created.merchantId), secret: false },
@@ -76,6 +82,12 @@ export const merchantsPage: ConsolePage = {
         ],
       });
     });
+
+    /** A new secret: kept for the merchant's page, shown there once (POST → 303 → GET). */
+    const shownOnce = async (request: FastifyRequest, reply: FastifyReply, merchantId: string, secret: ShownSecret) => {
+      await forms.flash(request, 'secret', { ...secret, merchantId });
+      return reply.redirect(`${MERCHANTS}/${merchantId}`, 303);
+    };
 
     app.get('/merchants/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const credentials = await merchantCredentials(db, Number(request.params.id), now());
@@ -88,7 +100,7 @@ export const merchantsPage: ConsolePage = {
         rateLimit,
         scopes: SCOPES,
         accounts,
-        formKey: randomBytes(18).toString('base64url'),
+        secret: (await forms.take<ShownSecret & { merchantId: string }>(request, 'secret')) ?? null,
         canWrite: can(user(request).role, 'merchants:write'),
       });
     });
@@ -193,9 +205,8 @@ export const merchantsPage: ConsolePage = {
         { scopes, expiresInSeconds: days && days * DAY_SECONDS },
         now(),
       );
-      return page(reply, 201, 'secret-shown', {
+      return shownOnce(request, reply, String(issued.merchantId), {
         title: `Token ${issued.tokenId} issued`,
-        merchantId: String(issued.merchantId),
         what: 'bearer token',
         fields: [
           { label: 'Token id', value: String(issued.tokenId), secret: false },
@@ -209,9 +220,8 @@ export const merchantsPage: ConsolePage = {
     // A one-time link to the merchant's business manager (SPEC §14), shown once.
     app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
       const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
-      return page(reply, 201, 'secret-shown', {
+      return shownOnce(request, reply, String(invitation.merchantId), {
         title: `${invitation.email} invited`,
-        merchantId: String(invitation.merchantId),
         what: 'invitation link',
         fields: [
           { label: 'Email', value: invitation.email, secret: false },
