@@ -155,12 +155,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('takes +20 as the change, keeps the reason on the ledger row, and shows it in the history (issue 29, item 11)', async () => {
       const wh = await signedIn(t, 'wh@example.com');
-      const r = await wh.post('/console/products/B/adjust', {
-        _csrf: await wh.csrf(),
-        warehouseCode: 'G006',
-        delta: ' +20 ',
-        reason: 'found in the back <room>',
-      });
+      const r = await follow(
+        wh,
+        await wh.post('/console/products/B/adjust', {
+          _csrf: await wh.csrf(),
+          warehouseCode: 'G006',
+          delta: ' +20 ',
+          reason: 'found in the back <room>',
+        }),
+      );
       assert.equal(r.statusCode, 200, r.body);
       assert.match(r.body, /Adjusted B in G006 by \+20: now 25\./);
       const [row] = await t.store.db

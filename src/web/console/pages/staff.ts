@@ -70,7 +70,11 @@ export const staffPage: ConsolePage = {
      * A change answers 303 to the list, which shows its message (or new password) once; a refused
      * one comes back as the page with the reason, at the refusal's status: nothing was written.
      */
-    const orRefusal = async (reply: FastifyReply, extra: Record<string, unknown>, change: () => Promise<{ done?: string; secret?: StaffSecret; reset?: StaffReset }>) => {
+    const orRefusal = async (
+      reply: FastifyReply,
+      extra: Record<string, unknown>,
+      change: () => Promise<{ done?: string; secret?: StaffSecret; reset?: StaffReset }>,
+    ) => {
       try {
         const { done, secret, reset } = await change();
         if (done) await forms.flash(reply.request, 'notice', { text: done });
@@ -84,7 +88,8 @@ export const staffPage: ConsolePage = {
       }
     };
 
-    app.get('/staff', async (request, reply) => render(reply, 200, {
+    app.get('/staff', async (request, reply) =>
+      render(reply, 200, {
         secret: await forms.take<StaffSecret>(request, 'staff-secret'),
         reset: await forms.take<StaffReset>(request, 'staff-reset'),
       }),
