@@ -53,12 +53,31 @@ export interface AuditFilter {
  * filter has an index ending in the id (migration 0025), so a page is an indexed range.
  */
 export async function listAuditFiltered(db: Handle, filter: AuditFilter, beforeId: number | null, limit: number): Promise<AuditRow[]> {
-  let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
+  let q = filteredAudit(db, filter).selectAll().orderBy('id', 'desc').limit(limit);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.execute();
+}
+
+function filteredAudit(db: Handle, filter: AuditFilter) {
+  let q = db.selectFrom('audit_log');
   if (filter.actor) q = q.where('actor_kind', '=', filter.actor.kind).where('actor_id', '=', filter.actor.id);
   if (filter.action !== null) q = q.where('action', '=', filter.action);
   if (filter.target !== null) q = q.where('target', '=', filter.target);
-  if (beforeId !== null) q = q.where('id', '<', beforeId);
-  return q.execute();
+  return q;
+}
+
+/**
+ * How many rows the filter matches, counting at most `cap` (the page says "about"); with
+ * `fromId`, only those with that id or a newer one (the rows the pages before this one showed).
+ */
+export async function countAuditFiltered(db: Handle, filter: AuditFilter, cap: number, fromId: number | null): Promise<number> {
+  let inner = filteredAudit(db, filter).select('id');
+  if (fromId !== null) inner = inner.where('id', '>=', fromId);
+  const row = await db
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** One merchant's rows, newest first (the business manager's audit page). */
