@@ -165,7 +165,11 @@ for (const dialect of DIALECTS) {
         { sku: 'A', name: 'Mug', price: '9.32', warehouse: 'W9', quantity: '100' },
       ]);
       const every = csvRows(await owner.get('/console/products.csv'), 'stock');
-      assert.deepEqual(every.find((r) => r.sku === 'Z'), { sku: 'Z', name: 'Nowhere', price: '1.00', warehouse: '', quantity: '0' }, 'a product without stock: one row');
+      assert.deepEqual(
+        every.find((r) => r.sku === 'Z'),
+        { sku: 'Z', name: 'Nowhere', price: '1.00', warehouse: '', quantity: '0' },
+        'a product without stock: one row',
+      );
       assert.equal((await support.get('/console/products.csv')).statusCode, 403);
     });
 
@@ -218,11 +222,7 @@ for (const dialect of DIALECTS) {
         csvRows(await theirs.get('/manager/orders.csv'), 'orders').map((o) => o.order_id),
         [otherOrder],
       );
-      assert.deepEqual(
-        csvRows(await viewer.get(`/manager/orders.csv?q=${otherOrder}`), 'orders'),
-        [],
-        "another merchant's order id finds nothing",
-      );
+      assert.deepEqual(csvRows(await viewer.get(`/manager/orders.csv?q=${otherOrder}`), 'orders'), [], "another merchant's order id finds nothing");
       assert.deepEqual(
         csvRows(await viewer.get('/manager/orders.csv?q=PLAIN-1'), 'orders').map((o) => o.order_id),
         [shopOrders[0]],
