@@ -10,7 +10,7 @@ import { forMerchant } from '../../src/store/tenancy.ts';
 import type { CsvExport } from '../../src/domain/csv.ts';
 import { signedIn, staff, type Browser } from './console-client.ts';
 import { member } from './manager-helpers.ts';
-import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
 /**
