@@ -70,6 +70,12 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /merchants/:id/account/adjustments': OWNER,
   'POST /merchants/:id/account': OWNER,
   'GET /merchants/:id/transactions': SUPPORT,
+  // CSV exports: whoever may read the list may download it.
+  'GET /orders.csv': EVERYONE,
+  'GET /refunds.csv': SUPPORT,
+  'GET /products.csv': WAREHOUSE,
+  'GET /audit.csv': OWNER,
+  'GET /merchants/:id/transactions.csv': SUPPORT,
   'GET /account': EVERYONE,
   'POST /account/password': EVERYONE,
   'POST /account/sign-out-everywhere': EVERYONE,

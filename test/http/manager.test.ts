@@ -72,6 +72,9 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'GET /usage': ALL,
   'GET /balance': ALL,
   'GET /balance/statement': ALL,
+  'GET /orders.csv': ALL,
+  'GET /audit.csv': ADMINS,
+  'GET /balance/transactions.csv': ALL,
 };
 
 for (const dialect of DIALECTS) {

@@ -72,6 +72,13 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
   { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
 
+  // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
+  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+  { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },
+  { method: 'GET', path: '/products.csv', permission: 'stock:adjust' },
+  { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
+  { method: 'GET', path: '/merchants/:id/transactions.csv', permission: 'merchants:read' },
+
   // Your account (Hardening III): every staff member, for their own account only.
   { method: 'GET', path: '/account', permission: 'dashboard:read' },
   { method: 'POST', path: '/account/password', permission: 'dashboard:read' },

@@ -68,6 +68,11 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/usage', permission: 'usage:read' },
   { method: 'GET', path: '/balance', permission: 'balance:read' },
   { method: 'GET', path: '/balance/statement', permission: 'balance:read' },
+
+  // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
+  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+  { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
+  { method: 'GET', path: '/balance/transactions.csv', permission: 'balance:read' },
 ];
 
 export const managerRouteFor = routeLookup(MANAGER_PREFIX, MANAGER_ROUTES);

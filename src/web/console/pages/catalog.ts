@@ -3,8 +3,10 @@ import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { parseStockChange } from '../../../domain/stock-adjustment.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleSkuParams, ProductSearchQuery, StockAdjustForm, StockHistoryQuery } from '../../../schemas/console.ts';
-import { productStock, searchCatalog } from '../../../services/stock-history.service.ts';
+import { productStock, searchCatalog, stockCsv } from '../../../services/stock-history.service.ts';
 import { adjustStockLevels, type StockResult } from '../../../services/stock.service.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -18,8 +20,13 @@ export const catalogPage: ConsolePage = {
     app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
       const q = (request.query.q ?? '').trim();
       const results = await searchCatalog(store.db, q, request.query.after ?? null);
-      return page(reply, 200, 'products', { title: 'Catalogue & stock', q, results });
+      return page(reply, 200, 'products', { title: 'Catalogue & stock', q, results, countsText: countsText(results.counts) });
     });
+
+    // The search's products and their stock per warehouse as a CSV file (the page's `q`; every page).
+    app.get('/products.csv', { schema: { querystring: ProductSearchQuery } }, async (request, reply) =>
+      sendCsv(reply, stockCsv(store.db, (request.query.q ?? '').trim()), now()),
+    );
 
     const productView = async (sku: string, beforeId: number | null, extra: Record<string, unknown>) => ({
       title: `Stock of ${sku}`,

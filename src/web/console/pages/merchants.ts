@@ -4,7 +4,7 @@ import { fieldError } from '../../../domain/errors.ts';
 import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
 import { presentAccount, type presentTransaction } from '../../../present/account.presenter.ts';
-import { accountForOperator, changeTerms, postByOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
+import { accountForOperator, changeTerms, postByOperator, transactionsCsvForOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
 import { SCOPES, type Scope } from '../../../domain/scopes.ts';
 import { merchantBucketUse } from '../../../http/rate-limit.ts';
 import {
@@ -26,12 +26,16 @@ import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
 import { inviteUser } from '../../../services/merchant-users.service.ts';
 import { publicOrigin } from '../../foundation.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
 const RECENT_TRANSACTIONS = 10;
 const TRANSACTIONS_PAGE = 50;
+/** The transactions' count stops here (services/ledger.service.ts, SPEC §4.6). */
+const TRANSACTIONS_COUNT_CAP = 10_000;
 
 /** A transaction as the console shows it: money formatted here, not in the template. */
 const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
@@ -173,15 +177,22 @@ export const merchantsPage: ConsolePage = {
       const environment = request.query.environment ?? config.env;
       const credentials = await merchantCredentials(db, merchantId, now());
       const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
+      const first = (result.pageNumber - 1) * result.pageSize + 1;
+      const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
       return page(reply, 200, 'transactions', {
         title: `Transactions of ${credentials.merchant.name} (${environment})`,
         merchant: credentials.merchant,
         environment,
         transactions: result.list.map(transactionRow),
-        total: result.total,
-        pageNumber: result.pageNumber,
+        countsText: result.list.length ? countsText(counts) : '',
         nextCursor: result.nextCursor,
       });
+    });
+
+    // Every transaction of the account as a CSV file.
+    app.get('/merchants/:id/transactions.csv', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
+      const environment = request.query.environment ?? config.env;
+      return sendCsv(reply, await transactionsCsvForOperator(db, Number(request.params.id), environment), now());
     });
 
     for (const [verb, status] of [

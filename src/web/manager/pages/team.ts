@@ -1,6 +1,7 @@
 import { invitationUrl, MERCHANT_ROLES, passwordResetUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
-import { merchantAudit } from '../../../services/audit.service.ts';
+import { merchantAudit, merchantAuditCsv } from '../../../services/audit.service.ts';
+import { sendCsv } from '../../csv.ts';
 import {
   changeRole,
   createPasswordReset,
@@ -80,5 +81,8 @@ export const teamPage: ManagerPage = {
       const rows = await merchantAudit(db, user(request).merchantId, before, 50);
       return page(reply, 200, 'audit', { title: 'Audit log', ...rows });
     });
+
+    // The merchant's whole audit log as a CSV file.
+    app.get('/audit.csv', async (request, reply) => sendCsv(reply, merchantAuditCsv(db, user(request).merchantId), now()));
   },
 };
