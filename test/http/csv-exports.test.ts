@@ -240,8 +240,21 @@ for (const dialect of DIALECTS) {
         [otherOrder],
       );
 
+      // A change the merchant's own admin makes: their export names them by email, as their audit page does; so does the console's.
+      const invited = await theirs.post('/manager/team/invitations', {
+        _csrf: await theirs.csrf('/manager/team'),
+        email: 'csv-later@two.example',
+        role: 'viewer',
+      });
+      assert.equal(invited.statusCode, 303, invited.body.slice(0, 300));
       const audit = csvRows(await theirs.get('/manager/audit.csv'), 'audit-log');
       assert.ok(audit.length > 0);
+      assert.equal(
+        audit.find((row) => row.action === 'merchant_user.invite' && row.target === 'merchant_user:csv-later@two.example')?.actor,
+        'csv-admin@two.example',
+      );
+      const operatorView = csvRows(await owner.get('/console/audit.csv?actor=&action=merchant_user.invite&target='), 'audit-log');
+      assert.equal(operatorView.find((row) => row.target === 'merchant_user:csv-later@two.example')?.actor, 'csv-admin@two.example');
       assert.ok(
         audit.every((row) => !row.target.includes(shop.merchantId)),
         "no row of the other merchant's log",
