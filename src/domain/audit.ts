@@ -1,4 +1,5 @@
 import { hashSecret } from './secrets.ts';
+import type { FormKey } from './form-keys.ts';
 
 /**
  * The audit log's vocabulary (SPEC §14): who acted, and what they did. Each row is written in the
@@ -16,6 +17,11 @@ export interface Actor {
   id: string;
   /** The request that made the change (null on the command line). */
   requestId: string | null;
+  /**
+   * A web form's one-time key (domain/form-keys.ts): recorded with the audit row, in the write's
+   * transaction, so a second submission of the same form applies nothing.
+   */
+  formKey?: FormKey;
 }
 
 export const AUDIT_ACTIONS = [

@@ -8,6 +8,7 @@
  * carry the other side, so their balances read as the negation of what they record (sales is
  * negative by the total sold).
  */
+import { spreadsheetSafe } from './csv.ts';
 import type { StockistEnv } from './vocabulary.ts';
 
 /** A merchant's account, and the supplier's four: sales, refunds (given back), cash received, adjustments. */
@@ -218,7 +219,6 @@ export function* statementRows(openingCents: number, lines: Iterable<StatementLi
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
+  const text = typeof value === 'string' ? spreadsheetSafe(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

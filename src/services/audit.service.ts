@@ -2,8 +2,17 @@ import { ACTOR_KINDS, decodeAuditCursor, encodeAuditCursor, type ActorKind, type
 import { emailKey } from '../domain/staff.ts';
 import { fieldError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
+import type { CsvCell, CsvExport } from '../domain/csv.ts';
 import { auditChanges } from '../present/audit.presenter.ts';
-import { listAudit, listAuditFiltered, listMerchantAudit, type AuditFilter, type AuditRow, type AuditRowWithActor } from '../store/audit.repository.ts';
+import {
+  countAuditFiltered,
+  listAudit,
+  listAuditFiltered,
+  listMerchantAudit,
+  type AuditFilter,
+  type AuditRow,
+  type AuditRowWithActor,
+} from '../store/audit.repository.ts';
 import { findStaffByEmail } from '../store/staff.repository.ts';
 import type { Handle } from '../store/db.ts';
 
@@ -52,13 +61,8 @@ export interface AuditPageFilter {
   target: string;
 }
 
-/**
- * The console's audit page: newest first, narrowed by actor, action and target, walked with
- * `nextCursor` (the API's keyset cursor). Staff and merchant-user actors come with their email.
- */
-export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: string | null, limit: number) {
-  const beforeId = cursor === null ? null : decodeAuditCursor(cursor);
-  if (cursor !== null && beforeId === null) throw fieldError('cursor', 'is not a cursor this page gave');
+/** The store's filter for what the page was asked for; an actor that names no one is a 400 naming the field. */
+async function auditFilterOf(db: Handle, filter: AuditPageFilter): Promise<AuditFilter> {
   let actor: AuditFilter['actor'] = null;
   const actorText = filter.actor.trim();
   if (actorText !== '') {
@@ -71,18 +75,98 @@ export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: 
       actor = { kind: 'staff', id: String(member.id) };
     } else throw fieldError('actor', `give kind:id (${ACTOR_KINDS.join(', ')}) or a staff email`);
   }
-  const rows = await listAuditFiltered(
-    db,
-    { actor, action: filter.action === '' ? null : filter.action, target: filter.target.trim() === '' ? null : filter.target.trim() },
-    beforeId,
-    limit + 1,
-  );
+  return { actor, action: filter.action === '' ? null : filter.action, target: filter.target.trim() === '' ? null : filter.target.trim() };
+}
+
+/** The audit page's count stops here ("10,000 or more"). */
+const AUDIT_COUNT_CAP = 10_000;
+/** Rows read per round trip while an export streams. */
+const EXPORT_BATCH = 500;
+
+/**
+ * The console's audit page: newest first, narrowed by actor, action and target, walked with
+ * `nextCursor` (the API's keyset cursor); `counts` place the page in the walk. Staff and
+ * merchant-user actors come with their email.
+ */
+export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: string | null, limit: number) {
+  const beforeId = cursor === null ? null : decodeAuditCursor(cursor);
+  if (cursor !== null && beforeId === null) throw fieldError('cursor', 'is not a cursor this page gave');
+  const storeFilter = await auditFilterOf(db, filter);
+  const [rows, about, shownBefore] = await Promise.all([
+    listAuditFiltered(db, storeFilter, beforeId, limit + 1),
+    countAuditFiltered(db, storeFilter, AUDIT_COUNT_CAP, null),
+    beforeId === null ? 0 : countAuditFiltered(db, storeFilter, AUDIT_COUNT_CAP, beforeId),
+  ]);
   const page = rows.slice(0, limit);
   return {
     list: page.map(presentAuditPageRow),
     nextCursor: rows.length > limit ? encodeAuditCursor(page.at(-1)!.id) : null,
+    counts: { first: page.length ? shownBefore + 1 : 0, last: shownBefore + page.length, about, capped: about >= AUDIT_COUNT_CAP },
   };
 }
+
+const AUDIT_CSV_COLUMNS = ['id', 'at', 'actor', 'actor_kind', 'actor_id', 'action', 'target', 'before', 'after', 'request_id'] as const;
+
+/**
+ * Rows of the audit log as CSV rows, newest first, read in keyset batches by `page(beforeId, limit)`
+ * (rows with their actor's email, joined in the store); `emailOf` says whose email the export may
+ * name — in the console anyone's, in a merchant's export only its own users' (it does not learn the
+ * operator's staff) — and any other actor is named by kind and id.
+ */
+function auditCsvRows(
+  page: (beforeId: number | null, limit: number) => Promise<AuditRowWithActor[]>,
+  emailOf: (row: AuditRowWithActor) => string | null,
+  batch: number,
+) {
+  return (async function* () {
+    let beforeId: number | null = null;
+    for (;;) {
+      const rows = await page(beforeId, batch);
+      for (const r of rows) {
+        const e = presentAudit(r);
+        yield {
+          id: e.id,
+          at: e.createdAt,
+          actor: emailOf(r) ?? `${e.actorKind}:${e.actorId}`,
+          actor_kind: e.actorKind,
+          actor_id: e.actorId,
+          action: e.action,
+          target: e.target,
+          before: e.before ? JSON.stringify(e.before) : null,
+          after: e.after ? JSON.stringify(e.after) : null,
+          request_id: e.requestId,
+        } satisfies Record<(typeof AUDIT_CSV_COLUMNS)[number], CsvCell>;
+      }
+      if (rows.length < batch) return;
+      beforeId = rows[rows.length - 1].id;
+    }
+  })();
+}
+
+/** The console's audit log with the page's filters, every row, as CSV (the filters are checked before the first row). */
+export async function auditCsv(db: Handle, filter: AuditPageFilter, batch = EXPORT_BATCH): Promise<CsvExport> {
+  const storeFilter = await auditFilterOf(db, filter);
+  return {
+    name: 'audit-log',
+    columns: AUDIT_CSV_COLUMNS,
+    rows: auditCsvRows(
+      (beforeId, limit) => listAuditFiltered(db, storeFilter, beforeId, limit),
+      (r) => r.actor_email,
+      batch,
+    ),
+  };
+}
+
+/** One merchant's rows of the audit log (the business manager's audit page) as CSV: its own users by email, as on the page. */
+export const merchantAuditCsv = (db: Handle, merchantId: number, batch = EXPORT_BATCH): CsvExport => ({
+  name: 'audit-log',
+  columns: AUDIT_CSV_COLUMNS,
+  rows: auditCsvRows(
+    (beforeId, limit) => listMerchantAudit(db, merchantId, beforeId, limit),
+    (r) => (r.actor_kind === 'merchant_user' ? r.actor_email : null),
+    batch,
+  ),
+});
 
 /**
  * One merchant's rows (the business manager's audit page), newest first; `nextBefore` continues

@@ -1,6 +1,7 @@
 import { AppError, fieldError, notFound } from '../domain/errors.ts';
 import type { Actor } from '../domain/audit.ts';
 import { centsToAmount } from '../domain/money.ts';
+import type { CsvCell, CsvExport } from '../domain/csv.ts';
 import {
   availableCents,
   causeOf,
@@ -8,6 +9,7 @@ import {
   entryLines,
   decodeEntryCursor,
   encodeEntryCursor,
+  formatSigned,
   merchantSide,
   operatorPostingProblem,
   type BillingMode,
@@ -384,4 +386,51 @@ export async function transactionsOf(scope: MerchantScope, environment: Stockist
 export async function transactionsForOperator(db: Db, merchantId: number, environment: StockistEnv, q: TransactionsQuery) {
   await merchantOr404(db, merchantId);
   return transactionsOf(forMerchant(db, merchantId), environment, q);
+}
+
+/** Entries read per round trip while a transactions export streams. */
+const EXPORT_BATCH = 500;
+
+const TRANSACTION_CSV_COLUMNS = ['id', 'at', 'type', 'description', 'order_id', 'refund_no', 'reference', 'amount', 'balance_after', 'currency'] as const;
+
+/**
+ * Every transaction of the merchant's account in `environment`, newest first (as the lists show
+ * them), as CSV rows read in keyset batches while the file is written.
+ */
+export function transactionsCsv(scope: MerchantScope, environment: StockistEnv, batch = EXPORT_BATCH): CsvExport {
+  const filter: EntryFilter = { type: null, createStart: null, createEnd: null };
+  async function* rows() {
+    const account = await merchantAccount(scope, environment);
+    if (!account) return;
+    let after: [number, number] | null = null;
+    for (;;) {
+      const page = await entriesPage(scope, account.id, filter, after, 0, batch);
+      for (const e of page) {
+        const t = presentTransaction(e);
+        yield {
+          id: t.id,
+          at: t.createDate,
+          type: t.type,
+          description: t.description,
+          order_id: t.orderId,
+          refund_no: t.refundNo,
+          reference: t.reference,
+          amount: formatSigned(e.amount_cents),
+          balance_after: formatSigned(e.balance_after_cents),
+          currency: t.currency,
+        } satisfies Record<(typeof TRANSACTION_CSV_COLUMNS)[number], CsvCell>;
+      }
+      if (page.length < batch) return;
+      const last = page[page.length - 1];
+      after = [last.created_at, last.id];
+    }
+  }
+  return { name: `transactions-${environment}`, columns: TRANSACTION_CSV_COLUMNS, rows: rows() };
+}
+
+/** The operator's export of a merchant's transactions (404 for an unknown merchant, before the download starts). */
+export async function transactionsCsvForOperator(db: Db, merchantId: number, environment: StockistEnv): Promise<CsvExport> {
+  await merchantOr404(db, merchantId);
+  const file = transactionsCsv(forMerchant(db, merchantId), environment);
+  return { ...file, name: `transactions-${merchantId}-${environment}` };
 }

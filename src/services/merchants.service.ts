@@ -10,6 +10,9 @@ import { noteTokensUsed } from '../store/credentials.repository.ts';
 import { revokeFamily } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 
+/** The names of these merchants, by id (the console's lists show names, not ids). */
+export const merchantNamesById = (db: Handle, ids: readonly number[]) => repo.merchantNames(db, ids);
+
 export interface NewMerchant {
   merchantId: number;
   name: string;

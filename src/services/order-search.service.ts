@@ -1,3 +1,4 @@
+import type { CsvCell, CsvExport } from '../domain/csv.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { ORDER_STATUSES, type OrderStatus } from '../domain/vocabulary.ts';
@@ -6,6 +7,7 @@ import { presentOrder } from '../present/order.presenter.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
+import { merchantNames } from '../store/merchants.repository.ts';
 import { refundItems, refundsOfOrder } from '../store/refunds.repository.ts';
 import { allMerchants, forMerchant } from '../store/tenancy.ts';
 import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
@@ -13,6 +15,10 @@ import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
 const DAY_MS = 86_400_000;
 /** Rows per page of the console's order search. */
 const ORDER_SEARCH_PAGE = 25;
+/** The search's count stops here: the page says "about 10,000 or more" rather than count every order. */
+const ORDER_COUNT_CAP = 10_000;
+/** Orders read per round trip while an export streams. */
+const EXPORT_BATCH = 200;
 /** The order page shows this many of its refunds and webhook deliveries (newest first). */
 const DETAIL_ROWS = 100;
 
@@ -43,12 +49,8 @@ function decodeAfter(text: string): [number, number] | null {
 
 const blank = (text: string | undefined) => (text ?? '').trim();
 
-/**
- * The console's order search across every merchant (SPEC §14): by order, split-order or custom
- * order id, merchant, status and purchase dates (UTC days, both ends included), newest first, one
- * keyset page at a time. A malformed field is a 400 naming it.
- */
-export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm) {
+/** The search a form asks for (a malformed field is a 400 naming it), its fields as typed, and the page's keyset position. */
+async function parseOrderSearch(db: Handle, form: OrderSearchForm) {
   const term = blank(form.q);
   const merchantText = blank(form.merchant);
   const merchantId = merchantText === '' ? null : parseId(merchantText);
@@ -69,23 +71,105 @@ export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm)
   if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this search gave (follow its Next link)');
 
   const ids = term === '' ? null : await orders.ordersNamedBy(db, term, parseId(term));
-  const page = await orders.searchOrderIds(db, {
-    ids,
-    merchantId,
-    status,
-    createStart,
-    createEnd: toDay === null ? null : toDay + DAY_MS,
-    before,
-    limit: ORDER_SEARCH_PAGE,
-  });
-  const list = (await orders.loadOrders(db, page.ids)).map((aggregate) => ({ merchantId: aggregate.order.merchant_id, ...presentOrder(aggregate) }));
+  const search = { ids, merchantId, status, createStart, createEnd: toDay === null ? null : toDay + DAY_MS };
   const filters = { q: term, merchant: merchantText, status: statusText, from: fromText, to: toText };
-  return { filters, list, after: page.next && encodeAfter(page.next) };
+  return { search, filters, before };
+}
+
+/**
+ * The console's order search across every merchant (SPEC §14): by order, split-order or custom
+ * order id, merchant, status and purchase dates (UTC days, both ends included), newest first, one
+ * keyset page at a time, each order with its merchant's name. `first`–`last` of `about` place the
+ * page in the walk (the count stops at ORDER_COUNT_CAP). A malformed field is a 400 naming it.
+ */
+export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm) {
+  const { search, filters, before } = await parseOrderSearch(db, form);
+  const [page, about, shownBefore] = await Promise.all([
+    orders.searchOrderIds(db, { ...search, before, limit: ORDER_SEARCH_PAGE }),
+    orders.countSearchedOrders(db, search, ORDER_COUNT_CAP, null),
+    before === null ? 0 : orders.countSearchedOrders(db, search, ORDER_COUNT_CAP, before),
+  ]);
+  const aggregates = await orders.loadOrders(db, page.ids);
+  const names = await merchantNames(
+    db,
+    aggregates.map((a) => a.order.merchant_id),
+  );
+  const list = aggregates.map((aggregate) => ({
+    merchantId: aggregate.order.merchant_id,
+    merchantName: names.get(aggregate.order.merchant_id) ?? '',
+    ...presentOrder(aggregate),
+  }));
+  const counts = { first: list.length ? shownBefore + 1 : 0, last: shownBefore + list.length, about, capped: about >= ORDER_COUNT_CAP };
+  return { filters, list, after: page.next && encodeAfter(page.next), counts };
+}
+
+const ORDER_CSV_COLUMNS = [
+  'order_id',
+  'custom_order_id',
+  'merchant_id',
+  'merchant',
+  'placed_at',
+  'status',
+  'fulfillment_status',
+  'refund_status',
+  'currency',
+  'subtotal',
+  'freight',
+  'coupon',
+  'total',
+  'refunded',
+  'items',
+] as const;
+
+/**
+ * Every order the search matches (its `after` ignored), newest first, as CSV rows: read in keyset
+ * batches while the file is written. The filters are checked before the first row, so a malformed
+ * one is a 400 page, not a broken download.
+ */
+export async function ordersCsvForOperator(db: Handle, form: OrderSearchForm, batch = EXPORT_BATCH): Promise<CsvExport> {
+  const { search } = await parseOrderSearch(db, { ...form, after: '' });
+  async function* rows() {
+    let before: [number, number] | null = null;
+    do {
+      const page = await orders.searchOrderIds(db, { ...search, before, limit: batch });
+      const aggregates = await orders.loadOrders(db, page.ids);
+      const names = await merchantNames(
+        db,
+        aggregates.map((a) => a.order.merchant_id),
+      );
+      for (const aggregate of aggregates) {
+        const o = presentOrder(aggregate);
+        yield {
+          order_id: o.id,
+          custom_order_id: o.customOrderId,
+          merchant_id: String(aggregate.order.merchant_id),
+          merchant: names.get(aggregate.order.merchant_id) ?? '',
+          placed_at: o.purchaseDate,
+          status: o.status,
+          fulfillment_status: o.fulfillmentStatus,
+          refund_status: o.refundStatus,
+          currency: o.currencyCode,
+          subtotal: o.subTotalAmount.toFixed(2),
+          freight: o.freightAmount.toFixed(2),
+          coupon: o.couponAmount.toFixed(2),
+          total: o.finalAmount.toFixed(2),
+          refunded: o.refundedAmount.toFixed(2),
+          items: o.orderItems.map((i) => `${i.skuCode} x ${i.productNum}`).join('; '),
+        } satisfies Record<(typeof ORDER_CSV_COLUMNS)[number], CsvCell>;
+      }
+      before = page.next;
+    } while (before !== null);
+  }
+  return { name: 'orders', columns: ORDER_CSV_COLUMNS, rows: rows() };
 }
 
 /** The business manager's search: the same, always within the user's merchant. */
 export const searchOrdersForMerchant = (db: Handle, merchantId: number, form: Omit<OrderSearchForm, 'merchant'>) =>
   searchOrdersForOperator(db, { ...form, merchant: String(merchantId) });
+
+/** The business manager's export: the same, always within the user's merchant (a `merchant` in the query is ignored). */
+export const ordersCsvForMerchant = (db: Handle, merchantId: number, form: Omit<OrderSearchForm, 'merchant'>) =>
+  ordersCsvForOperator(db, { ...form, merchant: String(merchantId) });
 
 /** One order as the console shows it: the record, its merchant, its refunds and its webhook deliveries. */
 export const orderForOperator = (db: Handle, rawId: string) => orderDetail(db, allMerchants(db), rawId);

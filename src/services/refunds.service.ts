@@ -25,6 +25,8 @@ import { orderStatusChange, refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import { pageOffset, pageWindow } from '../domain/paging.ts';
+import type { CsvCell, CsvExport } from '../domain/csv.ts';
+import { merchantNames } from '../store/merchants.repository.ts';
 
 type ItemRow = Awaited<ReturnType<typeof refunds.orderItemsWithSplits>>[number];
 const asRefundable = (rows: ItemRow[], splitStatus: Map<number, string>) =>
@@ -228,6 +230,10 @@ export async function listRefundsForOperator(
     page.rows.map((r) => r.id),
   );
   const sla = config.refundSlaHours * 3600 * 1000;
+  const names = await merchantNames(
+    db,
+    page.rows.map((r) => r.merchant_id),
+  );
   return {
     total: page.total,
     pageNumber,
@@ -235,6 +241,7 @@ export async function listRefundsForOperator(
     list: page.rows.map((r) => ({
       ...presentRefund(r, items),
       merchantId: String(r.merchant_id),
+      merchantName: names.get(r.merchant_id) ?? '',
       decidedBy: r.decided_by,
       ageSeconds: Math.floor((now - r.created_at) / 1000),
       overSla: r.status === 'pending_review' && now - r.created_at > sla,
@@ -244,6 +251,77 @@ export async function listRefundsForOperator(
       manualReview: r.manual_review === 1,
     })),
   };
+}
+
+/** Refunds read per round trip while an export streams. */
+const EXPORT_BATCH = 500;
+
+const REFUND_CSV_COLUMNS = [
+  'refund_no',
+  'order_id',
+  'merchant_id',
+  'merchant',
+  'requested_at',
+  'status',
+  'reason',
+  'remark',
+  'items',
+  'amount',
+  'waiting_hours',
+  'past_sla',
+  'worker_gave_up',
+] as const;
+
+/**
+ * The refund review queue as the console lists it (refunds in `status`, oldest first) as CSV rows,
+ * read in keyset batches while the file is written; each row with its merchant's name.
+ */
+export async function refundsCsvForOperator(
+  db: Handle,
+  config: Pick<Config, 'refundSlaHours'>,
+  status: refunds.RefundRow['status'] | null,
+  now: number,
+  batch = EXPORT_BATCH,
+): Promise<CsvExport> {
+  const sla = config.refundSlaHours * 3600 * 1000;
+  async function* rows() {
+    let after: [number, number] | null = null;
+    for (;;) {
+      const page = await refunds.refundsAfter(db, status, after, batch);
+      const [items, names] = await Promise.all([
+        refunds.refundItems(
+          db,
+          page.map((r) => r.id),
+        ),
+        merchantNames(
+          db,
+          page.map((r) => r.merchant_id),
+        ),
+      ]);
+      for (const r of page) {
+        const shown = presentRefund(r, items);
+        yield {
+          refund_no: shown.refundNo,
+          order_id: shown.id,
+          merchant_id: String(r.merchant_id),
+          merchant: names.get(r.merchant_id) ?? '',
+          requested_at: shown.createDate,
+          status: r.status,
+          reason: shown.refundReason,
+          remark: shown.remark,
+          items: shown.items.map((i) => `${i.skuCode} x ${i.quantity}`).join('; '),
+          amount: shown.amount.toFixed(2),
+          waiting_hours: Math.floor((now - r.created_at) / 3_600_000),
+          past_sla: r.status === 'pending_review' && now - r.created_at > sla ? 'yes' : 'no',
+          worker_gave_up: r.manual_review === 1 ? 'yes' : 'no',
+        } satisfies Record<(typeof REFUND_CSV_COLUMNS)[number], CsvCell>;
+      }
+      if (page.length < batch) return;
+      const last = page[page.length - 1];
+      after = [last.created_at, last.id];
+    }
+  }
+  return { name: status === 'pending_review' ? 'refund-review' : 'refunds', columns: REFUND_CSV_COLUMNS, rows: rows() };
 }
 
 /**

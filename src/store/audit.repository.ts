@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
 import type { Handle, Trx } from './db.ts';
+import { consumeFormKey } from './web-forms.repository.ts';
 import type { AuditLogTable } from './schema.ts';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -39,8 +40,13 @@ function merchantOf(entry: AuditEntry): number | null {
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
-/** Takes a transaction: an audit row is only ever written together with the change it records. */
+/**
+ * Takes a transaction: an audit row is only ever written together with the change it records. A
+ * web form's one-time key rides on the actor and is recorded here, so every audited write a form
+ * makes applies once (domain/form-keys.ts).
+ */
 export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now: number): Promise<void> {
+  if (actor.formKey) await consumeFormKey(trx, actor.formKey, actor.requestId ?? '', now);
   await trx
     .insertInto('audit_log')
     .values({
@@ -83,6 +89,24 @@ export async function listAuditFiltered(db: Handle, filter: AuditFilter, beforeI
   if (filter.target !== null) q = q.where('audit_log.target', '=', filter.target);
   if (beforeId !== null) q = q.where('audit_log.id', '<', beforeId);
   return q.execute();
+}
+
+/**
+ * How many rows the filter matches, counting at most `cap` (the page says "about"); with
+ * `fromId`, only those with that id or a newer one (the rows the pages before this one showed).
+ * The same filters as listAuditFiltered, without the actors' join (a count needs no email).
+ */
+export async function countAuditFiltered(db: Handle, filter: AuditFilter, cap: number, fromId: number | null): Promise<number> {
+  let inner = db.selectFrom('audit_log').select('id');
+  if (filter.actor) inner = inner.where('actor_kind', '=', filter.actor.kind).where('actor_id', '=', filter.actor.id);
+  if (filter.action !== null) inner = inner.where('action', '=', filter.action);
+  if (filter.target !== null) inner = inner.where('target', '=', filter.target);
+  if (fromId !== null) inner = inner.where('id', '>=', fromId);
+  const row = await db
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** One merchant's rows, newest first (the business manager's audit page). */

@@ -29,6 +29,14 @@ export async function setRequireTwoFactor(db: Handle, id: number, required: bool
 
 export const listMerchants = (db: Handle) => db.selectFrom('merchants').selectAll().orderBy('id').execute();
 
+/** The names of these merchants (lists show names, not ids); one query for a page. */
+export async function merchantNames(db: Handle, ids: readonly number[]): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom('merchants').select(['id', 'name']).where('id', 'in', unique).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 
 export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {

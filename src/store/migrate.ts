@@ -25,6 +25,7 @@ import * as m0030 from './migrations/0030_accounts_per_merchant.ts';
 import * as m0031 from './migrations/0031_password_resets.ts';
 import * as m0032 from './migrations/0032_staff_password_resets.ts';
 import * as m0034 from './migrations/0034_stock_ledger_reasons.ts';
+import * as m0033 from './migrations/0033_web_forms.ts';
 import * as m0035 from './migrations/0035_lean_order_writes.ts';
 import * as m0036 from './migrations/0036_stock_history_by_time.ts';
 
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0031_password_resets': m0031,
   '0032_staff_password_resets': m0032,
   '0034_stock_ledger_reasons': m0034,
+  '0033_web_forms': m0033,
   '0035_lean_order_writes': m0035,
   '0036_stock_history_by_time': m0036,
 };

@@ -224,12 +224,7 @@ export interface OrderSearch {
  */
 export async function searchOrderIds(db: Handle, s: OrderSearch): Promise<{ ids: number[]; next: [number, number] | null }> {
   if (s.ids !== null && s.ids.length === 0) return { ids: [], next: null };
-  let q = db.selectFrom('orders').select(['id', 'created_at']);
-  if (s.ids !== null) q = q.where('id', 'in', s.ids);
-  if (s.merchantId !== null) q = q.where('merchant_id', '=', s.merchantId);
-  if (s.status !== null) q = q.where('status', '=', s.status);
-  if (s.createStart !== null) q = q.where('created_at', '>=', s.createStart);
-  if (s.createEnd !== null) q = q.where('created_at', '<', s.createEnd);
+  let q = searchedOrders(db, s).select(['id', 'created_at']);
   if (s.before !== null) {
     const [time, id] = s.before;
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
@@ -242,6 +237,33 @@ export async function searchOrderIds(db: Handle, s: OrderSearch): Promise<{ ids:
   const shown = rows.slice(0, s.limit);
   const last = shown.at(-1);
   return { ids: shown.map((r) => r.id), next: rows.length > s.limit && last ? [Number(last.created_at), last.id] : null };
+}
+
+/** The orders a search's filters match (no order, no page). */
+function searchedOrders(db: Handle, s: Omit<OrderSearch, 'before' | 'limit'>) {
+  let q = db.selectFrom('orders');
+  if (s.ids !== null) q = q.where('id', 'in', s.ids);
+  if (s.merchantId !== null) q = q.where('merchant_id', '=', s.merchantId);
+  if (s.status !== null) q = q.where('status', '=', s.status);
+  if (s.createStart !== null) q = q.where('created_at', '>=', s.createStart);
+  if (s.createEnd !== null) q = q.where('created_at', '<', s.createEnd);
+  return q;
+}
+
+/**
+ * How many orders a search matches, counting at most `cap` (a bounded read, so the list says
+ * "about"); with `upTo`, only those at or before that (created_at, id) in the walk, newest first —
+ * the rows the pages before this one showed.
+ */
+export async function countSearchedOrders(db: Handle, s: Omit<OrderSearch, 'before' | 'limit'>, cap: number, upTo: [number, number] | null): Promise<number> {
+  if (s.ids !== null && s.ids.length === 0) return 0;
+  let inner = searchedOrders(db, s).select('id');
+  if (upTo !== null) inner = inner.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(upTo[0], upTo[1])));
+  const row = await db
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Parent ids an operator's search term names: an order id, a split-order id, or a custom order id. */

@@ -366,6 +366,14 @@ export async function listRefunds(db: Handle, status: RefundState | null, offset
   return { total: Number(count.n), rows };
 }
 
+/** Refunds in `status`, oldest first by (created_at, id), `limit` after the keyset `after` (or from the first): the queue's export. */
+export async function refundsAfter(db: Handle, status: RefundState | null, after: [number, number] | null, limit: number) {
+  let q = db.selectFrom('refunds').selectAll();
+  if (status !== null) q = q.where('status', '=', status);
+  if (after !== null) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after[0], after[1])));
+  return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+}
+
 export async function pendingRefundStats(db: Handle) {
   return db
     .selectFrom('refunds')

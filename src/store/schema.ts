@@ -382,6 +382,8 @@ export interface Database {
   merchant_users: MerchantUsersTable;
   merchant_invitations: MerchantInvitationsTable;
   merchant_password_resets: MerchantPasswordResetsTable;
+  web_form_keys: WebFormKeysTable;
+  web_flashes: WebFlashesTable;
   manager_sessions: ManagerSessionsTable;
   oauth_clients: OAuthClientsTable;
   merchant_usage_daily: MerchantUsageDailyTable;
@@ -486,6 +488,23 @@ export interface MerchantPasswordResetsTable {
   used_at: number | null;
   revoked_at: number | null;
   created_by: string;
+  created_at: number;
+}
+
+/** A consumed one-time form key of a web front end (0033). */
+export interface WebFormKeysTable {
+  form_key: string;
+  session_hash: string;
+  request_id: string;
+  result_path: string | null;
+  created_at: number;
+}
+
+/** What the next page of a web session shows once (0033); `payload` is sealed with the session's cookie. */
+export interface WebFlashesTable {
+  session_hash: string;
+  slot: string;
+  payload: string;
   created_at: number;
 }
 

@@ -59,20 +59,37 @@ const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, 
  * is found through its unique index first.
  */
 export async function searchProducts(db: Handle, text: string, afterSku: string | null, limit: number) {
-  let q = db.selectFrom('products').select(['id', 'sku', 'name', 'price_cents as priceCents', 'weight_grams as weightGrams', 'updated_at as updatedAt']);
-  if (text !== '') {
-    const pattern = likePattern(text);
-    q = q.where((eb) =>
-      eb.or([
-        eb('sku', '=', text),
-        // An explicit ESCAPE: SQLite's LIKE has no default escape character.
-        sql<boolean>`lower(sku) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(name) like ${pattern} escape '\\'`,
-      ]),
-    );
-  }
+  let q = matchingProducts(db, text).select(['id', 'sku', 'name', 'price_cents as priceCents', 'weight_grams as weightGrams', 'updated_at as updatedAt']);
   if (afterSku !== null) q = q.where('sku', '>', afterSku);
   return q.orderBy('sku').limit(limit).execute();
+}
+
+function matchingProducts(db: Handle, text: string) {
+  const q = db.selectFrom('products');
+  if (text === '') return q;
+  const pattern = likePattern(text);
+  return q.where((eb) =>
+    eb.or([
+      eb('sku', '=', text),
+      // An explicit ESCAPE: SQLite's LIKE has no default escape character.
+      sql<boolean>`lower(sku) like ${pattern} escape '\\'`,
+      sql<boolean>`lower(name) like ${pattern} escape '\\'`,
+    ]),
+  );
+}
+
+/**
+ * How many products the search matches, counting at most `cap` (the list says "about"); with
+ * `upToSku`, only those up to and including that SKU (the rows the pages before this one showed).
+ */
+export async function countProducts(db: Handle, text: string, cap: number, upToSku: string | null): Promise<number> {
+  let inner = matchingProducts(db, text).select('id');
+  if (upToSku !== null) inner = inner.where('sku', '<=', upToSku);
+  const row = await db
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** The stock rows of a page of products, for the search results (one query for the page). */

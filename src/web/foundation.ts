@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -8,9 +9,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from 'typebox';
 import { trustsProxy, type Config } from '../config.ts';
 import { AppError, forbidden, notFound, unauthorized } from '../domain/errors.ts';
-import { hashSecret, secretsEqual } from '../domain/secrets.ts';
+import { FORM_KEY_PATTERN, FormAlreadySent, type FormKey } from '../domain/form-keys.ts';
+import { hashSecret, randomToken, secretsEqual } from '../domain/secrets.ts';
 import { emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
+import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
+import type { Handle } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import { timeElement } from './times.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
@@ -94,8 +98,13 @@ function installPageHeaders(app: FastifyInstance) {
 export type ErrorPage = (reply: FastifyReply, status: number, message: string) => FastifyReply | Promise<FastifyReply>;
 
 /** Failures inside a web front end are pages with the right status, not the API's JSON envelope. */
-function installHtmlErrors(app: FastifyInstance, page: ErrorPage) {
+function installHtmlErrors(
+  app: FastifyInstance,
+  page: ErrorPage,
+  resent: (request: FastifyRequest, reply: FastifyReply, resultPath: string | null) => Promise<FastifyReply>,
+) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof FormAlreadySent) return resent(request, reply, error.resultPath);
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
       const detail = error.errors?.length ? `: ${error.errors.map((e) => `${e.field} ${e.message}`).join('; ')}` : '';
@@ -143,6 +152,11 @@ export interface WebRoute<P extends string> {
   /** Relative to the front end's prefix, Fastify syntax. */
   path: string;
   permission: P | 'public';
+  /**
+   * The form applies once (issue 29): a POST must carry the rendered form's `_formKey`, and a
+   * second submission of the same key applies nothing and answers 303 to the first one's page.
+   */
+  once?: true;
 }
 
 const routeShape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
@@ -157,10 +171,19 @@ export function routeLookup<R extends WebRoute<string>>(prefix: string, routes: 
   };
 }
 
-/** Renders a view inside the layout (navigation, CSRF token, signed-in user, the `time` helper). */
+/**
+ * Renders a view inside the layout (navigation, CSRF token, signed-in user, the `time` helper, a
+ * fresh one-time form key `formKey` for the page's forms, and on a GET the session's one-time `notice`).
+ */
 export type PageRenderer = (reply: FastifyReply, status: number, view: string, data?: Record<string, unknown>) => FastifyReply | Promise<FastifyReply>;
 
-export interface WebFrontEnd<User extends { csrfSecret: string }> {
+/** What a front end's session must give: the CSRF secret, and the session's key (SHA-256 of its id). */
+interface WebSession {
+  csrfSecret: string;
+  sessionHash: string;
+}
+
+export interface WebFrontEnd<User extends WebSession> {
   /** For messages: "console", "business manager". */
   name: string;
   /** The folder of src/web (or dist/web) holding `views/` and `assets/`. */
@@ -169,6 +192,11 @@ export interface WebFrontEnd<User extends { csrfSecret: string }> {
   assets: Record<string, { file: string; type: string }>;
   cookie: string;
   signInPath: string;
+  /** The front end's first page (`/console`): where a resubmitted form goes when nothing better is known. */
+  home: string;
+  /** Form keys and one-time displays are kept here. */
+  db: Handle;
+  now(): number;
   /** The route table's entry for a registered route; a route without one is refused at registration. */
   routeFor(method: string, url: string): WebRoute<string> | undefined;
   tableName: string;
@@ -201,38 +229,67 @@ const isFormBody = (request: FastifyRequest) => {
  * checks. Returns the page renderer and `signedIn`, the user of a request on a route that is not
  * public. Design: docs/decisions.md, "Console sessions and CSRF".
  */
-export async function installWebFrontEnd<User extends { csrfSecret: string }>(
+export async function installWebFrontEnd<User extends WebSession>(
   app: FastifyInstance,
   config: Config,
   fe: WebFrontEnd<User>,
-): Promise<{ page: PageRenderer; signedIn(request: FastifyRequest): User }> {
+): Promise<{ page: PageRenderer; signedIn(request: FastifyRequest): User; forms: WebForms }> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       const entry = fe.routeFor(method, route.url ?? '');
       if (!entry) throw new Error(`${fe.name} route ${method} ${route.url} is not in ${fe.tableName}`);
-      route.config = { ...(route.config ?? {}), permission: entry.permission, envelope: false } as typeof route.config;
+      route.config = { ...(route.config ?? {}), permission: entry.permission, once: entry.once === true, envelope: false } as typeof route.config;
     }
   });
   await app.register(formbody);
   await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(fe.folder, 'views'), production: true });
   installPageHeaders(app);
 
-  const page: PageRenderer = (reply, status, view, data = {}) => {
-    const user = fe.getUser(reply.request);
+  const sessionIds = new WeakMap<FastifyRequest, string>();
+  const formKeys = new WeakMap<FastifyRequest, FormKey>();
+  const forms: WebForms = {
+    formKey: (request) => formKeys.get(request),
+    async flash(request, slot, data) {
+      const user = fe.getUser(request);
+      const sessionId = sessionIds.get(request);
+      if (!user || !sessionId) return;
+      await keepFlash(fe.db, user.sessionHash, slot, sealFlash(sessionId, data), fe.now());
+    },
+    async take<T>(request: FastifyRequest, slot: string) {
+      const user = fe.getUser(request);
+      const sessionId = sessionIds.get(request);
+      if (!user || !sessionId) return null;
+      const sealed = await popFlash(fe.db, user.sessionHash, slot, fe.now());
+      return sealed === null ? null : (openFlash(sessionId, sealed) as T | null);
+    },
+  };
+
+  const page: PageRenderer = async (reply, status, view, data = {}) => {
+    const request = reply.request;
+    const user = fe.getUser(request);
+    const notice = user && request.method === 'GET' ? await forms.take<Notice>(request, 'notice') : null;
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
       .view(view, {
         user,
         csrf: user?.csrfSecret ?? null,
-        path: reply.request.url.split('?')[0],
+        path: request.url.split('?')[0],
         // Every instant on every page: `<%~ it.time(ms or ISO text) %>` (times.ts).
         time: timeElement,
-        ...fe.pageData(user, reply.request),
+        formKey: randomToken(24),
+        notice,
+        ...fe.pageData(user, request),
         ...data,
       });
   };
-  installHtmlErrors(app, (reply, status, message) => page(reply, status, 'error', { title: `Error ${status}`, status, message }));
+
+  /** A form sent again: nothing more was applied; back to the page the first submission led to. */
+  const resent = async (request: FastifyRequest, reply: FastifyReply, resultPath: string | null) => {
+    await forms.flash(request, 'notice', { text: 'That form was sent already: it took effect once, nothing more was changed.' });
+    return reply.redirect(resultPath ?? formPage(request, fe.home), 303);
+  };
+  installHtmlErrors(app, (reply, status, message) => page(reply, status, 'error', { title: `Error ${status}`, status, message }), resent);
 
   app.addHook('onRequest', async (request) => {
     const secure = isSecure(config, request);
@@ -244,11 +301,18 @@ export async function installWebFrontEnd<User extends { csrfSecret: string }>(
     }
     const sessionId = readCookie(request, cookieName(fe.cookie, secure));
     const user = sessionId ? await fe.resume(sessionId, request) : null;
-    if (user) fe.setUser(request, user);
+    if (user && sessionId) {
+      fe.setUser(request, user);
+      sessionIds.set(request, sessionId);
+    }
   });
 
   // After parsing (the form's token is in the body), before the schema: who may do this, and is it really them.
   app.addHook('preValidation', async (request, reply) => {
+    // The one-time key is the form's, not the route's payload: taken out here, carried by the actor.
+    const body = request.body as Record<string, unknown> | undefined;
+    const key = body?._formKey;
+    if (body && typeof body === 'object' && '_formKey' in body) delete body._formKey;
     const permission = (request.routeOptions.config as { permission?: string } | undefined)?.permission;
     if (permission === undefined || permission === 'public') return;
     const user = fe.getUser(request);
@@ -269,7 +333,22 @@ export async function installWebFrontEnd<User extends { csrfSecret: string }>(
       const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf ?? request.headers['x-csrf-token'];
       if (typeof sent !== 'string' || !secretsEqual(sent, user.csrfSecret))
         throw forbidden('refused: the form’s security token is missing or out of date; reload the page and try again');
+      const once = (request.routeOptions.config as { once?: boolean } | undefined)?.once === true;
+      if (typeof key === 'string' && new RegExp(FORM_KEY_PATTERN).test(key)) {
+        const formKey = { key, sessionHash: user.sessionHash };
+        const used = await formKeyUsed(fe.db, formKey);
+        if (used) return resent(request, reply, used.resultPath);
+        formKeys.set(request, formKey);
+      } else if (once) throw new AppError(400, 40000, 'this form has no valid one-time key; reload the page and send it again');
     }
+  });
+
+  // Where the answer to a once-only form sent the browser: a resubmission of it goes there too.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const formKey = formKeys.get(request);
+    const location = reply.getHeader('location');
+    if (formKey && reply.statusCode === 303 && typeof location === 'string') await rememberFormResult(fe.db, formKey, request.id, location, fe.now());
+    return payload;
   });
 
   const assetCache = new Map<string, Buffer>();
@@ -287,7 +366,59 @@ export async function installWebFrontEnd<User extends { csrfSecret: string }>(
     if (!user) throw unauthorized('your session has ended; sign in again');
     return user;
   };
-  return { page, signedIn };
+  return { page, signedIn, forms };
+}
+
+/** The one-time message at the top of the next page (after a POST → 303 → GET). */
+export interface Notice {
+  text: string;
+  kind?: 'done' | 'error';
+}
+
+/** Form keys and one-time displays of a front end (docs/decisions.md, "Form posts"). */
+export interface WebForms {
+  /** The fresh one-time key a POST carried (for the actor of its write), if any. */
+  formKey(request: FastifyRequest): FormKey | undefined;
+  /**
+   * Keeps `data` for the session's next page, read once by `take(slot)` (`notice`: any page's
+   * message). Sealed with a key from the session's cookie, which the database does not hold: a
+   * new secret waiting here cannot be read from a copy of the database.
+   */
+  flash(request: FastifyRequest, slot: string, data: unknown): Promise<void>;
+  take<T>(request: FastifyRequest, slot: string): Promise<T | null>;
+}
+
+/** The page a form was on (its Referer, when it is a page of this front end), else `fallback`. */
+function formPage(request: FastifyRequest, fallback: string): string {
+  const referer = request.headers.referer;
+  if (typeof referer !== 'string') return fallback;
+  try {
+    const url = new URL(referer);
+    return url.host === request.host && url.pathname.startsWith(fallback) ? `${url.pathname}${url.search}` : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const flashKey = (sessionId: string) => createHash('sha256').update(`stockist web flash\0${sessionId}`).digest();
+
+/** AES-256-GCM under a key derived from the session id (the table keys rows by a different hash of it). */
+function sealFlash(sessionId: string, data: unknown): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flashKey(sessionId), iv);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(data), 'utf8'), cipher.final()]);
+  return [iv, sealed, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
+}
+
+function openFlash(sessionId: string, sealed: string): unknown {
+  const [iv, body, tag] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionId), iv);
+    decipher.setAuthTag(tag);
+    return JSON.parse(Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8'));
+  } catch {
+    return null;
+  }
 }
 
 /** The htmx bundle, from its package: both front ends serve it as /assets/htmx.min.js. */

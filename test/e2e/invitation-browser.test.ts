@@ -64,6 +64,7 @@ describe('business manager: invitations name the business and can be cancelled, 
     // The admin cancels it: POST, 303 back to the Team page, the invitation gone.
     await admin.goto(`${origin}/manager/team`);
     await look(admin, 'team-open-invitation');
+    await row.locator('summary[data-confirm-open="revoke-invitation"]').click();
     const [response] = await Promise.all([
       admin.waitForResponse((r) => r.request().method() === 'POST' && /\/manager\/team\/invitations\/\d+\/revoke$/.test(r.url())),
       row.locator('button[data-action="revoke-invitation"]').click(),

@@ -130,8 +130,11 @@ describe('business manager in a real browser', { skip: SKIP }, () => {
     await Promise.all([page.waitForLoadState(), page.click('button[data-action="create-webhook"]')]);
     assert.match((await page.textContent('[data-secret]'))!, /^whsec_/);
     await look('webhooks');
-    await Promise.all([page.waitForLoadState(), page.click('[data-endpoint] a')]);
-    await Promise.all([page.waitForLoadState(), page.click('button[data-action="send-test"]')]);
+    await Promise.all([page.waitForNavigation(), page.click('[data-endpoint] a')]);
+    const endpointUrl = page.url();
+    // The test event's form answers 303 back to the endpoint page: wait for that page before reloading it.
+    await Promise.all([page.waitForNavigation(), page.click('button[data-action="send-test"]')]);
+    assert.equal(page.url(), endpointUrl, 'the test event answers 303 to the endpoint page');
     await waitFor('the test event at the receiver', () => received.some((r) => r.body.includes('"type":"webhook.test"')));
     const delivery = received.find((r) => r.body.includes('"type":"webhook.test"'))!;
     assert.match(String(delivery.headers['webhook-signature']), /^v1,/);
@@ -158,7 +161,8 @@ describe('business manager in a real browser', { skip: SKIP }, () => {
     await page.click('nav a[href="/manager/credentials"]');
     await page.waitForURL(`${origin}/manager/credentials`);
     const row = page.locator('tr[data-client]', { hasText: 'Shop backend' });
-    await Promise.all([page.waitForLoadState(), row.locator('button[data-action="revoke-client"]').click()]);
+    await row.locator('summary[data-confirm-open="revoke-client"]').click();
+    await Promise.all([page.waitForNavigation(), row.locator('button[data-action="revoke-client"]').click()]);
     const after = await fetch(`${origin}/openapi/v1/product/stocks?skus=C`, { headers: { authorization: `Bearer ${accessToken}` } });
     assert.equal(after.status, 401);
 

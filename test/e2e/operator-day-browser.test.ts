@@ -154,7 +154,8 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     await page.selectOption('#warehouseCode', 'G006');
     await page.fill('#delta', '-2');
     await page.fill('#reason', 'two broken at the count');
-    await Promise.all([page.waitForURL(`${origin}/console/products/B/adjust`), page.click('main form.form-grid button[type=submit]')]);
+    await Promise.all([page.waitForNavigation(), page.click('main form.form-grid button[type=submit]')]);
+    assert.equal(page.url(), `${origin}/console/products/B`, 'the adjustment answers 303 to the product page');
     assert.match((await page.textContent('#adjusted')) ?? '', /by -2: now 5/);
     assert.equal(await page.textContent('tr[data-warehouse="G006"] [data-qty]'), '5');
     assert.equal(await stock('B', 'G006'), 5);
@@ -183,40 +184,40 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     assert.deepEqual([await stock('A', 'G007'), await stock('A', 'G006'), await stock('C', 'US01')], [40, 3, 4]);
     await look('import-done');
 
-    // Create a merchant: the client secret is on the page that created it, and on no other.
+    // Create a merchant: the form answers 303 to the merchant's page, which shows the client secret once.
     await go('/console/merchants');
     await look('merchants');
     await page.fill('#name', 'Made in the browser');
-    await Promise.all([page.waitForURL(`${origin}/console/merchants`), page.click('button[data-action=create-merchant]')]);
+    await Promise.all([page.waitForURL(/\/console\/merchants\/\d+$/), page.click('button[data-action=create-merchant]')]);
     const clientSecret = (await page.textContent('[data-secret]'))!;
     assert.match(clientSecret, /^sks_/);
     await look('secret-shown');
-    await Promise.all([page.waitForURL(/\/console\/merchants\/\d+$/), page.click('main a[href^="/console/merchants/"]')]);
     const merchantUrl = page.url();
     const merchantId = new URL(merchantUrl).pathname.split('/').at(-1)!;
+    await page.reload();
     assert.ok(!(await page.content()).includes(clientSecret), 'the client secret is not shown again');
     await look('merchant');
 
     // Issue a token (shown once), then revoke it.
     await page.check('input[name=scopes][value="orders:read"]');
-    await Promise.all([page.waitForURL(`${merchantUrl}/tokens`), page.click('button[data-action=issue-token]')]);
+    await Promise.all([page.waitForNavigation(), page.click('button[data-action=issue-token]')]);
+    assert.equal(page.url(), merchantUrl);
     const token = (await page.textContent('[data-secret]'))!;
     assert.ok(token.length > 20);
     assert.equal((await app.merchant(token, 'GET', '/openapi/v2/order/orders')).status, 200, 'the token works');
-    await Promise.all([page.waitForURL(merchantUrl), page.click('main a[href^="/console/merchants/"]')]);
+    await page.reload();
     assert.ok(!(await page.content()).includes(token), 'the token is not shown again');
     const tokenRow = page.locator('tr[data-token]').first();
     const tokenId = (await tokenRow.getAttribute('data-token'))!;
+    // Revoking asks first: the summary opens what will happen and the real button.
+    await tokenRow.locator('summary[data-confirm-open=revoke]').click();
     await tokenRow.locator('button[data-action=revoke]').click();
     await page.waitForSelector(`tr[data-token="${tokenId}"] [data-state="revoked"]`, { timeout: 30_000 });
     assert.equal((await app.merchant(token, 'GET', '/openapi/v2/order/orders')).status, 401, 'the revoked token no longer works');
 
     // Staff: a password reset link (shown once; test/e2e/staff-reset-browser.test.ts uses one).
     await go('/console/staff');
-    await Promise.all([
-      page.waitForURL(/\/console\/staff\/\d+\/reset-password$/),
-      page.click('tr[data-staff="target@example.com"] button[data-action="reset-password"]'),
-    ]);
+    await Promise.all([page.waitForNavigation(), page.click('tr[data-staff="target@example.com"] button[data-action="reset-password"]')]);
     assert.match((await page.textContent('[data-reset-url]')) ?? '', /\/console\/password-reset\/[A-Za-z0-9]{43}$/);
     await look('staff');
 

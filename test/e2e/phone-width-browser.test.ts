@@ -20,10 +20,16 @@ const PASSWORD = 'phone width passphrase';
 const PHONE = 390;
 
 /**
- * GET routes that are not pages a person reads on a phone: assets, and the PDF statement (a
- * download). Every other GET route of both route tables must be visited below.
+ * GET routes that are not pages a person reads on a phone: assets, the PDF statement and the CSV
+ * exports (downloads). Every other GET route of both route tables must be visited below.
  */
-const NOT_PAGES = new Set(['console GET /assets/:file', 'manager GET /assets/:file', 'manager GET /balance/statement']);
+const NOT_PAGES = new Set([
+  'console GET /assets/:file',
+  'manager GET /assets/:file',
+  'manager GET /balance/statement',
+  ...['/orders.csv', '/refunds.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
+  ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
+]);
 
 const code = (secret: string, at: number) => TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: at });
 

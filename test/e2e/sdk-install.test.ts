@@ -49,7 +49,12 @@ describe('the client package served at /sdk/', () => {
     const getStarted = curl(`-H "Cookie: ${cookie}" ${origin}/manager`);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(getStarted)?.[1];
     assert.ok(csrf, getStarted);
-    const withToken = curl(`-H "Cookie: ${cookie}" -H "Origin: ${origin}" --data-urlencode "_csrf=${csrf}" ${origin}/manager/get-started/token`);
+    const formKey = /name="_formKey" value="([^"]+)"/.exec(getStarted)?.[1];
+    assert.ok(formKey, getStarted);
+    // The form answers 303 to Get started, which shows the token once: -L follows it (as a GET).
+    const withToken = curl(
+      `-L -H "Cookie: ${cookie}" -H "Origin: ${origin}" --data-urlencode "_csrf=${csrf}" --data-urlencode "_formKey=${formKey}" ${origin}/manager/get-started/token`,
+    );
 
     const install = codeBlock(withToken, 'data-sdk-install');
     const runWithToken = codeBlock(withToken, 'data-sdk-run-token');

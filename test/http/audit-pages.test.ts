@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, PG_SKIP, newMerchant, useApp } from '../helpers.ts';
 import { signedIn as consoleSignedIn, staff } from './console-client.ts';
-import { member } from './manager-helpers.ts';
+import { follow, member } from './manager-helpers.ts';
 
 /**
  * Issue 29, item 16: the audit pages are readable — who acted by email (joined in the store), the
@@ -38,7 +38,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const owner = await consoleSignedIn(t, 'audit-owner@example.com');
       const m = await newMerchant(t, 'Audit shop');
       const admin = await member(t, m.merchantId, 'audit-admin@shop.example', 'admin');
-      const invited = await admin.post('/manager/team/invitations', { _csrf: await admin.csrf('/manager/team'), email: 'later@shop.example', role: 'viewer' });
+      const invited = await follow(
+        admin,
+        await admin.post('/manager/team/invitations', { _csrf: await admin.csrf('/manager/team'), email: 'later@shop.example', role: 'viewer' }),
+      );
       assert.equal(invited.statusCode, 200, invited.body);
       const disabled = await owner.post(`/console/merchants/${m.merchantId}/disable`, { _csrf: await owner.csrf() });
       assert.ok(disabled.statusCode < 400, disabled.body);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import type { StaffRole } from '../../src/domain/staff.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
@@ -50,7 +51,8 @@ export function browser(t: TestApp, address = freshAddress()): Browser {
         method: 'POST',
         url,
         remoteAddress: address,
-        payload: form(fields),
+        // Like a page the browser just loaded, every form carries a fresh one-time key unless the test sends its own.
+        payload: form({ _formKey: freshFormKey(), ...fields }),
         headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...(b.cookie ? { cookie: b.cookie } : {}), ...headers },
       };
       const r = await t.app.inject(opts);
@@ -66,6 +68,15 @@ export function browser(t: TestApp, address = freshAddress()): Browser {
     },
   };
   return b;
+}
+
+/** A one-time form key as a rendered form carries it (web/foundation.ts). */
+export const freshFormKey = () => randomBytes(18).toString('base64url');
+
+/** The page a POST's 303 leads to (what a browser shows next); the POST must have answered 303. */
+export async function follow(b: Browser, posted: Awaited<ReturnType<Browser['post']>>) {
+  assert.equal(posted.statusCode, 303, `${posted.statusCode} ${posted.body.slice(0, 300)}`);
+  return b.get(String(posted.headers.location));
 }
 
 export async function signedIn(t: TestApp, email: string, address?: string) {

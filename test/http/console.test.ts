@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STAFF_ROLES, type StaffRole } from '../../src/domain/staff.ts';
 import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
-import { PASSWORD, HOST, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
+import { PASSWORD, HOST, follow, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -70,6 +70,12 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /merchants/:id/account/adjustments': OWNER,
   'POST /merchants/:id/account': OWNER,
   'GET /merchants/:id/transactions': SUPPORT,
+  // CSV exports: whoever may read the list may download it.
+  'GET /orders.csv': EVERYONE,
+  'GET /refunds.csv': SUPPORT,
+  'GET /products.csv': WAREHOUSE,
+  'GET /audit.csv': OWNER,
+  'GET /merchants/:id/transactions.csv': SUPPORT,
   'GET /account': EVERYONE,
   'POST /account/password': EVERYONE,
   'POST /account/sign-out-everywhere': EVERYONE,
@@ -189,7 +195,7 @@ for (const dialect of DIALECTS) {
       clock.now += 5 * 60_000; // (two sign-ins and three tries drew on the account's sign-in limit: five per five minutes)
       await me.get('/console');
       await elsewhere.get('/console');
-      const changed = await me.post('/console/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      const changed = await follow(me, await me.post('/console/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW }));
       assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
       assert.match(changed.body, /Password changed; 1 other session signed out/);
       assert.equal((await elsewhere.get('/console')).statusCode, 303, 'the other session ended');
@@ -224,8 +230,9 @@ for (const dialect of DIALECTS) {
       const heldToo = await signedIn(t, 'reset-target@example.com');
       const otherSession = await signedIn(t, 'reset-other@example.com');
       const makeLink = async (staffId: number, by = boss, csrf = token) => {
-        const r = await by.post(`/console/staff/${staffId}/reset-password`, { _csrf: csrf });
-        assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+        const posted = await by.post(`/console/staff/${staffId}/reset-password`, { _csrf: csrf });
+        assert.equal(posted.statusCode, 303, posted.body.slice(0, 300));
+        const r = await follow(by, posted);
         assert.doesNotMatch(r.body, /data-password>/, 'no password is shown: the staff member chooses one');
         return new URL(/data-reset-url>([^<]+)</.exec(r.body)![1]).pathname;
       };
@@ -307,7 +314,7 @@ for (const dialect of DIALECTS) {
       const boss2 = await signedIn(t, 'reset-owner@example.com');
       const token2 = await boss2.csrf('/console/staff');
       const beforeDisable = await makeLink(other.id, boss2, token2);
-      assert.match((await boss2.post(`/console/staff/${other.id}/disable`, { _csrf: token2 })).body, /Disabled reset-other@example\.com/);
+      assert.match((await follow(boss2, await boss2.post(`/console/staff/${other.id}/disable`, { _csrf: token2 }))).body, /Disabled reset-other@example\.com/);
       await gone(beforeDisable, 'a disabled account’s link');
       const refusedBefore = await tableDigests(t.store);
       const refused = await boss2.post(`/console/staff/${other.id}/reset-password`, { _csrf: token2 });

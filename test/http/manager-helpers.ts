@@ -5,7 +5,7 @@ import { browser, PASSWORD, type Browser } from './console-client.ts';
 
 /** Shared by the business manager tests: a browser over app.inject, invitations, TOTP codes. */
 
-export { browser, freshAddress, PASSWORD, type Browser } from './console-client.ts';
+export { browser, follow, freshAddress, PASSWORD, type Browser } from './console-client.ts';
 
 /** The operator invites `email`; returns the link's path (/manager/invitations/<token>). */
 export async function invite(t: TestApp, merchantId: string, email: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {

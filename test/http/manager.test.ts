@@ -5,7 +5,7 @@ import { createStaff } from '../../src/services/staff.service.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { MERCHANT_ROLES, type MerchantRole } from '../../src/domain/merchant-users.ts';
-import { browser, enrol, freshAddress, invite, member, PASSWORD, signedIn, totpCode, type Browser } from './manager-helpers.ts';
+import { browser, enrol, follow, freshAddress, invite, member, PASSWORD, signedIn, totpCode, type Browser } from './manager-helpers.ts';
 
 /**
  * SPEC §14 / issue 20, the merchant's business manager from the browser's side: invitations,
@@ -72,6 +72,9 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'GET /usage': ALL,
   'GET /balance': ALL,
   'GET /balance/statement': ALL,
+  'GET /orders.csv': ALL,
+  'GET /audit.csv': ADMINS,
+  'GET /balance/transactions.csv': ALL,
 };
 
 for (const dialect of DIALECTS) {
@@ -140,7 +143,7 @@ for (const dialect of DIALECTS) {
       const m = await newMerchant(t, 'Creds shop');
       const dev = await member(t, m.merchantId, 'creds@example.com', 'developer');
       const token = await dev.csrf('/manager/credentials');
-      const created = await dev.post('/manager/credentials/clients', { _csrf: token, name: 'Shop backend' });
+      const created = await follow(dev, await dev.post('/manager/credentials/clients', { _csrf: token, name: 'Shop backend' }));
       assert.equal(created.statusCode, 200, created.body);
       const clientId = /data-client-id>(cli_[A-Za-z0-9]+)</.exec(created.body)![1];
       const secret = /data-secret>(sks_[A-Za-z0-9]+)</.exec(created.body)![1];
@@ -158,7 +161,7 @@ for (const dialect of DIALECTS) {
       const row = await t.store.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirstOrThrow();
       assert.ok(row.last_used_at !== null, 'last used at the grant');
 
-      const rotated = await dev.post(`/manager/credentials/clients/${row.id}/rotate`, { _csrf: token });
+      const rotated = await follow(dev, await dev.post(`/manager/credentials/clients/${row.id}/rotate`, { _csrf: token }));
       const newSecret = /data-secret>(sks_[A-Za-z0-9]+)</.exec(rotated.body)![1];
       assert.equal((await grant(clientId, secret)).statusCode, 401, 'the old secret stops at once');
       assert.equal((await grant(clientId, newSecret)).statusCode, 200);
@@ -166,7 +169,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.merchant(access, 'GET', '/openapi/v1/product/products')).status, 401, 'its tokens stop at once');
       assert.equal((await grant(clientId, newSecret)).statusCode, 401);
 
-      const pat = await dev.post('/manager/credentials/tokens', { _csrf: token, name: 'Reporting', scopes: ['orders:read', 'stock:read'], expiresInDays: '' });
+      const pat = await follow(
+        dev,
+        await dev.post('/manager/credentials/tokens', { _csrf: token, name: 'Reporting', scopes: ['orders:read', 'stock:read'], expiresInDays: '' }),
+      );
       assert.equal(pat.statusCode, 200, pat.body);
       const patToken = /data-secret>(stk_test_[A-Za-z0-9]+)</.exec(pat.body)![1];
       assert.equal((await t.merchant(patToken, 'GET', '/openapi/v2/order/orders')).status, 200);
@@ -195,7 +201,10 @@ for (const dialect of DIALECTS) {
     it('records a token’s last use at most once per five minutes, off the request', async () => {
       const m = await newMerchant(t, 'Last used shop');
       const dev = await member(t, m.merchantId, 'lastused@example.com', 'developer');
-      const pat = await dev.post('/manager/credentials/tokens', { _csrf: await dev.csrf('/manager/credentials'), name: 'Counter', scopes: 'orders:read' });
+      const pat = await follow(
+        dev,
+        await dev.post('/manager/credentials/tokens', { _csrf: await dev.csrf('/manager/credentials'), name: 'Counter', scopes: 'orders:read' }),
+      );
       const token = /data-secret>(stk_test_[A-Za-z0-9]+)</.exec(pat.body)![1];
       const lastUsed = async () =>
         (await t.store.db.selectFrom('api_tokens').select('last_used_at').where('name', '=', 'Counter').executeTakeFirstOrThrow()).last_used_at;
@@ -270,8 +279,11 @@ for (const dialect of DIALECTS) {
       assert.equal((await ops.post('/console/sign-in', { email: 'inviter@example.com', password: PASSWORD })).statusCode, 303);
       const page = await ops.get(`/console/merchants/${m.merchantId}`);
       assert.match(page.body, /data-action="invite-user"/);
-      const r = await ops.post(`/console/merchants/${m.merchantId}/users`, { _csrf: csrfOf(page.body), email: 'from-console@example.com', role: 'developer' });
-      assert.equal(r.statusCode, 201, r.body);
+      const r = await follow(
+        ops,
+        await ops.post(`/console/merchants/${m.merchantId}/users`, { _csrf: csrfOf(page.body), email: 'from-console@example.com', role: 'developer' }),
+      );
+      assert.equal(r.statusCode, 200, r.body);
       const link = /data-secret>(http[^<]+)</.exec(r.body)![1];
       assert.equal((await browser(t).post(new URL(link).pathname, { password: PASSWORD, confirm: PASSWORD })).statusCode, 303);
       const row = (await auditRows(t)).find((a) => a.action === 'merchant_user.invite' && a.target === 'merchant_user:from-console@example.com')!;
@@ -514,7 +526,7 @@ for (const dialect of DIALECTS) {
       const m = await newMerchant(t, 'Team shop');
       const admin = await member(t, m.merchantId, 'team-admin@example.com', 'admin');
       const token = await admin.csrf('/manager/team');
-      const invited = await admin.post('/manager/team/invitations', { _csrf: token, email: 'team-dev@example.com', role: 'developer' });
+      const invited = await follow(admin, await admin.post('/manager/team/invitations', { _csrf: token, email: 'team-dev@example.com', role: 'developer' }));
       assert.equal(invited.statusCode, 200, invited.body);
       const url = /data-invitation-url>([^<]+)</.exec(invited.body)![1];
       const dev = browser(t);
@@ -541,7 +553,7 @@ for (const dialect of DIALECTS) {
       const admin = await member(t, m.merchantId, 'revoke-admin@example.com', 'admin');
       const token = await admin.csrf('/manager/team');
       const inviteFromTeam = async (email: string, role: string) => {
-        const r = await admin.post('/manager/team/invitations', { _csrf: token, email, role });
+        const r = await follow(admin, await admin.post('/manager/team/invitations', { _csrf: token, email, role }));
         assert.equal(r.statusCode, 200, r.body);
         return new URL(/data-invitation-url>([^<]+)</.exec(r.body)![1]).pathname;
       };
@@ -648,7 +660,7 @@ for (const dialect of DIALECTS) {
           .replaceAll(email, 'EMAIL')
           .replace(/[A-Za-z0-9]{43}/g, 'TOKEN');
       const inviteAs = async (email: string) => {
-        const r = await bAdmin.post('/manager/team/invitations', { _csrf: token, email, role: 'viewer' });
+        const r = await follow(bAdmin, await bAdmin.post('/manager/team/invitations', { _csrf: token, email, role: 'viewer' }));
         const link = /data-invitation-url>([^<]+)</.exec(r.body)?.[1];
         return { r, path: link ? new URL(link).pathname : '' };
       };
@@ -746,7 +758,7 @@ for (const dialect of DIALECTS) {
         assert.match(r.body, message);
         assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
       }
-      const changed = await me.post('/manager/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW });
+      const changed = await follow(me, await me.post('/manager/account/password', { _csrf: token, current: PASSWORD, password: NEW, confirm: NEW }));
       assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
       assert.match(changed.body, /Password changed; 1 other session signed out/);
       assert.equal((await elsewhere.get('/manager')).statusCode, 303, 'the other session ended');
@@ -793,7 +805,7 @@ for (const dialect of DIALECTS) {
       const teamPage = (await admin.get('/manager/team')).body;
       assert.match(teamPage, new RegExp(`/manager/team/${devRow.id}/reset-password`));
       const makeLink = async (by = admin, csrf = token) => {
-        const r = await by.post(`/manager/team/${devRow.id}/reset-password`, { _csrf: csrf });
+        const r = await follow(by, await by.post(`/manager/team/${devRow.id}/reset-password`, { _csrf: csrf }));
         assert.equal(r.statusCode, 200, r.body.slice(0, 300));
         return new URL(/data-reset-url>([^<]+)</.exec(r.body)![1]).pathname;
       };
@@ -875,7 +887,10 @@ for (const dialect of DIALECTS) {
       const token = await dev.csrf('/manager/webhooks');
       const bad = await dev.post('/manager/webhooks', { _csrf: token, url: 'ftp://example.com/x', events: 'refund.failed' });
       assert.equal(bad.statusCode, 400);
-      const created = await dev.post('/manager/webhooks', { _csrf: token, url: 'http://127.0.0.1:9/hook', events: ['refund.failed', 'stock.changed'] });
+      const created = await follow(
+        dev,
+        await dev.post('/manager/webhooks', { _csrf: token, url: 'http://127.0.0.1:9/hook', events: ['refund.failed', 'stock.changed'] }),
+      );
       assert.equal(created.statusCode, 200, created.body);
       assert.match(created.body, /data-secret>whsec_/);
       const id = (await t.store.db.selectFrom('webhook_endpoints').select('id').where('merchant_id', '=', Number(m.merchantId)).executeTakeFirstOrThrow()).id;
@@ -886,7 +901,7 @@ for (const dialect of DIALECTS) {
       assert.equal(api.status, 200, api.raw);
       assert.equal(api.body.data.list[0].type, 'webhook.test');
       assert.equal(api.body.data.list[0].orderId, null);
-      const rotated = await dev.post(`/manager/webhooks/${id}/rotate-secret`, { _csrf: token });
+      const rotated = await follow(dev, await dev.post(`/manager/webhooks/${id}/rotate-secret`, { _csrf: token }));
       assert.match(rotated.body, /data-secret>whsec_/);
       assert.equal((await dev.post(`/manager/webhooks/${id}/delete`, { _csrf: token })).statusCode, 303);
       const actions = (await auditRows(t)).filter((r) => r.target === `webhook:${id}`).map((r) => r.action);

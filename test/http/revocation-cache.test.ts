@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.ts';
 import { DIALECTS, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
 import { signedIn as consoleSignedIn, staff } from './console-client.ts';
-import { member } from './manager-helpers.ts';
+import { follow, member } from './manager-helpers.ts';
 import { basic, tokenRequest } from './oauth-helpers.ts';
 
 const URL = '/openapi/v1/product/stocks?skus=SKU-A';
@@ -61,7 +61,7 @@ for (const dialect of DIALECTS) {
       const m = await newMerchant(t, 'Manager token');
       const admin = await member(t, m.merchantId, 'token-admin@example.com', 'admin');
       const csrf = await admin.csrf('/manager/credentials');
-      const made = await admin.post('/manager/credentials/tokens', { _csrf: csrf, name: 'Reader', scopes: 'stock:read' });
+      const made = await follow(admin, await admin.post('/manager/credentials/tokens', { _csrf: csrf, name: 'Reader', scopes: 'stock:read' }));
       assert.equal(made.statusCode, 200, made.body.slice(0, 300));
       const token = /data-secret>([^<]+)</.exec(made.body)![1];
       await works(token);
@@ -74,7 +74,7 @@ for (const dialect of DIALECTS) {
       const m = await newMerchant(t, 'Manager client');
       const admin = await member(t, m.merchantId, 'client-admin@example.com', 'admin');
       const csrf = await admin.csrf('/manager/credentials');
-      const made = await admin.post('/manager/credentials/clients', { _csrf: csrf, name: 'Backend' });
+      const made = await follow(admin, await admin.post('/manager/credentials/clients', { _csrf: csrf, name: 'Backend' }));
       const clientId = /data-client-id>([^<]+)</.exec(made.body)![1];
       const secret = /data-secret>([^<]+)</.exec(made.body)![1];
       const grant = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) });
@@ -89,12 +89,15 @@ for (const dialect of DIALECTS) {
       const m = await newMerchant(t, 'Manager rotate');
       const admin = await member(t, m.merchantId, 'rotate-admin@example.com', 'admin');
       const csrf = await admin.csrf('/manager/credentials');
-      const made = await admin.post('/manager/credentials/clients', { _csrf: csrf, name: 'Backend' });
+      const made = await follow(admin, await admin.post('/manager/credentials/clients', { _csrf: csrf, name: 'Backend' }));
       const clientId = /data-client-id>([^<]+)</.exec(made.body)![1];
       const secret = /data-secret>([^<]+)</.exec(made.body)![1];
       const grant = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) });
       await works(grant.body.access_token);
-      const rotated = await admin.post(`/manager/credentials/clients/${await idOf(m.merchantId, 'oauth_clients')}/rotate`, { _csrf: csrf });
+      const rotated = await follow(
+        admin,
+        await admin.post(`/manager/credentials/clients/${await idOf(m.merchantId, 'oauth_clients')}/rotate`, { _csrf: csrf }),
+      );
       const fresh = /data-secret>([^<]+)</.exec(rotated.body)![1];
       const old = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) });
       assert.equal(old.status, 401, 'the old secret is refused at once');

@@ -10,7 +10,10 @@ export const SIGN_IN_PATH = `${CONSOLE_PREFIX}/sign-in`;
 /** The session cookie's name (`__Host-` prefixed under HTTPS: foundation.ts, cookieName). */
 export const CONSOLE_COOKIE = 'stockist_console';
 
-/** `permission`: what the signed-in staff member's role must allow; `public`: no session needed (sign-in, assets). */
+/**
+ * `permission`: what the signed-in staff member's role must allow; `public`: no session needed
+ * (sign-in, assets). `once`: a form not idempotent by nature, sent with a one-time key (foundation.ts).
+ */
 type ConsoleRoute = WebRoute<Permission>;
 
 /**
@@ -35,11 +38,11 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/splits/:id/cancel', permission: 'orders:cancel' },
   { method: 'POST', path: '/splits/:id/cancel', permission: 'orders:cancel' },
   { method: 'GET', path: '/merchants', permission: 'merchants:read' },
-  { method: 'POST', path: '/merchants', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants', permission: 'merchants:write', once: true },
   { method: 'GET', path: '/merchants/:id', permission: 'merchants:read' },
   { method: 'POST', path: '/merchants/:id/disable', permission: 'merchants:write' },
   { method: 'POST', path: '/merchants/:id/enable', permission: 'merchants:write' },
-  { method: 'POST', path: '/merchants/:id/tokens', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/tokens', permission: 'merchants:write', once: true },
   { method: 'POST', path: '/merchants/:id/tokens/:tokenId/revoke', permission: 'merchants:write' },
   { method: 'GET', path: '/webhooks', permission: 'webhooks:manage' },
   { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:manage' },
@@ -50,12 +53,12 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
   { method: 'GET', path: '/products', permission: 'stock:adjust' },
   { method: 'GET', path: '/products/:sku', permission: 'stock:adjust' },
-  { method: 'POST', path: '/products/:sku/adjust', permission: 'stock:adjust' },
+  { method: 'POST', path: '/products/:sku/adjust', permission: 'stock:adjust', once: true },
   { method: 'GET', path: '/import', permission: 'import:run' },
   { method: 'POST', path: '/import', permission: 'import:run' },
   { method: 'GET', path: '/import/:jobId', permission: 'import:run' },
   { method: 'GET', path: '/staff', permission: 'staff:manage' },
-  { method: 'POST', path: '/staff', permission: 'staff:manage' },
+  { method: 'POST', path: '/staff', permission: 'staff:manage', once: true },
   { method: 'POST', path: '/staff/:staffId/disable', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/enable', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/reset-password', permission: 'staff:manage' },
@@ -63,11 +66,18 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/audit', permission: 'audit:read' },
 
   // Business manager invitations (branch manager): entries below this line.
-  { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write' },
-  { method: 'POST', path: '/merchants/:id/account/top-ups', permission: 'merchants:write' },
-  { method: 'POST', path: '/merchants/:id/account/adjustments', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write', once: true },
+  { method: 'POST', path: '/merchants/:id/account/top-ups', permission: 'merchants:write', once: true },
+  { method: 'POST', path: '/merchants/:id/account/adjustments', permission: 'merchants:write', once: true },
   { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
   { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
+
+  // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
+  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+  { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },
+  { method: 'GET', path: '/products.csv', permission: 'stock:adjust' },
+  { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
+  { method: 'GET', path: '/merchants/:id/transactions.csv', permission: 'merchants:read' },
 
   // Your account (Hardening III): every staff member, for their own account only.
   { method: 'GET', path: '/account', permission: 'dashboard:read' },

@@ -8,7 +8,7 @@ import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.se
 import type { Store } from '../../store/db.ts';
 import { htmxAsset, installWebFrontEnd, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
-import { CONSOLE_COOKIE, SIGN_IN_PATH, consoleRouteFor } from './console-routes.ts';
+import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH, consoleRouteFor } from './console-routes.ts';
 import type { ConsolePageContext, NavLink } from './pages/context.ts';
 import { CONSOLE_PAGES } from './pages/index.ts';
 
@@ -20,6 +20,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The permission a console route needs (set from CONSOLE_ROUTES). */
     permission?: Permission | 'public';
+    /** The route's form applies once: it must carry a one-time form key (web/foundation.ts). */
+    once?: boolean;
   }
 }
 
@@ -59,12 +61,15 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   app.decorateRequest('consoleUser', null);
-  const { page, signedIn } = await installWebFrontEnd<ConsoleUser>(app, config, {
+  const { page, signedIn, forms } = await installWebFrontEnd<ConsoleUser>(app, config, {
     name: 'console',
     folder: 'console',
     assets: assetFiles(),
     cookie: CONSOLE_COOKIE,
     signInPath: SIGN_IN_PATH,
+    home: CONSOLE_PREFIX,
+    db,
+    now,
     routeFor: consoleRouteFor,
     tableName: 'CONSOLE_ROUTES (src/web/console/console-routes.ts)',
     resume: (sessionId) => resumeSession(db, sessionId, sessionLimits, now()),
@@ -86,8 +91,9 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     now,
     sessionLimits,
     page,
+    forms,
     user: signedIn,
-    actor: (request) => staffActor(signedIn(request), request.id),
+    actor: (request) => ({ ...staffActor(signedIn(request), request.id), formKey: forms.formKey(request) }),
   };
   for (const consolePage of CONSOLE_PAGES) await app.register(consolePage.routes, context);
 };

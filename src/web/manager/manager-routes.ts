@@ -19,6 +19,7 @@ export type ManagerGate = ManagerPermission | 'pending' | 'session';
  * Every business manager route and what it needs (roles → permissions: src/domain/merchant-users.ts).
  * The plugin refuses to register a route not listed here and enforces the listed permission on
  * every request. Every route that takes an id is listed in test/http/manager-tenancy.test.ts too.
+ * `once`: a form not idempotent by nature, sent with a one-time key (web/foundation.ts).
  */
 export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/sign-in', permission: 'public' },
@@ -38,35 +39,40 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/account/password', permission: 'account:self' },
   { method: 'POST', path: '/account/sign-out-everywhere', permission: 'account:self' },
   { method: 'GET', path: '', permission: 'overview:read' },
-  { method: 'POST', path: '/get-started/token', permission: 'credentials:write' },
+  { method: 'POST', path: '/get-started/token', permission: 'credentials:write', once: true },
   { method: 'GET', path: '/credentials', permission: 'credentials:read' },
-  { method: 'POST', path: '/credentials/clients', permission: 'credentials:write' },
-  { method: 'POST', path: '/credentials/clients/:id/rotate', permission: 'credentials:write' },
+  { method: 'POST', path: '/credentials/clients', permission: 'credentials:write', once: true },
+  { method: 'POST', path: '/credentials/clients/:id/rotate', permission: 'credentials:write', once: true },
   { method: 'POST', path: '/credentials/clients/:id/revoke', permission: 'credentials:write' },
-  { method: 'POST', path: '/credentials/tokens', permission: 'credentials:write' },
+  { method: 'POST', path: '/credentials/tokens', permission: 'credentials:write', once: true },
   { method: 'POST', path: '/credentials/tokens/:id/revoke', permission: 'credentials:write' },
   { method: 'GET', path: '/webhooks', permission: 'webhooks:read' },
-  { method: 'POST', path: '/webhooks', permission: 'webhooks:write' },
+  { method: 'POST', path: '/webhooks', permission: 'webhooks:write', once: true },
   { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:read' },
-  { method: 'POST', path: '/webhooks/:id/rotate-secret', permission: 'webhooks:write' },
-  { method: 'POST', path: '/webhooks/:id/test', permission: 'webhooks:write' },
+  { method: 'POST', path: '/webhooks/:id/rotate-secret', permission: 'webhooks:write', once: true },
+  { method: 'POST', path: '/webhooks/:id/test', permission: 'webhooks:write', once: true },
   { method: 'POST', path: '/webhooks/:id/delete', permission: 'webhooks:write' },
   { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:write' },
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
   { method: 'GET', path: '/team', permission: 'team:manage' },
-  { method: 'POST', path: '/team/invitations', permission: 'team:manage' },
+  { method: 'POST', path: '/team/invitations', permission: 'team:manage', once: true },
   { method: 'POST', path: '/team/invitations/:id/revoke', permission: 'team:manage' },
   { method: 'POST', path: '/team/two-factor', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/role', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/remove', permission: 'team:manage' },
-  { method: 'POST', path: '/team/:id/reset-password', permission: 'team:manage' },
+  { method: 'POST', path: '/team/:id/reset-password', permission: 'team:manage', once: true },
   { method: 'GET', path: '/audit', permission: 'audit:read' },
 
   // Usage (branch usage-counters): entries below this line.
   { method: 'GET', path: '/usage', permission: 'usage:read' },
   { method: 'GET', path: '/balance', permission: 'balance:read' },
   { method: 'GET', path: '/balance/statement', permission: 'balance:read' },
+
+  // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
+  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+  { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
+  { method: 'GET', path: '/balance/transactions.csv', permission: 'balance:read' },
 ];
 
 export const managerRouteFor = routeLookup(MANAGER_PREFIX, MANAGER_ROUTES);

@@ -60,12 +60,15 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.managerSessionIdleMinutes * 60_000, maxMs: config.managerSessionMaxHours * 3_600_000 };
   app.decorateRequest('managerUser', null);
-  const { page, signedIn } = await installWebFrontEnd<ManagerUser>(app, config, {
+  const { page, signedIn, forms } = await installWebFrontEnd<ManagerUser>(app, config, {
     name: 'business manager',
     folder: 'manager',
     assets: assetFiles(),
     cookie: MANAGER_COOKIE,
     signInPath: MANAGER_SIGN_IN_PATH,
+    home: MANAGER_PREFIX,
+    db,
+    now,
     routeFor: managerRouteFor,
     tableName: 'MANAGER_ROUTES (src/web/manager/manager-routes.ts)',
     resume: (sessionId) => resumeSession(db, sessionId, sessionLimits, now()),
@@ -93,10 +96,11 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
     now,
     sessionLimits,
     page,
+    forms,
     resolveHost,
     origin: (request) => publicOrigin(config, request),
     user: signedIn,
-    actor: (request) => merchantUserActor(signedIn(request), request.id),
+    actor: (request) => ({ ...merchantUserActor(signedIn(request), request.id), formKey: forms.formKey(request) }),
   };
   for (const managerPage of MANAGER_PAGES) await app.register(managerPage.routes, context);
 };

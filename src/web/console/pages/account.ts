@@ -4,7 +4,7 @@ import { ChangePasswordForm, CsrfForm, ResetLinkParams, ResetPasswordForm } from
 import { changeOwnPassword, mySessions, signOutEverywhere } from '../../../services/console-sessions.service.ts';
 import { completeStaffPasswordReset, openStaffPasswordReset } from '../../../services/staff.service.ts';
 import { clearSessionCookie, cookieName, isSecure, signInWait } from '../../foundation.ts';
-import { CONSOLE_COOKIE, SIGN_IN_PATH } from '../console-routes.ts';
+import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
 /**
@@ -13,7 +13,7 @@ import type { ConsolePage } from './context.ts';
  */
 export const accountPage: ConsolePage = {
   nav: [],
-  routes: async (app, { config, store, buckets, now, page, user }) => {
+  routes: async (app, { config, store, buckets, now, page, forms, user }) => {
     const { db } = store;
     const view = async (request: Parameters<typeof user>[0], done: string | null, error: string | null) => ({
       title: 'Your account',
@@ -35,12 +35,8 @@ export const accountPage: ConsolePage = {
       if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, null, 'The two new passwords differ.'));
       try {
         const { sessionsEnded } = await changeOwnPassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
-        return page(
-          reply,
-          200,
-          'account',
-          await view(request, `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.`, null),
-        );
+        await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
+        return reply.redirect(`${CONSOLE_PREFIX}/account`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 400) throw error;
         request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'console password change refused');

@@ -1,9 +1,12 @@
 import { AppError, fieldError } from '../../../domain/errors.ts';
+import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { parseStockChange } from '../../../domain/stock-adjustment.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleSkuParams, ProductSearchQuery, StockAdjustForm, StockHistoryQuery } from '../../../schemas/console.ts';
-import { productStock, searchCatalog } from '../../../services/stock-history.service.ts';
-import { adjustStockLevels } from '../../../services/stock.service.ts';
+import { productStock, searchCatalog, stockCsv } from '../../../services/stock-history.service.ts';
+import { adjustStockLevels, type StockResult } from '../../../services/stock.service.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -13,12 +16,17 @@ import type { ConsolePage } from './context.ts';
  */
 export const catalogPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/products`, label: 'Catalogue & stock', permission: 'stock:adjust' }],
-  routes: async (app, { store, now, page, user, actor }) => {
+  routes: async (app, { store, now, page, forms, user, actor }) => {
     app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
       const q = (request.query.q ?? '').trim();
       const results = await searchCatalog(store.db, q, request.query.after ?? null);
-      return page(reply, 200, 'products', { title: 'Catalogue & stock', q, results });
+      return page(reply, 200, 'products', { title: 'Catalogue & stock', q, results, countsText: countsText(results.counts) });
     });
+
+    // The search's products and their stock per warehouse as a CSV file (the page's `q`; every page).
+    app.get('/products.csv', { schema: { querystring: ProductSearchQuery } }, async (request, reply) =>
+      sendCsv(reply, stockCsv(store.db, (request.query.q ?? '').trim()), now()),
+    );
 
     const productView = async (sku: string, beforeId: number | null, extra: Record<string, unknown>) => ({
       title: `Stock of ${sku}`,
@@ -31,7 +39,9 @@ export const catalogPage: ConsolePage = {
 
     app.get('/products/:sku', { schema: { params: ConsoleSkuParams, querystring: StockHistoryQuery } }, async (request, reply) => {
       const before = request.query.before === undefined ? null : Number(request.query.before);
-      return page(reply, 200, 'product', await productView(request.params.sku, before, { canAdjust: can(user(request).role, 'stock:adjust') }));
+      // The answer to an adjustment (POST → 303 → here) is shown once.
+      const adjusted = await forms.take<StockResult>(request, 'adjusted');
+      return page(reply, 200, 'product', await productView(request.params.sku, before, { canAdjust: can(user(request).role, 'stock:adjust'), adjusted }));
     });
 
     app.post('/products/:sku/adjust', { schema: { params: ConsoleSkuParams, body: StockAdjustForm } }, async (request, reply) => {
@@ -41,9 +51,10 @@ export const catalogPage: ConsolePage = {
         const change = parseStockChange(delta);
         if ('problem' in change) throw fieldError('delta', change.problem);
         const [result] = await adjustStockLevels(store.db, actor(request), [{ sku, warehouseCode, delta: change.delta }], now(), reason);
-        return page(reply, 200, 'product', await productView(sku, null, { canAdjust: true, adjusted: result }));
+        await forms.flash(request, 'adjusted', result);
+        return reply.redirect(`${CONSOLE_PREFIX}/products/${encodeURIComponent(sku)}`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404) throw error;
+        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
         // The form comes back with what was typed and why it was refused; nothing was written.
         const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
         return page(reply, error.status, 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));

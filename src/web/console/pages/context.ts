@@ -7,7 +7,7 @@ import type { Clock } from '../../../domain/time.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ConsoleUser } from '../../../services/console-sessions.service.ts';
 import type { Store } from '../../../store/db.ts';
-import type { PageRenderer } from '../../foundation.ts';
+import type { PageRenderer, WebForms } from '../../foundation.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface NavLink {
@@ -25,6 +25,8 @@ export interface ConsolePageContext {
   now: Clock;
   sessionLimits: SessionLimits;
   page: PageRenderer;
+  /** One-time form keys and the one-time displays of the page after a POST (foundation.ts). */
+  forms: WebForms;
   /** The signed-in staff member; only for routes that are not public (the permission hook ran). */
   user(request: FastifyRequest): ConsoleUser;
   /** The audit actor of a write made from the console by the signed-in staff member. */

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { can } from '../../../domain/staff.ts';
 import { fieldError } from '../../../domain/errors.ts';
 import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
 import { presentAccount, type presentTransaction } from '../../../present/account.presenter.ts';
-import { accountForOperator, changeTerms, postByOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
+import { accountForOperator, changeTerms, postByOperator, transactionsCsvForOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
 import { SCOPES, type Scope } from '../../../domain/scopes.ts';
 import { merchantBucketUse } from '../../../http/rate-limit.ts';
 import {
@@ -27,12 +26,16 @@ import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
 import { inviteUser } from '../../../services/merchant-users.service.ts';
 import { publicOrigin } from '../../foundation.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
 const RECENT_TRANSACTIONS = 10;
 const TRANSACTIONS_PAGE = 50;
+/** The transactions' count stops here (services/ledger.service.ts, SPEC §4.6). */
+const TRANSACTIONS_COUNT_CAP = 10_000;
 
 /** A transaction as the console shows it: money formatted here, not in the template. */
 const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
@@ -42,6 +45,13 @@ const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
 });
 const DAY_SECONDS = 86_400;
 
+/** A secret and its facts, as the merchant's page shows it once. */
+interface ShownSecret {
+  title: string;
+  what: string;
+  fields: { label: string; value: string; secret: boolean }[];
+}
+
 const scopesOf = (form: TokenForm): Scope[] | undefined => {
   const ticked = form.scopes === undefined ? [] : [form.scopes].flat();
   return ticked.length === 0 ? undefined : SCOPES.filter((s) => ticked.includes(s));
@@ -49,13 +59,14 @@ const scopesOf = (form: TokenForm): Scope[] | undefined => {
 
 /**
  * Merchants and their credentials (SPEC §14): list, create, disable and enable, bearer tokens
- * issued and revoked, and how much of its rate limits each is using now. A secret (the OAuth client
- * secret, a token) is shown once, in the answer to the request that created it: only its hash is
- * kept, so no page can show it again.
+ * issued and revoked, and how much of its rate limits each is using now. Every form answers 303 to
+ * the merchant's page. A secret (the OAuth client secret, a token, an invitation link) is shown
+ * once, on that page right after the form (a one-time display sealed with the session's cookie:
+ * web/foundation.ts): only its hash is kept, so no page can show it again.
  */
 export const merchantsPage: ConsolePage = {
   nav: [{ href: MERCHANTS, label: 'Merchants', permission: 'merchants:read' }],
-  routes: async (app, { config, store, buckets, now, page, user, actor }) => {
+  routes: async (app, { config, store, buckets, now, page, forms, user, actor }) => {
     const { db } = store;
 
     app.get('/merchants', async (request, reply) => {
@@ -65,9 +76,8 @@ export const merchantsPage: ConsolePage = {
 
     app.post('/merchants', { schema: { body: MerchantForm } }, async (request, reply) => {
       const created = await createMerchant(db, actor(request), request.body.name, now());
-      return page(reply, 201, 'secret-shown', {
+      return shownOnce(request, reply, String(created.merchantId), {
         title: `Merchant ${created.merchantId} created`,
-        merchantId: String(created.merchantId),
         what: 'OAuth client secret',
         fields: [
           { label: 'Merchant id', value: String(created.merchantId), secret: false },
@@ -76,6 +86,12 @@ export const merchantsPage: ConsolePage = {
         ],
       });
     });
+
+    /** A new secret: kept for the merchant's page, shown there once (POST → 303 → GET). */
+    const shownOnce = async (request: FastifyRequest, reply: FastifyReply, merchantId: string, secret: ShownSecret) => {
+      await forms.flash(request, 'secret', { ...secret, merchantId });
+      return reply.redirect(`${MERCHANTS}/${merchantId}`, 303);
+    };
 
     app.get('/merchants/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const credentials = await merchantCredentials(db, Number(request.params.id), now());
@@ -88,7 +104,7 @@ export const merchantsPage: ConsolePage = {
         rateLimit,
         scopes: SCOPES,
         accounts,
-        formKey: randomBytes(18).toString('base64url'),
+        secret: (await forms.take<ShownSecret & { merchantId: string }>(request, 'secret')) ?? null,
         canWrite: can(user(request).role, 'merchants:write'),
       });
     });
@@ -161,15 +177,22 @@ export const merchantsPage: ConsolePage = {
       const environment = request.query.environment ?? config.env;
       const credentials = await merchantCredentials(db, merchantId, now());
       const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
+      const first = (result.pageNumber - 1) * result.pageSize + 1;
+      const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
       return page(reply, 200, 'transactions', {
         title: `Transactions of ${credentials.merchant.name} (${environment})`,
         merchant: credentials.merchant,
         environment,
         transactions: result.list.map(transactionRow),
-        total: result.total,
-        pageNumber: result.pageNumber,
+        countsText: result.list.length ? countsText(counts) : '',
         nextCursor: result.nextCursor,
       });
+    });
+
+    // Every transaction of the account as a CSV file.
+    app.get('/merchants/:id/transactions.csv', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
+      const environment = request.query.environment ?? config.env;
+      return sendCsv(reply, await transactionsCsvForOperator(db, Number(request.params.id), environment), now());
     });
 
     for (const [verb, status] of [
@@ -193,9 +216,8 @@ export const merchantsPage: ConsolePage = {
         { scopes, expiresInSeconds: days && days * DAY_SECONDS },
         now(),
       );
-      return page(reply, 201, 'secret-shown', {
+      return shownOnce(request, reply, String(issued.merchantId), {
         title: `Token ${issued.tokenId} issued`,
-        merchantId: String(issued.merchantId),
         what: 'bearer token',
         fields: [
           { label: 'Token id', value: String(issued.tokenId), secret: false },
@@ -209,9 +231,8 @@ export const merchantsPage: ConsolePage = {
     // A one-time link to the merchant's business manager (SPEC §14), shown once.
     app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
       const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
-      return page(reply, 201, 'secret-shown', {
+      return shownOnce(request, reply, String(invitation.merchantId), {
         title: `${invitation.email} invited`,
-        merchantId: String(invitation.merchantId),
         what: 'invitation link',
         fields: [
           { label: 'Email', value: invitation.email, secret: false },

@@ -2,7 +2,9 @@ import { centsToAmount } from '../../../domain/money.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
 import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
-import { orderForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
+import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -20,8 +22,13 @@ export const ordersPage: ConsolePage = {
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
       const result = await searchOrdersForOperator(db, request.query);
-      return page(reply, 200, 'orders', { title: 'Orders', ...result });
+      return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
     });
+
+    // The same search as a CSV file: the page's filters (its query string), every matching order.
+    app.get('/orders.csv', { schema: { querystring: OrderSearchQuery } }, async (request, reply) =>
+      sendCsv(reply, await ordersCsvForOperator(db, request.query), now()),
+    );
 
     app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const detail = await orderForOperator(db, request.params.id);

@@ -1,6 +1,8 @@
 import { can } from '../../../domain/staff.ts';
 import { ConsolePageQuery, ConsoleRefundParams, RefundDecisionForm } from '../../../schemas/console.ts';
-import { listRefundsForOperator, reviewRefund } from '../../../services/refunds.service.ts';
+import { listRefundsForOperator, refundsCsvForOperator, reviewRefund } from '../../../services/refunds.service.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -11,8 +13,18 @@ export const refundsPage: ConsolePage = {
     app.get('/refunds', { schema: { querystring: ConsolePageQuery } }, async (request, reply) => {
       const pageNumber = Number(request.query.page ?? 1);
       const refunds = await listRefundsForOperator(store.db, config, 'pending_review', pageNumber, 50, now());
-      return page(reply, 200, 'refunds', { title: 'Refund review', refunds, canReview: can(user(request).role, 'refunds:review') });
+      const first = (refunds.pageNumber - 1) * refunds.pageSize + 1;
+      const counts = { first, last: first + refunds.list.length - 1, about: refunds.total, capped: false };
+      return page(reply, 200, 'refunds', {
+        title: 'Refund review',
+        refunds,
+        countsText: refunds.list.length ? countsText(counts) : '',
+        canReview: can(user(request).role, 'refunds:review'),
+      });
     });
+
+    // The whole queue (every page) as a CSV file.
+    app.get('/refunds.csv', async (_request, reply) => sendCsv(reply, await refundsCsvForOperator(store.db, config, 'pending_review', now()), now()));
 
     for (const verb of ['approve', 'reject'] as const) {
       app.post(`/refunds/:refundNo/${verb}`, { schema: { params: ConsoleRefundParams, body: RefundDecisionForm } }, async (request, reply) => {

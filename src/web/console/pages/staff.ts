@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, conflictState, notFound } from '../../../domain/errors.ts';
+import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { STAFF_ROLES, staffPasswordResetUrl } from '../../../domain/staff.ts';
 import { StaffCreateForm, StaffParams, StaffRoleForm, CsrfForm } from '../../../schemas/console.ts';
 import {
@@ -14,17 +15,32 @@ import {
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
+/** A one-time password as the list shows it once. */
+interface StaffSecret {
+  email: string;
+  password: string;
+  why: 'created';
+}
+
+/** A password reset link as the list shows it once: the staff member chooses the password on the page it opens. */
+interface StaffReset {
+  email: string;
+  url: string;
+  expiresAt: number;
+}
+
 /**
- * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, in the
- * answer to the form, never stored in clear or shown again), disable, enable, a password reset link
- * (shown once: the staff member chooses the new password on the page it opens, account.ts),
+ * Staff (owner only, staff:manage): the list, create (the one-time password is shown once, on the
+ * page the form's 303 leads to, never stored in clear or shown again), disable, enable, a password
+ * reset link (shown once the same way; the staff member chooses the new password on the page it
+ * opens, account.ts),
  * change role. Nobody can disable their own account or change their own role here (a slip would
  * sign you out or take the page away); the service itself refuses (409) to disable or demote the
  * last active owner, here and on the CLI, so the console always has someone who can manage staff.
  */
 export const staffPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/staff`, label: 'Staff', permission: 'staff:manage' }],
-  routes: async (app, { store, now, page, user, actor }) => {
+  routes: async (app, { store, now, page, forms, user, actor }) => {
     const { db } = store;
 
     const render = async (reply: FastifyReply, status: number, extra: Record<string, unknown> = {}) =>
@@ -50,25 +66,41 @@ export const staffPage: ConsolePage = {
     const notSelf = (request: FastifyRequest, staffId: number, what: string) => {
       if (staffId === user(request).staffId) throw conflictState(`you cannot ${what} your own account here`);
     };
-    /** A refused change comes back as the page with the reason, at the refusal's status; nothing was written. */
-    const orRefusal = async (reply: FastifyReply, extra: Record<string, unknown>, change: () => Promise<Record<string, unknown>>) => {
+    /**
+     * A change answers 303 to the list, which shows its message (or new password) once; a refused
+     * one comes back as the page with the reason, at the refusal's status: nothing was written.
+     */
+    const orRefusal = async (
+      reply: FastifyReply,
+      extra: Record<string, unknown>,
+      change: () => Promise<{ done?: string; secret?: StaffSecret; reset?: StaffReset }>,
+    ) => {
       try {
-        return await render(reply, 200, await change());
+        const { done, secret, reset } = await change();
+        if (done) await forms.flash(reply.request, 'notice', { text: done });
+        if (secret) await forms.flash(reply.request, 'staff-secret', secret);
+        if (reset) await forms.flash(reply.request, 'staff-reset', reset);
+        return reply.redirect(`${CONSOLE_PREFIX}/staff`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404) throw error;
+        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
         const why = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
         return render(reply, error.status, { ...extra, error: why });
       }
     };
 
-    app.get('/staff', async (_request, reply) => render(reply, 200));
+    app.get('/staff', async (request, reply) =>
+      render(reply, 200, {
+        secret: await forms.take<StaffSecret>(request, 'staff-secret'),
+        reset: await forms.take<StaffReset>(request, 'staff-reset'),
+      }),
+    );
 
     app.post('/staff', { schema: { body: StaffCreateForm } }, async (request, reply) => {
       const { email, role } = request.body;
       return orRefusal(reply, { form: { email, role } }, async () => {
         const password = generatePassword();
         const row = await createStaff(db, actor(request), { email, role, password }, now());
-        return { secret: { email: row.email, password, why: 'created' } };
+        return { secret: { email: row.email, password, why: 'created' as const } };
       });
     });
 

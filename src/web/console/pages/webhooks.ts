@@ -8,6 +8,7 @@ import {
 } from '../../../schemas/console-operations.ts';
 import { endpointLogForOperator, retryDeliveryForOperator } from '../../../services/webhook-log.service.ts';
 import { listWebhooksForOperator, setWebhookStatus } from '../../../services/webhooks.service.ts';
+import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -29,7 +30,16 @@ export const webhooksPage: ConsolePage = {
         pageNumber: Number(pageText ?? 1),
         pageSize: ENDPOINTS_PER_PAGE,
       });
-      return page(reply, 200, 'webhooks', { title: 'Webhooks', endpoints, filters: { merchant: merchant ?? '', status: status ?? '' } });
+      const names = await merchantNamesById(
+        db,
+        endpoints.list.map((w) => Number(w.merchantId)),
+      );
+      const list = endpoints.list.map((w) => ({ ...w, merchantName: names.get(Number(w.merchantId)) ?? '' }));
+      return page(reply, 200, 'webhooks', {
+        title: 'Webhooks',
+        endpoints: { ...endpoints, list },
+        filters: { merchant: merchant ?? '', status: status ?? '' },
+      });
     });
 
     app.get('/webhooks/:id', { schema: { params: ConsoleIdParams, querystring: DeliveryLogQuery } }, async (request, reply) => {

@@ -24,7 +24,7 @@ import type { ManagerPage } from './context.ts';
 /** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
 export const accountPage: ManagerPage = {
   nav: [],
-  routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
+  routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user }) => {
     const { db } = store;
     const signInView = (email: string, error: string | null, choices: SignInChoice[] | null = null) => ({ title: 'Sign in', email, error, choices });
 
@@ -135,12 +135,8 @@ export const accountPage: ManagerPage = {
       if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, null, 'The two new passwords differ.'));
       try {
         const { sessionsEnded } = await changePassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
-        return page(
-          reply,
-          200,
-          'account',
-          await accountView(request, `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.`, null),
-        );
+        await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
+        return reply.redirect(`${MANAGER_PREFIX}/account`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 400) throw error;
         request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'manager password change refused');

@@ -2,12 +2,16 @@ import { fieldError } from '../../../domain/errors.ts';
 import { formatSigned, monthOf } from '../../../domain/ledger.ts';
 import { presentAccount } from '../../../present/account.presenter.ts';
 import { BalanceQuery, StatementQuery } from '../../../schemas/manager.ts';
-import { accountOf, transactionsOf } from '../../../services/ledger.service.ts';
+import { accountOf, transactionsCsv, transactionsOf } from '../../../services/ledger.service.ts';
 import { statementCsv, statementOf, statementPdf } from '../../../services/statement.service.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import type { ManagerPage } from './context.ts';
 
 const PAGE_SIZE = 25;
+/** The transactions' count stops here (services/ledger.service.ts, SPEC §4.6). */
+const TRANSACTIONS_COUNT_CAP = 10_000;
 /** The months a statement can be chosen from: this one and the eleven before it. */
 const MONTHS_LISTED = 12;
 
@@ -33,11 +37,19 @@ export const balancePage: ManagerPage = {
         title: 'Balance',
         account: { ...account, balanceText: money(account.balance), availableText: money(account.available), creditLimitText: money(account.creditLimit) },
         transactions: result.list.map((t) => ({ ...t, amountText: money(t.amount), balanceAfterText: money(t.balanceAfter) })),
-        total: result.total,
+        countsText: countsText({
+          first: (result.pageNumber - 1) * result.pageSize + 1,
+          last: (result.pageNumber - 1) * result.pageSize + result.list.length,
+          about: result.total,
+          capped: result.total >= TRANSACTIONS_COUNT_CAP,
+        }),
         nextCursor: result.nextCursor,
         months,
       });
     });
+
+    // Every transaction of the account (this server's environment) as a CSV file.
+    app.get('/balance/transactions.csv', async (request, reply) => sendCsv(reply, transactionsCsv(scopeOf(request), config.env), now()));
 
     app.get('/balance/statement', { schema: { querystring: StatementQuery } }, async (request, reply) => {
       const { month, format } = request.query;

@@ -9,7 +9,7 @@ import type { HostResolver } from '../../../domain/webhook-url.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ManagerUser } from '../../../services/merchant-users.service.ts';
 import type { Store } from '../../../store/db.ts';
-import type { PageRenderer } from '../../foundation.ts';
+import type { PageRenderer, WebForms } from '../../foundation.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface ManagerNavLink {
@@ -26,6 +26,8 @@ export interface ManagerPageContext {
   now: Clock;
   sessionLimits: SessionLimits;
   page: PageRenderer;
+  /** One-time form keys and the one-time displays of the page after a POST (foundation.ts). */
+  forms: WebForms;
   /** DNS for webhook URL checks (tests map names to addresses). */
   resolveHost?: HostResolver;
   /** The public origin (PUBLIC_BASE_URL, else the request's own). */

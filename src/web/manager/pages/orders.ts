@@ -1,15 +1,22 @@
 import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts';
-import { orderForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
+import { orderForMerchant, ordersCsvForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
+import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import type { ManagerPage } from './context.ts';
 
 /** Page 4, Orders and refunds (read-only): search by id, custom id, date and status; detail with splits, tracking, refunds. */
 export const ordersPage: ManagerPage = {
   nav: [{ href: '/manager/orders', label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { store, page, user }) => {
+  routes: async (app, { store, now, page, user }) => {
     app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
       const result = await searchOrdersForMerchant(store.db, user(request).merchantId, request.query);
-      return page(reply, 200, 'orders', { title: 'Orders', ...result });
+      return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
     });
+
+    // The same search as a CSV file: the page's filters, every matching order of this merchant only.
+    app.get('/orders.csv', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) =>
+      sendCsv(reply, await ordersCsvForMerchant(store.db, user(request).merchantId, request.query), now()),
+    );
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
       const detail = await orderForMerchant(store.db, user(request).merchantId, request.params.id);

@@ -2,6 +2,7 @@ import { SCOPES } from '../../../domain/scopes.ts';
 import { SDK_CERTIFICATE, SDK_EXAMPLE, sdkPackage } from '../../../http/routes/sdk.ts';
 import { ManagerCsrfForm } from '../../../schemas/manager.ts';
 import { createPersonalToken } from '../../../services/credentials.service.ts';
+import { MANAGER_PREFIX } from '../manager-routes.ts';
 import type { ManagerPage } from './context.ts';
 
 /** A token made on the Get started page lives a day: enough to try the API, not a credential to keep. */
@@ -14,7 +15,7 @@ const GET_STARTED_TOKEN_DAYS = 1;
  */
 export const overviewPage: ManagerPage = {
   nav: [{ href: '/manager', label: 'Get started', permission: 'overview:read' }],
-  routes: async (app, { config, store, now, page, origin, user, actor }) => {
+  routes: async (app, { config, store, now, page, forms, origin, user, actor }) => {
     // A server on the certificate it made itself (TLS on, no TLS_CERT_FILE) hands that certificate
     // out at /sdk/certificate.pem; curl takes -k to fetch it, Node and npm trust it by NODE_EXTRA_CA_CERTS.
     const selfSigned = config.tls && !config.tlsCertFile;
@@ -40,7 +41,7 @@ export const overviewPage: ManagerPage = {
       example: `node_modules/@stockist/client/examples/${SDK_EXAMPLE}`,
     });
 
-    app.get('', async (request, reply) => page(reply, 200, 'overview', view(request, null)));
+    app.get('', async (request, reply) => page(reply, 200, 'overview', view(request, await forms.take<string>(request, 'get-started-token'))));
 
     app.post('/get-started/token', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {
       const me = user(request);
@@ -52,7 +53,9 @@ export const overviewPage: ManagerPage = {
         { name: `Get started (${me.email})`, scopes: [...SCOPES], expiresInDays: GET_STARTED_TOKEN_DAYS },
         now(),
       );
-      return page(reply, 200, 'overview', view(request, issued.accessToken));
+      // Shown once, on the page the 303 leads to.
+      await forms.flash(request, 'get-started-token', issued.accessToken);
+      return reply.redirect(MANAGER_PREFIX, 303);
     });
   },
 };

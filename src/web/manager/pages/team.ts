@@ -1,6 +1,7 @@
 import { invitationUrl, MERCHANT_ROLES, passwordResetUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
-import { merchantAudit } from '../../../services/audit.service.ts';
+import { merchantAudit, merchantAuditCsv } from '../../../services/audit.service.ts';
+import { sendCsv } from '../../csv.ts';
 import {
   changeRole,
   createPasswordReset,
@@ -20,7 +21,7 @@ export const teamPage: ManagerPage = {
     { href: TEAM, label: 'Team', permission: 'team:manage' },
     { href: '/manager/audit', label: 'Audit log', permission: 'audit:read' },
   ],
-  routes: async (app, { store, now, page, origin, user, actor }) => {
+  routes: async (app, { store, now, page, forms, origin, user, actor }) => {
     const { db } = store;
     type Link = { email: string; url: string };
     const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], links: { invited?: Link; reset?: Link } = {}) => {
@@ -35,12 +36,18 @@ export const teamPage: ManagerPage = {
       });
     };
 
-    app.get('/team', async (request, reply) => show(request, reply));
+    app.get('/team', async (request, reply) => show(request, reply, (await forms.take<{ invited?: Link; reset?: Link }>(request, 'team-link')) ?? {}));
+
+    /** A one-time link: kept for the team page, shown there once (POST → 303 → GET). */
+    const shownOnce = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], links: { invited?: Link; reset?: Link }) => {
+      await forms.flash(request, 'team-link', links);
+      return reply.redirect(TEAM, 303);
+    };
 
     app.post('/team/invitations', { schema: { body: InviteForm } }, async (request, reply) => {
       const me = user(request);
       const invitation = await inviteUser(db, actor(request), me.merchantId, { email: request.body.email, role: request.body.role }, now());
-      return show(request, reply, { invited: { email: invitation.email, url: invitationUrl(origin(request), invitation.token) } });
+      return shownOnce(request, reply, { invited: { email: invitation.email, url: invitationUrl(origin(request), invitation.token) } });
     });
 
     app.post('/team/invitations/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
@@ -66,7 +73,7 @@ export const teamPage: ManagerPage = {
     // A one-time link that sets the member's password (Hardening III, 5): shown once, to hand on.
     app.post('/team/:id/reset-password', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const reset = await createPasswordReset(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
-      return show(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
+      return shownOnce(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
     });
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
@@ -74,5 +81,8 @@ export const teamPage: ManagerPage = {
       const rows = await merchantAudit(db, user(request).merchantId, before, 50);
       return page(reply, 200, 'audit', { title: 'Audit log', ...rows });
     });
+
+    // The merchant's whole audit log as a CSV file.
+    app.get('/audit.csv', async (request, reply) => sendCsv(reply, merchantAuditCsv(db, user(request).merchantId), now()));
   },
 };

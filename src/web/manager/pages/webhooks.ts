@@ -24,7 +24,7 @@ const dataOf = <T>(response: { body: unknown }) => (response.body as { data: T }
  */
 export const webhooksPage: ManagerPage = {
   nav: [{ href: WEBHOOKS, label: 'Webhooks', permission: 'webhooks:read' }],
-  routes: async (app, { config, store, now, page, user, actor, resolveHost }) => {
+  routes: async (app, { config, store, now, page, forms, user, actor, resolveHost }) => {
     const { db } = store;
     const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve: resolveHost };
     const list = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, extra: Record<string, unknown>) => {
@@ -48,7 +48,7 @@ export const webhooksPage: ManagerPage = {
       return page(reply, 200, 'webhook', { title: `Webhook ${endpoint.id}`, endpoint, deliveries, canWrite: me.role !== 'viewer', shown });
     };
 
-    app.get('/webhooks', async (request, reply) => list(request, reply, 200, {}));
+    app.get('/webhooks', async (request, reply) => list(request, reply, 200, { shown: await forms.take(request, 'webhook-created') }));
 
     app.post('/webhooks', { schema: { body: WebhookForm } }, async (request, reply) => {
       const me = user(request);
@@ -62,10 +62,15 @@ export const webhooksPage: ManagerPage = {
         now(),
         auditWrite(actor(request), me.merchantId, 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
       );
-      return list(request, reply, 200, { shown: dataOf<{ id: string; secret: string }>(created) });
+      // The signing secret is shown once, on the page the 303 leads to.
+      await forms.flash(request, 'webhook-created', dataOf<{ id: string; secret: string }>(created));
+      return reply.redirect(WEBHOOKS, 303);
     });
 
-    app.get('/webhooks/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => detail(request, reply, request.params.id, null));
+    app.get('/webhooks/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
+      const rotated = await forms.take<{ id: string; secret: string }>(request, 'webhook-secret');
+      return detail(request, reply, request.params.id, rotated?.id === request.params.id ? rotated.secret : null);
+    });
 
     app.post('/webhooks/:id/rotate-secret', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const me = user(request);
@@ -78,7 +83,8 @@ export const webhooksPage: ManagerPage = {
         now(),
         auditWrite(actor(request), me.merchantId, 'webhook.rotate_secret', now()),
       );
-      return detail(request, reply, request.params.id, dataOf<{ secret: string }>(rotated).secret);
+      await forms.flash(request, 'webhook-secret', { id: request.params.id, secret: dataOf<{ secret: string }>(rotated).secret });
+      return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {

@@ -1,0 +1,23 @@
+import type { FormKey } from '../domain/form-keys.ts';
+import type { Handle } from '../store/db.ts';
+import { putFlash, recordFormResult, takeFlash, usedFormKey } from '../store/web-forms.repository.ts';
+
+/**
+ * The web front ends' form posts (issue 29): a form key used already, where its answer went, and
+ * the one-time displays (a message, a new secret) of the page a POST's 303 leads to. The key is
+ * consumed in the write's own transaction by the audit row (store/audit.repository.ts); this is
+ * what the front ends ask before and after. Design: docs/decisions.md, "Form posts".
+ */
+
+/** An unread one-time display lasts this long: the 303 is followed at once; a forgotten one goes. */
+const FLASH_TTL_MS = 15 * 60_000;
+
+export const formKeyUsed = (db: Handle, formKey: FormKey) => usedFormKey(db, formKey);
+
+export const rememberFormResult = (db: Handle, formKey: FormKey, requestId: string, resultPath: string, now: number) =>
+  recordFormResult(db, formKey, requestId, resultPath, now);
+
+export const keepFlash = (db: Handle, sessionHash: string, slot: string, sealed: string, now: number) =>
+  putFlash(db, sessionHash, slot, sealed, now, FLASH_TTL_MS);
+
+export const popFlash = (db: Handle, sessionHash: string, slot: string, now: number) => takeFlash(db, sessionHash, slot, now, FLASH_TTL_MS);
