@@ -205,6 +205,8 @@ function checkShape(fullUrl: string, status: number, contentType: string, raw: s
   if (url.includes(' /metrics') && status === 200) return;
   // The documentation pages (HTML, assets, the OpenAPI document itself) are not API responses.
   if (url.includes(' /docs') && status === 200) return;
+  // Nor are the client package's downloads (its index page, the .tgz, the example, the certificate).
+  if (url.includes(' /sdk') && status === 200) return;
   assert.match(contentType, /application\/json/, `${url} → ${status} is not JSON: ${raw.slice(0, 200)}`);
   const body = JSON.parse(raw);
   if (url.includes(' /openapi/oauth/')) {
