@@ -110,6 +110,7 @@ export const OperatorRefundPage = Page(
   Type.Object({
     ...RefundRecord.properties,
     merchantId: IdString(),
+    merchantName: Type.String({ description: "the merchant's name, as the console lists it" }),
     decidedBy: Nullable(StringEnum(['auto', 'operator'])),
     ageSeconds: Type.Integer(),
     overSla: Type.Boolean({ description: 'pending review for longer than REFUND_SLA_HOURS' }),
