@@ -382,6 +382,7 @@ export interface Database {
   merchant_users: MerchantUsersTable;
   merchant_invitations: MerchantInvitationsTable;
   merchant_password_resets: MerchantPasswordResetsTable;
+  merchant_recovery_codes: MerchantRecoveryCodesTable;
   manager_sessions: ManagerSessionsTable;
   oauth_clients: OAuthClientsTable;
   merchant_usage_daily: MerchantUsageDailyTable;
@@ -486,6 +487,16 @@ export interface MerchantPasswordResetsTable {
   used_at: number | null;
   revoked_at: number | null;
   created_by: string;
+  created_at: number;
+}
+
+/** A business manager user's one-time recovery code (0037): only its SHA-256 is stored. */
+export interface MerchantRecoveryCodesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
   created_at: number;
 }
 

@@ -7,6 +7,7 @@ import {
   inviteUser,
   removeMember,
   requireTwoFactor,
+  resetTwoFactor,
   revokeInvitation,
   team,
 } from '../../../services/merchant-users.service.ts';
@@ -14,7 +15,7 @@ import type { ManagerPage } from './context.ts';
 
 const TEAM = '/manager/team';
 
-/** Page 6, Team (admins): invite, change role, remove, require two-factor; and the merchant's audit log. */
+/** Page 6, Team (admins): invite, change role, remove, require two-factor, reset a member's two-factor; and the merchant's audit log. */
 export const teamPage: ManagerPage = {
   nav: [
     { href: TEAM, label: 'Team', permission: 'team:manage' },
@@ -23,7 +24,11 @@ export const teamPage: ManagerPage = {
   routes: async (app, { store, now, page, origin, user, actor }) => {
     const { db } = store;
     type Link = { email: string; url: string };
-    const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], links: { invited?: Link; reset?: Link } = {}) => {
+    const show = async (
+      request: Parameters<typeof user>[0],
+      reply: Parameters<typeof page>[0],
+      links: { invited?: Link; reset?: Link; twoFactorReset?: { email: string; sessionsEnded: number } } = {},
+    ) => {
       const me = user(request);
       return page(reply, 200, 'team', {
         title: 'Team',
@@ -32,6 +37,7 @@ export const teamPage: ManagerPage = {
         me,
         invited: links.invited ?? null,
         reset: links.reset ?? null,
+        twoFactorReset: links.twoFactorReset ?? null,
       });
     };
 
@@ -67,6 +73,12 @@ export const teamPage: ManagerPage = {
     app.post('/team/:id/reset-password', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const reset = await createPasswordReset(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
       return show(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
+    });
+
+    // A member who lost their authenticator and recovery codes (issue 29, 13): two-factor off, sessions ended.
+    app.post('/team/:id/reset-two-factor', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const done = await resetTwoFactor(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
+      return show(request, reply, { twoFactorReset: done });
     });
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
