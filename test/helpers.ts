@@ -248,7 +248,7 @@ export async function loadCatalogue(t: TestApp, doc: unknown = SMALL_CATALOGUE) 
 }
 
 /** Every table of the store (new tables are included without touching this list). */
-async function tableNames(store: Store): Promise<string[]> {
+export async function tableNames(store: Store): Promise<string[]> {
   const rows =
     store.dialect === 'sqlite'
       ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)).rows

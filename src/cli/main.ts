@@ -216,6 +216,21 @@ export function buildCli(): Command {
       );
     });
 
+  merchant
+    .command('reset-two-factor <merchantId> <email>')
+    .description(
+      'turn off two-factor sign-in of that address’s business manager account at this merchant (a lost phone and lost recovery codes): its key and recovery codes go and its sessions end; the password stays, and the person enrols again',
+    )
+    .action(async (merchantId: string, email: string) => {
+      const config = configWith({});
+      const id = positiveInt(merchantId);
+      const { resetTwoFactor } = await import('../services/merchant-users.service.ts');
+      const r = await withStore(config, (store) => resetTwoFactor(store.db, cliActor(), id, { email }, Date.now()));
+      process.stdout.write(
+        `two-factor sign-in of ${r.email} at merchant ${id} is off; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended. They sign in with their password and turn it on again.\n`,
+      );
+    });
+
   const token = program.command('token').description('manage merchant bearer tokens');
   token
     .command('issue <merchantId>')

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { COMMON_PASSWORDS } from './common-passwords.ts';
 import { passwordProblem } from './staff.ts';
 
@@ -143,3 +144,25 @@ export const TOTP = { algorithm: 'SHA1', digits: 6, period: 30, issuer: 'Stockis
 
 /** The time step a code belongs to (RFC 6238 §4.2): a code is accepted once, for a step after the last one accepted. */
 export const totpStep = (now: number) => Math.floor(now / 1000 / TOTP.period);
+
+/**
+ * Recovery codes (issue 29, 13): made when two-factor sign-in is turned on or regenerated, each
+ * signs in once instead of a TOTP code. 16 characters of a 31-letter alphabet without look-alikes
+ * (0/o, 1/l/i) carry 79 bits, so the stored SHA-256 of one is as safe as a token's; shown in groups
+ * of four, entered with or without the dashes and spaces, in either case.
+ */
+export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const RECOVERY_LENGTH = 16;
+
+export function newRecoveryCode(): string {
+  let code = '';
+  for (let i = 0; i < RECOVERY_LENGTH; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
+  return code.match(/.{4}/g)!.join('-');
+}
+
+/** The form a recovery code is hashed in (lower case, no separators), or null when the input cannot be one. */
+export function recoveryCodeKey(input: string): string | null {
+  const key = input.toLowerCase().replace(/[\s-]+/g, '');
+  return key.length === RECOVERY_LENGTH && [...key].every((c) => RECOVERY_ALPHABET.includes(c)) ? key : null;
+}

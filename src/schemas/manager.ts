@@ -51,7 +51,11 @@ export const ManagerSignInForm = Type.Object({
   merchant: Type.Optional(IdText()),
 });
 
-export const CodeForm = Type.Object({ ...Csrf, code: Type.String({ maxLength: 16 }) });
+/** The sign-in code step: a 6-digit TOTP code or a recovery code (`abcd-efgh-jkmn-pqrs`, spaces allowed). */
+export const CodeForm = Type.Object({ ...Csrf, code: Type.String({ maxLength: 32 }) });
+
+/** New recovery codes: the current password or a current TOTP code, in one field (issue 29, 13). */
+export const RecoveryCodesForm = Type.Object({ ...Csrf, proof: Type.String({ maxLength: 256 }) });
 
 /** Turning two-factor on or off: the current password and a code (Hardening III). */
 export const TwoFactorForm = Type.Object({ ...Csrf, password: Type.String({ maxLength: 256 }), code: Type.String({ maxLength: 16 }) });

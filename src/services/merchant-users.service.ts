@@ -2,7 +2,17 @@ import { Secret, TOTP as Totp } from 'otpauth';
 import { systemActor, type Actor, type AuditAction, type AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
-import { INVITATION_TTL_MS, merchantPasswordProblem, PASSWORD_RESET_TTL_MS, TOTP, totpStep, type MerchantRole } from '../domain/merchant-users.ts';
+import {
+  INVITATION_TTL_MS,
+  merchantPasswordProblem,
+  newRecoveryCode,
+  PASSWORD_RESET_TTL_MS,
+  RECOVERY_CODE_COUNT,
+  recoveryCodeKey,
+  TOTP,
+  totpStep,
+  type MerchantRole,
+} from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { insertAudit } from '../store/audit.repository.ts';
@@ -284,12 +294,31 @@ async function takeCode(db: Parameters<typeof users.claimTotpStep>[0], userId: n
   return users.claimTotpStep(db, userId, totpStep(now) + delta);
 }
 
-/** The second step of signing in: a TOTP code completes the session. */
+/**
+ * The second step of signing in: a TOTP code, or one of the account's unused recovery codes (used
+ * up by this, and audited with how many are left), completes the session.
+ */
 export async function verifySignInCode(db: Db, user: ManagerUser, code: string, address: string | null, requestId: string, now: number): Promise<boolean> {
   const row = await users.findUserById(db, user.userId);
   if (!row?.totp_secret) return false;
+  const recoveryKey = recoveryCodeKey(code);
   return db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_secret!, code, now))) return false;
+    if (recoveryKey !== null) {
+      const scope = forMerchant(trx, row.merchant_id);
+      if (!(await users.claimRecoveryCode(scope, row.id, hashSecret(recoveryKey), now))) return false;
+      await insertAudit(
+        trx,
+        merchantUserActor(user, requestId),
+        {
+          action: 'merchant_user.use_recovery_code',
+          target: `merchant_user:${row.email_key}`,
+          before: null,
+          after: { recoveryCodesLeft: await users.countUnusedRecoveryCodes(scope, row.id) },
+          merchantId: row.merchant_id,
+        },
+        now,
+      );
+    } else if (!(await takeCode(trx, row.id, row.totp_secret!, code, now))) return false;
     await users.completeSession(trx, user.sessionHash);
     await recordSignIn(trx, row, address, requestId, now);
     return true;
@@ -337,26 +366,48 @@ export interface TwoFactorProof {
 
 const WRONG_PROOF = 'or the code is not right: enter your current password and the code the app shows now';
 
-export async function enableTwoFactor(db: Db, user: ManagerUser, proof: TwoFactorProof, requestId: string, now: number): Promise<void> {
+/** Makes RECOVERY_CODE_COUNT new recovery codes for the user, replacing any they had; returns them (the only time they are seen). */
+async function newRecoveryCodes(trx: Trx, row: users.MerchantUserRow, now: number): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await users.replaceRecoveryCodes(
+    forMerchant(trx, row.merchant_id),
+    row.id,
+    codes.map((c) => hashSecret(recoveryCodeKey(c)!)),
+    now,
+  );
+  return codes;
+}
+
+/**
+ * Turns two-factor sign-in on; returns the account's new recovery codes, to be shown this once.
+ * `actor` carries the web form's one-time key: its audit row is written first in the
+ * transaction, so a second submission of the same form (a double click) stops there
+ * (FormAlreadySent) instead of failing on the code the first one just used.
+ */
+export async function enableTwoFactor(db: Db, user: ManagerUser, actor: Actor, proof: TwoFactorProof, now: number): Promise<{ recoveryCodes: string[] }> {
   const row = (await users.findUserById(db, user.userId))!;
-  if (row.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
-  if (!row.totp_pending_secret) throw conflictState('open the two-factor page first: it shows the key to add to your app');
-  if (!(await verifyPassword(row.password_hash, proof.password))) throw fieldError('password', WRONG_PROOF);
-  await db.transaction().execute(async (trx) => {
-    if (!(await takeCode(trx, row.id, row.totp_pending_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
-    await users.updateUser(trx, row.id, { totp_secret: row.totp_pending_secret, totp_pending_secret: null }, now);
+  if (!row.totp_secret && !row.totp_pending_secret) throw conflictState('open the two-factor page first: it shows the key to add to your app');
+  const passwordRight = await verifyPassword(row.password_hash, proof.password);
+  if (!row.totp_secret && !passwordRight) throw fieldError('password', WRONG_PROOF);
+  return db.transaction().execute(async (trx) => {
     await insertAudit(
       trx,
-      merchantUserActor(user, requestId),
+      actor,
       {
         action: 'merchant_user.enable_two_factor',
         target: `merchant_user:${row.email_key}`,
         before: { twoFactor: false },
-        after: { twoFactor: true },
+        after: { twoFactor: true, recoveryCodes: RECOVERY_CODE_COUNT },
         merchantId: user.merchantId,
       },
       now,
     );
+    const current = (await users.findUserById(trx, row.id))!;
+    if (current.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
+    if (!passwordRight || !current.totp_pending_secret || !(await takeCode(trx, row.id, current.totp_pending_secret, proof.code, now)))
+      throw fieldError('password', WRONG_PROOF);
+    await users.updateUser(trx, row.id, { totp_secret: current.totp_pending_secret, totp_pending_secret: null }, now);
+    return { recoveryCodes: await newRecoveryCodes(trx, row, now) };
   });
 }
 
@@ -369,6 +420,7 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
   await db.transaction().execute(async (trx) => {
     if (!(await takeCode(trx, row.id, row.totp_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await users.updateUser(trx, row.id, { totp_secret: null, totp_last_step: null }, now);
+    await users.replaceRecoveryCodes(forMerchant(trx, row.merchant_id), row.id, [], now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
@@ -381,6 +433,83 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
       },
       now,
     );
+  });
+}
+
+/** How many unused recovery codes the signed-in user has (the two-factor page says it). */
+export const recoveryCodesLeft = (db: Db, user: ManagerUser) => users.countUnusedRecoveryCodes(forMerchant(db, user.merchantId), user.userId);
+
+/**
+ * New recovery codes in place of the old ones (used or not), for a user with two-factor sign-in
+ * on. Proof is the current password or a current TOTP code (a password is 12+ characters, a code
+ * 6 digits, so one field takes either). Returns the codes, to be shown this once.
+ */
+export async function regenerateRecoveryCodes(db: Db, user: ManagerUser, actor: Actor, proof: string, now: number): Promise<{ recoveryCodes: string[] }> {
+  const row = (await users.findUserById(db, user.userId))!;
+  if (!row.totp_secret) throw conflictState('two-factor sign-in is not on for this account: turn it on first');
+  const isCode = /^\d{6}$/.test(proof);
+  const wrong = 'is not your current password nor a current code from your app';
+  if (!isCode && !(await verifyPassword(row.password_hash, proof))) throw fieldError('password or code', wrong);
+  return db.transaction().execute(async (trx) => {
+    // The audit row (and with it the form's one-time key) first: a second submission of the same
+    // form stops here rather than replace the codes the first one showed.
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'merchant_user.regenerate_recovery_codes',
+        target: `merchant_user:${row.email_key}`,
+        before: null,
+        after: { recoveryCodes: RECOVERY_CODE_COUNT, proof: isCode ? 'code' : 'password' },
+        merchantId: user.merchantId,
+      },
+      now,
+    );
+    if (isCode && !(await takeCode(trx, row.id, row.totp_secret!, proof, now))) throw fieldError('password or code', wrong);
+    return { recoveryCodes: await newRecoveryCodes(trx, row, now) };
+  });
+}
+
+/**
+ * Someone who lost their authenticator and recovery codes: a merchant admin (Team page, another
+ * member only — your own you turn off with a code) or the operator (`stockist merchant
+ * reset-two-factor`) turns the account's two-factor off. Its TOTP key, pending key and recovery
+ * codes go, and every session of the account ends; the password is unchanged, so the person signs
+ * in with it and enrols again (at once, where the merchant requires two-factor). Another
+ * merchant's account is 404; an account without two-factor is 409.
+ */
+export async function resetTwoFactor(
+  db: Db,
+  actor: Actor,
+  merchantId: number,
+  account: { userId: string } | { email: string },
+  now: number,
+): Promise<{ email: string; sessionsEnded: number }> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    const scope = forMerchant(trx, merchantId);
+    const member =
+      'userId' in account ? await users.findTeamMember(scope, idOf(account.userId)) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
+    if (!member) throw notFound('team member');
+    if (actor.kind === 'merchant_user' && actor.id === String(member.id))
+      throw conflictState('this is your own account: turn two-factor off on your Two-factor page, with a code');
+    if (!member.totp_secret) throw conflictState('two-factor sign-in is not on for this account');
+    await users.updateUser(trx, member.id, { totp_secret: null, totp_pending_secret: null, totp_last_step: null }, now);
+    await users.replaceRecoveryCodes(scope, member.id, [], now);
+    const sessionsEnded = await users.deleteSessionsOf(trx, member.id);
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'merchant_user.reset_two_factor',
+        target: `merchant_user:${member.email_key}`,
+        before: { twoFactor: true },
+        after: { twoFactor: false, sessionsEnded },
+        merchantId,
+      },
+      now,
+    );
+    return { email: member.email, sessionsEnded };
   });
 }
 

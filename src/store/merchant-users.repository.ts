@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Handle } from './db.ts';
-import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantUsersTable } from './schema.ts';
+import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantRecoveryCodesTable, MerchantUsersTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
 /** Business manager accounts, invitations and sessions (SPEC §14). */
@@ -67,6 +67,7 @@ export async function claimTotpStep(db: Handle, id: number, step: number): Promi
 export async function deleteUser(scope: MerchantScope, id: number): Promise<void> {
   await scope.handle.deleteFrom('manager_sessions').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_password_resets').where('user_id', '=', id).execute();
+  await scope.deleteFrom('merchant_recovery_codes').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_users').where('id', '=', id).execute();
 }
 
@@ -247,4 +248,41 @@ export async function claimPasswordReset(db: Handle, id: number, now: number): P
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/** Replaces the user's recovery codes (used or not) with these hashes. */
+export async function replaceRecoveryCodes(scope: MerchantScope, userId: number, codeHashes: string[], now: number): Promise<void> {
+  await scope.deleteFrom('merchant_recovery_codes').where('user_id', '=', userId).execute();
+  if (codeHashes.length > 0)
+    await scope
+      .insertInto(
+        'merchant_recovery_codes',
+        codeHashes.map(
+          (code_hash) => ({ user_id: userId, code_hash, used_at: null, created_at: now }) satisfies Omit<Insertable<MerchantRecoveryCodesTable>, 'merchant_id'>,
+        ),
+      )
+      .execute();
+}
+
+/** One-time: of two concurrent uses of a code exactly one updates its row; a used or unknown code none. */
+export async function claimRecoveryCode(scope: MerchantScope, userId: number, codeHash: string, now: number): Promise<boolean> {
+  const r = await scope
+    .updateTable('merchant_recovery_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** How many of the user's recovery codes are still unused. */
+export async function countUnusedRecoveryCodes(scope: MerchantScope, userId: number): Promise<number> {
+  const r = await scope
+    .selectFrom('merchant_recovery_codes')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }

@@ -384,6 +384,7 @@ export interface Database {
   merchant_password_resets: MerchantPasswordResetsTable;
   web_form_keys: WebFormKeysTable;
   web_flashes: WebFlashesTable;
+  merchant_recovery_codes: MerchantRecoveryCodesTable;
   manager_sessions: ManagerSessionsTable;
   oauth_clients: OAuthClientsTable;
   merchant_usage_daily: MerchantUsageDailyTable;
@@ -505,6 +506,16 @@ export interface WebFlashesTable {
   session_hash: string;
   slot: string;
   payload: string;
+  created_at: number;
+}
+
+/** A business manager user's one-time recovery code (0037): only its SHA-256 is stored. */
+export interface MerchantRecoveryCodesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
   created_at: number;
 }
 

@@ -243,6 +243,57 @@ describe('stockist CLI', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('resets a business manager user’s two-factor (lost phone and recovery codes): key and codes gone, sessions ended, audited (issue 29, 13)', async () => {
+    const dir = tempDir();
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'two-factor.db')}` };
+    assert.equal(runCli(['migrate'], env).status, 0);
+    const merchantId = /^merchant (\d+)/.exec(runCli(['merchant', 'create', 'Locked Shop'], env).stdout)![1];
+    const invited = runCli(['merchant', 'invite', merchantId, 'locked@shop.example', '--role', 'admin'], env);
+    const token = /invitations\/([A-Za-z0-9]{43})/.exec(invited.stdout)![1];
+
+    const { openStore } = await import('../../src/store/db.ts');
+    const users = await import('../../src/services/merchant-users.service.ts');
+    const { replaceRecoveryCodes } = await import('../../src/store/merchant-users.repository.ts');
+    const { forMerchant } = await import('../../src/store/tenancy.ts');
+    const store = await openStore(env.DATABASE_URL);
+    try {
+      // The person enrolled (the key and codes as enrolment leaves them) and is signed in.
+      const now = Date.now();
+      const user = await users.acceptInvitation(store.db, token, 'a long chosen passphrase', 'test', now);
+      await store.db.updateTable('merchant_users').set({ totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' }).where('id', '=', user.id).execute();
+      await replaceRecoveryCodes(forMerchant(store.db, user.merchant_id), user.id, ['a', 'b'], now);
+      const limits = { idleMs: 60_000, maxMs: 3_600_000 };
+      await users.signIn(store.db, { email: 'locked@shop.example', password: 'a long chosen passphrase', address: null, requestId: 'test' }, limits, now);
+
+      const reset = runCli(['merchant', 'reset-two-factor', merchantId, 'Locked@Shop.example'], env);
+      assert.equal(reset.status, 0, reset.stderr);
+      assert.equal(
+        reset.stdout,
+        `two-factor sign-in of locked@shop.example at merchant ${merchantId} is off; 1 session ended. They sign in with their password and turn it on again.\n`,
+      );
+      const row = await store.db.selectFrom('merchant_users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+      assert.equal(row.totp_secret, null);
+      assert.deepEqual(await store.db.selectFrom('merchant_recovery_codes').selectAll().execute(), []);
+      assert.deepEqual(await store.db.selectFrom('manager_sessions').selectAll().execute(), []);
+      const audit = await store.db
+        .selectFrom('audit_log')
+        .select(['actor_kind', 'action', 'target'])
+        .where('action', '=', 'merchant_user.reset_two_factor')
+        .execute();
+      assert.deepEqual(audit, [{ actor_kind: 'cli', action: 'merchant_user.reset_two_factor', target: 'merchant_user:locked@shop.example' }]);
+    } finally {
+      await store.close();
+    }
+    const again = runCli(['merchant', 'reset-two-factor', merchantId, 'locked@shop.example'], env);
+    assert.equal(again.status, 1);
+    assert.equal(again.stderr.trim().split('\n').at(-1), 'stockist: two-factor sign-in is not on for this account');
+    assert.equal(
+      runCli(['merchant', 'reset-two-factor', merchantId, 'nobody@shop.example'], env).stderr.trim().split('\n').at(-1),
+      'stockist: team member not found',
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('names the database it uses on stderr, one line, for every command', () => {
     const dir = tempDir();
     const file = path.join(dir, 'named.db');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import type { TestApp } from '../helpers.ts';
-import { browser, PASSWORD, type Browser } from './console-client.ts';
+import { browser, follow, PASSWORD, type Browser } from './console-client.ts';
 
 /** Shared by the business manager tests: a browser over app.inject, invitations, TOTP codes. */
 
@@ -36,11 +36,19 @@ export const totpCode = (secret: string, at: number) =>
 
 /** Turns on two-factor for the signed-in user at `at`; returns the secret. */
 export async function enrol(b: Browser, at: number): Promise<string> {
+  return (await enrolWithCodes(b, at)).secret;
+}
+
+/** The recovery codes a page shows (once: the page after turning two-factor on, or after new codes). */
+export const recoveryCodesOf = (body: string) => [...body.matchAll(/data-recovery-code>([a-z2-9-]+)</g)].map((m) => m[1]);
+
+/** Turns on two-factor for the signed-in user at `at` (POST → 303 → GET); returns the secret and the ten recovery codes shown once. */
+export async function enrolWithCodes(b: Browser, at: number): Promise<{ secret: string; recoveryCodes: string[] }> {
   const page = await b.get('/manager/two-factor');
   const secret = /data-totp-secret>([A-Z2-7]+)</.exec(page.body)?.[1];
   assert.ok(secret, page.body.slice(0, 500));
   const token = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(page.body)![1];
   const r = await b.post('/manager/two-factor/enable', { _csrf: token, password: PASSWORD, code: totpCode(secret, at) });
-  assert.equal(r.statusCode, 303, r.body);
-  return secret;
+  assert.equal(r.headers.location, '/manager/two-factor', r.body);
+  return { secret, recoveryCodes: recoveryCodesOf((await follow(b, r)).body) };
 }

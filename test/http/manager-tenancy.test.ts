@@ -50,6 +50,7 @@ const CASES: Record<string, (ids: Awaited<ReturnType<typeof ownedIds>>) => { par
   'POST /team/:id/role': (ids) => ({ params: { id: ids.user }, body: { role: 'viewer' } }),
   'POST /team/:id/remove': (ids) => ({ params: { id: ids.user } }),
   'POST /team/:id/reset-password': (ids) => ({ params: { id: ids.user } }),
+  'POST /team/:id/reset-two-factor': (ids) => ({ params: { id: ids.user } }),
   'POST /team/invitations/:id/revoke': (ids) => ({ params: { id: ids.invitation } }),
 };
 

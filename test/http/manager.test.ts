@@ -41,6 +41,7 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'GET /two-factor': ALL,
   'POST /two-factor/enable': ALL,
   'POST /two-factor/disable': ALL,
+  'POST /two-factor/recovery-codes': ALL,
   'GET /account': ALL,
   'POST /account/password': ALL,
   'POST /account/sign-out-everywhere': ALL,
@@ -68,6 +69,7 @@ const EXPECTED_ACCESS: Record<string, readonly MerchantRole[] | 'public' | 'pend
   'POST /team/:id/role': ADMINS,
   'POST /team/:id/remove': ADMINS,
   'POST /team/:id/reset-password': ADMINS,
+  'POST /team/:id/reset-two-factor': ADMINS,
   'GET /audit': ADMINS,
   'GET /usage': ALL,
   'GET /balance': ALL,
@@ -371,7 +373,8 @@ for (const dialect of DIALECTS) {
       await refused('/manager/two-factor/enable', { code: totpCode(secret, clock.now) }, 400);
       await refused('/manager/two-factor/enable', { password: 'not the password!', code: totpCode(secret, clock.now) }, 400);
       assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="off"/);
-      assert.equal((await b.post('/manager/two-factor/enable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) })).statusCode, 303);
+      const on = await b.post('/manager/two-factor/enable', { _csrf: token, password: PASSWORD, code: totpCode(secret, clock.now) });
+      assert.equal(on.headers.location, '/manager/two-factor', 'POST → 303 → the page that shows the recovery codes once');
       assert.match((await b.get('/manager/two-factor')).body, /data-two-factor="on"/);
 
       // Off: a full bucket of five tries per account; four wrong codes, then even the right one is 429.

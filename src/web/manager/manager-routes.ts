@@ -33,8 +33,9 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/sign-in/code', permission: 'pending' },
   { method: 'POST', path: '/sign-out', permission: 'session' },
   { method: 'GET', path: '/two-factor', permission: 'account:self' },
-  { method: 'POST', path: '/two-factor/enable', permission: 'account:self' },
+  { method: 'POST', path: '/two-factor/enable', permission: 'account:self', once: true },
   { method: 'POST', path: '/two-factor/disable', permission: 'account:self' },
+  { method: 'POST', path: '/two-factor/recovery-codes', permission: 'account:self', once: true },
   { method: 'GET', path: '/account', permission: 'account:self' },
   { method: 'POST', path: '/account/password', permission: 'account:self' },
   { method: 'POST', path: '/account/sign-out-everywhere', permission: 'account:self' },
@@ -62,6 +63,7 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/team/:id/role', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/remove', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/reset-password', permission: 'team:manage', once: true },
+  { method: 'POST', path: '/team/:id/reset-two-factor', permission: 'team:manage' },
   { method: 'GET', path: '/audit', permission: 'audit:read' },
 
   // Usage (branch usage-counters): entries below this line.

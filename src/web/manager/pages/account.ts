@@ -1,6 +1,15 @@
 import { AppError } from '../../../domain/errors.ts';
 import { emailFingerprint } from '../../../domain/staff.ts';
-import { ChangePasswordForm, CodeForm, InvitationParams, ManagerCsrfForm, ManagerSignInForm, PasswordForm, TwoFactorForm } from '../../../schemas/manager.ts';
+import {
+  ChangePasswordForm,
+  CodeForm,
+  InvitationParams,
+  ManagerCsrfForm,
+  ManagerSignInForm,
+  PasswordForm,
+  RecoveryCodesForm,
+  TwoFactorForm,
+} from '../../../schemas/manager.ts';
 import {
   acceptInvitation,
   changePassword,
@@ -12,19 +21,22 @@ import {
   enableTwoFactor,
   openInvitation,
   pendingTwoFactor,
+  recoveryCodesLeft,
+  regenerateRecoveryCodes,
   signIn,
   type SignInChoice,
   signOut,
   verifySignInCode,
 } from '../../../services/merchant-users.service.ts';
 import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
+import { qrCodeSvg } from '../../qr-code.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
 import type { ManagerPage } from './context.ts';
 
 /** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
 export const accountPage: ManagerPage = {
   nav: [],
-  routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user }) => {
+  routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user, actor }) => {
     const { db } = store;
     const signInView = (email: string, error: string | null, choices: SignInChoice[] | null = null) => ({ title: 'Sign in', email, error, choices });
 
@@ -69,7 +81,10 @@ export const accountPage: ManagerPage = {
         return page(reply, 429, 'code', { title: 'Two-factor code', error: `Too many attempts; try again in ${wait} s.` });
       }
       if (!(await verifySignInCode(db, user(request), request.body.code.replace(/\s+/g, ''), request.ip, request.id, now())))
-        return page(reply, 401, 'code', { title: 'Two-factor code', error: 'That code is not right (or was used already); wait for the next one.' });
+        return page(reply, 401, 'code', {
+          title: 'Two-factor code',
+          error: 'That code is not right (or was used already): wait for the next one, or enter an unused recovery code.',
+        });
       return reply.redirect(MANAGER_PREFIX, 303);
     });
 
@@ -176,41 +191,109 @@ export const accountPage: ManagerPage = {
       return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
     });
 
-    app.get('/two-factor', async (request, reply) => {
+    // The two-factor page: enrolment (the key as a QR code and as text) while it is off; how many
+    // recovery codes are left while it is on. `recoveryCodes`: new codes, shown this once (after
+    // the 303 of turning it on or of "Make new recovery codes").
+    const TWO_FACTOR = `${MANAGER_PREFIX}/two-factor`;
+    const twoFactorPage = async (
+      request: Parameters<typeof user>[0],
+      reply: Parameters<typeof page>[0],
+      status: number,
+      shown: { error?: string; recoveryCodes?: string[] | null } = {},
+    ) => {
       const me = user(request);
-      const pending = me.twoFactor ? null : await pendingTwoFactor(db, me, now());
-      return page(reply, 200, 'two-factor', { title: 'Two-factor sign-in', pending, error: null });
-    });
-
-    const twoFactorPage = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, error: string) => {
-      const me = user(request);
-      const pending = me.twoFactor ? null : await pendingTwoFactor(db, me, now());
-      return page(reply, status, 'two-factor', { title: 'Two-factor sign-in', pending, error });
+      const on = me.twoFactor;
+      const pending = on ? null : await pendingTwoFactor(db, me, now());
+      return page(reply, status, 'two-factor', {
+        title: 'Two-factor sign-in',
+        on,
+        pending,
+        qr: pending ? await qrCodeSvg(pending.uri, 'QR code of the key, for an authenticator app to scan') : null,
+        recoveryCodesLeft: on ? await recoveryCodesLeft(db, me) : null,
+        recoveryCodes: shown.recoveryCodes ?? null,
+        error: shown.error ?? null,
+      });
     };
 
-    // Turning two-factor on or off takes the current password and a code, and each try draws on the
-    // sign-in limits of the account and the address, like the code page (Hardening III, 3).
-    for (const [action, change] of [
-      ['enable', enableTwoFactor],
-      ['disable', disableTwoFactor],
-    ] as const) {
-      app.post(`/two-factor/${action}`, { schema: { body: TwoFactorForm } }, async (request, reply) => {
-        const me = user(request);
-        const wait = await signInWait(buckets, 'manager', me.email, request.ip);
-        if (wait !== null) {
-          request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, `manager two-factor ${action} limited`);
-          reply.header('Retry-After', String(wait));
-          return twoFactorPage(request, reply, 429, `Too many attempts; try again in ${wait} s.`);
-        }
-        try {
-          await change(db, me, { password: request.body.password, code: request.body.code.replace(/\s+/g, '') }, request.id, now());
-        } catch (error) {
-          if (!(error instanceof AppError) || error.status !== 400) throw error;
-          request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, `manager two-factor ${action} refused`);
-          return twoFactorPage(request, reply, 400, `The ${error.errors?.[0]?.field ?? 'code'} ${error.errors?.[0]?.message ?? error.message}.`);
-        }
-        return reply.redirect(`${MANAGER_PREFIX}/two-factor`, 303);
-      });
-    }
+    app.get('/two-factor', async (request, reply) =>
+      twoFactorPage(request, reply, 200, { recoveryCodes: await forms.take<string[]>(request, 'recovery-codes') }),
+    );
+
+    // Each try at a password or code here draws on the sign-in limits of the account and the
+    // address, like the code page (Hardening III, 3): the seconds to wait, or null to go ahead.
+    const limited = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], what: string) => {
+      const me = user(request);
+      const wait = await signInWait(buckets, 'manager', me.email, request.ip);
+      if (wait !== null) {
+        request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, `manager ${what} limited`);
+        reply.header('Retry-After', String(wait));
+      }
+      return wait;
+    };
+    const tooMany = (wait: number) => ({ error: `Too many attempts; try again in ${wait} s.` });
+    // A refusal writes nothing and answers the form again with the reason (its form key unspent).
+    const refused = (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], what: string, error: unknown) => {
+      if (!(error instanceof AppError) || error.status !== 400) throw error;
+      request.log.warn({ emailFingerprint: emailFingerprint(user(request).email), address: request.ip }, `manager ${what} refused`);
+      return twoFactorPage(request, reply, 400, { error: `The ${error.errors?.[0]?.field ?? 'code'} ${error.errors?.[0]?.message ?? error.message}.` });
+    };
+    /** New recovery codes: kept for the two-factor page, shown there once (POST → 303 → GET). */
+    const shownOnce = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], recoveryCodes: string[]) => {
+      await forms.flash(request, 'recovery-codes', recoveryCodes);
+      return reply.redirect(TWO_FACTOR, 303);
+    };
+
+    // Turning two-factor on or off takes the current password and a code. Turning it on makes the
+    // account's ten recovery codes, shown once on the page the 303 leads to (only their hashes are
+    // kept); its form applies once (a one-time key), so a resubmission makes no other codes.
+    app.post('/two-factor/enable', { schema: { body: TwoFactorForm } }, async (request, reply) => {
+      const wait = await limited(request, reply, 'two-factor enable');
+      if (wait !== null) return twoFactorPage(request, reply, 429, tooMany(wait));
+      let recoveryCodes: string[];
+      try {
+        ({ recoveryCodes } = await enableTwoFactor(
+          db,
+          user(request),
+          actor(request),
+          { password: request.body.password, code: request.body.code.replace(/\s+/g, '') },
+          now(),
+        ));
+      } catch (error) {
+        return refused(request, reply, 'two-factor enable', error);
+      }
+      return shownOnce(request, reply, recoveryCodes);
+    });
+
+    app.post('/two-factor/disable', { schema: { body: TwoFactorForm } }, async (request, reply) => {
+      const wait = await limited(request, reply, 'two-factor disable');
+      if (wait !== null) return twoFactorPage(request, reply, 429, tooMany(wait));
+      try {
+        await disableTwoFactor(db, user(request), { password: request.body.password, code: request.body.code.replace(/\s+/g, '') }, request.id, now());
+      } catch (error) {
+        return refused(request, reply, 'two-factor disable', error);
+      }
+      return reply.redirect(TWO_FACTOR, 303);
+    });
+
+    // New recovery codes in place of the old ones: the current password or a current code. Once
+    // only, like turning it on: a resubmission does not replace the codes just shown.
+    app.post('/two-factor/recovery-codes', { schema: { body: RecoveryCodesForm } }, async (request, reply) => {
+      const wait = await limited(request, reply, 'recovery codes');
+      if (wait !== null) return twoFactorPage(request, reply, 429, tooMany(wait));
+      const proof = request.body.proof;
+      let recoveryCodes: string[];
+      try {
+        ({ recoveryCodes } = await regenerateRecoveryCodes(
+          db,
+          user(request),
+          actor(request),
+          /^[\d\s]+$/.test(proof) ? proof.replace(/\s+/g, '') : proof,
+          now(),
+        ));
+      } catch (error) {
+        return refused(request, reply, 'recovery codes', error);
+      }
+      return shownOnce(request, reply, recoveryCodes);
+    });
   },
 };

@@ -8,6 +8,7 @@ import {
   inviteUser,
   removeMember,
   requireTwoFactor,
+  resetTwoFactor,
   revokeInvitation,
   team,
 } from '../../../services/merchant-users.service.ts';
@@ -15,7 +16,7 @@ import type { ManagerPage } from './context.ts';
 
 const TEAM = '/manager/team';
 
-/** Page 6, Team (admins): invite, change role, remove, require two-factor; and the merchant's audit log. */
+/** Page 6, Team (admins): invite, change role, remove, require two-factor, reset a member's two-factor; and the merchant's audit log. */
 export const teamPage: ManagerPage = {
   nav: [
     { href: TEAM, label: 'Team', permission: 'team:manage' },
@@ -74,6 +75,16 @@ export const teamPage: ManagerPage = {
     app.post('/team/:id/reset-password', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const reset = await createPasswordReset(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
       return shownOnce(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
+    });
+
+    // A member who lost their authenticator and recovery codes (issue 29, 13): two-factor off, sessions ended.
+    // Asked first on the page (it ends the member's sessions); the Team page then says it was done.
+    app.post('/team/:id/reset-two-factor', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+      const done = await resetTwoFactor(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
+      await forms.flash(request, 'notice', {
+        text: `Two-factor sign-in of ${done.email} is off, and their sessions have ended (${done.sessionsEnded}). They sign in with their password and turn it on again.`,
+      });
+      return reply.redirect(TEAM, 303);
     });
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
