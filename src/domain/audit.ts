@@ -64,6 +64,7 @@ export const AUDIT_ACTIONS = [
   'merchant_user.remove',
   'merchant_user.enable_two_factor',
   'merchant_user.disable_two_factor',
+  'merchant_user.reset_two_factor',
   'merchant_user.change_password',
   'merchant_user.sign_out_everywhere',
   'merchant_user.create_password_reset',

@@ -23,6 +23,8 @@ export const OrderSearchQuery = Type.Object({
 export const ConsoleIdParams = Type.Object({ id: IdText() });
 export const ConsoleTokenParams = Type.Object({ id: IdText(), tokenId: IdText() });
 export const ConsoleDeliveryParams = Type.Object({ id: IdText(), deliveryId: IdText() });
+export const ConsoleMemberParams = Type.Object({ id: IdText(), userId: IdText() });
+export const ConsoleInvitationParams = Type.Object({ id: IdText(), invitationId: IdText() });
 
 export const ShipForm = Type.Object({
   ...Csrf,
@@ -34,7 +36,12 @@ export const ActionForm = Type.Object(Csrf);
 
 export const CancelSplitForm = Type.Object({ ...Csrf, reason: Type.String({ minLength: 1, maxLength: 500 }) });
 
-export const MerchantForm = Type.Object({ ...Csrf, name: Type.String({ minLength: 1, maxLength: 128 }) });
+/** `confirmDuplicate`: ticked when the console warned that another merchant has this name and the operator creates it anyway. */
+export const MerchantForm = Type.Object({
+  ...Csrf,
+  name: Type.String({ minLength: 1, maxLength: 128 }),
+  confirmDuplicate: Type.Optional(Type.Literal('yes')),
+});
 
 /** A checkbox per scope (none ticked: every scope); lifetime in days, blank: no expiry. */
 export const TokenForm = Type.Object({

@@ -2,7 +2,10 @@ import type { Actor } from '../domain/audit.ts';
 import { notFound } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Db, Handle } from '../store/db.ts';
+import { listClients } from '../store/credentials.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
+import { listOpenInvitations, listTeam } from '../store/merchant-users.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
 import { revokeToken } from './merchants.service.ts';
 
 /** The console lists a merchant's newest tokens, this many. */
@@ -16,14 +19,27 @@ export async function merchantCredentials(db: Handle, merchantId: number, now: n
   const merchant = await repo.findMerchant(db, merchantId);
   if (!merchant) throw notFound('merchant');
   const tokens = await repo.tokensOfMerchant(db, merchantId, TOKENS_SHOWN);
+  const clients = await listClients(forMerchant(db, merchantId));
   return {
     merchant: {
       id: String(merchant.id),
       name: merchant.name,
       status: merchant.status,
       clientId: merchant.client_id,
+      requireTwoFactor: merchant.require_two_factor === 1,
       createdAt: formatInstant(merchant.created_at),
     },
+    // The clients the business manager created (SPEC §14), revoked ones too: the operator sees each one's state.
+    clients: clients.map((c) => ({
+      id: String(c.id),
+      clientId: c.client_id,
+      name: c.name,
+      createdAt: formatInstant(c.created_at),
+      rotatedAt: formatInstant(c.rotated_at),
+      lastUsedAt: formatInstant(c.last_used_at),
+      revokedAt: formatInstant(c.revoked_at),
+      state: c.revoked_at !== null ? 'revoked' : 'active',
+    })),
     tokens: tokens.map((t) => ({
       id: String(t.id),
       kind: t.kind,
@@ -42,4 +58,31 @@ export async function revokeMerchantToken(db: Db, actor: Actor, merchantId: numb
   const token = await repo.findToken(db, tokenId);
   if (!token || token.merchant_id !== merchantId) throw notFound('token');
   return revokeToken(db, actor, tokenId, now);
+}
+
+/**
+ * The merchant's business manager users and open invitations, as the console's merchant page lists
+ * them (never a password hash, an authenticator key or a link: only their facts).
+ */
+export async function merchantTeam(db: Handle, merchantId: number, now: number) {
+  const scope = forMerchant(db, merchantId);
+  const [members, invitations] = await Promise.all([listTeam(scope), listOpenInvitations(scope, now)]);
+  return {
+    members: members.map((u) => ({
+      id: String(u.id),
+      email: u.email,
+      role: u.role,
+      twoFactor: u.totp_secret !== null ? 'on' : u.totp_pending_secret !== null ? 'being set up' : 'off',
+      canResetTwoFactor: u.totp_secret !== null || u.totp_pending_secret !== null,
+      lastSignInAt: formatInstant(u.last_sign_in_at),
+      createdAt: formatInstant(u.created_at),
+    })),
+    invitations: invitations.map((i) => ({
+      id: String(i.id),
+      email: i.email,
+      role: i.role,
+      createdAt: formatInstant(i.created_at),
+      expiresAt: formatInstant(i.expires_at),
+    })),
+  };
 }

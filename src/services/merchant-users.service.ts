@@ -68,35 +68,53 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
   const email = checkEmail(input.email);
   return db.transaction().execute(async (trx) => {
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    const scope = forMerchant(trx, merchantId);
-    if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} is on this team already`);
-    const token = randomToken(43);
-    // A new invitation replaces the address's open ones: the last link handed out is the one that works.
-    const replaced = await users.revokeOpenInvitations(scope, { emailKey: emailKey(email) }, now);
-    const row = await users.insertInvitation(scope, {
-      email,
-      email_key: emailKey(email),
-      role: input.role,
-      token_hash: hashSecret(token),
-      expires_at: now + INVITATION_TTL_MS,
-      accepted_at: null,
-      revoked_at: null,
-      created_by: `${actor.kind}:${actor.id}`,
-      created_at: now,
-    });
-    await insertAudit(
-      trx,
-      actor,
-      {
-        action: 'merchant_user.invite',
-        target: `merchant_user:${row.email_key}`,
-        before: null,
-        after: { role: row.role, expiresAt: row.expires_at, revokedInvitations: replaced.length },
-        merchantId,
-      },
-      now,
-    );
-    return { invitationId: row.id, merchantId, email, role: row.role, token, expiresAt: row.expires_at };
+    return invite(trx, actor, merchantId, email, input.role, now);
+  });
+}
+
+async function invite(trx: Trx, actor: Actor, merchantId: number, email: string, role: MerchantRole, now: number): Promise<Invitation> {
+  const scope = forMerchant(trx, merchantId);
+  if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} is on this team already`);
+  const token = randomToken(43);
+  // A new invitation replaces the address's open ones: the last link handed out is the one that works.
+  const replaced = await users.revokeOpenInvitations(scope, { emailKey: emailKey(email) }, now);
+  const row = await users.insertInvitation(scope, {
+    email,
+    email_key: emailKey(email),
+    role,
+    token_hash: hashSecret(token),
+    expires_at: now + INVITATION_TTL_MS,
+    accepted_at: null,
+    revoked_at: null,
+    created_by: `${actor.kind}:${actor.id}`,
+    created_at: now,
+  });
+  await insertAudit(
+    trx,
+    actor,
+    {
+      action: 'merchant_user.invite',
+      target: `merchant_user:${row.email_key}`,
+      before: null,
+      after: { role: row.role, expiresAt: row.expires_at, revokedInvitations: replaced.length },
+      merchantId,
+    },
+    now,
+  );
+  return { invitationId: row.id, merchantId, email, role: row.role, token, expiresAt: row.expires_at };
+}
+
+/**
+ * The operator sends an open invitation again: a fresh link for the same address and role, valid
+ * INVITATION_TTL_MS from now; the old link stops at once. Another merchant's invitation, or one
+ * used, revoked or expired, is 404 (an expired one is invited anew instead).
+ */
+export async function resendInvitation(db: Db, actor: Actor, merchantId: number, rawInvitationId: string, now: number): Promise<Invitation> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    const open = (await users.listOpenInvitations(forMerchant(trx, merchantId), now)).find((i) => i.id === idOf(rawInvitationId));
+    if (!open) throw notFound('open invitation');
+    return invite(trx, actor, merchantId, open.email, open.role, now);
   });
 }
 
@@ -709,9 +727,16 @@ export async function changeRole(db: Db, user: ManagerUser, rawUserId: string, r
 }
 
 /** Removes a member: the account and its sessions go at once. */
-export async function removeMember(db: Db, user: ManagerUser, rawUserId: string, requestId: string, now: number) {
+export const removeMember = (db: Db, user: ManagerUser, rawUserId: string, requestId: string, now: number) =>
+  removeTeamMember(db, merchantUserActor(user, requestId), user.merchantId, rawUserId, now);
+
+/**
+ * Removes a member of this merchant's team, by one of its admins or by the operator (the console's
+ * merchant page); the merchant keeps at least one admin either way. Another merchant's user is 404.
+ */
+export async function removeTeamMember(db: Db, actor: Actor, merchantId: number, rawUserId: string, now: number) {
   await db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, user.merchantId);
+    const scope = forMerchant(trx, merchantId);
     const member = await users.findTeamMember(scope, idOf(rawUserId));
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, null);
@@ -720,16 +745,45 @@ export async function removeMember(db: Db, user: ManagerUser, rawUserId: string,
     const links = await users.revokeOpenInvitations(scope, { emailKey: member.email_key }, now);
     await insertAudit(
       trx,
-      merchantUserActor(user, requestId),
+      actor,
       {
         action: 'merchant_user.remove',
         target: `merchant_user:${member.email_key}`,
         before: { role: member.role },
         after: links.length > 0 ? { revokedInvitations: links.length } : null,
-        merchantId: user.merchantId,
+        merchantId,
       },
       now,
     );
+  });
+}
+
+/**
+ * The operator resets a member's two-factor sign-in (a lost phone): the authenticator key goes and
+ * the member's sessions end, so the next sign-in asks for the password only (and, where the
+ * merchant requires two-factor, for enrolling a new app before anything else). Another merchant's
+ * user is 404; a member without two-factor is a conflict (nothing to reset).
+ */
+export async function resetTwoFactor(db: Db, actor: Actor, merchantId: number, rawUserId: string, now: number): Promise<{ sessionsEnded: number }> {
+  return db.transaction().execute(async (trx) => {
+    const member = await users.findTeamMember(forMerchant(trx, merchantId), idOf(rawUserId));
+    if (!member) throw notFound('team member');
+    if (!member.totp_secret && !member.totp_pending_secret) throw conflictState('this user has no two-factor sign-in to reset');
+    await users.updateUser(trx, member.id, { totp_secret: null, totp_pending_secret: null, totp_last_step: null }, now);
+    const sessionsEnded = await users.deleteSessionsOf(trx, member.id);
+    await insertAudit(
+      trx,
+      actor,
+      {
+        action: 'merchant_user.reset_two_factor',
+        target: `merchant_user:${member.email_key}`,
+        before: { twoFactor: member.totp_secret !== null },
+        after: { twoFactor: false, sessionsEnded },
+        merchantId,
+      },
+      now,
+    );
+    return { sessionsEnded };
   });
 }
 

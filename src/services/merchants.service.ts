@@ -21,6 +21,15 @@ export interface NewMerchant {
   clientSecret: string;
 }
 
+/** Names compared as the console's duplicate warning compares them: trimmed, case-insensitive. */
+const nameKey = (name: string) => name.trim().toLocaleLowerCase('en');
+
+/** The merchants already named `name` (trimmed, case-insensitive): creating another asks the operator to confirm first. */
+export async function merchantsNamed(db: Handle, name: string) {
+  const key = nameKey(name);
+  return (await repo.listMerchants(db)).filter((m) => nameKey(m.name) === key).map((m) => ({ id: String(m.id), name: m.name, status: m.status }));
+}
+
 /** The client secret is shown once, to the caller; the audit row names the merchant and its (public) client id only. */
 export async function createMerchant(db: Db, actor: Actor, name: string, now: number): Promise<NewMerchant> {
   const clientId = `cli_${randomToken(24)}`;

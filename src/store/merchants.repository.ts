@@ -109,7 +109,7 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
 export const tokensOfMerchant = (db: Handle, merchantId: number, limit: number) =>
   db
     .selectFrom('api_tokens')
-    .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'expires_at', 'revoked_at', 'created_at'])
+    .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'name', 'expires_at', 'revoked_at', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .orderBy('id', 'desc')
     .limit(limit)

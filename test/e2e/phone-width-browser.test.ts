@@ -130,6 +130,12 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await page.fill('#name', 'A merchant with a rather long name for a phone screen');
     await submit('button[data-action=create-merchant]');
     await look('console GET /merchants', 'console-merchant-created');
+    // The same name again: the duplicate-name warning and its confirm checkbox (answered at 409).
+    await page.goto(`${origin}/console/merchants`);
+    await page.fill('#name', 'a merchant with a rather long name for a phone screen ');
+    await submit('button[data-action=create-merchant]');
+    assert.equal(await page.locator('[data-warning="duplicate-name"]').count(), 1, 'the duplicate name warns');
+    await look('console GET /merchants', 'console-merchant-duplicate-name');
     await open('console GET /merchants/:id', 'console-merchant', `/console/merchants/${demo.merchantId}`);
     await submit('button[data-action=issue-token]');
     await look('console GET /merchants/:id', 'console-token-issued');

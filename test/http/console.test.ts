@@ -70,6 +70,11 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /merchants/:id/account/adjustments': OWNER,
   'POST /merchants/:id/account': OWNER,
   'GET /merchants/:id/transactions': SUPPORT,
+  // The merchant page's users and invitations (issue 29, item 12): support reads them, owners act.
+  'POST /merchants/:id/users/:userId/remove': OWNER,
+  'POST /merchants/:id/users/:userId/reset-two-factor': OWNER,
+  'POST /merchants/:id/invitations/:invitationId/cancel': OWNER,
+  'POST /merchants/:id/invitations/:invitationId/resend': OWNER,
   // CSV exports: whoever may read the list may download it.
   'GET /orders.csv': EVERYONE,
   'GET /refunds.csv': SUPPORT,

@@ -72,6 +72,12 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
   { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
 
+  // The merchant page's users and invitations (issue 29, item 12): what a merchant admin does on the Team page.
+  { method: 'POST', path: '/merchants/:id/users/:userId/remove', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/users/:userId/reset-two-factor', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/invitations/:invitationId/cancel', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/invitations/:invitationId/resend', permission: 'merchants:write', once: true },
+
   // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
   { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
   { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },

@@ -12,19 +12,21 @@ import {
   ActionForm,
   AdjustmentForm,
   ConsoleIdParams,
+  ConsoleInvitationParams,
+  ConsoleMemberParams,
   ConsoleTokenParams,
   MerchantForm,
   TokenForm,
   TopUpForm,
   TransactionsPageQuery,
 } from '../../../schemas/console-operations.ts';
-import { merchantCredentials, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
-import { createMerchant, issueToken, setMerchantStatus } from '../../../services/merchants.service.ts';
+import { merchantCredentials, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
+import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
-import { inviteUser } from '../../../services/merchant-users.service.ts';
+import { inviteUser, removeTeamMember, resendInvitation, resetTwoFactor, revokeInvitation, type Invitation } from '../../../services/merchant-users.service.ts';
 import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
@@ -69,12 +71,19 @@ export const merchantsPage: ConsolePage = {
   routes: async (app, { config, store, buckets, now, page, forms, user, actor }) => {
     const { db } = store;
 
-    app.get('/merchants', async (request, reply) => {
+    const merchantsList = async (request: FastifyRequest, reply: FastifyReply, status: number, duplicate: unknown) => {
       const merchants = (await listMerchants(db)).map((m) => ({ id: String(m.id), name: m.name, status: m.status, createdAt: formatInstant(m.created_at) }));
-      return page(reply, 200, 'merchants', { title: 'Merchants', merchants, canWrite: can(user(request).role, 'merchants:write') });
-    });
+      return page(reply, status, 'merchants', { title: 'Merchants', merchants, canWrite: can(user(request).role, 'merchants:write'), duplicate });
+    };
+
+    app.get('/merchants', async (request, reply) => merchantsList(request, reply, 200, null));
 
     app.post('/merchants', { schema: { body: MerchantForm } }, async (request, reply) => {
+      // Another merchant with this name is most likely a second click or a typo'd search: ask, do not refuse.
+      if (request.body.confirmDuplicate !== 'yes') {
+        const same = await merchantsNamed(db, request.body.name);
+        if (same.length > 0) return merchantsList(request, reply, 409, { name: request.body.name, same });
+      }
       const created = await createMerchant(db, actor(request), request.body.name, now());
       return shownOnce(request, reply, String(created.merchantId), {
         title: `Merchant ${created.merchantId} created`,
@@ -98,9 +107,11 @@ export const merchantsPage: ConsolePage = {
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
       const accounts = await moneyOf(Number(merchant.id));
+      const team = await merchantTeam(db, Number(merchant.id), now());
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
         ...credentials,
+        team,
         rateLimit,
         scopes: SCOPES,
         accounts,
@@ -228,11 +239,10 @@ export const merchantsPage: ConsolePage = {
       });
     });
 
-    // A one-time link to the merchant's business manager (SPEC §14), shown once.
-    app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
-      const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
-      return shownOnce(request, reply, String(invitation.merchantId), {
-        title: `${invitation.email} invited`,
+    /** A one-time link to the merchant's business manager (SPEC §14), shown once. */
+    const linkShownOnce = (request: FastifyRequest, reply: FastifyReply, invitation: Invitation, title: string) =>
+      shownOnce(request, reply, String(invitation.merchantId), {
+        title,
         what: 'invitation link',
         fields: [
           { label: 'Email', value: invitation.email, secret: false },
@@ -241,6 +251,41 @@ export const merchantsPage: ConsolePage = {
           { label: 'Link (works once)', value: invitationUrl(publicOrigin(config, request), invitation.token), secret: true },
         ],
       });
+
+    app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
+      const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
+      return linkShownOnce(request, reply, invitation, `${invitation.email} invited`);
+    });
+
+    // The merchant's users and invitations, as its admins handle them on the Team page; audited as this staff member.
+    const backToUsers = async (request: FastifyRequest, reply: FastifyReply, merchantId: string, text: string) => {
+      await forms.flash(request, 'notice', { text });
+      return reply.redirect(`${MERCHANTS}/${merchantId}#manager-users`, 303);
+    };
+
+    app.post('/merchants/:id/invitations/:invitationId/resend', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
+      const invitation = await resendInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      return linkShownOnce(request, reply, invitation, `New invitation link for ${invitation.email}`);
+    });
+
+    app.post('/merchants/:id/invitations/:invitationId/cancel', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
+      const cancelled = await revokeInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      return backToUsers(request, reply, request.params.id, `Invitation of ${cancelled.email} cancelled: its link no longer works.`);
+    });
+
+    app.post('/merchants/:id/users/:userId/remove', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
+      await removeTeamMember(db, actor(request), Number(request.params.id), request.params.userId, now());
+      return backToUsers(request, reply, request.params.id, 'User removed: the account and its sessions are gone.');
+    });
+
+    app.post('/merchants/:id/users/:userId/reset-two-factor', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
+      const { sessionsEnded } = await resetTwoFactor(db, actor(request), Number(request.params.id), request.params.userId, now());
+      return backToUsers(
+        request,
+        reply,
+        request.params.id,
+        `Two-factor sign-in reset; ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} signed out. The user signs in with the password and sets up an app again.`,
+      );
     });
 
     app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
