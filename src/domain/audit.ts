@@ -71,7 +71,6 @@ export const AUDIT_ACTIONS = [
   'merchant_user.reset_password',
   'merchant_user.regenerate_recovery_codes',
   'merchant_user.use_recovery_code',
-  'merchant_user.reset_two_factor',
   'merchant.require_two_factor',
   'oauth_client.create',
   'oauth_client.rotate',

@@ -758,35 +758,6 @@ export async function removeTeamMember(db: Db, actor: Actor, merchantId: number,
   });
 }
 
-/**
- * The operator resets a member's two-factor sign-in (a lost phone): the authenticator key goes and
- * the member's sessions end, so the next sign-in asks for the password only (and, where the
- * merchant requires two-factor, for enrolling a new app before anything else). Another merchant's
- * user is 404; a member without two-factor is a conflict (nothing to reset).
- */
-export async function resetTwoFactor(db: Db, actor: Actor, merchantId: number, rawUserId: string, now: number): Promise<{ sessionsEnded: number }> {
-  return db.transaction().execute(async (trx) => {
-    const member = await users.findTeamMember(forMerchant(trx, merchantId), idOf(rawUserId));
-    if (!member) throw notFound('team member');
-    if (!member.totp_secret && !member.totp_pending_secret) throw conflictState('this user has no two-factor sign-in to reset');
-    await users.updateUser(trx, member.id, { totp_secret: null, totp_pending_secret: null, totp_last_step: null }, now);
-    const sessionsEnded = await users.deleteSessionsOf(trx, member.id);
-    await insertAudit(
-      trx,
-      actor,
-      {
-        action: 'merchant_user.reset_two_factor',
-        target: `merchant_user:${member.email_key}`,
-        before: { twoFactor: member.totp_secret !== null },
-        after: { twoFactor: false, sessionsEnded },
-        merchantId,
-      },
-      now,
-    );
-    return { sessionsEnded };
-  });
-}
-
 export async function requireTwoFactor(db: Db, user: ManagerUser, required: boolean, requestId: string, now: number) {
   await db.transaction().execute(async (trx) => {
     const merchant = (await findMerchant(trx, user.merchantId))!;

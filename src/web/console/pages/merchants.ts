@@ -279,7 +279,7 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.post('/merchants/:id/users/:userId/reset-two-factor', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      const { sessionsEnded } = await resetTwoFactor(db, actor(request), Number(request.params.id), request.params.userId, now());
+      const { sessionsEnded } = await resetTwoFactor(db, actor(request), Number(request.params.id), { userId: request.params.userId }, now());
       return backToUsers(
         request,
         reply,
