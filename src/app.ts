@@ -200,7 +200,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await app.register(
       async (oauth) => {
         oauth.addHook('onSend', dropTokensOnWrite);
-        await oauth.register(oauthTokenRoutes, { store, config, buckets });
+        await oauth.register(oauthTokenRoutes, { store, config, buckets, now: options.now });
       },
       { prefix: `${MERCHANT_PREFIX}/oauth` },
     );

@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from './scopes.ts';
+import { fieldError } from './errors.ts';
 import { textProblem } from './text.ts';
 
 /**
@@ -91,4 +92,20 @@ export function grantedScopes(requested: string | undefined, allowed: readonly s
   const beyond = [...asked].filter((s) => !allowed.includes(s));
   if (beyond.length) throw invalidScope(`scope ${beyond.join(' ')} exceeds the scope originally granted (${allowed.join(' ')})`);
   return SCOPES.filter((s) => asked.has(s));
+}
+
+/** The longest an OAuth client's replaced secret may keep working after a rotation. */
+export const MAX_ROTATION_GRACE_HOURS = 24;
+
+/**
+ * The grace period of a client secret rotation, in hours as typed on the form (whole hours,
+ * 0–24; empty: 0, the old secret stops at once). Anything else is refused before anything is written.
+ */
+export function rotationGraceHours(raw: string | undefined): number {
+  const text = (raw ?? '').trim();
+  if (text === '') return 0;
+  const hours = /^[0-9]{1,2}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(hours >= 0 && hours <= MAX_ROTATION_GRACE_HOURS))
+    throw fieldError('graceHours', `must be a whole number of hours from 0 to ${MAX_ROTATION_GRACE_HOURS} (0: the old secret stops at once)`);
+  return hours;
 }

@@ -84,11 +84,17 @@ export const PasswordResetCreated = Type.Object({
 
 export const ClientForm = Type.Object({ ...Csrf, name: Str(80) });
 
-/** `scopes` repeats (one field per ticked box): a string or a list of them. */
+/** `graceHours`: how long the replaced secret keeps working, 0–24 (checked by domain/oauth.ts, `rotationGraceHours`). */
+export const RotateClientForm = Type.Object({ ...Csrf, graceHours: Type.Optional(Type.String({ maxLength: 8 })) });
+
+/**
+ * `scopes` repeats (one field per ticked box): a string or a list of them. None ticked reaches the
+ * page, which refuses it with its reason (domain/scopes.ts, `tickedScopes`).
+ */
 export const PersonalTokenForm = Type.Object({
   ...Csrf,
   name: Str(80),
-  scopes: Type.Union([StringEnum(SCOPES), Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length })]),
+  scopes: Type.Optional(Type.Union([StringEnum(SCOPES), Type.Array(StringEnum(SCOPES), { maxItems: SCOPES.length })])),
   expiresInDays: Type.Optional(Type.String({ pattern: '^(|[1-9][0-9]{0,2})$', description: 'empty: never' })),
 });
 export type PersonalTokenForm = Static<typeof PersonalTokenForm>;

@@ -55,20 +55,31 @@ async function liveClient(scope: ReturnType<typeof forMerchant>, rawId: string) 
   return client;
 }
 
-/** A new secret, shown once; the old one stops working at once (tokens already issued stay valid). */
-export async function rotateClient(db: Db, actor: Actor, merchantId: number, rawId: string, now: number) {
+/**
+ * A new secret, shown once. The old one keeps working for `graceHours` (0–24, from the form;
+ * 0: it stops at once) so programs can switch over; tokens already issued stay valid either way.
+ */
+export async function rotateClient(db: Db, actor: Actor, merchantId: number, rawId: string, graceHours: number, now: number) {
   return db.transaction().execute(async (trx) => {
     const scope = forMerchant(trx, merchantId);
     const client = await liveClient(scope, rawId);
     const secret = newClientSecret();
-    await credentials.setClientSecret(scope, client.id, hashSecret(secret), now);
+    const oldSecretUntil = graceHours > 0 ? now + graceHours * 3_600_000 : null;
+    const previous = oldSecretUntil === null ? null : { secretHash: client.client_secret_hash, expiresAt: oldSecretUntil };
+    await credentials.setClientSecret(scope, client.id, hashSecret(secret), previous, now);
     await insertAudit(
       trx,
       actor,
-      { action: 'oauth_client.rotate', target: `oauth_client:${client.client_id}`, before: null, after: { name: client.name }, merchantId },
+      {
+        action: 'oauth_client.rotate',
+        target: `oauth_client:${client.client_id}`,
+        before: null,
+        after: { name: client.name, graceHours, oldSecretUntil },
+        merchantId,
+      },
       now,
     );
-    return { client, secret };
+    return { client, secret, oldSecretUntil };
   });
 }
 

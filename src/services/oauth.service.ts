@@ -42,12 +42,17 @@ const CLIENT_USED_EVERY_MS = 5 * 60_000;
 
 /**
  * The OAuth client behind credentials (one of its merchant's clients, not revoked); unknown id,
- * revoked client and wrong secret are the same answer.
+ * revoked client and wrong secret are the same answer. The secret a rotation replaced is accepted
+ * until its grace period ends (`previous_secret_expires_at`, exclusive), then never again.
  */
-async function authenticateClient(db: Handle, credentials: ClientCredentials): Promise<Client> {
+async function authenticateClient(db: Handle, credentials: ClientCredentials, now: number): Promise<Client> {
   const client = credentials.clientId.length <= 128 ? await clients.findLiveClientById(db, credentials.clientId) : undefined;
-  const secretOk = secretsEqual(hashSecret(credentials.clientSecret), client?.secretHash ?? NO_SUCH_CLIENT);
-  if (!client || !secretOk) throw invalidClient('unknown client or wrong client secret');
+  const presented = hashSecret(credentials.clientSecret);
+  const previousLive = client?.previousSecretHash != null && client.previousSecretExpiresAt != null && now < client.previousSecretExpiresAt;
+  // Both comparisons always run, so the answer takes as long whichever secret (or none) matches.
+  const currentOk = secretsEqual(presented, client?.secretHash ?? NO_SUCH_CLIENT);
+  const previousOk = secretsEqual(presented, (previousLive && client?.previousSecretHash) || NO_SUCH_CLIENT);
+  if (!client || !(currentOk || (previousLive && previousOk))) throw invalidClient('unknown client or wrong client secret');
   if (client.merchantStatus !== 'active') throw new OAuthError(400, 'unauthorized_client', 'merchant account is disabled');
   return client;
 }
@@ -96,7 +101,7 @@ export async function clientCredentialsGrant(
   now: number,
   admit: GrantGate = admitAll,
 ): Promise<TokenResponse> {
-  const client = await authenticateClient(db, credentials);
+  const client = await authenticateClient(db, credentials, now);
   const scopes = grantedScopes(scope);
   await admit(client.clientId);
   return db.transaction().execute((trx) => issuePair(trx, settings, client, scopes, `fam_${randomToken(24)}`, now));
@@ -121,7 +126,7 @@ export async function refreshTokenGrant(
   now: number,
   admit: GrantGate = admitAll,
 ): Promise<TokenResponse> {
-  const client = await authenticateClient(db, credentials);
+  const client = await authenticateClient(db, credentials, now);
   const tokenEnv = environmentOfRefreshToken(refreshToken);
   if (tokenEnv !== null && tokenEnv !== settings.env) throw invalidGrant(OTHER_ENV[settings.env]);
   const row = tokenEnv === null ? undefined : await refresh.findRefreshTokenByHash(db, hashSecret(refreshToken));

@@ -36,6 +36,8 @@ export const findLiveClientById = (db: Handle, clientId: string) =>
       'oauth_clients.id as id',
       'oauth_clients.client_id as clientId',
       'oauth_clients.client_secret_hash as secretHash',
+      'oauth_clients.previous_secret_hash as previousSecretHash',
+      'oauth_clients.previous_secret_expires_at as previousSecretExpiresAt',
       'oauth_clients.merchant_id as merchantId',
       'merchants.status as merchantStatus',
     ])
@@ -43,8 +45,27 @@ export const findLiveClientById = (db: Handle, clientId: string) =>
     .where('oauth_clients.revoked_at', 'is', null)
     .executeTakeFirst();
 
-export async function setClientSecret(scope: MerchantScope, id: number, secretHash: string, now: number): Promise<void> {
-  await scope.updateTable('oauth_clients').set({ client_secret_hash: secretHash, rotated_at: now }).where('id', '=', id).execute();
+/**
+ * A new secret; `previous` is the replaced one while it keeps working (a rotation's grace period),
+ * null when it stops at once. Only one previous secret is kept: a second rotation ends the first one's grace.
+ */
+export async function setClientSecret(
+  scope: MerchantScope,
+  id: number,
+  secretHash: string,
+  previous: { secretHash: string; expiresAt: number } | null,
+  now: number,
+): Promise<void> {
+  await scope
+    .updateTable('oauth_clients')
+    .set({
+      client_secret_hash: secretHash,
+      previous_secret_hash: previous?.secretHash ?? null,
+      previous_secret_expires_at: previous?.expiresAt ?? null,
+      rotated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Revokes the client and every access and refresh token issued to it. */

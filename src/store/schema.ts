@@ -536,6 +536,9 @@ export interface OAuthClientsTable {
   merchant_id: number;
   client_id: string;
   client_secret_hash: string;
+  /** The secret a rotation replaced, still accepted until `previous_secret_expires_at` (migration 0039). */
+  previous_secret_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
   name: string;
   created_at: number;
   rotated_at: number | null;

@@ -257,13 +257,14 @@ for (const dialect of DIALECTS) {
         ['/console/merchants', { name: '   ' }],
         ['/console/merchants', { name: 'x'.repeat(129) }],
         [`/console/merchants/${shop.merchantId}/tokens`, { scopes: 'everything' }],
-        [`/console/merchants/${shop.merchantId}/tokens`, { expiresInDays: '0' }],
-        [`/console/merchants/${shop.merchantId}/tokens`, { expiresInDays: 'soon' }],
+        [`/console/merchants/${shop.merchantId}/tokens`, { scopes: 'orders:read', expiresInDays: '0' }],
+        [`/console/merchants/${shop.merchantId}/tokens`, { scopes: 'orders:read', expiresInDays: 'soon' }],
+        [`/console/merchants/${shop.merchantId}/tokens`, { expiresInDays: '7' }],
       ] as const) {
         const r = await post(owner, url, fields);
         assert.equal(r.statusCode, 400, `${url} ${JSON.stringify(fields)}`);
       }
-      assert.equal((await post(owner, '/console/merchants/987654321/tokens', {})).statusCode, 404);
+      assert.equal((await post(owner, '/console/merchants/987654321/tokens', { scopes: 'orders:read' })).statusCode, 404);
       assert.deepEqual(await tableDigests(t.store), before);
     });
 

@@ -41,6 +41,7 @@ const assetFiles = () => ({
   'console.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
   'console.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
   'local-time.js': { file: webResource('console', 'assets', 'local-time.js'), type: 'text/javascript; charset=utf-8' },
+  'copy.js': { file: webResource('console', 'assets', 'copy.js'), type: 'text/javascript; charset=utf-8' },
   ...uplotAssets(),
   'console-chart.js': { file: webResource('console', 'assets', 'console-chart.js'), type: 'text/javascript; charset=utf-8' },
 });

@@ -36,6 +36,7 @@ const assetFiles = () => ({
   'manager.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
   'manager.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
   'local-time.js': { file: webResource('console', 'assets', 'local-time.js'), type: 'text/javascript; charset=utf-8' },
+  'copy.js': { file: webResource('console', 'assets', 'copy.js'), type: 'text/javascript; charset=utf-8' },
   ...uplotAssets(),
   'usage-chart.js': { file: webResource('manager', 'assets', 'usage-chart.js'), type: 'text/javascript; charset=utf-8' },
 });

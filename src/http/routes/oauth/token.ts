@@ -9,6 +9,7 @@ import { hashSecret } from '../../../domain/secrets.ts';
 import { msUntil } from '../../../domain/token-bucket.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../../schemas/oauth.ts';
 import { clientCredentialsGrant, refreshTokenGrant, type TokenResponse as IssuedTokens } from '../../../services/oauth.service.ts';
+import type { Clock } from '../../../domain/time.ts';
 import type { Store } from '../../../store/db.ts';
 import { bodyLimitsFor } from '../../limits.ts';
 import type { BucketStore } from '../../rate-limit.ts';
@@ -48,7 +49,11 @@ function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAu
  * and the envelope; answers RFC 6749 §5.1/§5.2 bodies. Form bodies are parsed here only: every
  * other route keeps refusing non-JSON bodies with 415/41500.
  */
-export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; buckets: BucketStore }> = async (app, { store, config, buckets }) => {
+/** `now`: the app's clock (tests move it to see a rotated secret's grace period end). */
+export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; buckets: BucketStore; now?: Clock }> = async (
+  app,
+  { store, config, buckets, now = Date.now },
+) => {
   await app.register(formbody);
   const failureLimits = { capacity: config.oauthFailureLimit, refillMs: config.oauthFailureLimit * FAILURE_REFILL_MS };
   const grantLimits = { capacity: config.oauthGrantBurst, refillMs: (config.oauthGrantBurst * 60_000) / config.oauthGrantsPerMinute };
@@ -138,8 +143,8 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       try {
         issued =
           refreshToken && body.grant_type === 'refresh_token'
-            ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, Date.now(), admitGrant)
-            : await clientCredentialsGrant(store.db, settings, credentials, body.scope, Date.now(), admitGrant);
+            ? await refreshTokenGrant(store.db, settings, credentials, refreshToken, body.scope, now(), admitGrant)
+            : await clientCredentialsGrant(store.db, settings, credentials, body.scope, now(), admitGrant);
       } catch (error) {
         // Only a wrong secret or a refresh token that does not work may be guessing.
         if (!(error instanceof OAuthError && COUNTED.has(error.error))) await giveBack();

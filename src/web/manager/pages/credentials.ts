@@ -1,5 +1,7 @@
-import { SCOPES } from '../../../domain/scopes.ts';
-import { ClientForm, ManagerCsrfForm, ManagerIdParams, PersonalTokenForm } from '../../../schemas/manager.ts';
+import { AppError } from '../../../domain/errors.ts';
+import { MAX_ROTATION_GRACE_HOURS, rotationGraceHours } from '../../../domain/oauth.ts';
+import { READ_SCOPES, SCOPES, tickedScopes } from '../../../domain/scopes.ts';
+import { ClientForm, ManagerCsrfForm, ManagerIdParams, PersonalTokenForm, RotateClientForm } from '../../../schemas/manager.ts';
 import { createClient, createPersonalToken, listCredentials, revokeClient, revokePersonalToken, rotateClient } from '../../../services/credentials.service.ts';
 import type { ManagerPage } from './context.ts';
 
@@ -13,13 +15,22 @@ export const credentialsPage: ManagerPage = {
   nav: [{ href: CREDENTIALS, label: 'API credentials', permission: 'credentials:read' }],
   routes: async (app, { config, store, now, page, forms, origin, user, actor }) => {
     const { db } = store;
-    const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], shown: Record<string, unknown> | null) => {
+    /** `refused`: a form refused with its reason and what was typed; nothing was written. */
+    const show = async (
+      request: Parameters<typeof user>[0],
+      reply: Parameters<typeof page>[0],
+      shown: Record<string, unknown> | null,
+      refused: { status: number; form: 'token' | 'rotate'; error: string; typed: Record<string, unknown> } | null = null,
+    ) => {
       const me = user(request);
-      return page(reply, 200, 'credentials', {
+      return page(reply, refused?.status ?? 200, 'credentials', {
         title: 'API credentials',
         ...(await listCredentials(db, config.env, me.merchantId)),
         canWrite: me.role !== 'viewer',
         scopes: SCOPES,
+        readScopes: READ_SCOPES,
+        maxGraceHours: MAX_ROTATION_GRACE_HOURS,
+        refused,
         tokenUrl: `${origin(request)}/openapi/oauth/token`,
         shown,
       });
@@ -38,9 +49,27 @@ export const credentialsPage: ManagerPage = {
       return shownOnce(request, reply, { kind: 'client', name: client.name, clientId: client.client_id, secret });
     });
 
-    app.post('/credentials/clients/:id/rotate', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const { client, secret } = await rotateClient(db, actor(request), user(request).merchantId, request.params.id, now());
-      return shownOnce(request, reply, { kind: 'client', name: client.name, clientId: client.client_id, secret });
+    /** The form's own field refused (400): the page again with the reason; anything else is an error page. */
+    const fieldRefusal = <T>(work: () => T) => {
+      try {
+        return { value: work(), error: null };
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        return { value: null, error: error.message };
+      }
+    };
+
+    app.post('/credentials/clients/:id/rotate', { schema: { params: ManagerIdParams, body: RotateClientForm } }, async (request, reply) => {
+      const grace = fieldRefusal(() => rotationGraceHours(request.body.graceHours));
+      if (grace.value === null)
+        return show(request, reply, null, {
+          status: 400,
+          form: 'rotate',
+          error: grace.error ?? '',
+          typed: { clientId: request.params.id, graceHours: request.body.graceHours },
+        });
+      const { client, secret, oldSecretUntil } = await rotateClient(db, actor(request), user(request).merchantId, request.params.id, grace.value, now());
+      return shownOnce(request, reply, { kind: 'client', name: client.name, clientId: client.client_id, secret, oldSecretUntil });
     });
 
     app.post('/credentials/clients/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
@@ -49,13 +78,16 @@ export const credentialsPage: ManagerPage = {
     });
 
     app.post('/credentials/tokens', { schema: { body: PersonalTokenForm } }, async (request, reply) => {
-      const { name, scopes, expiresInDays } = request.body;
+      const { name, expiresInDays } = request.body;
+      const scopes = fieldRefusal(() => tickedScopes(request.body.scopes));
+      if (scopes.value === null)
+        return show(request, reply, null, { status: 400, form: 'token', error: scopes.error ?? '', typed: { name, scopes: [], expiresInDays } });
       const issued = await createPersonalToken(
         db,
         config.env,
         actor(request),
         user(request).merchantId,
-        { name, scopes: SCOPES.filter((s) => [scopes].flat().includes(s)), expiresInDays: expiresInDays ? Number(expiresInDays) : null },
+        { name, scopes: scopes.value, expiresInDays: expiresInDays ? Number(expiresInDays) : null },
         now(),
       );
       return shownOnce(request, reply, { kind: 'token', name, secret: issued.accessToken, scopes: issued.scopes.join(' ') });
