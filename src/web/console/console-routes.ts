@@ -22,21 +22,38 @@ type ConsoleRoute = WebRoute<Permission>;
  * permission on every request, so a page cannot be added without deciding who may use it.
  */
 export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+  // Signing in, the session, the assets (no session needed where public).
   { method: 'GET', path: '/sign-in', permission: 'public' },
   { method: 'POST', path: '/sign-in', permission: 'public' },
   { method: 'GET', path: '/assets/:file', permission: 'public' },
   { method: 'POST', path: '/sign-out', permission: 'dashboard:read' },
+  { method: 'GET', path: '/password-reset/:token', permission: 'public' },
+  { method: 'POST', path: '/password-reset/:token', permission: 'public' },
+
+  // The dashboard.
   { method: 'GET', path: '', permission: 'dashboard:read' },
+
+  // Your account: every staff member, for their own account only.
+  { method: 'GET', path: '/account', permission: 'dashboard:read' },
+  { method: 'POST', path: '/account/password', permission: 'dashboard:read' },
+  { method: 'POST', path: '/account/sign-out-everywhere', permission: 'dashboard:read' },
+
+  // Refunds: the review queue.
   { method: 'GET', path: '/refunds', permission: 'refunds:read' },
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
-  // Orders, merchants, webhooks (branch console-orders): entries below this line.
+  { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },
+
+  // Orders and their split orders.
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
   { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
   { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
   { method: 'GET', path: '/splits/:id/cancel', permission: 'orders:cancel' },
   { method: 'POST', path: '/splits/:id/cancel', permission: 'orders:cancel' },
+  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+
+  // Merchants: the list, the page, its tokens, business manager users and invitations, its account.
   { method: 'GET', path: '/merchants', permission: 'merchants:read' },
   { method: 'POST', path: '/merchants', permission: 'merchants:write', once: true },
   { method: 'GET', path: '/merchants/:id', permission: 'merchants:read' },
@@ -44,55 +61,44 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/merchants/:id/enable', permission: 'merchants:write' },
   { method: 'POST', path: '/merchants/:id/tokens', permission: 'merchants:write', once: true },
   { method: 'POST', path: '/merchants/:id/tokens/:tokenId/revoke', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write', once: true },
+  { method: 'POST', path: '/merchants/:id/account/top-ups', permission: 'merchants:write', once: true },
+  { method: 'POST', path: '/merchants/:id/account/adjustments', permission: 'merchants:write', once: true },
+  { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
+  { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
+  { method: 'POST', path: '/merchants/:id/users/:userId/remove', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/users/:userId/reset-two-factor', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/invitations/:invitationId/cancel', permission: 'merchants:write' },
+  { method: 'POST', path: '/merchants/:id/invitations/:invitationId/resend', permission: 'merchants:write', once: true },
+  { method: 'GET', path: '/merchants/:id/transactions.csv', permission: 'merchants:read' },
+
+  // Webhook endpoints and deliveries.
   { method: 'GET', path: '/webhooks', permission: 'webhooks:manage' },
   { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:manage' },
   { method: 'POST', path: '/webhooks/:id/disable', permission: 'webhooks:manage' },
   { method: 'POST', path: '/webhooks/:id/enable', permission: 'webhooks:manage' },
   { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:manage' },
 
-  // Catalogue, stock, import, staff, audit (branch console-catalog): entries below this line.
+  // Catalogue and stock; import.
   { method: 'GET', path: '/products', permission: 'stock:adjust' },
   { method: 'GET', path: '/products/:sku', permission: 'stock:adjust' },
   { method: 'POST', path: '/products/:sku/adjust', permission: 'stock:adjust', once: true },
   { method: 'GET', path: '/import', permission: 'import:run' },
   { method: 'POST', path: '/import', permission: 'import:run' },
   { method: 'GET', path: '/import/:jobId', permission: 'import:run' },
+  { method: 'GET', path: '/products.csv', permission: 'stock:adjust' },
+
+  // Staff.
   { method: 'GET', path: '/staff', permission: 'staff:manage' },
   { method: 'POST', path: '/staff', permission: 'staff:manage', once: true },
   { method: 'POST', path: '/staff/:staffId/disable', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/enable', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/reset-password', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/role', permission: 'staff:manage' },
+
+  // The audit log.
   { method: 'GET', path: '/audit', permission: 'audit:read' },
-
-  // Business manager invitations (branch manager): entries below this line.
-  { method: 'POST', path: '/merchants/:id/users', permission: 'merchants:write', once: true },
-  { method: 'POST', path: '/merchants/:id/account/top-ups', permission: 'merchants:write', once: true },
-  { method: 'POST', path: '/merchants/:id/account/adjustments', permission: 'merchants:write', once: true },
-  { method: 'POST', path: '/merchants/:id/account', permission: 'merchants:write' },
-  { method: 'GET', path: '/merchants/:id/transactions', permission: 'merchants:read' },
-
-  // The merchant page's users and invitations (issue 29, item 12): what a merchant admin does on the Team page.
-  { method: 'POST', path: '/merchants/:id/users/:userId/remove', permission: 'merchants:write' },
-  { method: 'POST', path: '/merchants/:id/users/:userId/reset-two-factor', permission: 'merchants:write' },
-  { method: 'POST', path: '/merchants/:id/invitations/:invitationId/cancel', permission: 'merchants:write' },
-  { method: 'POST', path: '/merchants/:id/invitations/:invitationId/resend', permission: 'merchants:write', once: true },
-
-  // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
-  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
-  { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },
-  { method: 'GET', path: '/products.csv', permission: 'stock:adjust' },
   { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
-  { method: 'GET', path: '/merchants/:id/transactions.csv', permission: 'merchants:read' },
-
-  // Your account (Hardening III): every staff member, for their own account only.
-  { method: 'GET', path: '/account', permission: 'dashboard:read' },
-  { method: 'POST', path: '/account/password', permission: 'dashboard:read' },
-  { method: 'POST', path: '/account/sign-out-everywhere', permission: 'dashboard:read' },
-
-  // A staff password reset link (issue 32, 5): the token is the permission; no session needed.
-  { method: 'GET', path: '/password-reset/:token', permission: 'public' },
-  { method: 'POST', path: '/password-reset/:token', permission: 'public' },
 ];
 
 /** The table entry of a registered route (`url` with the prefix); HEAD answers to the GET's entry. */

@@ -22,6 +22,7 @@ export type ManagerGate = ManagerPermission | 'pending' | 'session';
  * `once`: a form not idempotent by nature, sent with a one-time key (web/foundation.ts).
  */
 export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
+  // Signing in (with the second factor), invitations and reset links, the assets: no session, or a pending one.
   { method: 'GET', path: '/sign-in', permission: 'public' },
   { method: 'POST', path: '/sign-in', permission: 'public' },
   { method: 'GET', path: '/invitations/:token', permission: 'public' },
@@ -32,6 +33,8 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/sign-in/code', permission: 'pending' },
   { method: 'POST', path: '/sign-in/code', permission: 'pending' },
   { method: 'POST', path: '/sign-out', permission: 'session' },
+
+  // Your account and your two-factor sign-in.
   { method: 'GET', path: '/two-factor', permission: 'account:self' },
   { method: 'POST', path: '/two-factor/enable', permission: 'account:self', once: true },
   { method: 'POST', path: '/two-factor/disable', permission: 'account:self' },
@@ -39,14 +42,20 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/account', permission: 'account:self' },
   { method: 'POST', path: '/account/password', permission: 'account:self' },
   { method: 'POST', path: '/account/sign-out-everywhere', permission: 'account:self' },
+
+  // Get started.
   { method: 'GET', path: '', permission: 'overview:read' },
   { method: 'POST', path: '/get-started/token', permission: 'credentials:write', once: true },
+
+  // API credentials: OAuth clients and personal tokens.
   { method: 'GET', path: '/credentials', permission: 'credentials:read' },
   { method: 'POST', path: '/credentials/clients', permission: 'credentials:write', once: true },
   { method: 'POST', path: '/credentials/clients/:id/rotate', permission: 'credentials:write', once: true },
   { method: 'POST', path: '/credentials/clients/:id/revoke', permission: 'credentials:write' },
   { method: 'POST', path: '/credentials/tokens', permission: 'credentials:write', once: true },
   { method: 'POST', path: '/credentials/tokens/:id/revoke', permission: 'credentials:write' },
+
+  // Webhook endpoints and deliveries.
   { method: 'GET', path: '/webhooks', permission: 'webhooks:read' },
   { method: 'POST', path: '/webhooks', permission: 'webhooks:write', once: true },
   { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:read' },
@@ -54,8 +63,13 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/webhooks/:id/test', permission: 'webhooks:write', once: true },
   { method: 'POST', path: '/webhooks/:id/delete', permission: 'webhooks:write' },
   { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry', permission: 'webhooks:write' },
+
+  // Orders (read-only).
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+
+  // The team: members, invitations, the merchant's two-factor rule.
   { method: 'GET', path: '/team', permission: 'team:manage' },
   { method: 'POST', path: '/team/invitations', permission: 'team:manage', once: true },
   { method: 'POST', path: '/team/invitations/:id/revoke', permission: 'team:manage' },
@@ -64,16 +78,15 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'POST', path: '/team/:id/remove', permission: 'team:manage' },
   { method: 'POST', path: '/team/:id/reset-password', permission: 'team:manage', once: true },
   { method: 'POST', path: '/team/:id/reset-two-factor', permission: 'team:manage' },
-  { method: 'GET', path: '/audit', permission: 'audit:read' },
 
-  // Usage (branch usage-counters): entries below this line.
+  // The audit log.
+  { method: 'GET', path: '/audit', permission: 'audit:read' },
+  { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
+
+  // Usage, balance and statements.
   { method: 'GET', path: '/usage', permission: 'usage:read' },
   { method: 'GET', path: '/balance', permission: 'balance:read' },
   { method: 'GET', path: '/balance/statement', permission: 'balance:read' },
-
-  // CSV exports of the lists (issue 29, item 7): each needs what its list page needs.
-  { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
-  { method: 'GET', path: '/audit.csv', permission: 'audit:read' },
   { method: 'GET', path: '/balance/transactions.csv', permission: 'balance:read' },
 ];
 
