@@ -1,0 +1,121 @@
+/**
+ * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N]`
+ *
+ * Like bench/order-cpu-ab.ts, one level up: each checkout's whole app (`buildApp`, its routes,
+ * hooks, validation, serialisation, the order service) answering POST /openapi/v1/order/orders
+ * through `app.inject`, the two interleaved in batches in one process, CPU time per order summed per
+ * checkout. No sockets (the HTTP parser and the kernel's share of a real request are left out), so
+ * what differs between the two is their own code. Each side generates its own data (5,000 SKUs).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: args } = parseArgs({
+  options: {
+    a: { type: 'string' },
+    b: { type: 'string' },
+    db: { type: 'string', default: 'sqlite' },
+    rounds: { type: 'string', default: '30' },
+    batch: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '300' },
+  },
+});
+if (!args.a || !args.b) throw new Error('--a and --b are required');
+const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const SKUS = 5_000;
+const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
+
+async function side(checkout: string) {
+  const root = path.resolve(checkout);
+  const load = (rel: string) => import(path.join(root, rel));
+  const { loadConfig } = await load('src/config.ts');
+  const { openStore } = await load('src/store/db.ts');
+  const { migrateToLatest } = await load('src/store/migrate.ts');
+  const { buildApp } = await load('src/app.ts');
+  const { generate, benchSku } = await load('bench/generate.ts');
+  let url: string;
+  let cleanup: () => Promise<void>;
+  let store: { close(): Promise<void> };
+  if (args.db === 'postgres') {
+    const schema = `httpab_${path.basename(root)}_${Date.now().toString(36)}`;
+    store = await openStore(PG_URL, { schema, poolSize: 4 });
+    url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
+    cleanup = async () => {
+      const s = await openStore(PG_URL);
+      await s.db.schema.dropSchema(schema).ifExists().cascade().execute();
+      await s.close();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'order-http-ab-'));
+    url = `sqlite:${path.join(dir, 'bench.db')}`;
+    store = await openStore(url);
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+  await migrateToLatest(store);
+  const { token } = await generate(store, { skus: SKUS, orders: 1_000, ledgerRows: SKUS * 3, onProgress: () => {} });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    TLS: 'off',
+    DEFAULT_WAREHOUSE: 'G007',
+    STOCKIST_ENV: 'sandbox',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
+  });
+  const app = await buildApp({ config, store, adminApiKey: ADMIN_KEY }, { logger: false });
+  const rand = (n: number) => Math.floor(Math.random() * n);
+  let seq = 0;
+  const name = path.basename(root);
+  const one = async () => {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/openapi/v1/order/orders',
+      headers: { authorization: `Bearer ${token}`, 'idempotency-key': `http-ab-${name}-${++seq}`, 'content-type': 'application/json' },
+      payload: {
+        orderAddress: { country: 'DE', phone: '1', recipient: 'Bench', province: 'BE' },
+        orderItemsList: [
+          { sku: benchSku(rand(SKUS) + 1), quantity: 1 },
+          { sku: benchSku(rand(SKUS) + 1), quantity: 2 },
+          { sku: benchSku(rand(SKUS) + 1), quantity: 1, warehouseCode: 'US01' },
+        ],
+      },
+    });
+    if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
+  };
+  return {
+    name,
+    one,
+    cpuUs: 0,
+    orders: 0,
+    close: async () => {
+      await app.close();
+      await store.close();
+      await cleanup();
+    },
+  };
+}
+
+const sides = [await side(args.a), await side(args.b)];
+for (const s of sides) for (let i = 0; i < Number(args.warmup); i++) await s.one();
+const perRound: number[][] = [[], []];
+for (let r = 0; r < Number(args.rounds); r++) {
+  for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+    const s = sides[i];
+    const before = process.cpuUsage();
+    for (let k = 0; k < Number(args.batch); k++) await s.one();
+    const used = process.cpuUsage(before);
+    s.cpuUs += used.user + used.system;
+    s.orders += Number(args.batch);
+    perRound[i].push((used.user + used.system) / Number(args.batch));
+  }
+}
+for (const s of sides) await s.close();
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const ratios = perRound[1].map((b, i) => b / perRound[0][i]);
+const [a, b] = sides;
+process.stdout.write(
+  `${args.db} (HTTP, app.inject): ${a.name} ${(a.cpuUs / a.orders).toFixed(1)} µs/order, ${b.name} ${(b.cpuUs / b.orders).toFixed(1)} µs/order; ` +
+    `B/A overall ${(b.cpuUs / b.orders / (a.cpuUs / a.orders)).toFixed(3)}, median of ${ratios.length} rounds ${median(ratios).toFixed(3)}\n`,
+);
