@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { interleave, type Side } from './interleave.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,14 +33,6 @@ const { values: args } = parseArgs({
 if (!args.a || !args.b || !args['data-a'] || !args['data-b']) throw new Error('--a, --b, --data-a and --data-b are required');
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SKUS = 20_000;
-
-interface Side {
-  name: string;
-  one: () => Promise<unknown>;
-  cpuUs: number;
-  orders: number;
-  close: () => Promise<void>;
-}
 
 async function side(checkout: string, data: string): Promise<Side> {
   const root = path.resolve(checkout);
@@ -84,8 +77,6 @@ async function side(checkout: string, data: string): Promise<Side> {
   return {
     name,
     one,
-    cpuUs: 0,
-    orders: 0,
     close: async () => {
       await store.close();
       if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
@@ -93,28 +84,5 @@ async function side(checkout: string, data: string): Promise<Side> {
   };
 }
 
-const sides = [await side(args.a, args['data-a']), await side(args.b, args['data-b'])];
-for (const s of sides) for (let i = 0; i < Number(args.warmup); i++) await s.one();
-const perRound: number[][] = [[], []];
-for (let r = 0; r < Number(args.rounds); r++) {
-  // Alternate which side goes first, so neither always runs right after the other's garbage.
-  const order = r % 2 === 0 ? [0, 1] : [1, 0];
-  for (const i of order) {
-    const s = sides[i];
-    const before = process.cpuUsage();
-    for (let k = 0; k < Number(args.batch); k++) await s.one();
-    const used = process.cpuUsage(before);
-    const us = used.user + used.system;
-    s.cpuUs += us;
-    s.orders += Number(args.batch);
-    perRound[i].push(us / Number(args.batch));
-  }
-}
-for (const s of sides) await s.close();
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const ratios = perRound[1].map((b, i) => b / perRound[0][i]);
-const [a, b] = sides;
-process.stdout.write(
-  `${args.db}: ${a.name} ${(a.cpuUs / a.orders).toFixed(1)} µs/order, ${b.name} ${(b.cpuUs / b.orders).toFixed(1)} µs/order; ` +
-    `B/A overall ${(b.cpuUs / b.orders / (a.cpuUs / a.orders)).toFixed(3)}, median of ${ratios.length} rounds ${median(ratios).toFixed(3)}\n`,
-);
+const sides: [Side, Side] = [await side(args.a, args['data-a']), await side(args.b, args['data-b'])];
+process.stdout.write(await interleave(args.db!, sides, { rounds: Number(args.rounds), batch: Number(args.batch), warmup: Number(args.warmup) }));

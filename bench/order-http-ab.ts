@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { interleave, type Side } from './interleave.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -87,8 +88,6 @@ async function side(checkout: string) {
   return {
     name,
     one,
-    cpuUs: 0,
-    orders: 0,
     close: async () => {
       await app.close();
       await store.close();
@@ -97,25 +96,7 @@ async function side(checkout: string) {
   };
 }
 
-const sides = [await side(args.a), await side(args.b)];
-for (const s of sides) for (let i = 0; i < Number(args.warmup); i++) await s.one();
-const perRound: number[][] = [[], []];
-for (let r = 0; r < Number(args.rounds); r++) {
-  for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
-    const s = sides[i];
-    const before = process.cpuUsage();
-    for (let k = 0; k < Number(args.batch); k++) await s.one();
-    const used = process.cpuUsage(before);
-    s.cpuUs += used.user + used.system;
-    s.orders += Number(args.batch);
-    perRound[i].push((used.user + used.system) / Number(args.batch));
-  }
-}
-for (const s of sides) await s.close();
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const ratios = perRound[1].map((b, i) => b / perRound[0][i]);
-const [a, b] = sides;
+const sides: [Side, Side] = [await side(args.a), await side(args.b)];
 process.stdout.write(
-  `${args.db} (HTTP, app.inject): ${a.name} ${(a.cpuUs / a.orders).toFixed(1)} µs/order, ${b.name} ${(b.cpuUs / b.orders).toFixed(1)} µs/order; ` +
-    `B/A overall ${(b.cpuUs / b.orders / (a.cpuUs / a.orders)).toFixed(3)}, median of ${ratios.length} rounds ${median(ratios).toFixed(3)}\n`,
+  await interleave(`${args.db} (HTTP, app.inject)`, sides, { rounds: Number(args.rounds), batch: Number(args.batch), warmup: Number(args.warmup) }),
 );
