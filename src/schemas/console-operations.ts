@@ -20,6 +20,21 @@ export const OrderSearchQuery = Type.Object({
   after: Type.Optional(Type.String({ maxLength: 40 })),
 });
 
+/** The console's refund list (GET /console/refunds/all and its CSV): every field may be blank. */
+export const RefundListQuery = Type.Object({
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+  merchant: Type.Optional(Type.String({ maxLength: 32 })),
+  from: Type.Optional(Type.String({ maxLength: 32 })),
+  to: Type.Optional(Type.String({ maxLength: 32 })),
+  after: Type.Optional(Type.String({ maxLength: 40 })),
+});
+
+/** The console's merchant page: where its token and client lists stand (ids its links gave; blank: the first page). */
+export const MerchantPageQuery = Type.Object({
+  tokensBefore: Type.Optional(Type.String({ maxLength: 20 })),
+  clientsAfter: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
 export const ConsoleIdParams = Type.Object({ id: IdText() });
 export const ConsoleTokenParams = Type.Object({ id: IdText(), tokenId: IdText() });
 export const ConsoleDeliveryParams = Type.Object({ id: IdText(), deliveryId: IdText() });

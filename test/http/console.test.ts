@@ -78,6 +78,8 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   // CSV exports: whoever may read the list may download it.
   'GET /orders.csv': EVERYONE,
   'GET /refunds.csv': SUPPORT,
+  'GET /refunds/all': SUPPORT,
+  'GET /refunds/all.csv': SUPPORT,
   'GET /products.csv': WAREHOUSE,
   'GET /audit.csv': OWNER,
   'GET /merchants/:id/transactions.csv': SUPPORT,

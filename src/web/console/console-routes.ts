@@ -43,6 +43,8 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
   { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },
+  { method: 'GET', path: '/refunds/all', permission: 'refunds:read' },
+  { method: 'GET', path: '/refunds/all.csv', permission: 'refunds:read' },
 
   // Orders and their split orders.
   { method: 'GET', path: '/orders', permission: 'orders:read' },

@@ -3,6 +3,7 @@ import { can } from '../../../domain/staff.ts';
 import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
 import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
+import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
@@ -55,7 +56,9 @@ export const ordersPage: ConsolePage = {
     // A destructive action asks first (SPEC §14): this page says what the cancellation does.
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const preview = await cancellationPreview(db, request.params.id);
+      const names = await merchantNamesById(db, [preview.merchantId]);
       return page(reply, 200, 'split-cancel', {
+        merchantName: names.get(preview.merchantId) ?? '',
         title: `Cancel split order ${preview.splitOrderId}`,
         ...preview,
         credit: centsToAmount(preview.creditCents),
