@@ -27,7 +27,7 @@ const NOT_PAGES = new Set([
   'console GET /assets/:file',
   'manager GET /assets/:file',
   'manager GET /balance/statement',
-  ...['/orders.csv', '/refunds.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
+  ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
 
@@ -121,6 +121,7 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
     await look('console GET ', 'console-dashboard');
     await open('console GET /refunds', 'console-refunds', '/console/refunds');
+    await open('console GET /refunds/all', 'console-all-refunds', '/console/refunds/all');
     await open('console GET /orders', 'console-orders', '/console/orders');
     await open('console GET /orders/:id', 'console-order', `/console/orders/${placed[0].id}`);
     await checkAccessibility(page);
