@@ -359,3 +359,11 @@ export async function reviewRefund(db: Db, actor: Actor, rawRefundNo: string, de
   const fresh = (await refunds.findRefund(db, refund.id))!;
   return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));
 }
+
+/** The console's decision: the same, with the refund's merchant by name for the decided row (the queue showed it). */
+export async function reviewRefundInConsole(db: Db, actor: Actor, rawRefundNo: string, decision: Decision) {
+  const record = await reviewRefund(db, actor, rawRefundNo, decision);
+  const refund = (await refunds.findRefund(db, Number(record.refundNo)))!;
+  const names = await merchantNames(db, [refund.merchant_id]);
+  return { ...record, merchantId: String(refund.merchant_id), merchantName: names.get(refund.merchant_id) ?? '' };
+}

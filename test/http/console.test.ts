@@ -520,6 +520,7 @@ for (const dialect of DIALECTS) {
       const rejected = await b.post(`/console/refunds/${second}/reject`, { _csrf: token, reason: 'opened box' }, { 'hx-request': 'true' });
       assert.equal(rejected.statusCode, 200);
       assert.match(rejected.body, /Rejected: opened box/);
+      assert.match(rejected.body, /<a href="\/console\/merchants\/\d+" data-merchant="\d+">Console shop<\/a>/, 'the decided row keeps the merchant by name');
       const again = await b.post(`/console/refunds/${first}/approve`, { _csrf: token });
       assert.equal(again.statusCode, 409);
       assert.match(again.body, /already decided/);
