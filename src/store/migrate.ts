@@ -30,6 +30,7 @@ import * as m0035 from './migrations/0035_lean_order_writes.ts';
 import * as m0036 from './migrations/0036_stock_history_by_time.ts';
 import * as m0037 from './migrations/0037_recovery_codes.ts';
 import * as m0039 from './migrations/0039_client_secret_grace.ts';
+import * as m0040 from './migrations/0040_delivery_responses_order_notes.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0036_stock_history_by_time': m0036,
   '0037_recovery_codes': m0037,
   '0039_client_secret_grace': m0039,
+  '0040_delivery_responses_order_notes': m0040,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
