@@ -137,7 +137,7 @@ export const webhooksPage: ManagerPage = {
           now(),
           auditWrite(actor(request), me.merchantId, 'webhook.update', now(), {
             url: body.url,
-            events: body.events.join(' '),
+            events: WEBHOOK_EVENT_TYPES.filter((e) => body.events.includes(e)).join(' '),
             skus: body.skus ? body.skus.length : null,
           }),
         );
