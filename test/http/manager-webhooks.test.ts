@@ -207,13 +207,13 @@ for (const dialect of DIALECTS) {
         assert.equal(log.statusCode, 200);
         const d = deliverySection(log.body, 'split_order.shipped');
         assert.equal(d.status, 'succeeded');
-        const request = /<pre data-request-body>([\s\S]*?)<\/pre>/.exec(d.html);
+        const request = /<pre data-request-body[^>]*>([\s\S]*?)<\/pre>/.exec(d.html);
         assert.ok(request);
         assert.equal(htmlText(request[1]), received[0].body, 'the exact JSON sent');
         assert.match(d.html, /data-response-status>202</);
         const time = /data-response-time>(\d+) ms</.exec(d.html);
         assert.ok(time && Number(time[1]) >= 10, `the time taken: ${time?.[1]}`);
-        const response = /<pre data-response-body>([\s\S]*?)<\/pre>/.exec(d.html);
+        const response = /<pre data-response-body[^>]*>([\s\S]*?)<\/pre>/.exec(d.html);
         assert.ok(response);
         const kept = htmlText(response[1]);
         assert.ok(answer.startsWith(kept), 'the start of the answer');
