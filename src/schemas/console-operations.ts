@@ -49,6 +49,9 @@ export const ShipForm = Type.Object({
 
 export const ActionForm = Type.Object(Csrf);
 
+/** The internal note on an order (empty: remove it); the service holds it to its length. */
+export const OrderNoteForm = Type.Object({ ...Csrf, note: Type.String({ maxLength: 10_000 }) });
+
 export const CancelSplitForm = Type.Object({ ...Csrf, reason: Type.String({ minLength: 1, maxLength: 500 }) });
 
 /** `confirmDuplicate`: ticked when the console warned that another merchant has this name and the operator creates it anyway. */

@@ -35,6 +35,7 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /refunds/:refundNo/reject': SUPPORT,
   'GET /orders': EVERYONE,
   'GET /orders/:id': EVERYONE,
+  'POST /orders/:id/note': SUPPORT,
   'POST /splits/:id/ship': WAREHOUSE,
   'POST /splits/:id/deliver': WAREHOUSE,
   // Cancelling an unshipped split credits the merchant: owner and support, not the warehouse.

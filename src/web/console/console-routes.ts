@@ -49,6 +49,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   // Orders and their split orders.
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'POST', path: '/orders/:id/note', permission: 'orders:note' },
   { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
   { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
   { method: 'GET', path: '/splits/:id/cancel', permission: 'orders:cancel' },
