@@ -1,7 +1,10 @@
 import { centsToAmount } from '../../../domain/money.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
-import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
+import type { FastifyReply } from 'fastify';
+import { AppError } from '../../../domain/errors.ts';
+import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
+import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipWithChannelCarrier, splitOrderRef } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
@@ -30,21 +33,43 @@ export const ordersPage: ConsolePage = {
       sendCsv(reply, await ordersCsvForOperator(db, request.query), now()),
     );
 
-    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const detail = await orderForOperator(db, request.params.id);
-      return page(reply, 200, 'order', {
+    /** The order's page; `shipError`: a refused ship form, shown on its split with what was typed. */
+    const orderPage = async (
+      reply: FastifyReply,
+      status: number,
+      orderId: string,
+      shipError: { splitId: number; message: string; carrier: string; trackingCode: string } | null = null,
+    ) => {
+      const request = reply.request;
+      const detail = await orderForOperator(db, orderId);
+      const shipping = await channelShippingByCode(db);
+      return page(reply, status, 'order', {
         title: `Order ${detail.order.id}`,
         ...detail,
         canFulfil: can(user(request).role, 'orders:fulfil'),
         canCancel: can(user(request).role, 'orders:cancel'),
+        carriersOf: (channelCode: string) => shipping.get(channelCode)?.carriers ?? [],
+        trackingLink: (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode),
+        shipError,
       });
-    });
+    };
 
-    // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
+    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => orderPage(reply, 200, request.params.id));
+
+    // Both answer with the order's page (303): htmx follows it and swaps <main> in place. The
+    // carrier is picked from the split's channel's carriers (any typed in when it lists none); a
+    // refused one comes back as the order's page with the reason on that split, nothing written.
     app.post('/splits/:id/ship', { schema: { params: ConsoleIdParams, body: ShipForm } }, async (request, reply) => {
       const { carrier, trackingCode } = request.body;
-      const orderId = await shipSplitOrder(db, actor(request), request.params.id, { carrier, trackingCode }, now());
-      return reply.redirect(`${ORDERS}/${orderId}`, 303);
+      try {
+        const orderId = await shipWithChannelCarrier(db, actor(request), request.params.id, { carrier, trackingCode }, now());
+        return reply.redirect(`${ORDERS}/${orderId}`, 303);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        const split = await splitOrderRef(db, request.params.id);
+        const message = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
+        return orderPage(reply, 400, String(split.order_id), { splitId: split.id, message, carrier, trackingCode });
+      }
     });
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
