@@ -98,7 +98,7 @@ describe('console: catalogue editing, import dry run and tracking links in a rea
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'products.csv');
     const before = await tableDigests(app.store);
     await Promise.all([page.waitForURL(/\/console\/import\/preview\/[A-Za-z0-9]{24}$/), page.click('button[data-action="dry-run"]')]);
-    assert.match((await page.textContent('tr[data-key="A"]'))!, /priceCents:\s*932 → 1100/);
+    assert.match((await page.textContent('tr[data-key="A"]'))!, /price:\s*9\.32 → 11\.00/);
     assert.match((await page.textContent('tr[data-key="DRY-1"]'))!, /new/);
     assert.deepEqual(await tableDigests(app.store), before, 'the dry run wrote nothing');
     await shot('import-preview');

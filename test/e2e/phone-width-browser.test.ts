@@ -150,7 +150,7 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('console GET /import', 'console-import', '/console/import');
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(`sku,warehouseCode,qty\n${demoSku(5)},NOPE,3\n`) });
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
-    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[data-action="import"]')]);
     await page.waitForSelector('#import-job[data-state="refused"]', { timeout: 60_000 });
     await look('console GET /import/:jobId', 'console-import-refused');
     // The import's dry run (issue 29, 9): a stock file with a change and a bad row.

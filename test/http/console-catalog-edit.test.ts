@@ -340,8 +340,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(String(posted.headers.location), /^\/console\/import\/preview\/[A-Za-z0-9]{24}$/);
       const preview = await follow(wh, posted);
       assert.match(textOf(preview.body, 'data-section="products"', '</div>')!, /1 new · 1 changed · 1 unchanged/);
-      assert.match(textOf(preview.body, 'data-key="A"')!, /A changed priceCents: 932 → 1000/);
-      assert.match(textOf(preview.body, 'data-key="DRY-1"')!, /DRY-1 new name: Dry teapot priceCents: 500 weightGrams: 100/);
+      assert.match(textOf(preview.body, 'data-key="A"')!, /A changed price: 9\.32 → 10\.00/);
+      assert.match(textOf(preview.body, 'data-key="DRY-1"')!, /DRY-1 new name: Dry teapot price: 5\.00 weightGrams: 100/);
       assert.equal(textOf(preview.body, 'data-key="B"'), null, 'an unchanged row is counted, not listed');
       assert.deepEqual(await tableDigests(t.store), before, 'still nothing written');
       // Someone else's preview is not found.
