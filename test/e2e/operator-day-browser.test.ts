@@ -111,6 +111,9 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     // A mark on the window survives an htmx swap, not a page load.
     await page.evaluate('window.stillThisPage = true');
     const split = page.locator(`#split-${splitId}`);
+    // The fixture's channel lists no carriers: the carrier is typed in (no longer prefilled with the channel's code).
+    assert.equal(await split.locator('input[name=carrier]').inputValue(), '');
+    await split.locator('input[name=carrier]').fill('UPS');
     await split.locator('input[name=trackingCode]').fill('1ZBROWSER0001');
     await split.locator('button[data-action=ship]').click();
     await page.waitForSelector(`#split-${splitId} [data-split-status]:text("shipped")`, { timeout: 30_000 });
