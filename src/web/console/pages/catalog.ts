@@ -20,7 +20,13 @@ export const catalogPage: ConsolePage = {
     app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
       const q = (request.query.q ?? '').trim();
       const results = await searchCatalog(store.db, q, request.query.after ?? null);
-      return page(reply, 200, 'products', { title: 'Catalogue & stock', q, results, countsText: countsText(results.counts) });
+      return page(reply, 200, 'products', {
+        title: 'Catalogue & stock',
+        q,
+        results,
+        countsText: countsText(results.counts),
+        canEdit: can(user(request).role, 'catalog:write'),
+      });
     });
 
     // The search's products and their stock per warehouse as a CSV file (the page's `q`; every page).
@@ -34,6 +40,7 @@ export const catalogPage: ConsolePage = {
       adjusted: null,
       error: null,
       form: { warehouseCode: '', delta: '', reason: '' },
+      canEdit: false,
       ...extra,
     });
 
@@ -41,7 +48,16 @@ export const catalogPage: ConsolePage = {
       const before = request.query.before === undefined ? null : Number(request.query.before);
       // The answer to an adjustment (POST → 303 → here) is shown once.
       const adjusted = await forms.take<StockResult>(request, 'adjusted');
-      return page(reply, 200, 'product', await productView(request.params.sku, before, { canAdjust: can(user(request).role, 'stock:adjust'), adjusted }));
+      return page(
+        reply,
+        200,
+        'product',
+        await productView(request.params.sku, before, {
+          canAdjust: can(user(request).role, 'stock:adjust'),
+          canEdit: can(user(request).role, 'catalog:write'),
+          adjusted,
+        }),
+      );
     });
 
     app.post('/products/:sku/adjust', { schema: { params: ConsoleSkuParams, body: StockAdjustForm } }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts';
+import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
 import { orderForMerchant, ordersCsvForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
@@ -20,7 +21,10 @@ export const ordersPage: ManagerPage = {
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
       const detail = await orderForMerchant(store.db, user(request).merchantId, request.params.id);
-      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail });
+      // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
+      const shipping = await channelShippingByCode(store.db);
+      const trackingLink = (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode);
+      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail, trackingLink });
     });
   },
 };
