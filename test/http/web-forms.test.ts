@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE } from '../fixtures.ts';
-import { browser, follow, freshFormKey, signedIn, staff, type Browser } from './console-client.ts';
+import { browser, follow, freshFormKey, signedIn, staff } from './console-client.ts';
 import { member } from './manager-helpers.ts';
 
 /**
