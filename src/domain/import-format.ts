@@ -53,7 +53,7 @@ export class ImportRefused extends AppError {
     const problems = list.sorted();
     const shown = problems.slice(0, 3).map(problemText).join('; ');
     super(
-      400,
+      'invalid',
       40000,
       list.count === 1 ? problemText(problems[0]) : `${list.count} problems, nothing imported: ${shown}${list.count > 3 ? '; …' : ''}`,
       problems.map((p) => ({ ...p })),

@@ -154,7 +154,7 @@ export async function loadCatalog(db: Trx, doc: ImportBody, now: number): Promis
     } catch (error) {
       // Only our own checks (raised before or after the section's statements) are collected; a
       // database error leaves a PostgreSQL transaction unusable and is passed on.
-      if (error instanceof AppError && error.status === 400 && error.errors) errors.push(...error.errors);
+      if (error instanceof AppError && error.kind === 'invalid' && error.errors) errors.push(...error.errors);
       else throw error;
     }
   };

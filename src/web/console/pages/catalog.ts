@@ -1,4 +1,5 @@
 import { AppError, fieldError } from '../../../domain/errors.ts';
+import { httpStatus } from '../../../http/errors.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { parseStockChange } from '../../../domain/stock-adjustment.ts';
 import { can } from '../../../domain/staff.ts';
@@ -70,10 +71,10 @@ export const catalogPage: ConsolePage = {
         await forms.flash(request, 'adjusted', result);
         return reply.redirect(`${CONSOLE_PREFIX}/products/${encodeURIComponent(sku)}`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
+        if (!(error instanceof AppError) || error.kind === 'not_found' || error instanceof FormAlreadySent) throw error;
         // The form comes back with what was typed and why it was refused; nothing was written.
         const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
-        return page(reply, error.status, 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));
+        return page(reply, httpStatus(error), 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));
       }
     });
   },
