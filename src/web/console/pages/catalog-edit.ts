@@ -1,6 +1,7 @@
+import { httpStatus } from '../../../http/errors.ts';
 import type { FastifyReply } from 'fastify';
 import { CHANNEL_TYPES } from '../../../domain/channels.ts';
-import { AppError, type FieldError, fieldError } from '../../../domain/errors.ts';
+import { AppError, type FieldError, fieldError, isRefusal } from '../../../domain/errors.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { centsToAmount } from '../../../domain/money.ts';
 import { ChannelBody, ProductBody, WarehouseBody } from '../../../schemas/admin.ts';
@@ -166,8 +167,8 @@ export const catalogEditPage: ConsolePage = {
         await forms.flash(reply.request, 'notice', { text: notice });
         return reply.redirect(href, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error instanceof FormAlreadySent || error.status >= 500) throw error;
-        return again(error.status, refusalOf(error, rename));
+        if (!(error instanceof AppError) || error instanceof FormAlreadySent || !isRefusal(error)) throw error;
+        return again(httpStatus(error), refusalOf(error, rename));
       }
     };
 

@@ -75,7 +75,7 @@ export const ordersPage: ConsolePage = {
       try {
         orderId = await setOrderNote(db, actor(request), request.params.id, text, now());
       } catch (error) {
-        if (error instanceof AppError && error.status === 400)
+        if (error instanceof AppError && error.kind === 'invalid')
           return orderPage(reply, 400, request.params.id, { refusedNote: { text, reason: error.message } });
         throw error;
       }
@@ -92,7 +92,7 @@ export const ordersPage: ConsolePage = {
         const orderId = await shipWithChannelCarrier(db, actor(request), request.params.id, { carrier, trackingCode }, now());
         return reply.redirect(`${ORDERS}/${orderId}`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
         const split = await splitOrderRef(db, request.params.id);
         const message = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
         return orderPage(reply, 400, String(split.order_id), { shipError: { splitId: split.id, message, carrier, trackingCode } });
