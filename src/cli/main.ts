@@ -208,7 +208,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { inviteUser } = await import('../services/merchant-users.service.ts');
-      const invitation = await withStore(config, (store) => inviteUser(store.db, cliActor(), id, { email, role: opts.role }, Date.now()));
+      const { forMerchant } = await import('../store/tenancy.ts');
+      const invitation = await withStore(config, (store) => inviteUser(forMerchant(store.db, id), cliActor(), { email, role: opts.role }, Date.now()));
       // No request to take an origin from: PUBLIC_BASE_URL, else this server's own address.
       const origin = config.publicBaseUrl ?? `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`;
       process.stdout.write(
@@ -225,7 +226,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { resetTwoFactor } = await import('../services/merchant-users.service.ts');
-      const r = await withStore(config, (store) => resetTwoFactor(store.db, cliActor(), id, { email }, Date.now()));
+      const { forMerchant } = await import('../store/tenancy.ts');
+      const r = await withStore(config, (store) => resetTwoFactor(forMerchant(store.db, id), cliActor(), { email }, Date.now()));
       process.stdout.write(
         `two-factor sign-in of ${r.email} at merchant ${id} is off; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended. They sign in with their password and turn it on again.\n`,
       );

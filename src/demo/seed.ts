@@ -12,6 +12,7 @@ import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
 import { emailKey } from '../domain/staff.ts';
 import { findUsersByEmail } from '../store/merchant-users.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
 import { DEMO_MANAGER_EMAIL, DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
@@ -104,7 +105,7 @@ export async function demoOwner(store: Store): Promise<DemoOwner | null> {
  * merchant has no business manager user; afterwards only named. Null when its users are others.
  */
 export async function demoManager(store: Store, merchantId: number): Promise<DemoOwner | null> {
-  const created = await ensureDemoManager(store.db, merchantId, DEMO_MANAGER_EMAIL, Date.now());
+  const created = await ensureDemoManager(forMerchant(store.db, merchantId), DEMO_MANAGER_EMAIL, Date.now());
   if (created) return created;
   const existing = (await findUsersByEmail(store.db, emailKey(DEMO_MANAGER_EMAIL))).find((u) => u.merchant_id === merchantId);
   return existing ? { email: existing.email, password: null } : null;

@@ -1,7 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import { comparePos, type FeedPos } from '../domain/stock-batches.ts';
 import { formatInstant } from '../domain/time.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
@@ -14,7 +13,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/vocabulary.ts
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
-import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, within, type MerchantScope } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
 import { runIdempotent, type KeyStore, type StoredResponse } from './idempotency.service.ts';
 import { decodeCursor } from './stock-feed.service.ts';
@@ -36,11 +35,8 @@ export interface WebhookDeps extends KeyStore {
   resolve?: HostResolver;
 }
 
-/** Ids that cannot be ours (0, past 2^53 − 1) match no row rather than a rounded neighbour. */
-const idOf = (raw: string) => parseId(raw) ?? 0;
-
-async function ownEndpoint(scope: MerchantScope, rawId: string) {
-  const endpoint = await webhooks.findEndpoint(scope, idOf(rawId));
+async function ownEndpoint(scope: MerchantScope, id: number) {
+  const endpoint = await webhooks.findEndpoint(scope, id);
   if (!endpoint) throw notFound('webhook');
   return endpoint;
 }
@@ -90,7 +86,7 @@ const stockColumns = (position: FeedPos | null) =>
  */
 export async function registerWebhook(
   deps: WebhookDeps,
-  merchantId: number,
+  merchant: MerchantScope,
   body: WebhookBody,
   idempotencyKey: string | null,
   requestId: string,
@@ -104,9 +100,9 @@ export async function registerWebhook(
   const secret = newWebhookSecret();
   return runIdempotent(
     deps,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.create', url: url.href, events, skus, cursor }, requestId },
+    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'webhooks.create', url: url.href, events, skus, cursor }, requestId },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
+      const scope = within(merchant, trx);
       if ((await webhooks.countEndpoints(scope)) >= MAX_ENDPOINTS)
         throw conflictState(`a merchant may register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
       const id = await webhooks.insertEndpoint(scope, {
@@ -139,24 +135,29 @@ export async function registerWebhook(
  */
 export async function replaceWebhook(
   deps: WebhookDeps,
-  merchantId: number,
-  rawId: string,
+  merchant: MerchantScope,
+  id: number,
   body: WebhookBody,
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
 ): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
-  const current = await webhooks.findEndpoint(forMerchant(deps.db, merchantId), idOf(rawId));
+  const current = await webhooks.findEndpoint(merchant, id);
   // The URL is checked again only when it changes (every attempt checks it anyway).
   const url = current && current.url === body.url ? new URL(current.url) : await checkedUrl(deps, body.url);
   const position = stock ? await feedPosition(deps, cursor) : null;
   return runIdempotent(
     deps,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.replace', id: rawId, url: url.href, events, skus, cursor }, requestId },
+    {
+      merchantId: merchant.merchantId,
+      key: idempotencyKey,
+      request: { route: 'webhooks.replace', id: String(id), url: url.href, events, skus, cursor },
+      requestId,
+    },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
-      const endpoint = await ownEndpoint(scope, rawId);
+      const scope = within(merchant, trx);
+      const endpoint = await ownEndpoint(scope, id);
       const subscribed = endpoint.stock_after_seq !== null;
       const moved = stock && (cursor !== null || !subscribed) ? stockColumns(position) : stock ? {} : stockColumns(null);
       const row = await webhooks.replaceSubscription(scope, endpoint.id, {
@@ -177,10 +178,10 @@ export async function listWebhooks(scope: MerchantScope) {
 }
 
 /** DELETE /v1/webhooks/{id}: the endpoint and its delivery log; nothing more is sent to it. */
-export async function deleteWebhook(db: Db, merchantId: number, rawId: string, audit?: AuditWrite) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const endpoint = await ownEndpoint(scope, rawId);
+export async function deleteWebhook(merchant: MerchantScope<Db>, id: number, audit?: AuditWrite) {
+  return transactionIn(merchant, async (scope) => {
+    const trx = scope.handle;
+    const endpoint = await ownEndpoint(scope, id);
     await webhooks.deleteEndpoint(scope, endpoint.id);
     await audit?.(trx, `webhook:${endpoint.id}`);
     return { id: String(endpoint.id), deleted: true };
@@ -194,8 +195,8 @@ export async function deleteWebhook(db: Db, merchantId: number, rawId: string, a
  */
 export async function rotateSecret(
   keyStore: KeyStore,
-  merchantId: number,
-  rawId: string,
+  merchant: MerchantScope,
+  id: number,
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
@@ -203,10 +204,10 @@ export async function rotateSecret(
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.rotate-secret', id: rawId }, requestId },
+    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'webhooks.rotate-secret', id: String(id) }, requestId },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
-      const endpoint = await ownEndpoint(scope, rawId);
+      const scope = within(merchant, trx);
+      const endpoint = await ownEndpoint(scope, id);
       const secret = newWebhookSecret();
       const until = now + ROTATION_GRACE_MS;
       await webhooks.updateEndpoint(scope, endpoint.id, { secret, previous_secret: endpoint.secret, previous_secret_until: until, updated_at: now });
@@ -218,8 +219,8 @@ export async function rotateSecret(
 }
 
 /** GET /v1/webhooks/{id}/deliveries: the endpoint's delivery log, newest first. */
-export async function listDeliveries(scope: MerchantScope, rawId: string, q: DeliveryQuery) {
-  const endpoint = await ownEndpoint(scope, rawId);
+export async function listDeliveries(scope: MerchantScope, id: number, q: DeliveryQuery) {
+  const endpoint = await ownEndpoint(scope, id);
   const { pageNumber, pageSize, offset } = pageWindow(q, 20);
   const page = await webhooks.pageDeliveries(scope, endpoint.id, q.status ?? null, offset, pageSize);
   return { total: page.total, pageNumber, pageSize, list: page.rows.map(presentDelivery) };
@@ -232,9 +233,9 @@ export async function listDeliveries(scope: MerchantScope, rawId: string, q: Del
  */
 export async function retryDelivery(
   keyStore: KeyStore,
-  merchantId: number,
-  rawId: string,
-  rawDeliveryId: string,
+  merchant: MerchantScope,
+  id: number,
+  deliveryId: number,
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
@@ -242,11 +243,16 @@ export async function retryDelivery(
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.retry-delivery', id: rawId, deliveryId: rawDeliveryId }, requestId },
+    {
+      merchantId: merchant.merchantId,
+      key: idempotencyKey,
+      request: { route: 'webhooks.retry-delivery', id: String(id), deliveryId: String(deliveryId) },
+      requestId,
+    },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
-      const endpoint = await ownEndpoint(scope, rawId);
-      const delivery = await webhooks.findDelivery(scope, endpoint.id, idOf(rawDeliveryId));
+      const scope = within(merchant, trx);
+      const endpoint = await ownEndpoint(scope, id);
+      const delivery = await webhooks.findDelivery(scope, endpoint.id, deliveryId);
       if (!delivery) throw notFound('delivery');
       if (endpoint.status !== 'active')
         throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
@@ -262,10 +268,10 @@ export async function retryDelivery(
  * The business manager's "send a test event": one `webhook.test` event to this endpoint only,
  * through the outbox like any other (signed, logged, retried), whatever the endpoint subscribes to.
  */
-export async function sendTestEvent(db: Db, merchantId: number, rawId: string, audit: AuditWrite, now = Date.now()) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const endpoint = await ownEndpoint(scope, rawId);
+export async function sendTestEvent(merchant: MerchantScope<Db>, id: number, audit: AuditWrite, now = Date.now()) {
+  return transactionIn(merchant, async (scope) => {
+    const trx = scope.handle;
+    const endpoint = await ownEndpoint(scope, id);
     if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled; it must be active to receive a test event`);
     const payload = JSON.stringify({
       type: WEBHOOK_TEST_EVENT,
@@ -305,10 +311,10 @@ export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) 
 }
 
 /** PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the failure clock restarts). */
-export async function setWebhookStatus(db: Db, actor: Actor, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
+export async function setWebhookStatus(db: Db, actor: Actor, id: number, body: AdminWebhookPatch, now = Date.now()) {
   return db.transaction().execute(async (trx) => {
-    const before = await webhooks.endpointStatus(trx, idOf(rawId));
-    const row = before && (await webhooks.setEndpointStatus(trx, idOf(rawId), body.status, body.reason || 'disabled by the operator', now));
+    const before = await webhooks.endpointStatus(trx, id);
+    const row = before && (await webhooks.setEndpointStatus(trx, id, body.status, body.reason || 'disabled by the operator', now));
     if (!before || !row) throw notFound('webhook');
     const entry = {
       target: `webhook:${row.id}`,

@@ -9,7 +9,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Db, Handle, Trx } from './db.ts';
 import type { Database } from './schema.ts';
 
 /** The tables a merchant owns rows of: exactly those with a `merchant_id` column. */
@@ -47,6 +47,11 @@ export interface MerchantScope<H extends Handle = Handle> {
   ): InsertQueryBuilder<Database, T, InsertResult>;
 }
 
+/**
+ * Made once at the edge, where the merchant is known (the API's token hook, the business
+ * manager's session, the operator's route or CLI command naming a merchant, a worker's claimed
+ * row); services take the scope, never the merchant's number.
+ */
 export function forMerchant<H extends Handle>(handle: H, merchantId: number): MerchantScope<H> {
   if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw new Error(`forMerchant: bad merchant id ${merchantId}`);
   return scopeOf(handle, merchantId);
@@ -96,3 +101,14 @@ export const isMerchantScope = (r: TenantScope): r is MerchantScope => 'merchant
 
 /** The handle under a scope, for reads by ids already resolved within it. */
 export const handleOf = (r: TenantScope): Handle => r.handle;
+
+/**
+ * Runs `work` in one transaction with the same merchant's scope over it: how a service that was
+ * handed a scope on the database makes the writes that need `MerchantScope<Trx>`.
+ */
+export function transactionIn<T>(scope: MerchantScope<Db>, work: (scope: MerchantScope<Trx>) => Promise<T>): Promise<T> {
+  return scope.handle.transaction().execute((trx) => work(scopeOf(trx, scope.merchantId)));
+}
+
+/** The same merchant's scope over a transaction the caller already opened. */
+export const within = (scope: MerchantScope, trx: Trx): MerchantScope<Trx> => scopeOf(trx, scope.merchantId);

@@ -23,6 +23,7 @@ import {
 import { merchantCredentials, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
+import { forMerchant } from '../../../store/tenancy.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
@@ -250,7 +251,12 @@ export const merchantsPage: ConsolePage = {
       });
 
     app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
-      const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
+      const invitation = await inviteUser(
+        forMerchant(db, Number(request.params.id)),
+        actor(request),
+        { email: request.body.email, role: request.body.role },
+        now(),
+      );
       return linkShownOnce(request, reply, invitation, `${invitation.email} invited`);
     });
 
@@ -261,22 +267,27 @@ export const merchantsPage: ConsolePage = {
     };
 
     app.post('/merchants/:id/invitations/:invitationId/resend', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
-      const invitation = await resendInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      const invitation = await resendInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
       return linkShownOnce(request, reply, invitation, `New invitation link for ${invitation.email}`);
     });
 
     app.post('/merchants/:id/invitations/:invitationId/cancel', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
-      const cancelled = await revokeInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      const cancelled = await revokeInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
       return backToUsers(request, reply, request.params.id, `Invitation of ${cancelled.email} cancelled: its link no longer works.`);
     });
 
     app.post('/merchants/:id/users/:userId/remove', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      await removeTeamMember(db, actor(request), Number(request.params.id), request.params.userId, now());
+      await removeTeamMember(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.userId), now());
       return backToUsers(request, reply, request.params.id, 'User removed: the account and its sessions are gone.');
     });
 
     app.post('/merchants/:id/users/:userId/reset-two-factor', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      const { sessionsEnded } = await resetTwoFactor(db, actor(request), Number(request.params.id), { userId: request.params.userId }, now());
+      const { sessionsEnded } = await resetTwoFactor(
+        forMerchant(db, Number(request.params.id)),
+        actor(request),
+        { userId: Number(request.params.userId) },
+        now(),
+      );
       return backToUsers(
         request,
         reply,

@@ -49,12 +49,12 @@ export const webhooksPage: ConsolePage = {
     });
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {
-      await setWebhookStatus(db, actor(request), request.params.id, { status: 'disabled', reason: request.body.reason || null }, now());
+      await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'disabled', reason: request.body.reason || null }, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/enable', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      await setWebhookStatus(db, actor(request), request.params.id, { status: 'active' }, now());
+      await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'active' }, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 

@@ -10,7 +10,6 @@ import {
   rotateSecret,
   sendTestEvent,
 } from '../../../services/webhooks.service.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
 import type { ManagerPage } from './context.ts';
 
 const WEBHOOKS = '/manager/webhooks';
@@ -24,12 +23,12 @@ const dataOf = <T>(response: { body: unknown }) => (response.body as { data: T }
  */
 export const webhooksPage: ManagerPage = {
   nav: [{ href: WEBHOOKS, label: 'Webhooks', permission: 'webhooks:read' }],
-  routes: async (app, { config, store, now, page, forms, user, actor, resolveHost }) => {
+  routes: async (app, { config, store, now, page, forms, user, actor, merchant, resolveHost }) => {
     const { db } = store;
     const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve: resolveHost };
     const list = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, extra: Record<string, unknown>) => {
       const me = user(request);
-      const endpoints = await listWebhooks(forMerchant(db, me.merchantId));
+      const endpoints = await listWebhooks(merchant(request));
       return page(reply, status, 'webhooks', {
         title: 'Webhooks',
         endpoints: endpoints.list,
@@ -42,8 +41,8 @@ export const webhooksPage: ManagerPage = {
     };
     const detail = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], rawId: string, shown: string | null) => {
       const me = user(request);
-      const scope = forMerchant(db, me.merchantId);
-      const deliveries = await listDeliveries(scope, rawId, { pageNumber: 1, pageSize: 50 });
+      const scope = merchant(request);
+      const deliveries = await listDeliveries(scope, Number(rawId), { pageNumber: 1, pageSize: 50 });
       const endpoint = (await listWebhooks(scope)).list.find((e) => e.id === rawId)!;
       return page(reply, 200, 'webhook', { title: `Webhook ${endpoint.id}`, endpoint, deliveries, canWrite: me.role !== 'viewer', shown });
     };
@@ -51,16 +50,15 @@ export const webhooksPage: ManagerPage = {
     app.get('/webhooks', async (request, reply) => list(request, reply, 200, { shown: await forms.take(request, 'webhook-created') }));
 
     app.post('/webhooks', { schema: { body: WebhookForm } }, async (request, reply) => {
-      const me = user(request);
       const events = [request.body.events].flat();
       const created = await registerWebhook(
         deps,
-        me.merchantId,
+        merchant(request),
         { url: request.body.url, events },
         null,
         request.id,
         now(),
-        auditWrite(actor(request), me.merchantId, 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
+        auditWrite(actor(request), merchant(request), 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
       );
       // The signing secret is shown once, on the page the 303 leads to.
       await forms.flash(request, 'webhook-created', dataOf<{ id: string; secret: string }>(created));
@@ -73,44 +71,40 @@ export const webhooksPage: ManagerPage = {
     });
 
     app.post('/webhooks/:id/rotate-secret', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
       const rotated = await rotateSecret(
         deps,
-        me.merchantId,
-        request.params.id,
+        merchant(request),
+        Number(request.params.id),
         null,
         request.id,
         now(),
-        auditWrite(actor(request), me.merchantId, 'webhook.rotate_secret', now()),
+        auditWrite(actor(request), merchant(request), 'webhook.rotate_secret', now()),
       );
       await forms.flash(request, 'webhook-secret', { id: request.params.id, secret: dataOf<{ secret: string }>(rotated).secret });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
-      await sendTestEvent(db, me.merchantId, request.params.id, auditWrite(actor(request), me.merchantId, 'webhook.send_test', now()), now());
+      await sendTestEvent(merchant(request), Number(request.params.id), auditWrite(actor(request), merchant(request), 'webhook.send_test', now()), now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/delete', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
-      await deleteWebhook(db, me.merchantId, request.params.id, auditWrite(actor(request), me.merchantId, 'webhook.delete', now()));
+      await deleteWebhook(merchant(request), Number(request.params.id), auditWrite(actor(request), merchant(request), 'webhook.delete', now()));
       return reply.redirect(WEBHOOKS, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ManagerDeliveryParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
       const { id, deliveryId } = request.params;
       await retryDelivery(
         deps,
-        me.merchantId,
-        id,
-        deliveryId,
+        merchant(request),
+        Number(id),
+        Number(deliveryId),
         null,
         request.id,
         now(),
-        auditWrite(actor(request), me.merchantId, 'webhook.retry', now(), { deliveryId }),
+        auditWrite(actor(request), merchant(request), 'webhook.retry', now(), { deliveryId }),
       );
       return reply.redirect(`${WEBHOOKS}/${id}`, 303);
     });
