@@ -1,11 +1,11 @@
 import type { Actor } from '../domain/audit.ts';
 import { notFound } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
 import { listClients } from '../store/credentials.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 import { listOpenInvitations, listTeam } from '../store/merchant-users.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import type { MerchantScope } from '../store/tenancy.ts';
 import { revokeToken } from './merchants.service.ts';
 
 /** The console lists a merchant's newest tokens, this many. */
@@ -15,11 +15,12 @@ const TOKENS_SHOWN = 100;
  * A merchant with its OAuth client id and bearer tokens, as the console shows them: never a
  * secret (only hashes are stored; a secret is shown once, by the request that created it).
  */
-export async function merchantCredentials(db: Handle, merchantId: number, now: number) {
+export async function merchantCredentials(scope: MerchantScope, now: number) {
+  const { handle: db, merchantId } = scope;
   const merchant = await repo.findMerchant(db, merchantId);
   if (!merchant) throw notFound('merchant');
   const tokens = await repo.tokensOfMerchant(db, merchantId, TOKENS_SHOWN);
-  const clients = await listClients(forMerchant(db, merchantId));
+  const clients = await listClients(scope);
   return {
     merchant: {
       id: String(merchant.id),
@@ -54,9 +55,10 @@ export async function merchantCredentials(db: Handle, merchantId: number, now: n
 }
 
 /** Revokes one of this merchant's tokens; a token of another merchant is not found here. */
-export async function revokeMerchantToken(db: Db, actor: Actor, merchantId: number, tokenId: number, now: number) {
+export async function revokeMerchantToken(merchant: MerchantScope<Db>, actor: Actor, tokenId: number, now: number) {
+  const db = merchant.handle;
   const token = await repo.findToken(db, tokenId);
-  if (!token || token.merchant_id !== merchantId) throw notFound('token');
+  if (!token || token.merchant_id !== merchant.merchantId) throw notFound('token');
   return revokeToken(db, actor, tokenId, now);
 }
 
@@ -64,8 +66,7 @@ export async function revokeMerchantToken(db: Db, actor: Actor, merchantId: numb
  * The merchant's business manager users and open invitations, as the console's merchant page lists
  * them (never a password hash, an authenticator key or a link: only their facts).
  */
-export async function merchantTeam(db: Handle, merchantId: number, now: number) {
-  const scope = forMerchant(db, merchantId);
+export async function merchantTeam(scope: MerchantScope, now: number) {
   const [members, invitations] = await Promise.all([listTeam(scope), listOpenInvitations(scope, now)]);
   return {
     members: members.map((u) => ({

@@ -99,11 +99,11 @@ export const merchantsPage: ConsolePage = {
     };
 
     app.get('/merchants/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const credentials = await merchantCredentials(db, Number(request.params.id), now());
+      const credentials = await merchantCredentials(forMerchant(db, Number(request.params.id)), now());
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
       const accounts = await moneyOf(Number(merchant.id));
-      const team = await merchantTeam(db, Number(merchant.id), now());
+      const team = await merchantTeam(forMerchant(db, Number(merchant.id)), now());
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
         ...credentials,
@@ -183,7 +183,7 @@ export const merchantsPage: ConsolePage = {
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const merchantId = Number(request.params.id);
       const environment = request.query.environment ?? config.env;
-      const credentials = await merchantCredentials(db, merchantId, now());
+      const credentials = await merchantCredentials(forMerchant(db, merchantId), now());
       const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
       const first = (result.pageNumber - 1) * result.pageSize + 1;
       const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
@@ -297,7 +297,7 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
-      await revokeMerchantToken(db, actor(request), Number(request.params.id), Number(request.params.tokenId), now());
+      await revokeMerchantToken(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.tokenId), now());
       return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
     });
   },
