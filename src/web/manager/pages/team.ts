@@ -88,11 +88,11 @@ export const teamPage: ManagerPage = {
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
       const before = request.query.before ? Number(request.query.before) : null;
-      const rows = await merchantAudit(db, user(request).merchantId, before, 50);
+      const rows = await merchantAudit(merchant(request), before, 50);
       return page(reply, 200, 'audit', { title: 'Audit log', ...rows });
     });
 
     // The merchant's whole audit log as a CSV file.
-    app.get('/audit.csv', async (request, reply) => sendCsv(reply, merchantAuditCsv(db, user(request).merchantId), now()));
+    app.get('/audit.csv', async (request, reply) => sendCsv(reply, merchantAuditCsv(merchant(request)), now()));
   },
 };
