@@ -243,8 +243,9 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { issueToken } = await import('../services/merchants.service.ts');
+      const { forMerchant } = await import('../store/tenancy.ts');
       const t = await withStore(config, (store) =>
-        issueToken(store.db, cliActor(), config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
+        issueToken(forMerchant(store.db, id), cliActor(), config.env, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
       );
       process.stdout.write(
         `token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`,
@@ -331,7 +332,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = idArgument('merchantId')(merchantId);
       const { accountForOperator } = await import('../services/ledger.service.ts');
-      printAccount(await withStore(config, (store) => accountForOperator(store.db, config, id, opts.environment ?? config.env)));
+      const { forMerchant } = await import('../store/tenancy.ts');
+      printAccount(await withStore(config, (store) => accountForOperator(forMerchant(store.db, id), config, opts.environment ?? config.env)));
     });
   /** A top-up or an adjustment from the command line, audited as the OS user; prints the entry. */
   const postFromCli = async (type: 'top_up' | 'adjustment', merchantId: string, amount: string, text: string, environment: StockistEnv | undefined) => {
@@ -339,8 +341,16 @@ export function buildCli(): Command {
     const id = idArgument('merchantId')(merchantId);
     const cents = amountArgument(type === 'adjustment')(amount);
     const { postByOperator } = await import('../services/ledger.service.ts');
+    const { forMerchant } = await import('../store/tenancy.ts');
     const r = await withStore(config, (store) =>
-      postByOperator(store, config, cliActor(), id, { type, environment: environment ?? config.env, amountCents: cents, text }, Date.now()),
+      postByOperator(
+        forMerchant(store.db, id),
+        store.dialect,
+        config,
+        cliActor(),
+        { type, environment: environment ?? config.env, amountCents: cents, text },
+        Date.now(),
+      ),
     );
     const e = r.entry;
     process.stdout.write(

@@ -42,10 +42,10 @@ export async function seedDemo(store: Store, config: Config): Promise<DemoCreden
   const credentials = (await demoCredentials(store, config, true))!;
   // SPEC §15, issue 28 item 7: money on the demo account (idempotent on its reference, so a second seed adds nothing).
   await postByOperator(
-    store,
+    forMerchant(store.db, credentials.merchantId),
+    store.dialect,
     config,
     systemActor('demo-seed'),
-    credentials.merchantId,
     { type: 'top_up', environment: config.env, amountCents: DEMO_OPENING_BALANCE_CENTS, text: 'demo opening balance' },
     now,
   );
@@ -75,7 +75,7 @@ export async function demoCredentials(store: Store, config: Config, create = fal
     }
   }
   if (!token) {
-    token = (await issueToken(store.db, systemActor('demo-seed'), config.env, merchantId, {}, now)).accessToken;
+    token = (await issueToken(forMerchant(store.db, merchantId), systemActor('demo-seed'), config.env, {}, now)).accessToken;
     fs.mkdirSync(config.dataDir, { recursive: true });
     fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }

@@ -45,14 +45,14 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
   app.patch(
     '/merchants/:id',
     { schema: { ...doc('Disable or re-enable a merchant', MerchantRecord), params: IdParams, body: MerchantPatchBody } },
-    async (request) => presentMerchant(await setMerchantStatus(db, actor(request), Number(request.params.id), request.body.status, Date.now())),
+    async (request) => presentMerchant(await setMerchantStatus(forMerchant(db, Number(request.params.id)), actor(request), request.body.status, Date.now())),
   );
 
   app.post(
     '/merchants/:id/tokens',
     { schema: { ...doc('Issue a long-lived bearer token (shown once)', IssuedTokenRecord), params: IdParams, body: TokenBody } },
     async (request) => {
-      const t = await issueToken(db, actor(request), config.env, Number(request.params.id), request.body ?? {}, Date.now());
+      const t = await issueToken(forMerchant(db, Number(request.params.id)), actor(request), config.env, request.body ?? {}, Date.now());
       return {
         tokenId: String(t.tokenId),
         merchantId: String(t.merchantId),

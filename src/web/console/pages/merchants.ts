@@ -23,7 +23,7 @@ import {
 import { merchantCredentials, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import { forMerchant, type MerchantScope } from '../../../store/tenancy.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
@@ -102,7 +102,7 @@ export const merchantsPage: ConsolePage = {
       const credentials = await merchantCredentials(forMerchant(db, Number(request.params.id)), now());
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
-      const accounts = await moneyOf(Number(merchant.id));
+      const accounts = await moneyOf(forMerchant(db, Number(merchant.id)));
       const team = await merchantTeam(forMerchant(db, Number(merchant.id)), now());
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
@@ -118,11 +118,11 @@ export const merchantsPage: ConsolePage = {
     });
 
     // SPEC §15: each environment's account, its newest transactions, and (owners) the money forms.
-    const moneyOf = (merchantId: number) =>
+    const moneyOf = (merchant: MerchantScope) =>
       Promise.all(
         ENVIRONMENTS.map(async (environment) => {
-          const account = presentAccount(await accountForOperator(db, config, merchantId, environment));
-          const recent = await transactionsForOperator(db, merchantId, environment, { pageSize: RECENT_TRANSACTIONS });
+          const account = presentAccount(await accountForOperator(merchant, config, environment));
+          const recent = await transactionsForOperator(merchant, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
             current: environment === config.env,
@@ -142,10 +142,10 @@ export const merchantsPage: ConsolePage = {
     app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
       const b = request.body;
       await postByOperator(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
         now(),
       );
@@ -155,10 +155,10 @@ export const merchantsPage: ConsolePage = {
     app.post('/merchants/:id/account/adjustments', { schema: { params: ConsoleIdParams, body: AdjustmentForm } }, async (request, reply) => {
       const b = request.body;
       await postByOperator(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
         now(),
       );
@@ -169,10 +169,10 @@ export const merchantsPage: ConsolePage = {
       const b = request.body;
       const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
       await changeTerms(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         b.environment,
         { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
         now(),
@@ -184,7 +184,10 @@ export const merchantsPage: ConsolePage = {
       const merchantId = Number(request.params.id);
       const environment = request.query.environment ?? config.env;
       const credentials = await merchantCredentials(forMerchant(db, merchantId), now());
-      const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
+      const result = await transactionsForOperator(forMerchant(db, merchantId), environment, {
+        pageSize: TRANSACTIONS_PAGE,
+        cursor: request.query.cursor || undefined,
+      });
       const first = (result.pageNumber - 1) * result.pageSize + 1;
       const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
       return page(reply, 200, 'transactions', {
@@ -200,7 +203,7 @@ export const merchantsPage: ConsolePage = {
     // Every transaction of the account as a CSV file.
     app.get('/merchants/:id/transactions.csv', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const environment = request.query.environment ?? config.env;
-      return sendCsv(reply, await transactionsCsvForOperator(db, Number(request.params.id), environment), now());
+      return sendCsv(reply, await transactionsCsvForOperator(forMerchant(db, Number(request.params.id)), environment), now());
     });
 
     for (const [verb, status] of [
@@ -208,7 +211,7 @@ export const merchantsPage: ConsolePage = {
       ['enable', 'active'],
     ] as const) {
       app.post(`/merchants/:id/${verb}`, { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-        await setMerchantStatus(db, actor(request), Number(request.params.id), status, now());
+        await setMerchantStatus(forMerchant(db, Number(request.params.id)), actor(request), status, now());
         return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
       });
     }
@@ -218,10 +221,9 @@ export const merchantsPage: ConsolePage = {
       // Least privilege, the business manager's rule too: nothing ticked is refused (400), nothing written.
       const scopes = tickedScopes(request.body.scopes);
       const issued = await issueToken(
-        db,
+        forMerchant(db, Number(request.params.id)),
         actor(request),
         config.env,
-        Number(request.params.id),
         { scopes, expiresInSeconds: days && days * DAY_SECONDS },
         now(),
       );
