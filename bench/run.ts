@@ -242,7 +242,7 @@ const SCENARIOS: Scenario[] = [
     },
     service: (d) => {
       const id = nextRefundOrder();
-      return id === null ? null : requestRefund({ store: d.store }, d.merchantId, String(id), {}, null, 'bench');
+      return id === null ? null : requestRefund({ store: d.store }, forMerchant(d.store.db, d.merchantId), id, {}, null, 'bench');
     },
     driver: (d) => {
       const id = nextRefundOrder();

@@ -300,7 +300,7 @@ export function buildCli(): Command {
         const reason = opts.reason === undefined ? undefined : text('--reason', opts.reason.trim());
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
-        const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), refundNo, decision));
+        const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), idArgument('refundNo')(refundNo), decision));
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
   }

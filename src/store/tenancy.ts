@@ -99,8 +99,17 @@ export type TenantScope = MerchantScope | AllMerchants;
 /** True for a merchant's scope, false for the operator's. */
 export const isMerchantScope = (r: TenantScope): r is MerchantScope => 'merchantId' in r;
 
-/** The handle under a scope, for reads by ids already resolved within it. */
-export const handleOf = (r: TenantScope): Handle => r.handle;
+declare const resolved: unique symbol;
+/**
+ * An order id found through a tenant scope (`resolveOrderId`, a scoped page or lock, the
+ * operator's explicit all-merchants search). An order's child rows (its split orders and lines,
+ * its refunds, its webhook deliveries) are read only by such an id, so a read of another
+ * merchant's children by a raw id does not compile. Only the store's readers make one.
+ */
+export type ScopedOrderId = number & { readonly [resolved]: 'order' };
+
+/** For store readers only: the id a scoped query just returned. */
+export const resolvedOrderId = (id: number): ScopedOrderId => id as ScopedOrderId;
 
 /**
  * Runs `work` in one transaction with the same merchant's scope over it: how a service that was

@@ -31,7 +31,7 @@ export const ordersPage: ConsolePage = {
     );
 
     app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const detail = await orderForOperator(db, request.params.id);
+      const detail = await orderForOperator(db, Number(request.params.id));
       return page(reply, 200, 'order', {
         title: `Order ${detail.order.id}`,
         ...detail,
@@ -43,18 +43,18 @@ export const ordersPage: ConsolePage = {
     // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
     app.post('/splits/:id/ship', { schema: { params: ConsoleIdParams, body: ShipForm } }, async (request, reply) => {
       const { carrier, trackingCode } = request.body;
-      const orderId = await shipSplitOrder(db, actor(request), request.params.id, { carrier, trackingCode }, now());
+      const orderId = await shipSplitOrder(db, actor(request), Number(request.params.id), { carrier, trackingCode }, now());
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      const orderId = await deliverSplitOrder(db, actor(request), request.params.id, now());
+      const orderId = await deliverSplitOrder(db, actor(request), Number(request.params.id), now());
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
 
     // A destructive action asks first (SPEC §14): this page says what the cancellation does.
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const preview = await cancellationPreview(db, request.params.id);
+      const preview = await cancellationPreview(db, Number(request.params.id));
       return page(reply, 200, 'split-cancel', {
         title: `Cancel split order ${preview.splitOrderId}`,
         ...preview,
@@ -64,7 +64,7 @@ export const ordersPage: ConsolePage = {
     });
 
     app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {
-      const orderId = await cancelUnshippedSplit(db, actor(request), request.params.id, request.body.reason, now());
+      const orderId = await cancelUnshippedSplit(db, actor(request), Number(request.params.id), request.body.reason, now());
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
   },
