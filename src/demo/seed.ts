@@ -13,16 +13,16 @@ import type { Store } from '../store/db.ts';
 import { emailKey } from '../domain/staff.ts';
 import { findUsersByEmail } from '../store/merchant-users.repository.ts';
 import { forMerchant } from '../store/tenancy.ts';
+import { anyMerchant, findMerchantByName } from '../store/merchants.repository.ts';
+import { anyProduct } from '../store/products.repository.ts';
+import { findStaffByEmail } from '../store/staff.repository.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
 import { DEMO_MANAGER_EMAIL, DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
 
 /** True when nothing has been loaded yet (SEED=demo only fills an empty database). */
 export async function isEmpty(store: Store): Promise<boolean> {
-  const [p, m] = await Promise.all([
-    store.db.selectFrom('products').select('id').limit(1).executeTakeFirst(),
-    store.db.selectFrom('merchants').select('id').limit(1).executeTakeFirst(),
-  ]);
+  const [p, m] = await Promise.all([anyProduct(store.db), anyMerchant(store.db)]);
   return !p && !m;
 }
 
@@ -58,7 +58,7 @@ export async function seedDemo(store: Store, config: Config): Promise<DemoCreden
  * revoked or missing token is replaced. Returns null when there is no demo merchant.
  */
 export async function demoCredentials(store: Store, config: Config, create = false): Promise<DemoCredentials | null> {
-  const merchant = await store.db.selectFrom('merchants').select('id').where('name', '=', DEMO_MERCHANT_NAME).orderBy('id').executeTakeFirst();
+  const merchant = await findMerchantByName(store.db, DEMO_MERCHANT_NAME);
   if (!merchant && !create) return null;
   const now = Date.now();
   const merchantId = merchant?.id ?? (await createMerchant(store.db, systemActor('demo-seed'), DEMO_MERCHANT_NAME, now)).merchantId;
@@ -96,7 +96,7 @@ export interface DemoOwner {
 export async function demoOwner(store: Store): Promise<DemoOwner | null> {
   const created = await ensureDemoOwner(store.db, DEMO_OWNER_EMAIL, Date.now());
   if (created) return created;
-  const existing = await store.db.selectFrom('staff_users').select('email').where('email_key', '=', DEMO_OWNER_EMAIL).executeTakeFirst();
+  const existing = await findStaffByEmail(store.db, DEMO_OWNER_EMAIL);
   return existing ? { email: existing.email, password: null } : null;
 }
 
