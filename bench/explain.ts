@@ -85,7 +85,7 @@ const calls: { name: string; run: () => Promise<unknown> }[] = [
     run: () =>
       placeOrder(
         { store, config },
-        merchantId,
+        forMerchant(store.db, merchantId),
         {
           orderAddress: { country: 'DE', phone: '1', recipient: 'Plans', province: 'BE' },
           orderItemsList: [

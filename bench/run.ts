@@ -215,7 +215,7 @@ const SCENARIOS: Scenario[] = [
     name: 'create-order',
     method: 'POST',
     http: () => ({ path: '/openapi/v1/order/orders', body: orderBody(), headers: { 'idempotency-key': idempotencyKey() } }),
-    service: (d) => placeOrder({ store: d.store, config: d.config }, d.merchantId, orderBody() as never, idempotencyKey(), 'bench'),
+    service: (d) => placeOrder({ store: d.store, config: d.config }, forMerchant(d.store.db, d.merchantId), orderBody() as never, idempotencyKey(), 'bench'),
     driver: (d) => d.createOrder(orderLines(), idempotencyKey(), Date.now()),
   },
   {

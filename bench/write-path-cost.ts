@@ -119,7 +119,7 @@ try {
   await measure(
     `create-order (${args.db})`,
     ORDERS,
-    () => placeOrder({ store: counted, config }, merchantId, orderBody() as never, `cost-${++keySeq}`, 'bench'),
+    () => placeOrder({ store: counted, config }, forMerchant(counted.db, merchantId), orderBody() as never, `cost-${++keySeq}`, 'bench'),
     counter,
   );
   let next = ORDER_ID_START + 1;

@@ -43,7 +43,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
       response: MerchantResponses(OrderId),
     };
     app.post(url, { schema, config: { scope: 'orders:write', envelope: false } }, async (request, reply) => {
-      const result = await placeOrder(deps, request.principal!.merchantId, request.body, request.headers['idempotency-key'] ?? null, request.id);
+      const result = await placeOrder(deps, request.merchant!, request.body, request.headers['idempotency-key'] ?? null, request.id);
       return sendStored(reply, result);
     });
   }
