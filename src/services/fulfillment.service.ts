@@ -1,18 +1,20 @@
 import type { Actor } from '../domain/audit.ts';
-import { conflictState, notFound } from '../domain/errors.ts';
+import { conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { cancellationCents } from '../domain/refunds.ts';
 import type { ShipBody } from '../schemas/refunds.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db } from '../store/db.ts';
-import { forMerchant } from '../store/tenancy.ts';
 import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
 import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped, splitsDue } from '../store/split-orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
+import { channelShippingByCode } from './catalog.service.ts';
 import { creditCancellation } from './ledger.service.ts';
 import { refreshOrder } from './order-state.service.ts';
 import { emitOrderCancelled, emitSplitOrderEvent } from './webhook-events.service.ts';
 
-async function splitOrder(db: Db, id: number) {
+/** The split order a URL names (its order, merchant, status and channel); 404 when there is none. */
+export async function splitOrderRef(db: Db, id: number) {
   const row = await findSplitOrder(db, id);
   if (!row) throw notFound('split order');
   return row;
@@ -29,7 +31,7 @@ export async function splitOrdersDue(db: Db, due: number, limit: number) {
  * two never both succeed. The audit row (with the tracking code) commits with the change.
  */
 export async function shipSplitOrder(db: Db, actor: Actor, splitOrderId: number, body: ShipBody, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrder(db, splitOrderId);
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
@@ -43,9 +45,26 @@ export async function shipSplitOrder(db: Db, actor: Actor, splitOrderId: number,
   });
 }
 
+/**
+ * The console's ship form (issue 29, 10): when the split's channel lists its carriers, the carrier
+ * must be one of them (any case; saved as the channel spells it), else 400 on `carrier` and nothing
+ * is written. A channel that lists none takes any carrier typed in. Then as shipSplitOrder.
+ */
+export async function shipWithChannelCarrier(db: Db, actor: Actor, splitOrderId: number, body: ShipBody, now = Date.now()): Promise<number> {
+  const split = await splitOrderRef(db, splitOrderId);
+  const carriers = (await channelShippingByCode(db)).get(split.channel_code)?.carriers ?? [];
+  let carrier = body.carrier.trim();
+  if (carriers.length > 0) {
+    const listed = carriers.find((c) => c.toLowerCase() === carrier.toLowerCase());
+    if (!listed) throw fieldError('carrier', `must be one of the carriers of channel ${split.channel_code}: ${carriers.join(', ')}`);
+    carrier = listed;
+  }
+  return shipSplitOrder(db, actor, splitOrderId, { ...body, carrier }, now);
+}
+
 /** Operator marks a shipped split order delivered; the order completes when every remaining split has. Audited like shipping. */
 export async function deliverSplitOrder(db: Db, actor: Actor, splitOrderId: number, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrder(db, splitOrderId);
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'shipped') throw conflictState(`split order ${id} is ${status}; only a shipped split order can be delivered`);
@@ -60,7 +79,7 @@ export async function deliverSplitOrder(db: Db, actor: Actor, splitOrderId: numb
 
 /** What cancelling a split order would do, for the console's confirmation page: units back to which warehouse, the credit. */
 export async function cancellationPreview(db: Db, splitOrderId: number) {
-  const split = await splitOrder(db, splitOrderId);
+  const split = await splitOrderRef(db, splitOrderId);
   const items = (await itemsLeft(db, split.id)).filter((i) => i.left > 0);
   return {
     splitOrderId: split.id,
@@ -83,7 +102,7 @@ export async function cancellationPreview(db: Db, splitOrderId: number) {
  * split rows are locked first, as shipping and refunds do. Audited with the reason.
  */
 export async function cancelUnshippedSplit(db: Db, actor: Actor, splitOrderId: number, reason: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrder(db, splitOrderId);
+  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be cancelled`);

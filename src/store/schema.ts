@@ -98,6 +98,10 @@ export interface ChannelsTable {
   per_kg_fee_cents: number;
   delivery_days_min: number;
   delivery_days_max: number;
+  /** JSON array of carrier names the ship form offers ('[]': none listed). */
+  carriers: Generated<string>;
+  /** https URL with `{trackingNo}`, making tracking numbers links; null: none. */
+  tracking_url_template: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -335,6 +339,10 @@ export interface WebhookDeliveriesTable {
   last_attempt_at: number | null;
   last_status_code: number | null;
   last_error: string | null;
+  /** The first 2 KB of the last attempt's response body (public receivers only; migration 0040). */
+  last_response_body: string | null;
+  /** How long the last attempt took, in milliseconds (migration 0040). */
+  last_duration_ms: number | null;
   delivered_at: number | null;
   claimed_by: string | null;
   claimed_until: number | null;
@@ -350,6 +358,16 @@ export interface StockBatchesTable {
   id: Generated<number>;
   payload: string;
   created_at: number;
+}
+
+/** The operator's internal note on an order (migration 0040): never shown to its merchant. */
+export interface OrderNotesTable {
+  order_id: number;
+  note: string;
+  /** The staff member who saved it last. */
+  author_staff_id: number;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface Database {
@@ -374,6 +392,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  order_notes: OrderNotesTable;
   stock_batches: StockBatchesTable;
   staff_users: StaffUsersTable;
   console_sessions: ConsoleSessionsTable;

@@ -27,7 +27,10 @@ const NOT_PAGES = new Set([
   'console GET /assets/:file',
   'manager GET /assets/:file',
   'manager GET /balance/statement',
-  ...['/orders.csv', '/refunds.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
+  // The delivery log's fragment, polled by htmx into the endpoint's page (looked at there, below).
+  'manager GET /webhooks/:id/deliveries',
+  'console GET /import/template.csv',
+  ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
 
@@ -86,6 +89,8 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     const invited = await app.admin('POST', `/admin/v1/merchants/${demo.merchantId}/users`, { email: 'admin@demo-merchant.example', role: 'admin' });
     assert.equal(invited.status, 200, invited.raw);
 
+    const warehouseCode: string = (await app.admin('GET', '/admin/v1/warehouses')).body.data.list[0].warehouseCode;
+    const channelCode: string = (await app.admin('GET', '/admin/v1/channels')).body.data.list[0].channelCode;
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
     const { page, foreign } = await localOnlyPage(t, origin, { width: PHONE, height: 900 });
@@ -121,8 +126,14 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
     await look('console GET ', 'console-dashboard');
     await open('console GET /refunds', 'console-refunds', '/console/refunds');
+    await open('console GET /refunds/all', 'console-all-refunds', '/console/refunds/all');
     await open('console GET /orders', 'console-orders', '/console/orders');
     await open('console GET /orders/:id', 'console-order', `/console/orders/${placed[0].id}`);
+    await checkAccessibility(page);
+    // The internal note (issue 29, 10): a long one, with its author and time.
+    await page.fill('#note-text', `Customer called twice about this order; ${'a-rather-long-unbroken-reference-'.repeat(4)}\nSecond line.`);
+    await submit('button[data-action="save-note"]');
+    await look('console GET /orders/:id', 'console-order-note');
     await checkAccessibility(page);
     await open('console GET /splits/:id/cancel', 'console-split-cancel', `/console/splits/${placed[1].splitOrders[0].id}/cancel`);
     await checkAccessibility(page);
@@ -147,9 +158,30 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('console GET /import', 'console-import', '/console/import');
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(`sku,warehouseCode,qty\n${demoSku(5)},NOPE,3\n`) });
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
-    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[data-action="import"]')]);
     await page.waitForSelector('#import-job[data-state="refused"]', { timeout: 60_000 });
     await look('console GET /import/:jobId', 'console-import-refused');
+    // The import's dry run (issue 29, 9): a stock file with a change and a bad row.
+    await page.goto(`${origin}/console/import`);
+    await page.setInputFiles('#file', {
+      name: 'stock.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`sku,warehouseCode,qty\n${demoSku(5)},${warehouseCode},3\n${demoSku(6)},NOPE,3\n`),
+    });
+    await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
+    await Promise.all([page.waitForURL(/\/console\/import\/preview\/[A-Za-z0-9]{24}$/), page.click('button[data-action="dry-run"]')]);
+    await look('console GET /import/preview/:previewId', 'console-import-preview');
+    await checkAccessibility(page);
+    // Creating and editing products, warehouses and channels (issue 29, 9–10).
+    await open('console GET /new-product', 'console-new-product', '/console/new-product');
+    await open('console GET /products/:sku/edit', 'console-product-edit', `/console/products/${demoSku(2)}/edit`);
+    await open('console GET /warehouses', 'console-warehouses', '/console/warehouses');
+    await open('console GET /warehouses/new', 'console-warehouse-new', '/console/warehouses/new');
+    await open('console GET /warehouses/:code/edit', 'console-warehouse-edit', `/console/warehouses/${warehouseCode}/edit`);
+    await open('console GET /channels', 'console-channels', '/console/channels');
+    await open('console GET /channels/new', 'console-channel-new', '/console/channels/new');
+    await checkAccessibility(page);
+    await open('console GET /channels/:code/edit', 'console-channel-edit', `/console/channels/${channelCode}/edit`);
     await open('console GET /staff', 'console-staff', '/console/staff');
     await submit('tr[data-staff="owner@stockist.test"] button[data-action="reset-password"]');
     await look('console GET /staff', 'console-staff-reset-link');
@@ -183,6 +215,10 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('manager GET /webhooks/:id', 'manager-webhook', `/manager/webhooks/${hook.body.data.id}`);
     await submit('button[data-action="send-test"]');
     await look('manager GET /webhooks/:id', 'manager-webhook-test');
+    // A delivery's row opened: its request body (long JSON) and response wrap within the phone's width.
+    await page.locator('[data-delivery] summary').first().click();
+    await look('manager GET /webhooks/:id', 'manager-webhook-delivery-open');
+    await checkAccessibility(page);
     await open('manager GET /orders', 'manager-orders', '/manager/orders');
     await open('manager GET /orders/:id', 'manager-order', `/manager/orders/${placed[0].id}`);
     await open('manager GET /usage', 'manager-usage', '/manager/usage');

@@ -35,6 +35,7 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /refunds/:refundNo/reject': SUPPORT,
   'GET /orders': EVERYONE,
   'GET /orders/:id': EVERYONE,
+  'POST /orders/:id/note': SUPPORT,
   'POST /splits/:id/ship': WAREHOUSE,
   'POST /splits/:id/deliver': WAREHOUSE,
   // Cancelling an unshipped split credits the merchant: owner and support, not the warehouse.
@@ -58,6 +59,26 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'GET /import': WAREHOUSE,
   'POST /import': WAREHOUSE,
   'GET /import/:jobId': WAREHOUSE,
+  // The import's CSV templates and dry run (issue 29, 9): whoever may import.
+  'GET /import/template.csv': WAREHOUSE,
+  'POST /import/preview': WAREHOUSE,
+  'GET /import/preview/:previewId': WAREHOUSE,
+  'POST /import/preview/:previewId/apply': WAREHOUSE,
+  // Creating and editing products, warehouses and channels (issue 29, 9–10): the owner only.
+  'GET /new-product': OWNER,
+  'POST /new-product': OWNER,
+  'GET /products/:sku/edit': OWNER,
+  'POST /products/:sku/edit': OWNER,
+  'GET /warehouses': OWNER,
+  'GET /warehouses/new': OWNER,
+  'POST /warehouses/new': OWNER,
+  'GET /warehouses/:code/edit': OWNER,
+  'POST /warehouses/:code/edit': OWNER,
+  'GET /channels': OWNER,
+  'GET /channels/new': OWNER,
+  'POST /channels/new': OWNER,
+  'GET /channels/:code/edit': OWNER,
+  'POST /channels/:code/edit': OWNER,
   'GET /staff': OWNER,
   'POST /staff': OWNER,
   'POST /staff/:staffId/disable': OWNER,
@@ -78,6 +99,8 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   // CSV exports: whoever may read the list may download it.
   'GET /orders.csv': EVERYONE,
   'GET /refunds.csv': SUPPORT,
+  'GET /refunds/all': SUPPORT,
+  'GET /refunds/all.csv': SUPPORT,
   'GET /products.csv': WAREHOUSE,
   'GET /audit.csv': OWNER,
   'GET /merchants/:id/transactions.csv': SUPPORT,
@@ -518,6 +541,7 @@ for (const dialect of DIALECTS) {
       const rejected = await b.post(`/console/refunds/${second}/reject`, { _csrf: token, reason: 'opened box' }, { 'hx-request': 'true' });
       assert.equal(rejected.statusCode, 200);
       assert.match(rejected.body, /Rejected: opened box/);
+      assert.match(rejected.body, /<a href="\/console\/merchants\/\d+" data-merchant="\d+">Console shop<\/a>/, 'the decided row keeps the merchant by name');
       const again = await b.post(`/console/refunds/${first}/approve`, { _csrf: token });
       assert.equal(again.statusCode, 409);
       assert.match(again.body, /already decided/);

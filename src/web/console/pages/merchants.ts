@@ -16,14 +16,15 @@ import {
   ConsoleMemberParams,
   ConsoleTokenParams,
   MerchantForm,
+  MerchantPageQuery,
   TokenForm,
   TopUpForm,
   TransactionsPageQuery,
 } from '../../../schemas/console-operations.ts';
-import { merchantCredentials, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
+import { merchantCredentials, merchantSummary, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
-import { listMerchants } from '../../../store/merchants.repository.ts';
 import { forMerchant, type MerchantScope } from '../../../store/tenancy.ts';
+import { listMerchants } from '../../../store/merchants.repository.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
@@ -98,8 +99,8 @@ export const merchantsPage: ConsolePage = {
       return reply.redirect(`${MERCHANTS}/${merchantId}`, 303);
     };
 
-    app.get('/merchants/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const credentials = await merchantCredentials(forMerchant(db, Number(request.params.id)), now());
+    app.get('/merchants/:id', { schema: { params: ConsoleIdParams, querystring: MerchantPageQuery } }, async (request, reply) => {
+      const credentials = await merchantCredentials(forMerchant(db, Number(request.params.id)), now(), request.query);
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
       const accounts = await moneyOf(forMerchant(db, Number(merchant.id)));
@@ -107,6 +108,8 @@ export const merchantsPage: ConsolePage = {
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
         ...credentials,
+        tokensCountsText: countsText(credentials.tokensPage.counts),
+        clientsCountsText: countsText(credentials.clientsPage.counts),
         team,
         rateLimit,
         scopes: SCOPES,
@@ -183,7 +186,7 @@ export const merchantsPage: ConsolePage = {
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const merchantId = Number(request.params.id);
       const environment = request.query.environment ?? config.env;
-      const credentials = await merchantCredentials(forMerchant(db, merchantId), now());
+      const merchant = await merchantSummary(forMerchant(db, merchantId));
       const result = await transactionsForOperator(forMerchant(db, merchantId), environment, {
         pageSize: TRANSACTIONS_PAGE,
         cursor: request.query.cursor || undefined,
@@ -191,8 +194,8 @@ export const merchantsPage: ConsolePage = {
       const first = (result.pageNumber - 1) * result.pageSize + 1;
       const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
       return page(reply, 200, 'transactions', {
-        title: `Transactions of ${credentials.merchant.name} (${environment})`,
-        merchant: credentials.merchant,
+        title: `Transactions of ${merchant.name} (${environment})`,
+        merchant,
         environment,
         transactions: result.list.map(transactionRow),
         countsText: result.list.length ? countsText(counts) : '',

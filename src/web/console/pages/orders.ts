@@ -1,8 +1,13 @@
+import { AppError } from '../../../domain/errors.ts';
 import { centsToAmount } from '../../../domain/money.ts';
 import { can } from '../../../domain/staff.ts';
-import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
-import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
+import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm, OrderNoteForm } from '../../../schemas/console-operations.ts';
+import type { FastifyReply } from 'fastify';
+import { MAX_ORDER_NOTE, orderNoteForOperator, setOrderNote } from '../../../services/order-notes.service.ts';
+import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
+import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipWithChannelCarrier, splitOrderRef } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
+import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
@@ -17,7 +22,7 @@ const ORDERS = `${CONSOLE_PREFIX}/orders`;
  */
 export const ordersPage: ConsolePage = {
   nav: [{ href: ORDERS, label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { config, store, now, page, user, actor }) => {
+  routes: async (app, { config, store, now, page, user, actor, forms }) => {
     const { db } = store;
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
@@ -30,21 +35,68 @@ export const ordersPage: ConsolePage = {
       sendCsv(reply, await ordersCsvForOperator(db, request.query), now()),
     );
 
-    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const detail = await orderForOperator(db, Number(request.params.id));
-      return page(reply, 200, 'order', {
+    /**
+     * The order's page; `refused`: a form that was not saved, shown where it was typed with the
+     * reason — a ship form on its split (`shipError`) or the internal note (`refusedNote`).
+     */
+    const orderPage = async (
+      reply: FastifyReply,
+      status: number,
+      orderId: string,
+      refused: {
+        shipError?: { splitId: number; message: string; carrier: string; trackingCode: string };
+        refusedNote?: { text: string; reason: string };
+      } = {},
+    ) => {
+      const request = reply.request;
+      const detail = await orderForOperator(db, Number(orderId));
+      const shipping = await channelShippingByCode(db);
+      return page(reply, status, 'order', {
         title: `Order ${detail.order.id}`,
         ...detail,
+        note: await orderNoteForOperator(db, Number(detail.order.id)),
+        refusedNote: refused.refusedNote ?? null,
+        maxNote: MAX_ORDER_NOTE,
         canFulfil: can(user(request).role, 'orders:fulfil'),
         canCancel: can(user(request).role, 'orders:cancel'),
+        canNote: can(user(request).role, 'orders:note'),
+        carriersOf: (channelCode: string) => shipping.get(channelCode)?.carriers ?? [],
+        trackingLink: (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode),
+        shipError: refused.shipError ?? null,
       });
+    };
+
+    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => orderPage(reply, 200, request.params.id));
+
+    // The internal note (issue 29, 10): saved, audited, back to the order (303); too long: the form again with the text.
+    app.post('/orders/:id/note', { schema: { params: ConsoleIdParams, body: OrderNoteForm } }, async (request, reply) => {
+      const text = request.body.note;
+      let orderId: number;
+      try {
+        orderId = await setOrderNote(db, actor(request), request.params.id, text, now());
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'invalid')
+          return orderPage(reply, 400, request.params.id, { refusedNote: { text, reason: error.message } });
+        throw error;
+      }
+      await forms.flash(request, 'notice', { text: text.trim() === '' ? 'Note removed.' : 'Note saved.' });
+      return reply.redirect(`${ORDERS}/${orderId}#note`, 303);
     });
 
-    // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
+    // Both answer with the order's page (303): htmx follows it and swaps <main> in place. The
+    // carrier is picked from the split's channel's carriers (any typed in when it lists none); a
+    // refused one comes back as the order's page with the reason on that split, nothing written.
     app.post('/splits/:id/ship', { schema: { params: ConsoleIdParams, body: ShipForm } }, async (request, reply) => {
       const { carrier, trackingCode } = request.body;
-      const orderId = await shipSplitOrder(db, actor(request), Number(request.params.id), { carrier, trackingCode }, now());
-      return reply.redirect(`${ORDERS}/${orderId}`, 303);
+      try {
+        const orderId = await shipWithChannelCarrier(db, actor(request), Number(request.params.id), { carrier, trackingCode }, now());
+        return reply.redirect(`${ORDERS}/${orderId}`, 303);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
+        const split = await splitOrderRef(db, Number(request.params.id));
+        const message = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
+        return orderPage(reply, 400, String(split.order_id), { shipError: { splitId: split.id, message, carrier, trackingCode } });
+      }
     });
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
@@ -55,7 +107,9 @@ export const ordersPage: ConsolePage = {
     // A destructive action asks first (SPEC §14): this page says what the cancellation does.
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const preview = await cancellationPreview(db, Number(request.params.id));
+      const names = await merchantNamesById(db, [preview.merchantId]);
       return page(reply, 200, 'split-cancel', {
+        merchantName: names.get(preview.merchantId) ?? '',
         title: `Cancel split order ${preview.splitOrderId}`,
         ...preview,
         credit: centsToAmount(preview.creditCents),

@@ -1,4 +1,5 @@
 import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts';
+import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
 import { orderForMerchant, ordersCsvForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
@@ -7,7 +8,7 @@ import type { ManagerPage } from './context.ts';
 /** Page 4, Orders and refunds (read-only): search by id, custom id, date and status; detail with splits, tracking, refunds. */
 export const ordersPage: ManagerPage = {
   nav: [{ href: '/manager/orders', label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { now, page, merchant }) => {
+  routes: async (app, { store, now, page, merchant }) => {
     app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
       const result = await searchOrdersForMerchant(merchant(request), request.query);
       return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
@@ -20,7 +21,10 @@ export const ordersPage: ManagerPage = {
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
       const detail = await orderForMerchant(merchant(request), Number(request.params.id));
-      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail });
+      // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
+      const shipping = await channelShippingByCode(store.db);
+      const trackingLink = (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode);
+      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail, trackingLink });
     });
   },
 };
