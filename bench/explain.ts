@@ -85,7 +85,7 @@ const calls: { name: string; run: () => Promise<unknown> }[] = [
     run: () =>
       placeOrder(
         { store, config },
-        merchantId,
+        forMerchant(store.db, merchantId),
         {
           orderAddress: { country: 'DE', phone: '1', recipient: 'Plans', province: 'BE' },
           orderItemsList: [
@@ -102,7 +102,7 @@ const calls: { name: string; run: () => Promise<unknown> }[] = [
     name: 'order by 10 ids',
     run: () => queryOrders(forMerchant(store.db, merchantId), { ids: Array.from({ length: 10 }, (_, i) => nextRefundable + 100 + i * 37 + n++).join(',') }),
   },
-  { name: 'refund request (whole order)', run: () => requestRefund({ store }, merchantId, String(nextRefundable++), {}, null, 'plans') },
+  { name: 'refund request (whole order)', run: () => requestRefund({ store }, forMerchant(store.db, merchantId), nextRefundable++, {}, null, 'plans') },
 ];
 
 const out: string[] = [

@@ -243,7 +243,7 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   await channel('EXP', 'Express', ['G007', 'US01'], 800, 950, 3, 6);
 
   const merchant = await createMerchant(db, systemActor('bench'), 'Bench Merchant', now);
-  const token = (await issueToken(db, systemActor('bench'), 'sandbox', merchant.merchantId, {}, now)).accessToken;
+  const token = (await issueToken(forMerchant(db, merchant.merchantId), systemActor('bench'), 'sandbox', {}, now)).accessToken;
 
   // The merchant's sandbox account (on_account) and the supplier's: every historical order is charged.
   await db.transaction().execute((trx) => ensureAccounts(forMerchant(trx, merchant.merchantId), 'sandbox', 'USD', now));

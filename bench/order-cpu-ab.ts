@@ -39,7 +39,9 @@ async function side(checkout: string, data: string): Promise<Side> {
   const load = (rel: string) => import(path.join(root, rel));
   const { loadConfig } = await load('src/config.ts');
   const { openStore } = await load('src/store/db.ts');
+  // Checkouts from issue 30's tenancy step on: placeOrder takes the merchant's scope, not its number.
   const { placeOrder } = await load('src/services/orders.service.ts');
+  const { forMerchant } = await load('src/store/tenancy.ts');
   const { benchSku } = await load('bench/generate.ts');
   let url: string;
   let scratch: string | null = null;
@@ -62,7 +64,7 @@ async function side(checkout: string, data: string): Promise<Side> {
   const one = () =>
     placeOrder(
       { store, config },
-      merchantId,
+      forMerchant(store.db, merchantId),
       {
         orderAddress: { country: 'DE', phone: '1', recipient: 'Bench', province: 'BE' },
         orderItemsList: [

@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { forMerchant } from '../src/store/tenancy.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { benchSku, generate } from './generate.ts';
 
@@ -74,7 +75,7 @@ const body = () => ({
   ],
 });
 let seq = 0;
-const one = () => placeOrder({ store, config }, merchantId, body() as never, `cpu-${process.pid}-${++seq}`, 'bench');
+const one = () => placeOrder({ store, config }, forMerchant(store.db, merchantId), body() as never, `cpu-${process.pid}-${++seq}`, 'bench');
 for (let i = 0; i < Number(args.warmup); i++) await one();
 let framesPerOrder = '';
 if (scratch && Number(args.frames) > 0) {

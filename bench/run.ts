@@ -215,7 +215,7 @@ const SCENARIOS: Scenario[] = [
     name: 'create-order',
     method: 'POST',
     http: () => ({ path: '/openapi/v1/order/orders', body: orderBody(), headers: { 'idempotency-key': idempotencyKey() } }),
-    service: (d) => placeOrder({ store: d.store, config: d.config }, d.merchantId, orderBody() as never, idempotencyKey(), 'bench'),
+    service: (d) => placeOrder({ store: d.store, config: d.config }, forMerchant(d.store.db, d.merchantId), orderBody() as never, idempotencyKey(), 'bench'),
     driver: (d) => d.createOrder(orderLines(), idempotencyKey(), Date.now()),
   },
   {
@@ -242,7 +242,7 @@ const SCENARIOS: Scenario[] = [
     },
     service: (d) => {
       const id = nextRefundOrder();
-      return id === null ? null : requestRefund({ store: d.store }, d.merchantId, String(id), {}, null, 'bench');
+      return id === null ? null : requestRefund({ store: d.store }, forMerchant(d.store.db, d.merchantId), id, {}, null, 'bench');
     },
     driver: (d) => {
       const id = nextRefundOrder();

@@ -16,6 +16,7 @@ import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { bulkSetQty } from '../src/store/stocks.repository.ts';
 import { stampBulkLedger } from '../src/store/stock-feed.repository.ts';
+import { forMerchant } from '../src/store/tenancy.ts';
 import { benchSku, makeImportFiles } from './make-import-files.ts';
 
 const arg = (name: string, fallback: string) => {
@@ -64,7 +65,7 @@ const config = loadConfig({ TLS: 'off', LOG_LEVEL: 'warn', ADMIN_API_KEY: 'bench
 const app = await buildApp({ config, store, adminApiKey: config.adminApiKey ?? 'bench-admin-key-0123456789' }, { logger: false });
 const base = await app.listen({ port: 0, host: '127.0.0.1' });
 const merchant = await createMerchant(store.db, systemActor('bench'), 'bench', Date.now());
-const { accessToken } = await issueToken(store.db, systemActor('bench'), config.env, merchant.merchantId, {}, Date.now());
+const { accessToken } = await issueToken(forMerchant(store.db, merchant.merchantId), systemActor('bench'), config.env, {}, Date.now());
 
 const random = (n: number) => Math.floor(Math.random() * n);
 const scenarios: [string, () => string][] = [

@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { ORDER_ID_START } from '../src/store/migrations/0004_orders.ts';
 import { openStore, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { forMerchant } from '../src/store/tenancy.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
 import { benchSku, generate } from './generate.ts';
@@ -118,11 +119,16 @@ try {
   await measure(
     `create-order (${args.db})`,
     ORDERS,
-    () => placeOrder({ store: counted, config }, merchantId, orderBody() as never, `cost-${++keySeq}`, 'bench'),
+    () => placeOrder({ store: counted, config }, forMerchant(counted.db, merchantId), orderBody() as never, `cost-${++keySeq}`, 'bench'),
     counter,
   );
   let next = ORDER_ID_START + 1;
-  await measure(`refund-request (${args.db})`, REFUNDS, () => requestRefund({ store: counted }, merchantId, String(next++), {}, null, 'bench'), counter);
+  await measure(
+    `refund-request (${args.db})`,
+    REFUNDS,
+    () => requestRefund({ store: counted }, forMerchant(counted.db, merchantId), next++, {}, null, 'bench'),
+    counter,
+  );
 } finally {
   await cleanup();
 }

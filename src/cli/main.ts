@@ -208,7 +208,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { inviteUser } = await import('../services/merchant-users.service.ts');
-      const invitation = await withStore(config, (store) => inviteUser(store.db, cliActor(), id, { email, role: opts.role }, Date.now()));
+      const { forMerchant } = await import('../store/tenancy.ts');
+      const invitation = await withStore(config, (store) => inviteUser(forMerchant(store.db, id), cliActor(), { email, role: opts.role }, Date.now()));
       // No request to take an origin from: PUBLIC_BASE_URL, else this server's own address.
       const origin = config.publicBaseUrl ?? `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`;
       process.stdout.write(
@@ -225,7 +226,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { resetTwoFactor } = await import('../services/merchant-users.service.ts');
-      const r = await withStore(config, (store) => resetTwoFactor(store.db, cliActor(), id, { email }, Date.now()));
+      const { forMerchant } = await import('../store/tenancy.ts');
+      const r = await withStore(config, (store) => resetTwoFactor(forMerchant(store.db, id), cliActor(), { email }, Date.now()));
       process.stdout.write(
         `two-factor sign-in of ${r.email} at merchant ${id} is off; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended. They sign in with their password and turn it on again.\n`,
       );
@@ -241,8 +243,9 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { issueToken } = await import('../services/merchants.service.ts');
+      const { forMerchant } = await import('../store/tenancy.ts');
       const t = await withStore(config, (store) =>
-        issueToken(store.db, cliActor(), config.env, id, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
+        issueToken(forMerchant(store.db, id), cliActor(), config.env, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
       );
       process.stdout.write(
         `token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`,
@@ -297,7 +300,7 @@ export function buildCli(): Command {
         const reason = opts.reason === undefined ? undefined : text('--reason', opts.reason.trim());
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
-        const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), refundNo, decision));
+        const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), idArgument('refundNo')(refundNo), decision));
         process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
       });
   }
@@ -329,7 +332,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = idArgument('merchantId')(merchantId);
       const { accountForOperator } = await import('../services/ledger.service.ts');
-      printAccount(await withStore(config, (store) => accountForOperator(store.db, config, id, opts.environment ?? config.env)));
+      const { forMerchant } = await import('../store/tenancy.ts');
+      printAccount(await withStore(config, (store) => accountForOperator(forMerchant(store.db, id), config, opts.environment ?? config.env)));
     });
   /** A top-up or an adjustment from the command line, audited as the OS user; prints the entry. */
   const postFromCli = async (type: 'top_up' | 'adjustment', merchantId: string, amount: string, text: string, environment: StockistEnv | undefined) => {
@@ -337,8 +341,16 @@ export function buildCli(): Command {
     const id = idArgument('merchantId')(merchantId);
     const cents = amountArgument(type === 'adjustment')(amount);
     const { postByOperator } = await import('../services/ledger.service.ts');
+    const { forMerchant } = await import('../store/tenancy.ts');
     const r = await withStore(config, (store) =>
-      postByOperator(store, config, cliActor(), id, { type, environment: environment ?? config.env, amountCents: cents, text }, Date.now()),
+      postByOperator(
+        forMerchant(store.db, id),
+        store.dialect,
+        config,
+        cliActor(),
+        { type, environment: environment ?? config.env, amountCents: cents, text },
+        Date.now(),
+      ),
     );
     const e = r.entry;
     process.stdout.write(

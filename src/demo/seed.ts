@@ -12,16 +12,17 @@ import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
 import { emailKey } from '../domain/staff.ts';
 import { findUsersByEmail } from '../store/merchant-users.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
+import { anyMerchant, findMerchantByName } from '../store/merchants.repository.ts';
+import { anyProduct } from '../store/products.repository.ts';
+import { findStaffByEmail } from '../store/staff.repository.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody } from '../schemas/admin.ts';
 import { DEMO_MANAGER_EMAIL, DEMO_MERCHANT_NAME, DEMO_OWNER_EMAIL, demoCatalogue, demoSku } from './demo-data.ts';
 
 /** True when nothing has been loaded yet (SEED=demo only fills an empty database). */
 export async function isEmpty(store: Store): Promise<boolean> {
-  const [p, m] = await Promise.all([
-    store.db.selectFrom('products').select('id').limit(1).executeTakeFirst(),
-    store.db.selectFrom('merchants').select('id').limit(1).executeTakeFirst(),
-  ]);
+  const [p, m] = await Promise.all([anyProduct(store.db), anyMerchant(store.db)]);
   return !p && !m;
 }
 
@@ -41,10 +42,10 @@ export async function seedDemo(store: Store, config: Config): Promise<DemoCreden
   const credentials = (await demoCredentials(store, config, true))!;
   // SPEC §15, issue 28 item 7: money on the demo account (idempotent on its reference, so a second seed adds nothing).
   await postByOperator(
-    store,
+    forMerchant(store.db, credentials.merchantId),
+    store.dialect,
     config,
     systemActor('demo-seed'),
-    credentials.merchantId,
     { type: 'top_up', environment: config.env, amountCents: DEMO_OPENING_BALANCE_CENTS, text: 'demo opening balance' },
     now,
   );
@@ -57,7 +58,7 @@ export async function seedDemo(store: Store, config: Config): Promise<DemoCreden
  * revoked or missing token is replaced. Returns null when there is no demo merchant.
  */
 export async function demoCredentials(store: Store, config: Config, create = false): Promise<DemoCredentials | null> {
-  const merchant = await store.db.selectFrom('merchants').select('id').where('name', '=', DEMO_MERCHANT_NAME).orderBy('id').executeTakeFirst();
+  const merchant = await findMerchantByName(store.db, DEMO_MERCHANT_NAME);
   if (!merchant && !create) return null;
   const now = Date.now();
   const merchantId = merchant?.id ?? (await createMerchant(store.db, systemActor('demo-seed'), DEMO_MERCHANT_NAME, now)).merchantId;
@@ -74,7 +75,7 @@ export async function demoCredentials(store: Store, config: Config, create = fal
     }
   }
   if (!token) {
-    token = (await issueToken(store.db, systemActor('demo-seed'), config.env, merchantId, {}, now)).accessToken;
+    token = (await issueToken(forMerchant(store.db, merchantId), systemActor('demo-seed'), config.env, {}, now)).accessToken;
     fs.mkdirSync(config.dataDir, { recursive: true });
     fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }
@@ -95,7 +96,7 @@ export interface DemoOwner {
 export async function demoOwner(store: Store): Promise<DemoOwner | null> {
   const created = await ensureDemoOwner(store.db, DEMO_OWNER_EMAIL, Date.now());
   if (created) return created;
-  const existing = await store.db.selectFrom('staff_users').select('email').where('email_key', '=', DEMO_OWNER_EMAIL).executeTakeFirst();
+  const existing = await findStaffByEmail(store.db, DEMO_OWNER_EMAIL);
   return existing ? { email: existing.email, password: null } : null;
 }
 
@@ -104,7 +105,7 @@ export async function demoOwner(store: Store): Promise<DemoOwner | null> {
  * merchant has no business manager user; afterwards only named. Null when its users are others.
  */
 export async function demoManager(store: Store, merchantId: number): Promise<DemoOwner | null> {
-  const created = await ensureDemoManager(store.db, merchantId, DEMO_MANAGER_EMAIL, Date.now());
+  const created = await ensureDemoManager(forMerchant(store.db, merchantId), DEMO_MANAGER_EMAIL, Date.now());
   if (created) return created;
   const existing = (await findUsersByEmail(store.db, emailKey(DEMO_MANAGER_EMAIL))).find((u) => u.merchant_id === merchantId);
   return existing ? { email: existing.email, password: null } : null;

@@ -8,3 +8,10 @@ export function parseId(text: string): number | null {
   const n = Number(text);
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
+
+/**
+ * An id from a request's path, parsed where the request comes in, for a lookup: text that cannot
+ * be one of ours becomes 0, which names no row, so the service answers exactly as for an id that
+ * is not there (404). Services take numbers, never the text.
+ */
+export const lookupId = (text: string): number => parseId(text) ?? 0;

@@ -5,11 +5,14 @@ import { secretsEqual } from '../domain/secrets.ts';
 import { authenticate, type LastUsedRecorder, type Principal, type TokenCache } from '../services/merchants.service.ts';
 import { merchantRouteFor } from './merchant-routes.ts';
 import type { Clock } from '../domain/time.ts';
-import type { Store } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
+import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** The authenticated merchant's scope on the database, made once here: services take it, never the number. */
+    merchant: MerchantScope<Db> | null;
   }
 }
 
@@ -50,11 +53,13 @@ function scopeFromTable(route: RouteOptions) {
 /** Merchant routes: a live token of this environment, an active merchant and the route's scope. */
 export function requireMerchant(app: FastifyInstance, config: Config, store: Store, tokens?: TokenCache, now: Clock = Date.now, lastUsed?: LastUsedRecorder) {
   app.decorateRequest('principal', null);
+  app.decorateRequest('merchant', null);
   app.addHook('onRoute', scopeFromTable);
   app.addHook('onRequest', async (request) => {
     const principal = await authenticate(store.db, config.env, bearerToken(request), now(), tokens, lastUsed);
     // Set before the scope check: a refused scope is still this merchant's request (usage counters).
     request.principal = principal;
+    request.merchant = forMerchant(store.db, principal.merchantId);
     const scope = request.routeOptions.config?.scope;
     if (scope && !principal.scopes.has(scope)) throw forbidden(`this token lacks the ${scope} scope`);
   });

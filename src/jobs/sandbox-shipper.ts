@@ -33,9 +33,9 @@ export class SandboxShipper {
     let delivered = 0;
     for (const id of toShip) {
       // A pending refund blocks shipping (40903); the next round tries again.
-      if (await this.attempt(() => shipSplitOrder(db, SHIPPER, String(id), { carrier: 'SANDBOX', trackingCode: `SBX${id}` }, now))) shipped++;
+      if (await this.attempt(() => shipSplitOrder(db, SHIPPER, id, { carrier: 'SANDBOX', trackingCode: `SBX${id}` }, now))) shipped++;
     }
-    for (const id of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, SHIPPER, String(id), now))) delivered++;
+    for (const id of toDeliver) if (await this.attempt(() => deliverSplitOrder(db, SHIPPER, id, now))) delivered++;
     return { shipped, delivered };
   }
 

@@ -15,6 +15,7 @@ import {
 } from '../store/audit.repository.ts';
 import { findStaffByEmail } from '../store/staff.repository.ts';
 import type { Handle } from '../store/db.ts';
+import type { MerchantScope } from '../store/tenancy.ts';
 import { merchantNames } from '../store/merchants.repository.ts';
 
 const parse = (json: string | null) => (json === null ? null : (JSON.parse(json) as Record<string, unknown>));
@@ -196,11 +197,11 @@ export async function auditCsv(db: Handle, filter: AuditPageFilter, batch = EXPO
 }
 
 /** One merchant's rows of the audit log (the business manager's audit page) as CSV: its own users by email, as on the page. */
-export const merchantAuditCsv = (db: Handle, merchantId: number, batch = EXPORT_BATCH): CsvExport => ({
+export const merchantAuditCsv = (scope: MerchantScope, batch = EXPORT_BATCH): CsvExport => ({
   name: 'audit-log',
   columns: AUDIT_CSV_COLUMNS,
   rows: auditCsvRows(
-    (beforeId, limit) => listMerchantAudit(db, merchantId, beforeId, limit),
+    (beforeId, limit) => listMerchantAudit(scope, beforeId, limit),
     (r) => (r.actor_kind === 'merchant_user' ? r.actor_email : null),
     batch,
   ),
@@ -211,8 +212,8 @@ export const merchantAuditCsv = (db: Handle, merchantId: number, batch = EXPORT_
  * the walk. The merchant's own users are named by email; the operator's people are not (their
  * addresses are the operator's, not the merchant's): the page says "operator".
  */
-export async function merchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number) {
-  const rows = await listMerchantAudit(db, merchantId, beforeId, limit + 1);
+export async function merchantAudit(scope: MerchantScope, beforeId: number | null, limit: number) {
+  const rows = await listMerchantAudit(scope, beforeId, limit + 1);
   const page = rows.slice(0, limit);
   const list = page.map((r) => ({ ...presentAuditPageRow(r), actorEmail: r.actor_kind === 'merchant_user' ? r.actor_email : null }));
   return { list, nextBefore: rows.length > limit ? String(page.at(-1)!.id) : null };

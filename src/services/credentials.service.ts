@@ -1,6 +1,5 @@
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import { hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
@@ -8,7 +7,7 @@ import { insertAudit } from '../store/audit.repository.ts';
 import * as credentials from '../store/credentials.repository.ts';
 import type { Db } from '../store/db.ts';
 import { insertToken } from '../store/merchants.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
 
 /**
  * A merchant's API credentials as its business manager handles them (SPEC §14): OAuth clients
@@ -22,18 +21,16 @@ const MAX_CLIENTS = 20;
 /** Live personal tokens a merchant may hold at once. */
 const MAX_PERSONAL_TOKENS = 50;
 
-const idOf = (raw: string) => parseId(raw) ?? 0;
 const newClientSecret = () => `sks_${randomToken(40)}`;
 
-export async function listCredentials(db: Db, env: StockistEnv, merchantId: number) {
-  const scope = forMerchant(db, merchantId);
+export async function listCredentials(scope: MerchantScope, env: StockistEnv) {
   const [clients, tokens] = await Promise.all([credentials.listClients(scope), credentials.listPersonalTokens(scope, env)]);
   return { clients, tokens };
 }
 
-export async function createClient(db: Db, actor: Actor, merchantId: number, name: string, now: number) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
+export async function createClient(merchant: MerchantScope<Db>, actor: Actor, name: string, now: number) {
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
     if ((await credentials.listClients(scope)).filter((c) => c.revoked_at === null).length >= MAX_CLIENTS)
       throw conflictState(`a merchant may hold at most ${MAX_CLIENTS} OAuth clients; revoke one first`);
     const secret = newClientSecret();
@@ -48,8 +45,8 @@ export async function createClient(db: Db, actor: Actor, merchantId: number, nam
   });
 }
 
-async function liveClient(scope: ReturnType<typeof forMerchant>, rawId: string) {
-  const client = await credentials.findClient(scope, idOf(rawId));
+async function liveClient(scope: MerchantScope, id: number) {
+  const client = await credentials.findClient(scope, id);
   if (!client) throw notFound('OAuth client');
   if (client.revoked_at !== null) throw conflictState('this client is revoked');
   return client;
@@ -59,10 +56,10 @@ async function liveClient(scope: ReturnType<typeof forMerchant>, rawId: string) 
  * A new secret, shown once. The old one keeps working for `graceHours` (0–24, from the form;
  * 0: it stops at once) so programs can switch over; tokens already issued stay valid either way.
  */
-export async function rotateClient(db: Db, actor: Actor, merchantId: number, rawId: string, graceHours: number, now: number) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const client = await liveClient(scope, rawId);
+export async function rotateClient(merchant: MerchantScope<Db>, actor: Actor, id: number, graceHours: number, now: number) {
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
+    const client = await liveClient(scope, id);
     const secret = newClientSecret();
     const oldSecretUntil = graceHours > 0 ? now + graceHours * 3_600_000 : null;
     const previous = oldSecretUntil === null ? null : { secretHash: client.client_secret_hash, expiresAt: oldSecretUntil };
@@ -84,10 +81,10 @@ export async function rotateClient(db: Db, actor: Actor, merchantId: number, raw
 }
 
 /** The client and every token issued to it stop working. */
-export async function revokeClient(db: Db, actor: Actor, merchantId: number, rawId: string, now: number) {
-  await db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const client = await liveClient(scope, rawId);
+export async function revokeClient(merchant: MerchantScope<Db>, actor: Actor, id: number, now: number) {
+  await transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
+    const client = await liveClient(scope, id);
     await credentials.revokeClient(scope, client.id, now);
     await insertAudit(
       trx,
@@ -99,15 +96,14 @@ export async function revokeClient(db: Db, actor: Actor, merchantId: number, raw
 }
 
 export async function createPersonalToken(
-  db: Db,
+  merchant: MerchantScope<Db>,
   env: StockistEnv,
   actor: Actor,
-  merchantId: number,
   input: { name: string; scopes: Scope[]; expiresInDays: number | null },
   now: number,
 ) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
     if ((await credentials.listPersonalTokens(scope, env)).filter((t) => t.revoked_at === null).length >= MAX_PERSONAL_TOKENS)
       throw conflictState(`a merchant may hold at most ${MAX_PERSONAL_TOKENS} personal tokens; revoke one first`);
     const accessToken = newAccessToken(env);
@@ -133,10 +129,10 @@ export async function createPersonalToken(
   });
 }
 
-export async function revokePersonalToken(db: Db, actor: Actor, merchantId: number, rawId: string, now: number) {
-  await db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const token = await credentials.findPersonalToken(scope, idOf(rawId));
+export async function revokePersonalToken(merchant: MerchantScope<Db>, actor: Actor, id: number, now: number) {
+  await transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
+    const token = await credentials.findPersonalToken(scope, id);
     if (!token) throw notFound('personal token');
     if (token.revoked_at !== null) throw conflictState('this token is revoked already');
     await credentials.revokePersonalToken(scope, token.id, now);

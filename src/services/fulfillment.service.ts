@@ -1,11 +1,11 @@
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import { cancellationCents } from '../domain/refunds.ts';
 import type { ShipBody } from '../schemas/refunds.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db } from '../store/db.ts';
 import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
+import { forMerchant } from '../store/tenancy.ts';
 import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped, splitsDue } from '../store/split-orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { channelShippingByCode } from './catalog.service.ts';
@@ -14,9 +14,8 @@ import { refreshOrder } from './order-state.service.ts';
 import { emitOrderCancelled, emitSplitOrderEvent } from './webhook-events.service.ts';
 
 /** The split order a URL names (its order, merchant, status and channel); 404 when there is none. */
-export async function splitOrderRef(db: Db, rawId: string) {
-  const id = parseId(rawId);
-  const row = id === null ? undefined : await findSplitOrder(db, id);
+export async function splitOrderRef(db: Db, id: number) {
+  const row = await findSplitOrder(db, id);
   if (!row) throw notFound('split order');
   return row;
 }
@@ -31,15 +30,15 @@ export async function splitOrdersDue(db: Db, due: number, limit: number) {
  * pending on it (SPEC §5.4): the split rows are locked first, like a refund request does, so the
  * two never both succeed. The audit row (with the tracking code) commits with the change.
  */
-export async function shipSplitOrder(db: Db, actor: Actor, rawId: string, body: ShipBody, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, rawId);
+export async function shipSplitOrder(db: Db, actor: Actor, splitOrderId: number, body: ShipBody, now = Date.now()): Promise<number> {
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
     if (await hasPendingRefund(trx, id)) throw conflictState(`split order ${id} has a refund pending; decide it before shipping`);
     await markShipped(trx, id, body, now);
     await refreshOrder(trx, orderId, now);
-    await emitSplitOrderEvent(trx, 'split_order.shipped', merchantId, orderId, id, now);
+    await emitSplitOrderEvent(forMerchant(trx, merchantId), 'split_order.shipped', orderId, id, now);
     const after = { orderId, merchantId, status: 'shipped', carrier: body.carrier, trackingCode: body.trackingCode };
     await insertAudit(trx, actor, { action: 'split_order.ship', target: `split_order:${id}`, before: { orderId, merchantId, status }, after }, now);
     return orderId;
@@ -51,8 +50,8 @@ export async function shipSplitOrder(db: Db, actor: Actor, rawId: string, body: 
  * must be one of them (any case; saved as the channel spells it), else 400 on `carrier` and nothing
  * is written. A channel that lists none takes any carrier typed in. Then as shipSplitOrder.
  */
-export async function shipWithChannelCarrier(db: Db, actor: Actor, rawId: string, body: ShipBody, now = Date.now()): Promise<number> {
-  const split = await splitOrderRef(db, rawId);
+export async function shipWithChannelCarrier(db: Db, actor: Actor, splitOrderId: number, body: ShipBody, now = Date.now()): Promise<number> {
+  const split = await splitOrderRef(db, splitOrderId);
   const carriers = (await channelShippingByCode(db)).get(split.channel_code)?.carriers ?? [];
   let carrier = body.carrier.trim();
   if (carriers.length > 0) {
@@ -60,18 +59,18 @@ export async function shipWithChannelCarrier(db: Db, actor: Actor, rawId: string
     if (!listed) throw fieldError('carrier', `must be one of the carriers of channel ${split.channel_code}: ${carriers.join(', ')}`);
     carrier = listed;
   }
-  return shipSplitOrder(db, actor, rawId, { ...body, carrier }, now);
+  return shipSplitOrder(db, actor, splitOrderId, { ...body, carrier }, now);
 }
 
 /** Operator marks a shipped split order delivered; the order completes when every remaining split has. Audited like shipping. */
-export async function deliverSplitOrder(db: Db, actor: Actor, rawId: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, rawId);
+export async function deliverSplitOrder(db: Db, actor: Actor, splitOrderId: number, now = Date.now()): Promise<number> {
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'shipped') throw conflictState(`split order ${id} is ${status}; only a shipped split order can be delivered`);
     await markDelivered(trx, id, now);
     await refreshOrder(trx, orderId, now);
-    await emitSplitOrderEvent(trx, 'split_order.delivered', merchantId, orderId, id, now);
+    await emitSplitOrderEvent(forMerchant(trx, merchantId), 'split_order.delivered', orderId, id, now);
     const entry = { before: { orderId, merchantId, status }, after: { orderId, merchantId, status: 'completed' } };
     await insertAudit(trx, actor, { action: 'split_order.deliver', target: `split_order:${id}`, ...entry }, now);
     return orderId;
@@ -79,8 +78,8 @@ export async function deliverSplitOrder(db: Db, actor: Actor, rawId: string, now
 }
 
 /** What cancelling a split order would do, for the console's confirmation page: units back to which warehouse, the credit. */
-export async function cancellationPreview(db: Db, rawId: string) {
-  const split = await splitOrderRef(db, rawId);
+export async function cancellationPreview(db: Db, splitOrderId: number) {
+  const split = await splitOrderRef(db, splitOrderId);
   const items = (await itemsLeft(db, split.id)).filter((i) => i.left > 0);
   return {
     splitOrderId: split.id,
@@ -102,8 +101,8 @@ export async function cancellationPreview(db: Db, rawId: string) {
  * order. Refused (409/40903) unless the split is waiting to ship with no refund pending on it — the
  * split rows are locked first, as shipping and refunds do. Audited with the reason.
  */
-export async function cancelUnshippedSplit(db: Db, actor: Actor, rawId: string, reason: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrderRef(db, rawId);
+export async function cancelUnshippedSplit(db: Db, actor: Actor, splitOrderId: number, reason: string, now = Date.now()): Promise<number> {
+  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be cancelled`);
@@ -119,7 +118,7 @@ export async function cancelUnshippedSplit(db: Db, actor: Actor, rawId: string, 
     const creditedCents = cancellationCents(items, freightCents);
     const order = await refreshOrder(trx, orderId, now, { refundedCents: creditedCents, refunded: true });
     const entryId = await creditCancellation(trx, id, orderId, creditedCents, now);
-    if (order.status === 'cancel' && order.previousStatus !== 'cancel') await emitOrderCancelled(trx, merchantId, orderId, now);
+    if (order.status === 'cancel' && order.previousStatus !== 'cancel') await emitOrderCancelled(forMerchant(trx, merchantId), orderId, now);
     await insertAudit(
       trx,
       actor,

@@ -20,7 +20,7 @@ import { presentTransaction } from '../present/account.presenter.ts';
 import type { TransactionsQuery } from '../schemas/account.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { insertAudit } from '../store/audit.repository.ts';
-import type { Db, Dialect, Handle, Store, Trx } from '../store/db.ts';
+import type { Db, Dialect, Trx } from '../store/db.ts';
 import {
   chargeOfOrder,
   countEntries,
@@ -39,12 +39,9 @@ import {
   type EntryRow,
 } from '../store/ledger.repository.ts';
 import { findMerchant } from '../store/merchants.repository.ts';
-import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { isUniqueViolation } from '../store/faults.ts';
 import { emitBalanceLow } from './webhook-events.service.ts';
-
-/** What the operator's postings need of the store: the handle, and the dialect for row locks. */
-export type LedgerStore = Pick<Store, 'db' | 'dialect'>;
 
 /** Which account a server's postings go to: the merchant's in this server's environment, in the supplier's currency. */
 export interface LedgerSettings {
@@ -190,14 +187,14 @@ export async function accountOf(scope: MerchantScope, ledger: LedgerSettings, en
   return (await merchantAccount(scope, environment)) ?? unopened(scope.merchantId, ledger, environment);
 }
 
-async function merchantOr404(db: Handle, merchantId: number): Promise<void> {
-  if (!(await findMerchant(db, merchantId))) throw notFound('merchant');
+async function merchantOr404(scope: MerchantScope): Promise<void> {
+  if (!(await findMerchant(scope.handle, scope.merchantId))) throw notFound('merchant');
 }
 
 /** The operator's view of a merchant's account (404 for an unknown merchant). */
-export async function accountForOperator(db: Db, ledger: LedgerSettings, merchantId: number, environment: StockistEnv): Promise<AccountRow> {
-  await merchantOr404(db, merchantId);
-  return accountOf(forMerchant(db, merchantId), ledger, environment);
+export async function accountForOperator(merchant: MerchantScope, ledger: LedgerSettings, environment: StockistEnv): Promise<AccountRow> {
+  await merchantOr404(merchant);
+  return accountOf(merchant, ledger, environment);
 }
 
 export interface TermsChange {
@@ -208,17 +205,17 @@ export interface TermsChange {
 
 /** PATCH /admin/v1/merchants/{id}/account: billing mode, credit limit, low-balance threshold; audited with the change. */
 export async function changeTerms(
-  { db, dialect }: LedgerStore,
+  merchant: MerchantScope<Db>,
+  dialect: Dialect,
   ledger: LedgerSettings,
   actor: Actor,
-  merchantId: number,
   environment: StockistEnv,
   change: TermsChange,
   now: number,
 ) {
-  await merchantOr404(db, merchantId);
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
+  await merchantOr404(merchant);
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
     await ensureAccounts(scope, environment, ledger.supplierCurrency, now);
     const before = (await lockMerchantAccount(scope, dialect, environment))!;
     const after = await updateTerms(
@@ -267,11 +264,11 @@ export interface OperatorPosting {
  * correction, posted with its audit row in one transaction. A top-up repeated with the same
  * `reference` answers the first one and posts nothing (`replayed`); with another amount it is 409.
  */
-export async function postByOperator({ db, dialect }: LedgerStore, ledger: LedgerSettings, actor: Actor, merchantId: number, p: OperatorPosting, now: number) {
-  await merchantOr404(db, merchantId);
+export async function postByOperator(merchant: MerchantScope<Db>, dialect: Dialect, ledger: LedgerSettings, actor: Actor, p: OperatorPosting, now: number) {
+  await merchantOr404(merchant);
   const attempt = () =>
-    db.transaction().execute(async (trx) => {
-      const scope = forMerchant(trx, merchantId);
+    transactionIn(merchant, async (scope) => {
+      const { handle: trx, merchantId } = scope;
       await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
       const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
       const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
@@ -383,9 +380,9 @@ export async function transactionsOf(scope: MerchantScope, environment: Stockist
 }
 
 /** The operator's transactions of a merchant's account (404 for an unknown merchant). */
-export async function transactionsForOperator(db: Db, merchantId: number, environment: StockistEnv, q: TransactionsQuery) {
-  await merchantOr404(db, merchantId);
-  return transactionsOf(forMerchant(db, merchantId), environment, q);
+export async function transactionsForOperator(merchant: MerchantScope, environment: StockistEnv, q: TransactionsQuery) {
+  await merchantOr404(merchant);
+  return transactionsOf(merchant, environment, q);
 }
 
 /** Entries read per round trip while a transactions export streams. */
@@ -429,8 +426,8 @@ export function transactionsCsv(scope: MerchantScope, environment: StockistEnv, 
 }
 
 /** The operator's export of a merchant's transactions (404 for an unknown merchant, before the download starts). */
-export async function transactionsCsvForOperator(db: Db, merchantId: number, environment: StockistEnv): Promise<CsvExport> {
-  await merchantOr404(db, merchantId);
-  const file = transactionsCsv(forMerchant(db, merchantId), environment);
-  return { ...file, name: `transactions-${merchantId}-${environment}` };
+export async function transactionsCsvForOperator(merchant: MerchantScope, environment: StockistEnv): Promise<CsvExport> {
+  await merchantOr404(merchant);
+  const file = transactionsCsv(merchant, environment);
+  return { ...file, name: `transactions-${merchant.merchantId}-${environment}` };
 }

@@ -2,11 +2,11 @@ import type { Actor } from '../domain/audit.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { formatInstant } from '../domain/time.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
 import { clientsPage, countClients } from '../store/credentials.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 import { listOpenInvitations, listTeam } from '../store/merchant-users.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import type { MerchantScope } from '../store/tenancy.ts';
 import { revokeToken } from './merchants.service.ts';
 
 /** The console's merchant page lists the merchant's tokens and clients this many at a time. */
@@ -29,8 +29,8 @@ function positionId(text: string | undefined, field: string): number | null {
 }
 
 /** A merchant as the console names it. */
-export async function merchantSummary(db: Handle, merchantId: number) {
-  const merchant = await repo.findMerchant(db, merchantId);
+export async function merchantSummary(scope: MerchantScope) {
+  const merchant = await repo.findMerchant(scope.handle, scope.merchantId);
   if (!merchant) throw notFound('merchant');
   return {
     id: String(merchant.id),
@@ -48,11 +48,11 @@ export async function merchantSummary(db: Handle, merchantId: number) {
  * stands, `next` is the position of the following page (null on the last). Never a secret (only
  * hashes are stored; a secret is shown once, by the request that created it).
  */
-export async function merchantCredentials(db: Handle, merchantId: number, now: number, position: CredentialsPosition = {}, pageSize = CREDENTIALS_PAGE) {
+export async function merchantCredentials(scope: MerchantScope, now: number, position: CredentialsPosition = {}, pageSize = CREDENTIALS_PAGE) {
+  const { handle: db, merchantId } = scope;
   const tokensBefore = positionId(position.tokensBefore, 'tokensBefore');
   const clientsAfter = positionId(position.clientsAfter, 'clientsAfter');
-  const merchant = await merchantSummary(db, merchantId);
-  const scope = forMerchant(db, merchantId);
+  const merchant = await merchantSummary(scope);
   const [tokenRows, tokensAbout, tokensShownBefore, clientRows, clientsAbout, clientsShownBefore] = await Promise.all([
     repo.tokensOfMerchant(db, merchantId, tokensBefore, pageSize + 1),
     repo.countTokensOfMerchant(db, merchantId, CREDENTIALS_COUNT_CAP, null),
@@ -105,9 +105,10 @@ export async function merchantCredentials(db: Handle, merchantId: number, now: n
 }
 
 /** Revokes one of this merchant's tokens; a token of another merchant is not found here. */
-export async function revokeMerchantToken(db: Db, actor: Actor, merchantId: number, tokenId: number, now: number) {
+export async function revokeMerchantToken(merchant: MerchantScope<Db>, actor: Actor, tokenId: number, now: number) {
+  const db = merchant.handle;
   const token = await repo.findToken(db, tokenId);
-  if (!token || token.merchant_id !== merchantId) throw notFound('token');
+  if (!token || token.merchant_id !== merchant.merchantId) throw notFound('token');
   return revokeToken(db, actor, tokenId, now);
 }
 
@@ -115,8 +116,7 @@ export async function revokeMerchantToken(db: Db, actor: Actor, merchantId: numb
  * The merchant's business manager users and open invitations, as the console's merchant page lists
  * them (never a password hash, an authenticator key or a link: only their facts).
  */
-export async function merchantTeam(db: Handle, merchantId: number, now: number) {
-  const scope = forMerchant(db, merchantId);
+export async function merchantTeam(scope: MerchantScope, now: number) {
   const [members, invitations] = await Promise.all([listTeam(scope), listOpenInvitations(scope, now)]);
   return {
     members: members.map((u) => ({

@@ -1,7 +1,6 @@
 import { Secret, TOTP as Totp } from 'otpauth';
 import { systemActor, type Actor, type AuditAction, type AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import {
   INVITATION_TTL_MS,
   merchantPasswordProblem,
@@ -19,7 +18,7 @@ import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { checkEmail, generatePassword, hashPassword, verifyPassword } from './staff.service.ts';
 
 /** A signed-in business manager user, as every /manager request sees them. */
@@ -39,8 +38,6 @@ export interface ManagerUser {
 }
 
 export const merchantUserActor = (user: { userId: number }, requestId: string | null): Actor => ({ kind: 'merchant_user', id: String(user.userId), requestId });
-
-const idOf = (raw: string) => parseId(raw) ?? 0;
 
 function checkPassword(password: string) {
   const problem = merchantPasswordProblem(password);
@@ -64,16 +61,16 @@ export interface Invitation {
  * link, valid INVITATION_TTL_MS. Refused only when the address is on this merchant's team already:
  * an account at another merchant is a different account and changes nothing here (Hardening III, 6).
  */
-export async function inviteUser(db: Db, actor: Actor, merchantId: number, input: { email: string; role: MerchantRole }, now: number): Promise<Invitation> {
+export async function inviteUser(merchant: MerchantScope<Db>, actor: Actor, input: { email: string; role: MerchantRole }, now: number): Promise<Invitation> {
   const email = checkEmail(input.email);
-  return db.transaction().execute(async (trx) => {
-    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    return invite(trx, actor, merchantId, email, input.role, now);
+  return transactionIn(merchant, async (scope) => {
+    if (!(await findMerchant(scope.handle, scope.merchantId))) throw notFound('merchant');
+    return invite(scope, actor, email, input.role, now);
   });
 }
 
-async function invite(trx: Trx, actor: Actor, merchantId: number, email: string, role: MerchantRole, now: number): Promise<Invitation> {
-  const scope = forMerchant(trx, merchantId);
+async function invite(scope: MerchantScope<Trx>, actor: Actor, email: string, role: MerchantRole, now: number): Promise<Invitation> {
+  const { handle: trx, merchantId } = scope;
   if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError('conflict', 40903, `${emailKey(email)} is on this team already`);
   const token = randomToken(43);
   // A new invitation replaces the address's open ones: the last link handed out is the one that works.
@@ -109,12 +106,12 @@ async function invite(trx: Trx, actor: Actor, merchantId: number, email: string,
  * INVITATION_TTL_MS from now; the old link stops at once. Another merchant's invitation, or one
  * used, revoked or expired, is 404 (an expired one is invited anew instead).
  */
-export async function resendInvitation(db: Db, actor: Actor, merchantId: number, rawInvitationId: string, now: number): Promise<Invitation> {
-  return db.transaction().execute(async (trx) => {
-    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    const open = (await users.listOpenInvitations(forMerchant(trx, merchantId), now)).find((i) => i.id === idOf(rawInvitationId));
+export async function resendInvitation(merchant: MerchantScope<Db>, actor: Actor, invitationId: number, now: number): Promise<Invitation> {
+  return transactionIn(merchant, async (scope) => {
+    if (!(await findMerchant(scope.handle, scope.merchantId))) throw notFound('merchant');
+    const open = (await users.listOpenInvitations(scope, now)).find((i) => i.id === invitationId);
     if (!open) throw notFound('open invitation');
-    return invite(trx, actor, merchantId, open.email, open.role, now);
+    return invite(scope, actor, open.email, open.role, now);
   });
 }
 
@@ -127,16 +124,17 @@ export async function openInvitation(db: Db, token: string, now: number) {
 }
 
 /** The merchant's open invitations (the team page, the operator API). */
-export const openInvitations = (db: Db, merchantId: number, now: number) => users.listOpenInvitations(forMerchant(db, merchantId), now);
+export const openInvitations = (merchant: MerchantScope, now: number) => users.listOpenInvitations(merchant, now);
 
 /**
  * An admin or the operator revokes an open invitation of this merchant: its link stops at once.
  * Another merchant's invitation, or one used, revoked or expired, is 404.
  */
-export async function revokeInvitation(db: Db, actor: Actor, merchantId: number, rawInvitationId: string, now: number): Promise<users.InvitationRow> {
-  return db.transaction().execute(async (trx) => {
+export async function revokeInvitation(merchant: MerchantScope<Db>, actor: Actor, invitationId: number, now: number): Promise<users.InvitationRow> {
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    const [row] = await users.revokeOpenInvitations(forMerchant(trx, merchantId), { id: idOf(rawInvitationId) }, now);
+    const [row] = await users.revokeOpenInvitations(scope, { id: invitationId }, now);
     if (!row) throw notFound('open invitation');
     await insertAudit(
       trx,
@@ -194,9 +192,10 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
  * only) when the merchant has no user yet: invited and accepted at once with a generated password,
  * which the caller prints once. Null when the merchant has a user already.
  */
-export async function ensureDemoManager(db: Db, merchantId: number, email: string, now: number): Promise<{ email: string; password: string } | null> {
-  if ((await users.listTeam(forMerchant(db, merchantId))).length > 0) return null;
-  const invitation = await inviteUser(db, systemActor('demo-seed'), merchantId, { email, role: 'admin' }, now);
+export async function ensureDemoManager(merchant: MerchantScope<Db>, email: string, now: number): Promise<{ email: string; password: string } | null> {
+  const db = merchant.handle;
+  if ((await users.listTeam(merchant)).length > 0) return null;
+  const invitation = await inviteUser(merchant, systemActor('demo-seed'), { email, role: 'admin' }, now);
   const password = generatePassword();
   await acceptInvitation(db, invitation.token, password, 'demo-seed', now);
   return { email, password };
@@ -497,17 +496,15 @@ export async function regenerateRecoveryCodes(db: Db, user: ManagerUser, actor: 
  * merchant's account is 404; an account without two-factor is 409.
  */
 export async function resetTwoFactor(
-  db: Db,
+  merchant: MerchantScope<Db>,
   actor: Actor,
-  merchantId: number,
-  account: { userId: string } | { email: string },
+  account: { userId: number } | { email: string },
   now: number,
 ): Promise<{ email: string; sessionsEnded: number }> {
-  return db.transaction().execute(async (trx) => {
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    const scope = forMerchant(trx, merchantId);
-    const member =
-      'userId' in account ? await users.findTeamMember(scope, idOf(account.userId)) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
+    const member = 'userId' in account ? await users.findTeamMember(scope, account.userId) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
     if (!member) throw notFound('team member');
     if (actor.kind === 'merchant_user' && actor.id === String(member.id))
       throw conflictState('this is your own account: turn two-factor off on your Two-factor page, with a code');
@@ -613,17 +610,15 @@ export interface PasswordReset {
  * merchant's account is 404. Nothing changes until the link is used: the password still works.
  */
 export async function createPasswordReset(
-  db: Db,
+  merchant: MerchantScope<Db>,
   actor: Actor,
-  merchantId: number,
-  account: { userId: string } | { email: string },
+  account: { userId: number } | { email: string },
   now: number,
 ): Promise<PasswordReset> {
-  return db.transaction().execute(async (trx) => {
+  return transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
     if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
-    const scope = forMerchant(trx, merchantId);
-    const member =
-      'userId' in account ? await users.findTeamMember(scope, idOf(account.userId)) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
+    const member = 'userId' in account ? await users.findTeamMember(scope, account.userId) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
     if (!member) throw notFound('team member');
     const replaced = await users.revokePasswordResetsOf(scope, member.id, now);
     const token = randomToken(43);
@@ -691,22 +686,25 @@ export async function completePasswordReset(db: Db, token: string, password: str
 
 // ---- Team (merchant admins).
 
-export async function team(db: Db, merchantId: number, now: number) {
-  const scope = forMerchant(db, merchantId);
-  const [members, invitations, merchant] = await Promise.all([users.listTeam(scope), users.listOpenInvitations(scope, now), findMerchant(db, merchantId)]);
+export async function team(scope: MerchantScope, now: number) {
+  const [members, invitations, merchant] = await Promise.all([
+    users.listTeam(scope),
+    users.listOpenInvitations(scope, now),
+    findMerchant(scope.handle, scope.merchantId),
+  ]);
   return { members, invitations, requireTwoFactor: merchant?.require_two_factor === 1 };
 }
 
 /** A merchant keeps at least one admin: otherwise nobody could manage its team again without the operator. */
-async function keepsAnAdmin(scope: ReturnType<typeof forMerchant>, member: users.MerchantUserRow, newRole: MerchantRole | null) {
+async function keepsAnAdmin(scope: MerchantScope, member: users.MerchantUserRow, newRole: MerchantRole | null) {
   if (member.role === 'admin' && newRole !== 'admin' && (await users.countAdmins(scope)) <= 1)
     throw conflictState('this is the merchant’s only admin; make someone else admin first');
 }
 
-export async function changeRole(db: Db, user: ManagerUser, rawUserId: string, role: MerchantRole, requestId: string, now: number) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, user.merchantId);
-    const member = await users.findTeamMember(scope, idOf(rawUserId));
+export async function changeRole(merchant: MerchantScope<Db>, user: ManagerUser, userId: number, role: MerchantRole, requestId: string, now: number) {
+  return transactionIn(merchant, async (scope) => {
+    const trx = scope.handle;
+    const member = await users.findTeamMember(scope, userId);
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, role);
     const row = await users.updateUser(trx, member.id, { role }, now);
@@ -727,17 +725,17 @@ export async function changeRole(db: Db, user: ManagerUser, rawUserId: string, r
 }
 
 /** Removes a member: the account and its sessions go at once. */
-export const removeMember = (db: Db, user: ManagerUser, rawUserId: string, requestId: string, now: number) =>
-  removeTeamMember(db, merchantUserActor(user, requestId), user.merchantId, rawUserId, now);
+export const removeMember = (merchant: MerchantScope<Db>, user: ManagerUser, userId: number, requestId: string, now: number) =>
+  removeTeamMember(merchant, merchantUserActor(user, requestId), userId, now);
 
 /**
  * Removes a member of this merchant's team, by one of its admins or by the operator (the console's
  * merchant page); the merchant keeps at least one admin either way. Another merchant's user is 404.
  */
-export async function removeTeamMember(db: Db, actor: Actor, merchantId: number, rawUserId: string, now: number) {
-  await db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const member = await users.findTeamMember(scope, idOf(rawUserId));
+export async function removeTeamMember(merchant: MerchantScope<Db>, actor: Actor, userId: number, now: number) {
+  await transactionIn(merchant, async (scope) => {
+    const { handle: trx, merchantId } = scope;
+    const member = await users.findTeamMember(scope, userId);
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, null);
     await users.deleteUser(scope, member.id);
@@ -779,9 +777,9 @@ export async function requireTwoFactor(db: Db, user: ManagerUser, required: bool
 
 /** The audit row of a business manager change made through another service (webhooks), written in that change's transaction. */
 export const auditWrite =
-  (actor: Actor, merchantId: number, action: AuditAction, now: number, after: AuditSummary | null = null) =>
+  (actor: Actor, merchant: MerchantScope, action: AuditAction, now: number, after: AuditSummary | null = null) =>
   (trx: Trx, target: string) =>
-    insertAudit(trx, actor, { action, target, before: null, after, merchantId }, now);
+    insertAudit(trx, actor, { action, target, before: null, after, merchantId: merchant.merchantId }, now);
 
 const SESSION_PURGE_BATCH = 500;
 

@@ -9,6 +9,7 @@ import type { Db, Handle } from '../store/db.ts';
 import { noteTokensUsed } from '../store/credentials.repository.ts';
 import { revokeFamily } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
+import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
 
 /** The names of these merchants, by id (the console's lists show names, not ids). */
 export const merchantNamesById = (db: Handle, ids: readonly number[]) => repo.merchantNames(db, ids);
@@ -52,19 +53,17 @@ export interface IssuedToken {
 
 /** The token is shown once, to the caller; the audit row holds its id, scopes and expiry, never the token or its hash. */
 export async function issueToken(
-  db: Db,
+  merchant: MerchantScope<Db>,
   actor: Actor,
   env: StockistEnv,
-  merchantId: number,
   options: { scopes?: Scope[]; expiresInSeconds?: number },
   now: number,
 ): Promise<IssuedToken> {
   const accessToken = newAccessToken(env);
   const scopes = options.scopes ?? [...SCOPES];
   const expiresAt = options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null;
-  return db.transaction().execute(async (trx) => {
-    const merchant = await repo.findMerchant(trx, merchantId);
-    if (!merchant) throw notFound('merchant');
+  return transactionIn(merchant, async ({ handle: trx, merchantId }) => {
+    if (!(await repo.findMerchant(trx, merchantId))) throw notFound('merchant');
     const row = await repo.insertToken(trx, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
     const after = { merchantId, scopes: scopes.join(' '), expiresAt: formatInstant(expiresAt) };
     await insertAudit(trx, actor, { action: 'token.issue', target: `token:${row.id}`, before: null, after }, now);
@@ -91,8 +90,8 @@ export async function revokeToken(db: Db, actor: Actor, tokenId: number, now: nu
   });
 }
 
-export async function setMerchantStatus(db: Db, actor: Actor, merchantId: number, status: 'active' | 'disabled', now: number) {
-  return db.transaction().execute(async (trx) => {
+export async function setMerchantStatus(merchant: MerchantScope<Db>, actor: Actor, status: 'active' | 'disabled', now: number) {
+  return transactionIn(merchant, async ({ handle: trx, merchantId }) => {
     const before = await repo.findMerchant(trx, merchantId);
     const row = before && (await repo.setMerchantStatus(trx, merchantId, status, now));
     if (!before || !row) throw notFound('merchant');

@@ -15,7 +15,7 @@ import { presentOrder } from '../present/order.presenter.ts';
 import type { OrderRecord } from '../schemas/orders.ts';
 import type { OrderQuery } from '../schemas/orders.ts';
 import type { Handle } from '../store/db.ts';
-import { allMerchants, forMerchant, handleOf, type MerchantScope } from '../store/tenancy.ts';
+import { allMerchants, forMerchant, type MerchantScope } from '../store/tenancy.ts';
 
 import * as orders from '../store/orders.repository.ts';
 import { pageOffset } from '../domain/paging.ts';
@@ -66,14 +66,15 @@ async function runOrderQuery(readerFor: (merchantId: number | null) => orders.Or
   }
   const pageSize = q.pageSize ?? cursor?.pageSize ?? DEFAULT_PAGE_SIZE;
   const pageNumber = cursor?.page ?? q.pageNumber ?? 1;
-  const page = await orders.pageOrders(readerFor(filters.merchantId), {
+  const reader = readerFor(filters.merchantId);
+  const page = await orders.pageOrders(reader, {
     ...filters,
     after: cursor?.after ?? null,
     offset: cursor ? 0 : pageOffset(pageNumber, pageSize),
     limit: pageSize,
     totalCap: ORDER_TOTAL_CAP,
   });
-  const list: OrderRecord[] = (await orders.withChildren(handleOf(readerFor(filters.merchantId)), page.orders)).map(presentOrder);
+  const list: OrderRecord[] = (await orders.withChildren(reader, page.orders)).map(presentOrder);
   const nextCursor = page.next && encodeOrderCursor({ mode: sortModeOf(filters), after: page.next, filters, pageSize, page: pageNumber + 1 });
   return { total: page.total, pageNumber, pageSize, list, nextCursor };
 }
@@ -89,11 +90,9 @@ export async function queryOrdersForOperator(db: Handle, q: OrderQuery, merchant
 }
 
 /** One order by its parent or split id; another tenant's order is indistinguishable from none. */
-export async function getOrder(reader: orders.OrderReader, rawId: string): Promise<OrderRecord> {
-  const requested = parseId(rawId);
-  if (requested === null) throw notFound('order');
-  const orderId = await orders.resolveOrderId(reader, requested);
+export async function getOrder(reader: orders.OrderReader, id: number): Promise<OrderRecord> {
+  const orderId = await orders.resolveOrderId(reader, id);
   if (orderId === null) throw notFound('order');
-  const [aggregate] = await orders.loadOrders(handleOf(reader), [orderId]);
+  const [aggregate] = await orders.loadOrders(reader, [orderId]);
   return presentOrder(aggregate);
 }

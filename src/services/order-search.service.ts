@@ -9,8 +9,8 @@ import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
 import { merchantNames } from '../store/merchants.repository.ts';
-import { refundItems, refundsOfOrder } from '../store/refunds.repository.ts';
-import { allMerchants, forMerchant } from '../store/tenancy.ts';
+import { refundsOfOrder } from '../store/refunds.repository.ts';
+import { allMerchants, type MerchantScope } from '../store/tenancy.ts';
 import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
 
 /** Rows per page of the console's order search. */
@@ -70,11 +70,11 @@ async function parseOrderSearch(db: Handle, form: OrderSearchForm) {
 export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm) {
   const { search, filters, before } = await parseOrderSearch(db, form);
   const [page, about, shownBefore] = await Promise.all([
-    orders.searchOrderIds(db, { ...search, before, limit: ORDER_SEARCH_PAGE }),
+    orders.searchOrderIds(allMerchants(db), { ...search, before, limit: ORDER_SEARCH_PAGE }),
     orders.countSearchedOrders(db, search, ORDER_COUNT_CAP, null),
     before === null ? 0 : orders.countSearchedOrders(db, search, ORDER_COUNT_CAP, before),
   ]);
-  const aggregates = await orders.loadOrders(db, page.ids);
+  const aggregates = await orders.loadOrders(allMerchants(db), page.ids);
   const names = await merchantNames(
     db,
     aggregates.map((a) => a.order.merchant_id),
@@ -116,8 +116,8 @@ export async function ordersCsvForOperator(db: Handle, form: OrderSearchForm, ba
   async function* rows() {
     let before: [number, number] | null = null;
     do {
-      const page = await orders.searchOrderIds(db, { ...search, before, limit: batch });
-      const aggregates = await orders.loadOrders(db, page.ids);
+      const page = await orders.searchOrderIds(allMerchants(db), { ...search, before, limit: batch });
+      const aggregates = await orders.loadOrders(allMerchants(db), page.ids);
       const names = await merchantNames(
         db,
         aggregates.map((a) => a.order.merchant_id),
@@ -149,39 +149,34 @@ export async function ordersCsvForOperator(db: Handle, form: OrderSearchForm, ba
 }
 
 /** The business manager's search: the same, always within the user's merchant. */
-export const searchOrdersForMerchant = (db: Handle, merchantId: number, form: Omit<OrderSearchForm, 'merchant'>) =>
-  searchOrdersForOperator(db, { ...form, merchant: String(merchantId) });
+export const searchOrdersForMerchant = (scope: MerchantScope, form: Omit<OrderSearchForm, 'merchant'>) =>
+  searchOrdersForOperator(scope.handle, { ...form, merchant: String(scope.merchantId) });
 
 /** The business manager's export: the same, always within the user's merchant (a `merchant` in the query is ignored). */
-export const ordersCsvForMerchant = (db: Handle, merchantId: number, form: Omit<OrderSearchForm, 'merchant'>) =>
-  ordersCsvForOperator(db, { ...form, merchant: String(merchantId) });
+export const ordersCsvForMerchant = (scope: MerchantScope, form: Omit<OrderSearchForm, 'merchant'>) =>
+  ordersCsvForOperator(scope.handle, { ...form, merchant: String(scope.merchantId) });
 
 /** One order as the console shows it: the record, its merchant, its refunds and its webhook deliveries. */
-export const orderForOperator = (db: Handle, rawId: string) => orderDetail(db, allMerchants(db), rawId);
+export const orderForOperator = (db: Handle, id: number) => orderDetail(allMerchants(db), id);
 
 /** The same for the business manager: another merchant's order is not there (404, like a missing one). */
-export const orderForMerchant = (db: Handle, merchantId: number, rawId: string) => orderDetail(db, forMerchant(db, merchantId), rawId);
+export const orderForMerchant = (scope: MerchantScope, id: number) => orderDetail(scope, id);
 
-async function orderDetail(db: Handle, reader: orders.OrderReader, rawId: string) {
-  const requested = parseId(rawId);
-  const orderId = requested === null ? null : await orders.resolveOrderId(reader, requested);
+async function orderDetail(reader: orders.OrderReader, id: number) {
+  const orderId = await orders.resolveOrderId(reader, id);
   if (orderId === null) throw notFound('order');
-  const [aggregate] = await orders.loadOrders(db, [orderId]);
+  const [aggregate] = await orders.loadOrders(reader, [orderId]);
   const merchantId = aggregate.order.merchant_id;
   const [refunds, deliveries, names] = await Promise.all([
-    refundsOfOrder(db, orderId, 0, DETAIL_ROWS),
-    deliveriesOfOrder(db, merchantId, orderId, DETAIL_ROWS),
-    merchantNames(db, [merchantId]),
+    refundsOfOrder(reader, orderId, 0, DETAIL_ROWS),
+    deliveriesOfOrder(reader.handle, merchantId, orderId, DETAIL_ROWS),
+    merchantNames(reader.handle, [merchantId]),
   ]);
-  const items = await refundItems(
-    db,
-    refunds.rows.map((r) => r.id),
-  );
   return {
     merchantId,
     merchantName: names.get(merchantId) ?? '',
     order: presentOrder(aggregate),
-    refunds: refunds.rows.map((r) => presentRefund(r, items)),
+    refunds: refunds.rows.map((r) => presentRefund(r, refunds.items)),
     deliveries: deliveries.map((d) => ({ ...presentDelivery(d), endpointId: String(d.endpointId), url: d.url })),
   };
 }

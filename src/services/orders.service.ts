@@ -9,11 +9,11 @@ import { allocateOrder, planOrder, type OrderLine, type ProductFacts } from '../
 import { normalizeSalePlatform } from '../domain/sale-platforms.ts';
 import type { AddressBody, CreateOrderBody } from '../schemas/orders.ts';
 import { listChannels } from '../store/channels.repository.ts';
-import type { Dialect, Handle } from '../store/db.ts';
+import type { Dialect, Handle, Trx } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
 import { productsBySku } from '../store/products.repository.ts';
 import type { Database } from '../store/schema.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { within, type MerchantScope } from '../store/tenancy.ts';
 import { lockStockRows, readStockRows, takeQty, takeQtyCharging } from '../store/stocks.repository.ts';
 import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent, type KeyStore } from './idempotency.service.ts';
 
@@ -148,12 +148,11 @@ async function createOrderIn(
   trx: Transaction<Database>,
   dialect: Dialect,
   config: OrderConfig,
-  merchantId: number,
+  scope: MerchantScope<Trx>,
   order: NormalizedOrder,
   hash: string,
   now: number,
 ): Promise<CreatedOrder> {
-  const scope = forMerchant(trx, merchantId);
   if (order.customOrderId !== null) {
     const existing = await orders.findOrderByCustomId(scope, order.customOrderId);
     if (existing) {
@@ -263,13 +262,13 @@ export interface OrderDeps {
 }
 
 /** POST /v1/order/orders: normalise, then create under the Idempotency-Key and customOrderId rules. */
-export async function placeOrder(deps: OrderDeps, merchantId: number, body: CreateOrderBody, idempotencyKey: string | null, requestId: string) {
+export async function placeOrder(deps: OrderDeps, merchant: MerchantScope, body: CreateOrderBody, idempotencyKey: string | null, requestId: string) {
   const order = normalizeOrder(body);
   const hash = requestHash(order);
   return runIdempotent(
     deps.store,
-    { merchantId, key: idempotencyKey, request: { route: 'orders.create', hash }, requestId },
-    (trx) => createOrderIn(trx, deps.store.dialect, deps.config, merchantId, order, hash, Date.now()),
+    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'orders.create', hash }, requestId },
+    (trx) => createOrderIn(trx, deps.store.dialect, deps.config, within(merchant, trx), order, hash, Date.now()),
     (created) => ({ data: String(created.orderId), replayed: created.replayed }),
   );
 }

@@ -1,7 +1,6 @@
 import { creditRefund } from './ledger.service.ts';
 import type { Config } from '../config.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import {
   REFUND_REASONS,
   decideRefund as refundOutcome,
@@ -17,7 +16,7 @@ import type { Db, Handle, Trx } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Actor } from '../domain/audit.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
-import { forMerchant, handleOf } from '../store/tenancy.ts';
+import { within, type MerchantScope } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
@@ -67,8 +66,8 @@ export interface RefundDeps {
 /** POST /v2/order/orders/{id}/refund (SPEC §5.1): the refund starts pending, its quantities reserved at once. */
 export async function requestRefund(
   deps: RefundDeps,
-  merchantId: number,
-  rawOrderId: string,
+  merchant: MerchantScope,
+  requestedId: number,
   body: RefundBody,
   idempotencyKey: string | null,
   requestId: string,
@@ -77,18 +76,17 @@ export async function requestRefund(
   if (reason === null) throw fieldError('refundReason', `must be one of: ${REFUND_REASONS.join(', ')}`, { allowed: REFUND_REASONS });
   const entries = entriesOf(body);
   const remark = body.remark ? body.remark : null;
-  const normalized = { order: rawOrderId, reason, remark, entries };
+  const normalized = { order: String(requestedId), reason, remark, entries };
   return runIdempotent(
     deps.store,
-    { merchantId, key: idempotencyKey, request: { route: 'refunds.create', normalized }, requestId },
+    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'refunds.create', normalized }, requestId },
     async (trx) => {
       const now = Date.now();
-      const scope = forMerchant(trx, merchantId);
-      const requested = parseId(rawOrderId);
+      const scope = within(merchant, trx);
       // Split orders (resolving the id and locking them), items, then the writes (one statement on
       // PostgreSQL, four on SQLite): the order's statuses are computed from the rows read here
       // instead of reading the order, its items and splits again.
-      const splits = requested === null ? [] : await refunds.lockSplitOrdersOf(scope, deps.store.dialect, requested);
+      const splits = await refunds.lockSplitOrdersOf(scope, deps.store.dialect, requestedId);
       if (splits.length === 0) throw notFound('order');
       const orderId = splits[0].orderId;
       const splitOf = new Map(splits.map((s) => [s.id, s]));
@@ -200,18 +198,12 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
 }
 
 /** GET /v2/order/orders/refund/{id} (SPEC §5.5): a page of the order's refunds, newest first. */
-export async function refundsOfOrder(reader: OrderReader, rawOrderId: string, q: RefundPageQuery) {
-  const requested = parseId(rawOrderId);
-  const orderId = requested === null ? null : await resolveOrderId(reader, requested);
+export async function refundsOfOrder(reader: OrderReader, id: number, q: RefundPageQuery) {
+  const orderId = await resolveOrderId(reader, id);
   if (orderId === null) throw notFound('order');
-  const db = handleOf(reader);
   const { pageNumber, pageSize, offset } = pageWindow(q, 10);
-  const page = await refunds.refundsOfOrder(db, orderId, offset, pageSize);
-  const items = await refunds.refundItems(
-    db,
-    page.rows.map((r) => r.id),
-  );
-  return { total: page.total, pageNumber, pageSize, list: page.rows.map((r) => presentRefund(r, items)) };
+  const page = await refunds.refundsOfOrder(reader, orderId, offset, pageSize);
+  return { total: page.total, pageNumber, pageSize, list: page.rows.map((r) => presentRefund(r, page.items)) };
 }
 
 /** The operator's view of refunds, with age and the SLA flag. */
@@ -337,9 +329,8 @@ export async function refundsCsvForOperator(
  * Operator approve/reject of a pending refund (manual review); a decided refund is 409/40903. The
  * audit row (who, what, before and after) commits in the decision's transaction.
  */
-export async function reviewRefund(db: Db, actor: Actor, rawRefundNo: string, decision: Decision) {
-  const refundNo = parseId(rawRefundNo);
-  const refund = refundNo === null ? undefined : await refunds.findRefund(db, refundNo);
+export async function reviewRefund(db: Db, actor: Actor, refundNo: number, decision: Decision) {
+  const refund = await refunds.findRefund(db, refundNo);
   if (!refund) throw notFound('refund');
   const result = await decideRefund(db, refund.id, decision, 'operator', {
     record: (trx, outcome) =>
@@ -361,8 +352,8 @@ export async function reviewRefund(db: Db, actor: Actor, rawRefundNo: string, de
 }
 
 /** The console's decision: the same, with the refund's merchant by name for the decided row (the queue showed it). */
-export async function reviewRefundInConsole(db: Db, actor: Actor, rawRefundNo: string, decision: Decision) {
-  const record = await reviewRefund(db, actor, rawRefundNo, decision);
+export async function reviewRefundInConsole(db: Db, actor: Actor, refundNo: number, decision: Decision) {
+  const record = await reviewRefund(db, actor, refundNo, decision);
   const refund = (await refunds.findRefund(db, Number(record.refundNo)))!;
   const names = await merchantNames(db, [refund.merchant_id]);
   return { ...record, merchantId: String(refund.merchant_id), merchantName: names.get(refund.merchant_id) ?? '' };

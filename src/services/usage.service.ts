@@ -3,7 +3,7 @@ import type { Clock } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Handle, Store } from '../store/db.ts';
 import { findMerchant } from '../store/merchants.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import type { MerchantScope } from '../store/tenancy.ts';
 import { addRecentErrors, addUsageCounts, countsByErrorCode, dailyCountsByClass, purgeUsageBefore, recentErrors } from '../store/usage.repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -86,10 +86,9 @@ export interface MerchantUsage {
 }
 
 /** One merchant's usage in one environment as of `now`: what the Usage page shows. */
-export async function merchantUsage(db: Handle, merchantId: number, env: StockistEnv, now: number): Promise<MerchantUsage> {
+export async function merchantUsage(scope: MerchantScope, env: StockistEnv, now: number): Promise<MerchantUsage> {
   const today = utcDay(now);
   const firstDay = today - USAGE_DAYS + 1;
-  const scope = forMerchant(db, merchantId);
   const [daily, codes, recent] = await Promise.all([
     dailyCountsByClass(scope, env, firstDay),
     countsByErrorCode(scope, env, firstDay),
@@ -115,7 +114,7 @@ export function purgeOldUsage(db: Handle, now: number, limit = 5000): Promise<nu
  * What the merchant's rate-limit buckets are keyed by (src/http/rate-limit.ts): its id and the
  * stable client id of `merchants.client_id`, the one every token's principal carries.
  */
-export async function rateLimitSubject(db: Handle, merchantId: number): Promise<{ merchantId: number; clientId: string } | null> {
-  const merchant = await findMerchant(db, merchantId);
-  return merchant ? { merchantId, clientId: merchant.client_id } : null;
+export async function rateLimitSubject(scope: MerchantScope): Promise<{ merchantId: number; clientId: string } | null> {
+  const merchant = await findMerchant(scope.handle, scope.merchantId);
+  return merchant ? { merchantId: scope.merchantId, clientId: merchant.client_id } : null;
 }

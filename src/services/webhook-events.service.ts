@@ -1,11 +1,11 @@
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { formatInstant } from '../domain/time.ts';
 import { presentOrder } from '../present/order.presenter.ts';
-import type { Handle, Trx } from '../store/db.ts';
-import { loadOrders } from '../store/orders.repository.ts';
+import type { Trx } from '../store/db.ts';
+import { loadOrders, resolveOrderId } from '../store/orders.repository.ts';
 import { findRefund, refundItems } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
 import { ACCOUNT_LANE, activeEndpoints, insertEvent, latestRecords } from '../store/webhooks.repository.ts';
 import { merchantAccount, type AccountRow } from '../store/ledger.repository.ts';
 import { conflictState } from '../domain/errors.ts';
@@ -23,14 +23,12 @@ import { presentRefund } from '../present/refund.presenter.ts';
  * written (and no payload built) when no active endpoint of the merchant wants the event.
  */
 async function emit(
-  trx: Trx,
-  merchantId: number,
+  scope: MerchantScope<Trx>,
   orderId: number,
   type: WebhookEventType,
   data: () => Promise<Record<string, unknown>>,
   now: number,
 ): Promise<void> {
-  const scope = forMerchant(trx, merchantId);
   const endpoints = (await activeEndpoints(scope)).filter((e) => (JSON.parse(e.events) as string[]).includes(type));
   if (endpoints.length === 0) return;
   const payload = JSON.stringify({ type, timestamp: formatInstant(now), data: await data() });
@@ -43,8 +41,10 @@ async function emit(
   );
 }
 
-async function orderRecord(trx: Handle, orderId: number) {
-  const [aggregate] = await loadOrders(trx, [orderId]);
+/** The order as the transaction is about to commit it, resolved in the merchant's scope like any other read of it. */
+async function orderRecord(scope: MerchantScope<Trx>, orderId: number) {
+  const resolved = (await resolveOrderId(scope, orderId))!;
+  const [aggregate] = await loadOrders(scope, [resolved]);
   return presentOrder(aggregate);
 }
 
@@ -52,27 +52,26 @@ async function orderRecord(trx: Handle, orderId: number) {
 export async function emitRefundDecided(trx: Trx, refundId: number, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
   const refund = (await findRefund(trx, refundId))!;
   const ids = { orderId: String(refund.order_id), refundNo: String(refund.id) };
+  const scope = forMerchant(trx, refund.merchant_id);
   await emit(
-    trx,
-    refund.merchant_id,
+    scope,
     refund.order_id,
     succeeded ? 'refund.succeeded' : 'refund.failed',
     async () => ({ ...ids, refund: presentRefund(refund, await refundItems(trx, [refundId])) }),
     now,
   );
-  if (orderCancelled) await emitOrderCancelled(trx, refund.merchant_id, refund.order_id, now);
+  if (orderCancelled) await emitOrderCancelled(scope, refund.order_id, now);
 }
 
 /** `order.cancelled`: nothing is left of the order (its last lines refunded, or its last open split cancelled by the operator). */
-export async function emitOrderCancelled(trx: Trx, merchantId: number, orderId: number, now: number): Promise<void> {
-  await emit(trx, merchantId, orderId, 'order.cancelled', async () => ({ orderId: String(orderId), order: await orderRecord(trx, orderId) }), now);
+export async function emitOrderCancelled(scope: MerchantScope<Trx>, orderId: number, now: number): Promise<void> {
+  await emit(scope, orderId, 'order.cancelled', async () => ({ orderId: String(orderId), order: await orderRecord(scope, orderId) }), now);
 }
 
 /** `balance.low` (SPEC §15): the account as it is after the transaction that took `available` below the threshold. */
 export async function emitBalanceLow(trx: Trx, account: AccountRow, transactionId: number, now: number): Promise<void> {
   await emit(
-    trx,
-    account.merchant_id,
+    forMerchant(trx, account.merchant_id),
     ACCOUNT_LANE,
     'balance.low',
     async () => ({ account: presentAccount(account), transactionId: String(transactionId) }),
@@ -82,19 +81,17 @@ export async function emitBalanceLow(trx: Trx, account: AccountRow, transactionI
 
 /** `split_order.shipped` / `split_order.delivered`, with the order record of §4.6. */
 export async function emitSplitOrderEvent(
-  trx: Trx,
+  scope: MerchantScope<Trx>,
   type: 'split_order.shipped' | 'split_order.delivered',
-  merchantId: number,
   orderId: number,
   splitOrderId: number,
   now: number,
 ): Promise<void> {
   await emit(
-    trx,
-    merchantId,
+    scope,
     orderId,
     type,
-    async () => ({ orderId: String(orderId), splitOrderId: String(splitOrderId), order: await orderRecord(trx, orderId) }),
+    async () => ({ orderId: String(orderId), splitOrderId: String(splitOrderId), order: await orderRecord(scope, orderId) }),
     now,
   );
 }
@@ -112,14 +109,13 @@ const noRecord = (type: WebhookEventType, what: string) =>
  * latest stock changes of the endpoint's SKUs. Refused (409) when there is no such record yet.
  */
 export async function testEventData(
-  trx: Handle,
+  scope: MerchantScope<Trx>,
   dialect: Dialect,
-  merchantId: number,
   environment: StockistEnv,
   type: WebhookEventType,
   skus: readonly string[] | null,
 ): Promise<Record<string, unknown>> {
-  const scope = forMerchant(trx, merchantId);
+  const trx = scope.handle;
   switch (type) {
     case 'refund.succeeded':
     case 'refund.failed': {
@@ -132,12 +128,12 @@ export async function testEventData(
     case 'split_order.delivered': {
       const { split } = await latestRecords(scope, null);
       if (split === null) throw noRecord(type, 'split order');
-      return { orderId: String(split.orderId), splitOrderId: String(split.id), order: await orderRecord(trx, split.orderId) };
+      return { orderId: String(split.orderId), splitOrderId: String(split.id), order: await orderRecord(scope, split.orderId) };
     }
     case 'order.cancelled': {
       const { orderId } = await latestRecords(scope, null);
       if (orderId === null) throw noRecord(type, 'order');
-      return { orderId: String(orderId), order: await orderRecord(trx, orderId) };
+      return { orderId: String(orderId), order: await orderRecord(scope, orderId) };
     }
     case 'balance.low': {
       const account = await merchantAccount(scope, environment);

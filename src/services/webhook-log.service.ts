@@ -1,6 +1,5 @@
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import type { WebhookDeliveryStatus } from '../domain/vocabulary.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
@@ -9,15 +8,15 @@ import type { Db, Handle } from '../store/db.ts';
 import { forMerchant } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
 
-async function anyEndpoint(db: Handle, rawId: string) {
-  const endpoint = await webhooks.findAnyEndpoint(db, parseId(rawId) ?? 0);
+async function anyEndpoint(db: Handle, id: number) {
+  const endpoint = await webhooks.findAnyEndpoint(db, id);
   if (!endpoint) throw notFound('webhook');
   return endpoint;
 }
 
 /** An endpoint (any merchant's) with one page of its delivery log, newest first. */
-export async function endpointLogForOperator(db: Handle, rawId: string, status: WebhookDeliveryStatus | null, pageNumber: number, pageSize: number) {
-  const endpoint = await anyEndpoint(db, rawId);
+export async function endpointLogForOperator(db: Handle, id: number, status: WebhookDeliveryStatus | null, pageNumber: number, pageSize: number) {
+  const endpoint = await anyEndpoint(db, id);
   const page = await webhooks.pageDeliveries(forMerchant(db, endpoint.merchant_id), endpoint.id, status, (pageNumber - 1) * pageSize, pageSize);
   return {
     endpoint: { ...presentEndpoint(endpoint), merchantId: String(endpoint.merchant_id) },
@@ -32,11 +31,11 @@ export async function endpointLogForOperator(db: Handle, rawId: string, status: 
  * The operator's retry of a delivery, as the merchant's own retry does it (due now, a fresh 24 h
  * window, the same `webhook-id`), audited with it. Refused (409) while the endpoint is disabled.
  */
-export async function retryDeliveryForOperator(db: Db, actor: Actor, rawId: string, rawDeliveryId: string, now: number) {
+export async function retryDeliveryForOperator(db: Db, actor: Actor, id: number, deliveryId: number, now: number) {
   return db.transaction().execute(async (trx) => {
-    const endpoint = await anyEndpoint(trx, rawId);
+    const endpoint = await anyEndpoint(trx, id);
     const scope = forMerchant(trx, endpoint.merchant_id);
-    const delivery = await webhooks.findDelivery(scope, endpoint.id, parseId(rawDeliveryId) ?? 0);
+    const delivery = await webhooks.findDelivery(scope, endpoint.id, deliveryId);
     if (!delivery) throw notFound('delivery');
     if (endpoint.status !== 'active')
       throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); enable it to retry`);

@@ -1,7 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import { comparePos, type FeedPos } from '../domain/stock-batches.ts';
 import { formatInstant } from '../domain/time.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
@@ -15,7 +14,7 @@ import { testEventData } from './webhook-events.service.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
-import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, within, type MerchantScope } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
 import { runIdempotent, type KeyStore, type StoredResponse } from './idempotency.service.ts';
 import { decodeCursor } from './stock-feed.service.ts';
@@ -37,11 +36,8 @@ export interface WebhookDeps extends KeyStore {
   resolve?: HostResolver;
 }
 
-/** Ids that cannot be ours (0, past 2^53 − 1) match no row rather than a rounded neighbour. */
-const idOf = (raw: string) => parseId(raw) ?? 0;
-
-async function ownEndpoint(scope: MerchantScope, rawId: string) {
-  const endpoint = await webhooks.findEndpoint(scope, idOf(rawId));
+async function ownEndpoint(scope: MerchantScope, id: number) {
+  const endpoint = await webhooks.findEndpoint(scope, id);
   if (!endpoint) throw notFound('webhook');
   return endpoint;
 }
@@ -91,7 +87,7 @@ const stockColumns = (position: FeedPos | null) =>
  */
 export async function registerWebhook(
   deps: WebhookDeps,
-  merchantId: number,
+  merchant: MerchantScope,
   body: WebhookBody,
   idempotencyKey: string | null,
   requestId: string,
@@ -105,9 +101,9 @@ export async function registerWebhook(
   const secret = newWebhookSecret();
   return runIdempotent(
     deps,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.create', url: url.href, events, skus, cursor }, requestId },
+    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'webhooks.create', url: url.href, events, skus, cursor }, requestId },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
+      const scope = within(merchant, trx);
       if ((await webhooks.countEndpoints(scope)) >= MAX_ENDPOINTS)
         throw conflictState(`a merchant may register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
       const id = await webhooks.insertEndpoint(scope, {
@@ -140,8 +136,8 @@ export async function registerWebhook(
  */
 export async function replaceWebhook(
   deps: WebhookDeps,
-  merchantId: number,
-  rawId: string,
+  merchant: MerchantScope,
+  id: number,
   body: WebhookBody,
   idempotencyKey: string | null,
   requestId: string,
@@ -149,16 +145,21 @@ export async function replaceWebhook(
   audit?: AuditWrite,
 ): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
-  const current = await webhooks.findEndpoint(forMerchant(deps.db, merchantId), idOf(rawId));
+  const current = await webhooks.findEndpoint(merchant, id);
   // The URL is checked again only when it changes (every attempt checks it anyway).
   const url = current && current.url === body.url ? new URL(current.url) : await checkedUrl(deps, body.url);
   const position = stock ? await feedPosition(deps, cursor) : null;
   return runIdempotent(
     deps,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.replace', id: rawId, url: url.href, events, skus, cursor }, requestId },
+    {
+      merchantId: merchant.merchantId,
+      key: idempotencyKey,
+      request: { route: 'webhooks.replace', id: String(id), url: url.href, events, skus, cursor },
+      requestId,
+    },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
-      const endpoint = await ownEndpoint(scope, rawId);
+      const scope = within(merchant, trx);
+      const endpoint = await ownEndpoint(scope, id);
       const subscribed = endpoint.stock_after_seq !== null;
       const moved = stock && (cursor !== null || !subscribed) ? stockColumns(position) : stock ? {} : stockColumns(null);
       const row = await webhooks.replaceSubscription(scope, endpoint.id, {
@@ -180,10 +181,10 @@ export async function listWebhooks(scope: MerchantScope) {
 }
 
 /** DELETE /v1/webhooks/{id}: the endpoint and its delivery log; nothing more is sent to it. */
-export async function deleteWebhook(db: Db, merchantId: number, rawId: string, audit?: AuditWrite) {
-  return db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const endpoint = await ownEndpoint(scope, rawId);
+export async function deleteWebhook(merchant: MerchantScope<Db>, id: number, audit?: AuditWrite) {
+  return transactionIn(merchant, async (scope) => {
+    const trx = scope.handle;
+    const endpoint = await ownEndpoint(scope, id);
     await webhooks.deleteEndpoint(scope, endpoint.id);
     await audit?.(trx, `webhook:${endpoint.id}`);
     return { id: String(endpoint.id), deleted: true };
@@ -197,8 +198,8 @@ export async function deleteWebhook(db: Db, merchantId: number, rawId: string, a
  */
 export async function rotateSecret(
   keyStore: KeyStore,
-  merchantId: number,
-  rawId: string,
+  merchant: MerchantScope,
+  id: number,
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
@@ -206,10 +207,10 @@ export async function rotateSecret(
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.rotate-secret', id: rawId }, requestId },
+    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'webhooks.rotate-secret', id: String(id) }, requestId },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
-      const endpoint = await ownEndpoint(scope, rawId);
+      const scope = within(merchant, trx);
+      const endpoint = await ownEndpoint(scope, id);
       const secret = newWebhookSecret();
       const until = now + ROTATION_GRACE_MS;
       await webhooks.updateEndpoint(scope, endpoint.id, { secret, previous_secret: endpoint.secret, previous_secret_until: until, updated_at: now });
@@ -221,8 +222,8 @@ export async function rotateSecret(
 }
 
 /** GET /v1/webhooks/{id}/deliveries: the endpoint's delivery log, newest first. */
-export async function listDeliveries(scope: MerchantScope, rawId: string, q: DeliveryQuery) {
-  const endpoint = await ownEndpoint(scope, rawId);
+export async function listDeliveries(scope: MerchantScope, id: number, q: DeliveryQuery) {
+  const endpoint = await ownEndpoint(scope, id);
   const { pageNumber, pageSize, offset } = pageWindow(q, 20);
   const page = await webhooks.pageDeliveries(scope, endpoint.id, q.status ?? null, offset, pageSize);
   return { total: page.total, pageNumber, pageSize, list: page.rows.map(presentDelivery) };
@@ -235,9 +236,9 @@ export async function listDeliveries(scope: MerchantScope, rawId: string, q: Del
  */
 export async function retryDelivery(
   keyStore: KeyStore,
-  merchantId: number,
-  rawId: string,
-  rawDeliveryId: string,
+  merchant: MerchantScope,
+  id: number,
+  deliveryId: number,
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
@@ -245,11 +246,16 @@ export async function retryDelivery(
 ): Promise<StoredResponse> {
   return runIdempotent(
     keyStore,
-    { merchantId, key: idempotencyKey, request: { route: 'webhooks.retry-delivery', id: rawId, deliveryId: rawDeliveryId }, requestId },
+    {
+      merchantId: merchant.merchantId,
+      key: idempotencyKey,
+      request: { route: 'webhooks.retry-delivery', id: String(id), deliveryId: String(deliveryId) },
+      requestId,
+    },
     async (trx) => {
-      const scope = forMerchant(trx, merchantId);
-      const endpoint = await ownEndpoint(scope, rawId);
-      const delivery = await webhooks.findDelivery(scope, endpoint.id, idOf(rawDeliveryId));
+      const scope = within(merchant, trx);
+      const endpoint = await ownEndpoint(scope, id);
+      const delivery = await webhooks.findDelivery(scope, endpoint.id, deliveryId);
       if (!delivery) throw notFound('delivery');
       if (endpoint.status !== 'active')
         throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
@@ -271,21 +277,21 @@ export type TestEventType = WebhookEventType | typeof WEBHOOK_TEST_EVENT;
  * the kind) marked `"test": true`. Test deliveries have a lane of their own (TEST_LANE).
  */
 export async function sendTestEvent(
-  deps: Pick<WebhookDeps, 'db' | 'dialect' | 'config'>,
-  merchantId: number,
-  rawId: string,
+  deps: Pick<WebhookDeps, 'dialect' | 'config'>,
+  merchant: MerchantScope<Db>,
+  id: number,
   type: TestEventType,
   audit: AuditWrite,
   now = Date.now(),
 ) {
-  return deps.db.transaction().execute(async (trx) => {
-    const scope = forMerchant(trx, merchantId);
-    const endpoint = await ownEndpoint(scope, rawId);
+  return transactionIn(merchant, async (scope) => {
+    const trx = scope.handle;
+    const endpoint = await ownEndpoint(scope, id);
     if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled; it must be active to receive a test event`);
     const data =
       type === WEBHOOK_TEST_EVENT
         ? { webhookId: String(endpoint.id), message: 'A test event sent from the business manager.' }
-        : await testEventData(trx, deps.dialect, merchantId, deps.config.env, type, endpoint.skus === null ? null : (JSON.parse(endpoint.skus) as string[]));
+        : await testEventData(scope, deps.dialect, deps.config.env, type, endpoint.skus === null ? null : (JSON.parse(endpoint.skus) as string[]));
     const body = type === WEBHOOK_TEST_EVENT ? { type, timestamp: formatInstant(now), data } : { type, timestamp: formatInstant(now), test: true, data };
     const eventId = await webhooks.insertEvent(
       scope,
@@ -304,11 +310,10 @@ export async function sendTestEvent(
  * with the exact body sent (its event's), what the last attempt's answer left (status, first 2 KB
  * of the body from a public receiver, time taken), and whether it was a test.
  */
-export async function deliveryLog(db: Handle, merchantId: number, rawId: string, pageNumber: number, pageSize: number) {
-  const scope = forMerchant(db, merchantId);
-  const endpoint = await ownEndpoint(scope, rawId);
+export async function deliveryLog(scope: MerchantScope, id: number, pageNumber: number, pageSize: number) {
+  const endpoint = await ownEndpoint(scope, id);
   const page = await webhooks.pageDeliveries(scope, endpoint.id, null, (pageNumber - 1) * pageSize, pageSize);
-  const bodies = await webhooks.eventBodies(db, [...new Set(page.rows.map((r) => r.eventId))]);
+  const bodies = await webhooks.eventBodies(scope.handle, [...new Set(page.rows.map((r) => r.eventId))]);
   return {
     endpoint: presentEndpoint(endpoint),
     total: page.total,
@@ -349,10 +354,10 @@ export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) 
 }
 
 /** PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the failure clock restarts). */
-export async function setWebhookStatus(db: Db, actor: Actor, rawId: string, body: AdminWebhookPatch, now = Date.now()) {
+export async function setWebhookStatus(db: Db, actor: Actor, id: number, body: AdminWebhookPatch, now = Date.now()) {
   return db.transaction().execute(async (trx) => {
-    const before = await webhooks.endpointStatus(trx, idOf(rawId));
-    const row = before && (await webhooks.setEndpointStatus(trx, idOf(rawId), body.status, body.reason || 'disabled by the operator', now));
+    const before = await webhooks.endpointStatus(trx, id);
+    const row = before && (await webhooks.setEndpointStatus(trx, id, body.status, body.reason || 'disabled by the operator', now));
     if (!before || !row) throw notFound('webhook');
     const entry = {
       target: `webhook:${row.id}`,

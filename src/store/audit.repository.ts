@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
 import type { Handle, Trx } from './db.ts';
+import type { MerchantScope } from './tenancy.ts';
 import { consumeFormKey } from './web-forms.repository.ts';
 import type { AuditLogTable } from './schema.ts';
 
@@ -110,8 +111,9 @@ export async function countAuditFiltered(db: Handle, filter: AuditFilter, cap: n
 }
 
 /** One merchant's rows, newest first (the business manager's audit page). */
-export async function listMerchantAudit(db: Handle, merchantId: number, beforeId: number | null, limit: number): Promise<AuditRowWithActor[]> {
-  let q = auditWithActors(db).where('audit_log.merchant_id', '=', merchantId).orderBy('audit_log.id', 'desc').limit(limit);
+/** One merchant's rows (the audit log is not merchant-owned: the operator's rows have no merchant). */
+export async function listMerchantAudit(scope: MerchantScope, beforeId: number | null, limit: number): Promise<AuditRowWithActor[]> {
+  let q = auditWithActors(scope.handle).where('audit_log.merchant_id', '=', scope.merchantId).orderBy('audit_log.id', 'desc').limit(limit);
   if (beforeId !== null) q = q.where('audit_log.id', '<', beforeId);
   return q.execute();
 }

@@ -37,6 +37,13 @@ export async function merchantNames(db: Handle, ids: readonly number[]): Promise
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
+/** Any merchant at all (the demo seed fills only an empty database). */
+export const anyMerchant = (db: Handle) => db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
+
+/** The oldest merchant of this name (the demo merchant is found by its name). */
+export const findMerchantByName = (db: Handle, name: string) =>
+  db.selectFrom('merchants').select('id').where('name', '=', name).orderBy('id').executeTakeFirst();
+
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 
 export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {

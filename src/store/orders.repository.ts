@@ -3,7 +3,7 @@ import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/voc
 import type { Handle } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
-import { isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { isMerchantScope, resolvedOrderId, type AllMerchants, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 export type SplitOrderRow = Selectable<SplitOrdersTable>;
@@ -54,12 +54,15 @@ export const findOrderByCustomId = (scope: MerchantScope, customOrderId: string)
   scope.selectFrom('orders').select(['id', 'request_hash']).where('custom_order_id', '=', customOrderId).executeTakeFirst();
 
 /** The parent order id for a parent or split-order id the reader may see; null when not theirs or absent. */
-export async function resolveOrderId(reader: OrderReader, id: number): Promise<number | null> {
+export async function resolveOrderId(reader: OrderReader, id: number): Promise<ScopedOrderId | null> {
   const row =
     (await ordersOf(reader).select('orders.id as id').where('orders.id', '=', id).executeTakeFirst()) ??
     (await splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', '=', id).executeTakeFirst());
-  return row?.id ?? null;
+  return row ? resolvedOrderId(row.id) : null;
 }
+
+/** An order row read through a scope: its id is resolved. */
+export type ScopedOrderRow = OrderRow & { id: ScopedOrderId };
 
 export interface OrderAggregate {
   order: OrderRow;
@@ -68,8 +71,9 @@ export interface OrderAggregate {
 }
 
 /** Orders with their split orders and items, in the order of `ids` (three queries at once, any page size). */
-export async function loadOrders(db: Handle, ids: number[]): Promise<OrderAggregate[]> {
+export async function loadOrders(reader: OrderReader, ids: ScopedOrderId[]): Promise<OrderAggregate[]> {
   if (ids.length === 0) return [];
+  const db = reader.handle;
   const [rows, children] = await Promise.all([orderRows.all(db, ids), childrenOf(db, ids)]);
   const byId = new Map(rows.map((o) => [o.id, o]));
   return assemble(
@@ -79,12 +83,12 @@ export async function loadOrders(db: Handle, ids: number[]): Promise<OrderAggreg
 }
 
 /** Order rows already read, with their split orders and items (two queries), in the order given. */
-export async function withChildren(db: Handle, orders: OrderRow[]): Promise<OrderAggregate[]> {
+export async function withChildren(reader: OrderReader, orders: ScopedOrderRow[]): Promise<OrderAggregate[]> {
   if (orders.length === 0) return [];
   return assemble(
     orders,
     await childrenOf(
-      db,
+      reader.handle,
       orders.map((o) => o.id),
     ),
   );
@@ -120,7 +124,7 @@ export interface OrderPage {
   /** Rows in the window, counted up to `totalCap`. */
   total: number;
   /** The page's order rows, in the page's order. */
-  orders: OrderRow[];
+  orders: ScopedOrderRow[];
   /** The sort key of the page's last row when more rows follow it, else null. */
   next: [number, number] | null;
 }
@@ -150,7 +154,7 @@ export async function pageOrders(reader: OrderReader, f: OrderFilter): Promise<O
     const more = rows.length > f.limit;
     const shown = more ? rows.slice(0, f.limit) : rows;
     const last = shown.at(-1);
-    return { total, orders: shown, next: more && last ? keyOf(last) : null };
+    return { total, orders: shown as ScopedOrderRow[], next: more && last ? keyOf(last) : null };
   };
   if (ids !== null) {
     const rows = await windowRows.all(reader, window);
@@ -222,9 +226,9 @@ export interface OrderSearch {
  * The operator console's order search: newest first by (created_at, id), one keyset page at a
  * time (no OFFSET, no count), so a page costs the same however deep the walk is.
  */
-export async function searchOrderIds(db: Handle, s: OrderSearch): Promise<{ ids: number[]; next: [number, number] | null }> {
+export async function searchOrderIds(operator: AllMerchants, s: OrderSearch): Promise<{ ids: ScopedOrderId[]; next: [number, number] | null }> {
   if (s.ids !== null && s.ids.length === 0) return { ids: [], next: null };
-  let q = searchedOrders(db, s).select(['id', 'created_at']);
+  let q = searchedOrders(operator.handle, s).select(['id', 'created_at']);
   if (s.before !== null) {
     const [time, id] = s.before;
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
@@ -236,7 +240,7 @@ export async function searchOrderIds(db: Handle, s: OrderSearch): Promise<{ ids:
     .execute();
   const shown = rows.slice(0, s.limit);
   const last = shown.at(-1);
-  return { ids: shown.map((r) => r.id), next: rows.length > s.limit && last ? [Number(last.created_at), last.id] : null };
+  return { ids: shown.map((r) => resolvedOrderId(r.id)), next: rows.length > s.limit && last ? [Number(last.created_at), last.id] : null };
 }
 
 /** The orders a search's filters match (no order, no page). */

@@ -24,6 +24,9 @@ const columnsOf = (p: ProductInput) => ({
   options: p.options === undefined || p.options === null ? null : JSON.stringify(p.options),
 });
 
+/** Any product at all (the demo seed fills only an empty database). */
+export const anyProduct = (db: Handle) => db.selectFrom('products').select('id').limit(1).executeTakeFirst();
+
 export async function upsertProduct(db: Handle, p: ProductInput, now: number): Promise<Product> {
   const values = columnsOf(p);
   return db

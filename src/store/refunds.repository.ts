@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
-import type { MerchantScope } from './tenancy.ts';
+import type { MerchantScope, ScopedOrderId, TenantScope } from './tenancy.ts';
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { orderStatusUpdate, statusUpdateOf, type OrderStatusChange, type StatusUpdate } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
@@ -28,7 +28,8 @@ export async function lockSplitOrders(db: Trx, orderId: number): Promise<Map<num
 /** A split order as a refund request locked it. */
 export interface LockedSplit {
   id: number;
-  orderId: number;
+  /** Resolved in the merchant's scope: the order's items are read by it. */
+  orderId: ScopedOrderId;
   status: SplitOrderStatus;
   countryCode: string;
   warehouseId: number;
@@ -44,7 +45,7 @@ export interface LockedSplit {
  * the merchant has no such order (an order always has a split order).
  */
 export async function lockSplitOrdersOf(scope: MerchantScope, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
-  return splitOrdersOfRequest.all(scope, requestedId, dialect === 'postgres');
+  return (await splitOrdersOfRequest.all(scope, requestedId, dialect === 'postgres')) as LockedSplit[];
 }
 
 const splitOrdersOfRequest = preparedForMerchant((scope, requestedId: number, lock: boolean) => {
@@ -66,7 +67,7 @@ const splitOrdersOfRequest = preparedForMerchant((scope, requestedId: number, lo
 });
 
 /** An order's items with their refund counts, by id (the split order's facts come from `lockSplitOrdersOf`). */
-export const refundableItems = (db: Handle, orderId: number) => refundableItemRows.all(db, orderId);
+export const refundableItems = (db: Trx, orderId: ScopedOrderId) => refundableItemRows.all(db, orderId);
 
 const refundableItemRows = prepared((db, orderId: number) =>
   db
@@ -331,7 +332,9 @@ export async function parkExhaustedRefunds(db: Handle, maxAttempts: number, now:
   return rows.map((r) => r.id);
 }
 
-export async function refundsOfOrder(db: Handle, orderId: number, offset: number, limit: number) {
+/** A page of an order's refunds, newest first, with their items: the order id was resolved in the reader's scope. */
+export async function refundsOfOrder(reader: TenantScope, orderId: ScopedOrderId, offset: number, limit: number) {
+  const db = reader.handle;
   const [count, rows] = await Promise.all([
     db
       .selectFrom('refunds')
@@ -348,7 +351,11 @@ export async function refundsOfOrder(db: Handle, orderId: number, offset: number
       .limit(limit)
       .execute(),
   ]);
-  return { total: Number(count.n), rows };
+  const items = await refundItems(
+    db,
+    rows.map((r) => r.id),
+  );
+  return { total: Number(count.n), rows, items };
 }
 
 /** Operator lookup (merchants read refunds through their order). */
@@ -363,7 +370,11 @@ export async function listRefunds(db: Handle, status: RefundState | null, offset
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').offset(offset).limit(limit).execute(),
   ]);
-  return { total: Number(count.n), rows };
+  const items = await refundItems(
+    db,
+    rows.map((r) => r.id),
+  );
+  return { total: Number(count.n), rows, items };
 }
 
 /** Refunds in `status`, oldest first by (created_at, id), `limit` after the keyset `after` (or from the first): the queue's export. */

@@ -9,7 +9,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Db, Handle, Trx } from './db.ts';
 import type { Database } from './schema.ts';
 
 /** The tables a merchant owns rows of: exactly those with a `merchant_id` column. */
@@ -47,6 +47,11 @@ export interface MerchantScope<H extends Handle = Handle> {
   ): InsertQueryBuilder<Database, T, InsertResult>;
 }
 
+/**
+ * Made once at the edge, where the merchant is known (the API's token hook, the business
+ * manager's session, the operator's route or CLI command naming a merchant, a worker's claimed
+ * row); services take the scope, never the merchant's number.
+ */
 export function forMerchant<H extends Handle>(handle: H, merchantId: number): MerchantScope<H> {
   if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw new Error(`forMerchant: bad merchant id ${merchantId}`);
   return scopeOf(handle, merchantId);
@@ -94,5 +99,25 @@ export type TenantScope = MerchantScope | AllMerchants;
 /** True for a merchant's scope, false for the operator's. */
 export const isMerchantScope = (r: TenantScope): r is MerchantScope => 'merchantId' in r;
 
-/** The handle under a scope, for reads by ids already resolved within it. */
-export const handleOf = (r: TenantScope): Handle => r.handle;
+declare const resolved: unique symbol;
+/**
+ * An order id found through a tenant scope (`resolveOrderId`, a scoped page or lock, the
+ * operator's explicit all-merchants search). An order's child rows (its split orders and lines,
+ * its refunds, its webhook deliveries) are read only by such an id, so a read of another
+ * merchant's children by a raw id does not compile. Only the store's readers make one.
+ */
+export type ScopedOrderId = number & { readonly [resolved]: 'order' };
+
+/** For store readers only: the id a scoped query just returned. */
+export const resolvedOrderId = (id: number): ScopedOrderId => id as ScopedOrderId;
+
+/**
+ * Runs `work` in one transaction with the same merchant's scope over it: how a service that was
+ * handed a scope on the database makes the writes that need `MerchantScope<Trx>`.
+ */
+export function transactionIn<T>(scope: MerchantScope<Db>, work: (scope: MerchantScope<Trx>) => Promise<T>): Promise<T> {
+  return scope.handle.transaction().execute((trx) => work(scopeOf(trx, scope.merchantId)));
+}
+
+/** The same merchant's scope over a transaction the caller already opened. */
+export const within = (scope: MerchantScope, trx: Trx): MerchantScope<Trx> => scopeOf(trx, scope.merchantId);

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable
 import type { Dialect, Handle } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
-import type { MerchantScope } from './tenancy.ts';
+import type { MerchantScope, ScopedOrderId } from './tenancy.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -566,7 +566,7 @@ export async function requeueFailedStockDeliveries(db: Handle, endpointId: numbe
 }
 
 /** The deliveries of one order's events to every endpoint of its merchant, newest first (the lane index, per endpoint). */
-export async function deliveriesOfOrder(db: Handle, merchantId: number, orderId: number, limit: number) {
+export async function deliveriesOfOrder(db: Handle, merchantId: number, orderId: ScopedOrderId, limit: number) {
   return db
     .selectFrom('webhook_endpoints')
     .innerJoin('webhook_deliveries', 'webhook_deliveries.endpoint_id', 'webhook_endpoints.id')

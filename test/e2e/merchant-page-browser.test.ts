@@ -6,6 +6,7 @@ import { createStaff } from '../../src/services/staff.service.ts';
 import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
 import { buildTestApp, newMerchant, tableDigests } from '../helpers.ts';
 import { enrol, invite, member } from '../http/manager-helpers.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 
 const SKIP = chromiumSkip('the console merchant page browser test');
 const PASSWORD = 'browser test passphrase';
@@ -26,9 +27,9 @@ describe('console merchant page in a real browser', { skip: SKIP }, () => {
     await enrol(admin, Date.now());
     await member(app, m.merchantId, 'developer@page-shop.example', 'developer');
     await invite(app, m.merchantId, 'pending@page-shop.example', 'viewer');
-    const kept = await createClient(app.store.db, CLI, Number(m.merchantId), 'Warehouse sync', Date.now());
-    const gone = await createClient(app.store.db, CLI, Number(m.merchantId), 'Old plugin', Date.now());
-    await revokeClient(app.store.db, CLI, Number(m.merchantId), String(gone.client.id), Date.now());
+    const kept = await createClient(forMerchant(app.store.db, Number(m.merchantId)), CLI, 'Warehouse sync', Date.now());
+    const gone = await createClient(forMerchant(app.store.db, Number(m.merchantId)), CLI, 'Old plugin', Date.now());
+    await revokeClient(forMerchant(app.store.db, Number(m.merchantId)), CLI, gone.client.id, Date.now());
 
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
@@ -126,8 +127,8 @@ describe('console merchant page in a real browser', { skip: SKIP }, () => {
       assert.equal(r.status, 200, r.raw);
     }
     for (let i = 0; i < 55; i++) {
-      const c = await createClient(app.store.db, CLI, Number(m.merchantId), `Plugin ${i}`, Date.now());
-      await revokeClient(app.store.db, CLI, Number(m.merchantId), String(c.client.id), Date.now());
+      const c = await createClient(forMerchant(app.store.db, Number(m.merchantId)), CLI, `Plugin ${i}`, Date.now());
+      await revokeClient(forMerchant(app.store.db, Number(m.merchantId)), CLI, c.client.id, Date.now());
     }
     const tokens = await app.store.db.selectFrom('api_tokens').select('id').where('merchant_id', '=', Number(m.merchantId)).execute();
     const clients = await app.store.db.selectFrom('oauth_clients').select('id').where('merchant_id', '=', Number(m.merchantId)).execute();

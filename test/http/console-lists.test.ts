@@ -8,6 +8,7 @@ import { signedIn, staff, type Browser } from './console-client.ts';
 import { member } from './manager-helpers.ts';
 import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 
 /**
  * Issue 29, items 7, 12 and 16, the gaps left: the console lists every refund (any status, filtered
@@ -267,8 +268,8 @@ for (const dialect of DIALECTS) {
     it('merchant page: every OAuth client reachable (revoked ones too), oldest first, with "n–m of N"', async () => {
       // 60 clients, each revoked after it is made (a merchant holds at most 20 live ones).
       for (let i = 0; i < 60; i++) {
-        const c = await createClient(t.store.db, CLI, Number(other.merchantId), `client ${i}`, Date.now());
-        await revokeClient(t.store.db, CLI, Number(other.merchantId), String(c.client.id), Date.now());
+        const c = await createClient(forMerchant(t.store.db, Number(other.merchantId)), CLI, `client ${i}`, Date.now());
+        await revokeClient(forMerchant(t.store.db, Number(other.merchantId)), CLI, c.client.id, Date.now());
       }
       const clients = (
         await t.store.db.selectFrom('oauth_clients').select('id').where('merchant_id', '=', Number(other.merchantId)).orderBy('id').execute()
@@ -287,7 +288,7 @@ for (const dialect of DIALECTS) {
       const walked: string[] = [];
       let after: string | null = '';
       while (after !== null) {
-        const page = await merchantCredentials(t.store.db, Number(other.merchantId), Date.now(), { clientsAfter: after }, 7);
+        const page = await merchantCredentials(forMerchant(t.store.db, Number(other.merchantId)), Date.now(), { clientsAfter: after }, 7);
         walked.push(...page.clients.map((c) => c.id));
         after = page.clientsPage.next;
       }

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuditAction } from '../../src/domain/audit.ts';
 import { createClient, revokeClient } from '../../src/services/credentials.service.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 import { DIALECTS, PG_SKIP, buildTestApp, newMerchant, tableDigests, type TestApp } from '../helpers.ts';
 import { follow, signedIn, staff } from './console-client.ts';
 import { enrol, invite, member, signedIn as managerSignedIn } from './manager-helpers.ts';
@@ -60,9 +61,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const { t, shop, owner, support, warehouse } = await build(c, dialect);
       await member(t, shop.merchantId, 'admin@page.example', 'admin');
       await invite(t, shop.merchantId, 'pending@page.example', 'viewer');
-      const kept = await createClient(t.store.db, CLI, Number(shop.merchantId), 'Warehouse sync', Date.now());
-      const gone = await createClient(t.store.db, CLI, Number(shop.merchantId), 'Old plugin', Date.now());
-      await revokeClient(t.store.db, CLI, Number(shop.merchantId), String(gone.client.id), Date.now());
+      const kept = await createClient(forMerchant(t.store.db, Number(shop.merchantId)), CLI, 'Warehouse sync', Date.now());
+      const gone = await createClient(forMerchant(t.store.db, Number(shop.merchantId)), CLI, 'Old plugin', Date.now());
+      await revokeClient(forMerchant(t.store.db, Number(shop.merchantId)), CLI, gone.client.id, Date.now());
       const url = `/console/merchants/${shop.merchantId}`;
       for (const b of [owner, support]) {
         const page = await b.get(url);

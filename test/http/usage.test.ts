@@ -8,6 +8,7 @@ import { RECENT_ERRORS_PER_MERCHANT, USAGE_DAYS } from '../../src/domain/usage.t
 import { Purger, purgeTasks } from '../../src/jobs/purger.ts';
 import { merchantUsage } from '../../src/services/usage.service.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, freshStore, loadCatalogue, newMerchant, testConfig, type TestApp } from '../helpers.ts';
 
 /**
@@ -70,7 +71,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(before, { daily: [], recent: [] }, 'no write per request: nothing is stored before the flush');
       await t.app.usageRecorder!.flush();
 
-      const usage = await merchantUsage(t.store.db, Number(a.merchantId), 'sandbox', clock.ms);
+      const usage = await merchantUsage(forMerchant(t.store.db, Number(a.merchantId)), 'sandbox', clock.ms);
       assert.equal(usage.days.length, USAGE_DAYS);
       assert.equal(usage.days.at(-1)!.day, '2026-11-20');
       assert.deepEqual(usage.days.at(-1)!.byClass, { 2: 4, 3: 0, 4: 4, 5: 0 });
@@ -97,17 +98,17 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(JSON.stringify(await usageRows(t.store)), /BODY-MARKER|skus=/, 'no bodies, no query strings');
       assert.equal(usage.recent[0].at, clock.ms);
 
-      const other = await merchantUsage(t.store.db, Number(b.merchantId), 'sandbox', clock.ms);
+      const other = await merchantUsage(forMerchant(t.store.db, Number(b.merchantId)), 'sandbox', clock.ms);
       assert.deepEqual(other.days.at(-1)!.byClass, { 2: 1, 3: 0, 4: 0, 5: 0 });
       assert.deepEqual(other.recent, []);
-      const scoped = await merchantUsage(t.store.db, Number(readOnly.merchantId), 'sandbox', clock.ms);
+      const scoped = await merchantUsage(forMerchant(t.store.db, Number(readOnly.merchantId)), 'sandbox', clock.ms);
       assert.deepEqual(scoped.byCode, [{ code: refused.json().code, count: 1, lastDay: '2026-11-20' }], 'a refused scope counts for its merchant');
-      const production = await merchantUsage(t.store.db, Number(a.merchantId), 'production', clock.ms);
+      const production = await merchantUsage(forMerchant(t.store.db, Number(a.merchantId)), 'production', clock.ms);
       assert.equal(production.days.at(-1)!.total, 0, 'counted under the environment that served it');
 
       // A second flush with nothing new adds nothing.
       await t.app.usageRecorder!.flush();
-      const again = await merchantUsage(t.store.db, Number(a.merchantId), 'sandbox', clock.ms);
+      const again = await merchantUsage(forMerchant(t.store.db, Number(a.merchantId)), 'sandbox', clock.ms);
       assert.deepEqual(again.days, usage.days);
     });
 
@@ -138,7 +139,7 @@ for (const dialect of DIALECTS) {
       const stored = JSON.stringify(recent);
       assert.doesNotMatch(stored, /QUERY-MARKER|\?|secret/);
       assert.ok(mine.every((r) => r.route === '/openapi/v2/order/orders/:id'));
-      const usage = await merchantUsage(t.store.db, Number(m.merchantId), 'sandbox', clock.ms);
+      const usage = await merchantUsage(forMerchant(t.store.db, Number(m.merchantId)), 'sandbox', clock.ms);
       assert.equal(usage.recent.length, RECENT_ERRORS_PER_MERCHANT);
       assert.equal(usage.days.at(-1)!.byClass[4], 120, 'counts are not trimmed with the list');
     });
@@ -180,7 +181,7 @@ for (const dialect of DIALECTS) {
       await one.close();
       await two.close();
       closed = true;
-      const usage = await merchantUsage(db.store.db, Number(merchantId), 'sandbox', clock.ms);
+      const usage = await merchantUsage(forMerchant(db.store.db, Number(merchantId)), 'sandbox', clock.ms);
       assert.deepEqual(usage.days.at(-1)!.byClass, { 2: 12, 3: 0, 4: 5, 5: 0 });
       assert.equal(usage.byCode.length, 1);
       assert.equal(usage.byCode[0].count, 5);
@@ -198,7 +199,7 @@ for (const dialect of DIALECTS) {
       await get(t, m.token, STOCKS);
       await t.app.usageRecorder!.flush();
       const id = Number(m.merchantId);
-      const usage = await merchantUsage(t.store.db, id, 'sandbox', clock.ms);
+      const usage = await merchantUsage(forMerchant(t.store.db, id), 'sandbox', clock.ms);
       assert.deepEqual(
         usage.days.slice(-2).map((d) => [d.day, d.byClass[2], d.byClass[4]]),
         [
@@ -215,7 +216,7 @@ for (const dialect of DIALECTS) {
       // On 2026-03-30 the first day shown is 2026-03-01: nothing is purged yet.
       const day30 = Date.parse('2026-03-30T12:00:00Z');
       assert.equal(await purger.runOnce(day30), 0);
-      const late = await merchantUsage(t.store.db, id, 'sandbox', day30);
+      const late = await merchantUsage(forMerchant(t.store.db, id), 'sandbox', day30);
       assert.deepEqual([late.days[0].day, late.days[0].total, late.days[1].total], ['2026-03-01', 2, 2]);
       assert.equal(late.recent.length, 1);
       // On 2026-03-31, 2026-03-01 has left the window: its rows (counts and its 404) go.
@@ -252,7 +253,7 @@ for (const dialect of DIALECTS) {
       await get(t, m.token, STOCKS);
       await sql`drop trigger refuse_usage${sql.raw(dialect === 'postgres' ? ' on merchant_usage_daily' : '')}`.execute(t.store.db);
       await t.app.usageRecorder!.flush();
-      const usage = await merchantUsage(t.store.db, Number(m.merchantId), 'sandbox', clock.ms);
+      const usage = await merchantUsage(forMerchant(t.store.db, Number(m.merchantId)), 'sandbox', clock.ms);
       assert.deepEqual(usage.days.at(-1)!.byClass, { 2: 4, 3: 0, 4: 1, 5: 0 });
       assert.equal(usage.recent.length, 1);
     });

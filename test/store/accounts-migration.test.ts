@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 import { up as accountsPerMerchant } from '../../src/store/migrations/0030_accounts_per_merchant.ts';
+import { forMerchant } from '../../src/store/tenancy.ts';
 import { acceptInvitation, inviteUser, signIn } from '../../src/services/merchant-users.service.ts';
 import { createMerchant } from '../../src/services/merchants.service.ts';
 
@@ -21,7 +22,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const now = Date.now();
       const a = await createMerchant(db.store.db, actor, 'Migrated A', now);
       const b = await createMerchant(db.store.db, actor, 'Migrated B', now);
-      const invitation = await inviteUser(db.store.db, actor, a.merchantId, { email: 'kept@example.com', role: 'admin' }, now);
+      const invitation = await inviteUser(forMerchant(db.store.db, a.merchantId), actor, { email: 'kept@example.com', role: 'admin' }, now);
       const user = await acceptInvitation(db.store.db, invitation.token, PASSWORD, 'req', now);
       const session = await signIn(db.store.db, { email: 'kept@example.com', password: PASSWORD, address: null, requestId: 'req' }, limits, now);
       assert.ok(session && 'sessionId' in session);
@@ -38,7 +39,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // The same address at B: a second account, after A's id; not twice at A.
       const atB = await acceptInvitation(
         db.store.db,
-        (await inviteUser(db.store.db, actor, b.merchantId, { email: 'KEPT@example.com', role: 'viewer' }, now)).token,
+        (await inviteUser(forMerchant(db.store.db, b.merchantId), actor, { email: 'KEPT@example.com', role: 'viewer' }, now)).token,
         PASSWORD,
         'req',
         now,

@@ -24,7 +24,7 @@ export const onATransaction = () => [
   addQty(trx, stockRow, 1, { kind: 'return' }, 0),
   setQty(trx, stockRow, 1, 0),
   post(forMerchant(trx, 1), posting, 0),
-  emitOrderCancelled(trx, 1, 1, 0),
+  emitOrderCancelled(forMerchant(trx, 1), 1, 0),
 ];
 
 export const onABareHandle = () => [
@@ -43,5 +43,5 @@ export const onABareHandle = () => [
   // @ts-expect-error a posting (balance, entry, lines) commits with its cause: a scope over a bare handle is refused
   post(forMerchant(db, 1), posting, 0),
   // @ts-expect-error an outbox row commits with the change it announces
-  emitOrderCancelled(db, 1, 1, 0),
+  emitOrderCancelled(forMerchant(db, 1), 1, 0),
 ];

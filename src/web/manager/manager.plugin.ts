@@ -6,7 +6,8 @@ import type { HostResolver } from '../../domain/webhook-url.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
 import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/merchant-users.service.ts';
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
-import type { Store } from '../../store/db.ts';
+import type { Db, Store } from '../../store/db.ts';
+import { forMerchant, type MerchantScope } from '../../store/tenancy.ts';
 import { htmxAsset, installWebFrontEnd, publicOrigin, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH, managerRouteFor } from './manager-routes.ts';
@@ -90,6 +91,7 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
   // Credentials change here too (revoke a token or a client): every write drops cached token lookups before its answer goes out.
   app.addHook('onSend', clearTokensOnWrite(tokens));
 
+  const scopes = new WeakMap<object, MerchantScope<Db>>();
   const context: ManagerPageContext = {
     config,
     store,
@@ -101,6 +103,11 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
     resolveHost,
     origin: (request) => publicOrigin(config, request),
     user: signedIn,
+    merchant: (request) => {
+      let scope = scopes.get(request);
+      if (!scope) scopes.set(request, (scope = forMerchant(store.db, signedIn(request).merchantId)));
+      return scope;
+    },
     actor: (request) => ({ ...merchantUserActor(signedIn(request), request.id), formKey: forms.formKey(request) }),
   };
   for (const managerPage of MANAGER_PAGES) await app.register(managerPage.routes, context);

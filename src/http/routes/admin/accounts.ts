@@ -17,6 +17,7 @@ import { IdParams } from '../../../schemas/admin.ts';
 import { IdempotencyHeaders } from '../../../schemas/orders.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsForOperator, type OperatorPosting } from '../../../services/ledger.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { forMerchant } from '../../../store/tenancy.ts';
 
 const TAGS = ['Accounts'];
 
@@ -29,7 +30,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
   /** A top-up or an adjustment, answered with the transaction and the account after it (no second read). */
   const post = async (request: { id: string; params: { id: string } }, posting: OperatorPosting) => {
-    const r = await postByOperator(store, config, actor(request), Number(request.params.id), posting, Date.now());
+    const r = await postByOperator(forMerchant(db, Number(request.params.id)), store.dialect, config, actor(request), posting, Date.now());
     return { replayed: r.replayed, transaction: presentTransaction(r.entry), account: presentAccount(r.account) };
   };
 
@@ -44,7 +45,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         response: AdminResponses(AccountRecord),
       },
     },
-    async (request) => presentAccount(await accountForOperator(db, config, Number(request.params.id), request.query.environment ?? config.env)),
+    async (request) => presentAccount(await accountForOperator(forMerchant(db, Number(request.params.id)), config, request.query.environment ?? config.env)),
   );
   app.patch(
     '/merchants/:id/account',
@@ -60,10 +61,10 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
     async (request) => {
       const b = request.body;
       const row = await changeTerms(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         b.environment,
         { billingMode: b.billingMode, creditLimitCents: b.creditLimit, lowBalanceThresholdCents: b.lowBalanceThreshold },
         Date.now(),
@@ -112,6 +113,6 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         response: AdminResponses(TransactionsPage),
       },
     },
-    async (request) => transactionsForOperator(db, Number(request.params.id), request.query.environment ?? config.env, request.query),
+    async (request) => transactionsForOperator(forMerchant(db, Number(request.params.id)), request.query.environment ?? config.env, request.query),
   );
 };

@@ -19,6 +19,6 @@ export const adminOrderRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
   app.get(
     '/orders/:id',
     { schema: { summary: 'One order by its parent or split id', tags: ['Orders'], params: IdParams, response: AdminResponses(OrderRecord) } },
-    async (request) => getOrder(allMerchants(store.db), request.params.id),
+    async (request) => getOrder(allMerchants(store.db), Number(request.params.id)),
   );
 };

@@ -31,6 +31,6 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
         response: AdminResponses(OperatorWebhook),
       },
     },
-    async (request) => setWebhookStatus(store.db, adminKeyActor(adminApiKey, request.id), request.params.id, request.body),
+    async (request) => setWebhookStatus(store.db, adminKeyActor(adminApiKey, request.id), Number(request.params.id), request.body),
   );
 };

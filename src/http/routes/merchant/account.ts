@@ -4,14 +4,14 @@ import { presentAccount } from '../../../present/account.presenter.ts';
 import { AccountRecord, TransactionsPage, TransactionsQuery } from '../../../schemas/account.ts';
 import { MerchantResponses } from '../../../schemas/common.ts';
 import { accountOf, transactionsOf } from '../../../services/ledger.service.ts';
-import type { Store } from '../../../store/db.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import type { Db, Store } from '../../../store/db.ts';
+import type { MerchantScope } from '../../../store/tenancy.ts';
 
 const ACCOUNT = ['Account'];
 
 /** SPEC §15: the merchant's money account in this server's environment, and its transactions (scope account:read). */
-export const accountRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { store, config }) => {
-  const scopeOf = (request: { principal: { merchantId: number } | null }) => forMerchant(store.db, request.principal!.merchantId);
+export const accountRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config }> = async (app, { config }) => {
+  const scopeOf = (request: { merchant: MerchantScope<Db> | null }) => request.merchant!;
   app.get(
     '/v1/account',
     {

@@ -18,7 +18,7 @@ import { getOrder, queryOrders } from '../../../services/order-query.service.ts'
 import { placeOrder } from '../../../services/orders.service.ts';
 import { quoteChannelTypes, quoteChannels } from '../../../services/quotes.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import { lookupId } from '../../../domain/ids.ts';
 
 const ORDERS = ['Orders'];
 
@@ -43,7 +43,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
       response: MerchantResponses(OrderId),
     };
     app.post(url, { schema, config: { scope: 'orders:write', envelope: false } }, async (request, reply) => {
-      const result = await placeOrder(deps, request.principal!.merchantId, request.body, request.headers['idempotency-key'] ?? null, request.id);
+      const result = await placeOrder(deps, request.merchant!, request.body, request.headers['idempotency-key'] ?? null, request.id);
       return sendStored(reply, result);
     });
   }
@@ -83,9 +83,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     querystring: OrderQuery,
     response: MerchantResponses(OrderPage),
   };
-  app.get('/v2/order/orders', { schema: querySchema, config: { scope: 'orders:read' } }, async (request) =>
-    queryOrders(forMerchant(store.db, request.principal!.merchantId), request.query),
-  );
+  app.get('/v2/order/orders', { schema: querySchema, config: { scope: 'orders:read' } }, async (request) => queryOrders(request.merchant!, request.query));
 
   const getSchema = {
     operationId: 'getOrder',
@@ -95,6 +93,6 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     response: MerchantResponses(OrderRecord),
   };
   app.get('/v2/order/orders/:id', { schema: getSchema, config: { scope: 'orders:read' } }, async (request) =>
-    getOrder(forMerchant(store.db, request.principal!.merchantId), request.params.id),
+    getOrder(request.merchant!, lookupId(request.params.id)),
   );
 };

@@ -5,7 +5,7 @@ import { IdempotencyHeaders, OrderIdParams } from '../../../schemas/orders.ts';
 import { RefundBody, RefundNo, RefundPage, RefundPageQuery } from '../../../schemas/refunds.ts';
 import { refundsOfOrder, requestRefund } from '../../../services/refunds.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import { lookupId } from '../../../domain/ids.ts';
 
 const REFUNDS = ['Refunds'];
 
@@ -29,8 +29,8 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
   app.post('/v2/order/orders/:id/refund', { schema: requestSchema, config: { scope: 'refunds:write', envelope: false } }, async (request, reply) => {
     const result = await requestRefund(
       { store },
-      request.principal!.merchantId,
-      request.params.id,
+      request.merchant!,
+      lookupId(request.params.id),
       request.body ?? {},
       request.headers['idempotency-key'] ?? null,
       request.id,
@@ -48,6 +48,6 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     response: MerchantResponses(RefundPage),
   };
   app.get('/v2/order/orders/refund/:id', { schema: listSchema, config: { scope: 'orders:read' } }, async (request) =>
-    refundsOfOrder(forMerchant(store.db, request.principal!.merchantId), request.params.id, request.query),
+    refundsOfOrder(request.merchant!, lookupId(request.params.id), request.query),
   );
 };

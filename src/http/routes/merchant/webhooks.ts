@@ -26,8 +26,9 @@ import {
   retryDelivery,
   rotateSecret,
 } from '../../../services/webhooks.service.ts';
-import type { Store } from '../../../store/db.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import { lookupId } from '../../../domain/ids.ts';
+import type { Db, Store } from '../../../store/db.ts';
+import type { MerchantScope } from '../../../store/tenancy.ts';
 
 const WEBHOOKS = ['Webhooks'];
 
@@ -37,7 +38,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
   const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve };
   const idempotencyKey = (request: { headers: { 'idempotency-key'?: string } }) => request.headers['idempotency-key'] ?? null;
   const REPLAYS = 'Re-sending the same request with the same `Idempotency-Key` replays the first answer (`Idempotent-Replayed: true`).';
-  const merchantOf = (request: { principal: { merchantId: number } | null }) => request.principal!.merchantId;
+  const merchantOf = (request: { merchant: MerchantScope<Db> | null }) => request.merchant!;
 
   app.post(
     '/v1/webhooks',
@@ -59,7 +60,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
   app.get(
     '/v1/webhooks',
     { schema: { operationId: 'listWebhooks', summary: 'List webhook endpoints (without secrets)', tags: WEBHOOKS, response: MerchantResponses(WebhookList) } },
-    async (request) => listWebhooks(forMerchant(db, merchantOf(request))),
+    async (request) => listWebhooks(merchantOf(request)),
   );
   app.put(
     '/v1/webhooks/:id',
@@ -81,7 +82,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       config: { envelope: false },
     },
     async (request, reply) =>
-      sendStored(reply, await replaceWebhook(deps, merchantOf(request), request.params.id, request.body, idempotencyKey(request), request.id)),
+      sendStored(reply, await replaceWebhook(deps, merchantOf(request), lookupId(request.params.id), request.body, idempotencyKey(request), request.id)),
   );
   app.delete(
     '/v1/webhooks/:id',
@@ -94,7 +95,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
         response: MerchantResponses(WebhookDeleted),
       },
     },
-    async (request) => deleteWebhook(db, merchantOf(request), request.params.id),
+    async (request) => deleteWebhook(merchantOf(request), lookupId(request.params.id)),
   );
   app.post(
     '/v1/webhooks/:id/rotate-secret',
@@ -110,7 +111,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       },
       config: { envelope: false },
     },
-    async (request, reply) => sendStored(reply, await rotateSecret(deps, merchantOf(request), request.params.id, idempotencyKey(request), request.id)),
+    async (request, reply) =>
+      sendStored(reply, await rotateSecret(deps, merchantOf(request), lookupId(request.params.id), idempotencyKey(request), request.id)),
   );
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -124,7 +126,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
         response: MerchantResponses(WebhookDeliveryPage),
       },
     },
-    async (request) => listDeliveries(forMerchant(db, merchantOf(request)), request.params.id, request.query),
+    async (request) => listDeliveries(merchantOf(request), lookupId(request.params.id), request.query),
   );
   app.post(
     '/v1/webhooks/:id/deliveries/:deliveryId/retry',
@@ -141,6 +143,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       config: { envelope: false },
     },
     async (request, reply) =>
-      sendStored(reply, await retryDelivery(deps, merchantOf(request), request.params.id, request.params.deliveryId, idempotencyKey(request), request.id)),
+      sendStored(
+        reply,
+        await retryDelivery(deps, merchantOf(request), lookupId(request.params.id), lookupId(request.params.deliveryId), idempotencyKey(request), request.id),
+      ),
   );
 };

@@ -23,6 +23,7 @@ import {
 } from '../../../schemas/console-operations.ts';
 import { merchantCredentials, merchantSummary, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
+import { forMerchant, type MerchantScope } from '../../../store/tenancy.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
@@ -99,11 +100,11 @@ export const merchantsPage: ConsolePage = {
     };
 
     app.get('/merchants/:id', { schema: { params: ConsoleIdParams, querystring: MerchantPageQuery } }, async (request, reply) => {
-      const credentials = await merchantCredentials(db, Number(request.params.id), now(), request.query);
+      const credentials = await merchantCredentials(forMerchant(db, Number(request.params.id)), now(), request.query);
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
-      const accounts = await moneyOf(Number(merchant.id));
-      const team = await merchantTeam(db, Number(merchant.id), now());
+      const accounts = await moneyOf(forMerchant(db, Number(merchant.id)));
+      const team = await merchantTeam(forMerchant(db, Number(merchant.id)), now());
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
         ...credentials,
@@ -120,11 +121,11 @@ export const merchantsPage: ConsolePage = {
     });
 
     // SPEC §15: each environment's account, its newest transactions, and (owners) the money forms.
-    const moneyOf = (merchantId: number) =>
+    const moneyOf = (merchant: MerchantScope) =>
       Promise.all(
         ENVIRONMENTS.map(async (environment) => {
-          const account = presentAccount(await accountForOperator(db, config, merchantId, environment));
-          const recent = await transactionsForOperator(db, merchantId, environment, { pageSize: RECENT_TRANSACTIONS });
+          const account = presentAccount(await accountForOperator(merchant, config, environment));
+          const recent = await transactionsForOperator(merchant, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
             current: environment === config.env,
@@ -144,10 +145,10 @@ export const merchantsPage: ConsolePage = {
     app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
       const b = request.body;
       await postByOperator(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
         now(),
       );
@@ -157,10 +158,10 @@ export const merchantsPage: ConsolePage = {
     app.post('/merchants/:id/account/adjustments', { schema: { params: ConsoleIdParams, body: AdjustmentForm } }, async (request, reply) => {
       const b = request.body;
       await postByOperator(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
         now(),
       );
@@ -171,10 +172,10 @@ export const merchantsPage: ConsolePage = {
       const b = request.body;
       const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
       await changeTerms(
-        store,
+        forMerchant(db, Number(request.params.id)),
+        store.dialect,
         config,
         actor(request),
-        Number(request.params.id),
         b.environment,
         { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
         now(),
@@ -185,8 +186,11 @@ export const merchantsPage: ConsolePage = {
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const merchantId = Number(request.params.id);
       const environment = request.query.environment ?? config.env;
-      const merchant = await merchantSummary(db, merchantId);
-      const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
+      const merchant = await merchantSummary(forMerchant(db, merchantId));
+      const result = await transactionsForOperator(forMerchant(db, merchantId), environment, {
+        pageSize: TRANSACTIONS_PAGE,
+        cursor: request.query.cursor || undefined,
+      });
       const first = (result.pageNumber - 1) * result.pageSize + 1;
       const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
       return page(reply, 200, 'transactions', {
@@ -202,7 +206,7 @@ export const merchantsPage: ConsolePage = {
     // Every transaction of the account as a CSV file.
     app.get('/merchants/:id/transactions.csv', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const environment = request.query.environment ?? config.env;
-      return sendCsv(reply, await transactionsCsvForOperator(db, Number(request.params.id), environment), now());
+      return sendCsv(reply, await transactionsCsvForOperator(forMerchant(db, Number(request.params.id)), environment), now());
     });
 
     for (const [verb, status] of [
@@ -210,7 +214,7 @@ export const merchantsPage: ConsolePage = {
       ['enable', 'active'],
     ] as const) {
       app.post(`/merchants/:id/${verb}`, { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-        await setMerchantStatus(db, actor(request), Number(request.params.id), status, now());
+        await setMerchantStatus(forMerchant(db, Number(request.params.id)), actor(request), status, now());
         return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
       });
     }
@@ -220,10 +224,9 @@ export const merchantsPage: ConsolePage = {
       // Least privilege, the business manager's rule too: nothing ticked is refused (400), nothing written.
       const scopes = tickedScopes(request.body.scopes);
       const issued = await issueToken(
-        db,
+        forMerchant(db, Number(request.params.id)),
         actor(request),
         config.env,
-        Number(request.params.id),
         { scopes, expiresInSeconds: days && days * DAY_SECONDS },
         now(),
       );
@@ -253,7 +256,12 @@ export const merchantsPage: ConsolePage = {
       });
 
     app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
-      const invitation = await inviteUser(db, actor(request), Number(request.params.id), { email: request.body.email, role: request.body.role }, now());
+      const invitation = await inviteUser(
+        forMerchant(db, Number(request.params.id)),
+        actor(request),
+        { email: request.body.email, role: request.body.role },
+        now(),
+      );
       return linkShownOnce(request, reply, invitation, `${invitation.email} invited`);
     });
 
@@ -264,22 +272,27 @@ export const merchantsPage: ConsolePage = {
     };
 
     app.post('/merchants/:id/invitations/:invitationId/resend', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
-      const invitation = await resendInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      const invitation = await resendInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
       return linkShownOnce(request, reply, invitation, `New invitation link for ${invitation.email}`);
     });
 
     app.post('/merchants/:id/invitations/:invitationId/cancel', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
-      const cancelled = await revokeInvitation(db, actor(request), Number(request.params.id), request.params.invitationId, now());
+      const cancelled = await revokeInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
       return backToUsers(request, reply, request.params.id, `Invitation of ${cancelled.email} cancelled: its link no longer works.`);
     });
 
     app.post('/merchants/:id/users/:userId/remove', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      await removeTeamMember(db, actor(request), Number(request.params.id), request.params.userId, now());
+      await removeTeamMember(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.userId), now());
       return backToUsers(request, reply, request.params.id, 'User removed: the account and its sessions are gone.');
     });
 
     app.post('/merchants/:id/users/:userId/reset-two-factor', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      const { sessionsEnded } = await resetTwoFactor(db, actor(request), Number(request.params.id), { userId: request.params.userId }, now());
+      const { sessionsEnded } = await resetTwoFactor(
+        forMerchant(db, Number(request.params.id)),
+        actor(request),
+        { userId: Number(request.params.userId) },
+        now(),
+      );
       return backToUsers(
         request,
         reply,
@@ -289,7 +302,7 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
-      await revokeMerchantToken(db, actor(request), Number(request.params.id), Number(request.params.tokenId), now());
+      await revokeMerchantToken(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.tokenId), now());
       return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
     });
   },

@@ -49,7 +49,7 @@ export const refundsPage: ConsolePage = {
       app.post(`/refunds/:refundNo/${verb}`, { schema: { params: ConsoleRefundParams, body: RefundDecisionForm } }, async (request, reply) => {
         const decision =
           verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: request.body.reason || 'rejected by the operator' };
-        const refund = await reviewRefundInConsole(store.db, actor(request), request.params.refundNo, decision);
+        const refund = await reviewRefundInConsole(store.db, actor(request), Number(request.params.refundNo), decision);
         // htmx swaps the row in place; without JavaScript the form posts and the queue reloads.
         if (request.headers['hx-request'] === 'true') return page(reply, 200, 'refund-decided', { refund });
         return reply.redirect(`${CONSOLE_PREFIX}/refunds`, 303);

@@ -44,7 +44,7 @@ export const webhooksPage: ConsolePage = {
 
     app.get('/webhooks/:id', { schema: { params: ConsoleIdParams, querystring: DeliveryLogQuery } }, async (request, reply) => {
       const status = request.query.status || null;
-      const log = await endpointLogForOperator(db, request.params.id, status, Number(request.query.page ?? 1), DELIVERIES_PER_PAGE);
+      const log = await endpointLogForOperator(db, Number(request.params.id), status, Number(request.query.page ?? 1), DELIVERIES_PER_PAGE);
       const names = await merchantNamesById(db, [Number(log.endpoint.merchantId)]);
       return page(reply, 200, 'webhook', {
         title: `Webhook ${log.endpoint.id}`,
@@ -55,17 +55,17 @@ export const webhooksPage: ConsolePage = {
     });
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {
-      await setWebhookStatus(db, actor(request), request.params.id, { status: 'disabled', reason: request.body.reason || null }, now());
+      await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'disabled', reason: request.body.reason || null }, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/enable', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      await setWebhookStatus(db, actor(request), request.params.id, { status: 'active' }, now());
+      await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'active' }, now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ConsoleDeliveryParams, body: ActionForm } }, async (request, reply) => {
-      await retryDeliveryForOperator(db, actor(request), request.params.id, request.params.deliveryId, now());
+      await retryDeliveryForOperator(db, actor(request), Number(request.params.id), Number(request.params.deliveryId), now());
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
   },

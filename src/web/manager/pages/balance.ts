@@ -4,7 +4,6 @@ import { presentAccount } from '../../../present/account.presenter.ts';
 import { BalanceQuery, StatementQuery } from '../../../schemas/manager.ts';
 import { accountOf, transactionsCsv, transactionsOf } from '../../../services/ledger.service.ts';
 import { statementCsv, statementOf, statementPdf } from '../../../services/statement.service.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
 import type { ManagerPage } from './context.ts';
@@ -24,8 +23,8 @@ const money = (amount: number) => formatSigned(Math.round(amount * 100));
  */
 export const balancePage: ManagerPage = {
   nav: [{ href: '/manager/balance', label: 'Balance', permission: 'balance:read' }],
-  routes: async (app, { config, store, now, page, user }) => {
-    const scopeOf = (request: Parameters<typeof user>[0]) => forMerchant(store.db, user(request).merchantId);
+  routes: async (app, { config, now, page, user, merchant }) => {
+    const scopeOf = merchant;
 
     app.get('/balance', { schema: { querystring: BalanceQuery } }, async (request, reply) => {
       const scope = scopeOf(request);

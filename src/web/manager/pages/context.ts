@@ -8,7 +8,8 @@ import type { Clock } from '../../../domain/time.ts';
 import type { HostResolver } from '../../../domain/webhook-url.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ManagerUser } from '../../../services/merchant-users.service.ts';
-import type { Store } from '../../../store/db.ts';
+import type { Db, Store } from '../../../store/db.ts';
+import type { MerchantScope } from '../../../store/tenancy.ts';
 import type { PageRenderer, WebForms } from '../../foundation.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
@@ -34,6 +35,8 @@ export interface ManagerPageContext {
   origin(request: FastifyRequest): string;
   /** The signed-in user; only for routes that are not public (the permission hook ran). */
   user(request: FastifyRequest): ManagerUser;
+  /** The signed-in user's merchant, as the scope services take (made once per request). */
+  merchant(request: FastifyRequest): MerchantScope<Db>;
   /** The audit actor of a write made by the signed-in user. */
   actor(request: FastifyRequest): Actor;
 }

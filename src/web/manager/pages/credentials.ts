@@ -13,8 +13,7 @@ const CREDENTIALS = '/manager/credentials';
  */
 export const credentialsPage: ManagerPage = {
   nav: [{ href: CREDENTIALS, label: 'API credentials', permission: 'credentials:read' }],
-  routes: async (app, { config, store, now, page, forms, origin, user, actor }) => {
-    const { db } = store;
+  routes: async (app, { config, now, page, forms, origin, user, actor, merchant }) => {
     /** `refused`: a form refused with its reason and what was typed; nothing was written. */
     const show = async (
       request: Parameters<typeof user>[0],
@@ -25,7 +24,7 @@ export const credentialsPage: ManagerPage = {
       const me = user(request);
       return page(reply, refused?.status ?? 200, 'credentials', {
         title: 'API credentials',
-        ...(await listCredentials(db, config.env, me.merchantId)),
+        ...(await listCredentials(merchant(request), config.env)),
         canWrite: me.role !== 'viewer',
         scopes: SCOPES,
         readScopes: READ_SCOPES,
@@ -45,7 +44,7 @@ export const credentialsPage: ManagerPage = {
     };
 
     app.post('/credentials/clients', { schema: { body: ClientForm } }, async (request, reply) => {
-      const { client, secret } = await createClient(db, actor(request), user(request).merchantId, request.body.name, now());
+      const { client, secret } = await createClient(merchant(request), actor(request), request.body.name, now());
       return shownOnce(request, reply, { kind: 'client', name: client.name, clientId: client.client_id, secret });
     });
 
@@ -68,12 +67,12 @@ export const credentialsPage: ManagerPage = {
           error: grace.error ?? '',
           typed: { clientId: request.params.id, graceHours: request.body.graceHours },
         });
-      const { client, secret, oldSecretUntil } = await rotateClient(db, actor(request), user(request).merchantId, request.params.id, grace.value, now());
+      const { client, secret, oldSecretUntil } = await rotateClient(merchant(request), actor(request), Number(request.params.id), grace.value, now());
       return shownOnce(request, reply, { kind: 'client', name: client.name, clientId: client.client_id, secret, oldSecretUntil });
     });
 
     app.post('/credentials/clients/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await revokeClient(db, actor(request), user(request).merchantId, request.params.id, now());
+      await revokeClient(merchant(request), actor(request), Number(request.params.id), now());
       return reply.redirect(CREDENTIALS, 303);
     });
 
@@ -83,10 +82,9 @@ export const credentialsPage: ManagerPage = {
       if (scopes.value === null)
         return show(request, reply, null, { status: 400, form: 'token', error: scopes.error ?? '', typed: { name, scopes: [], expiresInDays } });
       const issued = await createPersonalToken(
-        db,
+        merchant(request),
         config.env,
         actor(request),
-        user(request).merchantId,
         { name, scopes: scopes.value, expiresInDays: expiresInDays ? Number(expiresInDays) : null },
         now(),
       );
@@ -94,7 +92,7 @@ export const credentialsPage: ManagerPage = {
     });
 
     app.post('/credentials/tokens/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await revokePersonalToken(db, actor(request), user(request).merchantId, request.params.id, now());
+      await revokePersonalToken(merchant(request), actor(request), Number(request.params.id), now());
       return reply.redirect(CREDENTIALS, 303);
     });
   },

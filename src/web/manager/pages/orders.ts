@@ -8,19 +8,19 @@ import type { ManagerPage } from './context.ts';
 /** Page 4, Orders and refunds (read-only): search by id, custom id, date and status; detail with splits, tracking, refunds. */
 export const ordersPage: ManagerPage = {
   nav: [{ href: '/manager/orders', label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { store, now, page, user }) => {
+  routes: async (app, { store, now, page, merchant }) => {
     app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
-      const result = await searchOrdersForMerchant(store.db, user(request).merchantId, request.query);
+      const result = await searchOrdersForMerchant(merchant(request), request.query);
       return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
     });
 
     // The same search as a CSV file: the page's filters, every matching order of this merchant only.
     app.get('/orders.csv', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) =>
-      sendCsv(reply, await ordersCsvForMerchant(store.db, user(request).merchantId, request.query), now()),
+      sendCsv(reply, await ordersCsvForMerchant(merchant(request), request.query), now()),
     );
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
-      const detail = await orderForMerchant(store.db, user(request).merchantId, request.params.id);
+      const detail = await orderForMerchant(merchant(request), Number(request.params.id));
       // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
       const shipping = await channelShippingByCode(store.db);
       const trackingLink = (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode);

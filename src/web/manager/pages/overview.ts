@@ -15,7 +15,7 @@ const GET_STARTED_TOKEN_DAYS = 1;
  */
 export const overviewPage: ManagerPage = {
   nav: [{ href: '/manager', label: 'Get started', permission: 'overview:read' }],
-  routes: async (app, { config, store, now, page, forms, origin, user, actor }) => {
+  routes: async (app, { config, now, page, forms, origin, user, actor, merchant }) => {
     // A server on the certificate it made itself (TLS on, no TLS_CERT_FILE) hands that certificate
     // out at /sdk/certificate.pem; curl takes -k to fetch it, Node and npm trust it by NODE_EXTRA_CA_CERTS.
     const selfSigned = config.tls && !config.tlsCertFile;
@@ -46,10 +46,9 @@ export const overviewPage: ManagerPage = {
     app.post('/get-started/token', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {
       const me = user(request);
       const issued = await createPersonalToken(
-        store.db,
+        merchant(request),
         config.env,
         actor(request),
-        me.merchantId,
         { name: `Get started (${me.email})`, scopes: [...SCOPES], expiresInDays: GET_STARTED_TOKEN_DAYS },
         now(),
       );

@@ -22,14 +22,14 @@ export const teamPage: ManagerPage = {
     { href: TEAM, label: 'Team', permission: 'team:manage' },
     { href: '/manager/audit', label: 'Audit log', permission: 'audit:read' },
   ],
-  routes: async (app, { store, now, page, forms, origin, user, actor }) => {
+  routes: async (app, { store, now, page, forms, origin, user, actor, merchant }) => {
     const { db } = store;
     type Link = { email: string; url: string };
     const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], links: { invited?: Link; reset?: Link } = {}) => {
       const me = user(request);
       return page(reply, 200, 'team', {
         title: 'Team',
-        ...(await team(db, me.merchantId, now())),
+        ...(await team(merchant(request), now())),
         roles: MERCHANT_ROLES,
         me,
         invited: links.invited ?? null,
@@ -46,13 +46,12 @@ export const teamPage: ManagerPage = {
     };
 
     app.post('/team/invitations', { schema: { body: InviteForm } }, async (request, reply) => {
-      const me = user(request);
-      const invitation = await inviteUser(db, actor(request), me.merchantId, { email: request.body.email, role: request.body.role }, now());
+      const invitation = await inviteUser(merchant(request), actor(request), { email: request.body.email, role: request.body.role }, now());
       return shownOnce(request, reply, { invited: { email: invitation.email, url: invitationUrl(origin(request), invitation.token) } });
     });
 
     app.post('/team/invitations/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await revokeInvitation(db, actor(request), user(request).merchantId, request.params.id, now());
+      await revokeInvitation(merchant(request), actor(request), Number(request.params.id), now());
       return reply.redirect(TEAM, 303);
     });
 
@@ -62,25 +61,25 @@ export const teamPage: ManagerPage = {
     });
 
     app.post('/team/:id/role', { schema: { params: ManagerIdParams, body: RoleForm } }, async (request, reply) => {
-      await changeRole(db, user(request), request.params.id, request.body.role, request.id, now());
+      await changeRole(merchant(request), user(request), Number(request.params.id), request.body.role, request.id, now());
       return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/:id/remove', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await removeMember(db, user(request), request.params.id, request.id, now());
+      await removeMember(merchant(request), user(request), Number(request.params.id), request.id, now());
       return reply.redirect(TEAM, 303);
     });
 
     // A one-time link that sets the member's password (Hardening III, 5): shown once, to hand on.
     app.post('/team/:id/reset-password', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const reset = await createPasswordReset(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
+      const reset = await createPasswordReset(merchant(request), actor(request), { userId: Number(request.params.id) }, now());
       return shownOnce(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
     });
 
     // A member who lost their authenticator and recovery codes (issue 29, 13): two-factor off, sessions ended.
     // Asked first on the page (it ends the member's sessions); the Team page then says it was done.
     app.post('/team/:id/reset-two-factor', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const done = await resetTwoFactor(db, actor(request), user(request).merchantId, { userId: request.params.id }, now());
+      const done = await resetTwoFactor(merchant(request), actor(request), { userId: Number(request.params.id) }, now());
       await forms.flash(request, 'notice', {
         text: `Two-factor sign-in of ${done.email} is off, and their sessions have ended (${done.sessionsEnded}). They sign in with their password and turn it on again.`,
       });
@@ -89,11 +88,11 @@ export const teamPage: ManagerPage = {
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
       const before = request.query.before ? Number(request.query.before) : null;
-      const rows = await merchantAudit(db, user(request).merchantId, before, 50);
+      const rows = await merchantAudit(merchant(request), before, 50);
       return page(reply, 200, 'audit', { title: 'Audit log', ...rows });
     });
 
     // The merchant's whole audit log as a CSV file.
-    app.get('/audit.csv', async (request, reply) => sendCsv(reply, merchantAuditCsv(db, user(request).merchantId), now()));
+    app.get('/audit.csv', async (request, reply) => sendCsv(reply, merchantAuditCsv(merchant(request)), now()));
   },
 };

@@ -12,15 +12,12 @@ import type { ManagerPage } from './context.ts';
  */
 export const usagePage: ManagerPage = {
   nav: [{ href: '/manager/usage', label: 'Usage', permission: 'usage:read' }],
-  routes: async (app, { config, store, buckets, now, page, user }) => {
+  routes: async (app, { config, buckets, now, page, merchant }) => {
     app.get('/usage', async (request, reply) => {
-      const { merchantId } = user(request);
+      const scope = merchant(request);
       await request.server.usageRecorder?.flush();
-      const subject = await rateLimitSubject(store.db, merchantId);
-      const [usage, budget] = await Promise.all([
-        merchantUsage(store.db, merchantId, config.env, now()),
-        subject ? merchantBucketUse(buckets, config, subject) : null,
-      ]);
+      const subject = await rateLimitSubject(scope);
+      const [usage, budget] = await Promise.all([merchantUsage(scope, config.env, now()), subject ? merchantBucketUse(buckets, config, subject) : null]);
       const chart = {
         days: usage.days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000),
         ok: usage.days.map((d) => d.byClass[2]),

@@ -16,7 +16,6 @@ import {
   sendTestEvent,
 } from '../../../services/webhooks.service.ts';
 import { timeElement } from '../../times.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
 import type { ManagerPage } from './context.ts';
 
 const WEBHOOKS = '/manager/webhooks';
@@ -30,12 +29,12 @@ const dataOf = <T>(response: { body: unknown }) => (response.body as { data: T }
  */
 export const webhooksPage: ManagerPage = {
   nav: [{ href: WEBHOOKS, label: 'Webhooks', permission: 'webhooks:read' }],
-  routes: async (app, { config, store, now, page, forms, user, actor, resolveHost }) => {
+  routes: async (app, { config, store, now, page, forms, user, actor, merchant, resolveHost }) => {
     const { db } = store;
     const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve: resolveHost };
     const list = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, extra: Record<string, unknown>) => {
       const me = user(request);
-      const endpoints = await listWebhooks(forMerchant(db, me.merchantId));
+      const endpoints = await listWebhooks(merchant(request));
       return page(reply, status, 'webhooks', {
         title: 'Webhooks',
         endpoints: endpoints.list,
@@ -51,7 +50,7 @@ export const webhooksPage: ManagerPage = {
     /** What the log view needs (the page and the log's own fragment alike). */
     const logData = async (request: Parameters<typeof user>[0], rawId: string) => {
       const me = user(request);
-      const log = await deliveryLog(db, me.merchantId, rawId, 1, LOG_ROWS);
+      const log = await deliveryLog(merchant(request), Number(rawId), 1, LOG_ROWS);
       return { endpoint: log.endpoint, deliveries: log, canWrite: me.role !== 'viewer' };
     };
     /**
@@ -81,16 +80,15 @@ export const webhooksPage: ManagerPage = {
     app.get('/webhooks', async (request, reply) => list(request, reply, 200, { shown: await forms.take(request, 'webhook-created') }));
 
     app.post('/webhooks', { schema: { body: WebhookForm } }, async (request, reply) => {
-      const me = user(request);
       const events = [request.body.events].flat();
       const created = await registerWebhook(
         deps,
-        me.merchantId,
+        merchant(request),
         { url: request.body.url, events },
         null,
         request.id,
         now(),
-        auditWrite(actor(request), me.merchantId, 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
+        auditWrite(actor(request), merchant(request), 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
       );
       // The signing secret is shown once, on the page the 303 leads to.
       await forms.flash(request, 'webhook-created', dataOf<{ id: string; secret: string }>(created));
@@ -115,7 +113,6 @@ export const webhooksPage: ManagerPage = {
 
     // Edit: the API's PUT (the same schema and service); a refusal shows the form again with its reasons, nothing written.
     app.post('/webhooks/:id', { schema: { params: ManagerIdParams, body: WebhookEditForm } }, async (request, reply) => {
-      const me = user(request);
       const { id } = request.params;
       const events = request.body.events === undefined ? [] : [request.body.events].flat();
       const skuList = request.body.skuList ?? '';
@@ -130,13 +127,13 @@ export const webhooksPage: ManagerPage = {
         });
         await replaceWebhook(
           deps,
-          me.merchantId,
-          id,
+          merchant(request),
+          Number(id),
           body,
           null,
           request.id,
           now(),
-          auditWrite(actor(request), me.merchantId, 'webhook.update', now(), {
+          auditWrite(actor(request), merchant(request), 'webhook.update', now(), {
             url: body.url,
             events: WEBHOOK_EVENT_TYPES.filter((e) => body.events.includes(e)).join(' '),
             skus: body.skus ? body.skus.length : null,
@@ -153,46 +150,49 @@ export const webhooksPage: ManagerPage = {
     });
 
     app.post('/webhooks/:id/rotate-secret', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
       const rotated = await rotateSecret(
         deps,
-        me.merchantId,
-        request.params.id,
+        merchant(request),
+        Number(request.params.id),
         null,
         request.id,
         now(),
-        auditWrite(actor(request), me.merchantId, 'webhook.rotate_secret', now()),
+        auditWrite(actor(request), merchant(request), 'webhook.rotate_secret', now()),
       );
       await forms.flash(request, 'webhook-secret', { id: request.params.id, secret: dataOf<{ secret: string }>(rotated).secret });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: WebhookTestForm } }, async (request, reply) => {
-      const me = user(request);
       const type = request.body.type ?? WEBHOOK_TEST_EVENT;
-      await sendTestEvent(deps, me.merchantId, request.params.id, type, auditWrite(actor(request), me.merchantId, 'webhook.send_test', now(), { type }), now());
+      await sendTestEvent(
+        deps,
+        merchant(request),
+        Number(request.params.id),
+        type,
+        auditWrite(actor(request), merchant(request), 'webhook.send_test', now(), { type }),
+        now(),
+      );
       await forms.flash(request, 'notice', { text: `A test ${type} event is on its way: it appears in the delivery log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/delete', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
-      await deleteWebhook(db, me.merchantId, request.params.id, auditWrite(actor(request), me.merchantId, 'webhook.delete', now()));
+      await deleteWebhook(merchant(request), Number(request.params.id), auditWrite(actor(request), merchant(request), 'webhook.delete', now()));
       return reply.redirect(WEBHOOKS, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ManagerDeliveryParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const me = user(request);
       const { id, deliveryId } = request.params;
       await retryDelivery(
         deps,
-        me.merchantId,
-        id,
-        deliveryId,
+        merchant(request),
+        Number(id),
+        Number(deliveryId),
         null,
         request.id,
         now(),
-        auditWrite(actor(request), me.merchantId, 'webhook.retry', now(), { deliveryId }),
+        auditWrite(actor(request), merchant(request), 'webhook.retry', now(), { deliveryId }),
       );
       return reply.redirect(`${WEBHOOKS}/${id}`, 303);
     });

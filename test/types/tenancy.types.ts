@@ -1,0 +1,72 @@
+/**
+ * Issue 30, rule 1, tenancy, checked by the compiler (`tsc --noEmit` in `npm test`): services take
+ * a merchant's scope, never its number; ids are parsed where a request comes in, so services take
+ * numbers, never the text; and an order's child rows are read only by an id resolved in a scope.
+ * Each `@ts-expect-error` below must stay an error: were a signature loosened, tsc would report
+ * the directive as unused and the type check would fail.
+ */
+import type { Actor } from '../../src/domain/audit.ts';
+import { listCredentials, revokeClient } from '../../src/services/credentials.service.ts';
+import { inviteUser, team } from '../../src/services/merchant-users.service.ts';
+import { getOrder } from '../../src/services/order-query.service.ts';
+import { refundsOfOrder as refundPage } from '../../src/services/refunds.service.ts';
+import { deleteWebhook, listDeliveries } from '../../src/services/webhooks.service.ts';
+import type { Db, Trx } from '../../src/store/db.ts';
+import { loadOrders, resolveOrderId } from '../../src/store/orders.repository.ts';
+import { refundableItems, refundsOfOrder } from '../../src/store/refunds.repository.ts';
+import { allMerchants, forMerchant, type ScopedOrderId } from '../../src/store/tenancy.ts';
+
+declare const db: Db;
+declare const trx: Trx;
+declare const actor: Actor;
+declare const resolved: ScopedOrderId;
+const merchant = forMerchant(db, 1);
+const page = { pageNumber: 1, pageSize: 10 };
+
+export const withAScope = () => [
+  listCredentials(merchant, 'sandbox'),
+  team(merchant, 0),
+  inviteUser(merchant, actor, { email: 'a@example.com', role: 'admin' }, 0),
+  revokeClient(merchant, actor, 7, 0),
+  deleteWebhook(merchant, 3),
+  listDeliveries(merchant, 3, page),
+  getOrder(merchant, 12),
+  refundPage(merchant, 12, page),
+];
+
+export const withABareMerchantNumber = () => [
+  // @ts-expect-error a service takes the merchant's scope, made at the edge, never its number
+  listCredentials(1, 'sandbox'),
+  // @ts-expect-error the same for a read of the team
+  team(1, 0),
+  // @ts-expect-error nor the bare database handle, which reaches every merchant's rows
+  inviteUser(db, actor, { email: 'a@example.com', role: 'admin' }, 0),
+];
+
+export const withARawStringId = () => [
+  // @ts-expect-error ids are parsed at the edge (lookupId, TypeBox params): a service takes the number
+  getOrder(merchant, '12'),
+  // @ts-expect-error the same for a webhook endpoint
+  deleteWebhook(merchant, '3'),
+  // @ts-expect-error and for an OAuth client
+  revokeClient(merchant, actor, '7', 0),
+];
+
+export const childRows = async () => {
+  const orderId = await resolveOrderId(merchant, 12);
+  if (orderId === null) return [];
+  return [loadOrders(merchant, [orderId]), loadOrders(allMerchants(db), [resolved]), refundsOfOrder(merchant, orderId, 0, 10), refundableItems(trx, orderId)];
+};
+
+export const unscopedChildRows = () => [
+  // @ts-expect-error an order's lines and splits are read only by an id resolved in a scope, not by a raw id
+  loadOrders(merchant, [12]),
+  // @ts-expect-error the same for the operator: the search or lookup resolves the id first
+  loadOrders(allMerchants(db), [12]),
+  // @ts-expect-error an order's refunds likewise
+  refundsOfOrder(merchant, 12, 0, 10),
+  // @ts-expect-error and the lines a refund may take
+  refundableItems(trx, 12),
+  // @ts-expect-error a bare handle is no reader at all
+  loadOrders(db, [resolved]),
+];
