@@ -186,7 +186,9 @@ export const productSummary = (p: Product): AuditSummary => ({
   priceCents: p.price_cents,
   weightGrams: p.weight_grams,
   imageUrl: p.image_url,
-  options: p.options,
+  // A product without options says nothing of them (its rows read as before options were
+  // editable); one with options shows them, so adding, changing or clearing them is on record.
+  ...(p.options === null ? {} : { options: p.options }),
 });
 export const channelSummary = (c: Channel): AuditSummary => ({
   name: c.name,
@@ -197,8 +199,12 @@ export const channelSummary = (c: Channel): AuditSummary => ({
   perKgFeeCents: c.per_kg_fee_cents,
   deliveryDaysMin: c.delivery_days_min,
   deliveryDaysMax: c.delivery_days_max,
-  carriers: (JSON.parse(c.carriers) as string[]).join(','),
-  trackingUrlTemplate: c.tracking_url_template,
+  // Like a product's options: carriers and a tracking template are on record once a channel has them.
+  ...channelShippingSummary(JSON.parse(c.carriers) as string[], c.tracking_url_template),
+});
+const channelShippingSummary = (carriers: string[], template: string | null): AuditSummary => ({
+  ...(carriers.length === 0 ? {} : { carriers: carriers.join(',') }),
+  ...(template === null ? {} : { trackingUrlTemplate: template }),
 });
 
 /**
