@@ -103,6 +103,9 @@ export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm)
   return { filters, list, after: page.next && encodeAfter(page.next), counts };
 }
 
+/** A page of the order search, as both front ends show it. */
+export type OrderSearchResult = Awaited<ReturnType<typeof searchOrdersForOperator>>;
+
 const ORDER_CSV_COLUMNS = [
   'order_id',
   'custom_order_id',
@@ -176,6 +179,9 @@ export const orderForOperator = (db: Handle, rawId: string) => orderDetail(db, a
 
 /** The same for the business manager: another merchant's order is not there (404, like a missing one). */
 export const orderForMerchant = (db: Handle, merchantId: number, rawId: string) => orderDetail(db, forMerchant(db, merchantId), rawId);
+
+/** One order with its refunds and webhook deliveries, as both front ends show it. */
+export type OrderDetail = Awaited<ReturnType<typeof orderDetail>>;
 
 async function orderDetail(db: Handle, reader: orders.OrderReader, rawId: string) {
   const requested = parseId(rawId);

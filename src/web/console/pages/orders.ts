@@ -4,8 +4,8 @@ import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitFor
 import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentConsoleOrder, presentConsoleOrders } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 const ORDERS = `${CONSOLE_PREFIX}/orders`;
@@ -22,7 +22,7 @@ export const ordersPage: ConsolePage = {
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
       const result = await searchOrdersForOperator(db, request.query);
-      return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
+      return page(reply, 200, 'orders', presentConsoleOrders(result));
     });
 
     // The same search as a CSV file: the page's filters (its query string), every matching order.
@@ -32,12 +32,13 @@ export const ordersPage: ConsolePage = {
 
     app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const detail = await orderForOperator(db, request.params.id);
-      return page(reply, 200, 'order', {
-        title: `Order ${detail.order.id}`,
-        ...detail,
-        canFulfil: can(user(request).role, 'orders:fulfil'),
-        canCancel: can(user(request).role, 'orders:cancel'),
-      });
+      const { role } = user(request);
+      return page(
+        reply,
+        200,
+        'order',
+        presentConsoleOrder(detail, { fulfil: can(role, 'orders:fulfil'), cancel: can(role, 'orders:cancel'), webhooks: can(role, 'webhooks:manage') }),
+      );
     });
 
     // Both answer with the order's page (303): htmx follows it and swaps <main> in place.

@@ -4,6 +4,7 @@ import { listRefundsForOperator, refundsCsvForOperator, reviewRefund } from '../
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentRefundDecided } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 /** The refund review queue, oldest first; approve or reject in place. */
@@ -32,7 +33,7 @@ export const refundsPage: ConsolePage = {
           verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: request.body.reason || 'rejected by the operator' };
         const refund = await reviewRefund(store.db, actor(request), request.params.refundNo, decision);
         // htmx swaps the row in place; without JavaScript the form posts and the queue reloads.
-        if (request.headers['hx-request'] === 'true') return page(reply, 200, 'refund-decided', { refund });
+        if (request.headers['hx-request'] === 'true') return page(reply, 200, 'refund-decided', presentRefundDecided(refund, 'USD'));
         return reply.redirect(`${CONSOLE_PREFIX}/refunds`, 303);
       });
     }

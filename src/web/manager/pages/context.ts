@@ -10,6 +10,7 @@ import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ManagerUser } from '../../../services/merchant-users.service.ts';
 import type { Store } from '../../../store/db.ts';
 import type { PageRenderer, WebForms } from '../../foundation.ts';
+import type { ManagerViews } from '../views.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface ManagerNavLink {
@@ -25,7 +26,7 @@ export interface ManagerPageContext {
   buckets: BucketStore;
   now: Clock;
   sessionLimits: SessionLimits;
-  page: PageRenderer;
+  page: PageRenderer<ManagerViews>;
   /** One-time form keys and the one-time displays of the page after a POST (foundation.ts). */
   forms: WebForms;
   /** DNS for webhook URL checks (tests map names to addresses). */

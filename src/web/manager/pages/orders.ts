@@ -1,7 +1,7 @@
 import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts';
 import { orderForMerchant, ordersCsvForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
+import { presentManagerOrder, presentManagerOrders } from '../present.ts';
 import type { ManagerPage } from './context.ts';
 
 /** Page 4, Orders and refunds (read-only): search by id, custom id, date and status; detail with splits, tracking, refunds. */
@@ -10,7 +10,7 @@ export const ordersPage: ManagerPage = {
   routes: async (app, { store, now, page, user }) => {
     app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
       const result = await searchOrdersForMerchant(store.db, user(request).merchantId, request.query);
-      return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
+      return page(reply, 200, 'orders', presentManagerOrders(result));
     });
 
     // The same search as a CSV file: the page's filters, every matching order of this merchant only.
@@ -20,7 +20,7 @@ export const ordersPage: ManagerPage = {
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
       const detail = await orderForMerchant(store.db, user(request).merchantId, request.params.id);
-      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail });
+      return page(reply, 200, 'order', presentManagerOrder(detail));
     });
   },
 };

@@ -1,0 +1,179 @@
+import type { OrderDetail, OrderSearchResult } from '../../services/order-search.service.ts';
+import type { RefundRecord } from '../../schemas/refunds.ts';
+import type { ConsoleUser } from '../../services/console-sessions.service.ts';
+import {
+  itemsOf,
+  listTools,
+  money,
+  moment,
+  NONE,
+  ordersTable,
+  query,
+  refundsTable,
+  shipTo,
+  splitHead,
+  statusChoices,
+  type Choice,
+  type Fact,
+  type ListTools,
+  type SplitHead,
+  type TableView,
+} from '../shared/present.ts';
+import type { Chrome, PageModel } from '../shared/views.ts';
+
+/**
+ * The console's presenters (issue 30, rule 3): each builds the typed model of one view
+ * (console/views.ts) from what a service returned; values become text here, never in a template.
+ * Unit tests: test/unit/web-presenters.test.ts.
+ */
+
+const PREFIX = '/console';
+const ORDERS = `${PREFIX}/orders`;
+
+/** The console's layout parts: its name, assets, the links the user's role may open, and who is signed in. */
+export function consoleChrome(user: Pick<ConsoleUser, 'email' | 'role'> | null, nav: readonly { href: string; label: string }[], path: string): Chrome {
+  return {
+    product: 'Stockist console',
+    home: PREFIX,
+    homeLink: 'Back to the dashboard',
+    assets: `${PREFIX}/assets`,
+    stylesheet: 'console.css',
+    scripts: ['htmx.min.js', 'console.js', 'local-time.js', 'copy.js'],
+    navLabel: 'Console',
+    nav: user ? nav.map((l) => ({ href: l.href, label: l.label, current: l.href === path })) : [],
+    environment: null,
+    who: user ? { text: `${user.email} (${user.role})`, links: [{ href: `${PREFIX}/account`, label: 'Your account' }], signOut: `${PREFIX}/sign-out` } : null,
+  };
+}
+
+/** A split order on the console's order page: how it ships, its items, and the actions the user's role may take on it. */
+export interface ConsoleSplitView extends SplitHead {
+  items: TableView;
+  /** The Ship form (a split waiting to ship, for a role that fulfils): where it posts and the carrier it suggests. */
+  ship: { action: string; carrier: string } | null;
+  /** The Mark delivered form's action (a shipped split, for a role that fulfils). */
+  deliver: string | null;
+  /** The cancellation's confirmation page (a split waiting to ship, for a role that cancels). */
+  cancel: string | null;
+}
+
+/** views.order: one order with its splits, refunds and webhook deliveries. */
+export interface ConsoleOrderView extends PageModel {
+  id: string;
+  back: string;
+  facts: Fact[];
+  splits: ConsoleSplitView[];
+  refunds: TableView;
+  deliveries: TableView;
+}
+
+/** What the user's role may do on the order page. */
+export interface ConsoleOrderRights {
+  fulfil: boolean;
+  cancel: boolean;
+  /** Open a webhook endpoint's page (a delivery's endpoint is a link then). */
+  webhooks: boolean;
+}
+
+export function presentConsoleOrder({ merchantId, order: o, refunds, deliveries }: OrderDetail, may: ConsoleOrderRights): ConsoleOrderView {
+  const currency = o.currencyCode;
+  return {
+    title: `Order ${o.id}`,
+    id: o.id,
+    back: ORDERS,
+    facts: [
+      { label: 'Merchant', text: String(merchantId) },
+      { label: 'Custom id', text: o.customOrderId ?? '—' },
+      { label: 'Status', field: 'status', text: o.status },
+      { label: 'Fulfilment', field: 'fulfillment', text: o.fulfillmentStatus },
+      { label: 'Refund', text: o.refundStatus ?? '—' },
+      { label: 'Placed', html: moment(o.purchaseDate) },
+      { label: 'Items', text: money(o.subTotalAmount, currency) },
+      { label: 'Freight', text: money(o.freightAmount, currency) },
+      { label: 'Total', text: money(o.finalAmount, currency) },
+      { label: 'Refunded', text: money(o.refundedAmount, currency) },
+      { label: 'Ship to', text: shipTo(o.shippingAddress) },
+    ],
+    splits: o.splitOrders.map((s) => {
+      const waiting = s.status === 'waiting_to_ship';
+      return {
+        ...splitHead(o, s, { freight: true }),
+        items: {
+          label: { text: `Items of split ${s.id}` },
+          caption: `Items of split ${s.id}`,
+          columns: ['SKU', 'Product', 'Quantity', 'Refunded', 'Unit', 'Total'],
+          rows: itemsOf(o, s.id).map((i) => ({
+            data: null,
+            cells: [i.skuCode, i.productName, String(i.productNum), String(i.refundedQuantity), money(i.amount), money(i.total)],
+          })),
+          empty: null,
+        },
+        ship: may.fulfil && waiting ? { action: `${PREFIX}/splits/${s.id}/ship`, carrier: s.channelCode } : null,
+        deliver: may.fulfil && s.status === 'shipped' ? `${PREFIX}/splits/${s.id}/deliver` : null,
+        cancel: may.cancel && waiting ? `${PREFIX}/splits/${s.id}/cancel` : null,
+      };
+    }),
+    refunds: refundsTable(refunds, 'Status'),
+    deliveries: {
+      label: { by: 'deliveries' },
+      caption: null,
+      columns: ['Delivery', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last result'],
+      rows: deliveries.map((d) => ({
+        data: { name: 'delivery', value: d.id },
+        cells: [
+          d.id,
+          d.type,
+          may.webhooks ? { href: `${PREFIX}/webhooks/${d.endpointId}`, text: d.url } : d.url,
+          d.status,
+          String(d.attempts),
+          `${d.lastStatusCode ?? ''} ${d.lastError ?? ''}`,
+        ],
+      })),
+      empty: NONE,
+    },
+  };
+}
+
+/** views.orders: the search form as typed, where the page stands, the orders found and the next page's link. */
+export interface ConsoleOrdersView extends PageModel {
+  filters: OrderSearchResult['filters'];
+  statuses: readonly Choice[];
+  tools: ListTools;
+  orders: TableView;
+  next: string | null;
+}
+
+export function presentConsoleOrders({ filters, list, after, counts }: OrderSearchResult): ConsoleOrdersView {
+  return {
+    title: 'Orders',
+    filters,
+    statuses: statusChoices(filters.status),
+    tools: listTools(counts, `${ORDERS}.csv?${query(filters)}`),
+    orders: ordersTable(list, { href: (id) => `${ORDERS}/${id}`, merchants: true }),
+    next: after ? `${ORDERS}?${query({ ...filters, after })}` : null,
+  };
+}
+
+/** views['refund-decided']: a refund review row after its decision, swapped in place by htmx. */
+export interface ConsoleRefundDecidedView extends PageModel {
+  refundNo: string;
+  orderId: string;
+  items: string;
+  amount: string;
+  status: string;
+  /** `Approved`, or `Rejected: <reason>`. */
+  decision: string;
+}
+
+export function presentRefundDecided(refund: RefundRecord, currency: string): ConsoleRefundDecidedView {
+  const verdict = refund.refundStatus === 'refund_successfully' ? 'Approved' : 'Rejected';
+  return {
+    title: `Refund ${refund.refundNo}`,
+    refundNo: refund.refundNo,
+    orderId: refund.id,
+    items: refund.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
+    amount: money(refund.amount, currency),
+    status: refund.refundStatus,
+    decision: refund.failureReason ? `${verdict}: ${refund.failureReason}` : verdict,
+  };
+}

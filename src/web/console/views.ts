@@ -1,0 +1,35 @@
+import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
+import type { ConsoleOrdersView, ConsoleOrderView, ConsoleRefundDecidedView } from './present.ts';
+
+const at = (name: string) => `console/views/${name}`;
+
+/**
+ * The console's views (issue 30, rule 3): name → template and model. `page(reply, status, name,
+ * model)` takes only these names, each with its model's type; a typed model is built by a
+ * presenter of console/present.ts. `untypedView` marks a view not converted yet (docs/web.md).
+ */
+export const CONSOLE_VIEWS = {
+  error: typedView<ErrorView>('shared/views/error'),
+  order: typedView<ConsoleOrderView>(at('order')),
+  orders: typedView<ConsoleOrdersView>(at('orders')),
+  account: untypedView(at('account')),
+  audit: untypedView(at('audit')),
+  dashboard: untypedView(at('dashboard')),
+  import: untypedView(at('import')),
+  'import-job': untypedView(at('import-job')),
+  merchant: untypedView(at('merchant')),
+  merchants: untypedView(at('merchants')),
+  'password-reset': untypedView(at('password-reset')),
+  product: untypedView(at('product')),
+  products: untypedView(at('products')),
+  'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
+  refunds: untypedView(at('refunds')),
+  'sign-in': untypedView(at('sign-in')),
+  'split-cancel': untypedView(at('split-cancel')),
+  staff: untypedView(at('staff')),
+  transactions: untypedView(at('transactions')),
+  webhook: untypedView(at('webhook')),
+  webhooks: untypedView(at('webhooks')),
+};
+
+export type ConsoleViews = ModelsOf<typeof CONSOLE_VIEWS>;

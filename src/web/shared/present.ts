@@ -1,0 +1,155 @@
+import { ORDER_STATUSES } from '../../domain/vocabulary.ts';
+import type { OrderRecord } from '../../schemas/orders.ts';
+import type { RefundRecord } from '../../schemas/refunds.ts';
+import { countsText, type ListCounts } from '../list-counts.ts';
+import { timeElement, type Instant } from '../times.ts';
+import type { Html } from './views.ts';
+
+/**
+ * What both front ends' presenters share (issue 30, rule 3): how money, times and ids become text,
+ * and the models of the shared partials (src/web/shared/partials/): facts, tables, empty states,
+ * split-order sections, list tools. No template formats a value; these functions do, and
+ * test/unit/web-presenters.test.ts checks them without rendering anything.
+ */
+
+// ---- Values as text.
+
+/**
+ * An amount as the pages show it: two decimals, a leading `-` when negative, then the currency
+ * when given (`12.50 USD`). `amount` is in major units, as the presenters of src/present/ give it
+ * (integer minor units / 100); `moneyFromCents` takes the store's integer minor units.
+ */
+export const money = (amount: number, currency?: string | null) => `${amount.toFixed(2)}${currency ? ` ${currency}` : ''}`;
+export const moneyFromCents = (cents: number, currency?: string | null) => money(cents / 100, currency);
+
+/** An instant as a `<time>` element (web/times.ts: UTC text the browser turns into the viewer's zone); `none` for a missing one. */
+export const moment = (value: Instant | null | undefined, none?: string) => timeElement(value, none) as Html;
+
+// ---- Components (their partials are in shared/partials/).
+
+/** One fact of a `<dl class="facts">` (shared/partials/facts.eta): text, or markup a presenter made (a time). */
+export type Fact = { label: string; field?: string } & ({ text: string } | { html: Html });
+
+/** A table cell: text, a link, or markup a presenter made (a time). */
+export type Cell = string | { href: string; text: string } | { html: Html };
+
+/**
+ * A table in its scrolling region (shared/partials/table.eta): labelled by a heading's id or by
+ * its own name, an optional visually hidden caption, header cells, and rows (each may carry one
+ * `data-*` attribute for tests and scripts). `empty` is the empty state shown instead of a table
+ * with no rows (null: show the empty table).
+ */
+export interface TableView {
+  label: { by: string } | { text: string };
+  caption: string | null;
+  columns: readonly string[];
+  rows: readonly { data: { name: string; value: string } | null; cells: readonly Cell[] }[];
+  empty: EmptyState | null;
+}
+
+/** What a list shows when it has nothing (shared/partials/empty.eta). */
+export interface EmptyState {
+  text: string;
+}
+
+/** "None.": the empty state of a list inside a page. */
+export const NONE: EmptyState = { text: 'None.' };
+
+/** Where a list stands and its CSV download (shared/partials/list-tools.eta). */
+export interface ListTools {
+  counts: string;
+  csv: string;
+}
+
+export const listTools = (counts: ListCounts, csv: string): ListTools => ({ counts: countsText(counts), csv });
+
+/** A query string from form fields (`q=…&status=…`), in the order given. */
+export const query = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+// ---- Orders: the parts both order pages show.
+
+/** `Recipient, City, Province, CC`: where an order ships. */
+export const shipTo = (a: OrderRecord['shippingAddress']) => `${a.recipient}, ${[a.city, a.province, a.country].filter(Boolean).join(', ')}`;
+
+/** The head of a split order's section (shared/partials/split-head.eta): its status and the sentence saying how it ships. */
+export interface SplitHead {
+  id: string;
+  status: string;
+  /** `Ships from warehouse W1 (US) to DE by express`. */
+  route: string;
+  /** The split's freight (console), or null. */
+  freight: string | null;
+  tracking: { carrier: string; code: string } | null;
+  shipped: Html | null;
+  delivered: Html | null;
+}
+
+export function splitHead(order: OrderRecord, split: OrderRecord['splitOrders'][number], { freight }: { freight: boolean }): SplitHead {
+  return {
+    id: split.id,
+    status: split.status,
+    route: `Ships from warehouse ${split.warehouseCode} (${split.countryCode}) to ${order.shippingAddress.country} by ${split.channelCode}`,
+    freight: freight ? money(split.freightAmount, order.currencyCode) : null,
+    tracking: split.trackingCode ? { carrier: split.carrier ?? '', code: split.trackingCode } : null,
+    shipped: split.shippedDate ? moment(split.shippedDate) : null,
+    delivered: split.deliveredDate ? moment(split.deliveredDate) : null,
+  };
+}
+
+/** The items of a split order. */
+export const itemsOf = (order: OrderRecord, splitId: string) => order.orderItems.filter((i) => i.splitOrderId === splitId);
+
+/** An order's refunds (both order pages): the last column is the console's "Status", the manager's "Decision". */
+export function refundsTable(refunds: readonly RefundRecord[], statusHeading: string): TableView {
+  return {
+    label: { by: 'refunds' },
+    caption: null,
+    columns: ['Refund', 'Requested', 'Items', 'Amount', 'Reason', statusHeading],
+    rows: refunds.map((r) => ({
+      data: { name: 'refund', value: r.refundNo },
+      cells: [
+        r.refundNo,
+        { html: moment(r.createDate) },
+        r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
+        money(r.amount),
+        r.refundReason,
+        r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
+      ],
+    })),
+    empty: NONE,
+  };
+}
+
+/** An option of a `<select>`. */
+export interface Choice {
+  value: string;
+  selected: boolean;
+}
+
+/** The order search's status options, the one searched for selected. */
+export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value }));
+
+/** A row of an order search (both lists): the order's link, and the merchant's name where the list spans merchants. */
+export function ordersTable(
+  list: readonly (OrderRecord & { merchantName?: string })[],
+  { href, merchants }: { href: (id: string) => string; merchants: boolean },
+): TableView {
+  return {
+    label: { text: 'Orders found' },
+    caption: 'Orders found, newest first',
+    columns: ['Order', 'Custom id', ...(merchants ? ['Merchant'] : []), 'Placed', 'Status', 'Fulfilment', 'Total'],
+    rows: list.map((o) => ({
+      data: { name: 'order', value: o.id },
+      cells: [
+        { href: href(o.id), text: o.id },
+        o.customOrderId ?? '',
+        ...(merchants ? [o.merchantName ?? ''] : []),
+        { html: moment(o.purchaseDate) },
+        o.refundStatus ? `${o.status} (${o.refundStatus})` : o.status,
+        o.fulfillmentStatus,
+        money(o.finalAmount, o.currencyCode),
+      ],
+    })),
+    empty: { text: 'No orders match.' },
+  };
+}
