@@ -1,0 +1,336 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { OrderRecord } from '../../src/schemas/orders.ts';
+import type { RefundRecord } from '../../src/schemas/refunds.ts';
+import type { OrderDetail, OrderSearchResult } from '../../src/services/order-search.service.ts';
+import { consoleChrome, presentConsoleOrder, presentConsoleOrders, presentRefundDecided } from '../../src/web/console/present.ts';
+import { CONSOLE_VIEWS } from '../../src/web/console/views.ts';
+import { managerChrome, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
+import { MANAGER_VIEWS } from '../../src/web/manager/views.ts';
+import { money, moneyFromCents, moment, type Cell } from '../../src/web/shared/present.ts';
+
+// Page models without a template (issue 30, rule 3): what each presenter makes of a service's answer.
+
+const PLACED = '2026-05-01T14:03:07Z';
+const SHIPPED = '2026-05-02T09:30:00Z';
+const PLACED_TIME = '<time datetime="2026-05-01T14:03:07Z" title="2026-05-01 14:03:07 UTC">2026-05-01 14:03 UTC</time>';
+
+const split = (id: string, status: OrderRecord['splitOrders'][number]['status'], extra: Partial<OrderRecord['splitOrders'][number]> = {}) => ({
+  id,
+  warehouseCode: 'W1',
+  warehouseId: 1,
+  countryCode: 'US',
+  channelCode: 'express',
+  channelType: 'express',
+  status,
+  freightAmount: 4.5,
+  itemIds: [],
+  carrier: null,
+  trackingCode: null,
+  shippedDate: null,
+  deliveredDate: null,
+  ...extra,
+});
+
+const item = (id: string, splitOrderId: string, refundedQuantity: number) => ({
+  id,
+  itemId: id,
+  skuCode: `SKU-${id}`,
+  productName: `Product ${id}`,
+  imageUrl: null,
+  amount: 9.99,
+  productNum: 2,
+  total: 19.98,
+  refundedQuantity,
+  fulfillmentStatus: 'waiting_to_ship' as const,
+  refundStatus: null,
+  countryCode: 'US',
+  warehouseCode: 'W1',
+  splitOrderId,
+});
+
+const order: OrderRecord = {
+  id: '1001',
+  customOrderId: null,
+  salePlatform: null,
+  status: 'processing',
+  financialStatus: 'paid',
+  fulfillmentStatus: 'partial_fulfilled' as OrderRecord['fulfillmentStatus'],
+  refundStatus: null,
+  purchaseDate: PLACED,
+  payDate: PLACED,
+  completedDate: null,
+  cancelDate: null,
+  refundDate: null,
+  currencyCode: 'USD',
+  subTotalAmount: 39.96,
+  freightAmount: 9,
+  couponAmount: 0,
+  promotionAmount: 0,
+  finalAmount: 48.96,
+  refundedAmount: 0,
+  refundableAmount: 48.96,
+  remark: null,
+  channelType: null,
+  shippingAddress: {
+    country: 'DE',
+    phone: '1',
+    recipient: 'Ada <b>',
+    province: 'Berlin',
+    street1: null,
+    street2: null,
+    city: null,
+    zip: null,
+    ioss: null,
+    vat: null,
+  },
+  orderItems: [item('1', '11', 0), item('2', '12', 1)],
+  splitOrders: [split('11', 'waiting_to_ship'), split('12', 'shipped', { carrier: 'DHL', trackingCode: 'TRK1', shippedDate: SHIPPED })],
+  fulfillments: [],
+  createDate: PLACED,
+  updateDate: PLACED,
+};
+
+const refund: RefundRecord = {
+  refundNo: '77',
+  id: '1001',
+  remark: null,
+  refundReason: 'Other',
+  refundStatus: 'refund_failed' as RefundRecord['refundStatus'],
+  failureReason: 'rejected by the operator',
+  amount: 9.99,
+  items: [{ itemId: '2', skuCode: 'SKU-2', quantity: 1, countryCode: 'US' }],
+  createDate: PLACED,
+  updateDate: PLACED,
+};
+
+const delivery = {
+  id: '5',
+  webhookId: 'msg_5',
+  eventId: '9',
+  type: 'order.shipped',
+  orderId: '1001',
+  cursorFrom: null,
+  cursorTo: null,
+  status: 'failed' as const,
+  attempts: 3,
+  lastStatusCode: 500,
+  lastError: 'HTTP 500',
+  lastAttemptAt: PLACED,
+  nextAttemptAt: PLACED,
+  deliveredAt: PLACED,
+  createdAt: PLACED,
+  endpointId: '3',
+  url: 'https://example.com/hook',
+} as OrderDetail['deliveries'][number];
+
+const detail: OrderDetail = { merchantId: 42, order, refunds: [refund], deliveries: [delivery] };
+const ALL = { fulfil: true, cancel: true, webhooks: true };
+const NONE = { fulfil: false, cancel: false, webhooks: false };
+const texts = (cells: readonly Cell[]) => cells.map((c) => (typeof c === 'string' ? c : 'html' in c ? c.html : `${c.text} → ${c.href}`));
+
+describe('values as text (src/web/shared/present.ts)', () => {
+  it('writes money with two decimals, a minus sign when negative, and the currency when given', () => {
+    assert.equal(money(12.5, 'USD'), '12.50 USD');
+    assert.equal(money(-3), '-3.00');
+    assert.equal(money(0, null), '0.00');
+    assert.equal(moneyFromCents(1999, 'EUR'), '19.99 EUR', 'integer minor units');
+    assert.equal(moneyFromCents(-5), '-0.05');
+  });
+
+  it('writes an instant as the shared <time> element, and what stands for a missing one', () => {
+    assert.equal(moment(PLACED), PLACED_TIME);
+    assert.equal(moment(null), '—');
+    assert.equal(moment(null, 'never'), 'never');
+  });
+});
+
+describe('the console order page (views.order → ConsoleOrderView)', () => {
+  it('states the order as facts: money with its currency, the time as a <time>, missing values as —', () => {
+    const view = presentConsoleOrder(detail, ALL);
+    assert.equal(view.title, 'Order 1001');
+    assert.deepEqual(
+      view.facts.map((f) => [f.label, 'html' in f ? f.html : f.text]),
+      [
+        ['Merchant', '42'],
+        ['Custom id', '—'],
+        ['Status', 'processing'],
+        ['Fulfilment', 'partial_fulfilled'],
+        ['Refund', '—'],
+        ['Placed', PLACED_TIME],
+        ['Items', '39.96 USD'],
+        ['Freight', '9.00 USD'],
+        ['Total', '48.96 USD'],
+        ['Refunded', '0.00 USD'],
+        ['Ship to', 'Ada <b>, Berlin, DE'],
+      ],
+    );
+    assert.deepEqual(
+      view.facts.filter((f) => f.field).map((f) => f.field),
+      ['status', 'fulfillment'],
+    );
+  });
+
+  it('gives each split its route, freight, tracking and items, and only the actions its status and the role allow', () => {
+    const [waiting, shipped] = presentConsoleOrder(detail, ALL).splits;
+    assert.equal(waiting.route, 'Ships from warehouse W1 (US) to DE by express');
+    assert.equal(waiting.freight, '4.50 USD');
+    assert.equal(waiting.tracking, null);
+    assert.deepEqual(waiting.ship, { action: '/console/splits/11/ship', carrier: 'express' });
+    assert.equal(waiting.cancel, '/console/splits/11/cancel');
+    assert.equal(waiting.deliver, null);
+    assert.deepEqual(waiting.items.columns, ['SKU', 'Product', 'Quantity', 'Refunded', 'Unit', 'Total']);
+    assert.deepEqual(texts(waiting.items.rows[0].cells), ['SKU-1', 'Product 1', '2', '0', '9.99', '19.98']);
+    assert.equal(waiting.items.empty, null, 'an empty split still shows its table');
+    assert.deepEqual(shipped.tracking, { carrier: 'DHL', code: 'TRK1' });
+    assert.match(shipped.shipped ?? '', /datetime="2026-05-02T09:30:00Z"/);
+    assert.equal(shipped.deliver, '/console/splits/12/deliver');
+    assert.equal(shipped.ship, null);
+    assert.equal(shipped.cancel, null, 'a shipped split cannot be cancelled');
+
+    const readOnly = presentConsoleOrder(detail, NONE).splits;
+    assert.deepEqual(
+      readOnly.map((s) => [s.ship, s.deliver, s.cancel]),
+      [
+        [null, null, null],
+        [null, null, null],
+      ],
+    );
+  });
+
+  it('lists refunds and deliveries as tables; an endpoint is a link only for a role that opens webhooks', () => {
+    const view = presentConsoleOrder(detail, ALL);
+    assert.deepEqual(view.refunds.label, { by: 'refunds' });
+    assert.equal(view.refunds.columns.at(-1), 'Status');
+    assert.deepEqual(view.refunds.rows[0].data, { name: 'refund', value: '77' });
+    assert.deepEqual(texts(view.refunds.rows[0].cells), ['77', PLACED_TIME, 'SKU-2 × 1', '9.99', 'Other', 'refund_failed: rejected by the operator']);
+    assert.deepEqual(texts(view.deliveries.rows[0].cells), [
+      '5',
+      'order.shipped',
+      'https://example.com/hook → /console/webhooks/3',
+      'failed',
+      '3',
+      '500 HTTP 500',
+    ]);
+    assert.equal(texts(presentConsoleOrder(detail, NONE).deliveries.rows[0].cells)[2], 'https://example.com/hook');
+    const empty = presentConsoleOrder({ ...detail, refunds: [], deliveries: [] }, ALL);
+    assert.deepEqual([empty.refunds.empty, empty.deliveries.empty], [{ text: 'None.' }, { text: 'None.' }]);
+  });
+
+  it('shows a decided refund as its queue row', () => {
+    const row = presentRefundDecided(refund, 'USD');
+    assert.deepEqual([row.amount, row.items, row.decision, row.status], ['9.99 USD', 'SKU-2 × 1', 'Rejected: rejected by the operator', 'refund_failed']);
+    assert.equal(
+      presentRefundDecided({ ...refund, refundStatus: 'refund_successfully' as RefundRecord['refundStatus'], failureReason: null }, 'USD').decision,
+      'Approved',
+    );
+  });
+});
+
+describe('the business manager order page (views.order → ManagerOrderView)', () => {
+  it('states the total with its parts, lists each split’s items as lines, and names the last refund column Decision', () => {
+    const view = presentManagerOrder(detail);
+    assert.equal(view.facts.find((f) => f.label === 'Total' && 'text' in f && f.text === '48.96 USD (items 39.96, freight 9.00)')?.label, 'Total');
+    assert.equal(
+      view.facts.some((f) => f.label === 'Merchant'),
+      false,
+      'the merchant is the user’s own',
+    );
+    assert.deepEqual(
+      view.splits.map((s) => s.items),
+      [['SKU-1 Product 1 × 2'], ['SKU-2 Product 2 × 2 (1 refunded)']],
+    );
+    assert.equal(view.splits[0].freight, null, 'the manager’s split sentence has no freight');
+    assert.equal(view.refunds.columns.at(-1), 'Decision');
+  });
+});
+
+describe('the order searches (views.orders)', () => {
+  const result: OrderSearchResult = {
+    filters: { q: 'a&b', merchant: '42', status: 'completed', from: '', to: '' },
+    list: [{ ...order, merchantId: 42, merchantName: 'Shop' }],
+    after: '170.5',
+    counts: { first: 26, last: 50, about: 1234, capped: false },
+  };
+
+  it('console: counts, the CSV and next links carry the filters, the merchant column, the status selected', () => {
+    const view = presentConsoleOrders(result);
+    assert.deepEqual(view.tools, { counts: '26–50 of 1,234', csv: '/console/orders.csv?q=a%26b&merchant=42&status=completed&from=&to=' });
+    assert.equal(view.next, '/console/orders?q=a%26b&merchant=42&status=completed&from=&to=&after=170.5');
+    assert.deepEqual(view.orders.columns, ['Order', 'Custom id', 'Merchant', 'Placed', 'Status', 'Fulfilment', 'Total']);
+    assert.deepEqual(texts(view.orders.rows[0].cells), [
+      '1001 → /console/orders/1001',
+      '',
+      'Shop',
+      PLACED_TIME,
+      'processing',
+      'partial_fulfilled',
+      '48.96 USD',
+    ]);
+    assert.deepEqual(
+      view.statuses.filter((s) => s.selected).map((s) => s.value),
+      ['completed'],
+    );
+    assert.deepEqual(presentConsoleOrders({ ...result, list: [], after: null }).orders.empty, { text: 'No orders match.' });
+  });
+
+  it('manager: no merchant column or filter in its links', () => {
+    const view = presentManagerOrders(result);
+    assert.equal(view.tools.csv, '/manager/orders.csv?q=a%26b&status=completed&from=&to=');
+    assert.equal(view.next, '/manager/orders?q=a%26b&status=completed&from=&to=&after=170.5');
+    assert.equal(view.orders.columns.includes('Merchant'), false);
+  });
+});
+
+describe('the layout’s parts (Chrome)', () => {
+  const nav = [
+    { href: '/console', label: 'Dashboard' },
+    { href: '/console/orders', label: 'Orders' },
+  ];
+
+  it('console: the current page marked, who is signed in; nothing of the user before sign-in', () => {
+    const chrome = consoleChrome({ email: 'o@example.com', role: 'owner' }, nav, '/console/orders');
+    assert.deepEqual(
+      chrome.nav.map((l) => l.current),
+      [false, true],
+    );
+    assert.equal(chrome.who?.text, 'o@example.com (owner)');
+    assert.equal(chrome.environment, null);
+    const anonymous = consoleChrome(null, nav, '/console/sign-in');
+    assert.deepEqual([anonymous.who, anonymous.nav.length], [null, 0]);
+  });
+
+  it('manager: the environment badge names the keys; the user line names the merchant', () => {
+    const chrome = managerChrome({ email: 'm@example.com', role: 'admin', merchantName: 'Shop' }, [], '/manager', 'sandbox');
+    assert.deepEqual(chrome.environment, { name: 'sandbox', text: 'Sandbox (stk_test_ keys)' });
+    assert.equal(managerChrome(null, [], '/manager', 'production').environment?.text, 'Production (stk_live_ keys)');
+    assert.equal(chrome.who?.text, 'm@example.com (admin, Shop)');
+    assert.deepEqual(
+      chrome.who?.links.map((l) => l.label),
+      ['Your account', 'Two-factor'],
+    );
+  });
+});
+
+describe('the view registries (console/views.ts, manager/views.ts)', () => {
+  const web = path.join(import.meta.dirname, '../../src/web');
+  for (const [name, registry] of [
+    ['console', CONSOLE_VIEWS],
+    ['manager', MANAGER_VIEWS],
+  ] as const) {
+    it(`${name}: every registered view has its template, and every template of views/ is registered`, () => {
+      for (const spec of Object.values(registry)) assert.ok(fs.existsSync(path.join(web, `${spec.template}.eta`)), spec.template);
+      const registered = new Set(Object.values(registry).map((s) => s.template));
+      for (const file of fs.readdirSync(path.join(web, name, 'views'))) assert.ok(registered.has(`${name}/views/${file.replace(/\.eta$/, '')}`), file);
+    });
+  }
+
+  it('no typed view’s template formats money or a time itself', () => {
+    for (const spec of [...Object.values(CONSOLE_VIEWS), ...Object.values(MANAGER_VIEWS)].filter((s) => s.typed)) {
+      const text = fs.readFileSync(path.join(web, `${spec.template}.eta`), 'utf8');
+      assert.doesNotMatch(text, /toFixed|toLocale|it\.time\(|\/ 100/, spec.template);
+    }
+  });
+});
