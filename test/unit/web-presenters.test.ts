@@ -5,7 +5,14 @@ import path from 'node:path';
 import type { OrderRecord } from '../../src/schemas/orders.ts';
 import type { RefundRecord } from '../../src/schemas/refunds.ts';
 import type { OrderDetail, OrderSearchResult } from '../../src/services/order-search.service.ts';
-import { consoleChrome, presentConsoleOrder, presentConsoleOrders, presentRefundDecided } from '../../src/web/console/present.ts';
+import {
+  consoleChrome,
+  presentConsoleOrder,
+  presentConsoleOrders,
+  presentRefundDecided,
+  presentRefundQueue,
+  presentSplitCancel,
+} from '../../src/web/console/present.ts';
 import { CONSOLE_VIEWS } from '../../src/web/console/views.ts';
 import { managerChrome, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
 import { MANAGER_VIEWS } from '../../src/web/manager/views.ts';
@@ -226,6 +233,38 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
       presentRefundDecided({ ...refund, refundStatus: 'refund_successfully' as RefundRecord['refundStatus'], failureReason: null }, 'USD').decision,
       'Approved',
     );
+  });
+});
+
+describe("the split cancellation and the refund queue (views['split-cancel'], views.refunds)", () => {
+  const preview = { splitOrderId: 11, orderId: 1001, merchantId: 42, status: 'waiting_to_ship', warehouseCode: 'W1', units: 1, creditCents: 1449 };
+
+  it('says what a cancellation does, in the supplier’s currency, or why it cannot be done', () => {
+    const view = presentSplitCancel(preview, 'USD');
+    assert.deepEqual(
+      [view.refusal, view.units, view.credit, view.action, view.orderHref],
+      [null, '1 unit', '14.49 USD', '/console/splits/11/cancel', '/console/orders/1001'],
+    );
+    assert.equal(presentSplitCancel({ ...preview, units: 3 }, 'EUR').units, '3 units');
+    assert.equal(
+      presentSplitCancel({ ...preview, status: 'shipped' }, 'USD').refusal,
+      'This split order is shipped: only a split order waiting to ship can be cancelled.',
+    );
+  });
+
+  it('places the queue’s page, ages each refund in hours and names the one the worker gave up on', () => {
+    const queued = { ...refund, merchantName: 'Shop', ageSeconds: 3 * 3600 + 59, overSla: true, manualReview: true, lastError: 'HTTP 503' };
+    const view = presentRefundQueue({ total: 51, pageNumber: 1, pageSize: 50, list: [queued] }, { currency: 'USD', canReview: true });
+    assert.deepEqual(
+      [view.summary, view.tools.counts, view.tools.csv, view.next],
+      ['51 refunds waiting, oldest first.', '1–1 of 51', '/console/refunds.csv', '/console/refunds?page=2'],
+    );
+    assert.deepEqual(
+      [view.rows[0].amount, view.rows[0].waiting, view.rows[0].gaveUp, view.rows[0].approve],
+      ['9.99 USD', '3 h', 'worker gave up: HTTP 503', '/console/refunds/77/approve'],
+    );
+    const empty = presentRefundQueue({ total: 1, pageNumber: 1, pageSize: 50, list: [] }, { currency: 'USD', canReview: false });
+    assert.deepEqual([empty.summary, empty.tools.counts, empty.next], ['1 refund waiting, oldest first.', '', null]);
   });
 });
 

@@ -1,10 +1,12 @@
 import type { OrderDetail, OrderSearchResult } from '../../services/order-search.service.ts';
+import { countsText } from '../list-counts.ts';
 import type { RefundRecord } from '../../schemas/refunds.ts';
 import type { ConsoleUser } from '../../services/console-sessions.service.ts';
 import {
   itemsOf,
   listTools,
   money,
+  moneyFromCents,
   moment,
   NONE,
   ordersTable,
@@ -175,5 +177,94 @@ export function presentRefundDecided(refund: RefundRecord, currency: string): Co
     amount: money(refund.amount, currency),
     status: refund.refundStatus,
     decision: refund.failureReason ? `${verdict}: ${refund.failureReason}` : verdict,
+  };
+}
+
+/** views['split-cancel']: what cancelling a split order does, asked before it is done. */
+export interface SplitCancelView extends PageModel {
+  splitOrderId: string;
+  orderId: string;
+  orderHref: string;
+  /** Null when the split can be cancelled; else why not. */
+  refusal: string | null;
+  merchantId: string;
+  /** `3 units`, `1 unit`. */
+  units: string;
+  warehouseCode: string;
+  credit: string;
+  action: string;
+}
+
+export function presentSplitCancel(
+  preview: { splitOrderId: number; orderId: number; merchantId: number; status: string; warehouseCode: string; units: number; creditCents: number },
+  currency: string,
+): SplitCancelView {
+  const id = String(preview.splitOrderId);
+  const orderId = String(preview.orderId);
+  return {
+    title: `Cancel split order ${id}`,
+    splitOrderId: id,
+    orderId,
+    orderHref: `${ORDERS}/${orderId}`,
+    refusal: preview.status === 'waiting_to_ship' ? null : `This split order is ${preview.status}: only a split order waiting to ship can be cancelled.`,
+    merchantId: String(preview.merchantId),
+    units: `${preview.units} unit${preview.units === 1 ? '' : 's'}`,
+    warehouseCode: preview.warehouseCode,
+    credit: moneyFromCents(preview.creditCents, currency),
+    action: `${PREFIX}/splits/${id}/cancel`,
+  };
+}
+
+/** A refund waiting in the review queue (refunds.service.ts `listRefundsForOperator`). */
+type QueuedRefund = RefundRecord & { merchantName: string; ageSeconds: number; overSla: boolean; manualReview: boolean; lastError: string | null };
+
+/** views.refunds: the refund review queue, oldest first, with the decision forms for a role that reviews. */
+export interface RefundQueueView extends PageModel {
+  /** `3 refunds waiting, oldest first.` */
+  summary: string;
+  tools: ListTools;
+  rows: {
+    refundNo: string;
+    orderId: string;
+    merchantName: string;
+    items: string;
+    amount: string;
+    /** `5 h`. */
+    waiting: string;
+    overSla: boolean;
+    /** The worker gave up on it: why. */
+    gaveUp: string | null;
+    approve: string;
+    reject: string;
+  }[];
+  canReview: boolean;
+  next: string | null;
+}
+
+export function presentRefundQueue(
+  queue: { total: number; pageNumber: number; pageSize: number; list: readonly QueuedRefund[] },
+  { currency, canReview }: { currency: string; canReview: boolean },
+): RefundQueueView {
+  const first = (queue.pageNumber - 1) * queue.pageSize + 1;
+  const counts = { first, last: first + queue.list.length - 1, about: queue.total, capped: false };
+  const refunds = `${PREFIX}/refunds`;
+  return {
+    title: 'Refund review',
+    summary: `${queue.total} refund${queue.total === 1 ? '' : 's'} waiting, oldest first.`,
+    tools: { counts: queue.list.length ? countsText(counts) : '', csv: `${refunds}.csv` },
+    rows: queue.list.map((r) => ({
+      refundNo: r.refundNo,
+      orderId: r.id,
+      merchantName: r.merchantName,
+      items: r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
+      amount: money(r.amount, currency),
+      waiting: `${Math.floor(r.ageSeconds / 3600)} h`,
+      overSla: r.overSla,
+      gaveUp: r.manualReview ? `worker gave up: ${r.lastError ?? ''}` : null,
+      approve: `${refunds}/${r.refundNo}/approve`,
+      reject: `${refunds}/${r.refundNo}/reject`,
+    })),
+    canReview,
+    next: queue.list.length > 0 && queue.total > queue.pageNumber * queue.pageSize ? `${refunds}?page=${queue.pageNumber + 1}` : null,
   };
 }

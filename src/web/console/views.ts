@@ -1,5 +1,5 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
-import type { ConsoleOrdersView, ConsoleOrderView, ConsoleRefundDecidedView } from './present.ts';
+import type { ConsoleOrdersView, ConsoleOrderView, ConsoleRefundDecidedView, RefundQueueView, SplitCancelView } from './present.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -23,9 +23,9 @@ export const CONSOLE_VIEWS = {
   product: untypedView(at('product')),
   products: untypedView(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
-  refunds: untypedView(at('refunds')),
+  refunds: typedView<RefundQueueView>(at('refunds')),
   'sign-in': untypedView(at('sign-in')),
-  'split-cancel': untypedView(at('split-cancel')),
+  'split-cancel': typedView<SplitCancelView>(at('split-cancel')),
   staff: untypedView(at('staff')),
   transactions: untypedView(at('transactions')),
   webhook: untypedView(at('webhook')),

@@ -1,11 +1,10 @@
-import { centsToAmount } from '../../../domain/money.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
 import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
-import { presentConsoleOrder, presentConsoleOrders } from '../present.ts';
+import { presentConsoleOrder, presentConsoleOrders, presentSplitCancel } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 const ORDERS = `${CONSOLE_PREFIX}/orders`;
@@ -55,13 +54,7 @@ export const ordersPage: ConsolePage = {
 
     // A destructive action asks first (SPEC §14): this page says what the cancellation does.
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const preview = await cancellationPreview(db, request.params.id);
-      return page(reply, 200, 'split-cancel', {
-        title: `Cancel split order ${preview.splitOrderId}`,
-        ...preview,
-        credit: centsToAmount(preview.creditCents),
-        currency: config.supplierCurrency,
-      });
+      return page(reply, 200, 'split-cancel', presentSplitCancel(await cancellationPreview(db, request.params.id), config.supplierCurrency));
     });
 
     app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {

@@ -2,9 +2,8 @@ import { can } from '../../../domain/staff.ts';
 import { ConsolePageQuery, ConsoleRefundParams, RefundDecisionForm } from '../../../schemas/console.ts';
 import { listRefundsForOperator, refundsCsvForOperator, reviewRefund } from '../../../services/refunds.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
-import { presentRefundDecided } from '../present.ts';
+import { presentRefundDecided, presentRefundQueue } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 /** The refund review queue, oldest first; approve or reject in place. */
@@ -14,14 +13,7 @@ export const refundsPage: ConsolePage = {
     app.get('/refunds', { schema: { querystring: ConsolePageQuery } }, async (request, reply) => {
       const pageNumber = Number(request.query.page ?? 1);
       const refunds = await listRefundsForOperator(store.db, config, 'pending_review', pageNumber, 50, now());
-      const first = (refunds.pageNumber - 1) * refunds.pageSize + 1;
-      const counts = { first, last: first + refunds.list.length - 1, about: refunds.total, capped: false };
-      return page(reply, 200, 'refunds', {
-        title: 'Refund review',
-        refunds,
-        countsText: refunds.list.length ? countsText(counts) : '',
-        canReview: can(user(request).role, 'refunds:review'),
-      });
+      return page(reply, 200, 'refunds', presentRefundQueue(refunds, { currency: 'USD', canReview: can(user(request).role, 'refunds:review') }));
     });
 
     // The whole queue (every page) as a CSV file.
