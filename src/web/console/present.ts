@@ -1,5 +1,5 @@
 import type { OrderDetail, OrderSearchResult } from '../../services/order-search.service.ts';
-import { countsText } from '../list-counts.ts';
+import { countsText, type ListCounts } from '../list-counts.ts';
 import type { RefundRecord } from '../../schemas/refunds.ts';
 import type { ConsoleUser } from '../../services/console-sessions.service.ts';
 import {
@@ -266,5 +266,56 @@ export function presentRefundQueue(
     })),
     canReview,
     next: queue.list.length > 0 && queue.total > queue.pageNumber * queue.pageSize ? `${refunds}?page=${queue.pageNumber + 1}` : null,
+  };
+}
+
+/** views.products: the catalogue search with each product's stock per warehouse. */
+export interface ProductsView extends PageModel {
+  q: string;
+  tools: ListTools;
+  /** `No product matches “x”.`, `No product yet.` */
+  empty: string;
+  caption: string;
+  rows: { sku: string; href: string; name: string; price: string; stock: string; total: string }[];
+  next: string | null;
+}
+
+export function presentProducts(
+  q: string,
+  results: {
+    list: readonly { sku: string; name: string; priceCents: number; stocks: readonly { warehouseCode: string; qty: number }[]; totalQty: number }[];
+    nextAfter: string | null;
+    counts: ListCounts;
+  },
+  currency: string,
+): ProductsView {
+  const products = `${PREFIX}/products`;
+  return {
+    title: 'Catalogue & stock',
+    q,
+    tools: listTools(results.counts, `${products}.csv?${query({ q })}`),
+    empty: `No product${q ? ` matches “${q}”` : ' yet'}.`,
+    caption: `Products${q ? ` matching ${q}` : ''}, in SKU order`,
+    rows: results.list.map((p) => ({
+      sku: p.sku,
+      href: `${products}/${encodeURIComponent(p.sku)}`,
+      name: p.name,
+      price: moneyFromCents(p.priceCents, currency),
+      stock: p.stocks.length ? p.stocks.map((s) => `${s.warehouseCode}: ${s.qty}`).join(', ') : '–',
+      total: String(p.totalQty),
+    })),
+    next: results.nextAfter ? `${products}?${query({ q, after: results.nextAfter })}` : null,
+  };
+}
+
+/** A merchant account's figures as the merchant page shows them (facts and the terms form's fields). */
+export function accountFigures(a: { balance: number; currency: string; creditLimit: number; available: number; lowBalanceThreshold: number | null }) {
+  return {
+    balance: money(a.balance, a.currency),
+    creditLimit: money(a.creditLimit),
+    available: money(a.available),
+    threshold: a.lowBalanceThreshold === null ? 'none' : money(a.lowBalanceThreshold),
+    /** The threshold field's value: blank for none. */
+    thresholdField: a.lowBalanceThreshold === null ? '' : money(a.lowBalanceThreshold),
   };
 }

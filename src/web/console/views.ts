@@ -1,5 +1,5 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
-import type { ConsoleOrdersView, ConsoleOrderView, ConsoleRefundDecidedView, RefundQueueView, SplitCancelView } from './present.ts';
+import type { ConsoleOrdersView, ConsoleOrderView, ConsoleRefundDecidedView, ProductsView, RefundQueueView, SplitCancelView } from './present.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -21,7 +21,7 @@ export const CONSOLE_VIEWS = {
   merchants: untypedView(at('merchants')),
   'password-reset': untypedView(at('password-reset')),
   product: untypedView(at('product')),
-  products: untypedView(at('products')),
+  products: typedView<ProductsView>(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
   refunds: typedView<RefundQueueView>(at('refunds')),
   'sign-in': untypedView(at('sign-in')),

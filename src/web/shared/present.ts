@@ -1,3 +1,4 @@
+import { formatSigned } from '../../domain/ledger.ts';
 import { ORDER_STATUSES } from '../../domain/vocabulary.ts';
 import type { OrderRecord } from '../../schemas/orders.ts';
 import type { RefundRecord } from '../../schemas/refunds.ts';
@@ -15,12 +16,13 @@ import type { Html } from './views.ts';
 // ---- Values as text.
 
 /**
- * An amount as the pages show it: two decimals, a leading `-` when negative, then the currency
- * when given (`12.50 USD`). `amount` is in major units, as the presenters of src/present/ give it
- * (integer minor units / 100); `moneyFromCents` takes the store's integer minor units.
+ * Money as the pages show it: two decimals, a leading `-` when negative, then the currency when
+ * given (`12.50 USD`). `moneyFromCents` takes integer minor units (the store's); `money` takes
+ * major units as the presenters of src/present/ give them (minor units / 100, at most two
+ * decimals) and goes back to minor units first, so no float rounding reaches the text.
  */
-export const money = (amount: number, currency?: string | null) => `${amount.toFixed(2)}${currency ? ` ${currency}` : ''}`;
-export const moneyFromCents = (cents: number, currency?: string | null) => money(cents / 100, currency);
+export const moneyFromCents = (cents: number, currency?: string | null) => `${formatSigned(cents)}${currency ? ` ${currency}` : ''}`;
+export const money = (amount: number, currency?: string | null) => moneyFromCents(Math.round(amount * 100), currency);
 
 /** An instant as a `<time>` element (web/times.ts: UTC text the browser turns into the viewer's zone); `none` for a missing one. */
 export const moment = (value: Instant | null | undefined, none?: string) => timeElement(value, none) as Html;

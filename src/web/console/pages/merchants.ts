@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { can } from '../../../domain/staff.ts';
 import { fieldError } from '../../../domain/errors.ts';
-import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
+import { parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
 import { presentAccount, type presentTransaction } from '../../../present/account.presenter.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsCsvForOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
@@ -31,6 +31,8 @@ import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { money } from '../../shared/present.ts';
+import { accountFigures } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -42,8 +44,8 @@ const TRANSACTIONS_COUNT_CAP = 10_000;
 /** A transaction as the console shows it: money formatted here, not in the template. */
 const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
   ...t,
-  amountText: formatSigned(Math.round(t.amount * 100)),
-  balanceAfterText: formatSigned(Math.round(t.balanceAfter * 100)),
+  amountText: money(t.amount),
+  balanceAfterText: money(t.balanceAfter),
 });
 const DAY_SECONDS = 86_400;
 
@@ -124,6 +126,7 @@ export const merchantsPage: ConsolePage = {
           const recent = await transactionsForOperator(db, merchantId, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
+            shown: accountFigures(account),
             current: environment === config.env,
             transactions: recent.list.map(transactionRow),
             total: recent.total,

@@ -1,5 +1,6 @@
 import { fieldError } from '../../../domain/errors.ts';
-import { formatSigned, monthOf } from '../../../domain/ledger.ts';
+import { monthOf } from '../../../domain/ledger.ts';
+import { money } from '../../shared/present.ts';
 import { presentAccount } from '../../../present/account.presenter.ts';
 import { BalanceQuery, StatementQuery } from '../../../schemas/manager.ts';
 import { accountOf, transactionsCsv, transactionsOf } from '../../../services/ledger.service.ts';
@@ -14,8 +15,6 @@ const PAGE_SIZE = 25;
 const TRANSACTIONS_COUNT_CAP = 10_000;
 /** The months a statement can be chosen from: this one and the eleven before it. */
 const MONTHS_LISTED = 12;
-
-const money = (amount: number) => formatSigned(Math.round(amount * 100));
 
 /**
  * Balance (SPEC §15, viewer and up): the account in this server's environment, its transactions
