@@ -12,9 +12,10 @@ import {
   presentRefundDecided,
   presentRefundQueue,
   presentSplitCancel,
+  presentTransactions,
 } from '../../src/web/console/present.ts';
 import { CONSOLE_VIEWS } from '../../src/web/console/views.ts';
-import { managerChrome, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
+import { managerChrome, presentBalance, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
 import { MANAGER_VIEWS } from '../../src/web/manager/views.ts';
 import { money, moneyFromCents, moment, type Cell } from '../../src/web/shared/present.ts';
 
@@ -320,6 +321,37 @@ describe('the order searches (views.orders)', () => {
     assert.equal(view.tools.csv, '/manager/orders.csv?q=a%26b&status=completed&from=&to=');
     assert.equal(view.next, '/manager/orders?q=a%26b&status=completed&from=&to=&after=170.5');
     assert.equal(view.orders.columns.includes('Merchant'), false);
+  });
+});
+
+describe('account transactions (console views.transactions, manager views.balance)', () => {
+  const entry = {
+    id: '9',
+    type: 'charge',
+    amount: -48.96,
+    balanceAfter: -1250.5,
+    orderId: '1001',
+    refundNo: null,
+    description: 'order 1001',
+    createDate: PLACED,
+  };
+  const result = { list: [entry], pageNumber: 1, pageSize: 50, total: 10_000, nextCursor: 'c/1 2' };
+
+  it('console: amounts signed with two decimals, the count capped, the next page keeps the environment', () => {
+    const view = presentTransactions({ id: '42', name: 'Shop' }, 'sandbox', result, 10_000);
+    assert.deepEqual([view.rows[0].amount, view.rows[0].balanceAfter, view.rows[0].when], ['-48.96', '-1250.50', PLACED_TIME]);
+    assert.equal(view.counts, '1–1 of 10,000 or more transactions, newest first');
+    assert.equal(view.csv, '/console/merchants/42/transactions.csv?environment=sandbox');
+    assert.equal(view.next, '/console/merchants/42/transactions?environment=sandbox&cursor=c%2F1+2');
+    assert.equal(presentTransactions({ id: '42', name: 'Shop' }, 'sandbox', { ...result, list: [], nextCursor: null }, 10_000).counts, 'No transactions');
+  });
+
+  it('manager: the balance with its currency, the other figures without, prepaid said once', () => {
+    const account = { environment: 'sandbox', currency: 'USD', balance: -1250.5, available: -250.5, creditLimit: 1000, billingMode: 'prepaid' };
+    const view = presentBalance(account, result, ['2026-05'], 10_000);
+    assert.deepEqual([view.balance, view.available, view.creditLimit, view.prepaid], ['-1250.50 USD', '-250.50', '1000.00', true]);
+    assert.equal(view.next, '/manager/balance?cursor=c%2F1+2');
+    assert.equal(presentBalance({ ...account, billingMode: 'on_account' }, result, [], 10_000).prepaid, false);
   });
 });
 

@@ -15,9 +15,12 @@ import {
   shipTo,
   splitHead,
   statusChoices,
+  transactionRow,
   type Choice,
   type Fact,
   type ListTools,
+  type TransactionRecord,
+  type TransactionRow,
   type SplitHead,
   type TableView,
 } from '../shared/present.ts';
@@ -317,5 +320,34 @@ export function accountFigures(a: { balance: number; currency: string; creditLim
     threshold: a.lowBalanceThreshold === null ? 'none' : money(a.lowBalanceThreshold),
     /** The threshold field's value: blank for none. */
     thresholdField: a.lowBalanceThreshold === null ? '' : money(a.lowBalanceThreshold),
+  };
+}
+
+/** views.transactions: one page of a merchant account's transactions, newest first. */
+export interface TransactionsView extends PageModel {
+  merchant: { name: string; href: string };
+  /** `1–50 of 120 transactions, newest first`, or `No transactions`. */
+  counts: string;
+  csv: string;
+  rows: TransactionRow[];
+  next: string | null;
+}
+
+export function presentTransactions(
+  merchant: { id: string; name: string },
+  environment: string,
+  result: { list: readonly TransactionRecord[]; pageNumber: number; pageSize: number; total: number; nextCursor: string | null },
+  countCap: number,
+): TransactionsView {
+  const first = (result.pageNumber - 1) * result.pageSize + 1;
+  const counts = countsText({ first, last: first + result.list.length - 1, about: result.total, capped: result.total >= countCap });
+  const base = `${PREFIX}/merchants/${merchant.id}`;
+  return {
+    title: `Transactions of ${merchant.name} (${environment})`,
+    merchant: { name: merchant.name, href: `${base}#account-${environment}` },
+    counts: result.list.length && counts ? `${counts} transactions, newest first` : 'No transactions',
+    csv: `${base}/transactions.csv?${query({ environment })}`,
+    rows: result.list.map(transactionRow),
+    next: result.nextCursor ? `${base}/transactions?${query({ environment, cursor: result.nextCursor })}` : null,
   };
 }

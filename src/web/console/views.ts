@@ -1,5 +1,13 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
-import type { ConsoleOrdersView, ConsoleOrderView, ConsoleRefundDecidedView, ProductsView, RefundQueueView, SplitCancelView } from './present.ts';
+import type {
+  ConsoleOrdersView,
+  ConsoleOrderView,
+  ConsoleRefundDecidedView,
+  ProductsView,
+  RefundQueueView,
+  SplitCancelView,
+  TransactionsView,
+} from './present.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -27,7 +35,7 @@ export const CONSOLE_VIEWS = {
   'sign-in': untypedView(at('sign-in')),
   'split-cancel': typedView<SplitCancelView>(at('split-cancel')),
   staff: untypedView(at('staff')),
-  transactions: untypedView(at('transactions')),
+  transactions: typedView<TransactionsView>(at('transactions')),
   webhook: untypedView(at('webhook')),
   webhooks: untypedView(at('webhooks')),
 };

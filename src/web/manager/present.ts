@@ -11,12 +11,16 @@ import {
   shipTo,
   splitHead,
   statusChoices,
+  transactionRow,
   type Choice,
   type Fact,
   type ListTools,
+  type TransactionRecord,
+  type TransactionRow,
   type SplitHead,
   type TableView,
 } from '../shared/present.ts';
+import { countsText } from '../list-counts.ts';
 import type { Chrome, PageModel } from '../shared/views.ts';
 
 /**
@@ -117,5 +121,40 @@ export function presentManagerOrders({ filters: all, list, after, counts }: Orde
     tools: listTools(counts, `${ORDERS}.csv?${query(filters)}`),
     orders: ordersTable(list, { href: (id) => `${ORDERS}/${id}`, merchants: false }),
     next: after ? `${ORDERS}?${query({ ...filters, after })}` : null,
+  };
+}
+
+/** views.balance: the merchant's account in this server's environment, its statements and transactions. */
+export interface BalanceView extends PageModel {
+  environment: string;
+  /** `-12.50 USD`. */
+  balance: string;
+  available: string;
+  creditLimit: string;
+  prepaid: boolean;
+  months: readonly string[];
+  counts: string;
+  rows: TransactionRow[];
+  next: string | null;
+}
+
+export function presentBalance(
+  account: { environment: string; currency: string; balance: number; available: number; creditLimit: number; billingMode: string },
+  result: { list: readonly TransactionRecord[]; pageNumber: number; pageSize: number; total: number; nextCursor: string | null },
+  months: readonly string[],
+  countCap: number,
+): BalanceView {
+  const first = (result.pageNumber - 1) * result.pageSize + 1;
+  return {
+    title: 'Balance',
+    environment: account.environment,
+    balance: money(account.balance, account.currency),
+    available: money(account.available),
+    creditLimit: money(account.creditLimit),
+    prepaid: account.billingMode === 'prepaid',
+    months,
+    counts: countsText({ first, last: first + result.list.length - 1, about: result.total, capped: result.total >= countCap }),
+    rows: result.list.map(transactionRow),
+    next: result.nextCursor ? `${PREFIX}/balance?${query({ cursor: result.nextCursor })}` : null,
   };
 }

@@ -1,5 +1,5 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
-import type { ManagerOrdersView, ManagerOrderView } from './present.ts';
+import type { BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
 
 const at = (name: string) => `manager/views/${name}`;
 
@@ -13,7 +13,7 @@ export const MANAGER_VIEWS = {
   orders: typedView<ManagerOrdersView>(at('orders')),
   account: untypedView(at('account')),
   audit: untypedView(at('audit')),
-  balance: untypedView(at('balance')),
+  balance: typedView<BalanceView>(at('balance')),
   code: untypedView(at('code')),
   credentials: untypedView(at('credentials')),
   invitation: untypedView(at('invitation')),

@@ -155,3 +155,40 @@ export function ordersTable(
     empty: { text: 'No orders match.' },
   };
 }
+
+// ---- Accounts: the ledger's figures and transactions (console merchant page and transactions, manager balance).
+
+/** A transaction as src/present/account.presenter.ts gives it. */
+export interface TransactionRecord {
+  id: string;
+  type: string;
+  amount: number;
+  balanceAfter: number;
+  orderId: string | null;
+  refundNo: string | null;
+  description: string;
+  createDate: string;
+}
+
+/** A transaction row: its time, amounts as text, and what it is for. */
+export interface TransactionRow {
+  id: string;
+  when: Html;
+  type: string;
+  amount: string;
+  balanceAfter: string;
+  orderId: string | null;
+  refundNo: string | null;
+  description: string;
+}
+
+export const transactionRow = (t: TransactionRecord): TransactionRow => ({
+  id: t.id,
+  when: moment(t.createDate),
+  type: t.type,
+  amount: money(t.amount),
+  balanceAfter: money(t.balanceAfter),
+  orderId: t.orderId,
+  refundNo: t.refundNo,
+  description: t.description,
+});

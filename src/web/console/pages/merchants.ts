@@ -29,10 +29,9 @@ import { InviteForm } from '../../../schemas/manager.ts';
 import { inviteUser, removeTeamMember, resendInvitation, resetTwoFactor, revokeInvitation, type Invitation } from '../../../services/merchant-users.service.ts';
 import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { money } from '../../shared/present.ts';
-import { accountFigures } from '../present.ts';
+import { accountFigures, presentTransactions } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -187,16 +186,7 @@ export const merchantsPage: ConsolePage = {
       const environment = request.query.environment ?? config.env;
       const credentials = await merchantCredentials(db, merchantId, now());
       const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
-      const first = (result.pageNumber - 1) * result.pageSize + 1;
-      const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
-      return page(reply, 200, 'transactions', {
-        title: `Transactions of ${credentials.merchant.name} (${environment})`,
-        merchant: credentials.merchant,
-        environment,
-        transactions: result.list.map(transactionRow),
-        countsText: result.list.length ? countsText(counts) : '',
-        nextCursor: result.nextCursor,
-      });
+      return page(reply, 200, 'transactions', presentTransactions(credentials.merchant, environment, result, TRANSACTIONS_COUNT_CAP));
     });
 
     // Every transaction of the account as a CSV file.
