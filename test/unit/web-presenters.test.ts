@@ -7,6 +7,7 @@ import type { RefundRecord } from '../../src/schemas/refunds.ts';
 import type { OrderDetail, OrderSearchResult } from '../../src/services/order-search.service.ts';
 import {
   consoleChrome,
+  presentConsoleAudit,
   presentConsoleOrder,
   presentConsoleOrders,
   presentRefundDecided,
@@ -15,7 +16,7 @@ import {
   presentTransactions,
 } from '../../src/web/console/present.ts';
 import { CONSOLE_VIEWS } from '../../src/web/console/views.ts';
-import { managerChrome, presentBalance, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
+import { managerChrome, presentBalance, presentManagerAudit, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
 import { MANAGER_VIEWS } from '../../src/web/manager/views.ts';
 import { money, moneyFromCents, moment, type Cell } from '../../src/web/shared/present.ts';
 
@@ -352,6 +353,59 @@ describe('account transactions (console views.transactions, manager views.balanc
     assert.deepEqual([view.balance, view.available, view.creditLimit, view.prepaid], ['-1250.50 USD', '-250.50', '1000.00', true]);
     assert.equal(view.next, '/manager/balance?cursor=c%2F1+2');
     assert.equal(presentBalance({ ...account, billingMode: 'on_account' }, result, [], 10_000).prepaid, false);
+  });
+});
+
+describe('audit logs (console and manager views.audit)', () => {
+  const AT = Date.parse(PLACED);
+  const entry = {
+    id: '8',
+    action: 'merchant_token.issue',
+    createdAt: AT,
+    target: 'merchant:1',
+    actorKind: 'staff',
+    actorId: 7,
+    actorEmail: null as string | null,
+    changes: [
+      { field: 'status', label: 'status', before: { text: 'active' }, after: { text: 'revoked' }, changed: true },
+      { field: 'expiresAt', label: 'expires at', before: null, after: { time: AT }, changed: false },
+      { field: 'name', label: 'name', before: { text: 'ci' }, after: null, changed: false },
+    ],
+  };
+
+  it('writes each change a line: before → after, the one value, a time as <time>, a missing side as —', () => {
+    const [row] = presentConsoleAudit({ actor: '', action: '', target: '' }, ['merchant_token.issue'], {
+      list: [entry],
+      nextCursor: null,
+      counts: { first: 1, last: 1, about: 1, capped: false },
+    }).rows;
+    assert.equal(row.when, PLACED_TIME);
+    assert.deepEqual(
+      row.changes.map((c) => c.values.map((v) => ('html' in v ? v.html : v.text))),
+      [['active', 'revoked'], [PLACED_TIME], ['ci', '—']],
+    );
+    assert.deepEqual([row.actor, row.actorKind], ['staff:7', null]);
+  });
+
+  it('names the actor: the console by email and kind, the manager never names the operator’s staff', () => {
+    const named = { ...entry, actorEmail: 'ops@example.com' };
+    const console = presentConsoleAudit({ actor: '', action: 'merchant_token.issue', target: '' }, ['a', 'merchant_token.issue'], {
+      list: [named],
+      nextCursor: '99',
+      counts: { first: 1, last: 1, about: 1, capped: false },
+    });
+    assert.deepEqual([console.rows[0].actor, console.rows[0].actorKind], ['ops@example.com', 'staff']);
+    assert.deepEqual(
+      console.actions.filter((a) => a.selected).map((a) => a.value),
+      ['merchant_token.issue'],
+    );
+    assert.equal(console.next, '/console/audit?actor=&action=merchant_token.issue&target=&cursor=99');
+    const manager = presentManagerAudit({ list: [entry, { ...entry, actorKind: 'merchant_user' }], nextBefore: '8' });
+    assert.deepEqual(
+      manager.rows.map((r) => r.actor),
+      ['the operator', 'a removed team member'],
+    );
+    assert.equal(manager.next, '/manager/audit?before=8');
   });
 });
 

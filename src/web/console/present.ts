@@ -16,6 +16,8 @@ import {
   splitHead,
   statusChoices,
   transactionRow,
+  auditRow,
+  type AuditRow,
   type Choice,
   type Fact,
   type ListTools,
@@ -349,5 +351,39 @@ export function presentTransactions(
     csv: `${base}/transactions.csv?${query({ environment })}`,
     rows: result.list.map(transactionRow),
     next: result.nextCursor ? `${base}/transactions?${query({ environment, cursor: result.nextCursor })}` : null,
+  };
+}
+
+/** views.audit: the operator's audit log, filtered by actor, action and target, newest first. */
+export interface ConsoleAuditView extends PageModel {
+  filter: { actor: string; action: string; target: string };
+  actions: readonly Choice[];
+  tools: ListTools;
+  rows: (AuditRow & { actor: string; actorKind: string | null })[];
+  next: string | null;
+}
+
+export function presentConsoleAudit(
+  filter: { actor: string; action: string; target: string },
+  actions: readonly string[],
+  entries: {
+    list: readonly (Parameters<typeof auditRow>[0] & { actorKind: string; actorId: string | number; actorEmail: string | null })[];
+    nextCursor: string | null;
+    counts: ListCounts;
+  },
+): ConsoleAuditView {
+  const audit = `${PREFIX}/audit`;
+  return {
+    title: 'Audit log',
+    filter,
+    actions: actions.map((value) => ({ value, selected: value === filter.action })),
+    tools: listTools(entries.counts, `${audit}.csv?${query(filter)}`),
+    rows: entries.list.map((e) => ({
+      ...auditRow(e),
+      actor: e.actorEmail ?? `${e.actorKind}:${e.actorId}`,
+      // Named by email: say whose account the email is.
+      actorKind: e.actorEmail ? (e.actorKind === 'staff' ? 'staff' : 'merchant user') : null,
+    })),
+    next: entries.nextCursor ? `${audit}?${query({ ...filter, cursor: entries.nextCursor })}` : null,
   };
 }

@@ -1,5 +1,6 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type {
+  ConsoleAuditView,
   ConsoleOrdersView,
   ConsoleOrderView,
   ConsoleRefundDecidedView,
@@ -21,7 +22,7 @@ export const CONSOLE_VIEWS = {
   order: typedView<ConsoleOrderView>(at('order')),
   orders: typedView<ConsoleOrdersView>(at('orders')),
   account: untypedView(at('account')),
-  audit: untypedView(at('audit')),
+  audit: typedView<ConsoleAuditView>(at('audit')),
   dashboard: untypedView(at('dashboard')),
   import: untypedView(at('import')),
   'import-job': untypedView(at('import-job')),

@@ -12,6 +12,8 @@ import {
   splitHead,
   statusChoices,
   transactionRow,
+  auditRow,
+  type AuditRow,
   type Choice,
   type Fact,
   type ListTools,
@@ -156,5 +158,25 @@ export function presentBalance(
     counts: countsText({ first, last: first + result.list.length - 1, about: result.total, capped: result.total >= countCap }),
     rows: result.list.map(transactionRow),
     next: result.nextCursor ? `${PREFIX}/balance?${query({ cursor: result.nextCursor })}` : null,
+  };
+}
+
+/** views.audit: the merchant's audit log, newest first; the operator's staff are not named. */
+export interface ManagerAuditView extends PageModel {
+  rows: (AuditRow & { actor: string })[];
+  next: string | null;
+}
+
+export function presentManagerAudit(rows: {
+  list: readonly (Parameters<typeof auditRow>[0] & { actorKind: string; actorEmail: string | null })[];
+  nextBefore: string | null;
+}): ManagerAuditView {
+  return {
+    title: 'Audit log',
+    rows: rows.list.map((e) => ({
+      ...auditRow(e),
+      actor: e.actorEmail ?? (e.actorKind === 'merchant_user' ? 'a removed team member' : 'the operator'),
+    })),
+    next: rows.nextBefore ? `${PREFIX}/audit?${query({ before: rows.nextBefore })}` : null,
   };
 }

@@ -1,5 +1,5 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
-import type { BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
+import type { ManagerAuditView, BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
 
 const at = (name: string) => `manager/views/${name}`;
 
@@ -12,7 +12,7 @@ export const MANAGER_VIEWS = {
   order: typedView<ManagerOrderView>(at('order')),
   orders: typedView<ManagerOrdersView>(at('orders')),
   account: untypedView(at('account')),
-  audit: untypedView(at('audit')),
+  audit: typedView<ManagerAuditView>(at('audit')),
   balance: typedView<BalanceView>(at('balance')),
   code: untypedView(at('code')),
   credentials: untypedView(at('credentials')),

@@ -1,5 +1,6 @@
 import { formatSigned } from '../../domain/ledger.ts';
 import { ORDER_STATUSES } from '../../domain/vocabulary.ts';
+import type { AuditFieldChange } from '../../present/audit.presenter.ts';
 import type { OrderRecord } from '../../schemas/orders.ts';
 import type { RefundRecord } from '../../schemas/refunds.ts';
 import { countsText, type ListCounts } from '../list-counts.ts';
@@ -191,4 +192,40 @@ export const transactionRow = (t: TransactionRecord): TransactionRow => ({
   orderId: t.orderId,
   refundNo: t.refundNo,
   description: t.description,
+});
+
+// ---- Audit logs (console and manager): one entry's change, a field a line.
+
+/** One field of an audit entry's change: `label: before → after`, or the one value (shared/partials/audit-change.eta). */
+export interface ChangeLine {
+  field: string;
+  label: string;
+  /** One value, or before and after; a time as markup, a missing side as `—`. */
+  values: ({ text: string } | { html: Html })[];
+}
+
+const changeLines = (changes: readonly AuditFieldChange[]): ChangeLine[] =>
+  changes.map((c) => ({
+    field: c.field,
+    label: c.label,
+    values: (c.changed || c.after === null ? [c.before, c.after] : [c.after]).map((v) =>
+      v === null ? { text: '—' } : 'time' in v ? { html: moment(v.time) } : { text: v.text },
+    ),
+  }));
+
+/** An audit entry as both logs list it; who did it is worded by each front end. */
+export interface AuditRow {
+  id: string;
+  action: string;
+  when: Html;
+  target: string;
+  changes: ChangeLine[];
+}
+
+export const auditRow = (e: { id: string; action: string; createdAt: number; target: string; changes: readonly AuditFieldChange[] }): AuditRow => ({
+  id: e.id,
+  action: e.action,
+  when: moment(e.createdAt),
+  target: e.target,
+  changes: changeLines(e.changes),
 });
