@@ -84,6 +84,8 @@ export const AUDIT_ACTIONS = [
   'account.update',
   'account.top_up',
   'account.adjust',
+  'webhook.update',
+  'order.note',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   'orders:fulfil',
   /** Cancel a split order that has not shipped: it credits the merchant, so not the warehouse's. */
   'orders:cancel',
+  /** Write the internal note on an order (issue 29, 10): the people who talk to merchants. */
+  'orders:note',
   'refunds:read',
   'refunds:review',
   'merchants:read',
@@ -32,12 +34,12 @@ export const PERMISSIONS = [
 export type Permission = (typeof PERMISSIONS)[number];
 
 /**
- * Who may do what. Owner: everything. Support: orders, refund review, merchants read-only,
- * webhooks. Warehouse: ship/deliver, stock adjustments, imports (and the orders it ships).
+ * Who may do what. Owner: everything. Support: orders (and their internal notes), refund review,
+ * merchants read-only, webhooks. Warehouse: ship/deliver, stock adjustments, imports (and the orders it ships).
  */
 export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>> = {
   owner: PERMISSIONS,
-  support: ['dashboard:read', 'orders:read', 'orders:cancel', 'refunds:read', 'refunds:review', 'merchants:read', 'webhooks:manage'],
+  support: ['dashboard:read', 'orders:read', 'orders:cancel', 'orders:note', 'refunds:read', 'refunds:review', 'merchants:read', 'webhooks:manage'],
   warehouse: ['dashboard:read', 'orders:read', 'orders:fulfil', 'stock:adjust', 'import:run'],
 };
 

@@ -125,25 +125,40 @@ export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[
   return addresses[0];
 }
 
-/** What the delivery log keeps of one answered attempt: the status code, and an error for a non-2xx one. */
+/** What the delivery log keeps of one answered attempt: the status code, an error for a non-2xx one, the start of the body. */
 export interface RecordedResponse {
   statusCode: number;
   error: string | null;
+  /** The first RESPONSE_BODY_KEPT bytes of the body (public addresses only; null otherwise). */
+  body: string | null;
+}
+
+/** How much of each response body the delivery log keeps (issue 29, 15: "the first 2 KB"). */
+const RESPONSE_BODY_KEPT = 2048;
+
+/** The first `bytes` bytes of a text as UTF-8 (a character cut in two is dropped, not garbled). */
+function firstBytes(text: string, bytes: number): string {
+  const encoded = Buffer.from(text, 'utf8');
+  if (encoded.length <= bytes) return text;
+  return new TextDecoder('utf-8', { fatal: false }).decode(encoded.subarray(0, bytes)).replace(/\uFFFD$/, '');
 }
 
 /**
  * Hardening III: what the delivery log (shown to the merchant) keeps of a response. From a public
- * address, the status code and, when it failed, the start of the body (`snippet` characters). From
+ * address, the status code, the first 2 KB of the body and, when it failed, the start of the body
+ * in the error too (`snippet` characters). From
  * any other (a loopback receiver in sandbox) only the status class — 404 is kept as 400, "HTTP
  * 4xx" — and never the body: the log would otherwise let a merchant read the replies of services
  * on the server's own machine. The attempt's times are kept either way.
  */
 export function recordedResponse(status: number, body: string, kind: AddressKind, snippet: number): RecordedResponse {
   const ok = status >= 200 && status <= 299;
-  if (kind === 'public') return { statusCode: status, error: ok ? null : `HTTP ${status}${body ? `: ${body.slice(0, snippet)}` : ''}` };
+  if (kind === 'public')
+    return { statusCode: status, error: ok ? null : `HTTP ${status}${body ? `: ${body.slice(0, snippet)}` : ''}`, body: firstBytes(body, RESPONSE_BODY_KEPT) };
   const statusClass = Math.min(Math.max(Math.floor(status / 100), 1), 5);
   return {
     statusCode: statusClass * 100,
     error: ok ? null : `HTTP ${statusClass}xx (a ${kind} address: only the status class is recorded, never the response)`,
+    body: null,
   };
 }

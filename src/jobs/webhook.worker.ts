@@ -111,6 +111,10 @@ interface Outcome {
   job: webhooks.DeliveryJob;
   statusCode: number | null;
   error: string | null;
+  /** The first 2 KB of the response body (public receivers only), for the delivery log. */
+  responseBody: string | null;
+  /** From sending to the end of the answer (or the failure); null when nothing was sent (a refused address). */
+  durationMs: number | null;
 }
 
 export interface WebhookWorkerOptions {
@@ -255,6 +259,8 @@ export class WebhookWorker {
     const payload = await this.body(job);
     let statusCode: number | null = null;
     let error: string | null = null;
+    let responseBody: string | null = null;
+    let startedAt: number | null = null;
     try {
       // Checked again at every attempt: the name may resolve elsewhere than at registration.
       const url = parseWebhookUrl(job.url, config.env);
@@ -266,6 +272,7 @@ export class WebhookWorker {
       );
       const sentAt = this.now();
       const secrets = [job.secret, ...(job.previousSecret && (job.previousSecretUntil ?? 0) > sentAt ? [job.previousSecret] : [])];
+      startedAt = performance.now();
       const response = await this.sender.send({
         url,
         address,
@@ -276,11 +283,12 @@ export class WebhookWorker {
         maxResponseBytes: MAX_RESPONSE_BYTES,
       });
       // A loopback receiver's answer is reduced to its status class (Hardening III).
-      ({ statusCode, error } = recordedResponse(response.status, response.body, addressKind(address.address), ERROR_SNIPPET));
+      ({ statusCode, error, body: responseBody } = recordedResponse(response.status, response.body, addressKind(address.address), ERROR_SNIPPET));
     } catch (e) {
       error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`).slice(0, ERROR_SNIPPET);
     }
-    return { job, statusCode, error };
+    const durationMs = startedAt === null ? null : Math.round(performance.now() - startedAt);
+    return { job, statusCode, error, responseBody, durationMs };
   }
 
   /**
@@ -309,17 +317,19 @@ export class WebhookWorker {
     const now = this.now();
     const recorded = new Set<number>();
     await this.options.store.db.transaction().execute(async (trx) => {
-      const byStatus = new Map<number, number[]>();
-      for (const o of outcomes) if (o.error === null) byStatus.set(o.statusCode!, [...(byStatus.get(o.statusCode!) ?? []), o.job.id]);
+      const byStatus = new Map<number, webhooks.AttemptAnswer[]>();
+      for (const o of outcomes)
+        if (o.error === null)
+          byStatus.set(o.statusCode!, [...(byStatus.get(o.statusCode!) ?? []), { id: o.job.id, responseBody: o.responseBody, durationMs: o.durationMs ?? 0 }]);
       const succeeded = new Set<number>();
-      for (const [statusCode, ids] of byStatus) {
-        for (const r of await webhooks.recordSuccesses(trx, ids, this.id, statusCode, now)) {
+      for (const [statusCode, answers] of byStatus) {
+        for (const r of await webhooks.recordSuccesses(trx, answers, this.id, statusCode, now)) {
           recorded.add(r.id);
           succeeded.add(r.endpointId);
         }
       }
       await webhooks.endpointsSucceeded(trx, [...succeeded]);
-      for (const { job, statusCode, error } of outcomes) {
+      for (const { job, statusCode, error, responseBody, durationMs } of outcomes) {
         if (error === null) continue;
         const next = nextAttemptAt(job.attempts + 1, now, job.giveUpAt, this.options.random);
         if (
@@ -327,7 +337,7 @@ export class WebhookWorker {
             trx,
             job.id,
             this.id,
-            { status: next === null ? 'failed' : 'pending', nextAttemptAt: next, statusCode, error, deliveredAt: null },
+            { status: next === null ? 'failed' : 'pending', nextAttemptAt: next, statusCode, error, deliveredAt: null, responseBody, durationMs },
             now,
           ))
         )

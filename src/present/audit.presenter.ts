@@ -7,8 +7,11 @@ import { parseInstant } from '../domain/time.ts';
  * `before → after`, with times as times and money as money, instead of the stored JSON.
  */
 
-/** A value as shown: text, or an instant (the page renders it as every other time, `<time>` in the viewer's zone). */
-export type AuditValue = { text: string } | { time: number };
+/**
+ * A value as shown: text, an instant (the page renders it as every other time, `<time>` in the
+ * viewer's zone), or a merchant (the console names it and links its page; services/audit.service.ts).
+ */
+export type AuditValue = { text: string } | { time: number } | { merchant: string; name: string };
 
 export interface AuditFieldChange {
   /** The summary's key (`status`, `priceCents`, `SKU-A@G007` …). */

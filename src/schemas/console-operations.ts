@@ -20,6 +20,21 @@ export const OrderSearchQuery = Type.Object({
   after: Type.Optional(Type.String({ maxLength: 40 })),
 });
 
+/** The console's refund list (GET /console/refunds/all and its CSV): every field may be blank. */
+export const RefundListQuery = Type.Object({
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+  merchant: Type.Optional(Type.String({ maxLength: 32 })),
+  from: Type.Optional(Type.String({ maxLength: 32 })),
+  to: Type.Optional(Type.String({ maxLength: 32 })),
+  after: Type.Optional(Type.String({ maxLength: 40 })),
+});
+
+/** The console's merchant page: where its token and client lists stand (ids its links gave; blank: the first page). */
+export const MerchantPageQuery = Type.Object({
+  tokensBefore: Type.Optional(Type.String({ maxLength: 20 })),
+  clientsAfter: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
 export const ConsoleIdParams = Type.Object({ id: IdText() });
 export const ConsoleTokenParams = Type.Object({ id: IdText(), tokenId: IdText() });
 export const ConsoleDeliveryParams = Type.Object({ id: IdText(), deliveryId: IdText() });
@@ -33,6 +48,9 @@ export const ShipForm = Type.Object({
 });
 
 export const ActionForm = Type.Object(Csrf);
+
+/** The internal note on an order (empty: remove it); the service holds it to its length. */
+export const OrderNoteForm = Type.Object({ ...Csrf, note: Type.String({ maxLength: 10_000 }) });
 
 export const CancelSplitForm = Type.Object({ ...Csrf, reason: Type.String({ minLength: 1, maxLength: 500 }) });
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { MERCHANT_ROLES } from '../domain/merchant-users.ts';
 import { SCOPES } from '../domain/scopes.ts';
-import { WEBHOOK_EVENT_TYPES } from '../domain/vocabulary.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/vocabulary.ts';
 import { IdString, IdText, Instant, Str, StringEnum } from './common.ts';
 
 // ---- Operator API: POST /admin/v1/merchants/{id}/users.
@@ -103,6 +103,24 @@ export const WebhookForm = Type.Object({
   ...Csrf,
   url: Str(2048),
   events: Type.Union([StringEnum(WEBHOOK_EVENT_TYPES), Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length })]),
+});
+
+/**
+ * The endpoint's edit form: loose on purpose — the fields become the API's PUT body and are held
+ * to its schema (WebhookBody) and its service's rules, so a refusal comes back with its reasons on
+ * the form. `skuList`: one SKU a line (or separated by commas or spaces); empty = every SKU.
+ */
+export const WebhookEditForm = Type.Object({
+  ...Csrf,
+  url: Type.String({ maxLength: 4096 }),
+  events: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64 })])),
+  skuList: Type.Optional(Type.String({ maxLength: 800_000 })),
+});
+
+/** "Send a test event" of a chosen type (webhook.test: a ping). */
+export const WebhookTestForm = Type.Object({
+  ...Csrf,
+  type: Type.Optional(StringEnum([WEBHOOK_TEST_EVENT, ...WEBHOOK_EVENT_TYPES] as const)),
 });
 
 export const InviteForm = Type.Object({ ...Csrf, email: Str(254, 3), role: StringEnum(MERCHANT_ROLES) });

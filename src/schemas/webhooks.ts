@@ -105,6 +105,14 @@ export const WebhookDeliveryPage = Page(WebhookDelivery);
 // ---- Event bodies (`{type, timestamp, data}`), as the receiver gets them (the document's `webhooks`).
 
 const EventTime = () => Type.String({ format: 'date-time', description: 'when the event was committed (ISO 8601 UTC, seconds)' });
+/** Present (true) only on a test event the business manager sent: real shape, the merchant's latest records, nothing new to act on. */
+const TestMark = () =>
+  Type.Optional(
+    Type.Literal(true, {
+      description:
+        'present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing',
+    }),
+  );
 
 export const StockChangedEntry = Type.Object({
   sku: Type.String(),
@@ -116,22 +124,25 @@ const StockChangedData = Type.Object({
   changes: Type.Array(StockChangedEntry, { maxItems: 500, description: 'each (sku, warehouseCode) once, with its latest quantity, in change-feed order' }),
   cursor: Type.String({ description: 'the change-feed cursor after the last change included: `GET /v1/product/stocks/changes?cursor=` continues from here' }),
 });
-export const StockChangedEvent = Type.Object({ type: Type.Literal('stock.changed'), timestamp: EventTime(), data: StockChangedData });
+export const StockChangedEvent = Type.Object({ type: Type.Literal('stock.changed'), timestamp: EventTime(), data: StockChangedData, test: TestMark() });
 export type StockChangedEvent = Static<typeof StockChangedEvent>;
 
 export const RefundEvent = Type.Object({
   type: StringEnum(['refund.succeeded', 'refund.failed'] as const),
   timestamp: EventTime(),
+  test: TestMark(),
   data: Type.Object({ orderId: Type.String(), refundNo: Type.String(), refund: RefundRecord }),
 });
 export const SplitOrderEvent = Type.Object({
   type: StringEnum(['split_order.shipped', 'split_order.delivered'] as const),
   timestamp: EventTime(),
+  test: TestMark(),
   data: Type.Object({ orderId: Type.String(), splitOrderId: Type.String(), order: OrderRecord }),
 });
 export const OrderCancelledEvent = Type.Object({
   type: Type.Literal('order.cancelled'),
   timestamp: EventTime(),
+  test: TestMark(),
   data: Type.Object({ orderId: Type.String(), order: OrderRecord }),
 });
 
@@ -139,6 +150,7 @@ export const OrderCancelledEvent = Type.Object({
 export const BalanceLowEvent = Type.Object({
   type: Type.Literal('balance.low'),
   timestamp: EventTime(),
+  test: TestMark(),
   data: Type.Object({ account: AccountRecord, transactionId: Type.String({ description: 'the transaction that took it below' }) }),
 });
 

@@ -3,7 +3,7 @@ import { emailKey } from '../domain/staff.ts';
 import { fieldError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { CsvCell, CsvExport } from '../domain/csv.ts';
-import { auditChanges } from '../present/audit.presenter.ts';
+import { auditChanges, type AuditValue } from '../present/audit.presenter.ts';
 import {
   countAuditFiltered,
   listAudit,
@@ -15,6 +15,7 @@ import {
 } from '../store/audit.repository.ts';
 import { findStaffByEmail } from '../store/staff.repository.ts';
 import type { Handle } from '../store/db.ts';
+import { merchantNames } from '../store/merchants.repository.ts';
 
 const parse = (json: string | null) => (json === null ? null : (JSON.parse(json) as Record<string, unknown>));
 
@@ -99,10 +100,47 @@ export async function auditLogPage(db: Handle, filter: AuditPageFilter, cursor: 
   ]);
   const page = rows.slice(0, limit);
   return {
-    list: page.map(presentAuditPageRow),
+    list: await withMerchantNames(db, page),
     nextCursor: rows.length > limit ? encodeAuditCursor(page.at(-1)!.id) : null,
     counts: { first: page.length ? shownBefore + 1 : 0, last: shownBefore + page.length, about, capped: about >= AUDIT_COUNT_CAP },
   };
+}
+
+/** `merchant:<id>` (a target) or `<id>` (a `merchantId` field) → the id; null for anything else. */
+function merchantIdIn(text: string, prefix: string): number | null {
+  const m = new RegExp(`^${prefix}([1-9][0-9]{0,15})$`).exec(text);
+  return m && Number.isSafeInteger(Number(m[1])) ? Number(m[1]) : null;
+}
+
+/**
+ * The console's audit rows with every merchant they show by name (issue 29, items 7 and 16): a
+ * `merchant:<id>` target, a `merchantId` field of the change, and the merchant of a business
+ * manager user who acted (the row's merchant). One read of the names per page.
+ */
+async function withMerchantNames(db: Handle, rows: AuditRowWithActor[]) {
+  const shown = rows.map(presentAuditPageRow);
+  const fieldIds = (c: ReturnType<typeof presentAuditPageRow>['changes'][number]) =>
+    c.field === 'merchantId' ? [c.before, c.after].map((v) => (v !== null && 'text' in v ? merchantIdIn(v.text, '') : null)) : [];
+  const ids = rows.flatMap((r, i) => [
+    merchantIdIn(r.target, 'merchant:'),
+    r.actor_kind === 'merchant_user' ? r.merchant_id : null,
+    ...shown[i].changes.flatMap(fieldIds),
+  ]);
+  const names = await merchantNames(
+    db,
+    ids.filter((id): id is number => id !== null),
+  );
+  const named = (id: number | null) => (id !== null && names.has(id) ? { id: String(id), name: names.get(id)! } : null);
+  const value = (v: AuditValue | null): AuditValue | null => {
+    const merchant = v !== null && 'text' in v ? named(merchantIdIn(v.text, '')) : null;
+    return merchant ? { merchant: merchant.id, name: merchant.name } : v;
+  };
+  return shown.map((e, i) => ({
+    ...e,
+    targetMerchant: named(merchantIdIn(rows[i].target, 'merchant:')),
+    actorMerchant: rows[i].actor_kind === 'merchant_user' ? named(rows[i].merchant_id) : null,
+    changes: e.changes.map((c) => (c.field === 'merchantId' ? { ...c, before: value(c.before), after: value(c.after) } : c)),
+  }));
 }
 
 const AUDIT_CSV_COLUMNS = ['id', 'at', 'actor', 'actor_kind', 'actor_id', 'action', 'target', 'before', 'after', 'request_id'] as const;

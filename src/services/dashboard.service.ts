@@ -2,6 +2,7 @@ import { formatSigned } from '../domain/ledger.ts';
 import { supplierMoney } from '../store/ledger.repository.ts';
 import type { Config } from '../config.ts';
 import type { Handle } from '../store/db.ts';
+import { merchantNames } from '../store/merchants.repository.ts';
 import { countsPerDay, lowStockRows, refundWorkerCounts, reviewCounts, troubledEndpoints } from '../store/dashboard.repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -77,6 +78,11 @@ export async function dashboard(
     refunds: days.map((d) => refunds.get(d) ?? 0),
   };
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const failing = endpoints.slice(0, LIST_ROWS);
+  const names = await merchantNames(
+    db,
+    failing.map((e) => e.merchantId),
+  );
   return {
     windowDays: CHART_DAYS,
     // The totals are the chart's: the 30 UTC days shown, today included.
@@ -86,7 +92,7 @@ export async function dashboard(
     ...counts,
     series,
     lowStock: { threshold: config.lowStockThreshold, rows: low.slice(0, LIST_ROWS), more: low.length > LIST_ROWS },
-    failingEndpoints: { rows: endpoints.slice(0, LIST_ROWS), more: endpoints.length > LIST_ROWS },
+    failingEndpoints: { rows: failing.map((e) => ({ ...e, merchantName: names.get(e.merchantId) ?? '' })), more: endpoints.length > LIST_ROWS },
     refundWorker: { mode: config.refundReview, ...worker },
     // SPEC §15, this server's environment: formatted here, not in the template.
     money: {

@@ -1,33 +1,84 @@
 import type { Actor } from '../domain/audit.ts';
-import { notFound } from '../domain/errors.ts';
+import { fieldError, notFound } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Db, Handle } from '../store/db.ts';
-import { listClients } from '../store/credentials.repository.ts';
+import { clientsPage, countClients } from '../store/credentials.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 import { listOpenInvitations, listTeam } from '../store/merchant-users.repository.ts';
 import { forMerchant } from '../store/tenancy.ts';
 import { revokeToken } from './merchants.service.ts';
 
-/** The console lists a merchant's newest tokens, this many. */
-const TOKENS_SHOWN = 100;
+/** The console's merchant page lists the merchant's tokens and clients this many at a time. */
+const CREDENTIALS_PAGE = 50;
+/** Their counts stop here ("10,000 or more"). */
+const CREDENTIALS_COUNT_CAP = 10_000;
 
-/**
- * A merchant with its OAuth client id and bearer tokens, as the console shows them: never a
- * secret (only hashes are stored; a secret is shown once, by the request that created it).
- */
-export async function merchantCredentials(db: Handle, merchantId: number, now: number) {
+/** Where the merchant page's two lists stand: tokens older than `tokensBefore`, clients after `clientsAfter` (ids; blank: the first page). */
+export interface CredentialsPosition {
+  tokensBefore?: string;
+  clientsAfter?: string;
+}
+
+function positionId(text: string | undefined, field: string): number | null {
+  const t = (text ?? '').trim();
+  if (t === '') return null;
+  const id = parseId(t);
+  if (id === null) throw fieldError(field, 'is not a position this page gave (follow its link)');
+  return id;
+}
+
+/** A merchant as the console names it. */
+export async function merchantSummary(db: Handle, merchantId: number) {
   const merchant = await repo.findMerchant(db, merchantId);
   if (!merchant) throw notFound('merchant');
-  const tokens = await repo.tokensOfMerchant(db, merchantId, TOKENS_SHOWN);
-  const clients = await listClients(forMerchant(db, merchantId));
   return {
-    merchant: {
-      id: String(merchant.id),
-      name: merchant.name,
-      status: merchant.status,
-      clientId: merchant.client_id,
-      requireTwoFactor: merchant.require_two_factor === 1,
-      createdAt: formatInstant(merchant.created_at),
+    id: String(merchant.id),
+    name: merchant.name,
+    status: merchant.status,
+    clientId: merchant.client_id,
+    requireTwoFactor: merchant.require_two_factor === 1,
+    createdAt: formatInstant(merchant.created_at),
+  };
+}
+
+/**
+ * A merchant with its OAuth clients (oldest first) and bearer tokens (newest first), as the
+ * console shows them, a keyset page of each (issue 29, item 12): `counts` say where each page
+ * stands, `next` is the position of the following page (null on the last). Never a secret (only
+ * hashes are stored; a secret is shown once, by the request that created it).
+ */
+export async function merchantCredentials(db: Handle, merchantId: number, now: number, position: CredentialsPosition = {}, pageSize = CREDENTIALS_PAGE) {
+  const tokensBefore = positionId(position.tokensBefore, 'tokensBefore');
+  const clientsAfter = positionId(position.clientsAfter, 'clientsAfter');
+  const merchant = await merchantSummary(db, merchantId);
+  const scope = forMerchant(db, merchantId);
+  const [tokenRows, tokensAbout, tokensShownBefore, clientRows, clientsAbout, clientsShownBefore] = await Promise.all([
+    repo.tokensOfMerchant(db, merchantId, tokensBefore, pageSize + 1),
+    repo.countTokensOfMerchant(db, merchantId, CREDENTIALS_COUNT_CAP, null),
+    tokensBefore === null ? 0 : repo.countTokensOfMerchant(db, merchantId, CREDENTIALS_COUNT_CAP, tokensBefore),
+    clientsPage(scope, clientsAfter, pageSize + 1),
+    countClients(scope, CREDENTIALS_COUNT_CAP, null),
+    clientsAfter === null ? 0 : countClients(scope, CREDENTIALS_COUNT_CAP, clientsAfter),
+  ]);
+  const tokens = tokenRows.slice(0, pageSize);
+  const clients = clientRows.slice(0, pageSize);
+  const counts = (shownBefore: number, shown: number, about: number) => ({
+    first: shown ? shownBefore + 1 : 0,
+    last: shownBefore + shown,
+    about,
+    capped: about >= CREDENTIALS_COUNT_CAP,
+  });
+  return {
+    merchant,
+    position: { tokensBefore: tokensBefore === null ? '' : String(tokensBefore), clientsAfter: clientsAfter === null ? '' : String(clientsAfter) },
+    tokensPage: {
+      counts: counts(tokensShownBefore, tokens.length, tokensAbout),
+      next: tokenRows.length > pageSize ? String(tokens.at(-1)!.id) : null,
+    },
+    clientsPage: {
+      counts: counts(clientsShownBefore, clients.length, clientsAbout),
+      next: clientRows.length > pageSize ? String(clients.at(-1)!.id) : null,
     },
     // The clients the business manager created (SPEC §14), revoked ones too: the operator sees each one's state.
     clients: clients.map((c) => ({

@@ -1,6 +1,7 @@
 import type { CsvCell, CsvExport } from '../domain/csv.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
+import { DAY_MS, decodeTimeKeyset as decodeAfter, encodeTimeKeyset as encodeAfter, utcDay } from '../domain/list-filters.ts';
 import { ORDER_STATUSES, type OrderStatus } from '../domain/vocabulary.ts';
 import { presentDelivery } from '../present/webhook.presenter.ts';
 import { presentOrder } from '../present/order.presenter.ts';
@@ -12,7 +13,6 @@ import { refundItems, refundsOfOrder } from '../store/refunds.repository.ts';
 import { allMerchants, forMerchant } from '../store/tenancy.ts';
 import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
 
-const DAY_MS = 86_400_000;
 /** Rows per page of the console's order search. */
 const ORDER_SEARCH_PAGE = 25;
 /** The search's count stops here: the page says "about 10,000 or more" rather than count every order. */
@@ -30,21 +30,6 @@ export interface OrderSearchForm {
   from?: string;
   to?: string;
   after?: string;
-}
-
-/** `2026-11-25` → that day's first millisecond, UTC; null when it is not a calendar date. */
-function utcDay(text: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) return null;
-  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3]);
-  return new Date(ms).toISOString().startsWith(text) ? ms : null;
-}
-
-/** The keyset position of a page, `<created_at>.<id>` of the previous page's last row. */
-const encodeAfter = ([time, id]: [number, number]) => `${time}.${id}`;
-function decodeAfter(text: string): [number, number] | null {
-  const m = /^([0-9]{1,16})\.([0-9]{1,16})$/.exec(text);
-  return m && Number.isSafeInteger(+m[1]) && parseId(m[2]) !== null ? [+m[1], +m[2]] : null;
 }
 
 const blank = (text: string | undefined) => (text ?? '').trim();
@@ -189,13 +174,18 @@ async function orderDetail(db: Handle, reader: orders.OrderReader, rawId: string
   if (orderId === null) throw notFound('order');
   const [aggregate] = await orders.loadOrders(db, [orderId]);
   const merchantId = aggregate.order.merchant_id;
-  const [refunds, deliveries] = await Promise.all([refundsOfOrder(db, orderId, 0, DETAIL_ROWS), deliveriesOfOrder(db, merchantId, orderId, DETAIL_ROWS)]);
+  const [refunds, deliveries, names] = await Promise.all([
+    refundsOfOrder(db, orderId, 0, DETAIL_ROWS),
+    deliveriesOfOrder(db, merchantId, orderId, DETAIL_ROWS),
+    merchantNames(db, [merchantId]),
+  ]);
   const items = await refundItems(
     db,
     refunds.rows.map((r) => r.id),
   );
   return {
     merchantId,
+    merchantName: names.get(merchantId) ?? '',
     order: presentOrder(aggregate),
     refunds: refunds.rows.map((r) => presentRefund(r, items)),
     deliveries: deliveries.map((d) => ({ ...presentDelivery(d), endpointId: String(d.endpointId), url: d.url })),

@@ -256,7 +256,7 @@ export async function listRefundsForOperator(
 /** Refunds read per round trip while an export streams. */
 const EXPORT_BATCH = 500;
 
-const REFUND_CSV_COLUMNS = [
+export const REFUND_CSV_COLUMNS = [
   'refund_no',
   'order_id',
   'merchant_id',
@@ -271,6 +271,32 @@ const REFUND_CSV_COLUMNS = [
   'past_sla',
   'worker_gave_up',
 ] as const;
+
+/** A refund as a row of the console's refund exports (the queue's and the list's): items as `SKU x n`, its merchant by name. */
+export function refundCsvRow(
+  r: refunds.RefundRow,
+  items: refunds.RefundItemRow[],
+  names: Map<number, string>,
+  now: number,
+  slaMs: number,
+): Record<(typeof REFUND_CSV_COLUMNS)[number], CsvCell> {
+  const shown = presentRefund(r, items);
+  return {
+    refund_no: shown.refundNo,
+    order_id: shown.id,
+    merchant_id: String(r.merchant_id),
+    merchant: names.get(r.merchant_id) ?? '',
+    requested_at: shown.createDate,
+    status: r.status,
+    reason: shown.refundReason,
+    remark: shown.remark,
+    items: shown.items.map((i) => `${i.skuCode} x ${i.quantity}`).join('; '),
+    amount: shown.amount.toFixed(2),
+    waiting_hours: Math.floor((now - r.created_at) / 3_600_000),
+    past_sla: r.status === 'pending_review' && now - r.created_at > slaMs ? 'yes' : 'no',
+    worker_gave_up: r.manual_review === 1 ? 'yes' : 'no',
+  };
+}
 
 /**
  * The refund review queue as the console lists it (refunds in `status`, oldest first) as CSV rows,
@@ -298,24 +324,7 @@ export async function refundsCsvForOperator(
           page.map((r) => r.merchant_id),
         ),
       ]);
-      for (const r of page) {
-        const shown = presentRefund(r, items);
-        yield {
-          refund_no: shown.refundNo,
-          order_id: shown.id,
-          merchant_id: String(r.merchant_id),
-          merchant: names.get(r.merchant_id) ?? '',
-          requested_at: shown.createDate,
-          status: r.status,
-          reason: shown.refundReason,
-          remark: shown.remark,
-          items: shown.items.map((i) => `${i.skuCode} x ${i.quantity}`).join('; '),
-          amount: shown.amount.toFixed(2),
-          waiting_hours: Math.floor((now - r.created_at) / 3_600_000),
-          past_sla: r.status === 'pending_review' && now - r.created_at > sla ? 'yes' : 'no',
-          worker_gave_up: r.manual_review === 1 ? 'yes' : 'no',
-        } satisfies Record<(typeof REFUND_CSV_COLUMNS)[number], CsvCell>;
-      }
+      for (const r of page) yield refundCsvRow(r, items, names, now, sla);
       if (page.length < batch) return;
       const last = page[page.length - 1];
       after = [last.created_at, last.id];
@@ -349,4 +358,12 @@ export async function reviewRefund(db: Db, actor: Actor, rawRefundNo: string, de
   if (!result) throw conflictState(`refund ${refund.id} was already decided`);
   const fresh = (await refunds.findRefund(db, refund.id))!;
   return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));
+}
+
+/** The console's decision: the same, with the refund's merchant by name for the decided row (the queue showed it). */
+export async function reviewRefundInConsole(db: Db, actor: Actor, rawRefundNo: string, decision: Decision) {
+  const record = await reviewRefund(db, actor, rawRefundNo, decision);
+  const refund = (await refunds.findRefund(db, Number(record.refundNo)))!;
+  const names = await merchantNames(db, [refund.merchant_id]);
+  return { ...record, merchantId: String(refund.merchant_id), merchantName: names.get(refund.merchant_id) ?? '' };
 }

@@ -6,8 +6,13 @@ import { loadOrders } from '../store/orders.repository.ts';
 import { findRefund, refundItems } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
 import { forMerchant } from '../store/tenancy.ts';
-import { ACCOUNT_LANE, activeEndpoints, insertEvent } from '../store/webhooks.repository.ts';
-import type { AccountRow } from '../store/ledger.repository.ts';
+import { ACCOUNT_LANE, activeEndpoints, insertEvent, latestRecords } from '../store/webhooks.repository.ts';
+import { merchantAccount, type AccountRow } from '../store/ledger.repository.ts';
+import { conflictState } from '../domain/errors.ts';
+import type { Dialect } from '../store/db.ts';
+import type { StockistEnv } from '../domain/vocabulary.ts';
+import { feedLatest } from '../store/stock-feed.repository.ts';
+import { encodeCursor } from './stock-feed.service.ts';
 import { presentAccount } from '../present/account.presenter.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 
@@ -92,4 +97,65 @@ export async function emitSplitOrderEvent(
     async () => ({ orderId: String(orderId), splitOrderId: String(splitOrderId), order: await orderRecord(trx, orderId) }),
     now,
   );
+}
+
+/** Changes a test stock.changed event shows at most (a real one carries up to 500). */
+const TEST_STOCK_CHANGES = 5;
+
+const noRecord = (type: WebhookEventType, what: string) =>
+  conflictState(`a ${type} test event is built from your latest ${what}, and there is none yet; send it once you have one (or send webhook.test)`);
+
+/**
+ * The `data` of a test event of `type` (the business manager's "send a test event"): the type's
+ * real payload, built by the same presenters as the real event, from the merchant's own latest
+ * record of that kind — its latest refund, split order, order, posting on its account, or the
+ * latest stock changes of the endpoint's SKUs. Refused (409) when there is no such record yet.
+ */
+export async function testEventData(
+  trx: Handle,
+  dialect: Dialect,
+  merchantId: number,
+  environment: StockistEnv,
+  type: WebhookEventType,
+  skus: readonly string[] | null,
+): Promise<Record<string, unknown>> {
+  const scope = forMerchant(trx, merchantId);
+  switch (type) {
+    case 'refund.succeeded':
+    case 'refund.failed': {
+      const { refundId } = await latestRecords(scope, null);
+      if (refundId === null) throw noRecord(type, 'refund');
+      const refund = (await findRefund(trx, refundId))!;
+      return { orderId: String(refund.order_id), refundNo: String(refund.id), refund: presentRefund(refund, await refundItems(trx, [refund.id])) };
+    }
+    case 'split_order.shipped':
+    case 'split_order.delivered': {
+      const { split } = await latestRecords(scope, null);
+      if (split === null) throw noRecord(type, 'split order');
+      return { orderId: String(split.orderId), splitOrderId: String(split.id), order: await orderRecord(trx, split.orderId) };
+    }
+    case 'order.cancelled': {
+      const { orderId } = await latestRecords(scope, null);
+      if (orderId === null) throw noRecord(type, 'order');
+      return { orderId: String(orderId), order: await orderRecord(trx, orderId) };
+    }
+    case 'balance.low': {
+      const account = await merchantAccount(scope, environment);
+      const { entryId } = await latestRecords(scope, account?.id ?? null);
+      if (!account || entryId === null) throw noRecord(type, 'account transaction');
+      return { account: presentAccount(account), transactionId: String(entryId) };
+    }
+    case 'stock.changed': {
+      const newest = await feedLatest(trx, dialect, skus, TEST_STOCK_CHANGES);
+      if (newest.length === 0) throw noRecord(type, `stock change${skus === null ? '' : ' of the SKUs this endpoint follows'}`);
+      // Each (sku, warehouseCode) once, with its latest quantity, in feed order (as a real event).
+      const seen = new Set<string>();
+      const rows = newest.filter((r) => !seen.has(`${r.sku}\n${r.warehouseCode}`) && seen.add(`${r.sku}\n${r.warehouseCode}`)).reverse();
+      const last = newest[0];
+      return {
+        changes: rows.map((r) => ({ sku: r.sku, warehouseCode: r.warehouseCode, qty: r.qty, updateDate: formatInstant(r.createdAt) })),
+        cursor: encodeCursor({ seq: Number(last.seq), id: last.id }),
+      };
+    }
+  }
 }

@@ -10,7 +10,8 @@ import { loopbackAllowed, parseWebhookUrl, UnsafeWebhookUrl, type HostResolver }
 import { resolveWebhookTarget, systemResolver } from './webhook-target.service.ts';
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/vocabulary.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEventType } from '../domain/vocabulary.ts';
+import { testEventData } from './webhook-events.service.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
@@ -145,6 +146,7 @@ export async function replaceWebhook(
   idempotencyKey: string | null,
   requestId: string,
   now = Date.now(),
+  audit?: AuditWrite,
 ): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
   const current = await webhooks.findEndpoint(forMerchant(deps.db, merchantId), idOf(rawId));
@@ -166,6 +168,7 @@ export async function replaceWebhook(
         ...moved,
         updated_at: now,
       });
+      await audit?.(trx, `webhook:${endpoint.id}`);
       return presentEndpoint(row!);
     },
     (data) => ({ data }),
@@ -258,24 +261,65 @@ export async function retryDelivery(
   );
 }
 
+/** What the business manager's "send a test event" may send: a plain ping, or any subscribable type. */
+export type TestEventType = WebhookEventType | typeof WEBHOOK_TEST_EVENT;
+
 /**
- * The business manager's "send a test event": one `webhook.test` event to this endpoint only,
- * through the outbox like any other (signed, logged, retried), whatever the endpoint subscribes to.
+ * The business manager's "send a test event" to this endpoint only, through the outbox like any
+ * other (signed, logged, retried), whatever the endpoint subscribes to. `webhook.test` is a ping;
+ * any other type carries that type's real body (`testEventData`: the merchant's latest record of
+ * the kind) marked `"test": true`. Test deliveries have a lane of their own (TEST_LANE).
  */
-export async function sendTestEvent(db: Db, merchantId: number, rawId: string, audit: AuditWrite, now = Date.now()) {
-  return db.transaction().execute(async (trx) => {
+export async function sendTestEvent(
+  deps: Pick<WebhookDeps, 'db' | 'dialect' | 'config'>,
+  merchantId: number,
+  rawId: string,
+  type: TestEventType,
+  audit: AuditWrite,
+  now = Date.now(),
+) {
+  return deps.db.transaction().execute(async (trx) => {
     const scope = forMerchant(trx, merchantId);
     const endpoint = await ownEndpoint(scope, rawId);
     if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled; it must be active to receive a test event`);
-    const payload = JSON.stringify({
-      type: WEBHOOK_TEST_EVENT,
-      timestamp: formatInstant(now),
-      data: { webhookId: String(endpoint.id), message: 'A test event sent from the business manager.' },
-    });
-    const eventId = await webhooks.insertEvent(scope, { type: WEBHOOK_TEST_EVENT, orderId: 0, payload }, [endpoint.id], now, now + RETRY_WINDOW_MS);
+    const data =
+      type === WEBHOOK_TEST_EVENT
+        ? { webhookId: String(endpoint.id), message: 'A test event sent from the business manager.' }
+        : await testEventData(trx, deps.dialect, merchantId, deps.config.env, type, endpoint.skus === null ? null : (JSON.parse(endpoint.skus) as string[]));
+    const body = type === WEBHOOK_TEST_EVENT ? { type, timestamp: formatInstant(now), data } : { type, timestamp: formatInstant(now), test: true, data };
+    const eventId = await webhooks.insertEvent(
+      scope,
+      { type, orderId: webhooks.TEST_LANE, payload: JSON.stringify(body) },
+      [endpoint.id],
+      now,
+      now + RETRY_WINDOW_MS,
+    );
     await audit(trx, `webhook:${endpoint.id}`);
     return { eventId };
   });
+}
+
+/**
+ * The business manager's delivery log: one page of the endpoint's deliveries, newest first, each
+ * with the exact body sent (its event's), what the last attempt's answer left (status, first 2 KB
+ * of the body from a public receiver, time taken), and whether it was a test.
+ */
+export async function deliveryLog(db: Handle, merchantId: number, rawId: string, pageNumber: number, pageSize: number) {
+  const scope = forMerchant(db, merchantId);
+  const endpoint = await ownEndpoint(scope, rawId);
+  const page = await webhooks.pageDeliveries(scope, endpoint.id, null, (pageNumber - 1) * pageSize, pageSize);
+  const bodies = await webhooks.eventBodies(db, [...new Set(page.rows.map((r) => r.eventId))]);
+  return {
+    endpoint: presentEndpoint(endpoint),
+    total: page.total,
+    list: page.rows.map((r) => ({
+      ...presentDelivery(r),
+      test: r.orderId === webhooks.TEST_LANE,
+      requestBody: bodies.get(r.eventId) ?? '',
+      responseBody: r.lastResponseBody,
+      durationMs: r.lastDurationMs,
+    })),
+  };
 }
 
 // ---- Operator.

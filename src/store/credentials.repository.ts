@@ -25,6 +25,24 @@ export async function insertClient(scope: MerchantScope, c: { clientId: string; 
 
 export const listClients = (scope: MerchantScope) => scope.selectFrom('oauth_clients').selectAll().orderBy('id').execute();
 
+/** The merchant's OAuth clients, oldest first, `limit` of them after `afterId` (or from the first): a keyset walk of (merchant_id, id). */
+export const clientsPage = (scope: MerchantScope, afterId: number | null, limit: number) => {
+  let q = scope.selectFrom('oauth_clients').selectAll();
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return q.orderBy('id').limit(limit).execute();
+};
+
+/** How many OAuth clients the merchant has, at most `cap`; with `upToId`, only that one and older ones (those the pages before showed). */
+export async function countClients(scope: MerchantScope, cap: number, upToId: number | null): Promise<number> {
+  let inner = scope.selectFrom('oauth_clients').select('id');
+  if (upToId !== null) inner = inner.where('id', '<=', upToId);
+  const row = await scope.handle
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export const findClient = (scope: MerchantScope, id: number) => scope.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** The token endpoint's lookup: a live client and its merchant. */

@@ -105,12 +105,29 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
     .executeTakeFirst();
 }
 
-/** A merchant's bearer tokens, newest first (hashes stay here: the caller gets none). */
-export const tokensOfMerchant = (db: Handle, merchantId: number, limit: number) =>
-  db
+/**
+ * A merchant's bearer tokens, newest first, `limit` of them older than `beforeId` (or from the
+ * newest): a keyset walk of (merchant_id, id) (migration 0041). Hashes stay here: the caller gets none.
+ */
+export const tokensOfMerchant = (db: Handle, merchantId: number, beforeId: number | null, limit: number) => {
+  let q = db
     .selectFrom('api_tokens')
     .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'name', 'expires_at', 'revoked_at', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('merchant_id', '=', merchantId);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.orderBy('id', 'desc').limit(limit).execute();
+};
+
+/**
+ * How many bearer tokens the merchant has, counting at most `cap`; with `fromId`, only that one and
+ * newer ones (those the pages before showed).
+ */
+export async function countTokensOfMerchant(db: Handle, merchantId: number, cap: number, fromId: number | null): Promise<number> {
+  let inner = db.selectFrom('api_tokens').select('id').where('merchant_id', '=', merchantId);
+  if (fromId !== null) inner = inner.where('id', '>=', fromId);
+  const row = await db
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -30,6 +30,8 @@ import * as m0035 from './migrations/0035_lean_order_writes.ts';
 import * as m0036 from './migrations/0036_stock_history_by_time.ts';
 import * as m0037 from './migrations/0037_recovery_codes.ts';
 import * as m0039 from './migrations/0039_client_secret_grace.ts';
+import * as m0040 from './migrations/0040_delivery_responses_order_notes.ts';
+import * as m0041 from './migrations/0041_console_list_indexes.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -61,6 +63,8 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0036_stock_history_by_time': m0036,
   '0037_recovery_codes': m0037,
   '0039_client_secret_grace': m0039,
+  '0040_delivery_responses_order_notes': m0040,
+  '0041_console_list_indexes': m0041,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -395,3 +395,45 @@ export async function creditItemQuantity(trx: Trx, itemId: number, quantity: num
 export async function cancelSplitOrder(trx: Trx, splitOrderId: number, now: number): Promise<void> {
   await trx.updateTable('split_orders').set({ status: 'cancelled', updated_at: now }).where('id', '=', splitOrderId).execute();
 }
+
+/** The console's refund list: any of these may be null (no filter); requested between `createStart` (included) and `createEnd` (excluded). */
+export interface RefundSearch {
+  status: RefundState | null;
+  merchantId: number | null;
+  createStart: number | null;
+  createEnd: number | null;
+}
+
+function searchedRefunds(db: Handle, s: RefundSearch) {
+  let q = db.selectFrom('refunds');
+  if (s.merchantId !== null) q = q.where('merchant_id', '=', s.merchantId);
+  if (s.status !== null) q = q.where('status', '=', s.status);
+  if (s.createStart !== null) q = q.where('created_at', '>=', s.createStart);
+  if (s.createEnd !== null) q = q.where('created_at', '<', s.createEnd);
+  return q;
+}
+
+/**
+ * The refunds a search matches, newest first by (created_at, id), `limit` of them before the keyset
+ * `before` (or from the newest). An index serves each filter's walk: (created_at, id),
+ * (status, created_at, id), (merchant_id, created_at, id) (migration 0041).
+ */
+export const searchRefunds = (db: Handle, s: RefundSearch, before: [number, number] | null, limit: number) => {
+  let q = searchedRefunds(db, s).selectAll();
+  if (before !== null) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before[0], before[1])));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+};
+
+/**
+ * How many refunds a search matches, counting at most `cap` (a bounded read); with `upTo`, only
+ * those at or before that (created_at, id) in the walk, newest first — the rows earlier pages showed.
+ */
+export async function countSearchedRefunds(db: Handle, s: RefundSearch, cap: number, upTo: [number, number] | null): Promise<number> {
+  let inner = searchedRefunds(db, s).select('id');
+  if (upTo !== null) inner = inner.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(upTo[0], upTo[1])));
+  const row = await db
+    .selectFrom(inner.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -335,6 +335,10 @@ export interface WebhookDeliveriesTable {
   last_attempt_at: number | null;
   last_status_code: number | null;
   last_error: string | null;
+  /** The first 2 KB of the last attempt's response body (public receivers only; migration 0040). */
+  last_response_body: string | null;
+  /** How long the last attempt took, in milliseconds (migration 0040). */
+  last_duration_ms: number | null;
   delivered_at: number | null;
   claimed_by: string | null;
   claimed_until: number | null;
@@ -350,6 +354,16 @@ export interface StockBatchesTable {
   id: Generated<number>;
   payload: string;
   created_at: number;
+}
+
+/** The operator's internal note on an order (migration 0040): never shown to its merchant. */
+export interface OrderNotesTable {
+  order_id: number;
+  note: string;
+  /** The staff member who saved it last. */
+  author_staff_id: number;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface Database {
@@ -374,6 +388,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  order_notes: OrderNotesTable;
   stock_batches: StockBatchesTable;
   staff_users: StaffUsersTable;
   console_sessions: ConsoleSessionsTable;

@@ -104,6 +104,32 @@ export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPositio
   return q.orderBy(seq).orderBy('stock_ledger.id').limit(limit).execute();
 }
 
+/**
+ * The newest committed ledger rows, newest first (a test stock.changed event shows real ones):
+ * only `skus` when given (the endpoint's SKU list).
+ */
+export async function feedLatest(db: Handle, dialect: Dialect, skus: readonly string[] | null, limit: number): Promise<FeedRow[]> {
+  const seq = commitOrderColumn(dialect);
+  let q = db
+    .selectFrom('stock_ledger')
+    .innerJoin('products', 'products.id', 'stock_ledger.product_id')
+    .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
+    .select([
+      `${seq} as seq`,
+      'stock_ledger.id as id',
+      'products.sku as sku',
+      'warehouses.code as warehouseCode',
+      'warehouses.country_code as countryCode',
+      'stock_ledger.qty_after as qty',
+      'stock_ledger.delta as delta',
+      'stock_ledger.kind as kind',
+      'stock_ledger.created_at as createdAt',
+    ])
+    .where(seq, '>', 0);
+  if (skus !== null) q = q.where('products.sku', 'in', skus.length ? [...skus] : ['']);
+  return q.orderBy(seq, 'desc').orderBy('stock_ledger.id', 'desc').limit(limit).execute();
+}
+
 /** The newest committed position (the start when the ledger is empty). */
 export async function feedHead(db: Handle, dialect: Dialect): Promise<FeedPosition> {
   const seq = commitOrderColumn(dialect);

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import type { Dialect, Handle } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
@@ -109,6 +109,8 @@ const deliveryColumns = [
   'webhook_deliveries.created_at as createdAt',
   'webhook_deliveries.cursor_from as cursorFrom',
   'webhook_deliveries.cursor_to as cursorTo',
+  'webhook_deliveries.last_response_body as lastResponseBody',
+  'webhook_deliveries.last_duration_ms as lastDurationMs',
   'webhook_events.type as type',
 ] as const;
 
@@ -250,7 +252,15 @@ export async function recordAttempt(
   db: Handle,
   id: number,
   worker: string,
-  outcome: { status: WebhookDeliveryStatus; nextAttemptAt: number | null; statusCode: number | null; error: string | null; deliveredAt: number | null },
+  outcome: {
+    status: WebhookDeliveryStatus;
+    nextAttemptAt: number | null;
+    statusCode: number | null;
+    error: string | null;
+    deliveredAt: number | null;
+    responseBody: string | null;
+    durationMs: number | null;
+  },
   now: number,
 ): Promise<boolean> {
   const r = await db
@@ -262,6 +272,8 @@ export async function recordAttempt(
       last_attempt_at: now,
       last_status_code: outcome.statusCode,
       last_error: outcome.error,
+      last_response_body: outcome.responseBody,
+      last_duration_ms: outcome.durationMs,
       delivered_at: outcome.deliveredAt,
       claimed_by: null,
       claimed_until: null,
@@ -273,18 +285,34 @@ export async function recordAttempt(
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** What one attempt's answer left for the log: the start of the response body (or null) and the time taken. */
+export interface AttemptAnswer {
+  id: number;
+  responseBody: string | null;
+  durationMs: number;
+}
+
+/** `case id when … then … end`: one value per delivery of a batch, in one statement. */
+const byId = <T>(answers: readonly AttemptAnswer[], value: (a: AttemptAnswer) => RawBuilder<T>) =>
+  sql<T>`case ${sql.ref('id')} ${sql.join(
+    answers.map((a) => sql`when ${a.id} then ${value(a)}`),
+    sql` `,
+  )} else null end`;
+
 /**
  * Records successful attempts in one statement (those this worker still holds; the others are left
- * alone); returns the deliveries it recorded with their endpoints.
+ * alone); returns the deliveries it recorded with their endpoints. Each delivery's response body
+ * and duration are set by a CASE on its id, so the batch stays one statement.
  */
 export async function recordSuccesses(
   db: Handle,
-  ids: readonly number[],
+  answers: readonly AttemptAnswer[],
   worker: string,
   statusCode: number,
   now: number,
 ): Promise<{ id: number; endpointId: number }[]> {
-  if (ids.length === 0) return [];
+  if (answers.length === 0) return [];
+  const ids = answers.map((a) => a.id);
   return db
     .updateTable('webhook_deliveries')
     .set((eb) => ({
@@ -294,6 +322,9 @@ export async function recordSuccesses(
       last_attempt_at: now,
       last_status_code: statusCode,
       last_error: null,
+      // Cast: PostgreSQL types a CASE of bare parameters as text.
+      last_response_body: byId(answers, (a) => sql<string | null>`cast(${a.responseBody} as text)`),
+      last_duration_ms: byId(answers, (a) => sql<number>`cast(${a.durationMs} as integer)`),
       delivered_at: now,
       claimed_by: null,
       claimed_until: null,
@@ -554,4 +585,31 @@ export const findAnyEndpoint = (db: Handle, id: number) => db.selectFrom('webhoo
 /** An endpoint's status and why it is disabled (any merchant's: the operator's view). */
 export async function endpointStatus(db: Handle, id: number) {
   return db.selectFrom('webhook_endpoints').select(['status', 'disabled_reason']).where('id', '=', id).executeTakeFirst();
+}
+
+// ---- Test events (the business manager's "send a test event").
+
+/** The `order_id` of test events and deliveries: a lane of their own, so a test never waits behind (or holds up) a real event. */
+export const TEST_LANE = -2;
+
+/**
+ * The merchant's newest records a test event of each type is built from (its real payload shape
+ * filled with the merchant's own data): the latest order, split order, refund, and posting on the
+ * account. Null where the merchant has none yet.
+ */
+export async function latestRecords(scope: MerchantScope, accountId: number | null) {
+  const [order, split, refund, entry] = await Promise.all([
+    scope.selectFrom('orders').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    scope.selectFrom('split_orders').select(['id', 'order_id']).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    scope.selectFrom('refunds').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    accountId === null
+      ? Promise.resolve(undefined)
+      : scope.selectFrom('journal_entries').select('id').where('account_id', '=', accountId).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  return {
+    orderId: order?.id ?? null,
+    split: split ? { id: split.id, orderId: split.order_id } : null,
+    refundId: refund?.id ?? null,
+    entryId: entry?.id ?? null,
+  };
 }

@@ -99,6 +99,39 @@ describe('CSV downloads in a real browser', { skip: SKIP }, () => {
     );
     await looked(page, 'console-refunds');
 
+    // Every refund, whatever its state (issue 29, item 7): reached from the navigation, filtered
+    // through the form, merchants named and linked, downloaded with the filters applied.
+    const rejected = await app.merchant(other.token, 'POST', `/openapi/v2/order/orders/${otherOrder}/refund`, {
+      skuCode: 'A',
+      quantity: 1,
+      refundReason: 'Other',
+    });
+    assert.equal(rejected.status, 200, rejected.raw);
+    assert.equal((await app.admin('POST', `/admin/v1/refunds/${rejected.body.data}/reject`, { reason: 'used' })).status, 200);
+    await Promise.all([page.waitForURL(`${origin}/console/refunds/all`), page.click('nav a[href="/console/refunds/all"]')]);
+    assert.equal(await page.textContent('[data-counts]'), '1–2 of 2');
+    await page.selectOption('#status', 'refund_failed');
+    await Promise.all([page.waitForURL(/\/console\/refunds\/all\?/), page.click('form.filters button[type=submit]')]);
+    assert.equal(await page.textContent('[data-counts]'), '1–1 of 1');
+    assert.equal(await page.textContent(`tr[data-refund="${rejected.body.data}"] a[data-merchant]`), 'Shop Two');
+    const allRefunds = await downloadCsv(page, /^refunds-\d{4}-\d{2}-\d{2}\.csv$/);
+    assert.deepEqual(
+      allRefunds.map((r) => [r.refund_no, r.merchant, r.status]),
+      [[String(rejected.body.data), 'Shop Two', 'refund_failed']],
+    );
+    await looked(page, 'console-all-refunds');
+    await page.goto(`${origin}/console/refunds/all`);
+    const everyRefund = await downloadCsv(page, /^refunds-/);
+    assert.deepEqual(
+      everyRefund.map((r) => r.merchant),
+      ['Shop Two', `'${FORMULA_NAME}`],
+      'no filter: both, newest first, a formula-like name defused',
+    );
+    // The order page names the merchant and links its page.
+    await page.goto(`${origin}/console/orders/${shopOrders[2]}`);
+    await Promise.all([page.waitForURL(`${origin}/console/merchants/${shop.merchantId}`), page.click('dd a[data-merchant]')]);
+    assert.equal(await page.textContent('h1'), `Merchant ${FORMULA_NAME}`);
+
     await page.goto(`${origin}/console/products?q=bowl`);
     const stock = await downloadCsv(page, /^stock-/);
     assert.deepEqual(

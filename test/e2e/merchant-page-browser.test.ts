@@ -116,4 +116,53 @@ describe('console merchant page in a real browser', { skip: SKIP }, () => {
       'no other console errors (CSP included)',
     );
   });
+
+  it('pages through every token and client of a merchant with many (issue 29, item 12)', { timeout: 300_000 }, async (t) => {
+    const app = await buildTestApp(t, 'sqlite');
+    await createStaff(app.store.db, CLI, { email: 'owner@example.com', role: 'owner', password: PASSWORD }, Date.now());
+    const m = await newMerchant(app, 'Busy shop');
+    for (let i = 0; i < 60; i++) {
+      const r = await app.admin('POST', `/admin/v1/merchants/${m.merchantId}/tokens`, { scopes: ['orders:read'] });
+      assert.equal(r.status, 200, r.raw);
+    }
+    for (let i = 0; i < 55; i++) {
+      const c = await createClient(app.store.db, CLI, Number(m.merchantId), `Plugin ${i}`, Date.now());
+      await revokeClient(app.store.db, CLI, Number(m.merchantId), String(c.client.id), Date.now());
+    }
+    const tokens = await app.store.db.selectFrom('api_tokens').select('id').where('merchant_id', '=', Number(m.merchantId)).execute();
+    const clients = await app.store.db.selectFrom('oauth_clients').select('id').where('merchant_id', '=', Number(m.merchantId)).execute();
+
+    await app.app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
+    const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
+    await page.goto(`${origin}/console/sign-in`);
+    await page.fill('#email', 'owner@example.com');
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+
+    await page.goto(`${origin}/console/merchants/${m.merchantId}`);
+    assert.equal(await page.textContent('[data-counts="tokens"]'), `1–50 of ${tokens.length}`);
+    assert.equal(await page.textContent('[data-counts="clients"]'), `1–50 of ${clients.length}`);
+    const seenTokens = await page.locator('tr[data-token]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-token')));
+    await Promise.all([page.waitForURL(/tokensBefore=\d+/), page.click('a[data-next="tokens"]')]);
+    assert.equal(await page.textContent('[data-counts="tokens"]'), `51–${tokens.length} of ${tokens.length}`);
+    assert.equal(await page.locator('a[data-next="tokens"]').count(), 0, 'the last page of tokens');
+    seenTokens.push(...(await page.locator('tr[data-token]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-token')))));
+    assert.deepEqual([...seenTokens].sort(), tokens.map((r) => String(r.id)).sort(), 'every token, once');
+    await checkAccessibility(page);
+    await screenshot(page, 'merchant-page', 'merchant-tokens-page-2');
+    // The clients' Next link keeps the tokens' page.
+    await Promise.all([page.waitForURL(/clientsAfter=\d+/), page.click('a[data-next="clients"]')]);
+    assert.match(page.url(), /tokensBefore=\d+/);
+    assert.equal(await page.textContent('[data-counts="clients"]'), `51–${clients.length} of ${clients.length}`);
+    assert.equal(await page.locator('tr[data-client] [data-state="revoked"]').count(), clients.length - 50);
+    await page.click('text=Newest tokens');
+    await page.waitForURL(/clientsAfter=\d+/);
+    assert.equal(await page.textContent('[data-counts="tokens"]'), `1–50 of ${tokens.length}`);
+    await screenshot(page, 'merchant-page', 'merchant-clients-page-2');
+    await page.setViewportSize({ width: 390, height: 900 });
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 390, 'no sideways scrolling on a phone');
+    assert.deepEqual(foreign, []);
+    assert.deepEqual(consoleErrors, []);
+  });
 });

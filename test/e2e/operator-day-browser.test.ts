@@ -230,7 +230,8 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
       ['refund.approve', `refund:${refundNo}`, /refund_successfully/],
       ['stock.adjust', 'B', /two broken at the count/],
       ['catalog.import', 'catalog:import', /stock\.csv/],
-      ['merchant.create', `merchant:${merchantId}`, /Made in the browser/],
+      // A merchant target is named, linked to its page, not `merchant:<id>` (issue 29, items 7 and 16).
+      ['merchant.create', 'merchant Made in the browser', /client id/],
       ['token.issue', `token:${tokenId}`],
       ['token.revoke', `token:${tokenId}`],
       ['staff.create_password_reset', 'staff:target@example.com'],
@@ -243,6 +244,11 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
       assert.ok(text.includes(target), `${action}: names ${target} (${text})`);
       if (also) assert.match(text, also, action);
     }
+    assert.equal(
+      await page.locator(`#audit-log tr[data-action="merchant.create"] [data-target] a[href="/console/merchants/${merchantId}"]`).count(),
+      1,
+      'the merchant target links its page',
+    );
     await page.selectOption('#action', 'stock.adjust');
     await Promise.all([page.waitForURL(/action=stock\.adjust/), page.click('main form[role=search] button')]);
     assert.equal(await page.locator('#audit-log tr[data-action]').count(), 1);

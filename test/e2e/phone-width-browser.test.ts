@@ -27,7 +27,9 @@ const NOT_PAGES = new Set([
   'console GET /assets/:file',
   'manager GET /assets/:file',
   'manager GET /balance/statement',
-  ...['/orders.csv', '/refunds.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
+  // The delivery log's fragment, polled by htmx into the endpoint's page (looked at there, below).
+  'manager GET /webhooks/:id/deliveries',
+  ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
 
@@ -121,8 +123,14 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
     await look('console GET ', 'console-dashboard');
     await open('console GET /refunds', 'console-refunds', '/console/refunds');
+    await open('console GET /refunds/all', 'console-all-refunds', '/console/refunds/all');
     await open('console GET /orders', 'console-orders', '/console/orders');
     await open('console GET /orders/:id', 'console-order', `/console/orders/${placed[0].id}`);
+    await checkAccessibility(page);
+    // The internal note (issue 29, 10): a long one, with its author and time.
+    await page.fill('#note-text', `Customer called twice about this order; ${'a-rather-long-unbroken-reference-'.repeat(4)}\nSecond line.`);
+    await submit('button[data-action="save-note"]');
+    await look('console GET /orders/:id', 'console-order-note');
     await checkAccessibility(page);
     await open('console GET /splits/:id/cancel', 'console-split-cancel', `/console/splits/${placed[1].splitOrders[0].id}/cancel`);
     await checkAccessibility(page);
@@ -183,6 +191,10 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('manager GET /webhooks/:id', 'manager-webhook', `/manager/webhooks/${hook.body.data.id}`);
     await submit('button[data-action="send-test"]');
     await look('manager GET /webhooks/:id', 'manager-webhook-test');
+    // A delivery's row opened: its request body (long JSON) and response wrap within the phone's width.
+    await page.locator('[data-delivery] summary').first().click();
+    await look('manager GET /webhooks/:id', 'manager-webhook-delivery-open');
+    await checkAccessibility(page);
     await open('manager GET /orders', 'manager-orders', '/manager/orders');
     await open('manager GET /orders/:id', 'manager-order', `/manager/orders/${placed[0].id}`);
     await open('manager GET /usage', 'manager-usage', '/manager/usage');

@@ -57,7 +57,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(disable.actor, 'audit-owner@example.com (staff)');
       assert.match(disable.change!, /status: active → disabled/);
       const invite = rows.find((r) => r.html.includes('merchant_user.invite'))!;
-      assert.equal(invite.actor, 'audit-admin@shop.example (merchant user)');
+      assert.equal(invite.actor, 'audit-admin@shop.example (user of Audit shop)', 'a business manager user: by email, with their merchant');
       // The invitation's expiry was recorded as epoch ms: shown as a time, in the one format.
       assert.match(
         invite.html,

@@ -35,6 +35,7 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'POST /refunds/:refundNo/reject': SUPPORT,
   'GET /orders': EVERYONE,
   'GET /orders/:id': EVERYONE,
+  'POST /orders/:id/note': SUPPORT,
   'POST /splits/:id/ship': WAREHOUSE,
   'POST /splits/:id/deliver': WAREHOUSE,
   // Cancelling an unshipped split credits the merchant: owner and support, not the warehouse.
@@ -78,6 +79,8 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   // CSV exports: whoever may read the list may download it.
   'GET /orders.csv': EVERYONE,
   'GET /refunds.csv': SUPPORT,
+  'GET /refunds/all': SUPPORT,
+  'GET /refunds/all.csv': SUPPORT,
   'GET /products.csv': WAREHOUSE,
   'GET /audit.csv': OWNER,
   'GET /merchants/:id/transactions.csv': SUPPORT,
@@ -518,6 +521,7 @@ for (const dialect of DIALECTS) {
       const rejected = await b.post(`/console/refunds/${second}/reject`, { _csrf: token, reason: 'opened box' }, { 'hx-request': 'true' });
       assert.equal(rejected.statusCode, 200);
       assert.match(rejected.body, /Rejected: opened box/);
+      assert.match(rejected.body, /<a href="\/console\/merchants\/\d+" data-merchant="\d+">Console shop<\/a>/, 'the decided row keeps the merchant by name');
       const again = await b.post(`/console/refunds/${first}/approve`, { _csrf: token });
       assert.equal(again.statusCode, 409);
       assert.match(again.body, /already decided/);

@@ -39,6 +39,8 @@ async function ownedIds(t: TestApp, owner: Owner) {
  */
 const CASES: Record<string, (ids: Awaited<ReturnType<typeof ownedIds>>) => { params: Record<string, string>; body?: Record<string, string> }> = {
   'GET /webhooks/:id': (ids) => ({ params: { id: ids.webhook } }),
+  'POST /webhooks/:id': (ids) => ({ params: { id: ids.webhook }, body: { url: 'http://127.0.0.1:9/taken', events: 'refund.failed' } }),
+  'GET /webhooks/:id/deliveries': (ids) => ({ params: { id: ids.webhook } }),
   'POST /webhooks/:id/rotate-secret': (ids) => ({ params: { id: ids.webhook } }),
   'POST /webhooks/:id/test': (ids) => ({ params: { id: ids.webhook } }),
   'POST /webhooks/:id/delete': (ids) => ({ params: { id: ids.webhook } }),

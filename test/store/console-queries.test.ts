@@ -7,6 +7,8 @@ import type { Db, Store } from '../../src/store/db.ts';
 import { countEntries, entriesPage, supplierMoney } from '../../src/store/ledger.repository.ts';
 import { findOrderByCustomId, ordersNamedBy } from '../../src/store/orders.repository.ts';
 import { ledgerOfProduct } from '../../src/store/stock-history.repository.ts';
+import { countSearchedRefunds, searchRefunds, type RefundSearch } from '../../src/store/refunds.repository.ts';
+import { countTokensOfMerchant, tokensOfMerchant } from '../../src/store/merchants.repository.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
 import { ClosedDayCounts } from '../../src/services/dashboard.service.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
@@ -20,7 +22,7 @@ import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
  * which says nothing about large ones; this says an index serves the query).
  */
 
-const BIG_TABLES = ['orders', 'refunds', 'stock_ledger', 'audit_log', 'stocks'];
+const BIG_TABLES = ['orders', 'refunds', 'stock_ledger', 'audit_log', 'stocks', 'api_tokens'];
 
 /** The store's handle with a plugin that records every query it compiles. */
 function capturing(db: Db) {
@@ -59,6 +61,8 @@ function assertIndexed(dialect: string, what: string, text: string) {
   else assert.match(text, /\bSEARCH\b/, `${what}: no index range\n${text}`);
 }
 
+const ANY_REFUND: RefundSearch = { status: null, merchantId: null, createStart: null, createEnd: null };
+
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`console queries are indexed ranges (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
@@ -81,6 +85,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ['order by custom id (merchant)', (db) => findOrderByCustomId(forMerchant(db, 7), 'PO-1')],
       ['order by custom id (operator search)', (db) => ordersNamedBy(db, 'PO-1', null)],
       ['audit by actor', (db) => listAuditFiltered(db, { actor: { kind: 'staff', id: '7000000000001' }, action: null, target: null }, null, 51)],
+      // The console's list of all refunds and a merchant's tokens (issue 29, items 7 and 12; migration 0041).
+      ['all refunds by status', (db) => searchRefunds(db, { ...ANY_REFUND, status: 'refund_failed' }, null, 51)],
+      ['all refunds by merchant', (db) => searchRefunds(db, { ...ANY_REFUND, merchantId: 7 }, null, 51)],
+      [
+        'all refunds by merchant and status, next page',
+        (db) => searchRefunds(db, { ...ANY_REFUND, merchantId: 7, status: 'pending_review' }, [Date.now(), 8e12], 51),
+      ],
+      ['all refunds, next page', (db) => searchRefunds(db, ANY_REFUND, [Date.now(), 8e12], 51)],
+      ['all refunds by merchant, counted', (db) => countSearchedRefunds(db, { ...ANY_REFUND, merchantId: 7 }, 10_000, null)],
+      ["a merchant's tokens, next page", (db) => tokensOfMerchant(db, 7, 9e12, 51)],
+      ["a merchant's tokens, counted", (db) => countTokensOfMerchant(db, 7, 10_000, 9e12)],
     ];
     it('the dashboard reads a day that is over once, then only the days still open', async () => {
       const DAY = 86_400_000;

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AuditFieldChange } from '../../src/present/audit.presenter.ts';
 import type { OrderRecord } from '../../src/schemas/orders.ts';
 import type { RefundRecord } from '../../src/schemas/refunds.ts';
 import type { OrderDetail, OrderSearchResult } from '../../src/services/order-search.service.ts';
@@ -135,10 +136,12 @@ const delivery = {
   url: 'https://example.com/hook',
 } as OrderDetail['deliveries'][number];
 
-const detail: OrderDetail = { merchantId: 42, order, refunds: [refund], deliveries: [delivery] };
-const ALL = { fulfil: true, cancel: true, webhooks: true };
-const NONE = { fulfil: false, cancel: false, webhooks: false };
-const texts = (cells: readonly Cell[]) => cells.map((c) => (typeof c === 'string' ? c : 'html' in c ? c.html : `${c.text} → ${c.href}`));
+const detail: OrderDetail = { merchantId: 42, merchantName: 'Shop <b>', order, refunds: [refund], deliveries: [delivery] };
+const ALL = { fulfil: true, cancel: true, webhooks: true, note: true };
+const NONE = { fulfil: false, cancel: false, webhooks: false, note: false };
+const NO_NOTE = { note: null, refused: null, max: 2000 };
+const texts = (cells: readonly Cell[]) =>
+  cells.map((c) => (typeof c === 'string' ? c : 'html' in c ? c.html : `${c.text} → ${c.href}${c.data ? ` [${c.data.name}=${c.data.value}]` : ''}`));
 
 describe('values as text (src/web/shared/present.ts)', () => {
   it('writes money with two decimals, a minus sign when negative, and the currency when given', () => {
@@ -158,12 +161,12 @@ describe('values as text (src/web/shared/present.ts)', () => {
 
 describe('the console order page (views.order → ConsoleOrderView)', () => {
   it('states the order as facts: money with its currency, the time as a <time>, missing values as —', () => {
-    const view = presentConsoleOrder(detail, ALL);
+    const view = presentConsoleOrder(detail, ALL, NO_NOTE);
     assert.equal(view.title, 'Order 1001');
     assert.deepEqual(
-      view.facts.map((f) => [f.label, 'html' in f ? f.html : f.text]),
+      view.facts.map((f) => [f.label, 'html' in f ? f.html : 'link' in f ? `${f.link.text} → ${f.link.href}` : f.text]),
       [
-        ['Merchant', '42'],
+        ['Merchant', 'Shop <b> → /console/merchants/42'],
         ['Custom id', '—'],
         ['Status', 'processing'],
         ['Fulfilment', 'partial_fulfilled'],
@@ -183,7 +186,7 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
   });
 
   it('gives each split its route, freight, tracking and items, and only the actions its status and the role allow', () => {
-    const [waiting, shipped] = presentConsoleOrder(detail, ALL).splits;
+    const [waiting, shipped] = presentConsoleOrder(detail, ALL, NO_NOTE).splits;
     assert.equal(waiting.route, 'Ships from warehouse W1 (US) to DE by express');
     assert.equal(waiting.freight, '4.50 USD');
     assert.equal(waiting.tracking, null);
@@ -199,7 +202,7 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
     assert.equal(shipped.ship, null);
     assert.equal(shipped.cancel, null, 'a shipped split cannot be cancelled');
 
-    const readOnly = presentConsoleOrder(detail, NONE).splits;
+    const readOnly = presentConsoleOrder(detail, NONE, NO_NOTE).splits;
     assert.deepEqual(
       readOnly.map((s) => [s.ship, s.deliver, s.cancel]),
       [
@@ -210,7 +213,7 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
   });
 
   it('lists refunds and deliveries as tables; an endpoint is a link only for a role that opens webhooks', () => {
-    const view = presentConsoleOrder(detail, ALL);
+    const view = presentConsoleOrder(detail, ALL, NO_NOTE);
     assert.deepEqual(view.refunds.label, { by: 'refunds' });
     assert.equal(view.refunds.columns.at(-1), 'Status');
     assert.deepEqual(view.refunds.rows[0].data, { name: 'refund', value: '77' });
@@ -223,16 +226,17 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
       '3',
       '500 HTTP 500',
     ]);
-    assert.equal(texts(presentConsoleOrder(detail, NONE).deliveries.rows[0].cells)[2], 'https://example.com/hook');
-    const empty = presentConsoleOrder({ ...detail, refunds: [], deliveries: [] }, ALL);
+    assert.equal(texts(presentConsoleOrder(detail, NONE, NO_NOTE).deliveries.rows[0].cells)[2], 'https://example.com/hook');
+    const empty = presentConsoleOrder({ ...detail, refunds: [], deliveries: [] }, ALL, NO_NOTE);
     assert.deepEqual([empty.refunds.empty, empty.deliveries.empty], [{ text: 'None.' }, { text: 'None.' }]);
   });
 
   it('shows a decided refund as its queue row', () => {
-    const row = presentRefundDecided(refund, 'USD');
+    const decided = { ...refund, merchantId: '42', merchantName: 'Shop' };
+    const row = presentRefundDecided(decided, 'USD');
     assert.deepEqual([row.amount, row.items, row.decision, row.status], ['9.99 USD', 'SKU-2 × 1', 'Rejected: rejected by the operator', 'refund_failed']);
     assert.equal(
-      presentRefundDecided({ ...refund, refundStatus: 'refund_successfully' as RefundRecord['refundStatus'], failureReason: null }, 'USD').decision,
+      presentRefundDecided({ ...decided, refundStatus: 'refund_successfully' as RefundRecord['refundStatus'], failureReason: null }, 'USD').decision,
       'Approved',
     );
   });
@@ -242,20 +246,20 @@ describe("the split cancellation and the refund queue (views['split-cancel'], vi
   const preview = { splitOrderId: 11, orderId: 1001, merchantId: 42, status: 'waiting_to_ship', warehouseCode: 'W1', units: 1, creditCents: 1449 };
 
   it('says what a cancellation does, in the supplier’s currency, or why it cannot be done', () => {
-    const view = presentSplitCancel(preview, 'USD');
+    const view = presentSplitCancel(preview, 'Shop', 'USD');
     assert.deepEqual(
       [view.refusal, view.units, view.credit, view.action, view.orderHref],
       [null, '1 unit', '14.49 USD', '/console/splits/11/cancel', '/console/orders/1001'],
     );
-    assert.equal(presentSplitCancel({ ...preview, units: 3 }, 'EUR').units, '3 units');
+    assert.equal(presentSplitCancel({ ...preview, units: 3 }, 'Shop', 'EUR').units, '3 units');
     assert.equal(
-      presentSplitCancel({ ...preview, status: 'shipped' }, 'USD').refusal,
+      presentSplitCancel({ ...preview, status: 'shipped' }, 'Shop', 'USD').refusal,
       'This split order is shipped: only a split order waiting to ship can be cancelled.',
     );
   });
 
   it('places the queue’s page, ages each refund in hours and names the one the worker gave up on', () => {
-    const queued = { ...refund, merchantName: 'Shop', ageSeconds: 3 * 3600 + 59, overSla: true, manualReview: true, lastError: 'HTTP 503' };
+    const queued = { ...refund, merchantId: '42', merchantName: 'Shop', ageSeconds: 3 * 3600 + 59, overSla: true, manualReview: true, lastError: 'HTTP 503' };
     const view = presentRefundQueue({ total: 51, pageNumber: 1, pageSize: 50, list: [queued] }, { currency: 'USD', canReview: true });
     assert.deepEqual(
       [view.summary, view.tools.counts, view.tools.csv, view.next],
@@ -304,7 +308,7 @@ describe('the order searches (views.orders)', () => {
     assert.deepEqual(texts(view.orders.rows[0].cells), [
       '1001 → /console/orders/1001',
       '',
-      'Shop',
+      'Shop → /console/merchants/42 [merchant=42]',
       PLACED_TIME,
       'processing',
       'partial_fulfilled',
@@ -366,11 +370,14 @@ describe('audit logs (console and manager views.audit)', () => {
     actorKind: 'staff',
     actorId: 7,
     actorEmail: null as string | null,
+    actorMerchant: null as { id: string; name: string } | null,
+    targetMerchant: null as { id: string; name: string } | null,
     changes: [
       { field: 'status', label: 'status', before: { text: 'active' }, after: { text: 'revoked' }, changed: true },
       { field: 'expiresAt', label: 'expires at', before: null, after: { time: AT }, changed: false },
       { field: 'name', label: 'name', before: { text: 'ci' }, after: null, changed: false },
-    ],
+      { field: 'merchantId', label: 'merchant', before: null, after: { merchant: '3', name: 'Other' }, changed: false },
+    ] as AuditFieldChange[],
   };
 
   it('writes each change a line: before → after, the one value, a time as <time>, a missing side as —', () => {
@@ -381,20 +388,27 @@ describe('audit logs (console and manager views.audit)', () => {
     }).rows;
     assert.equal(row.when, PLACED_TIME);
     assert.deepEqual(
-      row.changes.map((c) => c.values.map((v) => ('html' in v ? v.html : v.text))),
-      [['active', 'revoked'], [PLACED_TIME], ['ci', '—']],
+      row.changes.map((c) => c.values.map((v) => ('html' in v ? v.html : 'link' in v ? `${v.link.text} → ${v.link.href}` : v.text))),
+      [['active', 'revoked'], [PLACED_TIME], ['ci', '—'], ['Other → /console/merchants/3']],
     );
     assert.deepEqual([row.actor, row.actorKind], ['staff:7', null]);
   });
 
   it('names the actor: the console by email and kind, the manager never names the operator’s staff', () => {
-    const named = { ...entry, actorEmail: 'ops@example.com' };
+    const named = { ...entry, actorEmail: 'ops@example.com', targetMerchant: { id: '1', name: 'Shop' } };
     const console = presentConsoleAudit({ actor: '', action: 'merchant_token.issue', target: '' }, ['a', 'merchant_token.issue'], {
       list: [named],
       nextCursor: '99',
       counts: { first: 1, last: 1, about: 1, capped: false },
     });
-    assert.deepEqual([console.rows[0].actor, console.rows[0].actorKind], ['ops@example.com', 'staff']);
+    assert.deepEqual([console.rows[0].actor, console.rows[0].actorKind, console.rows[0].actorMerchant], ['ops@example.com', 'staff', null]);
+    assert.deepEqual(console.rows[0].targetMerchant, { href: '/console/merchants/1', text: 'Shop', data: { name: 'merchant', value: '1' } });
+    const user = presentConsoleAudit({ actor: '', action: '', target: '' }, [], {
+      list: [{ ...named, actorKind: 'merchant_user', actorMerchant: { id: '1', name: 'Shop' } }],
+      nextCursor: null,
+      counts: { first: 1, last: 1, about: 1, capped: false },
+    });
+    assert.equal(user.rows[0].actorMerchant?.href, '/console/merchants/1', 'a merchant user is named with the merchant, linked');
     assert.deepEqual(
       console.actions.filter((a) => a.selected).map((a) => a.value),
       ['merchant_token.issue'],
@@ -406,6 +420,7 @@ describe('audit logs (console and manager views.audit)', () => {
       ['the operator', 'a removed team member'],
     );
     assert.equal(manager.next, '/manager/audit?before=8');
+    assert.deepEqual(manager.rows[0].changes[3].values, [{ text: 'Other' }], 'the manager names a merchant without a console link');
   });
 });
 

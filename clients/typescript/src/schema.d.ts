@@ -1152,6 +1152,11 @@ export interface components {
                 /** @description the change-feed cursor after the last change included: `GET /v1/product/stocks/changes?cursor=` continues from here */
                 cursor: string;
             };
+            /**
+             * @description present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing
+             * @constant
+             */
+            test?: true;
         };
         StockChangedEntry: {
             sku: string;
@@ -1172,6 +1177,11 @@ export interface components {
              * @description when the event was committed (ISO 8601 UTC, seconds)
              */
             timestamp: string;
+            /**
+             * @description present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing
+             * @constant
+             */
+            test?: true;
             data: {
                 orderId: string;
                 refundNo: string;
@@ -1186,6 +1196,11 @@ export interface components {
              * @description when the event was committed (ISO 8601 UTC, seconds)
              */
             timestamp: string;
+            /**
+             * @description present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing
+             * @constant
+             */
+            test?: true;
             data: {
                 orderId: string;
                 splitOrderId: string;
@@ -1200,6 +1215,11 @@ export interface components {
              * @description when the event was committed (ISO 8601 UTC, seconds)
              */
             timestamp: string;
+            /**
+             * @description present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing
+             * @constant
+             */
+            test?: true;
             data: {
                 orderId: string;
                 order: components["schemas"]["OrderRecord"];
@@ -1213,6 +1233,11 @@ export interface components {
              * @description when the event was committed (ISO 8601 UTC, seconds)
              */
             timestamp: string;
+            /**
+             * @description present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing
+             * @constant
+             */
+            test?: true;
             data: {
                 account: components["schemas"]["AccountRecord"];
                 /** @description the transaction that took it below */

@@ -43,10 +43,13 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/refunds/:refundNo/approve', permission: 'refunds:review' },
   { method: 'POST', path: '/refunds/:refundNo/reject', permission: 'refunds:review' },
   { method: 'GET', path: '/refunds.csv', permission: 'refunds:read' },
+  { method: 'GET', path: '/refunds/all', permission: 'refunds:read' },
+  { method: 'GET', path: '/refunds/all.csv', permission: 'refunds:read' },
 
   // Orders and their split orders.
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
+  { method: 'POST', path: '/orders/:id/note', permission: 'orders:note' },
   { method: 'POST', path: '/splits/:id/ship', permission: 'orders:fulfil' },
   { method: 'POST', path: '/splits/:id/deliver', permission: 'orders:fulfil' },
   { method: 'GET', path: '/splits/:id/cancel', permission: 'orders:cancel' },

@@ -20,13 +20,14 @@ import {
   type AuditRow,
   type Choice,
   type Fact,
+  type Link,
   type ListTools,
   type TransactionRecord,
   type TransactionRow,
   type SplitHead,
   type TableView,
 } from '../shared/present.ts';
-import type { Chrome, PageModel } from '../shared/views.ts';
+import type { Chrome, Html, PageModel } from '../shared/views.ts';
 
 /**
  * The console's presenters (issue 30, rule 3): each builds the typed model of one view
@@ -36,6 +37,13 @@ import type { Chrome, PageModel } from '../shared/views.ts';
 
 const PREFIX = '/console';
 const ORDERS = `${PREFIX}/orders`;
+
+/** A merchant named by a page: its name, linking its page (`data-merchant` carries the id). */
+export const merchantLink = (id: string | number, name: string): Link => ({
+  href: `${PREFIX}/merchants/${id}`,
+  text: name,
+  data: { name: 'merchant', value: String(id) },
+});
 
 /** The console's layout parts: its name, assets, the links the user's role may open, and who is signed in. */
 export function consoleChrome(user: Pick<ConsoleUser, 'email' | 'role'> | null, nav: readonly { href: string; label: string }[], path: string): Chrome {
@@ -64,11 +72,31 @@ export interface ConsoleSplitView extends SplitHead {
   cancel: string | null;
 }
 
-/** views.order: one order with its splits, refunds and webhook deliveries. */
+/** The order's internal note (staff only) and, for a role that writes notes, its form. */
+export interface OrderNoteView {
+  /** The note, or null when there is none. */
+  text: string | null;
+  /** `By ops@example.com, <time>` and, when it was rewritten, when it was first written. */
+  author: string;
+  updated: Html | null;
+  firstWritten: Html | null;
+  form: {
+    action: string;
+    /** `Add a note (at most 2,000 characters; empty it to remove the note)`. */
+    label: string;
+    /** What the field holds: the refused text, else the note. */
+    value: string;
+    /** Why the last text was not saved. */
+    refused: string | null;
+  } | null;
+}
+
+/** views.order: one order with its note, splits, refunds and webhook deliveries. */
 export interface ConsoleOrderView extends PageModel {
   id: string;
   back: string;
   facts: Fact[];
+  note: OrderNoteView;
   splits: ConsoleSplitView[];
   refunds: TableView;
   deliveries: TableView;
@@ -80,16 +108,43 @@ export interface ConsoleOrderRights {
   cancel: boolean;
   /** Open a webhook endpoint's page (a delivery's endpoint is a link then). */
   webhooks: boolean;
+  /** Write the order's internal note. */
+  note: boolean;
 }
 
-export function presentConsoleOrder({ merchantId, order: o, refunds, deliveries }: OrderDetail, may: ConsoleOrderRights): ConsoleOrderView {
+/** The order's note as the store has it, a text the form refused (and why), and the longest note allowed. */
+export interface OrderNoteInput {
+  note: { note: string; author: string; createdAt: string; updatedAt: string } | null;
+  refused: { text: string; reason: string } | null;
+  max: number;
+}
+
+export function presentConsoleOrder(
+  { merchantId, merchantName, order: o, refunds, deliveries }: OrderDetail,
+  may: ConsoleOrderRights,
+  { note, refused, max }: OrderNoteInput,
+): ConsoleOrderView {
   const currency = o.currencyCode;
   return {
     title: `Order ${o.id}`,
     id: o.id,
     back: ORDERS,
+    note: {
+      text: note?.note ?? null,
+      author: note?.author ?? '',
+      updated: note ? moment(note.updatedAt) : null,
+      firstWritten: note && note.updatedAt !== note.createdAt ? moment(note.createdAt) : null,
+      form: may.note
+        ? {
+            action: `${ORDERS}/${o.id}/note`,
+            label: `${note ? 'Edit the note' : 'Add a note'} (at most ${max.toLocaleString('en')} characters; empty it to remove the note)`,
+            value: refused ? refused.text : (note?.note ?? ''),
+            refused: refused?.reason ?? null,
+          }
+        : null,
+    },
     facts: [
-      { label: 'Merchant', text: String(merchantId) },
+      { label: 'Merchant', link: merchantLink(merchantId, merchantName) },
       { label: 'Custom id', text: o.customOrderId ?? '—' },
       { label: 'Status', field: 'status', text: o.status },
       { label: 'Fulfilment', field: 'fulfillment', text: o.fulfillmentStatus },
@@ -156,7 +211,7 @@ export function presentConsoleOrders({ filters, list, after, counts }: OrderSear
     filters,
     statuses: statusChoices(filters.status),
     tools: listTools(counts, `${ORDERS}.csv?${query(filters)}`),
-    orders: ordersTable(list, { href: (id) => `${ORDERS}/${id}`, merchants: true }),
+    orders: ordersTable(list, { href: (id) => `${ORDERS}/${id}`, merchant: (o) => merchantLink(o.merchantId, o.merchantName) }),
     next: after ? `${ORDERS}?${query({ ...filters, after })}` : null,
   };
 }
@@ -164,7 +219,8 @@ export function presentConsoleOrders({ filters, list, after, counts }: OrderSear
 /** views['refund-decided']: a refund review row after its decision, swapped in place by htmx. */
 export interface ConsoleRefundDecidedView extends PageModel {
   refundNo: string;
-  orderId: string;
+  order: Link;
+  merchant: Link;
   items: string;
   amount: string;
   status: string;
@@ -172,12 +228,13 @@ export interface ConsoleRefundDecidedView extends PageModel {
   decision: string;
 }
 
-export function presentRefundDecided(refund: RefundRecord, currency: string): ConsoleRefundDecidedView {
+export function presentRefundDecided(refund: RefundRecord & { merchantId: string; merchantName: string }, currency: string): ConsoleRefundDecidedView {
   const verdict = refund.refundStatus === 'refund_successfully' ? 'Approved' : 'Rejected';
   return {
     title: `Refund ${refund.refundNo}`,
     refundNo: refund.refundNo,
-    orderId: refund.id,
+    order: { href: `${ORDERS}/${refund.id}`, text: refund.id },
+    merchant: merchantLink(refund.merchantId, refund.merchantName),
     items: refund.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
     amount: money(refund.amount, currency),
     status: refund.refundStatus,
@@ -192,7 +249,7 @@ export interface SplitCancelView extends PageModel {
   orderHref: string;
   /** Null when the split can be cancelled; else why not. */
   refusal: string | null;
-  merchantId: string;
+  merchant: Link;
   /** `3 units`, `1 unit`. */
   units: string;
   warehouseCode: string;
@@ -202,6 +259,7 @@ export interface SplitCancelView extends PageModel {
 
 export function presentSplitCancel(
   preview: { splitOrderId: number; orderId: number; merchantId: number; status: string; warehouseCode: string; units: number; creditCents: number },
+  merchantName: string,
   currency: string,
 ): SplitCancelView {
   const id = String(preview.splitOrderId);
@@ -212,7 +270,7 @@ export function presentSplitCancel(
     orderId,
     orderHref: `${ORDERS}/${orderId}`,
     refusal: preview.status === 'waiting_to_ship' ? null : `This split order is ${preview.status}: only a split order waiting to ship can be cancelled.`,
-    merchantId: String(preview.merchantId),
+    merchant: merchantLink(preview.merchantId, merchantName),
     units: `${preview.units} unit${preview.units === 1 ? '' : 's'}`,
     warehouseCode: preview.warehouseCode,
     credit: moneyFromCents(preview.creditCents, currency),
@@ -221,7 +279,14 @@ export function presentSplitCancel(
 }
 
 /** A refund waiting in the review queue (refunds.service.ts `listRefundsForOperator`). */
-type QueuedRefund = RefundRecord & { merchantName: string; ageSeconds: number; overSla: boolean; manualReview: boolean; lastError: string | null };
+type QueuedRefund = RefundRecord & {
+  merchantId: string;
+  merchantName: string;
+  ageSeconds: number;
+  overSla: boolean;
+  manualReview: boolean;
+  lastError: string | null;
+};
 
 /** views.refunds: the refund review queue, oldest first, with the decision forms for a role that reviews. */
 export interface RefundQueueView extends PageModel {
@@ -230,8 +295,8 @@ export interface RefundQueueView extends PageModel {
   tools: ListTools;
   rows: {
     refundNo: string;
-    orderId: string;
-    merchantName: string;
+    order: Link;
+    merchant: Link;
     items: string;
     amount: string;
     /** `5 h`. */
@@ -259,8 +324,8 @@ export function presentRefundQueue(
     tools: { counts: queue.list.length ? countsText(counts) : '', csv: `${refunds}.csv` },
     rows: queue.list.map((r) => ({
       refundNo: r.refundNo,
-      orderId: r.id,
-      merchantName: r.merchantName,
+      order: { href: `${ORDERS}/${r.id}`, text: r.id },
+      merchant: merchantLink(r.merchantId, r.merchantName),
       items: r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
       amount: money(r.amount, currency),
       waiting: `${Math.floor(r.ageSeconds / 3600)} h`,
@@ -359,7 +424,7 @@ export interface ConsoleAuditView extends PageModel {
   filter: { actor: string; action: string; target: string };
   actions: readonly Choice[];
   tools: ListTools;
-  rows: (AuditRow & { actor: string; actorKind: string | null })[];
+  rows: (AuditRow & { actor: string; actorKind: string | null; actorMerchant: Link | null; targetMerchant: Link | null })[];
   next: string | null;
 }
 
@@ -367,7 +432,13 @@ export function presentConsoleAudit(
   filter: { actor: string; action: string; target: string },
   actions: readonly string[],
   entries: {
-    list: readonly (Parameters<typeof auditRow>[0] & { actorKind: string; actorId: string | number; actorEmail: string | null })[];
+    list: readonly (Parameters<typeof auditRow>[0] & {
+      actorKind: string;
+      actorId: string | number;
+      actorEmail: string | null;
+      actorMerchant: { id: string; name: string } | null;
+      targetMerchant: { id: string; name: string } | null;
+    })[];
     nextCursor: string | null;
     counts: ListCounts;
   },
@@ -379,10 +450,12 @@ export function presentConsoleAudit(
     actions: actions.map((value) => ({ value, selected: value === filter.action })),
     tools: listTools(entries.counts, `${audit}.csv?${query(filter)}`),
     rows: entries.list.map((e) => ({
-      ...auditRow(e),
+      ...auditRow(e, merchantLink),
       actor: e.actorEmail ?? `${e.actorKind}:${e.actorId}`,
-      // Named by email: say whose account the email is.
+      // Named by email: say whose account the email is (a merchant user's merchant, linked).
       actorKind: e.actorEmail ? (e.actorKind === 'staff' ? 'staff' : 'merchant user') : null,
+      actorMerchant: e.actorEmail && e.actorMerchant ? merchantLink(e.actorMerchant.id, e.actorMerchant.name) : null,
+      targetMerchant: e.targetMerchant ? merchantLink(e.targetMerchant.id, e.targetMerchant.name) : null,
     })),
     next: entries.nextCursor ? `${audit}?${query({ ...filter, cursor: entries.nextCursor })}` : null,
   };

@@ -33,6 +33,7 @@ export const CONSOLE_VIEWS = {
   products: typedView<ProductsView>(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
   refunds: typedView<RefundQueueView>(at('refunds')),
+  'refund-list': untypedView(at('refund-list')),
   'sign-in': untypedView(at('sign-in')),
   'split-cancel': typedView<SplitCancelView>(at('split-cancel')),
   staff: untypedView(at('staff')),

@@ -59,6 +59,8 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/webhooks', permission: 'webhooks:read' },
   { method: 'POST', path: '/webhooks', permission: 'webhooks:write', once: true },
   { method: 'GET', path: '/webhooks/:id', permission: 'webhooks:read' },
+  { method: 'POST', path: '/webhooks/:id', permission: 'webhooks:write' },
+  { method: 'GET', path: '/webhooks/:id/deliveries', permission: 'webhooks:read' },
   { method: 'POST', path: '/webhooks/:id/rotate-secret', permission: 'webhooks:write', once: true },
   { method: 'POST', path: '/webhooks/:id/test', permission: 'webhooks:write', once: true },
   { method: 'POST', path: '/webhooks/:id/delete', permission: 'webhooks:write' },

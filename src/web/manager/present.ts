@@ -121,7 +121,7 @@ export function presentManagerOrders({ filters: all, list, after, counts }: Orde
     filters,
     statuses: statusChoices(filters.status),
     tools: listTools(counts, `${ORDERS}.csv?${query(filters)}`),
-    orders: ordersTable(list, { href: (id) => `${ORDERS}/${id}`, merchants: false }),
+    orders: ordersTable(list, { href: (id) => `${ORDERS}/${id}` }),
     next: after ? `${ORDERS}?${query({ ...filters, after })}` : null,
   };
 }

@@ -25,6 +25,7 @@ export const MANAGER_VIEWS = {
   usage: untypedView(at('usage')),
   webhook: untypedView(at('webhook')),
   webhooks: untypedView(at('webhooks')),
+  'webhook-log': untypedView(at('webhook-log')),
 };
 
 export type ManagerViews = ModelsOf<typeof MANAGER_VIEWS>;

@@ -30,11 +30,18 @@ export const moment = (value: Instant | null | undefined, none?: string) => time
 
 // ---- Components (their partials are in shared/partials/).
 
-/** One fact of a `<dl class="facts">` (shared/partials/facts.eta): text, or markup a presenter made (a time). */
-export type Fact = { label: string; field?: string } & ({ text: string } | { html: Html });
+/** A link; `data` is one `data-*` attribute naming what it leads to (`data-merchant="7"`). */
+export interface Link {
+  href: string;
+  text: string;
+  data?: { name: string; value: string };
+}
+
+/** One fact of a `<dl class="facts">` (shared/partials/facts.eta): text, a link, or markup a presenter made (a time). */
+export type Fact = { label: string; field?: string } & ({ text: string } | { link: Link } | { html: Html });
 
 /** A table cell: text, a link, or markup a presenter made (a time). */
-export type Cell = string | { href: string; text: string } | { html: Html };
+export type Cell = string | Link | { html: Html };
 
 /**
  * A table in its scrolling region (shared/partials/table.eta): labelled by a heading's id or by
@@ -132,11 +139,12 @@ export interface Choice {
 /** The order search's status options, the one searched for selected. */
 export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value }));
 
-/** A row of an order search (both lists): the order's link, and the merchant's name where the list spans merchants. */
-export function ordersTable(
-  list: readonly (OrderRecord & { merchantName?: string })[],
-  { href, merchants }: { href: (id: string) => string; merchants: boolean },
+/** A row of an order search (both lists): the order's link, and the merchant's cell where the list spans merchants. */
+export function ordersTable<O extends OrderRecord>(
+  list: readonly O[],
+  { href, merchant }: { href: (id: string) => string; merchant?: (o: O) => Cell },
 ): TableView {
+  const merchants = merchant !== undefined;
   return {
     label: { text: 'Orders found' },
     caption: 'Orders found, newest first',
@@ -146,7 +154,7 @@ export function ordersTable(
       cells: [
         { href: href(o.id), text: o.id },
         o.customOrderId ?? '',
-        ...(merchants ? [o.merchantName ?? ''] : []),
+        ...(merchant ? [merchant(o)] : []),
         { html: moment(o.purchaseDate) },
         o.refundStatus ? `${o.status} (${o.refundStatus})` : o.status,
         o.fulfillmentStatus,
@@ -200,16 +208,25 @@ export const transactionRow = (t: TransactionRecord): TransactionRow => ({
 export interface ChangeLine {
   field: string;
   label: string;
-  /** One value, or before and after; a time as markup, a missing side as `—`. */
-  values: ({ text: string } | { html: Html })[];
+  /** One value, or before and after; a time as markup, a merchant as a link (console), a missing side as `—`. */
+  values: ({ text: string } | { html: Html } | { link: Link })[];
 }
 
-const changeLines = (changes: readonly AuditFieldChange[]): ChangeLine[] =>
+/** `merchantLink`: how a front end links a merchant a change names (the console); without it, its name. */
+const changeLines = (changes: readonly AuditFieldChange[], merchantLink?: (id: string, name: string) => Link): ChangeLine[] =>
   changes.map((c) => ({
     field: c.field,
     label: c.label,
     values: (c.changed || c.after === null ? [c.before, c.after] : [c.after]).map((v) =>
-      v === null ? { text: '—' } : 'time' in v ? { html: moment(v.time) } : { text: v.text },
+      v === null
+        ? { text: '—' }
+        : 'time' in v
+          ? { html: moment(v.time) }
+          : 'merchant' in v
+            ? merchantLink
+              ? { link: merchantLink(v.merchant, v.name) }
+              : { text: v.name }
+            : { text: v.text },
     ),
   }));
 
@@ -222,10 +239,13 @@ export interface AuditRow {
   changes: ChangeLine[];
 }
 
-export const auditRow = (e: { id: string; action: string; createdAt: number; target: string; changes: readonly AuditFieldChange[] }): AuditRow => ({
+export const auditRow = (
+  e: { id: string; action: string; createdAt: number; target: string; changes: readonly AuditFieldChange[] },
+  merchantLink?: (id: string, name: string) => Link,
+): AuditRow => ({
   id: e.id,
   action: e.action,
   when: moment(e.createdAt),
   target: e.target,
-  changes: changeLines(e.changes),
+  changes: changeLines(e.changes, merchantLink),
 });

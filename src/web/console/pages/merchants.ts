@@ -16,11 +16,12 @@ import {
   ConsoleMemberParams,
   ConsoleTokenParams,
   MerchantForm,
+  MerchantPageQuery,
   TokenForm,
   TopUpForm,
   TransactionsPageQuery,
 } from '../../../schemas/console-operations.ts';
-import { merchantCredentials, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
+import { merchantCredentials, merchantSummary, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { listMerchants } from '../../../store/merchants.repository.ts';
 import { formatInstant } from '../../../domain/time.ts';
@@ -29,6 +30,7 @@ import { InviteForm } from '../../../schemas/manager.ts';
 import { inviteUser, removeTeamMember, resendInvitation, resetTwoFactor, revokeInvitation, type Invitation } from '../../../services/merchant-users.service.ts';
 import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
+import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { money } from '../../shared/present.ts';
 import { accountFigures, presentTransactions } from '../present.ts';
@@ -98,8 +100,8 @@ export const merchantsPage: ConsolePage = {
       return reply.redirect(`${MERCHANTS}/${merchantId}`, 303);
     };
 
-    app.get('/merchants/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const credentials = await merchantCredentials(db, Number(request.params.id), now());
+    app.get('/merchants/:id', { schema: { params: ConsoleIdParams, querystring: MerchantPageQuery } }, async (request, reply) => {
+      const credentials = await merchantCredentials(db, Number(request.params.id), now(), request.query);
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
       const accounts = await moneyOf(Number(merchant.id));
@@ -107,6 +109,8 @@ export const merchantsPage: ConsolePage = {
       return page(reply, 200, 'merchant', {
         title: `Merchant ${merchant.name}`,
         ...credentials,
+        tokensCountsText: countsText(credentials.tokensPage.counts),
+        clientsCountsText: countsText(credentials.clientsPage.counts),
         team,
         rateLimit,
         scopes: SCOPES,
@@ -184,9 +188,9 @@ export const merchantsPage: ConsolePage = {
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const merchantId = Number(request.params.id);
       const environment = request.query.environment ?? config.env;
-      const credentials = await merchantCredentials(db, merchantId, now());
+      const merchant = await merchantSummary(db, merchantId);
       const result = await transactionsForOperator(db, merchantId, environment, { pageSize: TRANSACTIONS_PAGE, cursor: request.query.cursor || undefined });
-      return page(reply, 200, 'transactions', presentTransactions(credentials.merchant, environment, result, TRANSACTIONS_COUNT_CAP));
+      return page(reply, 200, 'transactions', presentTransactions(merchant, environment, result, TRANSACTIONS_COUNT_CAP));
     });
 
     // Every transaction of the account as a CSV file.

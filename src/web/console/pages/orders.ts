@@ -1,7 +1,10 @@
+import { AppError } from '../../../domain/errors.ts';
 import { can } from '../../../domain/staff.ts';
-import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm } from '../../../schemas/console-operations.ts';
+import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm, OrderNoteForm } from '../../../schemas/console-operations.ts';
+import { MAX_ORDER_NOTE, orderNoteForOperator, setOrderNote } from '../../../services/order-notes.service.ts';
 import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
+import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentConsoleOrder, presentConsoleOrders, presentSplitCancel } from '../present.ts';
@@ -16,7 +19,7 @@ const ORDERS = `${CONSOLE_PREFIX}/orders`;
  */
 export const ordersPage: ConsolePage = {
   nav: [{ href: ORDERS, label: 'Orders', permission: 'orders:read' }],
-  routes: async (app, { config, store, now, page, user, actor }) => {
+  routes: async (app, { config, store, now, page, user, actor, forms }) => {
     const { db } = store;
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
@@ -29,15 +32,38 @@ export const ordersPage: ConsolePage = {
       sendCsv(reply, await ordersCsvForOperator(db, request.query), now()),
     );
 
-    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const detail = await orderForOperator(db, request.params.id);
+    /** The order's page; `refusedNote`: a note that was not saved (what was typed, and why). */
+    const orderPage = async (
+      request: Parameters<typeof user>[0],
+      reply: Parameters<typeof page>[0],
+      rawId: string,
+      refusedNote: { text: string; reason: string } | null = null,
+    ) => {
+      const detail = await orderForOperator(db, rawId);
+      const note = await orderNoteForOperator(db, Number(detail.order.id));
       const { role } = user(request);
-      return page(
-        reply,
-        200,
-        'order',
-        presentConsoleOrder(detail, { fulfil: can(role, 'orders:fulfil'), cancel: can(role, 'orders:cancel'), webhooks: can(role, 'webhooks:manage') }),
-      );
+      const rights = {
+        fulfil: can(role, 'orders:fulfil'),
+        cancel: can(role, 'orders:cancel'),
+        webhooks: can(role, 'webhooks:manage'),
+        note: can(role, 'orders:note'),
+      };
+      return page(reply, refusedNote ? 400 : 200, 'order', presentConsoleOrder(detail, rights, { note, refused: refusedNote, max: MAX_ORDER_NOTE }));
+    };
+    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => orderPage(request, reply, request.params.id));
+
+    // The internal note (issue 29, 10): saved, audited, back to the order (303); too long: the form again with the text.
+    app.post('/orders/:id/note', { schema: { params: ConsoleIdParams, body: OrderNoteForm } }, async (request, reply) => {
+      const text = request.body.note;
+      let orderId: number;
+      try {
+        orderId = await setOrderNote(db, actor(request), request.params.id, text, now());
+      } catch (error) {
+        if (error instanceof AppError && error.status === 400) return orderPage(request, reply, request.params.id, { text, reason: error.message });
+        throw error;
+      }
+      await forms.flash(request, 'notice', { text: text.trim() === '' ? 'Note removed.' : 'Note saved.' });
+      return reply.redirect(`${ORDERS}/${orderId}#note`, 303);
     });
 
     // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
@@ -54,7 +80,9 @@ export const ordersPage: ConsolePage = {
 
     // A destructive action asks first (SPEC §14): this page says what the cancellation does.
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      return page(reply, 200, 'split-cancel', presentSplitCancel(await cancellationPreview(db, request.params.id), config.supplierCurrency));
+      const preview = await cancellationPreview(db, request.params.id);
+      const names = await merchantNamesById(db, [preview.merchantId]);
+      return page(reply, 200, 'split-cancel', presentSplitCancel(preview, names.get(preview.merchantId) ?? '', config.supplierCurrency));
     });
 
     app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {

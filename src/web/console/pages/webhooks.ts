@@ -45,7 +45,13 @@ export const webhooksPage: ConsolePage = {
     app.get('/webhooks/:id', { schema: { params: ConsoleIdParams, querystring: DeliveryLogQuery } }, async (request, reply) => {
       const status = request.query.status || null;
       const log = await endpointLogForOperator(db, request.params.id, status, Number(request.query.page ?? 1), DELIVERIES_PER_PAGE);
-      return page(reply, 200, 'webhook', { title: `Webhook ${log.endpoint.id}`, ...log, status: status ?? '' });
+      const names = await merchantNamesById(db, [Number(log.endpoint.merchantId)]);
+      return page(reply, 200, 'webhook', {
+        title: `Webhook ${log.endpoint.id}`,
+        ...log,
+        merchantName: names.get(Number(log.endpoint.merchantId)) ?? '',
+        status: status ?? '',
+      });
     });
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {

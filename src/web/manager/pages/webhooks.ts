@@ -1,15 +1,20 @@
-import { WEBHOOK_EVENT_TYPES } from '../../../domain/vocabulary.ts';
-import { ManagerCsrfForm, ManagerDeliveryParams, ManagerIdParams, WebhookForm } from '../../../schemas/manager.ts';
+import { AppError } from '../../../domain/errors.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../../domain/vocabulary.ts';
+import { ManagerCsrfForm, ManagerDeliveryParams, ManagerIdParams, WebhookEditForm, WebhookForm, WebhookTestForm } from '../../../schemas/manager.ts';
+import { parseDocument } from '../../../schemas/validate.ts';
+import { WebhookBody } from '../../../schemas/webhooks.ts';
 import { auditWrite } from '../../../services/merchant-users.service.ts';
 import {
   deleteWebhook,
-  listDeliveries,
+  deliveryLog,
   listWebhooks,
   registerWebhook,
+  replaceWebhook,
   retryDelivery,
   rotateSecret,
   sendTestEvent,
 } from '../../../services/webhooks.service.ts';
+import { timeElement } from '../../times.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 import type { ManagerPage } from './context.ts';
 
@@ -40,12 +45,36 @@ export const webhooksPage: ManagerPage = {
         ...extra,
       });
     };
-    const detail = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], rawId: string, shown: string | null) => {
+    /** The delivery log shows this many deliveries, newest first. */
+    const LOG_ROWS = 50;
+    /** What the log view needs (the page and the log's own fragment alike). */
+    const logData = async (request: Parameters<typeof user>[0], rawId: string) => {
       const me = user(request);
-      const scope = forMerchant(db, me.merchantId);
-      const deliveries = await listDeliveries(scope, rawId, { pageNumber: 1, pageSize: 50 });
-      const endpoint = (await listWebhooks(scope)).list.find((e) => e.id === rawId)!;
-      return page(reply, 200, 'webhook', { title: `Webhook ${endpoint.id}`, endpoint, deliveries, canWrite: me.role !== 'viewer', shown });
+      const log = await deliveryLog(db, me.merchantId, rawId, 1, LOG_ROWS);
+      return { endpoint: log.endpoint, deliveries: log, canWrite: me.role !== 'viewer' };
+    };
+    /**
+     * The endpoint's page. `form`: what the edit form shows (the endpoint's subscription, or what
+     * was typed into a refused form); `refusal`: why it was refused (status and reasons).
+     */
+    const detail = async (
+      request: Parameters<typeof user>[0],
+      reply: Parameters<typeof page>[0],
+      rawId: string,
+      shown: string | null,
+      refused: { status: number; reasons: string[]; form: { url: string; events: string[]; skuList: string } } | null = null,
+    ) => {
+      const data = await logData(request, rawId);
+      const e = data.endpoint;
+      return page(reply, refused?.status ?? 200, 'webhook', {
+        title: `Webhook ${e.id}`,
+        ...data,
+        shown,
+        events: WEBHOOK_EVENT_TYPES,
+        testTypes: [WEBHOOK_TEST_EVENT, ...WEBHOOK_EVENT_TYPES],
+        form: refused?.form ?? { url: e.url, events: e.events, skuList: (e.skus ?? []).join('\n') },
+        reasons: refused?.reasons ?? [],
+      });
     };
 
     app.get('/webhooks', async (request, reply) => list(request, reply, 200, { shown: await forms.take(request, 'webhook-created') }));
@@ -72,6 +101,56 @@ export const webhooksPage: ManagerPage = {
       return detail(request, reply, request.params.id, rotated?.id === request.params.id ? rotated.secret : null);
     });
 
+    // The log alone (htmx polls it every 5 s; without script, reloading the page does the same).
+    // Rendered without page(): a poll must not take the one-time notice meant for the next page.
+    app.get('/webhooks/:id/deliveries', { schema: { params: ManagerIdParams } }, async (request, reply) => {
+      const data = await logData(request, request.params.id);
+      return reply
+        .code(200)
+        .type('text/html; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .view('webhook-log', { ...data, csrf: user(request).csrfSecret, time: timeElement });
+    });
+
+    // Edit: the API's PUT (the same schema and service); a refusal shows the form again with its reasons, nothing written.
+    app.post('/webhooks/:id', { schema: { params: ManagerIdParams, body: WebhookEditForm } }, async (request, reply) => {
+      const me = user(request);
+      const { id } = request.params;
+      const events = request.body.events === undefined ? [] : [request.body.events].flat();
+      const skuList = request.body.skuList ?? '';
+      const skus = skuList.split(/[\s,]+/).filter((s) => s !== '');
+      const form = { url: request.body.url, events, skuList };
+      try {
+        const body = parseDocument<WebhookBody>(WebhookBody, {
+          url: request.body.url,
+          events,
+          // No SKUs listed: every SKU (the API's null); a list only means something with stock.changed.
+          skus: skus.length ? skus : null,
+        });
+        await replaceWebhook(
+          deps,
+          me.merchantId,
+          id,
+          body,
+          null,
+          request.id,
+          now(),
+          auditWrite(actor(request), me.merchantId, 'webhook.update', now(), {
+            url: body.url,
+            events: WEBHOOK_EVENT_TYPES.filter((e) => body.events.includes(e)).join(' '),
+            skus: body.skus ? body.skus.length : null,
+          }),
+        );
+      } catch (error) {
+        // Another merchant's endpoint (or none) stays a 404 page; a refused field is the form again.
+        if (!(error instanceof AppError) || error.status === 404 || error.status >= 500) throw error;
+        const reasons = error.errors?.length ? error.errors.map((e) => `${e.field}: ${e.message}`) : [error.message];
+        return detail(request, reply, id, null, { status: error.status, reasons, form });
+      }
+      await forms.flash(request, 'notice', { text: 'Endpoint saved: new deliveries follow its new URL and events.' });
+      return reply.redirect(`${WEBHOOKS}/${id}`, 303);
+    });
+
     app.post('/webhooks/:id/rotate-secret', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const me = user(request);
       const rotated = await rotateSecret(
@@ -87,9 +166,11 @@ export const webhooksPage: ManagerPage = {
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
-    app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
+    app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: WebhookTestForm } }, async (request, reply) => {
       const me = user(request);
-      await sendTestEvent(db, me.merchantId, request.params.id, auditWrite(actor(request), me.merchantId, 'webhook.send_test', now()), now());
+      const type = request.body.type ?? WEBHOOK_TEST_EVENT;
+      await sendTestEvent(deps, me.merchantId, request.params.id, type, auditWrite(actor(request), me.merchantId, 'webhook.send_test', now(), { type }), now());
+      await forms.flash(request, 'notice', { text: `A test ${type} event is on its way: it appears in the delivery log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 

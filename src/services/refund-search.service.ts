@@ -1,0 +1,129 @@
+import type { Config } from '../config.ts';
+import type { CsvExport } from '../domain/csv.ts';
+import { fieldError } from '../domain/errors.ts';
+import { parseId } from '../domain/ids.ts';
+import { DAY_MS, decodeTimeKeyset, encodeTimeKeyset, utcDay } from '../domain/list-filters.ts';
+import { REFUND_STATES, type RefundState } from '../domain/vocabulary.ts';
+import { presentRefund } from '../present/refund.presenter.ts';
+import type { Handle } from '../store/db.ts';
+import { findMerchant, merchantNames } from '../store/merchants.repository.ts';
+import * as refunds from '../store/refunds.repository.ts';
+import { REFUND_CSV_COLUMNS, refundCsvRow } from './refunds.service.ts';
+
+/** Rows per page of the console's refund list. */
+const REFUND_LIST_PAGE = 50;
+/** The list's count stops here ("10,000 or more"). */
+const REFUND_COUNT_CAP = 10_000;
+/** Refunds read per round trip while an export streams. */
+const EXPORT_BATCH = 500;
+
+/** What the console's refund list form sends; every field may be empty (a blank form field). */
+export interface RefundSearchForm {
+  status?: string;
+  merchant?: string;
+  from?: string;
+  to?: string;
+  after?: string;
+}
+
+const blank = (text: string | undefined) => (text ?? '').trim();
+
+/** The search a form asks for (a malformed field is a 400 naming it), its fields as typed, and the page's keyset position. */
+function parseRefundSearch(form: RefundSearchForm) {
+  const statusText = blank(form.status);
+  if (statusText !== '' && !(REFUND_STATES as readonly string[]).includes(statusText)) throw fieldError('status', `must be one of ${REFUND_STATES.join(', ')}`);
+  const merchantText = blank(form.merchant);
+  const merchantId = merchantText === '' ? null : parseId(merchantText);
+  if (merchantText !== '' && merchantId === null) throw fieldError('merchant', 'must be a merchant id (digits)');
+  const fromText = blank(form.from);
+  const toText = blank(form.to);
+  const createStart = fromText === '' ? null : utcDay(fromText);
+  if (fromText !== '' && createStart === null) throw fieldError('from', 'must be a date, YYYY-MM-DD');
+  const toDay = toText === '' ? null : utcDay(toText);
+  if (toText !== '' && toDay === null) throw fieldError('to', 'must be a date, YYYY-MM-DD');
+  if (createStart !== null && toDay !== null && toDay < createStart) throw fieldError('to', 'must not be before from');
+  const afterText = blank(form.after);
+  const before = afterText === '' ? null : decodeTimeKeyset(afterText);
+  if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this list gave (follow its Next link)');
+  const search: refunds.RefundSearch = {
+    status: statusText === '' ? null : (statusText as RefundState),
+    merchantId,
+    createStart,
+    createEnd: toDay === null ? null : toDay + DAY_MS,
+  };
+  return { search, filters: { status: statusText, merchant: merchantText, from: fromText, to: toText }, before };
+}
+
+/**
+ * The console's list of every refund (SPEC §14, issue 29 item 7), any status, newest first, one
+ * keyset page at a time: narrowed by status, merchant and the day it was requested (UTC, both ends
+ * included), each refund with its merchant's name; `counts` place the page in the walk ("51–100 of
+ * 1,234", the count bounded at REFUND_COUNT_CAP). A malformed field is a 400 naming it.
+ */
+export async function searchRefundsForOperator(db: Handle, form: RefundSearchForm, pageSize = REFUND_LIST_PAGE) {
+  const { search, filters, before } = parseRefundSearch(form);
+  const [rows, about, shownBefore, merchant] = await Promise.all([
+    refunds.searchRefunds(db, search, before, pageSize + 1),
+    refunds.countSearchedRefunds(db, search, REFUND_COUNT_CAP, null),
+    before === null ? 0 : refunds.countSearchedRefunds(db, search, REFUND_COUNT_CAP, before),
+    search.merchantId === null ? undefined : findMerchant(db, search.merchantId),
+  ]);
+  const page = rows.slice(0, pageSize);
+  const [items, names] = await Promise.all([
+    refunds.refundItems(
+      db,
+      page.map((r) => r.id),
+    ),
+    merchantNames(
+      db,
+      page.map((r) => r.merchant_id),
+    ),
+  ]);
+  const list = page.map((r) => ({
+    ...presentRefund(r, items),
+    merchantId: String(r.merchant_id),
+    merchantName: names.get(r.merchant_id) ?? '',
+    decidedBy: r.decided_by,
+    decidedAt: r.decided_at,
+  }));
+  const last = page.at(-1);
+  return {
+    filters,
+    /** The merchant the list is narrowed to, by name (null: none, or no such merchant). */
+    merchant: merchant ? { id: String(merchant.id), name: merchant.name } : null,
+    list,
+    after: rows.length > pageSize && last ? encodeTimeKeyset([last.created_at, last.id]) : null,
+    counts: { first: list.length ? shownBefore + 1 : 0, last: shownBefore + list.length, about, capped: about >= REFUND_COUNT_CAP },
+  };
+}
+
+/**
+ * Every refund the list's filters match (its `after` ignored), newest first, as CSV rows (the
+ * queue export's columns): read in keyset batches while the file is written. The filters are
+ * checked before the first row, so a malformed one is a 400 page, not a broken download.
+ */
+export function refundListCsv(db: Handle, config: Pick<Config, 'refundSlaHours'>, form: RefundSearchForm, now: number, batch = EXPORT_BATCH): CsvExport {
+  const { search } = parseRefundSearch({ ...form, after: '' });
+  const sla = config.refundSlaHours * 3600 * 1000;
+  async function* rows() {
+    let before: [number, number] | null = null;
+    for (;;) {
+      const page = await refunds.searchRefunds(db, search, before, batch);
+      const [items, names] = await Promise.all([
+        refunds.refundItems(
+          db,
+          page.map((r) => r.id),
+        ),
+        merchantNames(
+          db,
+          page.map((r) => r.merchant_id),
+        ),
+      ]);
+      for (const r of page) yield refundCsvRow(r, items, names, now, sla);
+      if (page.length < batch) return;
+      const last = page[page.length - 1];
+      before = [last.created_at, last.id];
+    }
+  }
+  return { name: 'refunds', columns: REFUND_CSV_COLUMNS, rows: rows() };
+}
