@@ -95,6 +95,8 @@ export function demoCatalogue(): unknown {
     channels: [
       {
         channelCode: 'CN-STD',
+        carriers: ['China Post', 'Yanwen', '4PX'],
+        trackingUrlTemplate: 'https://t.17track.net/en#nums={trackingNo}',
         name: 'Standard Shipping',
         channelType: 'Standard',
         warehouseCodes: ['G007', 'G006'],
@@ -106,6 +108,8 @@ export function demoCatalogue(): unknown {
       },
       {
         channelCode: 'CN-EXP',
+        carriers: ['DHL Express', 'FedEx', 'UPS'],
+        trackingUrlTemplate: 'https://t.17track.net/en#nums={trackingNo}',
         name: 'Express Shipping',
         channelType: 'Express',
         warehouseCodes: ['G007'],
@@ -128,6 +132,8 @@ export function demoCatalogue(): unknown {
       },
       {
         channelCode: 'US-STD',
+        carriers: ['USPS', 'UPS Ground'],
+        trackingUrlTemplate: 'https://tools.usps.com/go/TrackConfirmAction?tLabels={trackingNo}',
         name: 'USPS Ground',
         channelType: 'Standard',
         warehouseCodes: ['US01'],

@@ -27,6 +27,6 @@ export interface FormKey {
  */
 export class FormAlreadySent extends AppError {
   constructor(readonly resultPath: string | null) {
-    super(409, 40900, 'this form was sent already; it took effect once');
+    super('conflict', 40900, 'this form was sent already; it took effect once');
   }
 }

@@ -53,7 +53,7 @@ export class ImportRefused extends AppError {
     const problems = list.sorted();
     const shown = problems.slice(0, 3).map(problemText).join('; ');
     super(
-      400,
+      'invalid',
       40000,
       list.count === 1 ? problemText(problems[0]) : `${list.count} problems, nothing imported: ${shown}${list.count > 3 ? '; …' : ''}`,
       problems.map((p) => ({ ...p })),
@@ -61,4 +61,79 @@ export class ImportRefused extends AppError {
     this.problems = problems;
     this.omitted = list.omitted;
   }
+}
+
+/**
+ * The CSV templates the console offers (issue 29, 9): each kind's columns, required then optional,
+ * and one example row. The example SKU and warehouse are placeholders to replace: a category
+ * or warehouse must exist before a row can name it.
+ */
+export const CSV_TEMPLATES = {
+  products: {
+    columns: [...CSV_COLUMNS.products.required, ...CSV_COLUMNS.products.optional],
+    example: {
+      sku: 'EXAMPLE-SKU-1',
+      name: 'Example product',
+      price: '12.50',
+      weightGrams: '250',
+      categoryId: '',
+      imageUrl: 'https://img.example/example-sku-1.jpg',
+    },
+  },
+  stocks: {
+    columns: [...CSV_COLUMNS.stocks.required, ...CSV_COLUMNS.stocks.optional],
+    example: { sku: 'EXAMPLE-SKU-1', warehouseCode: 'WH-EXAMPLE', qty: '100' },
+  },
+} as const satisfies Record<keyof typeof CSV_COLUMNS, { columns: readonly string[]; example: Record<string, string> }>;
+
+/** A row's values as the audit log summarises them (strings, numbers, booleans or null). */
+export type RowSummary = Record<string, string | number | boolean | null>;
+
+/** One field an import would change: what it is and what it would be. */
+export interface FieldChange {
+  field: string;
+  before: string | number | boolean | null;
+  after: string | number | boolean | null;
+}
+
+/** The fields that differ between a row before and after (before null: a new row, every field set). */
+function changedFields(before: RowSummary | null, after: RowSummary): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const [field, value] of Object.entries(after)) {
+    const was = before === null ? null : (before[field] ?? null);
+    if (before === null ? value !== null : was !== value) out.push({ field, before: was, after: value });
+  }
+  return out;
+}
+
+/** A preview lists at most this many rows of each section; the rest are counted. */
+export const MAX_PREVIEW_ROWS = 500;
+
+/** One row an import would create or change. */
+export interface RowChange {
+  key: string;
+  kind: 'new' | 'changed';
+  changes: FieldChange[];
+}
+
+/** What an import would do to one kind of row: counts, and the first MAX_PREVIEW_ROWS rows it creates or changes. */
+export interface SectionPreview {
+  created: number;
+  changed: number;
+  unchanged: number;
+  rows: RowChange[];
+}
+
+export const emptySection = (): SectionPreview => ({ created: 0, changed: 0, unchanged: 0, rows: [] });
+
+/** Adds one row's before and after to a section's preview. */
+export function recordChange(section: SectionPreview, key: string, before: RowSummary | null, after: RowSummary): void {
+  const changes = changedFields(before, after);
+  if (before !== null && changes.length === 0) {
+    section.unchanged++;
+    return;
+  }
+  if (before === null) section.created++;
+  else section.changed++;
+  if (section.rows.length < MAX_PREVIEW_ROWS) section.rows.push({ key, kind: before === null ? 'new' : 'changed', changes });
 }

@@ -39,7 +39,7 @@ function checkKnownSkus(lines: { index: number; sku: string }[], products: Map<s
   const unknown = lines.filter((l) => !products.has(l.sku));
   if (unknown.length === 0) return;
   throw new AppError(
-    422,
+    'unprocessable',
     42200,
     `unknown SKU${unknown.length > 1 ? 's' : ''}: ${[...new Set(unknown.map((l) => l.sku))].join(', ')}`,
     unknown.map((l) => ({ field: `${listField}[${l.index}].sku`, message: 'unknown SKU', sku: l.sku })),
@@ -70,7 +70,7 @@ export function allocateOrder(
   const allocation = allocateLines(lines, bySku, { destinationCountry: shipTo, defaultWarehouse });
   if (!allocation.ok) {
     throw new AppError(
-      422,
+      'unprocessable',
       42201,
       'insufficient stock',
       allocation.short.map((s) => ({
@@ -167,7 +167,7 @@ export function planOrder(
   const unserved = planned.filter((x) => x.channel === null).map((x) => x.g);
   if (unserved.length) {
     throw new AppError(
-      422,
+      'unprocessable',
       42202,
       `no logistics channel ships from ${unserved.map((g) => g.warehouseCode).join(', ')} to ${order.shipTo}`,
       unserved.map((g) => ({

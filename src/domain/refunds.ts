@@ -38,8 +38,8 @@ export interface RefundLine {
 }
 
 const refundShipped = (errors: FieldError[]) =>
-  new AppError(409, 40901, 'refund refused: the items have shipped (or been delivered); ask for a return instead', errors);
-const refundTooMuch = (errors: FieldError[]) => new AppError(409, 40902, 'refund quantity exceeds what is still refundable', errors);
+  new AppError('conflict', 40901, 'refund refused: the items have shipped (or been delivered); ask for a return instead', errors);
+const refundTooMuch = (errors: FieldError[]) => new AppError('conflict', 40902, 'refund quantity exceeds what is still refundable', errors);
 
 /**
  * SPEC §5.1: which lines a refund request takes, and how many of each. Without entries the whole

@@ -1,20 +1,54 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, MAX_LISTED_ERRORS, invalidJson, notFound, serviceUnavailable, validationFailed } from '../domain/errors.ts';
+import { AppError, type ErrorKind, MAX_LISTED_ERRORS, invalidJson, notFound, serviceUnavailable, validationFailed } from '../domain/errors.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 import { toFieldErrors } from '../schemas/validate.ts';
 import { errorEnvelope } from '../present/envelope.ts';
+
+/**
+ * The one mapping from what an error means (its kind, src/domain/errors.ts) to HTTP. Each SPEC code
+ * is status × 100 + n (SPEC §1): test/docs/error-catalogue.test.ts checks that every code raised in
+ * src/ gets the status its catalogue entry names through this table.
+ */
+export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  too_long_address: 414,
+  unsupported_format: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+export const httpStatus = (error: AppError): number => HTTP_STATUS[error.kind];
+
+/**
+ * The headers HTTP adds to an error: the Bearer challenge of a 401 (RFC 6750), and `Retry-After`
+ * when the error says when to try again.
+ */
+export function httpHeaders(error: AppError): Record<string, string> | undefined {
+  if (error.kind === 'unauthenticated') {
+    return { 'WWW-Authenticate': `Bearer realm="stockist", error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"` };
+  }
+  if (error.retryAfterSeconds !== undefined) return { 'Retry-After': String(error.retryAfterSeconds) };
+  return undefined;
+}
 
 /** Fastify's own errors that are the client's fault, by code → our error. */
 function fromFramework(error: FastifyError): AppError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 41300, 'request body is larger than the limit');
+      return new AppError('too_large', 41300, 'request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 41500, 'send the body as JSON with Content-Type: application/json');
+      return new AppError('unsupported_format', 41500, 'send the body as JSON with Content-Type: application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidJson('the body is empty');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError(400, 40000, 'Content-Length does not match the body');
+      return new AppError('invalid', 40000, 'Content-Length does not match the body');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return invalidJson(error.message);
   }
@@ -34,16 +68,17 @@ declare module 'fastify' {
   }
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError, status = httpStatus(error)) {
   request.errorCode = error.code;
-  if (error.headers) reply.headers(error.headers);
+  const headers = httpHeaders(error);
+  if (headers) reply.headers(headers);
   const body = errorEnvelope(error, request.id);
   // A 10,000-row import with every row wrong must not answer with a 10,000-entry list.
   if (error.errors && error.errors.length > MAX_LISTED_ERRORS) {
     body.errors = error.errors.slice(0, MAX_LISTED_ERRORS);
     body.message = `${error.message} (${error.errors.length} problems; the first ${MAX_LISTED_ERRORS} are listed)`;
   }
-  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
 /**
@@ -52,8 +87,9 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('X-Request-Id', request.id);
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(request, reply, new AppError(414, 41400, 'a path parameter is longer than the limit'));
-  return sendError(request, reply, new AppError(400, 40000, 'the URL is malformed'));
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return sendError(request, reply, new AppError('too_long_address', 41400, 'a path parameter is longer than the limit'));
+  return sendError(request, reply, new AppError('invalid', 40000, 'the URL is malformed'));
 }
 
 /** The one place where every failure becomes the envelope. */
@@ -68,14 +104,14 @@ export function installErrorHandling(app: FastifyInstance) {
     if (mapped) return sendError(request, reply, mapped);
     if (isStorageUnavailable(error)) {
       request.log.error({ err: error }, 'storage unavailable');
-      const unavailable = serviceUnavailable('storage is unavailable, retry shortly');
-      return sendError(request, reply, new AppError(503, unavailable.code, unavailable.message, undefined, { 'Retry-After': '1' }));
+      return sendError(request, reply, serviceUnavailable('storage is unavailable, retry shortly', 1));
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendError(request, reply, new AppError(error.statusCode, error.statusCode * 100, error.message));
+      // Another client error of Fastify's or a plugin's: its own status, code status × 100.
+      return sendError(request, reply, new AppError('invalid', error.statusCode * 100, error.message), error.statusCode);
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, new AppError(500, 50000, 'internal error; quote the requestId when contacting support'));
+    return sendError(request, reply, new AppError('internal', 50000, 'internal error; quote the requestId when contacting support'));
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, notFound(`route ${request.method} ${request.url.split('?')[0]}`)));
 }

@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { Config } from '../config.ts';
-import { AppError, invalidJson } from '../domain/errors.ts';
+import { AppError, invalidJson, serviceUnavailable } from '../domain/errors.ts';
 import { merchantRouteFor } from './merchant-routes.ts';
 
 declare module 'fastify' {
@@ -87,7 +87,7 @@ export function merchantBodyLimits(config: Config) {
 }
 
 const tooManyValues = (limit: number) =>
-  new AppError(413, 41301, `the body holds more than ${limit} JSON values (objects, arrays and their elements), more than this route ever needs`);
+  new AppError('too_large', 41301, `the body holds more than ${limit} JSON values (objects, arrays and their elements), more than this route ever needs`);
 
 /**
  * Replaces Fastify's JSON parser with one that also refuses invalid UTF-8 and nesting deeper than
@@ -150,8 +150,7 @@ export function serverLimits(config: Config) {
   };
 }
 
-const overloaded = (retryAfterSeconds: number) =>
-  new AppError(503, 50300, `the server is overloaded; retry after ${retryAfterSeconds} s`, undefined, { 'Retry-After': String(retryAfterSeconds) });
+const overloaded = (retryAfterSeconds: number) => serviceUnavailable(`the server is overloaded; retry after ${retryAfterSeconds} s`, retryAfterSeconds);
 
 /**
  * Sheds load before any work: while the event loop lags more than OVERLOAD_MAX_EVENT_LOOP_DELAY_MS

@@ -71,7 +71,7 @@ export function installTextRule(app: FastifyInstance) {
     const charset = typeof type === 'string' && hasBody(request) ? CHARSET.exec(type)?.[1] : undefined;
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
       throw new AppError(
-        415,
+        'unsupported_format',
         41500,
         `the body's charset ${JSON.stringify(charset)} is not supported: send UTF-8 (Content-Type: application/json; charset=utf-8)`,
       );

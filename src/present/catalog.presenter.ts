@@ -52,6 +52,8 @@ export const presentChannel = (c: Channel) => ({
   perKgFee: centsToAmount(c.per_kg_fee_cents),
   deliveryDaysMin: c.delivery_days_min,
   deliveryDaysMax: c.delivery_days_max,
+  carriers: JSON.parse(c.carriers) as string[],
+  trackingUrlTemplate: c.tracking_url_template,
   updateDate: formatInstant(c.updated_at),
 });
 

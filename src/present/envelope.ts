@@ -11,3 +11,11 @@ export const errorEnvelope = (e: AppError, requestId: string): ErrorEnvelope => 
   requestId,
   ...(e.errors?.length ? { errors: e.errors } : {}),
 });
+
+/**
+ * The HTTP status an error envelope was answered with, from its code alone (SPEC §1: code = status
+ * × 100 + n): for a refusal stored under an Idempotency-Key, recorded by the service that runs it.
+ * Live answers take their status from the error's kind in src/http/errors.ts; the error catalogue
+ * test checks that both agree for every code.
+ */
+export const envelopeStatus = (code: number) => Math.floor(code / 100);

@@ -66,6 +66,8 @@ export const AdminChannel = Type.Object({
   perKgFee: Amount('USD'),
   deliveryDaysMin: Type.Integer(),
   deliveryDaysMax: Type.Integer(),
+  carriers: Type.Array(Type.String(), { description: 'the carriers the ship form offers' }),
+  trackingUrlTemplate: Type.Union([Type.String(), Type.Null()], { description: 'an https URL with {trackingNo}; null: no tracking links' }),
   updateDate: Instant(),
 });
 export const AdminChannelList = List(AdminChannel);

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { MAX_CHANNEL_CARRIERS } from '../domain/channels.ts';
 import { MAX_STOCK_QTY } from '../domain/money.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { MERCHANT_STATUSES } from '../domain/vocabulary.ts';
@@ -54,6 +55,17 @@ export const ChannelBody = Type.Object({
   perKgFee: MoneyInput(),
   deliveryDaysMin: IntegerLike({ minimum: 0, maximum: 365 }),
   deliveryDaysMax: IntegerLike({ minimum: 0, maximum: 365 }),
+  carriers: Type.Optional(
+    Type.Array(Str(64), {
+      maxItems: MAX_CHANNEL_CARRIERS,
+      description: 'the carriers the ship form offers for this channel; omitted: the channel keeps the ones it has',
+    }),
+  ),
+  trackingUrlTemplate: Type.Optional(
+    Type.Union([Str(1024, 0), Type.Null()], {
+      description: 'an https URL with {trackingNo} where the tracking number goes; "" or null: no tracking links; omitted: unchanged',
+    }),
+  ),
 });
 export type ChannelBody = Static<typeof ChannelBody>;
 

@@ -83,6 +83,9 @@ export const ImportForm = Type.Object({
 export type ImportForm = Static<typeof ImportForm>;
 
 export const ImportJobParams = Type.Object({ jobId: Type.String({ pattern: '^[A-Za-z0-9]{24}$' }) });
+export const ImportPreviewParams = Type.Object({ previewId: Type.String({ pattern: '^[A-Za-z0-9]{24}$' }) });
+/** Which CSV template to download: products (the default) or stocks. */
+export const ImportTemplateQuery = Type.Object({ kind: Type.Optional(StringEnum(['products', 'stocks'] as const)) });
 
 export const StaffParams = Type.Object({ staffId: IdText('a staff id') });
 
@@ -105,3 +108,54 @@ export const AuditQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 32 })),
 });
 export type AuditQuery = Static<typeof AuditQuery>;
+
+// ---- Catalogue forms: product, warehouse and logistics channel (issue 29, 9–10).
+// Every field arrives as typed; the page builds the operator API's body from them and checks it
+// with the API's own schema (ProductBody, WarehouseBody, ChannelBody), so both follow one rule.
+
+const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+
+export const ProductForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  sku: Field(200),
+  name: Field(1000),
+  categoryId: Field(32),
+  price: Field(32),
+  weightGrams: Field(32),
+  imageUrl: Field(2048),
+  /** A JSON object (the product's options and variants as the catalogue keeps them), or empty. */
+  optionsJson: Field(20_000),
+});
+export type ProductForm = Static<typeof ProductForm>;
+
+export const WarehouseForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  warehouseCode: Field(200),
+  name: Field(1000),
+  countryCode: Field(16),
+  countryName: Field(200),
+  status: Field(8),
+});
+export type WarehouseForm = Static<typeof WarehouseForm>;
+
+export const ChannelForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  channelCode: Field(200),
+  name: Field(1000),
+  channelType: Field(32),
+  /** One checkbox per warehouse: absent, one code, or several. */
+  warehouseCodes: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 200 })])),
+  /** Country codes separated by commas or spaces, or `*`. */
+  countries: Field(2000),
+  baseFee: Field(32),
+  perKgFee: Field(32),
+  deliveryDaysMin: Field(16),
+  deliveryDaysMax: Field(16),
+  /** One carrier a line. */
+  carrierList: Field(4000),
+  trackingUrlTemplate: Field(2048),
+});
+export type ChannelForm = Static<typeof ChannelForm>;
+
+export const WarehouseCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ChannelCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });

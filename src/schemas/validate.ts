@@ -115,9 +115,11 @@ export function toFieldErrors(errors: ErrorObject[], part: string | undefined): 
  * SPEC §1 Text, in one place for every route: free text may span lines only in these fields.
  * (A field of this name anywhere in a body: the order's and the refund's `remark`; the console's
  * import upload, `fileText`, which holds a whole CSV or JSON file; the business manager's webhook
- * SKU list, `skuList`, one SKU a line; the console's internal order `note`.)
+ * SKU list, `skuList`, one SKU a line; the console's internal order `note`; the console's product
+ * form's options, `optionsJson`, a JSON object as typed, and its channel form's carriers,
+ * `carrierList`, one a line.)
  */
-const MULTILINE_FIELDS = new Set(['remark', 'fileText', 'skuList', 'note']);
+const MULTILINE_FIELDS = new Set(['remark', 'fileText', 'skuList', 'note', 'optionsJson', 'carrierList']);
 /** Enough to fix a request; a bulk body full of bad rows does not need a million errors. */
 const MAX_TEXT_ERRORS = 50;
 /**

@@ -1,15 +1,15 @@
 import { brokenCategoryChains } from '../domain/categories.ts';
-import { normalizeChannelType } from '../domain/channels.ts';
+import { normalizeCarriers, normalizeChannelType, trackingTemplateProblem, trackingUrl } from '../domain/channels.ts';
 import { countryName } from '../domain/countries.ts';
 import type { Actor, AuditSummary } from '../domain/audit.ts';
-import { AppError, validationFailed, type FieldError } from '../domain/errors.ts';
+import { AppError, conflictState, notFound, validationFailed, type FieldError } from '../domain/errors.ts';
 import type { CategoryBody, ChannelBody, ImportBody, ProductBody, WarehouseBody } from '../schemas/admin.ts';
 import { listCategories, upsertCategory, existingCategoryIds, type Category } from '../store/categories.repository.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import { upsertChannel, listChannels, type Channel } from '../store/channels.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { productsBySku, upsertProduct, type Product } from '../store/products.repository.ts';
-import { upsertWarehouse, warehousesByCode, type Warehouse } from '../store/warehouses.repository.ts';
+import { listWarehouses, upsertWarehouse, warehousesByCode, type Warehouse } from '../store/warehouses.repository.ts';
 import { setStocks } from './stock.service.ts';
 
 /** `items`, 2, `qty` → `items[2].qty`; without a list prefix the field stands alone. */
@@ -95,6 +95,9 @@ async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now:
     if (c.deliveryDaysMax < c.deliveryDaysMin) errors.push({ field: at(prefix, i, 'deliveryDaysMax'), message: 'must not be less than deliveryDaysMin' });
     if (c.countries.includes('*') && c.countries.length > 1)
       errors.push({ field: at(prefix, i, 'countries'), message: 'is either ["*"] or a list of country codes' });
+    const template = c.trackingUrlTemplate?.trim();
+    const problem = template ? trackingTemplateProblem(template) : null;
+    if (problem) errors.push({ field: at(prefix, i, 'trackingUrlTemplate'), message: problem });
   });
   failIfAny(errors);
   for (const c of rows) {
@@ -110,6 +113,8 @@ async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now:
         perKgFeeCents: c.perKgFee,
         deliveryDaysMin: c.deliveryDaysMin,
         deliveryDaysMax: c.deliveryDaysMax,
+        carriers: c.carriers === undefined ? undefined : normalizeCarriers(c.carriers),
+        trackingUrlTemplate: c.trackingUrlTemplate === undefined ? undefined : c.trackingUrlTemplate?.trim() || null,
       },
       now,
     );
@@ -149,7 +154,7 @@ export async function loadCatalog(db: Trx, doc: ImportBody, now: number): Promis
     } catch (error) {
       // Only our own checks (raised before or after the section's statements) are collected; a
       // database error leaves a PostgreSQL transaction unusable and is passed on.
-      if (error instanceof AppError && error.status === 400 && error.errors) errors.push(...error.errors);
+      if (error instanceof AppError && error.kind === 'invalid' && error.errors) errors.push(...error.errors);
       else throw error;
     }
   };
@@ -173,16 +178,17 @@ export { listChannels };
 // One catalogue row saved by the operator (POST /admin/v1/warehouses … or the console), audited
 // with what it was and what it became, in the transaction that saves it.
 
-const warehouseSummary = (w: Warehouse): AuditSummary => ({ name: w.name, countryCode: w.country_code, countryName: w.country_name, status: w.status });
-const categorySummary = (c: Category): AuditSummary => ({ name: c.name, parentId: c.parent_id, imgUrl: c.img_url });
-const productSummary = (p: Product): AuditSummary => ({
+export const warehouseSummary = (w: Warehouse): AuditSummary => ({ name: w.name, countryCode: w.country_code, countryName: w.country_name, status: w.status });
+export const categorySummary = (c: Category): AuditSummary => ({ name: c.name, parentId: c.parent_id, imgUrl: c.img_url });
+export const productSummary = (p: Product): AuditSummary => ({
   name: p.name,
   categoryId: p.category_id,
   priceCents: p.price_cents,
   weightGrams: p.weight_grams,
   imageUrl: p.image_url,
+  options: p.options,
 });
-const channelSummary = (c: Channel): AuditSummary => ({
+export const channelSummary = (c: Channel): AuditSummary => ({
   name: c.name,
   channelType: c.channel_type,
   warehouseCodes: c.warehouseCodes.join(','),
@@ -191,11 +197,26 @@ const channelSummary = (c: Channel): AuditSummary => ({
   perKgFeeCents: c.per_kg_fee_cents,
   deliveryDaysMin: c.delivery_days_min,
   deliveryDaysMax: c.delivery_days_max,
+  carriers: (JSON.parse(c.carriers) as string[]).join(','),
+  trackingUrlTemplate: c.tracking_url_template,
 });
 
-export async function saveWarehouse(db: Db, actor: Actor, body: WarehouseBody, now: number): Promise<Warehouse> {
+/**
+ * How a save treats a row that exists: `upsert` (the operator API, SPEC §7) creates or replaces;
+ * the console's forms say which they mean, `create` (409 when the code is taken: nothing is
+ * overwritten by a form meant for a new row) or `update` (404 when there is none).
+ */
+export type SaveMode = 'upsert' | 'create' | 'update';
+
+function checkMode(mode: SaveMode, what: string, exists: boolean) {
+  if (mode === 'create' && exists) throw conflictState(`${what} exists already; edit it instead`);
+  if (mode === 'update' && !exists) throw notFound(what);
+}
+
+export async function saveWarehouse(db: Db, actor: Actor, body: WarehouseBody, now: number, mode: SaveMode = 'upsert'): Promise<Warehouse> {
   return db.transaction().execute(async (trx) => {
     const before = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
+    checkMode(mode, `warehouse ${body.warehouseCode}`, before !== undefined);
     const [saved] = await putWarehouses(trx, [body], '', now);
     const entry = { target: `warehouse:${saved.code}`, before: before ? warehouseSummary(before) : null, after: warehouseSummary(saved) };
     await insertAudit(trx, actor, { action: 'warehouse.save', ...entry }, now);
@@ -213,9 +234,10 @@ export async function saveCategory(db: Db, actor: Actor, body: CategoryBody, now
   });
 }
 
-export async function saveProduct(db: Db, actor: Actor, body: ProductBody, now: number): Promise<Product> {
+export async function saveProduct(db: Db, actor: Actor, body: ProductBody, now: number, mode: SaveMode = 'upsert'): Promise<Product> {
   return db.transaction().execute(async (trx) => {
     const before = (await productsBySku(trx, [body.sku])).get(body.sku);
+    checkMode(mode, `product ${body.sku}`, before !== undefined);
     const [saved] = await putProducts(trx, [body], '', now);
     const entry = { target: `product:${saved.sku}`, before: before ? productSummary(before) : null, after: productSummary(saved) };
     await insertAudit(trx, actor, { action: 'product.save', ...entry }, now);
@@ -223,9 +245,10 @@ export async function saveProduct(db: Db, actor: Actor, body: ProductBody, now: 
   });
 }
 
-export async function saveChannel(db: Db, actor: Actor, body: ChannelBody, now: number): Promise<Channel> {
+export async function saveChannel(db: Db, actor: Actor, body: ChannelBody, now: number, mode: SaveMode = 'upsert'): Promise<Channel> {
   return db.transaction().execute(async (trx) => {
     const before = (await listChannels(trx)).find((c) => c.code === body.channelCode);
+    checkMode(mode, `channel ${body.channelCode}`, before !== undefined);
     await putChannels(trx, [body], '', now);
     const saved = (await listChannels(trx)).find((c) => c.code === body.channelCode)!;
     const entry = { target: `channel:${saved.code}`, before: before ? channelSummary(before) : null, after: channelSummary(saved) };
@@ -233,3 +256,43 @@ export async function saveChannel(db: Db, actor: Actor, body: ChannelBody, now: 
     return saved;
   });
 }
+
+/** How a channel's shipments are shipped and tracked: the carriers the ship form offers and its tracking URL template. */
+export interface ChannelShipping {
+  carriers: string[];
+  trackingUrlTemplate: string | null;
+}
+
+/** channel code → its carriers and tracking URL template (the order pages: the ship form and tracking links). */
+export async function channelShippingByCode(db: Handle): Promise<Map<string, ChannelShipping>> {
+  return new Map((await listChannels(db)).map((c) => [c.code, { carriers: JSON.parse(c.carriers) as string[], trackingUrlTemplate: c.tracking_url_template }]));
+}
+
+/** The tracking link of a shipped split, by its channel's template; null when the channel has none. */
+export const trackingLinkOf = (shipping: Map<string, ChannelShipping>, channelCode: string, trackingCode: string | null): string | null =>
+  trackingCode ? trackingUrl(shipping.get(channelCode)?.trackingUrlTemplate ?? null, trackingCode) : null;
+
+// Reads for the console's catalogue forms.
+
+/** One product by SKU, or 404. */
+export async function productBySku(db: Handle, sku: string): Promise<Product> {
+  const product = (await productsBySku(db, [sku])).get(sku);
+  if (!product) throw notFound(`product ${sku}`);
+  return product;
+}
+
+/** One warehouse by code, or 404. */
+export async function warehouseByCode(db: Handle, code: string): Promise<Warehouse> {
+  const warehouse = (await warehousesByCode(db, [code])).get(code);
+  if (!warehouse) throw notFound(`warehouse ${code}`);
+  return warehouse;
+}
+
+/** One channel by code (with its warehouses' codes), or 404. */
+export async function channelByCode(db: Handle, code: string): Promise<Channel> {
+  const channel = (await listChannels(db)).find((c) => c.code === code);
+  if (!channel) throw notFound(`channel ${code}`);
+  return channel;
+}
+
+export { listCategories, listWarehouses };

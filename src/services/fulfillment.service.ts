@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.ts';
-import { conflictState, notFound } from '../domain/errors.ts';
+import { conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
 import { cancellationCents } from '../domain/refunds.ts';
 import type { ShipBody } from '../schemas/refunds.ts';
@@ -8,11 +8,13 @@ import type { Db } from '../store/db.ts';
 import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
 import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped, splitsDue } from '../store/split-orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
+import { channelShippingByCode } from './catalog.service.ts';
 import { creditCancellation } from './ledger.service.ts';
 import { refreshOrder } from './order-state.service.ts';
 import { emitOrderCancelled, emitSplitOrderEvent } from './webhook-events.service.ts';
 
-async function splitOrder(db: Db, rawId: string) {
+/** The split order a URL names (its order, merchant, status and channel); 404 when there is none. */
+export async function splitOrderRef(db: Db, rawId: string) {
   const id = parseId(rawId);
   const row = id === null ? undefined : await findSplitOrder(db, id);
   if (!row) throw notFound('split order');
@@ -30,7 +32,7 @@ export async function splitOrdersDue(db: Db, due: number, limit: number) {
  * two never both succeed. The audit row (with the tracking code) commits with the change.
  */
 export async function shipSplitOrder(db: Db, actor: Actor, rawId: string, body: ShipBody, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrder(db, rawId);
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, rawId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
@@ -44,9 +46,26 @@ export async function shipSplitOrder(db: Db, actor: Actor, rawId: string, body: 
   });
 }
 
+/**
+ * The console's ship form (issue 29, 10): when the split's channel lists its carriers, the carrier
+ * must be one of them (any case; saved as the channel spells it), else 400 on `carrier` and nothing
+ * is written. A channel that lists none takes any carrier typed in. Then as shipSplitOrder.
+ */
+export async function shipWithChannelCarrier(db: Db, actor: Actor, rawId: string, body: ShipBody, now = Date.now()): Promise<number> {
+  const split = await splitOrderRef(db, rawId);
+  const carriers = (await channelShippingByCode(db)).get(split.channel_code)?.carriers ?? [];
+  let carrier = body.carrier.trim();
+  if (carriers.length > 0) {
+    const listed = carriers.find((c) => c.toLowerCase() === carrier.toLowerCase());
+    if (!listed) throw fieldError('carrier', `must be one of the carriers of channel ${split.channel_code}: ${carriers.join(', ')}`);
+    carrier = listed;
+  }
+  return shipSplitOrder(db, actor, rawId, { ...body, carrier }, now);
+}
+
 /** Operator marks a shipped split order delivered; the order completes when every remaining split has. Audited like shipping. */
 export async function deliverSplitOrder(db: Db, actor: Actor, rawId: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrder(db, rawId);
+  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, rawId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'shipped') throw conflictState(`split order ${id} is ${status}; only a shipped split order can be delivered`);
@@ -61,7 +80,7 @@ export async function deliverSplitOrder(db: Db, actor: Actor, rawId: string, now
 
 /** What cancelling a split order would do, for the console's confirmation page: units back to which warehouse, the credit. */
 export async function cancellationPreview(db: Db, rawId: string) {
-  const split = await splitOrder(db, rawId);
+  const split = await splitOrderRef(db, rawId);
   const items = (await itemsLeft(db, split.id)).filter((i) => i.left > 0);
   return {
     splitOrderId: split.id,
@@ -84,7 +103,7 @@ export async function cancellationPreview(db: Db, rawId: string) {
  * split rows are locked first, as shipping and refunds do. Audited with the reason.
  */
 export async function cancelUnshippedSplit(db: Db, actor: Actor, rawId: string, reason: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrder(db, rawId);
+  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrderRef(db, rawId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be cancelled`);

@@ -1,9 +1,9 @@
 import { isUniqueViolation } from '../store/faults.ts';
 import { createHash } from 'node:crypto';
-import { AppError } from '../domain/errors.ts';
+import { AppError, isRefusal } from '../domain/errors.ts';
 import { rollbackToSavepoint, savepoint, type Db, type Dialect, type Trx } from '../store/db.ts';
 import * as keys from '../store/idempotency.repository.ts';
-import { errorEnvelope, successEnvelope } from '../present/envelope.ts';
+import { envelopeStatus, errorEnvelope, successEnvelope } from '../present/envelope.ts';
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /**
@@ -13,7 +13,7 @@ const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
  */
 const LEGACY_CLAIM_MS = 3600 * 1000;
 
-export const idempotencyConflict = (message: string) => new AppError(409, 40900, message);
+export const idempotencyConflict = (message: string) => new AppError('conflict', 40900, message);
 
 /** Thrown inside an attempt to roll it back and run it again (a lost race, a deadlock victim). */
 export class RetryAttempt extends Error {}
@@ -131,9 +131,9 @@ export async function runIdempotent<T>(
         await save(response.status, response.body);
         return response;
       } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        if (!(error instanceof AppError) || !isRefusal(error)) throw error;
         await rollbackToSavepoint(trx, 'idempotent_work');
-        await save(error.status, errorEnvelope(error, scope.requestId));
+        await save(envelopeStatus(error.code), errorEnvelope(error, scope.requestId));
         return new Refused(error);
       }
     });

@@ -4,17 +4,27 @@ import path from 'node:path';
 import { parse } from 'csv-parse';
 import type { Actor } from '../domain/audit.ts';
 import { AppError, type FieldError } from '../domain/errors.ts';
-import { CSV_COLUMNS, ImportRefused, ProblemList, type ImportProblem } from '../domain/import-format.ts';
+import {
+  CSV_COLUMNS,
+  emptySection,
+  ImportRefused,
+  ProblemList,
+  recordChange,
+  type ImportProblem,
+  type RowSummary,
+  type SectionPreview,
+} from '../domain/import-format.ts';
 import { parseDocument } from '../schemas/validate.ts';
 import { ImportBody, ProductBody, StockSetRow } from '../schemas/admin.ts';
 import { insertAudit } from '../store/audit.repository.ts';
-import { refreshPlannerStatistics, type Store, type Trx } from '../store/db.ts';
+import { refreshPlannerStatistics, type Handle, type Store, type Trx } from '../store/db.ts';
 import { listCategories } from '../store/categories.repository.ts';
-import { productIdsBySku, upsertProducts, type ProductInput } from '../store/products.repository.ts';
+import { productIdsBySku, productsBySku, upsertProducts, type ProductInput } from '../store/products.repository.ts';
 import { stampBulkLedger } from '../store/stock-feed.repository.ts';
-import { bulkSetQty, ledgerRowCount, type BulkSet } from '../store/stocks.repository.ts';
-import { listWarehouses } from '../store/warehouses.repository.ts';
-import { loadCatalog, type ImportSummary } from './catalog.service.ts';
+import { bulkSetQty, ledgerRowCount, stockOfSkus, type BulkSet } from '../store/stocks.repository.ts';
+import { listWarehouses, warehousesByCode } from '../store/warehouses.repository.ts';
+import { listChannels } from '../store/channels.repository.ts';
+import { categorySummary, channelSummary, loadCatalog, productSummary, warehouseSummary, type ImportSummary } from './catalog.service.ts';
 
 export type ImportKind = 'catalog' | 'products' | 'stocks';
 
@@ -125,7 +135,70 @@ interface Context {
   result: ImportResult;
   problems: ProblemList;
   progress(p: ImportProgress): void;
+  /** A dry run: what each write changes is recorded (the transaction is rolled back at the end). */
+  preview?: PreviewCollector;
 }
+
+type Section = 'warehouses' | 'categories' | 'products' | 'stocks' | 'channels';
+const SECTIONS: readonly Section[] = ['warehouses', 'categories', 'products', 'stocks', 'channels'];
+
+/** The stock row key a preview shows: `SKU @ WAREHOUSE`. */
+const stockKey = (sku: string, warehouseCode: string) => `${sku} @ ${warehouseCode}`;
+
+/** Each section's rows by key, summarised as the audit log does: what a preview compares before and after a write. */
+const READERS: Record<Section, (db: Handle, keys: string[]) => Promise<Map<string, RowSummary>>> = {
+  warehouses: async (db, codes) => new Map([...(await warehousesByCode(db, codes))].map(([k, w]) => [k, warehouseSummary(w)])),
+  categories: async (db, ids) => {
+    const wanted = new Set(ids);
+    return new Map((await listCategories(db)).filter((c) => wanted.has(String(c.id))).map((c) => [String(c.id), categorySummary(c)]));
+  },
+  products: async (db, skus) => new Map([...(await productsBySku(db, skus))].map(([k, p]) => [k, productSummary(p)])),
+  stocks: async (db, keys) => {
+    const wanted = new Set(keys);
+    const skus = [...new Set(keys.map((k) => k.slice(0, k.indexOf(' @ '))))];
+    const out = new Map<string, RowSummary>();
+    for (const row of await stockOfSkus(db, skus, null)) {
+      if (row.warehouseCode === null || row.qty === null) continue;
+      const key = stockKey(row.sku, row.warehouseCode);
+      if (wanted.has(key)) out.set(key, { qty: row.qty });
+    }
+    return out;
+  },
+  channels: async (db, codes) => {
+    const wanted = new Set(codes);
+    return new Map((await listChannels(db)).filter((c) => wanted.has(c.code)).map((c) => [c.code, channelSummary(c)]));
+  },
+};
+
+/** What a dry run found: per section, the rows it would create or change; and every problem. */
+export interface ImportPreview {
+  rows: number;
+  sections: Record<Section, SectionPreview>;
+  problems: ImportProblem[];
+  omitted: number;
+}
+
+/** Records, around each write of a dry run, the rows it touched as they were before and after. */
+class PreviewCollector {
+  readonly sections = Object.fromEntries(SECTIONS.map((s) => [s, emptySection()])) as Record<Section, SectionPreview>;
+
+  async around<T>(db: Handle, keys: Partial<Record<Section, string[]>>, write: () => Promise<T>): Promise<T> {
+    const touched = SECTIONS.filter((s) => (keys[s]?.length ?? 0) > 0);
+    const before = await Promise.all(touched.map((s) => READERS[s](db, keys[s]!)));
+    const result = await write();
+    for (const [i, s] of touched.entries()) {
+      const after = await READERS[s](db, keys[s]!);
+      for (const key of new Set(keys[s]!)) {
+        const row = after.get(key);
+        if (row) recordChange(this.sections[s], key, before[i].get(key) ?? null, row);
+      }
+    }
+    return result;
+  }
+}
+
+/** A dry run ends by throwing this: the transaction rolls back, the preview is kept. */
+class DryRunDone extends Error {}
 
 /**
  * Reads a CSV in batches; `flush` writes one batch inside the import's transaction. Good rows are
@@ -191,7 +264,9 @@ async function importProductsCsv(ctx: Context, file: string) {
         imageUrl: p.imageUrl ?? null,
         options: null,
       }));
-      await upsertProducts(ctx.db, rows, ctx.now);
+      const write = () => upsertProducts(ctx.db, rows, ctx.now);
+      if (ctx.preview) await ctx.preview.around(ctx.db, { products: rows.map((r) => r.sku) }, write);
+      else await write();
       ctx.result.products += rows.length;
     },
   );
@@ -217,6 +292,7 @@ async function importStocksCsv(ctx: Context, file: string) {
       const skus = [...new Set(batch.map((b) => b.row.sku))];
       const products = await productIdsBySku(ctx.db, skus);
       const sets: BulkSet[] = [];
+      const keys: string[] = [];
       for (const { row, line } of batch) {
         const productId = products.get(row.sku);
         if (productId === undefined) {
@@ -232,9 +308,11 @@ async function importStocksCsv(ctx: Context, file: string) {
         }
         seen.set(key, line);
         sets.push({ productId, warehouseId, qty: row.qty });
+        keys.push(stockKey(row.sku, row.warehouseCode));
       }
       if (sets.length === 0) return;
-      ctx.result.ledgerRows += await bulkSetQty(ctx.db, ctx.store.dialect, sets, ctx.now);
+      const write = () => bulkSetQty(ctx.db, ctx.store.dialect, sets, ctx.now);
+      ctx.result.ledgerRows += ctx.preview ? await ctx.preview.around(ctx.db, { stocks: keys }, write) : await write();
       ctx.result.stocks += sets.length;
     },
   );
@@ -252,8 +330,16 @@ async function importJson(ctx: Context, file: string) {
   }
   const before = await ledgerRowCount(ctx.db);
   let summary: ImportSummary;
+  const keys = {
+    warehouses: (doc.warehouses ?? []).map((w) => w.warehouseCode),
+    categories: (doc.categories ?? []).map((c) => String(c.categoryId)),
+    products: (doc.products ?? []).map((p) => p.sku),
+    stocks: (doc.stocks ?? []).map((s) => stockKey(s.sku, s.warehouseCode)),
+    channels: (doc.channels ?? []).map((c) => c.channelCode),
+  };
+  const write = () => loadCatalog(ctx.db, doc, ctx.now);
   try {
-    summary = await loadCatalog(ctx.db, doc, ctx.now);
+    summary = ctx.preview ? await ctx.preview.around(ctx.db, keys, write) : await write();
   } catch (error) {
     if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
@@ -267,6 +353,66 @@ async function importJson(ctx: Context, file: string) {
 }
 
 const ORDER: ImportKind[] = ['catalog', 'products', 'stocks'];
+
+/** Each file's kind, in the order they are imported (documents, then products, then stocks); a file of no kind is a problem. */
+async function classifyAll(files: string[], problems: ProblemList): Promise<{ file: string; kind: ImportKind }[]> {
+  const kinds: { file: string; kind: ImportKind }[] = [];
+  for (const file of files) {
+    const kind = await classify(file);
+    if (typeof kind === 'string') kinds.push({ file, kind });
+    else problems.add(kind);
+  }
+  return kinds.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
+}
+
+const emptyResult = (files: number): ImportResult => ({ files, rows: 0, ledgerRows: 0, warehouses: 0, categories: 0, products: 0, stocks: 0, channels: 0 });
+
+async function importAll(ctx: Context, kinds: { file: string; kind: ImportKind }[]) {
+  for (const { file, kind } of kinds) {
+    if (kind === 'catalog') await importJson(ctx, file);
+    else if (kind === 'products') await importProductsCsv(ctx, file);
+    else await importStocksCsv(ctx, file);
+  }
+}
+
+/**
+ * A dry run of importFiles (issue 29, 9): the same files, rules and writes, inside a transaction
+ * that is always rolled back, recording what each write changed: new rows, changed fields (before
+ * → after) and stock levels, with every problem per row. Nothing is written and nothing audited.
+ */
+async function previewFiles(store: Store, files: string[], now: number): Promise<ImportPreview> {
+  const problems = new ProblemList();
+  const kinds = await classifyAll(files, problems);
+  const preview = new PreviewCollector();
+  let rows = 0;
+  try {
+    await store.db.transaction().execute(async (db) => {
+      const ctx: Context = { db, store, now, result: emptyResult(files.length), problems, progress: () => {}, preview };
+      await importAll(ctx, kinds);
+      rows = ctx.result.rows;
+      throw new DryRunDone();
+    });
+  } catch (error) {
+    if (!(error instanceof DryRunDone)) throw error;
+  }
+  return { rows, sections: preview.sections, problems: problems.sorted(), omitted: problems.omitted };
+}
+
+/** previewFiles of an upload held as text (the console), through a private temporary file as importText does. */
+export async function previewText(store: Store, upload: { fileName: string; content: string }, now: number): Promise<ImportPreview> {
+  return withUploadFile(upload, (file) => previewFiles(store, [file], now));
+}
+
+async function withUploadFile<T>(upload: { fileName: string; content: string }, use: (file: string) => Promise<T>): Promise<T> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'stockist-import-'));
+  try {
+    const file = path.join(dir, path.basename(upload.fileName));
+    await fs.promises.writeFile(file, upload.content, { mode: 0o600 });
+    return await use(file);
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * Imports JSON catalogue documents (the `POST /admin/v1/import` body) and CSV files of products
@@ -283,21 +429,11 @@ export async function importFiles(
   progress: (p: ImportProgress) => void = () => {},
 ): Promise<ImportResult> {
   const problems = new ProblemList();
-  const kinds: { file: string; kind: ImportKind }[] = [];
-  for (const file of files) {
-    const kind = await classify(file);
-    if (typeof kind === 'string') kinds.push({ file, kind });
-    else problems.add(kind);
-  }
-  kinds.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
+  const kinds = await classifyAll(files, problems);
   const result = await store.db.transaction().execute(async (db) => {
-    const result: ImportResult = { files: files.length, rows: 0, ledgerRows: 0, warehouses: 0, categories: 0, products: 0, stocks: 0, channels: 0 };
+    const result = emptyResult(files.length);
     const ctx: Context = { db, store, now, result, problems, progress };
-    for (const { file, kind } of kinds) {
-      if (kind === 'catalog') await importJson(ctx, file);
-      else if (kind === 'products') await importProductsCsv(ctx, file);
-      else await importStocksCsv(ctx, file);
-    }
+    await importAll(ctx, kinds);
     // Throwing rolls the transaction back: a refused import writes nothing.
     if (problems.count > 0) throw new ImportRefused(problems);
     await stampBulkLedger(db, store.dialect);
@@ -333,12 +469,5 @@ export async function importText(
   now: number,
   progress: (p: ImportProgress) => void = () => {},
 ): Promise<ImportResult> {
-  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'stockist-import-'));
-  try {
-    const file = path.join(dir, path.basename(upload.fileName));
-    await fs.promises.writeFile(file, upload.content, { mode: 0o600 });
-    return await importFiles(store, actor, [file], now, progress);
-  } finally {
-    await fs.promises.rm(dir, { recursive: true, force: true });
-  }
+  return withUploadFile(upload, (file) => importFiles(store, actor, [file], now, progress));
 }

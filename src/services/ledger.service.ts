@@ -55,7 +55,7 @@ export interface LedgerSettings {
 /** 422/42203 (SPEC §15): a prepaid account cannot cover the order; nothing is reserved, charged or stored. */
 const insufficientFunds = (requiredCents: number, availableCentsNow: number) =>
   new AppError(
-    422,
+    'unprocessable',
     42203,
     `insufficient funds: the order needs ${centsToAmount(requiredCents)} and the account has ${centsToAmount(availableCentsNow)} available`,
     [
@@ -330,7 +330,7 @@ export async function postByOperator({ db, dialect }: LedgerStore, ledger: Ledge
   // A repeat names the first posting; with another amount it is a different request under the same name.
   if (result.replayed && result.entry.amount_cents !== merchantSide(p.type, p.amountCents)) {
     const [field, name] = p.type === 'top_up' ? ['reference', `reference ${p.text}`] : ['Idempotency-Key', 'this Idempotency-Key'];
-    throw new AppError(409, 40900, `${name} was already used for a ${p.type.replace('_', '-')} of ${centsToAmount(result.entry.amount_cents)}`, [
+    throw new AppError('conflict', 40900, `${name} was already used for a ${p.type.replace('_', '-')} of ${centsToAmount(result.entry.amount_cents)}`, [
       { field, message: 'already used for a different amount' },
     ]);
   }

@@ -74,7 +74,7 @@ export async function inviteUser(db: Db, actor: Actor, merchantId: number, input
 
 async function invite(trx: Trx, actor: Actor, merchantId: number, email: string, role: MerchantRole, now: number): Promise<Invitation> {
   const scope = forMerchant(trx, merchantId);
-  if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError(409, 40903, `${emailKey(email)} is on this team already`);
+  if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError('conflict', 40903, `${emailKey(email)} is on this team already`);
   const token = randomToken(43);
   // A new invitation replaces the address's open ones: the last link handed out is the one that works.
   const replaced = await users.revokeOpenInvitations(scope, { emailKey: emailKey(email) }, now);
@@ -157,7 +157,7 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
     if (await users.findTeamMemberByEmail(forMerchant(trx, invitation.merchant_id), invitation.email_key))
-      throw new AppError(409, 40903, `${invitation.email_key} is on this team already`);
+      throw new AppError('conflict', 40903, `${invitation.email_key} is on this team already`);
     const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
       email: invitation.email,
       email_key: invitation.email_key,

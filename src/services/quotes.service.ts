@@ -10,7 +10,7 @@ import { allocateForQuote, toOffer } from './orders.service.ts';
 
 const noChannel = (warehouses: string[], country: string) =>
   new AppError(
-    422,
+    'unprocessable',
     42202,
     `no logistics channel ships from ${warehouses.join(', ')} to ${country}`,
     warehouses.map((w) => ({ field: 'shipToCountry', message: `no channel from ${w} to ${country}`, warehouseCode: w, country })),

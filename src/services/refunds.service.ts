@@ -139,7 +139,7 @@ export async function requestRefund(
         now,
       );
       // Reserved with a conditional update: of two requests racing for the last unit, one wins.
-      if (refundId === null) throw new AppError(409, 40902, 'refund quantity exceeds what is still refundable');
+      if (refundId === null) throw new AppError('conflict', 40902, 'refund quantity exceeds what is still refundable');
       return refundId;
     },
     (refundId) => ({ data: String(refundId) }),

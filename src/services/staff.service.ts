@@ -55,7 +55,7 @@ export async function createStaff(db: Db, actor: Actor, input: { email: string; 
   checkPassword(input.password);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
-    if (await staff.findStaffByEmail(trx, emailKey(email))) throw new AppError(409, 40903, `a staff account ${emailKey(email)} already exists`);
+    if (await staff.findStaffByEmail(trx, emailKey(email))) throw new AppError('conflict', 40903, `a staff account ${emailKey(email)} already exists`);
     const row = await staff.insertStaff(trx, {
       email,
       email_key: emailKey(email),

@@ -78,7 +78,15 @@ export async function productStock(db: Handle, sku: string, beforeId: number | n
   const [warehouses, ledger] = await Promise.all([stockByWarehouse(db, product.id), ledgerOfProduct(db, product.id, beforeId, CATALOG_PAGE_SIZE + 1)]);
   const history = ledger.slice(0, CATALOG_PAGE_SIZE);
   return {
-    product: { sku: product.sku, name: product.name, priceCents: product.price_cents, weightGrams: product.weight_grams },
+    product: {
+      sku: product.sku,
+      name: product.name,
+      priceCents: product.price_cents,
+      weightGrams: product.weight_grams,
+      categoryId: product.category_id,
+      imageUrl: product.image_url,
+      options: product.options,
+    },
     warehouses: warehouses.map((w) => ({ ...w, qty: w.qty ?? 0, hasRow: w.qty !== null })),
     history,
     nextBefore: ledger.length > CATALOG_PAGE_SIZE ? history.at(-1)!.id : null,

@@ -15,6 +15,10 @@ export interface ChannelInput {
   perKgFeeCents: number;
   deliveryDaysMin: number;
   deliveryDaysMax: number;
+  /** undefined: unchanged (a new channel: none). */
+  carriers?: string[];
+  /** undefined: unchanged (a new channel: none); null: none. */
+  trackingUrlTemplate?: string | null;
 }
 
 export interface Channel extends ChannelRow {
@@ -30,6 +34,8 @@ export async function upsertChannel(db: Handle, c: ChannelInput, now: number): P
     per_kg_fee_cents: c.perKgFeeCents,
     delivery_days_min: c.deliveryDaysMin,
     delivery_days_max: c.deliveryDaysMax,
+    ...(c.carriers === undefined ? {} : { carriers: JSON.stringify(c.carriers) }),
+    ...(c.trackingUrlTemplate === undefined ? {} : { tracking_url_template: c.trackingUrlTemplate }),
   };
   const { id } = await db
     .insertInto('channels')

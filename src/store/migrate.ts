@@ -29,6 +29,7 @@ import * as m0033 from './migrations/0033_web_forms.ts';
 import * as m0035 from './migrations/0035_lean_order_writes.ts';
 import * as m0036 from './migrations/0036_stock_history_by_time.ts';
 import * as m0037 from './migrations/0037_recovery_codes.ts';
+import * as m0038 from './migrations/0038_channel_carriers.ts';
 import * as m0039 from './migrations/0039_client_secret_grace.ts';
 import * as m0040 from './migrations/0040_delivery_responses_order_notes.ts';
 import * as m0041 from './migrations/0041_console_list_indexes.ts';
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0035_lean_order_writes': m0035,
   '0036_stock_history_by_time': m0036,
   '0037_recovery_codes': m0037,
+  '0038_channel_carriers': m0038,
   '0039_client_secret_grace': m0039,
   '0040_delivery_responses_order_notes': m0040,
   '0041_console_list_indexes': m0041,

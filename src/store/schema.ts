@@ -98,6 +98,10 @@ export interface ChannelsTable {
   per_kg_fee_cents: number;
   delivery_days_min: number;
   delivery_days_max: number;
+  /** JSON array of carrier names the ship form offers ('[]': none listed). */
+  carriers: Generated<string>;
+  /** https URL with `{trackingNo}`, making tracking numbers links; null: none. */
+  tracking_url_template: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -4,7 +4,7 @@ import type { Handle, Trx } from './db.ts';
 export async function findSplitOrder(db: Handle, id: number) {
   return db
     .selectFrom('split_orders')
-    .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_id', 'warehouse_code'])
+    .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_id', 'warehouse_code', 'channel_code'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

@@ -12,6 +12,7 @@ import { AppError, forbidden, notFound, unauthorized } from '../domain/errors.ts
 import { FORM_KEY_PATTERN, FormAlreadySent, type FormKey } from '../domain/form-keys.ts';
 import { hashSecret, randomToken, secretsEqual } from '../domain/secrets.ts';
 import { emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
+import { httpHeaders, httpStatus } from '../http/errors.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
 import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
 import type { Handle } from '../store/db.ts';
@@ -107,9 +108,10 @@ function installHtmlErrors(
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof FormAlreadySent) return resent(request, reply, error.resultPath);
     if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
+      const headers = httpHeaders(error);
+      if (headers) reply.headers(headers);
       const detail = error.errors?.length ? `: ${error.errors.map((e) => `${e.field} ${e.message}`).join('; ')}` : '';
-      return page(reply, error.status, `${error.message}${detail}`);
+      return page(reply, httpStatus(error), `${error.message}${detail}`);
     }
     if (error.validation) return page(reply, 400, `The form was not filled in as expected (${error.message}).`);
     if (isStorageUnavailable(error)) {
@@ -300,7 +302,7 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       // Before the body is read or the session looked up: a cross-site form post goes no further.
       const problem = sameOriginProblem(request, secure);
       if (problem) throw forbidden(`refused: this request did not come from a ${fe.name} page (${problem})`);
-      if (!isFormBody(request)) throw new AppError(415, 41500, `${fe.name} forms are sent as application/x-www-form-urlencoded`);
+      if (!isFormBody(request)) throw new AppError('unsupported_format', 41500, `${fe.name} forms are sent as application/x-www-form-urlencoded`);
     }
     const sessionId = readCookie(request, cookieName(fe.cookie, secure));
     const user = sessionId ? await fe.resume(sessionId, request) : null;
@@ -342,7 +344,7 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
         const used = await formKeyUsed(fe.db, formKey);
         if (used) return resent(request, reply, used.resultPath);
         formKeys.set(request, formKey);
-      } else if (once) throw new AppError(400, 40000, 'this form has no valid one-time key; reload the page and send it again');
+      } else if (once) throw new AppError('invalid', 40000, 'this form has no valid one-time key; reload the page and send it again');
     }
   });
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CATALOGUE, OAUTH_ERRORS } from '../../src/http/openapi/error-catalogue.ts';
+import { HTTP_STATUS } from '../../src/http/errors.ts';
+import type { ErrorKind } from '../../src/domain/errors.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -14,11 +16,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `new AppError(422, 42201, …)` anywhere in src/, across line breaks. */
+/**
+ * `new AppError('unprocessable', 42201, …)` (or a subclass's `super(…)`) anywhere in src/, across
+ * line breaks, with the HTTP status src/http/errors.ts gives its kind; and the domain's helpers.
+ */
 function codesRaisedInSources(): Map<number, number> {
   const found = new Map<number, number>();
   for (const file of sourceFiles('src')) {
-    for (const m of read(file).matchAll(/new AppError\(\s*(\d{3}),\s*(\d{5})/g)) found.set(Number(m[2]), Number(m[1]));
+    for (const m of read(file).matchAll(/(?:new AppError|super)\(\s*'(\w+)',\s*(\d{5})/g)) {
+      const status = HTTP_STATUS[m[1] as ErrorKind];
+      assert.ok(status, `${file}: ${m[1]} is an error kind with an HTTP status`);
+      found.set(Number(m[2]), status);
+    }
   }
   return found;
 }

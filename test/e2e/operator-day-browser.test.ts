@@ -111,6 +111,9 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     // A mark on the window survives an htmx swap, not a page load.
     await page.evaluate('window.stillThisPage = true');
     const split = page.locator(`#split-${splitId}`);
+    // The fixture's channel lists no carriers: the carrier is typed in (no longer prefilled with the channel's code).
+    assert.equal(await split.locator('input[name=carrier]').inputValue(), '');
+    await split.locator('input[name=carrier]').fill('UPS');
     await split.locator('input[name=trackingCode]').fill('1ZBROWSER0001');
     await split.locator('button[data-action=ship]').click();
     await page.waitForSelector(`#split-${splitId} [data-split-status]:text("shipped")`, { timeout: 30_000 });
@@ -168,7 +171,7 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
     assert.equal(await page.inputValue('#fileText'), csv, 'the file picker filled in the text');
-    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[data-action="import"]')]);
     await page.waitForSelector('#import-job[data-state="refused"]', { timeout: 60_000 });
     assert.equal(await page.locator('#import-problems tbody tr').count(), 1);
     assert.match((await page.textContent('#import-problems tr[data-line="3"]')) ?? '', /warehouseCode\s*unknown warehouse NOPE/);
@@ -179,7 +182,7 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     await Promise.all([page.waitForURL(`${origin}/console/import`), page.click('a[href="/console/import"] >> text=Import another file')]);
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(csv.replace('NOPE', 'G006')) });
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
-    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[data-action="import"]')]);
     await page.waitForSelector('#import-job[data-state="done"]', { timeout: 60_000 });
     assert.deepEqual([await stock('A', 'G007'), await stock('A', 'G006'), await stock('C', 'US01')], [40, 3, 4]);
     await look('import-done');

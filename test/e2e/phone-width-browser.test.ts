@@ -29,6 +29,7 @@ const NOT_PAGES = new Set([
   'manager GET /balance/statement',
   // The delivery log's fragment, polled by htmx into the endpoint's page (looked at there, below).
   'manager GET /webhooks/:id/deliveries',
+  'console GET /import/template.csv',
   ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
@@ -88,6 +89,8 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     const invited = await app.admin('POST', `/admin/v1/merchants/${demo.merchantId}/users`, { email: 'admin@demo-merchant.example', role: 'admin' });
     assert.equal(invited.status, 200, invited.raw);
 
+    const warehouseCode: string = (await app.admin('GET', '/admin/v1/warehouses')).body.data.list[0].warehouseCode;
+    const channelCode: string = (await app.admin('GET', '/admin/v1/channels')).body.data.list[0].channelCode;
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
     const { page, foreign } = await localOnlyPage(t, origin, { width: PHONE, height: 900 });
@@ -155,9 +158,30 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('console GET /import', 'console-import', '/console/import');
     await page.setInputFiles('#file', { name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(`sku,warehouseCode,qty\n${demoSku(5)},NOPE,3\n`) });
     await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
-    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/console\/import\/[A-Za-z0-9]{24}$/), page.click('#import-form button[data-action="import"]')]);
     await page.waitForSelector('#import-job[data-state="refused"]', { timeout: 60_000 });
     await look('console GET /import/:jobId', 'console-import-refused');
+    // The import's dry run (issue 29, 9): a stock file with a change and a bad row.
+    await page.goto(`${origin}/console/import`);
+    await page.setInputFiles('#file', {
+      name: 'stock.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`sku,warehouseCode,qty\n${demoSku(5)},${warehouseCode},3\n${demoSku(6)},NOPE,3\n`),
+    });
+    await page.waitForFunction(() => (document.getElementById('fileName') as HTMLInputElement).value === 'stock.csv');
+    await Promise.all([page.waitForURL(/\/console\/import\/preview\/[A-Za-z0-9]{24}$/), page.click('button[data-action="dry-run"]')]);
+    await look('console GET /import/preview/:previewId', 'console-import-preview');
+    await checkAccessibility(page);
+    // Creating and editing products, warehouses and channels (issue 29, 9–10).
+    await open('console GET /new-product', 'console-new-product', '/console/new-product');
+    await open('console GET /products/:sku/edit', 'console-product-edit', `/console/products/${demoSku(2)}/edit`);
+    await open('console GET /warehouses', 'console-warehouses', '/console/warehouses');
+    await open('console GET /warehouses/new', 'console-warehouse-new', '/console/warehouses/new');
+    await open('console GET /warehouses/:code/edit', 'console-warehouse-edit', `/console/warehouses/${warehouseCode}/edit`);
+    await open('console GET /channels', 'console-channels', '/console/channels');
+    await open('console GET /channels/new', 'console-channel-new', '/console/channels/new');
+    await checkAccessibility(page);
+    await open('console GET /channels/:code/edit', 'console-channel-edit', `/console/channels/${channelCode}/edit`);
     await open('console GET /staff', 'console-staff', '/console/staff');
     await submit('tr[data-staff="owner@stockist.test"] button[data-action="reset-password"]');
     await look('console GET /staff', 'console-staff-reset-link');

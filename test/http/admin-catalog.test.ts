@@ -272,7 +272,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(r.status, 200, r.raw);
       assert.deepEqual(
         { ...r.body.data, updateDate: undefined },
-        { ...body, channelType: 'Standard', baseFee: 2, perKgFee: 1.5, warehouseCodes: ['G007', 'US01'], updateDate: undefined },
+        {
+          ...body,
+          channelType: 'Standard',
+          baseFee: 2,
+          perKgFee: 1.5,
+          warehouseCodes: ['G007', 'US01'],
+          carriers: [],
+          trackingUrlTemplate: null,
+          updateDate: undefined,
+        },
       );
       const again = await t.admin('POST', '/admin/v1/channels', { ...body, warehouseCodes: ['US01'], countries: ['us', 'CA'] });
       assert.deepEqual(again.body.data.warehouseCodes, ['US01']);
@@ -283,6 +292,23 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...body, deliveryDaysMin: 9, deliveryDaysMax: 3 }), 400, 40000, ['deliveryDaysMax']);
       await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...body, countries: ['*', 'US'] }), 400, 40000, ['countries']);
       await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...body, baseFee: '1.999', countries: ['USA'] }), 400, 40000, ['baseFee', 'countries[0]']);
+      // Carriers and a tracking URL template (issue 29, 10): an https URL with {trackingNo}; at most 20 carriers.
+      await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...body, trackingUrlTemplate: 'https://t.example/' }), 400, 40000, [
+        'trackingUrlTemplate',
+      ]);
+      await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...body, trackingUrlTemplate: 'javascript:{trackingNo}' }), 400, 40000, [
+        'trackingUrlTemplate',
+      ]);
+      const many = Array.from({ length: 21 }, (_, i) => `C${i}`);
+      await refused(t, () => t.admin('POST', '/admin/v1/channels', { ...body, carriers: many }), 400, 40000, ['carriers']);
+      const withCarriers = await t.admin('POST', '/admin/v1/channels', {
+        ...body,
+        carriers: [' UPS', 'ups', 'DHL'],
+        trackingUrlTemplate: 'https://t.example/{trackingNo}',
+      });
+      assert.deepEqual([withCarriers.body.data.carriers, withCarriers.body.data.trackingUrlTemplate], [['UPS', 'DHL'], 'https://t.example/{trackingNo}']);
+      const cleared = await t.admin('POST', '/admin/v1/channels', { ...body, carriers: [], trackingUrlTemplate: '' });
+      assert.deepEqual([cleared.body.data.carriers, cleared.body.data.trackingUrlTemplate], [[], null]);
     });
 
     it('imports a whole document in one transaction, all or nothing', async () => {

@@ -1,9 +1,9 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHART_DAYS } from '../../src/services/dashboard.service.ts';
 import { CATALOG_PAGE_SIZE } from '../../src/services/stock-history.service.ts';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { PASSWORD, browser, follow, signedIn, staff, type Browser } from './console-client.ts';
 import { enableStaff, setStaffRole } from '../../src/services/staff.service.ts';
@@ -56,20 +56,24 @@ async function importOutcome(b: Browser, location: string) {
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`console catalogue, stock, import, staff and audit pages (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect, { REFUND_REVIEW: 'manual', LOW_STOCK_THRESHOLD: '6' });
-    let owner: Browser;
-    let ownerToken: string;
 
-    it('setup: the catalogue and an owner', async () => {
+    /**
+     * What every test here starts from, on an app and a database of its own (closed when the test
+     * ends), so any one test runs alone.
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect, { REFUND_REVIEW: 'manual', LOW_STOCK_THRESHOLD: '6' });
       await loadCatalogue(t, ORDER_CATALOGUE);
       await staff(t, 'owner@example.com', 'owner');
       await staff(t, 'wh@example.com', 'warehouse');
       await staff(t, 'support@example.com', 'support');
-      owner = await signedIn(t, 'owner@example.com');
-      ownerToken = await owner.csrf();
-    });
+      const owner = await signedIn(t, 'owner@example.com');
+      const ownerToken = await owner.csrf();
+      return { t, owner, ownerToken };
+    };
 
-    it('dashboard: orders and refunds per day for 30 days (chart data and table), the low-stock rows, a disabled webhook endpoint, the refund worker', async () => {
+    it('dashboard: orders and refunds per day for 30 days (chart data and table), the low-stock rows, a disabled webhook endpoint, the refund worker', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const m = await newMerchant(t, 'Dashboard shop');
       const o = await placeOrder(t, m.token, [{ sku: 'C', quantity: 2 }]);
       await placeOrder(t, m.token, [{ sku: 'C', quantity: 1 }]);
@@ -111,7 +115,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await owner.get('/console/assets/uplot.min.js')).statusCode, 200);
     });
 
-    it('catalogue: search by name or SKU shows the stock per warehouse; LIKE wildcards are text', async () => {
+    it('catalogue: search by name or SKU shows the stock per warehouse; LIKE wildcards are text', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const byName = await owner.get('/console/products?q=mug');
       assert.equal(byName.statusCode, 200);
       assert.match(rowOf(byName.body, 'data-sku="A"')!, /^A Mug 9\.32 USD G007: 10, US01: 5, W9: 100 115$/);
@@ -126,7 +131,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await support.get('/console/products')).statusCode, 403);
     });
 
-    it('adjust with a reason: one ledger row, one audit row with the reason; the history shows it', async () => {
+    it('adjust with a reason: one ledger row, one audit row with the reason; the history shows it', async (ctx) => {
+      const { t } = await build(ctx);
       const wh = await signedIn(t, 'wh@example.com');
       const token = await wh.csrf();
       const ledgerBefore = await ledgerCount(t, 'B');
@@ -153,7 +159,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(rowOf(page.body, 'data-warehouse="G006"')!, /G006 Yiwu 5/);
     });
 
-    it('takes +20 as the change, keeps the reason on the ledger row, and shows it in the history (issue 29, item 11)', async () => {
+    it('takes +20 as the change, keeps the reason on the ledger row, and shows it in the history (issue 29, item 11)', async (ctx) => {
+      const { t } = await build(ctx);
+      // B in G006 holds 5 (7 in the catalogue, 2 found broken).
+      assert.equal((await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'B', warehouseCode: 'G006', delta: -2 }] })).status, 200);
       const wh = await signedIn(t, 'wh@example.com');
       const r = await follow(
         wh,
@@ -184,7 +193,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.doesNotMatch(/<tr data-ledger="\d+">[\s\S]*?<\/tr>/.exec(after.body)![0], /data-reason/);
     });
 
-    it('a refused adjustment is a 4xx page with the form kept, and writes nothing', async () => {
+    it('a refused adjustment is a 4xx page with the form kept, and writes nothing', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const token = await owner.csrf();
       const cases: [Record<string, string>, number, RegExp][] = [
         [{ warehouseCode: 'G006', delta: '-1000', reason: 'count' }, 409, /below zero/],
@@ -218,7 +228,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await owner.get('/console/products/A?before=x')).statusCode, 400);
     });
 
-    it('the history walks the ledger newest first in keyset pages: every row once, none skipped', async () => {
+    it('the history walks the ledger newest first in keyset pages: every row once, none skipped', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const items = Array.from({ length: CATALOG_PAGE_SIZE + 7 }, (_, i) => ({ sku: 'Z', warehouseCode: 'G007', delta: i + 1 }));
       const r = await t.admin('POST', '/admin/v1/stocks/adjust', { items });
       assert.equal(r.status, 200, r.raw);
@@ -246,7 +257,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(new Set(seen).size, seen.length);
     });
 
-    it('import: one bad row is listed with its line and nothing is written; the fixed file imports and is audited', async () => {
+    it('import: one bad row is listed with its line and nothing is written; the fixed file imports and is audited', async (ctx) => {
+      const { t } = await build(ctx);
       const wh = await signedIn(t, 'wh@example.com');
       const token = await wh.csrf();
       const bad = 'sku,warehouseCode,qty\nA,G007,11\nA,NOPE,3\nC,US01,4\n';
@@ -273,7 +285,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await other.get(fixed.headers.location as string)).statusCode, 404, 'an import page is its starter’s only');
     });
 
-    it('import: a JSON document and a products CSV import too; bad uploads are refused with 4xx and write nothing', async () => {
+    it('import: a JSON document and a products CSV import too; bad uploads are refused with 4xx and write nothing', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const token = await owner.csrf();
       const json = JSON.stringify({ products: [{ sku: 'J1', name: 'Jug', price: 12, weightGrams: 900 }] });
       const r = await owner.post('/console/import', { _csrf: token, fileName: 'catalog.json', fileText: json });
@@ -308,7 +321,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await support.post('/console/import', { _csrf: await support.csrf(), fileName: 'a.csv', fileText: 'x' })).statusCode, 403);
     });
 
-    it('staff: create shows the one-time password once; disable, enable, a reset link and role change work and are audited', async () => {
+    it('staff: create shows the one-time password once; disable, enable, a reset link and role change work and are audited', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const token = await owner.csrf();
       const created = await follow(owner, await owner.post('/console/staff', { _csrf: token, email: 'New.Hire@example.com', role: 'support' }));
       assert.equal(created.statusCode, 200, created.body);
@@ -346,7 +360,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok(!JSON.stringify(await auditRows(t)).includes(fresh), 'no password in the audit log');
     });
 
-    it('staff: bad input and changes to your own account are refused with 4xx, nothing written; other roles get 403', async () => {
+    it('staff: bad input and changes to your own account are refused with 4xx, nothing written; other roles get 403', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const token = await owner.csrf();
       const ownId = /data-staff="owner@example.com"[\s\S]*?reset-password/.exec((await owner.get('/console/staff')).body)![0];
       const me = /\/console\/staff\/(\d+)\/reset-password/.exec(ownId)![1];
@@ -375,7 +390,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
     });
 
-    it('audit log: filters by action, actor (email or kind:id) and target; keyset pages hold every entry once', async () => {
+    it('audit log: filters by action, actor (email or kind:id) and target; keyset pages hold every entry once', async (ctx) => {
+      const { t, owner } = await build(ctx);
+      // A log with an import by the warehouse member, a staff account the owner created, and more
+      // than one page of entries.
+      const wh = await signedIn(t, 'wh@example.com');
+      const imported = await wh.post('/console/import', { _csrf: await wh.csrf(), fileName: 'stock.csv', fileText: 'sku,warehouseCode,qty\nA,G007,11\n' });
+      assert.equal((await importOutcome(wh, imported.headers.location as string)).state, 'done');
+      assert.equal((await owner.post('/console/staff', { _csrf: await owner.csrf(), email: 'New.Hire@example.com', role: 'support' })).statusCode, 303);
+      for (let i = 0; i < 10; i++)
+        assert.equal((await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'A', warehouseCode: 'G007', delta: 1 }] })).status, 200);
       for (let i = 0; i < 40; i++)
         assert.equal((await t.admin('POST', '/admin/v1/stocks/adjust', { items: [{ sku: 'C', warehouseCode: 'G007', delta: 1 }] })).status, 200);
       const byAction = await owner.get('/console/audit?action=stock.adjust');
@@ -412,7 +436,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
     });
 
-    it('every new page refuses a signed-out browser, and a POST without the session token', async () => {
+    it('every new page refuses a signed-out browser, and a POST without the session token', async (ctx) => {
+      const { t, owner, ownerToken } = await build(ctx);
       for (const url of ['/console/products', '/console/products/A', '/console/import', '/console/staff', '/console/audit']) {
         const r = await browser(t).get(url);
         assert.equal(r.statusCode, 303, url);
@@ -426,7 +451,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok(PASSWORD);
     });
 
-    it('staff: two owners demoting or disabling each other at once: one change lands, the other is refused (the last active owner stays)', async () => {
+    it('staff: two owners demoting or disabling each other at once: one change lands, the other is refused (the last active owner stays)', async (ctx) => {
+      let { t, owner, ownerToken } = await build(ctx);
       await staff(t, 'second@example.com', 'owner');
       const second = await signedIn(t, 'second@example.com');
       const ids = Object.fromEntries((await t.store.db.selectFrom('staff_users').select(['id', 'email_key']).execute()).map((s) => [s.email_key, s.id]));

@@ -1,8 +1,8 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashSecret } from '../../src/domain/secrets.ts';
 import { browser, follow, signedIn, staff, type Browser } from './console-client.ts';
-import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
 /**
@@ -22,33 +22,32 @@ const htmlText = (html: string) => html.replace(/&#(\d+);/g, (_m, code) => Strin
 
 for (const dialect of DIALECTS) {
   describe(`console orders, merchants and webhooks (${dialect})`, () => {
-    const t = useApp(dialect);
-    let owner: Browser;
-    let support: Browser;
-    let warehouse: Browser;
-    let warehouseStaffId: number;
-    const tokens = new Map<Browser, string>();
-    let shop: Awaited<ReturnType<typeof newMerchant>>;
-    let other: Awaited<ReturnType<typeof newMerchant>>;
-
-    const post = async (b: Browser, url: string, fields: Record<string, string> = {}, headers?: Record<string, string>) => {
-      if (!tokens.has(b)) tokens.set(b, await b.csrf());
-      return b.post(url, { _csrf: tokens.get(b)!, ...fields }, headers);
-    };
-
-    it('sets up staff of each role and two merchants with orders', async () => {
+    /**
+     * What every test here starts from, on an app and a database of its own (closed when the test
+     * ends), so any one test runs alone: the order catalogue, two merchants, and staff of each
+     * role, signed in.
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect);
       await loadCatalogue(t, ORDER_CATALOGUE);
-      shop = await newMerchant(t, 'Shop One');
-      other = await newMerchant(t, 'Shop Two');
+      const shop = await newMerchant(t, 'Shop One');
+      const other = await newMerchant(t, 'Shop Two');
       await staff(t, 'owner@example.com', 'owner');
       await staff(t, 'support@example.com', 'support');
-      warehouseStaffId = (await staff(t, 'warehouse@example.com', 'warehouse')).id;
-      owner = await signedIn(t, 'owner@example.com');
-      support = await signedIn(t, 'support@example.com');
-      warehouse = await signedIn(t, 'warehouse@example.com');
-    });
+      const warehouseStaffId = (await staff(t, 'warehouse@example.com', 'warehouse')).id;
+      const owner = await signedIn(t, 'owner@example.com');
+      const support = await signedIn(t, 'support@example.com');
+      const warehouse = await signedIn(t, 'warehouse@example.com');
+      const tokens = new Map<Browser, string>();
+      const post = async (b: Browser, url: string, fields: Record<string, string> = {}, headers?: Record<string, string>) => {
+        if (!tokens.has(b)) tokens.set(b, await b.csrf());
+        return b.post(url, { _csrf: tokens.get(b)!, ...fields }, headers);
+      };
+      return { t, shop, other, owner, support, warehouse, warehouseStaffId, post };
+    };
 
-    it('finds an order by its id, a split id and its custom id; filters by merchant, status and dates', async () => {
+    it('finds an order by its id, a split id and its custom id; filters by merchant, status and dates', async (ctx) => {
+      const { t, shop, other, support } = await build(ctx);
       const mine = await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }], { customOrderId: 'SHOP-1001' });
       const theirs = await placeOrder(t, other.token, [{ sku: 'C', quantity: 2 }]);
       const search = async (query: Record<string, string>) => {
@@ -72,7 +71,10 @@ for (const dialect of DIALECTS) {
       assert.ok((await search({ q: '', merchant: '', status: '', from: '', to: '' })).includes(theirs.id));
     });
 
-    it('pages newest first by keyset: the Next link continues after the last row, with the filters kept', async () => {
+    it('pages newest first by keyset: the Next link continues after the last row, with the filters kept', async (ctx) => {
+      const { t, other, support } = await build(ctx);
+      // An earlier order of this merchant: the last row of the second page.
+      await placeOrder(t, other.token, [{ sku: 'C', quantity: 2 }]);
       const placed: string[] = [];
       for (let i = 0; i < 27; i++) placed.push((await placeOrder(t, other.token, [{ sku: 'C', quantity: 1 }])).id);
       const first = await support.get(`/console/orders?merchant=${other.merchantId}`);
@@ -90,7 +92,8 @@ for (const dialect of DIALECTS) {
       assert.ok(!/rel="next"/.test(second.body), 'no Next link on the last page');
     });
 
-    it('refuses a malformed search with a 400 page naming the field', async () => {
+    it('refuses a malformed search with a 400 page naming the field', async (ctx) => {
+      const { support } = await build(ctx);
       for (const [query, field] of [
         ['status=shipped', 'status'],
         ['from=2026-02-30', 'from'],
@@ -108,7 +111,8 @@ for (const dialect of DIALECTS) {
       assert.equal((await support.get('/console/orders/987654321')).statusCode, 404);
     });
 
-    it('shows an order with its splits, items, freight, refunds and webhook deliveries; the warehouse ships and delivers it, audited', async () => {
+    it('shows an order with its splits, items, freight, refunds and webhook deliveries; the warehouse ships and delivers it, audited', async (ctx) => {
+      const { t, shop, support, warehouse, warehouseStaffId, post } = await build(ctx);
       const hook = await t.merchant(shop.token, 'POST', '/openapi/v1/webhooks', {
         url: 'http://127.0.0.1:9/hook',
         events: ['split_order.shipped', 'split_order.delivered'],
@@ -194,7 +198,8 @@ for (const dialect of DIALECTS) {
       assert.equal(audit.filter((a) => a.action === 'split_order.ship').length, 1, 'the refused attempts wrote no audit row');
     });
 
-    it('creates a merchant and shows its client secret once; issues a token shown once; revokes it; all audited', async () => {
+    it('creates a merchant and shows its client secret once; issues a token shown once; revokes it; all audited', async (ctx) => {
+      const { t, shop, owner, post } = await build(ctx);
       const created = await follow(owner, await post(owner, '/console/merchants', { name: '  Console Shop  ' }));
       assert.equal(created.statusCode, 200, created.body);
       const secret = /<code data-secret>(sks_[A-Za-z0-9_-]+)<\/code>/.exec(created.body)?.[1];
@@ -251,7 +256,8 @@ for (const dialect of DIALECTS) {
       assert.ok(!JSON.stringify(audit).includes(secret) && !JSON.stringify(audit).includes(token), 'no secret in the audit log');
     });
 
-    it('refuses bad merchant and token forms with a 400 page, nothing written', async () => {
+    it('refuses bad merchant and token forms with a 400 page, nothing written', async (ctx) => {
+      const { t, shop, owner, post } = await build(ctx);
       const before = await tableDigests(t.store);
       for (const [url, fields] of [
         ['/console/merchants', { name: '   ' }],
@@ -268,7 +274,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before);
     });
 
-    it('support reads merchants but sees no create, disable or token button, and those POSTs are refused 403 with nothing written', async () => {
+    it('support reads merchants but sees no create, disable or token button, and those POSTs are refused 403 with nothing written', async (ctx) => {
+      const { t, shop, support, warehouse, post } = await build(ctx);
       const list = await support.get('/console/merchants');
       assert.equal(list.statusCode, 200);
       assert.match(list.body, new RegExp(`data-merchant="${shop.merchantId}"`));
@@ -293,7 +300,13 @@ for (const dialect of DIALECTS) {
       assert.ok(!(await warehouse.get('/console')).body.includes('href="/console/merchants"'), 'no Merchants link for the warehouse');
     });
 
-    it('lists webhook endpoints, shows the delivery log, retries a delivery, disables and enables the endpoint, audited', async () => {
+    it('lists webhook endpoints, shows the delivery log, retries a delivery, disables and enables the endpoint, audited', async (ctx) => {
+      const { t, shop, other, support, warehouse, post } = await build(ctx);
+      // The shop's endpoint with a delivery in its log: the event of a split the warehouse shipped.
+      const hook = await t.merchant(shop.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['split_order.shipped'] });
+      assert.equal(hook.status, 200, hook.raw);
+      const o = await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }]);
+      assert.equal((await post(warehouse, `/console/splits/${o.splitOrders[0].id}/ship`, { carrier: 'UPS', trackingCode: '1Z999' })).statusCode, 303);
       const list = await support.get(`/console/webhooks?merchant=${shop.merchantId}`);
       assert.equal(list.statusCode, 200);
       const endpointId = /<tr data-webhook="(\d+)">/.exec(list.body)?.[1];
@@ -333,7 +346,8 @@ for (const dialect of DIALECTS) {
         assert.equal(audit.filter((a) => a.action === action && a.actorKind === 'staff').length, 1, `${action} audited once`);
     });
 
-    it('answers malformed webhook and merchant addresses with 4xx pages', async () => {
+    it('answers malformed webhook and merchant addresses with 4xx pages', async (ctx) => {
+      const { support } = await build(ctx);
       for (const [url, status] of [
         ['/console/webhooks?merchant=abc', 400],
         ['/console/webhooks?status=broken', 400],
@@ -350,7 +364,8 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('never lets an anonymous visitor in', async () => {
+    it('never lets an anonymous visitor in', async (ctx) => {
+      const { t } = await build(ctx);
       for (const url of ['/console/orders', '/console/merchants', '/console/webhooks']) assert.equal((await browser(t).get(url)).statusCode, 303);
     });
   });

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { ordersCsvForOperator } from '../../src/services/order-search.service.ts';
@@ -10,7 +10,7 @@ import { forMerchant } from '../../src/store/tenancy.ts';
 import type { CsvExport } from '../../src/domain/csv.ts';
 import { signedIn, staff, type Browser } from './console-client.ts';
 import { member } from './manager-helpers.ts';
-import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, loadCatalogue, newMerchant, tableDigests } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
 /**
@@ -46,22 +46,19 @@ const FORMULA_NAME = '=HYPERLINK("http://evil.example/","click, here")';
 
 for (const dialect of DIALECTS) {
   describe(`CSV exports of the lists (${dialect})`, () => {
-    const t = useApp(dialect, { REFUND_REVIEW: 'manual' });
-    let owner: Browser;
-    let support: Browser;
-    let warehouse: Browser;
-    let shop: Awaited<ReturnType<typeof newMerchant>>;
-    let other: Awaited<ReturnType<typeof newMerchant>>;
-    const shopOrders: string[] = [];
-    let otherOrder: string;
-
-    it('sets up two merchants (one named like a formula) with orders, a pending refund and a top-up', async () => {
+    /**
+     * What every test here starts from, on an app and a database of its own (closed when the test
+     * ends), so any one test runs alone.
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect, { REFUND_REVIEW: 'manual' });
+      const shopOrders: string[] = [];
       await loadCatalogue(t, ORDER_CATALOGUE);
-      shop = await newMerchant(t, FORMULA_NAME);
-      other = await newMerchant(t, 'Shop Two');
+      const shop = await newMerchant(t, FORMULA_NAME);
+      const other = await newMerchant(t, 'Shop Two');
       for (const custom of ['+SUM(1,2)', '@cmd', 'PLAIN-1'])
         shopOrders.unshift((await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }], { customOrderId: custom })).id);
-      otherOrder = (await placeOrder(t, other.token, [{ sku: 'C', quantity: 2 }])).id;
+      const otherOrder = (await placeOrder(t, other.token, [{ sku: 'C', quantity: 2 }])).id;
       const refund = await t.merchant(shop.token, 'POST', `/openapi/v2/order/orders/${shopOrders[0]}/refund`, {
         skuCode: 'C',
         quantity: 1,
@@ -77,12 +74,14 @@ for (const dialect of DIALECTS) {
       await staff(t, 'csv-owner@example.com', 'owner');
       await staff(t, 'csv-support@example.com', 'support');
       await staff(t, 'csv-warehouse@example.com', 'warehouse');
-      owner = await signedIn(t, 'csv-owner@example.com');
-      support = await signedIn(t, 'csv-support@example.com');
-      warehouse = await signedIn(t, 'csv-warehouse@example.com');
-    });
+      const owner = await signedIn(t, 'csv-owner@example.com');
+      const support = await signedIn(t, 'csv-support@example.com');
+      const warehouse = await signedIn(t, 'csv-warehouse@example.com');
+      return { t, owner, support, warehouse, shop, other, shopOrders, otherOrder };
+    };
 
-    it('console orders: the page says "1–3 of 3", names merchants and links the CSV with its filters; the file has every matching order', async () => {
+    it('console orders: the page says "1–3 of 3", names merchants and links the CSV with its filters; the file has every matching order', async (ctx) => {
+      const { support, warehouse, shop, shopOrders, otherOrder } = await build(ctx);
       const page = await support.get(`/console/orders?merchant=${shop.merchantId}`);
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /<span data-counts>1–3 of 3<\/span>/);
@@ -119,7 +118,8 @@ for (const dialect of DIALECTS) {
       assert.equal(csvRows(await support.get('/console/orders.csv?status=cancel'), 'orders').length, 0, 'a filter that matches nothing: the header only');
     });
 
-    it('console orders: a malformed filter is a 400 page before any download starts, and nothing is written', async () => {
+    it('console orders: a malformed filter is a 400 page before any download starts, and nothing is written', async (ctx) => {
+      const { t, support } = await build(ctx);
       const before = await tableDigests(t.store);
       const r = await support.get('/console/orders.csv?status=lost');
       assert.equal(r.statusCode, 400);
@@ -129,7 +129,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before);
     });
 
-    it('reads in keyset batches: a batch of 1 or 2 rows gives the same file as one batch', async () => {
+    it('reads in keyset batches: a batch of 1 or 2 rows gives the same file as one batch', async (ctx) => {
+      const { t, shop } = await build(ctx);
       const whole = await allRows(await ordersCsvForOperator(t.store.db, {}));
       for (const batch of [1, 2]) assert.deepEqual(await allRows(await ordersCsvForOperator(t.store.db, {}, batch)), whole, `orders, batch ${batch}`);
       const scope = forMerchant(t.store.db, Number(shop.merchantId));
@@ -145,7 +146,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await allRows(await refundsCsvForOperator(t.store.db, { refundSlaHours: 24 }, null, Date.now(), 1)), refunds);
     });
 
-    it('console refund queue: names merchants, says where the page stands, and downloads the whole queue (support and owner, not the warehouse)', async () => {
+    it('console refund queue: names merchants, says where the page stands, and downloads the whole queue (support and owner, not the warehouse)', async (ctx) => {
+      const { support, warehouse, shopOrders } = await build(ctx);
       const page = await support.get('/console/refunds');
       assert.match(page.body, /<span data-counts>1–1 of 1<\/span>/);
       assert.ok(page.body.includes('href="/console/refunds.csv"'));
@@ -158,7 +160,8 @@ for (const dialect of DIALECTS) {
       assert.equal((await warehouse.get('/console/refunds.csv')).statusCode, 403);
     });
 
-    it('console stock: the search as CSV, one row per product and warehouse, the search term applied', async () => {
+    it('console stock: the search as CSV, one row per product and warehouse, the search term applied', async (ctx) => {
+      const { owner, support, warehouse } = await build(ctx);
       const page = await warehouse.get('/console/products?q=mug');
       assert.match(page.body, /<span data-counts>1–1 of 1<\/span>/);
       assert.ok(page.body.includes('href="/console/products.csv?q=mug"'));
@@ -177,7 +180,8 @@ for (const dialect of DIALECTS) {
       assert.equal((await support.get('/console/products.csv')).statusCode, 403);
     });
 
-    it('console audit log: the filtered log as CSV (owner only), staff named by email', async () => {
+    it('console audit log: the filtered log as CSV (owner only), staff named by email', async (ctx) => {
+      const { owner, support, other } = await build(ctx);
       const csrf = await owner.csrf();
       await owner.post(`/console/merchants/${other.merchantId}/disable`, { _csrf: csrf });
       await owner.post(`/console/merchants/${other.merchantId}/enable`, { _csrf: csrf });
@@ -194,7 +198,8 @@ for (const dialect of DIALECTS) {
       assert.equal((await support.get('/console/audit.csv')).statusCode, 403);
     });
 
-    it("console transactions: a merchant's account as CSV; an unknown merchant is a 404 page", async () => {
+    it("console transactions: a merchant's account as CSV; an unknown merchant is a 404 page", async (ctx) => {
+      const { support, warehouse, shop } = await build(ctx);
       const page = await support.get(`/console/merchants/${shop.merchantId}/transactions?environment=sandbox`);
       assert.match(page.body, /<span data-counts>1–4 of 4 transactions, newest first<\/span>/);
       const r = await support.get(`/console/merchants/${shop.merchantId}/transactions.csv?environment=sandbox`);
@@ -209,7 +214,8 @@ for (const dialect of DIALECTS) {
       assert.equal((await warehouse.get(`/console/merchants/${shop.merchantId}/transactions.csv`)).statusCode, 403);
     });
 
-    it("business manager: orders, transactions and the audit log as CSV, each holding only the user's merchant", async () => {
+    it("business manager: orders, transactions and the audit log as CSV, each holding only the user's merchant", async (ctx) => {
+      const { t, owner, shop, other, shopOrders, otherOrder } = await build(ctx);
       const viewer = await member(t, shop.merchantId, 'csv-viewer@shop.example', 'viewer');
       const theirs = await member(t, other.merchantId, 'csv-admin@two.example', 'admin');
 

@@ -1,19 +1,19 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, secondBoundary, useApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, secondBoundary } from '../helpers.ts';
 
 const CATEGORY = '/openapi/v1/product/category';
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`merchant catalogue API (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect);
-    let token = '';
-    const get = (url: string, headers: Record<string, string> = {}) =>
-      t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, ...headers } });
-
-    it('returns the category tree with level, fullCategoryId and child', async () => {
-      token = (await newMerchant(t)).token;
+    /**
+     * Each test on an app and a database of its own (closed when the test ends), so any one runs
+     * alone: a merchant, the test catalogue and two more categories (Cups under Kitchen, Garden).
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect);
+      const token = (await newMerchant(t)).token;
       await loadCatalogue(t);
       await loadCatalogue(t, {
         categories: [
@@ -21,6 +21,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           { categoryId: 5, name: 'Garden', parentId: 0 },
         ],
       });
+      const get = (url: string, headers: Record<string, string> = {}) =>
+        t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, ...headers } });
+      return { t, get };
+    };
+
+    it('returns the category tree with level, fullCategoryId and child', async (ctx) => {
+      const { get } = await build(ctx);
       const r = await get(CATEGORY);
       assert.equal(r.statusCode, 200);
       const leaf = { categoryId: 12, name: 'Cups', parentId: 11, level: 3, fullCategoryId: '10/11/12', imgUrl: 'https://img/cups.png', child: [] };
@@ -44,7 +51,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       });
     });
 
-    it('sends an ETag, answers If-None-Match with 304, and changes the tag when any category changes', async () => {
+    it('sends an ETag, answers If-None-Match with 304, and changes the tag when any category changes', async (ctx) => {
+      const { t, get } = await build(ctx);
       const first = await get(CATEGORY);
       const etag = String(first.headers.etag);
       assert.match(etag, /^"[\w-]+"$/);
@@ -66,7 +74,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.notEqual((await get(CATEGORY)).headers.etag, changed.headers.etag, 'a new category changes the tag');
     });
 
-    it('lists warehouses with their countries and status', async () => {
+    it('lists warehouses with their countries and status', async (ctx) => {
+      const { t, get } = await build(ctx);
       await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'G006', name: 'Yiwu', countryCode: 'CN', status: 0 });
       const r = await get('/openapi/openapi/v1/product/countryAndWarehouse');
       assert.equal(r.statusCode, 200);
@@ -81,7 +90,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    it('pages the product catalogue, filtered by category subtree and update window', async () => {
+    it('pages the product catalogue, filtered by category subtree and update window', async (ctx) => {
+      const { t, get } = await build(ctx);
       const r = await get('/openapi/v1/product/products');
       assert.equal(r.statusCode, 200, r.body);
       const data = r.json().data;
@@ -116,7 +126,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
     });
 
-    it('needs the catalog:read scope on every catalogue route', async () => {
+    it('needs the catalog:read scope on every catalogue route', async (ctx) => {
+      const { t } = await build(ctx);
       const stockOnly = (await newMerchant(t, 'Stock only', { scopes: ['stock:read'] })).token;
       for (const url of [CATEGORY, '/openapi/v1/product/countryAndWarehouse', '/openapi/openapi/v1/product/products']) {
         const r = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${stockOnly}` } });

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, secondBoundary, useApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, secondBoundary } from '../helpers.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 
 const STOCKS = '/openapi/v1/product/stocks';
@@ -17,26 +17,32 @@ async function instant(): Promise<string> {
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`merchant stock query (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect);
-    let token = '';
-    let t0 = { start: '', end: '' };
-    const get = (query: string, path = STOCKS) => t.merchant(token, 'GET', `${path}?${query}`);
-    const refused = async (query: string, field: string) => {
-      const r = await get(query);
-      assert.equal(r.status, 400, `${query}: ${r.raw}`);
-      assert.equal(r.body.code, 40000);
-      assert.deepEqual(
-        r.body.errors.map((e: { field: string }) => e.field),
-        [field],
-        query,
-      );
-      return r.body;
+    /**
+     * Each test on an app and a database of its own (closed when the test ends), so any one runs
+     * alone: a merchant, then (after `t0`, a second boundary) the test catalogue.
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect);
+      const token = (await newMerchant(t)).token;
+      const t0 = await secondBoundary();
+      await loadCatalogue(t);
+      const get = (query: string, path = STOCKS) => t.merchant(token, 'GET', `${path}?${query}`);
+      const refused = async (query: string, field: string) => {
+        const r = await get(query);
+        assert.equal(r.status, 400, `${query}: ${r.raw}`);
+        assert.equal(r.body.code, 40000);
+        assert.deepEqual(
+          r.body.errors.map((e: { field: string }) => e.field),
+          [field],
+          query,
+        );
+        return r.body;
+      };
+      return { t, token, t0, get, refused };
     };
 
-    it('answers by SKU list: request order, duplicates and empty entries ignored, unknown SKUs absent', async () => {
-      token = (await newMerchant(t)).token;
-      t0 = await secondBoundary();
-      await loadCatalogue(t);
+    it('answers by SKU list: request order, duplicates and empty entries ignored, unknown SKUs absent', async (ctx) => {
+      const { get } = await build(ctx);
       const r = await get('skus=SKU-B,,SKU-A, SKU-B ,NOPE,');
       assert.equal(r.status, 200, r.raw);
       assert.deepEqual(r.body.data, {
@@ -57,7 +63,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(skusOf(await get('skus=SKU-C')), ['SKU-C'], 'a known SKU without stock rows is listed with an empty list');
     });
 
-    it('allows 30 distinct SKUs and refuses 31, naming the limit', async () => {
+    it('allows 30 distinct SKUs and refuses 31, naming the limit', async (ctx) => {
+      const { get, refused } = await build(ctx);
       const thirty = Array.from({ length: 30 }, (_, i) => `X${i}`);
       assert.equal((await get(`skus=${[...thirty, 'X0', '', 'X1'].join(',')}`)).status, 200);
       const body = await refused(`skus=${[...thirty, 'X30'].join(',')}`, 'skus');
@@ -65,7 +72,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(body.message, /30/);
     });
 
-    it('filters by warehouseCode (a SKU-list record may be left with no rows)', async () => {
+    it('filters by warehouseCode (a SKU-list record may be left with no rows)', async (ctx) => {
+      const { get } = await build(ctx);
       const r = await get('skus=SKU-A,SKU-B&warehouseCode=US01');
       assert.deepEqual(r.body.data.list, [
         { sku: 'SKU-A', warehouseStockList: [{ qty: 5, warehouseCode: 'US01', countryCode: 'US' }] },
@@ -74,7 +82,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual((await get('skus=SKU-A&warehouseCode=MARS')).body.data.list, []);
     });
 
-    it('needs skus or a time, and pageNumber > 0 when querying by time', async () => {
+    it('needs skus or a time, and pageNumber > 0 when querying by time', async (ctx) => {
+      const { t0, refused } = await build(ctx);
       await refused('', 'skus');
       await refused('warehouseCode=G007', 'skus');
       await refused(`dateStartTime=${t0.start}`, 'pageNumber');
@@ -84,7 +93,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refused(`dateStartTime=${t0.start}&pageNumber=1&pageSize=0`, 'pageSize');
     });
 
-    it('refuses invalid timestamps naming the parameter, and a start after the end', async () => {
+    it('refuses invalid timestamps naming the parameter, and a start after the end', async (ctx) => {
+      const { get, refused } = await build(ctx);
       await refused('dateStartTime=yesterday&pageNumber=1', 'dateStartTime');
       await refused('dateEndTime=2024-02-30T00:00:00Z&pageNumber=1', 'dateEndTime');
       await refused('dateEndTime=2024-01-01T00:00:00&pageNumber=1', 'dateEndTime');
@@ -96,7 +106,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    it('answers by time window, open at either end, and by SKU list within a window', async () => {
+    it('answers by time window, open at either end, and by SKU list within a window', async (ctx) => {
+      const { t, t0, get } = await build(ctx);
       const t1 = await secondBoundary();
       await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'SKU-C', warehouseCode: 'US01', qty: 3 }] });
       const t2 = await secondBoundary();
@@ -125,7 +136,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual({ ...paged.body.data, list: skusOf(paged) }, { total: 3, pageNumber: 2, pageSize: 2, list: ['SKU-C'] });
     });
 
-    it('walks every page of a window while stock changes: no SKU skipped or repeated', async () => {
+    it('walks every page of a window while stock changes: no SKU skipped or repeated', async (ctx) => {
+      const { t, get } = await build(ctx);
       const start = await instant();
       const products = Array.from({ length: 23 }, (_, i) => ({ sku: `P-${String(i).padStart(2, '0')}`, name: `P${i}`, price: 1, weightGrams: 1 }));
       await loadCatalogue(t, { products, stocks: products.map((p, i) => ({ sku: p.sku, warehouseCode: i % 2 ? 'G007' : 'US01', qty: 50 })) });
@@ -161,7 +173,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 
-    it('answers under the /openapi/openapi alias and needs the stock:read scope', async () => {
+    it('answers under the /openapi/openapi alias and needs the stock:read scope', async (ctx) => {
+      const { t, get } = await build(ctx);
       const r = await get('skus=SKU-B', `/openapi${STOCKS}`);
       assert.equal(r.status, 200);
       assert.deepEqual(skusOf(r), ['SKU-B']);

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, type TestApp } from '../helpers.ts';
 import { addQty, ledgerMismatches, type StockKey } from '../../src/store/stocks.repository.ts';
 
 const FEED = '/openapi/v1/product/stocks/changes';
@@ -54,11 +54,14 @@ const shape = (c: Change) => ({ sku: c.sku, warehouseCode: c.warehouseCode, qty:
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`stock change feed (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect);
-    let token = '';
+    /** Each test on an app and a database of its own (closed when the test ends), so any one runs alone: a merchant, no catalogue yet. */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect);
+      return { t, token: (await newMerchant(t)).token };
+    };
 
-    it('starts empty, then lists changes in commit order without internal references', async () => {
-      token = (await newMerchant(t)).token;
+    it('starts empty, then lists changes in commit order without internal references', async (ctx) => {
+      const { t, token } = await build(ctx);
       const empty = await t.merchant(token, 'GET', FEED);
       assert.equal(empty.status, 200);
       assert.deepEqual({ ...empty.body.data, nextCursor: typeof empty.body.data.nextCursor }, { changes: [], nextCursor: 'string', hasMore: false });
@@ -77,7 +80,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(again.body.data, { changes: [], nextCursor: r.body.data.nextCursor, hasMore: false });
     });
 
-    it('pages with limit and a cursor, each change exactly once', async () => {
+    it('pages with limit and a cursor, each change exactly once', async (ctx) => {
+      const { t, token } = await build(ctx);
+      await loadCatalogue(t);
       const first = await t.merchant(token, 'GET', `${FEED}?limit=2`);
       assert.equal(first.body.data.changes.length, 2);
       assert.equal(first.body.data.hasMore, true);
@@ -90,7 +95,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual((await drain(t, token, null, 1)).changes.map(shape), await ledgerInIdOrder(t));
     });
 
-    it('cursor=now returns the head, then only later changes; kinds follow the change', async () => {
+    it('cursor=now returns the head, then only later changes; kinds follow the change', async (ctx) => {
+      const { t, token } = await build(ctx);
+      await loadCatalogue(t);
       const now = await t.merchant(token, 'GET', `${FEED}?cursor=now`);
       assert.deepEqual(now.body.data.changes, []);
       assert.equal(now.body.data.hasMore, false);
@@ -103,7 +110,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ]);
     });
 
-    it('filters by warehouseCode and answers under the /openapi/openapi alias', async () => {
+    it('filters by warehouseCode and answers under the /openapi/openapi alias', async (ctx) => {
+      const { t, token } = await build(ctx);
+      // The catalogue, then SKU-C stocked in US01.
+      await loadCatalogue(t);
+      await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'SKU-C', warehouseCode: 'US01', qty: 2 }] });
       const us = await drain(t, token, null, 500, '&warehouseCode=US01');
       assert.deepEqual(
         us.changes.map((c) => [c.sku, c.delta]),
@@ -122,7 +133,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(unknown.body.data.changes, []);
     });
 
-    it('refuses bad parameters and tokens without stock:read', async () => {
+    it('refuses bad parameters and tokens without stock:read', async (ctx) => {
+      const { t, token } = await build(ctx);
       for (const [query, field] of [
         ['limit=0', 'limit'],
         ['limit=1001', 'limit'],
@@ -144,7 +156,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.app.inject({ method: 'GET', url: FEED })).statusCode, 401);
     });
 
-    it('a reader following the feed during concurrent writers sees every committed change exactly once, in commit order', async () => {
+    it('a reader following the feed during concurrent writers sees every committed change exactly once, in commit order', async (ctx) => {
+      const { t, token } = await build(ctx);
+      await loadCatalogue(t);
       await t.admin('PUT', '/admin/v1/stocks', {
         items: ['G007', 'G006', 'US01'].flatMap((w) => ['SKU-A', 'SKU-B', 'SKU-C'].map((sku) => ({ sku, warehouseCode: w, qty: 1_000_000 }))),
       });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { describe, it, type TestContext } from 'node:test';
+import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE } from '../fixtures.ts';
-import { browser, follow, freshFormKey, signedIn, staff, type Browser } from './console-client.ts';
+import { browser, follow, freshFormKey, signedIn, staff } from './console-client.ts';
 import { member } from './manager-helpers.ts';
 
 /**
@@ -36,16 +36,21 @@ const csrfOf = (html: string) => /name="_csrf" value="([A-Za-z0-9]+)"/.exec(html
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`web forms: once, 303, confirmations (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect);
-    let owner: Browser;
 
-    it('setup', async () => {
+    /**
+     * What every test here starts from, on an app and a database of its own (closed when the test
+     * ends), so any one test runs alone.
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect);
       await loadCatalogue(t, ORDER_CATALOGUE);
       await staff(t, 'owner@example.com', 'owner');
-      owner = await signedIn(t, 'owner@example.com');
-    });
+      const owner = await signedIn(t, 'owner@example.com');
+      return { t, owner };
+    };
 
-    it('a stock adjustment sent twice with the same key applies once; the second answers 303 to the product page, saying so', async () => {
+    it('a stock adjustment sent twice with the same key applies once; the second answers 303 to the product page, saying so', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const page = await owner.get('/console/products/B');
       const fields = {
         _csrf: csrfOf(page.body),
@@ -75,7 +80,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await count(t, 'audit_log'), before.audit + 1, 'one audit row');
     });
 
-    it('two submissions of the same key at once (a double click): one applies, both answer 303', async () => {
+    it('two submissions of the same key at once (a double click): one applies, both answer 303', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const page = await owner.get('/console/products/B');
       const fields = {
         _csrf: csrfOf(page.body),
@@ -95,7 +101,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await count(t, 'stock_ledger'), ledger + 1);
     });
 
-    it('a once-only form without its key is refused (400, reload) and writes nothing; another session cannot spend or replay a key', async () => {
+    it('a once-only form without its key is refused (400, reload) and writes nothing; another session cannot spend or replay a key', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const csrf = await owner.csrf('/console/products/B');
       const before = await tableDigests(t.store);
       const bare = await owner.post('/console/products/B/adjust', { _csrf: csrf, _formKey: '', warehouseCode: 'G006', delta: '1', reason: 'no key' });
@@ -124,7 +131,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(after.stock_ledger, digests.stock_ledger, 'nothing applied');
     });
 
-    it('merchant create, token issue, invitation, top-up and adjustment: each applies once; each secret is shown once on the merchant page and sealed in the database', async () => {
+    it('merchant create, token issue, invitation, top-up and adjustment: each applies once; each secret is shown once on the merchant page and sealed in the database', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const list = await owner.get('/console/merchants');
       const create = { _csrf: csrfOf(list.body), _formKey: keyOf(list.body, '/console/merchants'), name: 'Once Shop' };
       const merchants = await count(t, 'merchants');
@@ -183,7 +191,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await count(t, 'journal_entries'), entries + 2, 'one top-up and one adjustment');
     });
 
-    it('staff: create and disable answer 303 to the list, which shows the new password once; disable asks first', async () => {
+    it('staff: create and disable answer 303 to the list, which shows the new password once; disable asks first', async (ctx) => {
+      const { t, owner } = await build(ctx);
+      // A colleague the owner may disable.
+      await staff(t, 'other@example.com', 'owner');
       const list = await owner.get('/console/staff');
       assert.match(list.body, /<details class="confirm">\s*<summary data-confirm-open="disable">Disable…/);
       assert.match(list.body, /is signed out everywhere at once and cannot sign in until enabled again/);
@@ -198,7 +209,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(again.statusCode, 303, 'the resubmission is not a 409 "exists already" page');
     });
 
-    it('the console’s destructive actions ask first, on the page, naming what happens (no script, no extra route)', async () => {
+    it('the console’s destructive actions ask first, on the page, naming what happens (no script, no extra route)', async (ctx) => {
+      const { t, owner } = await build(ctx);
       const m = await newMerchant(t, 'Confirm shop');
       const page = await owner.get(`/console/merchants/${m.merchantId}`);
       assert.match(page.body, /<summary data-confirm-open="disable">Disable merchant…<\/summary>/);
@@ -208,7 +220,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.doesNotMatch(page.body, /<script>|onclick=|onsubmit=/);
     });
 
-    it('business manager: client, token, webhook, invitation and get-started token apply once; their secrets show once after the 303; rotate, revoke, delete and remove ask first', async () => {
+    it('business manager: client, token, webhook, invitation and get-started token apply once; their secrets show once after the 303; rotate, revoke, delete and remove ask first', async (ctx) => {
+      const { t } = await build(ctx);
       const m = await newMerchant(t, 'Manager once shop');
       const admin = await member(t, m.merchantId, 'once-admin@example.com', 'admin');
 
@@ -254,7 +267,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(teamShown.body, /The link sent to dev@example.com stops working at once/);
     });
 
-    it('business manager: a key spent at one merchant’s session does nothing at another’s', async () => {
+    it('business manager: a key spent at one merchant’s session does nothing at another’s', async (ctx) => {
+      const { t } = await build(ctx);
       const a = await newMerchant(t, 'Key shop A');
       const b = await newMerchant(t, 'Key shop B');
       const devA = await member(t, a.merchantId, 'key-a@example.com', 'developer');
@@ -272,7 +286,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.doesNotMatch((await follow(devB, r)).body, /data-secret>/);
     });
 
-    it('business manager: the webhook forms answer 303; register and rotate show the secret once; rotate and delete ask first', async () => {
+    it('business manager: the webhook forms answer 303; register and rotate show the secret once; rotate and delete ask first', async (ctx) => {
+      const { t } = await build(ctx);
       const m = await newMerchant(t, 'Hook once shop');
       const dev = await member(t, m.merchantId, 'hook-dev@example.com', 'developer');
       const list = await dev.get('/manager/webhooks');

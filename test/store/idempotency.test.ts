@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { AppError } from '../../src/domain/errors.ts';
+import { httpStatus } from '../../src/http/errors.ts';
 import { purgeExpiredKeys, requestHash, runIdempotent, type IdempotencyScope, type KeyStore } from '../../src/services/idempotency.service.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { DIALECTS, PG_URL, freshStore } from '../helpers.ts';
@@ -23,7 +24,7 @@ const writeMarker = (id: number) => async (trx: Parameters<Parameters<typeof run
 const asData = (id: number) => ({ data: id });
 
 async function inFlightRefusal(promise: Promise<unknown>): Promise<void> {
-  await assert.rejects(promise, (e: unknown) => e instanceof AppError && e.status === 409 && e.code === 40900 && /in flight/.test(e.message));
+  await assert.rejects(promise, (e: unknown) => e instanceof AppError && httpStatus(e) === 409 && e.code === 40900 && /in flight/.test(e.message));
 }
 
 /**
@@ -94,11 +95,11 @@ for (const dialect of DIALECTS) {
           scope('refused'),
           async (trx) => {
             await writeMarker(1003)(trx);
-            throw new AppError(422, 42200, 'not enough stock');
+            throw new AppError('unprocessable', 42200, 'not enough stock');
           },
           asData,
         );
-      await assert.rejects(refuse(), (e: unknown) => e instanceof AppError && e.status === 422);
+      await assert.rejects(refuse(), (e: unknown) => e instanceof AppError && httpStatus(e) === 422);
       assert.deepEqual(await markers(store), [1001], 'the refused work was rolled back');
       const replay = await refuse();
       assert.equal(replay.status, 422);

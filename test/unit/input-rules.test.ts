@@ -9,6 +9,7 @@ import { ImportBody } from '../../src/schemas/admin.ts';
 import { coerceValue } from '../../src/schemas/common.ts';
 import { parseSkuList } from '../../src/services/stock-query.service.ts';
 import { AppError } from '../../src/domain/errors.ts';
+import { httpStatus } from '../../src/http/errors.ts';
 
 describe('SPEC §1 Text rule', () => {
   it('accepts well-formed text, surrogate pairs included', () => {
@@ -71,7 +72,7 @@ describe('documents outside HTTP (CLI import, demo seed)', () => {
     });
     assert.throws(
       () => parseDocument(ImportBody, { warehouses: [{ warehouseCode: 'W\u0000', name: 'W', countryCode: 'CN' }] }),
-      (e: unknown) => e instanceof AppError && e.status === 400 && e.errors?.[0]?.field === 'warehouses[0].warehouseCode',
+      (e: unknown) => e instanceof AppError && httpStatus(e) === 400 && e.errors?.[0]?.field === 'warehouses[0].warehouseCode',
     );
   });
 });

@@ -137,9 +137,11 @@ const delivery = {
 } as OrderDetail['deliveries'][number];
 
 const detail: OrderDetail = { merchantId: 42, merchantName: 'Shop <b>', order, refunds: [refund], deliveries: [delivery] };
-const ALL = { fulfil: true, cancel: true, webhooks: true, note: true };
-const NONE = { fulfil: false, cancel: false, webhooks: false, note: false };
-const NO_NOTE = { note: null, refused: null, max: 2000 };
+const ALL = { fulfil: true, cancel: true, webhooks: true, note: true, channels: true };
+const NONE = { fulfil: false, cancel: false, webhooks: false, note: false, channels: false };
+const trackingLink = (channelCode: string, code: string | null) => (channelCode === 'express' && code ? `https://track.example/${code}` : null);
+const SHIPPING = { carriersOf: () => [] as string[], trackingLink, refused: null };
+const NO_NOTE = { note: { note: null, refused: null, max: 2000 }, shipping: SHIPPING };
 const texts = (cells: readonly Cell[]) =>
   cells.map((c) => (typeof c === 'string' ? c : 'html' in c ? c.html : `${c.text} → ${c.href}${c.data ? ` [${c.data.name}=${c.data.value}]` : ''}`));
 
@@ -190,13 +192,50 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
     assert.equal(waiting.route, 'Ships from warehouse W1 (US) to DE by express');
     assert.equal(waiting.freight, '4.50 USD');
     assert.equal(waiting.tracking, null);
-    assert.deepEqual(waiting.ship, { action: '/console/splits/11/ship', carrier: 'express' });
+    assert.deepEqual(waiting.ship, {
+      action: '/console/splits/11/ship',
+      carriers: [],
+      carrier: '',
+      trackingCode: '',
+      error: null,
+      channelCode: 'express',
+      editChannel: '/console/channels/express/edit',
+    });
+    const refused = presentConsoleOrder(detail, NONE, {
+      note: NO_NOTE.note,
+      shipping: {
+        carriersOf: () => ['DHL', 'UPS'],
+        trackingLink,
+        refused: { splitId: 11, message: 'carrier is not one of the channel’s', carrier: 'UPS', trackingCode: 'T9' },
+      },
+    });
+    assert.equal(refused.splits[0].ship, null, 'no Ship form for a role that does not fulfil');
+    const [again] = presentConsoleOrder(
+      detail,
+      { ...ALL, channels: false },
+      {
+        note: NO_NOTE.note,
+        shipping: { carriersOf: () => ['DHL', 'UPS'], trackingLink, refused: { splitId: 11, message: 'no', carrier: 'UPS', trackingCode: 'T9' } },
+      },
+    ).splits;
+    assert.deepEqual(
+      [again.ship?.carriers, again.ship?.trackingCode, again.ship?.error, again.ship?.editChannel],
+      [
+        [
+          { value: 'DHL', selected: false },
+          { value: 'UPS', selected: true },
+        ],
+        'T9',
+        'Not shipped: no.',
+        null,
+      ],
+    );
     assert.equal(waiting.cancel, '/console/splits/11/cancel');
     assert.equal(waiting.deliver, null);
     assert.deepEqual(waiting.items.columns, ['SKU', 'Product', 'Quantity', 'Refunded', 'Unit', 'Total']);
     assert.deepEqual(texts(waiting.items.rows[0].cells), ['SKU-1', 'Product 1', '2', '0', '9.99', '19.98']);
     assert.equal(waiting.items.empty, null, 'an empty split still shows its table');
-    assert.deepEqual(shipped.tracking, { carrier: 'DHL', code: 'TRK1' });
+    assert.deepEqual(shipped.tracking, { carrier: 'DHL', code: 'TRK1', href: 'https://track.example/TRK1' });
     assert.match(shipped.shipped ?? '', /datetime="2026-05-02T09:30:00Z"/);
     assert.equal(shipped.deliver, '/console/splits/12/deliver');
     assert.equal(shipped.ship, null);
@@ -276,7 +315,8 @@ describe("the split cancellation and the refund queue (views['split-cancel'], vi
 
 describe('the business manager order page (views.order → ManagerOrderView)', () => {
   it('states the total with its parts, lists each split’s items as lines, and names the last refund column Decision', () => {
-    const view = presentManagerOrder(detail);
+    const view = presentManagerOrder(detail, () => null);
+    assert.deepEqual(view.splits[1].tracking, { carrier: 'DHL', code: 'TRK1', href: null }, 'no tracking page: the number alone');
     assert.equal(view.facts.find((f) => f.label === 'Total' && 'text' in f && f.text === '48.96 USD (items 39.96, freight 9.00)')?.label, 'Total');
     assert.equal(
       view.facts.some((f) => f.label === 'Merchant'),

@@ -90,6 +90,26 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/import', permission: 'import:run' },
   { method: 'GET', path: '/import/:jobId', permission: 'import:run' },
   { method: 'GET', path: '/products.csv', permission: 'stock:adjust' },
+  { method: 'GET', path: '/import/template.csv', permission: 'import:run' },
+  { method: 'POST', path: '/import/preview', permission: 'import:run' },
+  { method: 'GET', path: '/import/preview/:previewId', permission: 'import:run' },
+  { method: 'POST', path: '/import/preview/:previewId/apply', permission: 'import:run' },
+
+  // Catalogue editing: products, warehouses and logistics channels (create and edit).
+  { method: 'GET', path: '/new-product', permission: 'catalog:write' },
+  { method: 'POST', path: '/new-product', permission: 'catalog:write' },
+  { method: 'GET', path: '/products/:sku/edit', permission: 'catalog:write' },
+  { method: 'POST', path: '/products/:sku/edit', permission: 'catalog:write' },
+  { method: 'GET', path: '/warehouses', permission: 'catalog:write' },
+  { method: 'GET', path: '/warehouses/new', permission: 'catalog:write' },
+  { method: 'POST', path: '/warehouses/new', permission: 'catalog:write' },
+  { method: 'GET', path: '/warehouses/:code/edit', permission: 'catalog:write' },
+  { method: 'POST', path: '/warehouses/:code/edit', permission: 'catalog:write' },
+  { method: 'GET', path: '/channels', permission: 'catalog:write' },
+  { method: 'GET', path: '/channels/new', permission: 'catalog:write' },
+  { method: 'POST', path: '/channels/new', permission: 'catalog:write' },
+  { method: 'GET', path: '/channels/:code/edit', permission: 'catalog:write' },
+  { method: 'POST', path: '/channels/:code/edit', permission: 'catalog:write' },
 
   // Staff.
   { method: 'GET', path: '/staff', permission: 'staff:manage' },

@@ -23,6 +23,7 @@ import {
   type Link,
   type ListTools,
   type TransactionRecord,
+  type TrackingLink,
   type TransactionRow,
   type SplitHead,
   type TableView,
@@ -64,8 +65,8 @@ export function consoleChrome(user: Pick<ConsoleUser, 'email' | 'role'> | null, 
 /** A split order on the console's order page: how it ships, its items, and the actions the user's role may take on it. */
 export interface ConsoleSplitView extends SplitHead {
   items: TableView;
-  /** The Ship form (a split waiting to ship, for a role that fulfils): where it posts and the carrier it suggests. */
-  ship: { action: string; carrier: string } | null;
+  /** The Ship form (a split waiting to ship, for a role that fulfils). */
+  ship: ShipFormView | null;
   /** The Mark delivered form's action (a shipped split, for a role that fulfils). */
   deliver: string | null;
   /** The cancellation's confirmation page (a split waiting to ship, for a role that cancels). */
@@ -91,6 +92,23 @@ export interface OrderNoteView {
   } | null;
 }
 
+/**
+ * A split's Ship form: the channel's carriers to choose from (none listed: a text field and a hint,
+ * linking the channel's form for a role that edits channels), what a refused form held, and why.
+ */
+export interface ShipFormView {
+  action: string;
+  carriers: Choice[];
+  /** The text field's value when the channel lists no carriers. */
+  carrier: string;
+  trackingCode: string;
+  /** Why the last Ship was refused (`Not shipped: …`). */
+  error: string | null;
+  channelCode: string;
+  /** The channel's edit form, where carriers are listed (a role that edits channels). */
+  editChannel: string | null;
+}
+
 /** views.order: one order with its note, splits, refunds and webhook deliveries. */
 export interface ConsoleOrderView extends PageModel {
   id: string;
@@ -110,6 +128,15 @@ export interface ConsoleOrderRights {
   webhooks: boolean;
   /** Write the order's internal note. */
   note: boolean;
+  /** Edit channels (the ship form's hint links the channel's form). */
+  channels: boolean;
+}
+
+/** The channels' carriers and tracking pages, and a Ship form the service refused (what was typed, and why). */
+export interface ShippingInput {
+  carriersOf(channelCode: string): readonly string[];
+  trackingLink: TrackingLink;
+  refused: { splitId: number; message: string; carrier: string; trackingCode: string } | null;
 }
 
 /** The order's note as the store has it, a text the form refused (and why), and the longest note allowed. */
@@ -122,7 +149,7 @@ export interface OrderNoteInput {
 export function presentConsoleOrder(
   { merchantId, merchantName, order: o, refunds, deliveries }: OrderDetail,
   may: ConsoleOrderRights,
-  { note, refused, max }: OrderNoteInput,
+  { note: { note, refused, max }, shipping }: { note: OrderNoteInput; shipping: ShippingInput },
 ): ConsoleOrderView {
   const currency = o.currencyCode;
   return {
@@ -159,7 +186,7 @@ export function presentConsoleOrder(
     splits: o.splitOrders.map((s) => {
       const waiting = s.status === 'waiting_to_ship';
       return {
-        ...splitHead(o, s, { freight: true }),
+        ...splitHead(o, s, { freight: true, trackingLink: shipping.trackingLink }),
         items: {
           label: { text: `Items of split ${s.id}` },
           caption: `Items of split ${s.id}`,
@@ -170,7 +197,7 @@ export function presentConsoleOrder(
           })),
           empty: null,
         },
-        ship: may.fulfil && waiting ? { action: `${PREFIX}/splits/${s.id}/ship`, carrier: s.channelCode } : null,
+        ship: may.fulfil && waiting ? shipForm(s.id, s.channelCode, shipping, may.channels) : null,
         deliver: may.fulfil && s.status === 'shipped' ? `${PREFIX}/splits/${s.id}/deliver` : null,
         cancel: may.cancel && waiting ? `${PREFIX}/splits/${s.id}/cancel` : null,
       };
@@ -193,6 +220,19 @@ export function presentConsoleOrder(
       })),
       empty: NONE,
     },
+  };
+}
+
+function shipForm(splitId: string, channelCode: string, shipping: ShippingInput, editsChannels: boolean): ShipFormView {
+  const refused = shipping.refused && String(shipping.refused.splitId) === splitId ? shipping.refused : null;
+  return {
+    action: `${PREFIX}/splits/${splitId}/ship`,
+    carriers: shipping.carriersOf(channelCode).map((c) => ({ value: c, selected: refused?.carrier === c })),
+    carrier: refused?.carrier ?? '',
+    trackingCode: refused?.trackingCode ?? '',
+    error: refused ? `Not shipped: ${refused.message}.` : null,
+    channelCode,
+    editChannel: editsChannels ? `${PREFIX}/channels/${encodeURIComponent(channelCode)}/edit` : null,
   };
 }
 
@@ -341,6 +381,8 @@ export function presentRefundQueue(
 
 /** views.products: the catalogue search with each product's stock per warehouse. */
 export interface ProductsView extends PageModel {
+  /** The New product link (a role that edits the catalogue). */
+  newProduct: string | null;
   q: string;
   tools: ListTools;
   /** `No product matches “x”.`, `No product yet.` */
@@ -358,10 +400,12 @@ export function presentProducts(
     counts: ListCounts;
   },
   currency: string,
+  canEdit: boolean,
 ): ProductsView {
   const products = `${PREFIX}/products`;
   return {
     title: 'Catalogue & stock',
+    newProduct: canEdit ? `${PREFIX}/new-product` : null,
     q,
     tools: listTools(results.counts, `${products}.csv?${query({ q })}`),
     empty: `No product${q ? ` matches “${q}”` : ' yet'}.`,

@@ -18,6 +18,7 @@ import {
   type Fact,
   type ListTools,
   type TransactionRecord,
+  type TrackingLink,
   type TransactionRow,
   type SplitHead,
   type TableView,
@@ -80,7 +81,7 @@ export interface ManagerOrderView extends PageModel {
   refunds: TableView;
 }
 
-export function presentManagerOrder({ order: o, refunds }: OrderDetail): ManagerOrderView {
+export function presentManagerOrder({ order: o, refunds }: OrderDetail, trackingLink: TrackingLink): ManagerOrderView {
   const currency = o.currencyCode;
   return {
     title: `Order ${o.id}`,
@@ -97,7 +98,7 @@ export function presentManagerOrder({ order: o, refunds }: OrderDetail): Manager
       { label: 'Ship to', text: shipTo(o.shippingAddress) },
     ],
     splits: o.splitOrders.map((s) => ({
-      ...splitHead(o, s, { freight: false }),
+      ...splitHead(o, s, { freight: false, trackingLink }),
       items: itemsOf(o, s.id).map((i) => `${i.skuCode} ${i.productName} × ${i.productNum}${i.refundedQuantity ? ` (${i.refundedQuantity} refunded)` : ''}`),
     })),
     refunds: refundsTable(refunds, 'Decision'),

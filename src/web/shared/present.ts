@@ -89,18 +89,26 @@ export interface SplitHead {
   route: string;
   /** The split's freight (console), or null. */
   freight: string | null;
-  tracking: { carrier: string; code: string } | null;
+  /** The carrier's tracking number, linking the channel's tracking page when it has one. */
+  tracking: { carrier: string; code: string; href: string | null } | null;
   shipped: Html | null;
   delivered: Html | null;
 }
 
-export function splitHead(order: OrderRecord, split: OrderRecord['splitOrders'][number], { freight }: { freight: boolean }): SplitHead {
+/** A channel's tracking page for a tracking number, or null (services/catalog.service.ts `trackingLinkOf`). */
+export type TrackingLink = (channelCode: string, trackingCode: string | null) => string | null;
+
+export function splitHead(
+  order: OrderRecord,
+  split: OrderRecord['splitOrders'][number],
+  { freight, trackingLink }: { freight: boolean; trackingLink: TrackingLink },
+): SplitHead {
   return {
     id: split.id,
     status: split.status,
     route: `Ships from warehouse ${split.warehouseCode} (${split.countryCode}) to ${order.shippingAddress.country} by ${split.channelCode}`,
     freight: freight ? money(split.freightAmount, order.currencyCode) : null,
-    tracking: split.trackingCode ? { carrier: split.carrier ?? '', code: split.trackingCode } : null,
+    tracking: split.trackingCode ? { carrier: split.carrier ?? '', code: split.trackingCode, href: trackingLink(split.channelCode, split.trackingCode) } : null,
     shipped: split.shippedDate ? moment(split.shippedDate) : null,
     delivered: split.deliveredDate ? moment(split.deliveredDate) : null,
   };

@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import { isStorageUnavailable } from '../../errors.ts';
+import { httpHeaders, httpStatus, isStorageUnavailable } from '../../errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
@@ -27,8 +27,8 @@ const FAILURE_REFILL_MS = 30_000;
 function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
   if (error instanceof OAuthError) return error;
   // Refusals raised before the handler (plain HTTP in production): same status, RFC-shaped body.
-  if (error instanceof AppError && error.status < 500) return new OAuthError(error.status, 'invalid_request', error.message, error.headers);
-  if (error instanceof AppError && error.status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message, error.headers);
+  if (error instanceof AppError && httpStatus(error) < 500) return new OAuthError(httpStatus(error), 'invalid_request', error.message, httpHeaders(error));
+  if (error instanceof AppError && httpStatus(error) === 503) return new OAuthError(503, 'temporarily_unavailable', error.message, httpHeaders(error));
   if (isStorageUnavailable(error)) return new OAuthError(503, 'temporarily_unavailable', 'storage is unavailable, retry shortly', { 'Retry-After': '1' });
   const e = error as FastifyError;
   if (e.validation) {

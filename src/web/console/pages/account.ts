@@ -38,7 +38,7 @@ export const accountPage: ConsolePage = {
         await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
         return reply.redirect(`${CONSOLE_PREFIX}/account`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
         request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'console password change refused');
         const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
         return page(reply, 400, 'account', await view(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
@@ -72,8 +72,8 @@ export const accountPage: ConsolePage = {
       try {
         await completeStaffPasswordReset(db, token, request.body.password, request.id, now());
       } catch (error) {
-        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
-        if (error instanceof AppError && error.status === 404) return linkGone(reply);
+        if (error instanceof AppError && error.kind === 'invalid') return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        if (error instanceof AppError && error.kind === 'not_found') return linkGone(reply);
         throw error;
       }
       return reply.redirect(`${SIGN_IN_PATH}?reset=1`, 303);

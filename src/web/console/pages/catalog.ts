@@ -1,4 +1,5 @@
 import { AppError, fieldError } from '../../../domain/errors.ts';
+import { httpStatus } from '../../../http/errors.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { parseStockChange } from '../../../domain/stock-adjustment.ts';
 import { can } from '../../../domain/staff.ts';
@@ -21,7 +22,7 @@ export const catalogPage: ConsolePage = {
     app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
       const q = (request.query.q ?? '').trim();
       const results = await searchCatalog(store.db, q, request.query.after ?? null);
-      return page(reply, 200, 'products', presentProducts(q, results, 'USD'));
+      return page(reply, 200, 'products', presentProducts(q, results, 'USD', can(user(request).role, 'catalog:write')));
     });
 
     // The search's products and their stock per warehouse as a CSV file (the page's `q`; every page).
@@ -38,6 +39,7 @@ export const catalogPage: ConsolePage = {
         adjusted: null,
         error: null,
         form: { warehouseCode: '', delta: '', reason: '' },
+        canEdit: false,
         ...extra,
       };
     };
@@ -46,7 +48,16 @@ export const catalogPage: ConsolePage = {
       const before = request.query.before === undefined ? null : Number(request.query.before);
       // The answer to an adjustment (POST → 303 → here) is shown once.
       const adjusted = await forms.take<StockResult>(request, 'adjusted');
-      return page(reply, 200, 'product', await productView(request.params.sku, before, { canAdjust: can(user(request).role, 'stock:adjust'), adjusted }));
+      return page(
+        reply,
+        200,
+        'product',
+        await productView(request.params.sku, before, {
+          canAdjust: can(user(request).role, 'stock:adjust'),
+          canEdit: can(user(request).role, 'catalog:write'),
+          adjusted,
+        }),
+      );
     });
 
     app.post('/products/:sku/adjust', { schema: { params: ConsoleSkuParams, body: StockAdjustForm } }, async (request, reply) => {
@@ -59,10 +70,10 @@ export const catalogPage: ConsolePage = {
         await forms.flash(request, 'adjusted', result);
         return reply.redirect(`${CONSOLE_PREFIX}/products/${encodeURIComponent(sku)}`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
+        if (!(error instanceof AppError) || error.kind === 'not_found' || error instanceof FormAlreadySent) throw error;
         // The form comes back with what was typed and why it was refused; nothing was written.
         const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
-        return page(reply, error.status, 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));
+        return page(reply, httpStatus(error), 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));
       }
     });
   },

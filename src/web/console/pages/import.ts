@@ -1,9 +1,10 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import { ImportRefused, type ImportProblem } from '../../../domain/import-format.ts';
 import { randomToken } from '../../../domain/secrets.ts';
-import { CSV_COLUMNS } from '../../../domain/import-format.ts';
-import { ImportForm, ImportJobParams } from '../../../schemas/console.ts';
-import { importText, type ImportProgress, type ImportResult } from '../../../services/import.service.ts';
+import { CSV_COLUMNS, CSV_TEMPLATES, MAX_PREVIEW_ROWS } from '../../../domain/import-format.ts';
+import { CsrfForm, ImportForm, ImportJobParams, ImportPreviewParams, ImportTemplateQuery } from '../../../schemas/console.ts';
+import { importText, previewText, type ImportPreview, type ImportProgress, type ImportResult } from '../../../services/import.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -20,6 +21,19 @@ interface ImportJob {
   omitted: number;
   message: string | null;
 }
+
+/** An upload after its dry run, waiting to be applied. */
+interface Preview {
+  id: string;
+  /** Only the staff member who uploaded it sees and applies it. */
+  staffId: number;
+  fileName: string;
+  fileText: string;
+  result: ImportPreview;
+}
+
+/** A template cell as CSV writes it: quoted when it holds a comma, a quote or a line break. */
+const csvCell = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 
 /** Finished jobs kept for their pages (the newest); older ones answer 404. */
 const KEPT_JOBS = 50;
@@ -46,12 +60,72 @@ export const importPage: ConsolePage = {
       await Promise.allSettled([...running]);
     });
 
+    /** Uploads previewed and not yet applied or forgotten (the newest KEPT_JOBS), by id. */
+    const previews = new Map<string, Preview>();
+    const busy = () => [...jobs.values()].some((j) => j.state === 'running') || previewing;
+    let previewing = false;
+    const BUSY = 'Another import is running; wait for it to finish and try again.';
+
     app.get('/import', async (_request, reply) => page(reply, 200, 'import', { title: 'Import', formats, error: null, fileName: '' }));
+
+    // A CSV template: the kind's columns and one example row (domain/import-format.ts).
+    app.get('/import/template.csv', { schema: { querystring: ImportTemplateQuery } }, async (request, reply) => {
+      const kind = request.query.kind ?? 'products';
+      const { columns, example } = CSV_TEMPLATES[kind];
+      const row = columns.map((c) => csvCell((example as Record<string, string>)[c] ?? ''));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="stockist-${kind}-template.csv"`)
+        .send(`${columns.join(',')}\r\n${row.join(',')}\r\n`);
+    });
+
+    // A dry run: the upload is read and imported inside a transaction that is rolled back; the
+    // page it leads to shows what would change. The upload is kept (this process, this staff
+    // member) until it is applied or forgotten.
+    app.post('/import/preview', { schema: { body: ImportForm } }, async (request, reply) => {
+      const { fileName, fileText } = request.body;
+      if (busy()) return page(reply, 409, 'import', { title: 'Import', formats, fileName, error: BUSY });
+      previewing = true;
+      let result: ImportPreview;
+      try {
+        result = await previewText(store, { fileName, content: fileText }, now());
+      } finally {
+        previewing = false;
+      }
+      const preview: Preview = { id: randomToken(24), staffId: user(request).staffId, fileName, fileText, result };
+      previews.set(preview.id, preview);
+      for (const old of [...previews.keys()].slice(0, Math.max(0, previews.size - KEPT_JOBS))) previews.delete(old);
+      return reply.redirect(`${CONSOLE_PREFIX}/import/preview/${preview.id}`, 303);
+    });
+
+    const previewOf = (request: FastifyRequest, previewId: string) => {
+      const preview = previews.get(previewId);
+      if (!preview || preview.staffId !== user(request).staffId)
+        throw notFound('import preview (it may have been applied already, or forgotten after a restart)');
+      return preview;
+    };
+
+    app.get('/import/preview/:previewId', { schema: { params: ImportPreviewParams } }, async (request, reply) => {
+      const preview = previewOf(request, request.params.previewId);
+      return page(reply, 200, 'import-preview', { title: `Dry run of ${preview.fileName}`, preview, maxRows: MAX_PREVIEW_ROWS });
+    });
+
+    // Applying imports the same upload for real (as POST /import); the preview is used up.
+    app.post('/import/preview/:previewId/apply', { schema: { params: ImportPreviewParams, body: CsrfForm } }, async (request, reply) => {
+      const preview = previewOf(request, request.params.previewId);
+      if (busy()) return page(reply, 409, 'import-preview', { title: `Dry run of ${preview.fileName}`, preview, maxRows: MAX_PREVIEW_ROWS, error: BUSY });
+      previews.delete(preview.id);
+      return startImport(request, preview.fileName, preview.fileText, reply);
+    });
 
     app.post('/import', { schema: { body: ImportForm } }, async (request, reply) => {
       const { fileName, fileText } = request.body;
-      if ([...jobs.values()].some((j) => j.state === 'running'))
-        return page(reply, 409, 'import', { title: 'Import', formats, fileName, error: 'Another import is running; wait for it to finish and try again.' });
+      if (busy()) return page(reply, 409, 'import', { title: 'Import', formats, fileName, error: BUSY });
+      return startImport(request, fileName, fileText, reply);
+    });
+
+    /** Starts an import in the background and answers 303 to its page. */
+    const startImport = (request: FastifyRequest, fileName: string, fileText: string, reply: FastifyReply) => {
       const job: ImportJob = {
         id: randomToken(24),
         staffId: user(request).staffId,
@@ -86,7 +160,7 @@ export const importPage: ConsolePage = {
         .finally(() => running.delete(work));
       running.add(work);
       return reply.redirect(`${CONSOLE_PREFIX}/import/${job.id}`, 303);
-    });
+    };
 
     app.get('/import/:jobId', { schema: { params: ImportJobParams } }, async (request, reply) => {
       const job = jobs.get(request.params.jobId);

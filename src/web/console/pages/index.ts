@@ -1,6 +1,7 @@
 import { accountPage } from './account.ts';
 import { auditPage } from './audit.ts';
 import { catalogPage } from './catalog.ts';
+import { catalogEditPage } from './catalog-edit.ts';
 import type { ConsolePage } from './context.ts';
 import { dashboardPage } from './dashboard.ts';
 import { importPage } from './import.ts';
@@ -24,6 +25,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   merchantsPage,
   webhooksPage,
   catalogPage,
+  catalogEditPage,
   importPage,
   staffPage,
   auditPage,

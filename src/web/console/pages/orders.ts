@@ -1,8 +1,10 @@
 import { AppError } from '../../../domain/errors.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm, OrderNoteForm } from '../../../schemas/console-operations.ts';
+import type { FastifyReply } from 'fastify';
 import { MAX_ORDER_NOTE, orderNoteForOperator, setOrderNote } from '../../../services/order-notes.service.ts';
-import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipSplitOrder } from '../../../services/fulfillment.service.ts';
+import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
+import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipWithChannelCarrier, splitOrderRef } from '../../../services/fulfillment.service.ts';
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
 import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { sendCsv } from '../../csv.ts';
@@ -32,25 +34,46 @@ export const ordersPage: ConsolePage = {
       sendCsv(reply, await ordersCsvForOperator(db, request.query), now()),
     );
 
-    /** The order's page; `refusedNote`: a note that was not saved (what was typed, and why). */
+    /**
+     * The order's page; `refused`: a form that was not saved, shown where it was typed with the
+     * reason — a ship form on its split (`shipError`) or the internal note (`refusedNote`).
+     */
     const orderPage = async (
-      request: Parameters<typeof user>[0],
-      reply: Parameters<typeof page>[0],
-      rawId: string,
-      refusedNote: { text: string; reason: string } | null = null,
+      reply: FastifyReply,
+      status: number,
+      orderId: string,
+      refused: {
+        shipError?: { splitId: number; message: string; carrier: string; trackingCode: string };
+        refusedNote?: { text: string; reason: string };
+      } = {},
     ) => {
-      const detail = await orderForOperator(db, rawId);
+      const { role } = user(reply.request);
+      const detail = await orderForOperator(db, orderId);
       const note = await orderNoteForOperator(db, Number(detail.order.id));
-      const { role } = user(request);
+      const shipping = await channelShippingByCode(db);
       const rights = {
         fulfil: can(role, 'orders:fulfil'),
         cancel: can(role, 'orders:cancel'),
         webhooks: can(role, 'webhooks:manage'),
         note: can(role, 'orders:note'),
+        channels: can(role, 'catalog:write'),
       };
-      return page(reply, refusedNote ? 400 : 200, 'order', presentConsoleOrder(detail, rights, { note, refused: refusedNote, max: MAX_ORDER_NOTE }));
+      return page(
+        reply,
+        status,
+        'order',
+        presentConsoleOrder(detail, rights, {
+          note: { note, refused: refused.refusedNote ?? null, max: MAX_ORDER_NOTE },
+          shipping: {
+            carriersOf: (channelCode) => shipping.get(channelCode)?.carriers ?? [],
+            trackingLink: (channelCode, trackingCode) => trackingLinkOf(shipping, channelCode, trackingCode),
+            refused: refused.shipError ?? null,
+          },
+        }),
+      );
     };
-    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => orderPage(request, reply, request.params.id));
+
+    app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => orderPage(reply, 200, request.params.id));
 
     // The internal note (issue 29, 10): saved, audited, back to the order (303); too long: the form again with the text.
     app.post('/orders/:id/note', { schema: { params: ConsoleIdParams, body: OrderNoteForm } }, async (request, reply) => {
@@ -59,18 +82,28 @@ export const ordersPage: ConsolePage = {
       try {
         orderId = await setOrderNote(db, actor(request), request.params.id, text, now());
       } catch (error) {
-        if (error instanceof AppError && error.status === 400) return orderPage(request, reply, request.params.id, { text, reason: error.message });
+        if (error instanceof AppError && error.kind === 'invalid')
+          return orderPage(reply, 400, request.params.id, { refusedNote: { text, reason: error.message } });
         throw error;
       }
       await forms.flash(request, 'notice', { text: text.trim() === '' ? 'Note removed.' : 'Note saved.' });
       return reply.redirect(`${ORDERS}/${orderId}#note`, 303);
     });
 
-    // Both answer with the order's page (303): htmx follows it and swaps <main> in place.
+    // Both answer with the order's page (303): htmx follows it and swaps <main> in place. The
+    // carrier is picked from the split's channel's carriers (any typed in when it lists none); a
+    // refused one comes back as the order's page with the reason on that split, nothing written.
     app.post('/splits/:id/ship', { schema: { params: ConsoleIdParams, body: ShipForm } }, async (request, reply) => {
       const { carrier, trackingCode } = request.body;
-      const orderId = await shipSplitOrder(db, actor(request), request.params.id, { carrier, trackingCode }, now());
-      return reply.redirect(`${ORDERS}/${orderId}`, 303);
+      try {
+        const orderId = await shipWithChannelCarrier(db, actor(request), request.params.id, { carrier, trackingCode }, now());
+        return reply.redirect(`${ORDERS}/${orderId}`, 303);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
+        const split = await splitOrderRef(db, request.params.id);
+        const message = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
+        return orderPage(reply, 400, String(split.order_id), { shipError: { splitId: split.id, message, carrier, trackingCode } });
+      }
     });
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {

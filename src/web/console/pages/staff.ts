@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, conflictState, notFound } from '../../../domain/errors.ts';
+import { httpStatus } from '../../../http/errors.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { STAFF_ROLES, staffPasswordResetUrl } from '../../../domain/staff.ts';
 import { StaffCreateForm, StaffParams, StaffRoleForm, CsrfForm } from '../../../schemas/console.ts';
@@ -82,9 +83,9 @@ export const staffPage: ConsolePage = {
         if (reset) await forms.flash(reply.request, 'staff-reset', reset);
         return reply.redirect(`${CONSOLE_PREFIX}/staff`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status === 404 || error instanceof FormAlreadySent) throw error;
+        if (!(error instanceof AppError) || error.kind === 'not_found' || error instanceof FormAlreadySent) throw error;
         const why = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
-        return render(reply, error.status, { ...extra, error: why });
+        return render(reply, httpStatus(error), { ...extra, error: why });
       }
     };
 

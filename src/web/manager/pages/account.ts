@@ -113,7 +113,7 @@ export const accountPage: ManagerPage = {
       try {
         await acceptInvitation(db, token, request.body.password, request.id, now());
       } catch (error) {
-        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        if (error instanceof AppError && error.kind === 'invalid') return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
         throw error;
       }
       // Signed in at once: the person who set the password is the one holding the link.
@@ -153,7 +153,7 @@ export const accountPage: ManagerPage = {
         await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
         return reply.redirect(`${MANAGER_PREFIX}/account`, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
         request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'manager password change refused');
         const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
         return page(reply, 400, 'account', await accountView(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
@@ -185,7 +185,7 @@ export const accountPage: ManagerPage = {
       try {
         await completePasswordReset(db, token, request.body.password, request.id, now());
       } catch (error) {
-        if (error instanceof AppError && error.status === 400) return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
+        if (error instanceof AppError && error.kind === 'invalid') return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
         throw error;
       }
       return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
@@ -233,7 +233,7 @@ export const accountPage: ManagerPage = {
     const tooMany = (wait: number) => ({ error: `Too many attempts; try again in ${wait} s.` });
     // A refusal writes nothing and answers the form again with the reason (its form key unspent).
     const refused = (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], what: string, error: unknown) => {
-      if (!(error instanceof AppError) || error.status !== 400) throw error;
+      if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
       request.log.warn({ emailFingerprint: emailFingerprint(user(request).email), address: request.ip }, `manager ${what} refused`);
       return twoFactorPage(request, reply, 400, { error: `The ${error.errors?.[0]?.field ?? 'code'} ${error.errors?.[0]?.message ?? error.message}.` });
     };

@@ -54,7 +54,7 @@ export const credentialsPage: ManagerPage = {
       try {
         return { value: work(), error: null };
       } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
         return { value: null, error: error.message };
       }
     };

@@ -1,4 +1,5 @@
 import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts';
+import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
 import { orderForMerchant, ordersCsvForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { presentManagerOrder, presentManagerOrders } from '../present.ts';
@@ -20,7 +21,14 @@ export const ordersPage: ManagerPage = {
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
       const detail = await orderForMerchant(store.db, user(request).merchantId, request.params.id);
-      return page(reply, 200, 'order', presentManagerOrder(detail));
+      // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
+      const shipping = await channelShippingByCode(store.db);
+      return page(
+        reply,
+        200,
+        'order',
+        presentManagerOrder(detail, (channelCode, trackingCode) => trackingLinkOf(shipping, channelCode, trackingCode)),
+      );
     });
   },
 };

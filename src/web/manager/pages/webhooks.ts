@@ -1,4 +1,5 @@
-import { AppError } from '../../../domain/errors.ts';
+import { httpStatus } from '../../../http/errors.ts';
+import { AppError, isRefusal } from '../../../domain/errors.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../../domain/vocabulary.ts';
 import { ManagerCsrfForm, ManagerDeliveryParams, ManagerIdParams, WebhookEditForm, WebhookForm, WebhookTestForm } from '../../../schemas/manager.ts';
 import { parseDocument } from '../../../schemas/validate.ts';
@@ -144,9 +145,9 @@ export const webhooksPage: ManagerPage = {
         );
       } catch (error) {
         // Another merchant's endpoint (or none) stays a 404 page; a refused field is the form again.
-        if (!(error instanceof AppError) || error.status === 404 || error.status >= 500) throw error;
+        if (!(error instanceof AppError) || error.kind === 'not_found' || !isRefusal(error)) throw error;
         const reasons = error.errors?.length ? error.errors.map((e) => `${e.field}: ${e.message}`) : [error.message];
-        return detail(request, reply, id, null, { status: error.status, reasons, form });
+        return detail(request, reply, id, null, { status: httpStatus(error), reasons, form });
       }
       await forms.flash(request, 'notice', { text: 'Endpoint saved: new deliveries follow its new URL and events.' });
       return reply.redirect(`${WEBHOOKS}/${id}`, 303);

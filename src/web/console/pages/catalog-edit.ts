@@ -1,0 +1,337 @@
+import { httpStatus } from '../../../http/errors.ts';
+import type { FastifyReply } from 'fastify';
+import { CHANNEL_TYPES } from '../../../domain/channels.ts';
+import { AppError, type FieldError, fieldError, isRefusal } from '../../../domain/errors.ts';
+import { FormAlreadySent } from '../../../domain/form-keys.ts';
+import { centsToAmount } from '../../../domain/money.ts';
+import { ChannelBody, ProductBody, WarehouseBody } from '../../../schemas/admin.ts';
+import { ChannelCodeParams, ChannelForm, ConsoleSkuParams, ProductForm, WarehouseCodeParams, WarehouseForm } from '../../../schemas/console.ts';
+import { parseDocument } from '../../../schemas/validate.ts';
+import {
+  channelByCode,
+  listCategories,
+  listChannels,
+  listWarehouses,
+  productBySku,
+  saveChannel,
+  saveProduct,
+  saveWarehouse,
+  warehouseByCode,
+} from '../../../services/catalog.service.ts';
+import type { Channel } from '../../../store/channels.repository.ts';
+import type { Product } from '../../../store/products.repository.ts';
+import type { Warehouse } from '../../../store/warehouses.repository.ts';
+import { CONSOLE_PREFIX } from '../console-routes.ts';
+import type { ConsolePage } from './context.ts';
+
+const P = CONSOLE_PREFIX;
+
+/** A refused form: the reason per field (the field names of the form), and a sentence for the top. */
+interface Refusal {
+  message: string;
+  fields: Record<string, string>;
+}
+
+/** `body.price` / `price` / `warehouseCodes[1]` → the form field the person fixes. */
+const formField = (field: string, rename: Record<string, string>) => {
+  const name = field.replace(/^body\.?/, '').replace(/\[\d+\]$/, '');
+  return rename[name] ?? name;
+};
+
+function refusalOf(error: AppError, rename: Record<string, string> = {}): Refusal {
+  const errors: FieldError[] = error.errors ?? [];
+  const fields: Record<string, string> = {};
+  for (const e of errors) fields[formField(e.field, rename)] ??= e.message;
+  const message = errors.length ? errors.map((e) => `${formField(e.field, rename)} ${e.message}`).join('; ') : error.message;
+  return { message, fields };
+}
+
+/** Blank → absent, so the API schema's own "required" and defaults apply. */
+const given = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+
+/** The product form's text as the operator API's body; `optionsJson` must be a JSON object (or empty). */
+function productBody(form: ProductForm, sku: string): ProductBody {
+  let options: unknown = null;
+  const json = form.optionsJson?.trim() ?? '';
+  if (json !== '') {
+    try {
+      options = JSON.parse(json);
+    } catch {
+      throw fieldError('optionsJson', 'must be a JSON object, e.g. {"color": ["red", "blue"]}, or empty');
+    }
+    if (options === null || typeof options !== 'object' || Array.isArray(options))
+      throw fieldError('optionsJson', 'must be a JSON object, e.g. {"color": ["red", "blue"]}, or empty');
+  }
+  const body = {
+    sku,
+    name: given(form.name),
+    categoryId: given(form.categoryId) ?? null,
+    price: given(form.price),
+    weightGrams: given(form.weightGrams),
+    imageUrl: given(form.imageUrl) ?? null,
+    options,
+  };
+  return parseDocument<ProductBody>(ProductBody, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
+}
+
+function warehouseBody(form: WarehouseForm, code: string): WarehouseBody {
+  const body = {
+    warehouseCode: code,
+    name: given(form.name),
+    countryCode: given(form.countryCode),
+    countryName: given(form.countryName),
+    status: given(form.status),
+  };
+  return parseDocument<WarehouseBody>(WarehouseBody, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
+}
+
+const listOf = (text: string | undefined) => (text ?? '').split(/[\s,]+/).filter((s) => s !== '');
+
+function channelBody(form: ChannelForm, code: string): ChannelBody {
+  const warehouseCodes = form.warehouseCodes === undefined ? [] : Array.isArray(form.warehouseCodes) ? form.warehouseCodes : [form.warehouseCodes];
+  const body = {
+    channelCode: code,
+    name: given(form.name),
+    channelType: given(form.channelType),
+    warehouseCodes,
+    countries: listOf(form.countries),
+    baseFee: given(form.baseFee),
+    perKgFee: given(form.perKgFee),
+    deliveryDaysMin: given(form.deliveryDaysMin),
+    deliveryDaysMax: given(form.deliveryDaysMax),
+    carriers: (form.carrierList ?? '')
+      .split(/\r?\n/)
+      .map((c) => c.trim())
+      .filter((c) => c !== ''),
+    trackingUrlTemplate: given(form.trackingUrlTemplate) ?? null,
+  };
+  return parseDocument<ChannelBody>(ChannelBody, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
+}
+
+// What a form shows for a saved row (its text as the operator would type it again).
+const productFormOf = (p: Product): ProductForm => ({
+  sku: p.sku,
+  name: p.name,
+  categoryId: p.category_id === null ? '' : String(p.category_id),
+  price: centsToAmount(p.price_cents).toFixed(2),
+  weightGrams: String(p.weight_grams),
+  imageUrl: p.image_url ?? '',
+  optionsJson: p.options === null ? '' : JSON.stringify(JSON.parse(p.options), null, 2),
+});
+const warehouseFormOf = (w: Warehouse): WarehouseForm => ({
+  warehouseCode: w.code,
+  name: w.name,
+  countryCode: w.country_code,
+  countryName: w.country_name,
+  status: String(w.status),
+});
+const channelFormOf = (c: Channel): ChannelForm => ({
+  channelCode: c.code,
+  name: c.name,
+  channelType: c.channel_type,
+  warehouseCodes: c.warehouseCodes,
+  countries: (JSON.parse(c.countries) as string[]).join(', '),
+  baseFee: centsToAmount(c.base_fee_cents).toFixed(2),
+  perKgFee: centsToAmount(c.per_kg_fee_cents).toFixed(2),
+  deliveryDaysMin: String(c.delivery_days_min),
+  deliveryDaysMax: String(c.delivery_days_max),
+  carrierList: (JSON.parse(c.carriers) as string[]).join('\n'),
+  trackingUrlTemplate: c.tracking_url_template ?? '',
+});
+
+/**
+ * Catalogue editing (catalog:write, owner): create and edit a product, a warehouse and a logistics
+ * channel in the console, through the operator API's services and schemas (one rule for both).
+ * Each save is audited (`product.save`, `warehouse.save`, `channel.save`, before and after) and
+ * answers 303 to a page that says so once; a refused form comes back with what was typed and the
+ * reason per field, at the refusal's status, and nothing was written. A create form never
+ * overwrites: a code in use is refused (409) with a link to its edit page.
+ */
+export const catalogEditPage: ConsolePage = {
+  nav: [
+    { href: `${P}/warehouses`, label: 'Warehouses', permission: 'catalog:write' },
+    { href: `${P}/channels`, label: 'Channels', permission: 'catalog:write' },
+  ],
+  routes: async (app, { store, now, page, forms, actor }) => {
+    const { db } = store;
+
+    /** Runs a save; a refusal (400/404/409 of ours) re-renders the form via `again`, else 303 to `done` with a notice. */
+    const saving = async (
+      reply: FastifyReply,
+      save: () => Promise<{ href: string; notice: string }>,
+      again: (status: number, refusal: Refusal) => Promise<unknown>,
+      rename: Record<string, string> = {},
+    ) => {
+      try {
+        const { href, notice } = await save();
+        await forms.flash(reply.request, 'notice', { text: notice });
+        return reply.redirect(href, 303);
+      } catch (error) {
+        if (!(error instanceof AppError) || error instanceof FormAlreadySent || !isRefusal(error)) throw error;
+        return again(httpStatus(error), refusalOf(error, rename));
+      }
+    };
+
+    // ---- Products: the list and a product's stock page are catalog.ts's; these are the forms.
+
+    const productForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ProductForm, refusal: Refusal | null = null) =>
+      page(reply, status, 'product-form', {
+        title: mode === 'create' ? 'New product' : `Edit ${form.sku}`,
+        mode,
+        form,
+        refusal,
+        categories: await listCategories(db),
+      });
+
+    app.get('/new-product', async (_request, reply) =>
+      productForm(reply, 200, 'create', { sku: '', name: '', categoryId: '', price: '', weightGrams: '', imageUrl: '', optionsJson: '' }),
+    );
+
+    app.post('/new-product', { schema: { body: ProductForm } }, async (request, reply) => {
+      const form = request.body;
+      return saving(
+        reply,
+        async () => {
+          const saved = await saveProduct(db, actor(request), productBody(form, form.sku?.trim() ?? ''), now(), 'create');
+          return { href: `${P}/products/${encodeURIComponent(saved.sku)}`, notice: `Product ${saved.sku} created.` };
+        },
+        (status, refusal) => productForm(reply, status, 'create', form, refusal),
+      );
+    });
+
+    app.get('/products/:sku/edit', { schema: { params: ConsoleSkuParams } }, async (request, reply) =>
+      productForm(reply, 200, 'update', productFormOf(await productBySku(db, request.params.sku))),
+    );
+
+    app.post('/products/:sku/edit', { schema: { params: ConsoleSkuParams, body: ProductForm } }, async (request, reply) => {
+      const { sku } = request.params;
+      await productBySku(db, sku);
+      const form = { ...request.body, sku };
+      return saving(
+        reply,
+        async () => {
+          const saved = await saveProduct(db, actor(request), productBody(form, sku), now(), 'update');
+          return { href: `${P}/products/${encodeURIComponent(saved.sku)}`, notice: `Product ${saved.sku} saved.` };
+        },
+        (status, refusal) => productForm(reply, status, 'update', form, refusal),
+      );
+    });
+
+    // ---- Warehouses.
+
+    app.get('/warehouses', async (_request, reply) => page(reply, 200, 'warehouses', { title: 'Warehouses', warehouses: await listWarehouses(db) }));
+
+    const warehouseForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: WarehouseForm, refusal: Refusal | null = null) =>
+      page(reply, status, 'warehouse-form', { title: mode === 'create' ? 'New warehouse' : `Edit warehouse ${form.warehouseCode}`, mode, form, refusal });
+
+    app.get('/warehouses/new', async (_request, reply) =>
+      warehouseForm(reply, 200, 'create', { warehouseCode: '', name: '', countryCode: '', countryName: '', status: '1' }),
+    );
+
+    app.post('/warehouses/new', { schema: { body: WarehouseForm } }, async (request, reply) => {
+      const form = request.body;
+      return saving(
+        reply,
+        async () => {
+          const saved = await saveWarehouse(db, actor(request), warehouseBody(form, form.warehouseCode?.trim() ?? ''), now(), 'create');
+          return { href: `${P}/warehouses`, notice: `Warehouse ${saved.code} created.` };
+        },
+        (status, refusal) => warehouseForm(reply, status, 'create', form, refusal),
+      );
+    });
+
+    app.get('/warehouses/:code/edit', { schema: { params: WarehouseCodeParams } }, async (request, reply) =>
+      warehouseForm(reply, 200, 'update', warehouseFormOf(await warehouseByCode(db, request.params.code))),
+    );
+
+    app.post('/warehouses/:code/edit', { schema: { params: WarehouseCodeParams, body: WarehouseForm } }, async (request, reply) => {
+      const { code } = request.params;
+      await warehouseByCode(db, code);
+      const form = { ...request.body, warehouseCode: code };
+      return saving(
+        reply,
+        async () => {
+          const saved = await saveWarehouse(db, actor(request), warehouseBody(form, code), now(), 'update');
+          return { href: `${P}/warehouses`, notice: `Warehouse ${saved.code} saved.` };
+        },
+        (status, refusal) => warehouseForm(reply, status, 'update', form, refusal),
+      );
+    });
+
+    // ---- Logistics channels.
+
+    app.get('/channels', async (_request, reply) =>
+      page(reply, 200, 'channels', {
+        title: 'Channels',
+        channels: (await listChannels(db)).map((c) => ({
+          ...c,
+          countryList: JSON.parse(c.countries) as string[],
+          carrierList: JSON.parse(c.carriers) as string[],
+        })),
+      }),
+    );
+
+    const channelForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ChannelForm, refusal: Refusal | null = null) => {
+      const picked = form.warehouseCodes === undefined ? [] : Array.isArray(form.warehouseCodes) ? form.warehouseCodes : [form.warehouseCodes];
+      return page(reply, status, 'channel-form', {
+        title: mode === 'create' ? 'New channel' : `Edit channel ${form.channelCode}`,
+        mode,
+        form,
+        picked,
+        refusal,
+        warehouses: await listWarehouses(db),
+        channelTypes: CHANNEL_TYPES,
+      });
+    };
+    // API field names → the form's.
+    const channelFields = { carriers: 'carrierList' };
+
+    app.get('/channels/new', async (_request, reply) =>
+      channelForm(reply, 200, 'create', {
+        channelCode: '',
+        name: '',
+        channelType: 'Standard',
+        warehouseCodes: [],
+        countries: '*',
+        baseFee: '',
+        perKgFee: '',
+        deliveryDaysMin: '',
+        deliveryDaysMax: '',
+        carrierList: '',
+        trackingUrlTemplate: '',
+      }),
+    );
+
+    app.post('/channels/new', { schema: { body: ChannelForm } }, async (request, reply) => {
+      const form = request.body;
+      return saving(
+        reply,
+        async () => {
+          const saved = await saveChannel(db, actor(request), channelBody(form, form.channelCode?.trim() ?? ''), now(), 'create');
+          return { href: `${P}/channels`, notice: `Channel ${saved.code} created.` };
+        },
+        (status, refusal) => channelForm(reply, status, 'create', form, refusal),
+        channelFields,
+      );
+    });
+
+    app.get('/channels/:code/edit', { schema: { params: ChannelCodeParams } }, async (request, reply) =>
+      channelForm(reply, 200, 'update', channelFormOf(await channelByCode(db, request.params.code))),
+    );
+
+    app.post('/channels/:code/edit', { schema: { params: ChannelCodeParams, body: ChannelForm } }, async (request, reply) => {
+      const { code } = request.params;
+      await channelByCode(db, code);
+      const form = { ...request.body, channelCode: code };
+      return saving(
+        reply,
+        async () => {
+          const saved = await saveChannel(db, actor(request), channelBody(form, code), now(), 'update');
+          return { href: `${P}/channels`, notice: `Channel ${saved.code} saved.` };
+        },
+        (status, refusal) => channelForm(reply, status, 'update', form, refusal),
+        channelFields,
+      );
+    });
+  },
+};
