@@ -88,6 +88,9 @@ export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm)
   return { filters, list, after: page.next && encodeAfter(page.next), counts };
 }
 
+/** A page of the order search, as both front ends show it. */
+export type OrderSearchResult = Awaited<ReturnType<typeof searchOrdersForOperator>>;
+
 const ORDER_CSV_COLUMNS = [
   'order_id',
   'custom_order_id',
@@ -161,6 +164,9 @@ export const orderForOperator = (db: Handle, id: number) => orderDetail(allMerch
 
 /** The same for the business manager: another merchant's order is not there (404, like a missing one). */
 export const orderForMerchant = (scope: MerchantScope, id: number) => orderDetail(scope, id);
+
+/** One order with its refunds and webhook deliveries, as both front ends show it. */
+export type OrderDetail = Awaited<ReturnType<typeof orderDetail>>;
 
 async function orderDetail(reader: orders.OrderReader, id: number) {
   const orderId = await orders.resolveOrderId(reader, id);

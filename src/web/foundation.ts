@@ -18,6 +18,7 @@ import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../service
 import type { Handle } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import { timeElement } from './times.ts';
+import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 
 /**
@@ -173,11 +174,7 @@ export function routeLookup<R extends WebRoute<string>>(prefix: string, routes: 
   };
 }
 
-/**
- * Renders a view inside the layout (navigation, CSRF token, signed-in user, the `time` helper, a
- * fresh one-time form key `formKey` for the page's forms, and on a GET the session's one-time `notice`).
- */
-export type PageRenderer = (reply: FastifyReply, status: number, view: string, data?: Record<string, unknown>) => FastifyReply | Promise<FastifyReply>;
+export type { Notice, PageRenderer } from './shared/views.ts';
 
 /** What a front end's session must give: the CSRF secret, and the session's key (SHA-256 of its id). */
 interface WebSession {
@@ -185,11 +182,11 @@ interface WebSession {
   sessionHash: string;
 }
 
-export interface WebFrontEnd<User extends WebSession> {
+export interface WebFrontEnd<User extends WebSession, V extends { error: ErrorView }> {
   /** For messages: "console", "business manager". */
   name: string;
-  /** The folder of src/web (or dist/web) holding `views/` and `assets/`. */
-  folder: string;
+  /** Its views: name → template and model type (shared/views.ts). Templates are under src/web (or dist/web). */
+  views: ViewRegistry<V>;
   /** Files under /assets/ (nothing else is served, nothing from a CDN). */
   assets: Record<string, { file: string; type: string }>;
   cookie: string;
@@ -212,7 +209,12 @@ export interface WebFrontEnd<User extends WebSession> {
   detour?(user: User, permission: string): { to: string; reason: string } | null;
   /** Why the user may not do what `permission` names, or null when they may. */
   refusal(user: User, permission: string): string | null;
-  /** What every page of the front end gets besides the user and the CSRF token (navigation …). */
+  /** The layout's parts of this front end for this user and page (shared/partials/layout.eta). */
+  chrome(user: User | null, request: FastifyRequest): Chrome;
+  /**
+   * What the views not typed yet read besides their model (the user, the navigation …): given to
+   * every view, typed ones do not read it.
+   */
   pageData(user: User | null, request: FastifyRequest): Record<string, unknown>;
 }
 
@@ -231,11 +233,11 @@ const isFormBody = (request: FastifyRequest) => {
  * checks. Returns the page renderer and `signedIn`, the user of a request on a route that is not
  * public. Design: docs/decisions.md, "Console sessions and CSRF".
  */
-export async function installWebFrontEnd<User extends WebSession>(
+export async function installWebFrontEnd<User extends WebSession, V extends { error: ErrorView }>(
   app: FastifyInstance,
   config: Config,
-  fe: WebFrontEnd<User>,
-): Promise<{ page: PageRenderer; signedIn(request: FastifyRequest): User; forms: WebForms }> {
+  fe: WebFrontEnd<User, V>,
+): Promise<{ page: PageRenderer<V>; signedIn(request: FastifyRequest): User; forms: WebForms }> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       const entry = fe.routeFor(method, route.url ?? '');
@@ -244,7 +246,7 @@ export async function installWebFrontEnd<User extends WebSession>(
     }
   });
   await app.register(formbody);
-  await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(fe.folder, 'views'), production: true });
+  await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(), production: true });
   installPageHeaders(app);
 
   const sessionIds = new WeakMap<FastifyRequest, string>();
@@ -266,23 +268,23 @@ export async function installWebFrontEnd<User extends WebSession>(
     },
   };
 
-  const page: PageRenderer = async (reply, status, view, data = {}) => {
+  const page: PageRenderer<V> = async (reply, status, view, model) => {
     const request = reply.request;
     const user = fe.getUser(request);
     const notice = user && request.method === 'GET' ? await forms.take<Notice>(request, 'notice') : null;
+    const frame: Frame = { chrome: fe.chrome(user, request), csrf: user?.csrfSecret ?? null, formKey: randomToken(24), notice };
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .view(view, {
+      .view(fe.views[view].template, {
+        // The views not typed yet also read these (shared/views.ts, `untypedView`).
         user,
-        csrf: user?.csrfSecret ?? null,
         path: request.url.split('?')[0],
-        // Every instant on every page: `<%~ it.time(ms or ISO text) %>` (times.ts).
+        // Every instant on an untyped page: `<%~ it.time(ms or ISO text) %>` (times.ts); typed pages get `Html` from their presenter.
         time: timeElement,
-        formKey: randomToken(24),
-        notice,
         ...fe.pageData(user, request),
-        ...data,
+        ...frame,
+        ...model,
       });
   };
 
@@ -291,7 +293,8 @@ export async function installWebFrontEnd<User extends WebSession>(
     await forms.flash(request, 'notice', { text: 'That form was sent already: it took effect once, nothing more was changed.' });
     return reply.redirect(resultPath ?? formPage(request, fe.home), 303);
   };
-  installHtmlErrors(app, (reply, status, message) => page(reply, status, 'error', { title: `Error ${status}`, status, message }), resent);
+  const errorPage = (reply: FastifyReply, status: number, message: string) => page(reply, status, 'error', { title: `Error ${status}`, message } as V['error']);
+  installHtmlErrors(app, errorPage, resent);
 
   app.addHook('onRequest', async (request) => {
     const secure = isSecure(config, request);
@@ -371,12 +374,6 @@ export async function installWebFrontEnd<User extends WebSession>(
   return { page, signedIn, forms };
 }
 
-/** The one-time message at the top of the next page (after a POST → 303 → GET). */
-export interface Notice {
-  text: string;
-  kind?: 'done' | 'error';
-}
-
 /** Form keys and one-time displays of a front end (docs/decisions.md, "Form posts"). */
 export interface WebForms {
   /** The fresh one-time key a POST carried (for the actor of its write), if any. */
@@ -427,6 +424,17 @@ function openFlash(sessionId: string, sealed: string): unknown {
 export const htmxAsset = () => ({
   file: path.join(path.dirname(createRequire(import.meta.url).resolve('htmx.org/package.json')), 'dist/htmx.min.js'),
   type: 'text/javascript; charset=utf-8',
+});
+
+/**
+ * The design system's files (src/web/shared/assets/), served by each front end under its own
+ * /assets/: the stylesheet as `<front end>.css`, its script as `<front end>.js`, local times, copy buttons.
+ */
+export const sharedAssets = (frontEnd: 'console' | 'manager') => ({
+  [`${frontEnd}.css`]: { file: webResource('shared', 'assets', 'stockist.css'), type: 'text/css; charset=utf-8' },
+  [`${frontEnd}.js`]: { file: webResource('shared', 'assets', 'web.js'), type: 'text/javascript; charset=utf-8' },
+  'local-time.js': { file: webResource('shared', 'assets', 'local-time.js'), type: 'text/javascript; charset=utf-8' },
+  'copy.js': { file: webResource('shared', 'assets', 'copy.js'), type: 'text/javascript; charset=utf-8' },
 });
 
 /** uPlot (the dashboard's and the Usage page's charts) from node_modules: no CDN, the CSP allows this origin only. */

@@ -6,11 +6,13 @@ import type { BucketStore } from '../../http/rate-limit.ts';
 import { resumeSession, staffActor, type ConsoleUser } from '../../services/console-sessions.service.ts';
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Store } from '../../store/db.ts';
-import { htmxAsset, installWebFrontEnd, uplotAssets } from '../foundation.ts';
+import { htmxAsset, installWebFrontEnd, sharedAssets, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH, consoleRouteFor } from './console-routes.ts';
 import type { ConsolePageContext, NavLink } from './pages/context.ts';
 import { CONSOLE_PAGES } from './pages/index.ts';
+import { consoleChrome } from './present.ts';
+import { CONSOLE_VIEWS, type ConsoleViews } from './views.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,10 +40,7 @@ export interface ConsoleOptions {
 /** Files the pages load; nothing else is served, and nothing from a CDN. */
 const assetFiles = () => ({
   'htmx.min.js': htmxAsset(),
-  'console.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
-  'console.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
-  'local-time.js': { file: webResource('console', 'assets', 'local-time.js'), type: 'text/javascript; charset=utf-8' },
-  'copy.js': { file: webResource('console', 'assets', 'copy.js'), type: 'text/javascript; charset=utf-8' },
+  ...sharedAssets('console'),
   ...uplotAssets(),
   'console-chart.js': { file: webResource('console', 'assets', 'console-chart.js'), type: 'text/javascript; charset=utf-8' },
 });
@@ -62,9 +61,9 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   app.decorateRequest('consoleUser', null);
-  const { page, signedIn, forms } = await installWebFrontEnd<ConsoleUser>(app, config, {
+  const { page, signedIn, forms } = await installWebFrontEnd<ConsoleUser, ConsoleViews>(app, config, {
     name: 'console',
-    folder: 'console',
+    views: CONSOLE_VIEWS,
     assets: assetFiles(),
     cookie: CONSOLE_COOKIE,
     signInPath: SIGN_IN_PATH,
@@ -79,6 +78,7 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
       request.consoleUser = user;
     },
     refusal: (user, permission) => (can(user.role, permission as Permission) ? null : `the ${user.role} role may not do this (${permission})`),
+    chrome: (user, request) => consoleChrome(user, user ? navFor(user) : [], request.url.split('?')[0]),
     pageData: (user) => ({ nav: user ? navFor(user) : [] }),
   });
 

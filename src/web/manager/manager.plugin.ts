@@ -8,11 +8,13 @@ import { merchantUserActor, resumeSession, type ManagerUser } from '../../servic
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Db, Store } from '../../store/db.ts';
 import { forMerchant, type MerchantScope } from '../../store/tenancy.ts';
-import { htmxAsset, installWebFrontEnd, publicOrigin, uplotAssets } from '../foundation.ts';
+import { htmxAsset, installWebFrontEnd, publicOrigin, sharedAssets, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH, managerRouteFor } from './manager-routes.ts';
 import type { ManagerPageContext, ManagerNavLink } from './pages/context.ts';
 import { MANAGER_PAGES } from './pages/index.ts';
+import { managerChrome } from './present.ts';
+import { MANAGER_VIEWS, type ManagerViews } from './views.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,18 +33,19 @@ export interface ManagerOptions {
   resolveHost?: HostResolver;
 }
 
-/** The console's stylesheet and script serve the manager too: one look, one copy. */
+/** The design system's stylesheet and scripts (src/web/shared/assets/) serve the manager as they serve the console: one look, one copy. */
 const assetFiles = () => ({
   'htmx.min.js': htmxAsset(),
-  'manager.js': { file: webResource('console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
-  'manager.css': { file: webResource('console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
-  'local-time.js': { file: webResource('console', 'assets', 'local-time.js'), type: 'text/javascript; charset=utf-8' },
-  'copy.js': { file: webResource('console', 'assets', 'copy.js'), type: 'text/javascript; charset=utf-8' },
+  ...sharedAssets('manager'),
   ...uplotAssets(),
   'usage-chart.js': { file: webResource('manager', 'assets', 'usage-chart.js'), type: 'text/javascript; charset=utf-8' },
 });
 
 const NAV: readonly ManagerNavLink[] = MANAGER_PAGES.flatMap((p) => p.nav);
+
+/** The pages a user may open, once signed in completely (no code or enrolment still due). */
+const navFor = (user: ManagerUser | null) =>
+  user && user.stage === 'complete' && !user.mustEnrol ? NAV.filter((l) => mayManage(user.role, l.permission)) : [];
 
 /** Where a signed-in user must go first: the TOTP code of a half-done sign-in, or the enrolment the team requires. */
 function detour(user: ManagerUser, permission: string) {
@@ -62,9 +65,9 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
   const { db } = store;
   const sessionLimits = { idleMs: config.managerSessionIdleMinutes * 60_000, maxMs: config.managerSessionMaxHours * 3_600_000 };
   app.decorateRequest('managerUser', null);
-  const { page, signedIn, forms } = await installWebFrontEnd<ManagerUser>(app, config, {
+  const { page, signedIn, forms } = await installWebFrontEnd<ManagerUser, ManagerViews>(app, config, {
     name: 'business manager',
-    folder: 'manager',
+    views: MANAGER_VIEWS,
     assets: assetFiles(),
     cookie: MANAGER_COOKIE,
     signInPath: MANAGER_SIGN_IN_PATH,
@@ -83,10 +86,8 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
       permission === 'pending' || permission === 'session' || mayManage(user.role, permission as ManagerPermission)
         ? null
         : `the ${user.role} role may not do this (${permission})`,
-    pageData: (user) => ({
-      nav: user && user.stage === 'complete' && !user.mustEnrol ? NAV.filter((l) => mayManage(user.role, l.permission)) : [],
-      environment: config.env,
-    }),
+    chrome: (user, request) => managerChrome(user, navFor(user), request.url.split('?')[0], config.env),
+    pageData: (user) => ({ nav: navFor(user), environment: config.env }),
   });
   // Credentials change here too (revoke a token or a client): every write drops cached token lookups before its answer goes out.
   app.addHook('onSend', clearTokensOnWrite(tokens));

@@ -55,7 +55,7 @@ export const accountPage: ConsolePage = {
     // A password reset link (from an owner, or `stockist operator reset-password --link`): once, then sign in.
     const resetGone =
       'This password reset link is not valid: it may have expired (links last 24 hours), been replaced by a newer one, or been used already. Ask an owner for a new one.';
-    const linkGone = (reply: Parameters<typeof page>[0]) => page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+    const linkGone = (reply: Parameters<typeof page>[0]) => page(reply, 404, 'error', { title: 'Link not valid', message: resetGone });
 
     app.get('/password-reset/:token', { schema: { params: ResetLinkParams } }, async (request, reply) => {
       const reset = await openStaffPasswordReset(db, request.params.token, now());

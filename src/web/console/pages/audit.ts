@@ -2,7 +2,7 @@ import { AUDIT_ACTIONS } from '../../../domain/audit.ts';
 import { AuditQuery } from '../../../schemas/console.ts';
 import { auditCsv, auditLogPage } from '../../../services/audit.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
+import { presentConsoleAudit } from '../present.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -15,8 +15,7 @@ export const auditPage: ConsolePage = {
     app.get('/audit', { schema: { querystring: AuditQuery } }, async (request, reply) => {
       const filter = { actor: request.query.actor ?? '', action: request.query.action ?? '', target: request.query.target ?? '' };
       const entries = await auditLogPage(store.db, filter, request.query.cursor || null, AUDIT_PAGE_SIZE);
-      const next = entries.nextCursor ? new URLSearchParams({ ...filter, cursor: entries.nextCursor }).toString() : null;
-      return page(reply, 200, 'audit', { title: 'Audit log', filter, actions: AUDIT_ACTIONS, entries, next, countsText: countsText(entries.counts) });
+      return page(reply, 200, 'audit', presentConsoleAudit(filter, AUDIT_ACTIONS, entries));
     });
 
     // The filtered log as a CSV file: the page's filters (its query string), every matching row.

@@ -7,8 +7,9 @@ import { ConsoleSkuParams, ProductSearchQuery, StockAdjustForm, StockHistoryQuer
 import { productStock, searchCatalog, stockCsv } from '../../../services/stock-history.service.ts';
 import { adjustStockLevels, type StockResult } from '../../../services/stock.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { moneyFromCents } from '../../shared/present.ts';
+import { presentProducts } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 /**
@@ -21,13 +22,7 @@ export const catalogPage: ConsolePage = {
     app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
       const q = (request.query.q ?? '').trim();
       const results = await searchCatalog(store.db, q, request.query.after ?? null);
-      return page(reply, 200, 'products', {
-        title: 'Catalogue & stock',
-        q,
-        results,
-        countsText: countsText(results.counts),
-        canEdit: can(user(request).role, 'catalog:write'),
-      });
+      return page(reply, 200, 'products', presentProducts(q, results, 'USD', can(user(request).role, 'catalog:write')));
     });
 
     // The search's products and their stock per warehouse as a CSV file (the page's `q`; every page).
@@ -35,15 +30,19 @@ export const catalogPage: ConsolePage = {
       sendCsv(reply, stockCsv(store.db, (request.query.q ?? '').trim()), now()),
     );
 
-    const productView = async (sku: string, beforeId: number | null, extra: Record<string, unknown>) => ({
-      title: `Stock of ${sku}`,
-      stock: await productStock(store.db, sku, beforeId),
-      adjusted: null,
-      error: null,
-      form: { warehouseCode: '', delta: '', reason: '' },
-      canEdit: false,
-      ...extra,
-    });
+    const productView = async (sku: string, beforeId: number | null, extra: Record<string, unknown>) => {
+      const stock = await productStock(store.db, sku, beforeId);
+      return {
+        title: `Stock of ${sku}`,
+        stock,
+        price: moneyFromCents(stock.product.priceCents, 'USD'),
+        adjusted: null,
+        error: null,
+        form: { warehouseCode: '', delta: '', reason: '' },
+        canEdit: false,
+        ...extra,
+      };
+    };
 
     app.get('/products/:sku', { schema: { params: ConsoleSkuParams, querystring: StockHistoryQuery } }, async (request, reply) => {
       const before = request.query.before === undefined ? null : Number(request.query.before);

@@ -8,6 +8,7 @@ import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ConsoleUser } from '../../../services/console-sessions.service.ts';
 import type { Store } from '../../../store/db.ts';
 import type { PageRenderer, WebForms } from '../../foundation.ts';
+import type { ConsoleViews } from '../views.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface NavLink {
@@ -24,7 +25,7 @@ export interface ConsolePageContext {
   buckets: BucketStore;
   now: Clock;
   sessionLimits: SessionLimits;
-  page: PageRenderer;
+  page: PageRenderer<ConsoleViews>;
   /** One-time form keys and the one-time displays of the page after a POST (foundation.ts). */
   forms: WebForms;
   /** The signed-in staff member; only for routes that are not public (the permission hook ran). */

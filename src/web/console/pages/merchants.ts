@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { can } from '../../../domain/staff.ts';
 import { fieldError } from '../../../domain/errors.ts';
-import { formatSigned, parseAmount } from '../../../domain/ledger.ts';
+import { parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
 import { presentAccount, type presentTransaction } from '../../../present/account.presenter.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsCsvForOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
@@ -33,6 +33,8 @@ import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { money } from '../../shared/present.ts';
+import { accountFigures, presentTransactions } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -44,8 +46,8 @@ const TRANSACTIONS_COUNT_CAP = 10_000;
 /** A transaction as the console shows it: money formatted here, not in the template. */
 const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
   ...t,
-  amountText: formatSigned(Math.round(t.amount * 100)),
-  balanceAfterText: formatSigned(Math.round(t.balanceAfter * 100)),
+  amountText: money(t.amount),
+  balanceAfterText: money(t.balanceAfter),
 });
 const DAY_SECONDS = 86_400;
 
@@ -128,6 +130,7 @@ export const merchantsPage: ConsolePage = {
           const recent = await transactionsForOperator(merchant, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
+            shown: accountFigures(account),
             current: environment === config.env,
             transactions: recent.list.map(transactionRow),
             total: recent.total,
@@ -191,16 +194,7 @@ export const merchantsPage: ConsolePage = {
         pageSize: TRANSACTIONS_PAGE,
         cursor: request.query.cursor || undefined,
       });
-      const first = (result.pageNumber - 1) * result.pageSize + 1;
-      const counts = { first, last: first + result.list.length - 1, about: result.total, capped: result.total >= TRANSACTIONS_COUNT_CAP };
-      return page(reply, 200, 'transactions', {
-        title: `Transactions of ${merchant.name} (${environment})`,
-        merchant,
-        environment,
-        transactions: result.list.map(transactionRow),
-        countsText: result.list.length ? countsText(counts) : '',
-        nextCursor: result.nextCursor,
-      });
+      return page(reply, 200, 'transactions', presentTransactions(merchant, environment, result, TRANSACTIONS_COUNT_CAP));
     });
 
     // Every transaction of the account as a CSV file.

@@ -1,5 +1,4 @@
 import { AppError } from '../../../domain/errors.ts';
-import { centsToAmount } from '../../../domain/money.ts';
 import { can } from '../../../domain/staff.ts';
 import { ConsoleIdParams, OrderSearchQuery, ShipForm, ActionForm, CancelSplitForm, OrderNoteForm } from '../../../schemas/console-operations.ts';
 import type { FastifyReply } from 'fastify';
@@ -9,8 +8,8 @@ import { cancelUnshippedSplit, cancellationPreview, deliverSplitOrder, shipWithC
 import { orderForOperator, ordersCsvForOperator, searchOrdersForOperator } from '../../../services/order-search.service.ts';
 import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentConsoleOrder, presentConsoleOrders, presentSplitCancel } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
 const ORDERS = `${CONSOLE_PREFIX}/orders`;
@@ -27,7 +26,7 @@ export const ordersPage: ConsolePage = {
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
       const result = await searchOrdersForOperator(db, request.query);
-      return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
+      return page(reply, 200, 'orders', presentConsoleOrders(result));
     });
 
     // The same search as a CSV file: the page's filters (its query string), every matching order.
@@ -48,22 +47,30 @@ export const ordersPage: ConsolePage = {
         refusedNote?: { text: string; reason: string };
       } = {},
     ) => {
-      const request = reply.request;
+      const { role } = user(reply.request);
       const detail = await orderForOperator(db, Number(orderId));
+      const note = await orderNoteForOperator(db, Number(detail.order.id));
       const shipping = await channelShippingByCode(db);
-      return page(reply, status, 'order', {
-        title: `Order ${detail.order.id}`,
-        ...detail,
-        note: await orderNoteForOperator(db, Number(detail.order.id)),
-        refusedNote: refused.refusedNote ?? null,
-        maxNote: MAX_ORDER_NOTE,
-        canFulfil: can(user(request).role, 'orders:fulfil'),
-        canCancel: can(user(request).role, 'orders:cancel'),
-        canNote: can(user(request).role, 'orders:note'),
-        carriersOf: (channelCode: string) => shipping.get(channelCode)?.carriers ?? [],
-        trackingLink: (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode),
-        shipError: refused.shipError ?? null,
-      });
+      const rights = {
+        fulfil: can(role, 'orders:fulfil'),
+        cancel: can(role, 'orders:cancel'),
+        webhooks: can(role, 'webhooks:manage'),
+        note: can(role, 'orders:note'),
+        channels: can(role, 'catalog:write'),
+      };
+      return page(
+        reply,
+        status,
+        'order',
+        presentConsoleOrder(detail, rights, {
+          note: { note, refused: refused.refusedNote ?? null, max: MAX_ORDER_NOTE },
+          shipping: {
+            carriersOf: (channelCode) => shipping.get(channelCode)?.carriers ?? [],
+            trackingLink: (channelCode, trackingCode) => trackingLinkOf(shipping, channelCode, trackingCode),
+            refused: refused.shipError ?? null,
+          },
+        }),
+      );
     };
 
     app.get('/orders/:id', { schema: { params: ConsoleIdParams } }, async (request, reply) => orderPage(reply, 200, request.params.id));
@@ -108,13 +115,7 @@ export const ordersPage: ConsolePage = {
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
       const preview = await cancellationPreview(db, Number(request.params.id));
       const names = await merchantNamesById(db, [preview.merchantId]);
-      return page(reply, 200, 'split-cancel', {
-        merchantName: names.get(preview.merchantId) ?? '',
-        title: `Cancel split order ${preview.splitOrderId}`,
-        ...preview,
-        credit: centsToAmount(preview.creditCents),
-        currency: config.supplierCurrency,
-      });
+      return page(reply, 200, 'split-cancel', presentSplitCancel(preview, names.get(preview.merchantId) ?? '', config.supplierCurrency));
     });
 
     app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {

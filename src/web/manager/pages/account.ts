@@ -99,14 +99,14 @@ export const accountPage: ManagerPage = {
 
     app.get('/invitations/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
       const invitation = await openInvitation(db, request.params.token, now());
-      if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', status: 404, message: invitationGone });
+      if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', message: invitationGone });
       return page(reply, 200, 'invitation', { title: `Join ${invitation.merchant_name}`, invitation, token: request.params.token, error: null });
     });
 
     app.post('/invitations/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
       const { token } = request.params;
       const invitation = await openInvitation(db, token, now());
-      if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', status: 404, message: invitationGone });
+      if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', message: invitationGone });
       const again = (status: number, error: string) =>
         page(reply, status, 'invitation', { title: `Join ${invitation.merchant_name}`, invitation, token, error });
       if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
@@ -172,14 +172,14 @@ export const accountPage: ManagerPage = {
 
     app.get('/password-reset/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
       const reset = await openPasswordReset(db, request.params.token, now());
-      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', message: resetGone });
       return page(reply, 200, 'password-reset', { title: 'Choose a new password', reset, token: request.params.token, error: null });
     });
 
     app.post('/password-reset/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
       const { token } = request.params;
       const reset = await openPasswordReset(db, token, now());
-      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', status: 404, message: resetGone });
+      if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', message: resetGone });
       const again = (status: number, error: string) => page(reply, status, 'password-reset', { title: 'Choose a new password', reset, token, error });
       if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
       try {

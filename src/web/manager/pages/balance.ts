@@ -1,11 +1,11 @@
 import { fieldError } from '../../../domain/errors.ts';
-import { formatSigned, monthOf } from '../../../domain/ledger.ts';
+import { monthOf } from '../../../domain/ledger.ts';
+import { presentBalance } from '../present.ts';
 import { presentAccount } from '../../../present/account.presenter.ts';
 import { BalanceQuery, StatementQuery } from '../../../schemas/manager.ts';
 import { accountOf, transactionsCsv, transactionsOf } from '../../../services/ledger.service.ts';
 import { statementCsv, statementOf, statementPdf } from '../../../services/statement.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import type { ManagerPage } from './context.ts';
 
 const PAGE_SIZE = 25;
@@ -13,8 +13,6 @@ const PAGE_SIZE = 25;
 const TRANSACTIONS_COUNT_CAP = 10_000;
 /** The months a statement can be chosen from: this one and the eleven before it. */
 const MONTHS_LISTED = 12;
-
-const money = (amount: number) => formatSigned(Math.round(amount * 100));
 
 /**
  * Balance (SPEC §15, viewer and up): the account in this server's environment, its transactions
@@ -32,19 +30,7 @@ export const balancePage: ManagerPage = {
       const result = await transactionsOf(scope, config.env, { pageSize: PAGE_SIZE, cursor: request.query.cursor || undefined });
       const current = new Date(now());
       const months = Array.from({ length: MONTHS_LISTED }, (_, i) => monthOf(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - i, 1)));
-      return page(reply, 200, 'balance', {
-        title: 'Balance',
-        account: { ...account, balanceText: money(account.balance), availableText: money(account.available), creditLimitText: money(account.creditLimit) },
-        transactions: result.list.map((t) => ({ ...t, amountText: money(t.amount), balanceAfterText: money(t.balanceAfter) })),
-        countsText: countsText({
-          first: (result.pageNumber - 1) * result.pageSize + 1,
-          last: (result.pageNumber - 1) * result.pageSize + result.list.length,
-          about: result.total,
-          capped: result.total >= TRANSACTIONS_COUNT_CAP,
-        }),
-        nextCursor: result.nextCursor,
-        months,
-      });
+      return page(reply, 200, 'balance', presentBalance(account, result, months, TRANSACTIONS_COUNT_CAP));
     });
 
     // Every transaction of the account (this server's environment) as a CSV file.

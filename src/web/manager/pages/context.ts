@@ -11,6 +11,7 @@ import type { ManagerUser } from '../../../services/merchant-users.service.ts';
 import type { Db, Store } from '../../../store/db.ts';
 import type { MerchantScope } from '../../../store/tenancy.ts';
 import type { PageRenderer, WebForms } from '../../foundation.ts';
+import type { ManagerViews } from '../views.ts';
 
 /** A link of the navigation bar, shown to the roles whose permissions include `permission`. */
 export interface ManagerNavLink {
@@ -26,7 +27,7 @@ export interface ManagerPageContext {
   buckets: BucketStore;
   now: Clock;
   sessionLimits: SessionLimits;
-  page: PageRenderer;
+  page: PageRenderer<ManagerViews>;
   /** One-time form keys and the one-time displays of the page after a POST (foundation.ts). */
   forms: WebForms;
   /** DNS for webhook URL checks (tests map names to addresses). */

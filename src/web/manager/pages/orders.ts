@@ -2,7 +2,7 @@ import { ManagerIdParams, ManagerOrderQuery } from '../../../schemas/manager.ts'
 import { channelShippingByCode, trackingLinkOf } from '../../../services/catalog.service.ts';
 import { orderForMerchant, ordersCsvForMerchant, searchOrdersForMerchant } from '../../../services/order-search.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
+import { presentManagerOrder, presentManagerOrders } from '../present.ts';
 import type { ManagerPage } from './context.ts';
 
 /** Page 4, Orders and refunds (read-only): search by id, custom id, date and status; detail with splits, tracking, refunds. */
@@ -11,7 +11,7 @@ export const ordersPage: ManagerPage = {
   routes: async (app, { store, now, page, merchant }) => {
     app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
       const result = await searchOrdersForMerchant(merchant(request), request.query);
-      return page(reply, 200, 'orders', { title: 'Orders', ...result, countsText: countsText(result.counts) });
+      return page(reply, 200, 'orders', presentManagerOrders(result));
     });
 
     // The same search as a CSV file: the page's filters, every matching order of this merchant only.
@@ -23,8 +23,12 @@ export const ordersPage: ManagerPage = {
       const detail = await orderForMerchant(merchant(request), Number(request.params.id));
       // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
       const shipping = await channelShippingByCode(store.db);
-      const trackingLink = (channelCode: string, trackingCode: string | null) => trackingLinkOf(shipping, channelCode, trackingCode);
-      return page(reply, 200, 'order', { title: `Order ${detail.order.id}`, ...detail, trackingLink });
+      return page(
+        reply,
+        200,
+        'order',
+        presentManagerOrder(detail, (channelCode, trackingCode) => trackingLinkOf(shipping, channelCode, trackingCode)),
+      );
     });
   },
 };

@@ -12,6 +12,7 @@ import {
   revokeInvitation,
   team,
 } from '../../../services/merchant-users.service.ts';
+import { presentManagerAudit } from '../present.ts';
 import type { ManagerPage } from './context.ts';
 
 const TEAM = '/manager/team';
@@ -89,7 +90,7 @@ export const teamPage: ManagerPage = {
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
       const before = request.query.before ? Number(request.query.before) : null;
       const rows = await merchantAudit(merchant(request), before, 50);
-      return page(reply, 200, 'audit', { title: 'Audit log', ...rows });
+      return page(reply, 200, 'audit', presentManagerAudit(rows));
     });
 
     // The merchant's whole audit log as a CSV file.

@@ -16,6 +16,7 @@ import {
   sendTestEvent,
 } from '../../../services/webhooks.service.ts';
 import { timeElement } from '../../times.ts';
+import { MANAGER_VIEWS } from '../views.ts';
 import type { ManagerPage } from './context.ts';
 
 const WEBHOOKS = '/manager/webhooks';
@@ -108,7 +109,7 @@ export const webhooksPage: ManagerPage = {
         .code(200)
         .type('text/html; charset=utf-8')
         .header('Cache-Control', 'no-store')
-        .view('webhook-log', { ...data, csrf: user(request).csrfSecret, time: timeElement });
+        .view(MANAGER_VIEWS['webhook-log'].template, { ...data, csrf: user(request).csrfSecret, time: timeElement });
     });
 
     // Edit: the API's PUT (the same schema and service); a refusal shows the form again with its reasons, nothing written.

@@ -1,0 +1,259 @@
+import { formatSigned } from '../../domain/ledger.ts';
+import { ORDER_STATUSES } from '../../domain/vocabulary.ts';
+import type { AuditFieldChange } from '../../present/audit.presenter.ts';
+import type { OrderRecord } from '../../schemas/orders.ts';
+import type { RefundRecord } from '../../schemas/refunds.ts';
+import { countsText, type ListCounts } from '../list-counts.ts';
+import { timeElement, type Instant } from '../times.ts';
+import type { Html } from './views.ts';
+
+/**
+ * What both front ends' presenters share (issue 30, rule 3): how money, times and ids become text,
+ * and the models of the shared partials (src/web/shared/partials/): facts, tables, empty states,
+ * split-order sections, list tools. No template formats a value; these functions do, and
+ * test/unit/web-presenters.test.ts checks them without rendering anything.
+ */
+
+// ---- Values as text.
+
+/**
+ * Money as the pages show it: two decimals, a leading `-` when negative, then the currency when
+ * given (`12.50 USD`). `moneyFromCents` takes integer minor units (the store's); `money` takes
+ * major units as the presenters of src/present/ give them (minor units / 100, at most two
+ * decimals) and goes back to minor units first, so no float rounding reaches the text.
+ */
+export const moneyFromCents = (cents: number, currency?: string | null) => `${formatSigned(cents)}${currency ? ` ${currency}` : ''}`;
+export const money = (amount: number, currency?: string | null) => moneyFromCents(Math.round(amount * 100), currency);
+
+/** An instant as a `<time>` element (web/times.ts: UTC text the browser turns into the viewer's zone); `none` for a missing one. */
+export const moment = (value: Instant | null | undefined, none?: string) => timeElement(value, none) as Html;
+
+// ---- Components (their partials are in shared/partials/).
+
+/** A link; `data` is one `data-*` attribute naming what it leads to (`data-merchant="7"`). */
+export interface Link {
+  href: string;
+  text: string;
+  data?: { name: string; value: string };
+}
+
+/** One fact of a `<dl class="facts">` (shared/partials/facts.eta): text, a link, or markup a presenter made (a time). */
+export type Fact = { label: string; field?: string } & ({ text: string } | { link: Link } | { html: Html });
+
+/** A table cell: text, a link, or markup a presenter made (a time). */
+export type Cell = string | Link | { html: Html };
+
+/**
+ * A table in its scrolling region (shared/partials/table.eta): labelled by a heading's id or by
+ * its own name, an optional visually hidden caption, header cells, and rows (each may carry one
+ * `data-*` attribute for tests and scripts). `empty` is the empty state shown instead of a table
+ * with no rows (null: show the empty table).
+ */
+export interface TableView {
+  label: { by: string } | { text: string };
+  caption: string | null;
+  columns: readonly string[];
+  rows: readonly { data: { name: string; value: string } | null; cells: readonly Cell[] }[];
+  empty: EmptyState | null;
+}
+
+/** What a list shows when it has nothing (shared/partials/empty.eta). */
+export interface EmptyState {
+  text: string;
+}
+
+/** "None.": the empty state of a list inside a page. */
+export const NONE: EmptyState = { text: 'None.' };
+
+/** Where a list stands and its CSV download (shared/partials/list-tools.eta). */
+export interface ListTools {
+  counts: string;
+  csv: string;
+}
+
+export const listTools = (counts: ListCounts, csv: string): ListTools => ({ counts: countsText(counts), csv });
+
+/** A query string from form fields (`q=…&status=…`), in the order given. */
+export const query = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+// ---- Orders: the parts both order pages show.
+
+/** `Recipient, City, Province, CC`: where an order ships. */
+export const shipTo = (a: OrderRecord['shippingAddress']) => `${a.recipient}, ${[a.city, a.province, a.country].filter(Boolean).join(', ')}`;
+
+/** The head of a split order's section (shared/partials/split-head.eta): its status and the sentence saying how it ships. */
+export interface SplitHead {
+  id: string;
+  status: string;
+  /** `Ships from warehouse W1 (US) to DE by express`. */
+  route: string;
+  /** The split's freight (console), or null. */
+  freight: string | null;
+  /** The carrier's tracking number, linking the channel's tracking page when it has one. */
+  tracking: { carrier: string; code: string; href: string | null } | null;
+  shipped: Html | null;
+  delivered: Html | null;
+}
+
+/** A channel's tracking page for a tracking number, or null (services/catalog.service.ts `trackingLinkOf`). */
+export type TrackingLink = (channelCode: string, trackingCode: string | null) => string | null;
+
+export function splitHead(
+  order: OrderRecord,
+  split: OrderRecord['splitOrders'][number],
+  { freight, trackingLink }: { freight: boolean; trackingLink: TrackingLink },
+): SplitHead {
+  return {
+    id: split.id,
+    status: split.status,
+    route: `Ships from warehouse ${split.warehouseCode} (${split.countryCode}) to ${order.shippingAddress.country} by ${split.channelCode}`,
+    freight: freight ? money(split.freightAmount, order.currencyCode) : null,
+    tracking: split.trackingCode ? { carrier: split.carrier ?? '', code: split.trackingCode, href: trackingLink(split.channelCode, split.trackingCode) } : null,
+    shipped: split.shippedDate ? moment(split.shippedDate) : null,
+    delivered: split.deliveredDate ? moment(split.deliveredDate) : null,
+  };
+}
+
+/** The items of a split order. */
+export const itemsOf = (order: OrderRecord, splitId: string) => order.orderItems.filter((i) => i.splitOrderId === splitId);
+
+/** An order's refunds (both order pages): the last column is the console's "Status", the manager's "Decision". */
+export function refundsTable(refunds: readonly RefundRecord[], statusHeading: string): TableView {
+  return {
+    label: { by: 'refunds' },
+    caption: null,
+    columns: ['Refund', 'Requested', 'Items', 'Amount', 'Reason', statusHeading],
+    rows: refunds.map((r) => ({
+      data: { name: 'refund', value: r.refundNo },
+      cells: [
+        r.refundNo,
+        { html: moment(r.createDate) },
+        r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
+        money(r.amount),
+        r.refundReason,
+        r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
+      ],
+    })),
+    empty: NONE,
+  };
+}
+
+/** An option of a `<select>`. */
+export interface Choice {
+  value: string;
+  selected: boolean;
+}
+
+/** The order search's status options, the one searched for selected. */
+export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value }));
+
+/** A row of an order search (both lists): the order's link, and the merchant's cell where the list spans merchants. */
+export function ordersTable<O extends OrderRecord>(
+  list: readonly O[],
+  { href, merchant }: { href: (id: string) => string; merchant?: (o: O) => Cell },
+): TableView {
+  const merchants = merchant !== undefined;
+  return {
+    label: { text: 'Orders found' },
+    caption: 'Orders found, newest first',
+    columns: ['Order', 'Custom id', ...(merchants ? ['Merchant'] : []), 'Placed', 'Status', 'Fulfilment', 'Total'],
+    rows: list.map((o) => ({
+      data: { name: 'order', value: o.id },
+      cells: [
+        { href: href(o.id), text: o.id },
+        o.customOrderId ?? '',
+        ...(merchant ? [merchant(o)] : []),
+        { html: moment(o.purchaseDate) },
+        o.refundStatus ? `${o.status} (${o.refundStatus})` : o.status,
+        o.fulfillmentStatus,
+        money(o.finalAmount, o.currencyCode),
+      ],
+    })),
+    empty: { text: 'No orders match.' },
+  };
+}
+
+// ---- Accounts: the ledger's figures and transactions (console merchant page and transactions, manager balance).
+
+/** A transaction as src/present/account.presenter.ts gives it. */
+export interface TransactionRecord {
+  id: string;
+  type: string;
+  amount: number;
+  balanceAfter: number;
+  orderId: string | null;
+  refundNo: string | null;
+  description: string;
+  createDate: string;
+}
+
+/** A transaction row: its time, amounts as text, and what it is for. */
+export interface TransactionRow {
+  id: string;
+  when: Html;
+  type: string;
+  amount: string;
+  balanceAfter: string;
+  orderId: string | null;
+  refundNo: string | null;
+  description: string;
+}
+
+export const transactionRow = (t: TransactionRecord): TransactionRow => ({
+  id: t.id,
+  when: moment(t.createDate),
+  type: t.type,
+  amount: money(t.amount),
+  balanceAfter: money(t.balanceAfter),
+  orderId: t.orderId,
+  refundNo: t.refundNo,
+  description: t.description,
+});
+
+// ---- Audit logs (console and manager): one entry's change, a field a line.
+
+/** One field of an audit entry's change: `label: before → after`, or the one value (shared/partials/audit-change.eta). */
+export interface ChangeLine {
+  field: string;
+  label: string;
+  /** One value, or before and after; a time as markup, a merchant as a link (console), a missing side as `—`. */
+  values: ({ text: string } | { html: Html } | { link: Link })[];
+}
+
+/** `merchantLink`: how a front end links a merchant a change names (the console); without it, its name. */
+const changeLines = (changes: readonly AuditFieldChange[], merchantLink?: (id: string, name: string) => Link): ChangeLine[] =>
+  changes.map((c) => ({
+    field: c.field,
+    label: c.label,
+    values: (c.changed || c.after === null ? [c.before, c.after] : [c.after]).map((v) =>
+      v === null
+        ? { text: '—' }
+        : 'time' in v
+          ? { html: moment(v.time) }
+          : 'merchant' in v
+            ? merchantLink
+              ? { link: merchantLink(v.merchant, v.name) }
+              : { text: v.name }
+            : { text: v.text },
+    ),
+  }));
+
+/** An audit entry as both logs list it; who did it is worded by each front end. */
+export interface AuditRow {
+  id: string;
+  action: string;
+  when: Html;
+  target: string;
+  changes: ChangeLine[];
+}
+
+export const auditRow = (
+  e: { id: string; action: string; createdAt: number; target: string; changes: readonly AuditFieldChange[] },
+  merchantLink?: (id: string, name: string) => Link,
+): AuditRow => ({
+  id: e.id,
+  action: e.action,
+  when: moment(e.createdAt),
+  target: e.target,
+  changes: changeLines(e.changes, merchantLink),
+});
