@@ -1,6 +1,6 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS, PG_SKIP, SMALL_CATALOGUE, loadCatalogue, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, SMALL_CATALOGUE, buildTestApp, loadCatalogue, tableDigests, type TestApp } from '../helpers.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 
 /** Asserts a 4xx envelope with the code and that the database did not change. */
@@ -18,9 +18,32 @@ async function refused(t: TestApp, call: () => Promise<{ status: number; body: a
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`operator catalogue API (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect);
+    /** Each test on an app and a database of its own (closed when the test ends), so any one runs alone. */
+    const build = async (ctx: TestContext) => ({ t: await buildTestApp(ctx, dialect) });
+    /** What the tests need that others test making: warehouses (G007, then US01), categories 1 and 2, product MUG-1, its stock. */
+    const given = {
+      warehouses: async (t: TestApp, codes: ('G007' | 'US01')[]) => {
+        const made = { G007: { name: 'Shenzhen Central', countryCode: 'CN' }, US01: { name: 'LA', countryCode: 'US' } };
+        for (const code of codes) assert.equal((await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: code, ...made[code] })).status, 200);
+      },
+      categories: async (t: TestApp) => {
+        assert.equal((await t.admin('POST', '/admin/v1/categories', { categoryId: 1, name: 'Home', parentId: 0 })).status, 200);
+        assert.equal((await t.admin('POST', '/admin/v1/categories', { categoryId: 2, name: 'Kitchen', parentId: 1 })).status, 200);
+      },
+      product: async (t: TestApp) => {
+        assert.equal((await t.admin('POST', '/admin/v1/products', { sku: 'MUG-1', name: 'Mug v2', price: 9.32, weightGrams: 340 })).status, 200);
+      },
+      stock: async (t: TestApp) => {
+        const items = [
+          { sku: 'MUG-1', warehouseCode: 'G007', qty: 10 },
+          { sku: 'MUG-1', warehouseCode: 'US01', qty: 4 },
+        ];
+        assert.equal((await t.admin('PUT', '/admin/v1/stocks', { items })).status, 200);
+      },
+    };
 
-    it('refuses requests without the admin key', async () => {
+    it('refuses requests without the admin key', async (ctx) => {
+      const { t } = await build(ctx);
       const none = await t.app.inject({ method: 'GET', url: '/admin/v1/warehouses' });
       assert.equal(none.statusCode, 401);
       assert.equal(none.json().code, 40100);
@@ -29,7 +52,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(wrong.statusCode, 401);
     });
 
-    it('upserts warehouses idempotently', async () => {
+    it('upserts warehouses idempotently', async (ctx) => {
+      const { t } = await build(ctx);
       const r = await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: ' G007 ', name: 'Shenzhen', countryCode: 'cn' });
       assert.equal(r.status, 200);
       assert.equal(r.body.code, 10000);
@@ -54,7 +78,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'G007', name: 'Shenzhen Central', countryCode: 'CN', status: 1 });
     });
 
-    it('refuses bad warehouse bodies', async () => {
+    it('refuses bad warehouse bodies', async (ctx) => {
+      const { t } = await build(ctx);
       await refused(t, () => t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'X'.repeat(33), name: 'n', countryCode: 'CHN' }), 400, 40000, [
         'countryCode',
         'warehouseCode',
@@ -67,7 +92,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refused(t, () => t.admin('POST', '/admin/v1/warehouses', [1, 2]), 400, 40000);
     });
 
-    it('builds the category tree and refuses broken parents', async () => {
+    it('builds the category tree and refuses broken parents', async (ctx) => {
+      const { t } = await build(ctx);
       assert.equal((await t.admin('POST', '/admin/v1/categories', { categoryId: 1, name: 'Home', parentId: 0 })).status, 200);
       assert.equal((await t.admin('POST', '/admin/v1/categories', { categoryId: '2', name: 'Kitchen', parentId: 1, imgUrl: 'https://x/y.png' })).status, 200);
       await refused(t, () => t.admin('POST', '/admin/v1/categories', { categoryId: 3, name: 'Orphan', parentId: 99 }), 400, 40000, ['parentId']);
@@ -87,7 +113,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    it('upserts products with money in cents inside and amounts outside', async () => {
+    it('upserts products with money in cents inside and amounts outside', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.categories(t);
       const r = await t.admin('POST', '/admin/v1/products', {
         sku: 'MUG-1',
         name: 'Mug',
@@ -107,7 +135,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(again.body.data.categoryId, null);
     });
 
-    it('refuses bad product bodies', async () => {
+    it('refuses bad product bodies', async (ctx) => {
+      const { t } = await build(ctx);
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: 1.234, weightGrams: 1 }), 400, 40000, ['price']);
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: -1, weightGrams: 1 }), 400, 40000, ['price']);
       await refused(t, () => t.admin('POST', '/admin/v1/products', { sku: 'P', name: 'n', price: 1, weightGrams: true }), 400, 40000, ['weightGrams']);
@@ -123,7 +152,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', '/admin/v1/products', { sku: `  ${'S'.repeat(64)}  `, name: 'n', price: 1, weightGrams: 1 })).status, 200);
     });
 
-    it('sets stock absolutely and writes a ledger row per change', async () => {
+    it('sets stock absolutely and writes a ledger row per change', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.warehouses(t, ['G007']);
+      await given.product(t);
       await t.admin('POST', '/admin/v1/warehouses', { warehouseCode: 'US01', name: 'LA', countryCode: 'US' });
       const r = await t.admin('PUT', '/admin/v1/stocks', {
         items: [
@@ -142,7 +174,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(ledger.length, 2, 'an unchanged quantity writes no ledger row');
     });
 
-    it('refuses bad stock rows, writing nothing', async () => {
+    it('refuses bad stock rows, writing nothing', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.warehouses(t, ['G007']);
+      await given.product(t);
       await refused(
         t,
         () =>
@@ -175,7 +210,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    it('adjusts stock relatively, never below zero', async () => {
+    it('adjusts stock relatively, never below zero', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.warehouses(t, ['G007', 'US01']);
+      await given.product(t);
+      await given.stock(t);
       const r = await t.admin('POST', '/admin/v1/stocks/adjust', {
         items: [
           { sku: 'MUG-1', warehouseCode: 'G007', delta: -3 },
@@ -212,7 +251,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    it('keeps Σ ledger deltas equal to stock after a mixed sequence', async () => {
+    it('keeps Σ ledger deltas equal to stock after a mixed sequence', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.warehouses(t, ['G007', 'US01']);
+      await given.product(t);
       const seq: [string, unknown][] = [
         ['PUT', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 50 }] }],
         [
@@ -238,7 +280,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    it('keeps the ledger exact under concurrent adjustments', async () => {
+    it('keeps the ledger exact under concurrent adjustments', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.warehouses(t, ['G007']);
+      await given.product(t);
       await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'MUG-1', warehouseCode: 'G007', qty: 20 }] });
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
@@ -256,7 +301,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 
-    it('upserts channels and refuses bad ones', async () => {
+    it('upserts channels and refuses bad ones', async (ctx) => {
+      const { t } = await build(ctx);
+      await given.warehouses(t, ['G007', 'US01']);
       const body = {
         channelCode: 'STD',
         name: 'Standard Shipping',
@@ -311,7 +358,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual([cleared.body.data.carriers, cleared.body.data.trackingUrlTemplate], [[], null]);
     });
 
-    it('imports a whole document in one transaction, all or nothing', async () => {
+    it('imports a whole document in one transaction, all or nothing', async (ctx) => {
+      const { t } = await build(ctx);
       const bad = structuredClone(SMALL_CATALOGUE) as any;
       bad.stocks.push({ sku: 'SKU-C', warehouseCode: 'MARS', qty: 1 });
       const body = await refused(t, () => t.admin('POST', '/admin/v1/import', bad), 400, 40000, ['stocks[3].warehouseCode']);

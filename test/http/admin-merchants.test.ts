@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, tableDigests, useApp } from '../helpers.ts';
 
@@ -8,9 +8,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`merchants, tokens and bearer auth (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
     const t = useApp(dialect);
+    // The catalogue the tokens read (SKU-A at STOCK_URL): made once, before any test, so each runs alone.
+    before(() => loadCatalogue(t));
 
     it('creates merchants with client credentials shown once', async () => {
-      await loadCatalogue(t);
       const r = await t.admin('POST', '/admin/v1/merchants', { name: '  Acme Store  ' });
       assert.equal(r.status, 200);
       assert.match(r.body.data.merchantId, /^\d+$/);

@@ -1,8 +1,8 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { sql } from 'kysely';
-import { ADMIN_KEY, DIALECTS, PG_SKIP, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { ADMIN_KEY, DIALECTS, PG_SKIP, buildTestApp, loadCatalogue, newMerchant, tableDigests, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
 /**
@@ -55,9 +55,11 @@ async function expectAudited(
 
 for (const dialect of DIALECTS) {
   describe(`operator writes are audited (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
-    const t = useApp(dialect);
+    /** Each test on an app and a database of its own (closed when the test ends), so any one runs alone. */
+    const build = (ctx: TestContext) => buildTestApp(ctx, dialect);
 
-    it('records each kind of write with the admin key, its request id, target, before and after', async () => {
+    it('records each kind of write with the admin key, its request id, target, before and after', async (ctx) => {
+      const t = await build(ctx);
       await expectAudited(t, await adminCall(t, 'POST', '/admin/v1/import', ORDER_CATALOGUE), {
         action: 'catalog.import',
         target: 'catalog:import',
@@ -191,7 +193,8 @@ for (const dialect of DIALECTS) {
       });
     });
 
-    it('summarises a large stock request in one bounded row', async () => {
+    it('summarises a large stock request in one bounded row', async (ctx) => {
+      const t = await build(ctx);
       const products = Array.from({ length: 30 }, (_, i) => ({ sku: `BULK-${String(i).padStart(2, '0')}`, name: `Bulk ${i}`, price: 1, weightGrams: 1 }));
       assert.equal(
         (await t.admin('POST', '/admin/v1/import', { warehouses: [{ warehouseCode: 'BLK', name: 'Bulk', countryCode: 'US' }], products })).status,
@@ -212,7 +215,9 @@ for (const dialect of DIALECTS) {
       assert.equal(row.after!['BULK-25@BLK'], undefined, 'past the bound: counted, not listed');
     });
 
-    it('leaves no audit row, and nothing else, for a refused write', async () => {
+    it('leaves no audit row, and nothing else, for a refused write', async (ctx) => {
+      const t = await build(ctx);
+      await loadCatalogue(t, ORDER_CATALOGUE);
       const shop = await newMerchant(t, 'Refusals');
       const o = await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }]);
       const split = (await t.merchant(shop.token, 'GET', `/openapi/v2/order/orders/${o.id}`)).body.data.splitOrders[0];
@@ -265,7 +270,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before, 'no audit row and no other change');
     });
 
-    it('never records a secret: client secrets, bearer tokens, their hashes, the admin key', async () => {
+    it('never records a secret: client secrets, bearer tokens, their hashes, the admin key', async (ctx) => {
+      const t = await build(ctx);
       const m = await newMerchant(t, 'Secretive');
       const grant = await t.app.inject({
         method: 'POST',

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
@@ -63,7 +63,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     let support: Browser;
     let supportToken: string;
 
-    it('setup: the catalogue, an owner, a warehouse and a support member', async () => {
+    // Made once, before any test: the catalogue, an owner, a warehouse and a support member.
+    before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
       await staff(t, 'owner@example.com', 'owner');
       await staff(t, 'wh@example.com', 'warehouse');
@@ -269,6 +270,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('shipping picks a carrier of the channel (a select, not the channel code); another is refused with nothing written; the console and manager order pages link the tracking number', async () => {
+      // Channel STD with carriers and a tracking URL template (as the channels test above leaves it).
+      const std = { ...ORDER_CATALOGUE.channels[0], carriers: ['UPS', 'DHL'], trackingUrlTemplate: 'https://track.example/{trackingNo}' };
+      assert.equal((await t.admin('POST', '/admin/v1/channels', std)).status, 200);
       const shop = await newMerchant(t, 'Tracking shop');
       const o = await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }], { channelCode: 'STD' });
       const split = o.splitOrders[0];
@@ -376,6 +380,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         stocks: [{ sku: 'C', warehouseCode: 'G007', qty: 500 }],
         channels: [{ ...ORDER_CATALOGUE.channels[1], carriers: ['Chronopost'] }],
       };
+      // C at G007 holds 999 (as the order of the shipping test above leaves it).
+      assert.equal((await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'C', warehouseCode: 'G007', qty: 999 }] })).status, 200);
       const before = await tableDigests(t.store);
       const preview = await follow(wh, await wh.post('/console/import/preview', { _csrf: whToken, fileName: 'doc.json', fileText: JSON.stringify(doc) }));
       assert.match(textOf(preview.body, 'data-key="DRY-WH"')!, /new name: Dry countryCode: FR countryName: France status: 1/);

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { createClient, revokeClient } from '../../src/services/credentials.service.ts';
@@ -66,7 +66,9 @@ for (const dialect of DIALECTS) {
     let otherRefund: string;
     let today: string;
 
-    it('sets up two merchants (one named like a formula), 53 refunds of one and 1 of the other, some decided', async () => {
+    // Made once, before any test, and only read by them, so any one runs alone: two merchants (one
+    // named like a formula), 53 refunds of one and 1 of the other, some decided; staff of each role.
+    before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
       shop = await newMerchant(t, FORMULA_NAME);
       other = await newMerchant(t, 'Other <Shop>');

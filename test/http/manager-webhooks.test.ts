@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HostResolver } from '../../src/domain/webhook-url.ts';
 import type { WebhookRequest, WebhookSender } from '../../src/jobs/webhook-sender.ts';
@@ -62,7 +62,8 @@ for (const dialect of DIALECTS) {
     let token: string;
     let hookId: string;
 
-    it('sets up a merchant with an order, a developer and an endpoint', async () => {
+    // Made once, before any test: a merchant, a developer and an endpoint.
+    before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
       shop = await newMerchant(t, 'Hook page shop');
       dev = await member(t, shop.merchantId, 'hook-dev@example.com', 'developer');
@@ -227,6 +228,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('builds stock.changed, order.cancelled and balance.low tests from the merchant’s own records, each its documented body', async () => {
+      await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }]); // the order the order.cancelled test is built from
       await t.admin('POST', `/admin/v1/merchants/${shop.merchantId}/account/top-ups`, { environment: 'sandbox', amount: '50.00', reference: 'HOOK-TEST-1' });
       const { sent: received, sender } = answeringSender('ok');
       for (const type of ['stock.changed', 'order.cancelled', 'balance.low', 'webhook.test']) {

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { member } from './manager-helpers.ts';
 import { follow, signedIn, staff, type Browser } from './console-client.ts';
@@ -44,7 +44,11 @@ for (const dialect of DIALECTS) {
       return b.post(url, { _csrf: tokens.get(b)!, ...fields });
     };
 
-    it('sets up staff, a merchant and an order', async () => {
+    /** The note the tests below read: saved by support (as the first test leaves it), so each runs alone. */
+    const supportNoted = async () => assert.equal((await post(support, `/console/orders/${orderId}/note`, { note: NOTE })).statusCode, 303);
+
+    // Made once, before any test: staff, a merchant and an order.
+    before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
       shop = await newMerchant(t, 'Note shop');
       orderId = (await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }])).id;
@@ -77,6 +81,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the owner edits it (the author becomes the owner); an empty note removes it', async () => {
+      await supportNoted();
       const edited = await follow(owner, await post(owner, `/console/orders/${orderId}/note`, { note: 'Refund agreed by phone.' }));
       assert.match(edited.body, /data-note-text>Refund agreed by phone\.</);
       assert.match(edited.body, /data-note-meta>By note-owner@example\.com, <time/);
@@ -90,6 +95,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the warehouse reads the note but cannot write it; bad input is refused with nothing written', async () => {
+      await supportNoted();
       const page = await warehouse.get(`/console/orders/${orderId}`);
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /data-note-text>Customer called/);
@@ -113,6 +119,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the merchant never sees it: not in the business manager, not in the merchant API, not in its audit page', async () => {
+      await supportNoted();
       const admin = await member(t, shop.merchantId, 'note-merchant@example.com', 'admin');
       const pages = [await admin.get(`/manager/orders/${orderId}`), await admin.get('/manager/orders'), await admin.get('/manager/audit')];
       for (const p of pages) assert.equal(p.statusCode, 200);

@@ -128,6 +128,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('page-number walks repeat (newest first) and skip (update window) under the same writes — the documented reason for the cursor', async () => {
+      await create(10); // orders of its own to page through, so it runs alone
       // Newest first: two new orders between pages push two rows of page 1 onto page 2.
       const p1 = await get('pageSize=5&pageNumber=1');
       await create(2);
@@ -148,6 +149,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('carries nextCursor on every page in both modes, null at the end; a page-number page continues by cursor', async () => {
+      await create(10); // orders of its own to page through, so it runs alone
       const p1 = await get('pageSize=3&pageNumber=1');
       const p2 = await get('pageSize=3&pageNumber=2');
       assert.ok(p1.nextCursor?.startsWith('oc1_'));
@@ -172,6 +174,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('pages an ids query like any other window: by number and by cursor, in both orders, counting split ids once with their parent', async () => {
+      await create(10); // orders of its own to page through, so it runs alone
       const everything = await get('pageSize=250');
       const chosen = everything.list.slice(0, 7);
       // A split id names its parent: listed once, counted once.
@@ -210,6 +213,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses pageNumber with cursor, a cursor it did not issue, and a cursor of other filters', async () => {
+      await create(10); // orders of its own to page through, so it runs alone
       const p1 = await get('pageSize=2&createStartTime=2020-01-01T00:00:00Z');
       const cursor = encodeURIComponent(p1.nextCursor!);
       const cases: [string, string][] = [
@@ -272,6 +276,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('counts total up to a cap, whatever the window holds', async () => {
+      await create(10); // orders of its own to page through, so it runs alone
       const scope = forMerchant(t.store.db, Number(merchantId));
       const base = { ids: null, createStart: null, createEnd: null, updateStart: null, updateEnd: null, after: null, offset: 0, limit: 2 };
       const capped = await pageOrders(scope, { ...base, totalCap: 5 });

@@ -1,8 +1,8 @@
-import { describe, it, before } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, buildTestApp, loadCatalogue, newMerchant, tableDigests, type TestApp } from '../helpers.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
-import { ADDRESS, ORDER_CATALOGUE, order } from '../fixtures.ts';
+import { ADDRESS, ORDER_CATALOGUE, order, placeOrder } from '../fixtures.ts';
 
 async function counts(t: TestApp) {
   const n = async (table: 'orders' | 'split_orders' | 'order_items' | 'stock_ledger') =>
@@ -23,22 +23,34 @@ async function counts(t: TestApp) {
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`orders (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
-    const t = useApp(dialect);
-    let token: string;
-    let other: string;
-    const post = (body: unknown, headers: Record<string, string> = {}, url = '/openapi/v1/order/orders') =>
-      t.app
-        .inject({ method: 'POST', url, payload: body as object, headers: { authorization: `Bearer ${token}`, ...headers } })
-        .then((r) => ({ status: r.statusCode, headers: r.headers, body: r.json() }));
-    const get = (url: string, as = token) => t.merchant(as, 'GET', url);
-
-    before(async () => {
+    /**
+     * Each test on an app and a database of its own (closed when the test ends), so any one runs
+     * alone: the order catalogue, a merchant ('Shop', `token`) and another ('Other Shop', `other`).
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect);
       await loadCatalogue(t, ORDER_CATALOGUE);
-      token = (await newMerchant(t, 'Shop')).token;
-      other = (await newMerchant(t, 'Other Shop')).token;
-    });
+      const token = (await newMerchant(t, 'Shop')).token;
+      const other = (await newMerchant(t, 'Other Shop')).token;
+      const post = (body: unknown, headers: Record<string, string> = {}, url = '/openapi/v1/order/orders') =>
+        t.app
+          .inject({ method: 'POST', url, payload: body as object, headers: { authorization: `Bearer ${token}`, ...headers } })
+          .then((r) => ({ status: r.statusCode, headers: r.headers, body: r.json() }));
+      const get = (url: string, as = token) => t.merchant(as, 'GET', url);
+      return { t, token, other, post, get };
+    };
+    /** Orders for the list tests: five for 'Shop' (one split over two warehouses), two for 'Other Shop'. */
+    const placeOrders = async (t: TestApp, token: string, other: string) => {
+      await placeOrder(t, token, [
+        { sku: 'A', quantity: 1 },
+        { sku: 'B', quantity: 1 },
+      ]);
+      for (let i = 0; i < 4; i++) await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
+      for (let i = 0; i < 2; i++) await placeOrder(t, other, [{ sku: 'C', quantity: 1 }]);
+    };
 
-    it('creates an order split by warehouse and returns the kkOrderId string', async () => {
+    it('creates an order split by warehouse and returns the kkOrderId string', async (ctx) => {
+      const { t, post, get } = await build(ctx);
       const r = await post(
         order(
           [
@@ -110,7 +122,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await ledgerMismatches(t.store.db), []);
     });
 
-    it('honours channel type and requested channel, and falls back when unmatched', async () => {
+    it('honours channel type and requested channel, and falls back when unmatched', async (ctx) => {
+      const { post, get } = await build(ctx);
       const express = await post(order([{ sku: 'C', quantity: 1 }], { channelType: 'express' }));
       assert.equal(express.status, 200, JSON.stringify(express.body));
       const e = (await get(`/openapi/v2/order/orders/${express.body.data}`)).body.data;
@@ -123,7 +136,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await get(`/openapi/v2/order/orders/${unmatched.body.data}`)).body.data.splitOrders[0].channelCode, 'STD');
     });
 
-    it('accepts orderAddresses and the v2 alias; refuses two different addresses', async () => {
+    it('accepts orderAddresses and the v2 alias; refuses two different addresses', async (ctx) => {
+      const { t, post } = await build(ctx);
       const r = await post({ orderAddresses: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 1 }] }, {}, '/openapi/v2/order/orders');
       assert.equal(r.status, 200, JSON.stringify(r.body));
       const both = await post({ orderAddress: ADDRESS, orderAddresses: ADDRESS, orderItemsList: [{ sku: 'B', quantity: 1 }] });
@@ -135,7 +149,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await counts(t), before);
     });
 
-    it('refuses unknown SKUs with 42200 and short stock with 42201, writing nothing', async () => {
+    it('refuses unknown SKUs with 42200 and short stock with 42201, writing nothing', async (ctx) => {
+      const { t, post } = await build(ctx);
+      assert.equal((await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'B', warehouseCode: 'G006', qty: 4 }] })).status, 200);
       const before = await counts(t);
       const unknown = await post(
         order([
@@ -172,7 +188,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await counts(t), before);
     });
 
-    it('refuses a destination no channel serves with 42202, writing nothing', async () => {
+    it('refuses a destination no channel serves with 42202, writing nothing', async (ctx) => {
+      const { t, post } = await build(ctx);
       await t.admin('POST', '/admin/v1/channels', {
         channelCode: 'STD',
         name: 'Standard Shipping',
@@ -193,7 +210,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await t.admin('POST', '/admin/v1/channels', ORDER_CATALOGUE.channels[0]);
     });
 
-    it('validates every field with its path, writing nothing', async () => {
+    it('validates every field with its path, writing nothing', async (ctx) => {
+      const { t, post } = await build(ctx);
       const line = { sku: 'A', quantity: 1 };
       const cases: [unknown, string][] = [
         [{ orderItemsList: [line] }, 'orderAddress'],
@@ -241,7 +259,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(after.orders, before.orders + 1);
     });
 
-    it('replays a customOrderId with the same request and refuses a different one', async () => {
+    it('replays a customOrderId with the same request and refuses a different one', async (ctx) => {
+      const { t, other, post } = await build(ctx);
       const body = order([{ sku: 'C', quantity: 1 }], { customOrderId: 'dup-1' });
       const first = await post(body);
       assert.equal(first.status, 200);
@@ -258,7 +277,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.notEqual(theirs.json().data, first.body.data);
     });
 
-    it('replays an Idempotency-Key, refuses a different body, and stores refusals too', async () => {
+    it('replays an Idempotency-Key, refuses a different body, and stores refusals too', async (ctx) => {
+      const { t, other, post } = await build(ctx);
       await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'C', warehouseCode: 'G007', qty: 500 }] });
       const body = order([{ sku: 'C', quantity: 1 }]);
       const first = await post(body, { 'idempotency-key': 'key-1' });
@@ -288,7 +308,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.notEqual(theirs.json().data, first.body.data);
     });
 
-    it('refuses a key an earlier version left in flight, and takes it over after the longest request', async () => {
+    it('refuses a key an earlier version left in flight, and takes it over after the longest request', async (ctx) => {
+      const { t, post } = await build(ctx);
       const merchantId = (await t.store.db.selectFrom('api_tokens').select('merchant_id').orderBy('id').executeTakeFirstOrThrow()).merchant_id;
       const body = order([{ sku: 'C', quantity: 1 }]);
       const { requestHash } = await import('../../src/services/idempotency.service.ts');
@@ -329,7 +350,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(fresh.headers['idempotent-replayed'], undefined);
     });
 
-    it('quotes channels per warehouse group and per channel type without reserving', async () => {
+    it('quotes channels per warehouse group and per channel type without reserving', async (ctx) => {
+      const { t, token } = await build(ctx);
       const before = await counts(t);
       const body = {
         shipToCountry: 'us',
@@ -370,15 +392,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(bad.body.errors.map((e: any) => e.field).sort(), ['products', 'shipToCountry']);
     });
 
-    it('queries orders with filters, paging and ordering, scoped to the merchant', async () => {
+    it('queries orders with filters, paging and ordering, scoped to the merchant', async (ctx) => {
+      const { t, token, other, get } = await build(ctx);
+      await placeOrders(t, token, other);
       const all = await get('/openapi/v2/order/orders?pageSize=250');
       assert.equal(all.status, 200);
       const list = all.body.data.list;
-      // Every order this merchant placed in the tests above (counted in the database, not by the API).
+      // Every order this merchant placed (counted in the database, not by the API).
       const merchantId = (await t.store.db.selectFrom('api_tokens').select('merchant_id').orderBy('id').executeTakeFirstOrThrow()).merchant_id;
       const mine = await t.store.db.selectFrom('orders').select('id').where('merchant_id', '=', merchantId).execute();
       const placed = mine.length;
-      assert.ok(placed >= 5, `the tests above placed orders (${placed})`);
+      assert.ok(placed >= 5, `this merchant placed orders (${placed})`);
       assert.equal(list.length, placed);
       assert.equal(all.body.data.total, list.length);
       assert.equal(all.body.data.pageSize, 250);
@@ -419,7 +443,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
     });
 
-    it('answers another merchant’s order exactly like a missing one', async () => {
+    it('answers another merchant’s order exactly like a missing one', async (ctx) => {
+      const { t, token, other, get } = await build(ctx);
+      await placeOrders(t, token, other);
       const mine = (await get('/openapi/v2/order/orders')).body.data.list[0];
       const a = await t.app.inject({
         method: 'GET',
@@ -440,7 +466,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await get('/openapi/v2/order/orders/not-a-number')).status, 404);
     });
 
-    it('lets the operator read every merchant’s orders', async () => {
+    it('lets the operator read every merchant’s orders', async (ctx) => {
+      const { t, token, other, get } = await build(ctx);
+      await placeOrders(t, token, other);
       const all = await t.admin('GET', '/admin/v1/orders?pageSize=250');
       const mine = await get('/openapi/v2/order/orders?pageSize=250');
       const theirs = await get('/openapi/v2/order/orders?pageSize=250', other);
@@ -452,7 +480,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(filtered.body.data.total, theirs.body.data.total);
     });
 
-    it('needs the orders scopes', async () => {
+    it('needs the orders scopes', async (ctx) => {
+      const { t } = await build(ctx);
       const readOnly = (await newMerchant(t, 'Reader', { scopes: ['orders:read'] })).token;
       const r = await t.merchant(readOnly, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }]));
       assert.equal(r.status, 403);

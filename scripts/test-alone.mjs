@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// Runs each test of the given files alone, one process at a time, to find a test that passes only
+// because an earlier test in its file ran first (docs/architecture.md, "A test builds what it
+// needs"). Each test runs as scripts/test.mjs runs a file (tsx, per-test timeouts), selected with
+// `--test-name-pattern="^<its name>$"`; PostgreSQL suites run too when TEST_DATABASE_URL is set.
+//   node scripts/test-alone.mjs test/http/orders.test.ts [...]
+// Test names are read from the source: `it('…'` / `test('…'` with a quoted name (a name built
+// with a template literal is listed as not run). Slow: one app or more per test; run it on the
+// files you changed, not on the whole suite. Exits 1 when a test failed alone.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = path.resolve(import.meta.dirname, '..');
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error('usage: node scripts/test-alone.mjs <test file>...');
+  process.exit(2);
+}
+const regexpOf = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const failed = [];
+for (const file of files) {
+  const source = fs.readFileSync(path.resolve(root, file), 'utf8');
+  const names = new Set();
+  for (const m of source.matchAll(/\b(?:it|test)\(\s*(['"])((?:\\.|(?!\1)[^\\])*)\1/g)) names.add(m[2].replace(/\\(.)/g, '$1'));
+  for (const m of source.matchAll(/\b(?:it|test)\(\s*`([^`]*)`/g)) console.log(`skip ${file} \`${m[1]}\` (a template-literal name)`);
+  for (const name of names) {
+    const started = Date.now();
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--expose-internals',
+        '--enable-source-maps',
+        '--import',
+        'tsx',
+        '--import',
+        pathToFileURL(path.join(root, 'scripts/test-timeouts.mjs')).href,
+        '--test',
+        '--test-reporter=tap',
+        `--test-name-pattern=^${regexpOf(name)}$`,
+        file,
+      ],
+      { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+    );
+    const output = `${run.stdout}${run.stderr}`;
+    const count = (what) => Number(new RegExp(`^# ${what} (\\d+)$`, 'm').exec(output)?.[1] ?? -1);
+    // A pattern that matched nothing passes with no test run: that is a failure here too.
+    const ok = run.status === 0 && count('fail') === 0 && count('pass') >= 1;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${file} "${name}" (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    if (!ok) {
+      failed.push(`${file} "${name}"`);
+      console.log(output.replace(/^/gm, '    | '));
+    }
+  }
+}
+if (failed.length) console.log(`\nFailed alone (${failed.length}):\n${failed.map((f) => `  ${f}`).join('\n')}`);
+process.exit(failed.length ? 1 : 0);
