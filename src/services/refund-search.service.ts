@@ -8,7 +8,7 @@ import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import { findMerchant, merchantNames } from '../store/merchants.repository.ts';
 import * as refunds from '../store/refunds.repository.ts';
-import { REFUND_CSV_COLUMNS, refundCsvRow } from './refunds.service.ts';
+import { REFUND_CSV_COLUMNS, refundCsvRows } from './refunds.service.ts';
 
 /** Rows per page of the console's refund list. */
 const REFUND_LIST_PAGE = 50;
@@ -104,26 +104,6 @@ export async function searchRefundsForOperator(db: Handle, form: RefundSearchFor
  */
 export function refundListCsv(db: Handle, config: Pick<Config, 'refundSlaHours'>, form: RefundSearchForm, now: number, batch = EXPORT_BATCH): CsvExport {
   const { search } = parseRefundSearch({ ...form, after: '' });
-  const sla = config.refundSlaHours * 3600 * 1000;
-  async function* rows() {
-    let before: [number, number] | null = null;
-    for (;;) {
-      const page = await refunds.searchRefunds(db, search, before, batch);
-      const [items, names] = await Promise.all([
-        refunds.refundItems(
-          db,
-          page.map((r) => r.id),
-        ),
-        merchantNames(
-          db,
-          page.map((r) => r.merchant_id),
-        ),
-      ]);
-      for (const r of page) yield refundCsvRow(r, items, names, now, sla);
-      if (page.length < batch) return;
-      const last = page[page.length - 1];
-      before = [last.created_at, last.id];
-    }
-  }
-  return { name: 'refunds', columns: REFUND_CSV_COLUMNS, rows: rows() };
+  const rows = refundCsvRows(db, config, now, batch, (before) => refunds.searchRefunds(db, search, before, batch));
+  return { name: 'refunds', columns: REFUND_CSV_COLUMNS, rows };
 }

@@ -265,7 +265,7 @@ export const REFUND_CSV_COLUMNS = [
 ] as const;
 
 /** A refund as a row of the console's refund exports (the queue's and the list's): items as `SKU x n`, its merchant by name. */
-export function refundCsvRow(
+function refundCsvRow(
   r: refunds.RefundRow,
   items: refunds.RefundItemRow[],
   names: Map<number, string>,
@@ -291,6 +291,37 @@ export function refundCsvRow(
 }
 
 /**
+ * Refunds as CSV rows (with their items and their merchant's name), read in keyset batches while
+ * the file is written: `nextPage(cursor)` reads the batch after `cursor`, the last row's
+ * `[created_at, id]` (null: the first), in the export's order.
+ */
+export async function* refundCsvRows(
+  db: Handle,
+  config: Pick<Config, 'refundSlaHours'>,
+  now: number,
+  batch: number,
+  nextPage: (cursor: [number, number] | null) => Promise<refunds.RefundRow[]>,
+) {
+  const sla = config.refundSlaHours * 3600 * 1000;
+  let cursor: [number, number] | null = null;
+  for (;;) {
+    const page = await nextPage(cursor);
+    const ids = page.map((r) => r.id);
+    const [items, names] = await Promise.all([
+      refunds.refundItems(db, ids),
+      merchantNames(
+        db,
+        page.map((r) => r.merchant_id),
+      ),
+    ]);
+    for (const r of page) yield refundCsvRow(r, items, names, now, sla);
+    if (page.length < batch) return;
+    const last = page[page.length - 1];
+    cursor = [last.created_at, last.id];
+  }
+}
+
+/**
  * The refund review queue as the console lists it (refunds in `status`, oldest first) as CSV rows,
  * read in keyset batches while the file is written; each row with its merchant's name.
  */
@@ -301,28 +332,8 @@ export async function refundsCsvForOperator(
   now: number,
   batch = EXPORT_BATCH,
 ): Promise<CsvExport> {
-  const sla = config.refundSlaHours * 3600 * 1000;
-  async function* rows() {
-    let after: [number, number] | null = null;
-    for (;;) {
-      const page = await refunds.refundsAfter(db, status, after, batch);
-      const [items, names] = await Promise.all([
-        refunds.refundItems(
-          db,
-          page.map((r) => r.id),
-        ),
-        merchantNames(
-          db,
-          page.map((r) => r.merchant_id),
-        ),
-      ]);
-      for (const r of page) yield refundCsvRow(r, items, names, now, sla);
-      if (page.length < batch) return;
-      const last = page[page.length - 1];
-      after = [last.created_at, last.id];
-    }
-  }
-  return { name: status === 'pending_review' ? 'refund-review' : 'refunds', columns: REFUND_CSV_COLUMNS, rows: rows() };
+  const rows = refundCsvRows(db, config, now, batch, (after) => refunds.refundsAfter(db, status, after, batch));
+  return { name: status === 'pending_review' ? 'refund-review' : 'refunds', columns: REFUND_CSV_COLUMNS, rows };
 }
 
 /**
