@@ -25,6 +25,7 @@ JSON documents (.json): the body of POST /admin/v1/import; every section optiona
     "products":   [{ "sku", "name", "price", "weightGrams", ["categoryId"], ["imageUrl"], ["options"] }],
     "stocks":     [{ "sku", "warehouseCode", "qty" }],
     "channels":   [{ "channelCode", "name", "channelType" (Standard|Express|Expedited), "warehouseCodes": [..],
-                     "countries": [..] (or ["*"]), "baseFee", "perKgFee", "deliveryDaysMin", "deliveryDaysMax" }]
+                     "countries": [..] (or ["*"]), "baseFee", "perKgFee", "deliveryDaysMin", "deliveryDaysMax", ["carriers"]: [..], ["trackingUrlTemplate"] }]
   }
-  at most 10,000 rows per section; see docs/operator-guide.md.`;
+  a channel's carriers are the console ship form's pick-list; its tracking URL template is https and
+  holds {trackingNo}; at most 10,000 rows per section; see docs/operator-guide.md.`;
