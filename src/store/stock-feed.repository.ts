@@ -80,10 +80,9 @@ export interface FeedRow extends FeedPosition {
   createdAt: number;
 }
 
-/** Committed ledger rows after `after`, in commit order. */
-export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPosition, warehouseId: number | null, limit: number): Promise<FeedRow[]> {
-  const seq = commitOrderColumn(dialect);
-  let q = db
+/** Ledger rows with their SKU and warehouse, as the feed shows them (`seq`: the commit-order column). */
+const feedRows = (db: Handle, seq: ReturnType<typeof commitOrderColumn>) =>
+  db
     .selectFrom('stock_ledger')
     .innerJoin('products', 'products.id', 'stock_ledger.product_id')
     .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
@@ -97,7 +96,12 @@ export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPositio
       'stock_ledger.delta as delta',
       'stock_ledger.kind as kind',
       'stock_ledger.created_at as createdAt',
-    ])
+    ]);
+
+/** Committed ledger rows after `after`, in commit order. */
+export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPosition, warehouseId: number | null, limit: number): Promise<FeedRow[]> {
+  const seq = commitOrderColumn(dialect);
+  let q = feedRows(db, seq)
     // A row value comparison, so both databases walk the (seq, id) index from the cursor.
     .where((eb) => eb(eb.refTuple(seq, 'stock_ledger.id'), '>', eb.tuple(after.seq, after.id)));
   if (warehouseId !== null) q = q.where('stock_ledger.warehouse_id', '=', warehouseId);
@@ -110,22 +114,7 @@ export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPositio
  */
 export async function feedLatest(db: Handle, dialect: Dialect, skus: readonly string[] | null, limit: number): Promise<FeedRow[]> {
   const seq = commitOrderColumn(dialect);
-  let q = db
-    .selectFrom('stock_ledger')
-    .innerJoin('products', 'products.id', 'stock_ledger.product_id')
-    .innerJoin('warehouses', 'warehouses.id', 'stock_ledger.warehouse_id')
-    .select([
-      `${seq} as seq`,
-      'stock_ledger.id as id',
-      'products.sku as sku',
-      'warehouses.code as warehouseCode',
-      'warehouses.country_code as countryCode',
-      'stock_ledger.qty_after as qty',
-      'stock_ledger.delta as delta',
-      'stock_ledger.kind as kind',
-      'stock_ledger.created_at as createdAt',
-    ])
-    .where(seq, '>', 0);
+  let q = feedRows(db, seq).where(seq, '>', 0);
   if (skus !== null) q = q.where('products.sku', 'in', skus.length ? [...skus] : ['']);
   return q.orderBy(seq, 'desc').orderBy('stock_ledger.id', 'desc').limit(limit).execute();
 }
