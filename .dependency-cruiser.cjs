@@ -9,7 +9,7 @@ module.exports = {
     {
       name: 'sql-only-in-store',
       comment:
-        'SQL lives in store/ only: nothing else imports kysely at run time (its types are fine). Query-builder calls on a handle outside store/ are not checked by a tool yet (docs/architecture.md)',
+        'SQL lives in store/ only: nothing else imports kysely at run time (its types are fine). query-builder calls on a handle outside store/ are caught by test/unit/sql-only-in-store.test.ts (docs/architecture.md)',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/store/' },
       to: { path: 'node_modules/kysely/', dependencyTypesNot: ['type-only'] },
