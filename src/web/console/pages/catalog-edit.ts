@@ -1,9 +1,7 @@
 import { httpStatus } from '../../../http/errors.ts';
 import type { FastifyReply } from 'fastify';
-import { CHANNEL_TYPES } from '../../../domain/channels.ts';
 import { AppError, type FieldError, fieldError, isRefusal } from '../../../domain/errors.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
-import { centsToAmount } from '../../../domain/money.ts';
 import { ChannelBody, ProductBody, WarehouseBody } from '../../../schemas/admin.ts';
 import { ChannelCodeParams, ChannelForm, ConsoleSkuParams, ProductForm, WarehouseCodeParams, WarehouseForm } from '../../../schemas/console.ts';
 import { parseDocument } from '../../../schemas/validate.ts';
@@ -18,19 +16,22 @@ import {
   saveWarehouse,
   warehouseByCode,
 } from '../../../services/catalog.service.ts';
-import type { Channel } from '../../../store/channels.repository.ts';
-import type { Product } from '../../../store/products.repository.ts';
-import type { Warehouse } from '../../../store/warehouses.repository.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import {
+  channelFormOf,
+  pickedWarehouses,
+  presentChannelForm,
+  presentChannels,
+  presentProductForm,
+  presentWarehouseForm,
+  presentWarehouses,
+  productFormOf,
+  warehouseFormOf,
+  type FormRefusal,
+} from '../present-catalog.ts';
 import type { ConsolePage } from './context.ts';
 
 const P = CONSOLE_PREFIX;
-
-/** A refused form: the reason per field (the field names of the form), and a sentence for the top. */
-interface Refusal {
-  message: string;
-  fields: Record<string, string>;
-}
 
 /** `body.price` / `price` / `warehouseCodes[1]` → the form field the person fixes. */
 const formField = (field: string, rename: Record<string, string>) => {
@@ -38,7 +39,8 @@ const formField = (field: string, rename: Record<string, string>) => {
   return rename[name] ?? name;
 };
 
-function refusalOf(error: AppError, rename: Record<string, string> = {}): Refusal {
+/** A refused form: the reason per field (the field names of the form), and a sentence for the top. */
+function refusalOf(error: AppError, rename: Record<string, string> = {}): FormRefusal {
   const errors: FieldError[] = error.errors ?? [];
   const fields: Record<string, string> = {};
   for (const e of errors) fields[formField(e.field, rename)] ??= e.message;
@@ -88,7 +90,7 @@ function warehouseBody(form: WarehouseForm, code: string): WarehouseBody {
 const listOf = (text: string | undefined) => (text ?? '').split(/[\s,]+/).filter((s) => s !== '');
 
 function channelBody(form: ChannelForm, code: string): ChannelBody {
-  const warehouseCodes = form.warehouseCodes === undefined ? [] : Array.isArray(form.warehouseCodes) ? form.warehouseCodes : [form.warehouseCodes];
+  const warehouseCodes = pickedWarehouses(form);
   const body = {
     channelCode: code,
     name: given(form.name),
@@ -107,37 +109,6 @@ function channelBody(form: ChannelForm, code: string): ChannelBody {
   };
   return parseDocument<ChannelBody>(ChannelBody, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
 }
-
-// What a form shows for a saved row (its text as the operator would type it again).
-const productFormOf = (p: Product): ProductForm => ({
-  sku: p.sku,
-  name: p.name,
-  categoryId: p.category_id === null ? '' : String(p.category_id),
-  price: centsToAmount(p.price_cents).toFixed(2),
-  weightGrams: String(p.weight_grams),
-  imageUrl: p.image_url ?? '',
-  optionsJson: p.options === null ? '' : JSON.stringify(JSON.parse(p.options), null, 2),
-});
-const warehouseFormOf = (w: Warehouse): WarehouseForm => ({
-  warehouseCode: w.code,
-  name: w.name,
-  countryCode: w.country_code,
-  countryName: w.country_name,
-  status: String(w.status),
-});
-const channelFormOf = (c: Channel): ChannelForm => ({
-  channelCode: c.code,
-  name: c.name,
-  channelType: c.channel_type,
-  warehouseCodes: c.warehouseCodes,
-  countries: (JSON.parse(c.countries) as string[]).join(', '),
-  baseFee: centsToAmount(c.base_fee_cents).toFixed(2),
-  perKgFee: centsToAmount(c.per_kg_fee_cents).toFixed(2),
-  deliveryDaysMin: String(c.delivery_days_min),
-  deliveryDaysMax: String(c.delivery_days_max),
-  carrierList: (JSON.parse(c.carriers) as string[]).join('\n'),
-  trackingUrlTemplate: c.tracking_url_template ?? '',
-});
 
 /**
  * Catalogue editing (catalog:write, owner): create and edit a product, a warehouse and a logistics
@@ -159,7 +130,7 @@ export const catalogEditPage: ConsolePage = {
     const saving = async (
       reply: FastifyReply,
       save: () => Promise<{ href: string; notice: string }>,
-      again: (status: number, refusal: Refusal) => Promise<unknown>,
+      again: (status: number, refusal: FormRefusal) => Promise<unknown>,
       rename: Record<string, string> = {},
     ) => {
       try {
@@ -174,14 +145,8 @@ export const catalogEditPage: ConsolePage = {
 
     // ---- Products: the list and a product's stock page are catalog.ts's; these are the forms.
 
-    const productForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ProductForm, refusal: Refusal | null = null) =>
-      page(reply, status, 'product-form', {
-        title: mode === 'create' ? 'New product' : `Edit ${form.sku}`,
-        mode,
-        form,
-        refusal,
-        categories: await listCategories(db),
-      });
+    const productForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ProductForm, refusal: FormRefusal | null = null) =>
+      page(reply, status, 'product-form', presentProductForm(mode, form, await listCategories(db), refusal));
 
     app.get('/new-product', async (_request, reply) =>
       productForm(reply, 200, 'create', { sku: '', name: '', categoryId: '', price: '', weightGrams: '', imageUrl: '', optionsJson: '' }),
@@ -219,10 +184,10 @@ export const catalogEditPage: ConsolePage = {
 
     // ---- Warehouses.
 
-    app.get('/warehouses', async (_request, reply) => page(reply, 200, 'warehouses', { title: 'Warehouses', warehouses: await listWarehouses(db) }));
+    app.get('/warehouses', async (_request, reply) => page(reply, 200, 'warehouses', presentWarehouses(await listWarehouses(db))));
 
-    const warehouseForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: WarehouseForm, refusal: Refusal | null = null) =>
-      page(reply, status, 'warehouse-form', { title: mode === 'create' ? 'New warehouse' : `Edit warehouse ${form.warehouseCode}`, mode, form, refusal });
+    const warehouseForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: WarehouseForm, refusal: FormRefusal | null = null) =>
+      page(reply, status, 'warehouse-form', presentWarehouseForm(mode, form, refusal));
 
     app.get('/warehouses/new', async (_request, reply) =>
       warehouseForm(reply, 200, 'create', { warehouseCode: '', name: '', countryCode: '', countryName: '', status: '1' }),
@@ -260,29 +225,10 @@ export const catalogEditPage: ConsolePage = {
 
     // ---- Logistics channels.
 
-    app.get('/channels', async (_request, reply) =>
-      page(reply, 200, 'channels', {
-        title: 'Channels',
-        channels: (await listChannels(db)).map((c) => ({
-          ...c,
-          countryList: JSON.parse(c.countries) as string[],
-          carrierList: JSON.parse(c.carriers) as string[],
-        })),
-      }),
-    );
+    app.get('/channels', async (_request, reply) => page(reply, 200, 'channels', presentChannels(await listChannels(db))));
 
-    const channelForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ChannelForm, refusal: Refusal | null = null) => {
-      const picked = form.warehouseCodes === undefined ? [] : Array.isArray(form.warehouseCodes) ? form.warehouseCodes : [form.warehouseCodes];
-      return page(reply, status, 'channel-form', {
-        title: mode === 'create' ? 'New channel' : `Edit channel ${form.channelCode}`,
-        mode,
-        form,
-        picked,
-        refusal,
-        warehouses: await listWarehouses(db),
-        channelTypes: CHANNEL_TYPES,
-      });
-    };
+    const channelForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ChannelForm, refusal: FormRefusal | null = null) =>
+      page(reply, status, 'channel-form', presentChannelForm(mode, form, await listWarehouses(db), refusal));
     // API field names → the form's.
     const channelFields = { carriers: 'carrierList' };
 

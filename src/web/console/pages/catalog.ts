@@ -8,7 +8,7 @@ import { productStock, searchCatalog, stockCsv } from '../../../services/stock-h
 import { adjustStockLevels, type StockResult } from '../../../services/stock.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
-import { moneyFromCents } from '../../shared/present.ts';
+import { presentProduct } from '../present-catalog.ts';
 import { presentProducts } from '../present.ts';
 import type { ConsolePage } from './context.ts';
 
@@ -30,19 +30,9 @@ export const catalogPage: ConsolePage = {
       sendCsv(reply, stockCsv(store.db, (request.query.q ?? '').trim()), now()),
     );
 
-    const productView = async (sku: string, beforeId: number | null, extra: Record<string, unknown>) => {
-      const stock = await productStock(store.db, sku, beforeId);
-      return {
-        title: `Stock of ${sku}`,
-        stock,
-        price: moneyFromCents(stock.product.priceCents, 'USD'),
-        adjusted: null,
-        error: null,
-        form: { warehouseCode: '', delta: '', reason: '' },
-        canEdit: false,
-        ...extra,
-      };
-    };
+    /** One SKU's page: its stock and a page of its history, with what the last adjustment did or why it was refused. */
+    const productView = async (sku: string, beforeId: number | null, options: Omit<Parameters<typeof presentProduct>[1], 'currency'>) =>
+      presentProduct(await productStock(store.db, sku, beforeId), { currency: 'USD', ...options });
 
     app.get('/products/:sku', { schema: { params: ConsoleSkuParams, querystring: StockHistoryQuery } }, async (request, reply) => {
       const before = request.query.before === undefined ? null : Number(request.query.before);
@@ -73,7 +63,12 @@ export const catalogPage: ConsolePage = {
         if (!(error instanceof AppError) || error.kind === 'not_found' || error instanceof FormAlreadySent) throw error;
         // The form comes back with what was typed and why it was refused; nothing was written.
         const why = error.errors?.length ? error.errors.map((e) => e.message).join('; ') : error.message;
-        return page(reply, httpStatus(error), 'product', await productView(sku, null, { canAdjust: true, error: why, form: { warehouseCode, delta, reason } }));
+        return page(
+          reply,
+          httpStatus(error),
+          'product',
+          await productView(sku, null, { canAdjust: true, canEdit: false, error: why, form: { warehouseCode, delta, reason } }),
+        );
       }
     });
   },

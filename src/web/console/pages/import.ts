@@ -2,24 +2,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import { ImportRefused, type ImportProblem } from '../../../domain/import-format.ts';
 import { randomToken } from '../../../domain/secrets.ts';
-import { CSV_COLUMNS, CSV_TEMPLATES, MAX_PREVIEW_ROWS } from '../../../domain/import-format.ts';
+import { CSV_TEMPLATES } from '../../../domain/import-format.ts';
 import { CsrfForm, ImportForm, ImportJobParams, ImportPreviewParams, ImportTemplateQuery } from '../../../schemas/console.ts';
-import { importText, previewText, type ImportPreview, type ImportProgress, type ImportResult } from '../../../services/import.service.ts';
+import { importText, previewText, type ImportPreview } from '../../../services/import.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentImport, presentImportJob, presentImportPreview, type ImportJobInput } from '../present-catalog.ts';
 import type { ConsolePage } from './context.ts';
 
 /** An upload being imported, or imported: what its page shows while it runs and after. */
-interface ImportJob {
-  id: string;
+interface ImportJob extends ImportJobInput {
   /** Only the staff member who started it sees it. */
   staffId: number;
-  fileName: string;
-  state: 'running' | 'done' | 'refused' | 'failed';
-  progress: ImportProgress | null;
-  result: ImportResult | null;
   problems: ImportProblem[];
-  omitted: number;
-  message: string | null;
 }
 
 /** An upload after its dry run, waiting to be applied. */
@@ -37,11 +31,6 @@ const csvCell = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('
 
 /** Finished jobs kept for their pages (the newest); older ones answer 404. */
 const KEPT_JOBS = 50;
-
-const formats = {
-  products: `${CSV_COLUMNS.products.required.join(',')}[,${CSV_COLUMNS.products.optional.join(',')}]`,
-  stocks: CSV_COLUMNS.stocks.required.join(','),
-};
 
 /**
  * Import upload (import:run): a CSV of products or stocks, or a JSON catalogue document, imported
@@ -66,7 +55,7 @@ export const importPage: ConsolePage = {
     let previewing = false;
     const BUSY = 'Another import is running; wait for it to finish and try again.';
 
-    app.get('/import', async (_request, reply) => page(reply, 200, 'import', { title: 'Import', formats, error: null, fileName: '' }));
+    app.get('/import', async (_request, reply) => page(reply, 200, 'import', presentImport()));
 
     // A CSV template: the kind's columns and one example row (domain/import-format.ts).
     app.get('/import/template.csv', { schema: { querystring: ImportTemplateQuery } }, async (request, reply) => {
@@ -84,7 +73,7 @@ export const importPage: ConsolePage = {
     // member) until it is applied or forgotten.
     app.post('/import/preview', { schema: { body: ImportForm } }, async (request, reply) => {
       const { fileName, fileText } = request.body;
-      if (busy()) return page(reply, 409, 'import', { title: 'Import', formats, fileName, error: BUSY });
+      if (busy()) return page(reply, 409, 'import', presentImport({ fileName, error: BUSY }));
       previewing = true;
       let result: ImportPreview;
       try {
@@ -107,20 +96,20 @@ export const importPage: ConsolePage = {
 
     app.get('/import/preview/:previewId', { schema: { params: ImportPreviewParams } }, async (request, reply) => {
       const preview = previewOf(request, request.params.previewId);
-      return page(reply, 200, 'import-preview', { title: `Dry run of ${preview.fileName}`, preview, maxRows: MAX_PREVIEW_ROWS });
+      return page(reply, 200, 'import-preview', presentImportPreview(preview));
     });
 
     // Applying imports the same upload for real (as POST /import); the preview is used up.
     app.post('/import/preview/:previewId/apply', { schema: { params: ImportPreviewParams, body: CsrfForm } }, async (request, reply) => {
       const preview = previewOf(request, request.params.previewId);
-      if (busy()) return page(reply, 409, 'import-preview', { title: `Dry run of ${preview.fileName}`, preview, maxRows: MAX_PREVIEW_ROWS, error: BUSY });
+      if (busy()) return page(reply, 409, 'import-preview', presentImportPreview(preview, BUSY));
       previews.delete(preview.id);
       return startImport(request, preview.fileName, preview.fileText, reply);
     });
 
     app.post('/import', { schema: { body: ImportForm } }, async (request, reply) => {
       const { fileName, fileText } = request.body;
-      if (busy()) return page(reply, 409, 'import', { title: 'Import', formats, fileName, error: BUSY });
+      if (busy()) return page(reply, 409, 'import', presentImport({ fileName, error: BUSY }));
       return startImport(request, fileName, fileText, reply);
     });
 
@@ -165,7 +154,7 @@ export const importPage: ConsolePage = {
     app.get('/import/:jobId', { schema: { params: ImportJobParams } }, async (request, reply) => {
       const job = jobs.get(request.params.jobId);
       if (!job || job.staffId !== user(request).staffId) throw notFound('import (it may have been started by someone else, or forgotten after a restart)');
-      return page(reply, 200, 'import-job', { title: `Import of ${job.fileName}`, job });
+      return page(reply, 200, 'import-job', presentImportJob(job));
     });
   },
 };
