@@ -1,5 +1,14 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type { ManagerAuditView, BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
+import type {
+  InvitationView,
+  ManagerAccountView,
+  ManagerCodeView,
+  ManagerPasswordResetView,
+  ManagerSignInView,
+  TeamView,
+  TwoFactorView,
+} from './present-team.ts';
 
 const at = (name: string) => `manager/views/${name}`;
 
@@ -11,17 +20,17 @@ export const MANAGER_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
   order: typedView<ManagerOrderView>(at('order')),
   orders: typedView<ManagerOrdersView>(at('orders')),
-  account: untypedView(at('account')),
+  account: typedView<ManagerAccountView>(at('account')),
   audit: typedView<ManagerAuditView>(at('audit')),
   balance: typedView<BalanceView>(at('balance')),
-  code: untypedView(at('code')),
+  code: typedView<ManagerCodeView>(at('code')),
   credentials: untypedView(at('credentials')),
-  invitation: untypedView(at('invitation')),
+  invitation: typedView<InvitationView>(at('invitation')),
   overview: untypedView(at('overview')),
-  'password-reset': untypedView(at('password-reset')),
-  'sign-in': untypedView(at('sign-in')),
-  team: untypedView(at('team')),
-  'two-factor': untypedView(at('two-factor')),
+  'password-reset': typedView<ManagerPasswordResetView>(at('password-reset')),
+  'sign-in': typedView<ManagerSignInView>(at('sign-in')),
+  team: typedView<TeamView>(at('team')),
+  'two-factor': typedView<TwoFactorView>(at('two-factor')),
   usage: untypedView(at('usage')),
   webhook: untypedView(at('webhook')),
   webhooks: untypedView(at('webhooks')),

@@ -24,13 +24,20 @@ import {
   recoveryCodesLeft,
   regenerateRecoveryCodes,
   signIn,
-  type SignInChoice,
   signOut,
   verifySignInCode,
 } from '../../../services/merchant-users.service.ts';
 import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
 import { qrCodeSvg } from '../../qr-code.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
+import {
+  presentInvitation,
+  presentManagerAccount,
+  presentManagerCode,
+  presentManagerPasswordReset,
+  presentManagerSignIn,
+  presentTwoFactor,
+} from '../present-team.ts';
 import type { ManagerPage } from './context.ts';
 
 /** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
@@ -38,11 +45,9 @@ export const accountPage: ManagerPage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user, actor }) => {
     const { db } = store;
-    const signInView = (email: string, error: string | null, choices: SignInChoice[] | null = null) => ({ title: 'Sign in', email, error, choices });
-
     app.get('/sign-in', async (request, reply) => {
       if (request.managerUser) return reply.redirect(MANAGER_PREFIX, 303);
-      return page(reply, 200, 'sign-in', signInView('', null));
+      return page(reply, 200, 'sign-in', presentManagerSignIn('', null));
     });
 
     app.post('/sign-in', { schema: { body: ManagerSignInForm } }, async (request, reply) => {
@@ -51,40 +56,46 @@ export const accountPage: ManagerPage = {
       if (wait !== null) {
         request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'manager sign-in limited');
         reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'sign-in', signInView(email, `Too many sign-in attempts; try again in ${wait} s.`));
+        return page(reply, 429, 'sign-in', presentManagerSignIn(email, `Too many sign-in attempts; try again in ${wait} s.`));
       }
       const merchantId = request.body.merchant === undefined ? undefined : Number(request.body.merchant);
       const started = await signIn(db, { email, password, address: request.ip, requestId: request.id, merchantId }, sessionLimits, now());
       if (!started) {
         request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'manager sign-in failed');
-        return page(reply, 401, 'sign-in', signInView(email, 'Wrong email or password, or the account is disabled.'));
+        return page(reply, 401, 'sign-in', presentManagerSignIn(email, 'Wrong email or password, or the account is disabled.'));
       }
       if ('choose' in started)
         return page(
           reply,
           200,
           'sign-in',
-          signInView(email, 'This email and password open accounts at more than one business: choose one, and enter the password again.', started.choose),
+          presentManagerSignIn(
+            email,
+            'This email and password open accounts at more than one business: choose one, and enter the password again.',
+            started.choose,
+          ),
         );
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(started.stage === 'complete' ? MANAGER_PREFIX : `${MANAGER_PREFIX}/sign-in/code`, 303);
     });
 
-    app.get('/sign-in/code', async (_request, reply) => page(reply, 200, 'code', { title: 'Two-factor code', error: null }));
+    app.get('/sign-in/code', async (_request, reply) => page(reply, 200, 'code', presentManagerCode()));
 
     app.post('/sign-in/code', { schema: { body: CodeForm } }, async (request, reply) => {
       // The code is a guess like a password: it draws on the same per-account and per-address limits.
       const wait = await signInWait(buckets, 'manager', user(request).email, request.ip);
       if (wait !== null) {
         reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'code', { title: 'Two-factor code', error: `Too many attempts; try again in ${wait} s.` });
+        return page(reply, 429, 'code', presentManagerCode(`Too many attempts; try again in ${wait} s.`));
       }
       if (!(await verifySignInCode(db, user(request), request.body.code.replace(/\s+/g, ''), request.ip, request.id, now())))
-        return page(reply, 401, 'code', {
-          title: 'Two-factor code',
-          error: 'That code is not right (or was used already): wait for the next one, or enter an unused recovery code.',
-        });
+        return page(
+          reply,
+          401,
+          'code',
+          presentManagerCode('That code is not right (or was used already): wait for the next one, or enter an unused recovery code.'),
+        );
       return reply.redirect(MANAGER_PREFIX, 303);
     });
 
@@ -100,15 +111,14 @@ export const accountPage: ManagerPage = {
     app.get('/invitations/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
       const invitation = await openInvitation(db, request.params.token, now());
       if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', message: invitationGone });
-      return page(reply, 200, 'invitation', { title: `Join ${invitation.merchant_name}`, invitation, token: request.params.token, error: null });
+      return page(reply, 200, 'invitation', presentInvitation(invitation, request.params.token));
     });
 
     app.post('/invitations/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
       const { token } = request.params;
       const invitation = await openInvitation(db, token, now());
       if (!invitation) return page(reply, 404, 'error', { title: 'Invitation not valid', message: invitationGone });
-      const again = (status: number, error: string) =>
-        page(reply, status, 'invitation', { title: `Join ${invitation.merchant_name}`, invitation, token, error });
+      const again = (status: number, error: string) => page(reply, status, 'invitation', presentInvitation(invitation, token, error));
       if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
       try {
         await acceptInvitation(db, token, request.body.password, request.id, now());
@@ -130,14 +140,10 @@ export const accountPage: ManagerPage = {
     });
 
     // Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere.
-    const accountView = async (request: Parameters<typeof user>[0], done: string | null, error: string | null) => ({
-      title: 'Your account',
-      sessions: await mySessions(db, user(request), now()),
-      done,
-      error,
-    });
+    const accountView = async (request: Parameters<typeof user>[0], error: string | null) =>
+      presentManagerAccount(user(request), await mySessions(db, user(request), now()), error);
 
-    app.get('/account', async (request, reply) => page(reply, 200, 'account', await accountView(request, null, null)));
+    app.get('/account', async (request, reply) => page(reply, 200, 'account', await accountView(request, null)));
 
     app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
       const me = user(request);
@@ -145,9 +151,9 @@ export const accountPage: ManagerPage = {
       const wait = await signInWait(buckets, 'manager', me.email, request.ip);
       if (wait !== null) {
         reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'account', await accountView(request, null, `Too many attempts; try again in ${wait} s.`));
+        return page(reply, 429, 'account', await accountView(request, `Too many attempts; try again in ${wait} s.`));
       }
-      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, null, 'The two new passwords differ.'));
+      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, 'The two new passwords differ.'));
       try {
         const { sessionsEnded } = await changePassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
         await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
@@ -156,7 +162,7 @@ export const accountPage: ManagerPage = {
         if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
         request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'manager password change refused');
         const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
-        return page(reply, 400, 'account', await accountView(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
+        return page(reply, 400, 'account', await accountView(request, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
       }
     });
 
@@ -173,14 +179,14 @@ export const accountPage: ManagerPage = {
     app.get('/password-reset/:token', { schema: { params: InvitationParams } }, async (request, reply) => {
       const reset = await openPasswordReset(db, request.params.token, now());
       if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', message: resetGone });
-      return page(reply, 200, 'password-reset', { title: 'Choose a new password', reset, token: request.params.token, error: null });
+      return page(reply, 200, 'password-reset', presentManagerPasswordReset(reset, request.params.token));
     });
 
     app.post('/password-reset/:token', { schema: { params: InvitationParams, body: PasswordForm } }, async (request, reply) => {
       const { token } = request.params;
       const reset = await openPasswordReset(db, token, now());
       if (!reset) return page(reply, 404, 'error', { title: 'Link not valid', message: resetGone });
-      const again = (status: number, error: string) => page(reply, status, 'password-reset', { title: 'Choose a new password', reset, token, error });
+      const again = (status: number, error: string) => page(reply, status, 'password-reset', presentManagerPasswordReset(reset, token, error));
       if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
       try {
         await completePasswordReset(db, token, request.body.password, request.id, now());
@@ -202,17 +208,13 @@ export const accountPage: ManagerPage = {
       shown: { error?: string; recoveryCodes?: string[] | null } = {},
     ) => {
       const me = user(request);
-      const on = me.twoFactor;
-      const pending = on ? null : await pendingTwoFactor(db, me, now());
-      return page(reply, status, 'two-factor', {
-        title: 'Two-factor sign-in',
-        on,
-        pending,
-        qr: pending ? await qrCodeSvg(pending.uri, 'QR code of the key, for an authenticator app to scan') : null,
-        recoveryCodesLeft: on ? await recoveryCodesLeft(db, me) : null,
-        recoveryCodes: shown.recoveryCodes ?? null,
-        error: shown.error ?? null,
-      });
+      let state: Parameters<typeof presentTwoFactor>[1];
+      if (me.twoFactor) state = { on: true, recoveryCodesLeft: await recoveryCodesLeft(db, me) };
+      else {
+        const pending = await pendingTwoFactor(db, me, now());
+        state = { on: false, pending, qrSvg: await qrCodeSvg(pending.uri, 'QR code of the key, for an authenticator app to scan') };
+      }
+      return page(reply, status, 'two-factor', presentTwoFactor(me, state, shown));
     };
 
     app.get('/two-factor', async (request, reply) =>

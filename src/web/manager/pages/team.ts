@@ -1,4 +1,4 @@
-import { invitationUrl, MERCHANT_ROLES, passwordResetUrl } from '../../../domain/merchant-users.ts';
+import { invitationUrl, passwordResetUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
 import { merchantAudit, merchantAuditCsv } from '../../../services/audit.service.ts';
 import { sendCsv } from '../../csv.ts';
@@ -13,6 +13,7 @@ import {
   team,
 } from '../../../services/merchant-users.service.ts';
 import { presentManagerAudit } from '../present.ts';
+import { presentTeam, type OneTimeLink as Link } from '../present-team.ts';
 import type { ManagerPage } from './context.ts';
 
 const TEAM = '/manager/team';
@@ -25,17 +26,8 @@ export const teamPage: ManagerPage = {
   ],
   routes: async (app, { store, now, page, forms, origin, user, actor, merchant }) => {
     const { db } = store;
-    type Link = { email: string; url: string };
     const show = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], links: { invited?: Link; reset?: Link } = {}) => {
-      const me = user(request);
-      return page(reply, 200, 'team', {
-        title: 'Team',
-        ...(await team(merchant(request), now())),
-        roles: MERCHANT_ROLES,
-        me,
-        invited: links.invited ?? null,
-        reset: links.reset ?? null,
-      });
+      return page(reply, 200, 'team', presentTeam(await team(merchant(request), now()), user(request), links));
     };
 
     app.get('/team', async (request, reply) => show(request, reply, (await forms.take<{ invited?: Link; reset?: Link }>(request, 'team-link')) ?? {}));
