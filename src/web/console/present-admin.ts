@@ -16,7 +16,7 @@ import { merchantLink } from './present.ts';
 const PREFIX = '/console';
 const WEBHOOKS = `${PREFIX}/webhooks`;
 
-/** `1 endpoint`, `3 endpoints`: a count and its noun, `plural` when it is not one. */
+/** `1 endpoint`, `3 endpoints`: a count and its noun (`many` when it is not one). */
 const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** A `<select>`'s options, the one chosen selected. */
