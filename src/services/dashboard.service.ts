@@ -1,4 +1,3 @@
-import { formatSigned } from '../domain/ledger.ts';
 import { supplierMoney } from '../store/ledger.repository.ts';
 import type { Config } from '../config.ts';
 import type { Handle } from '../store/db.ts';
@@ -94,13 +93,13 @@ export async function dashboard(
     lowStock: { threshold: config.lowStockThreshold, rows: low.slice(0, LIST_ROWS), more: low.length > LIST_ROWS },
     failingEndpoints: { rows: failing.map((e) => ({ ...e, merchantName: names.get(e.merchantId) ?? '' })), more: endpoints.length > LIST_ROWS },
     refundWorker: { mode: config.refundReview, ...worker },
-    // SPEC §15, this server's environment: formatted here, not in the template.
+    // SPEC §15, this server's environment, in minor units (the console's presenter writes them as money).
     money: {
       environment: config.env,
       currency: config.supplierCurrency,
-      received: formatSigned(money.receivedCents),
-      owed: formatSigned(money.owedCents),
-      held: formatSigned(money.heldCents),
+      receivedCents: money.receivedCents,
+      owedCents: money.owedCents,
+      heldCents: money.heldCents,
     },
   };
 }

@@ -20,6 +20,7 @@ import type {
   WarehouseFormView,
   WarehousesView,
 } from './present-catalog.ts';
+import type { AccountView, DashboardView, PasswordResetView, SignInView, StaffView, WebhooksView, WebhookView } from './present-admin.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -32,9 +33,9 @@ export const CONSOLE_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
   order: typedView<ConsoleOrderView>(at('order')),
   orders: typedView<ConsoleOrdersView>(at('orders')),
-  account: untypedView(at('account')),
+  account: typedView<AccountView>(at('account')),
   audit: typedView<ConsoleAuditView>(at('audit')),
-  dashboard: untypedView(at('dashboard')),
+  dashboard: typedView<DashboardView>(at('dashboard')),
   import: typedView<ImportView>(at('import')),
   'import-job': typedView<ImportJobView>(at('import-job')),
   'import-preview': typedView<ImportPreviewView>(at('import-preview')),
@@ -45,18 +46,18 @@ export const CONSOLE_VIEWS = {
   'product-form': typedView<ProductFormView>(at('product-form')),
   merchant: untypedView(at('merchant')),
   merchants: untypedView(at('merchants')),
-  'password-reset': untypedView(at('password-reset')),
+  'password-reset': typedView<PasswordResetView>(at('password-reset')),
   product: typedView<ProductView>(at('product')),
   products: typedView<ProductsView>(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
   refunds: typedView<RefundQueueView>(at('refunds')),
   'refund-list': untypedView(at('refund-list')),
-  'sign-in': untypedView(at('sign-in')),
+  'sign-in': typedView<SignInView>(at('sign-in')),
   'split-cancel': typedView<SplitCancelView>(at('split-cancel')),
-  staff: untypedView(at('staff')),
+  staff: typedView<StaffView>(at('staff')),
   transactions: typedView<TransactionsView>(at('transactions')),
-  webhook: untypedView(at('webhook')),
-  webhooks: untypedView(at('webhooks')),
+  webhook: typedView<WebhookView>(at('webhook')),
+  webhooks: typedView<WebhooksView>(at('webhooks')),
 };
 
 export type ConsoleViews = ModelsOf<typeof CONSOLE_VIEWS>;

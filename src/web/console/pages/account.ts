@@ -5,6 +5,7 @@ import { changeOwnPassword, mySessions, signOutEverywhere } from '../../../servi
 import { completeStaffPasswordReset, openStaffPasswordReset } from '../../../services/staff.service.ts';
 import { clearSessionCookie, cookieName, isSecure, signInWait } from '../../foundation.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
+import { presentAccount, presentPasswordReset } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
 
 /**
@@ -15,14 +16,12 @@ export const accountPage: ConsolePage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, page, forms, user }) => {
     const { db } = store;
-    const view = async (request: Parameters<typeof user>[0], done: string | null, error: string | null) => ({
-      title: 'Your account',
-      sessions: await mySessions(db, user(request), now()),
-      done,
-      error,
-    });
+    const view = async (request: Parameters<typeof user>[0], error: string | null = null) => {
+      const me = user(request);
+      return presentAccount(me.email, await mySessions(db, me, now()), error);
+    };
 
-    app.get('/account', async (request, reply) => page(reply, 200, 'account', await view(request, null, null)));
+    app.get('/account', async (request, reply) => page(reply, 200, 'account', await view(request)));
 
     app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
       const me = user(request);
@@ -30,9 +29,9 @@ export const accountPage: ConsolePage = {
       const wait = await signInWait(buckets, 'console', me.email, request.ip);
       if (wait !== null) {
         reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'account', await view(request, null, `Too many attempts; try again in ${wait} s.`));
+        return page(reply, 429, 'account', await view(request, `Too many attempts; try again in ${wait} s.`));
       }
-      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, null, 'The two new passwords differ.'));
+      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, 'The two new passwords differ.'));
       try {
         const { sessionsEnded } = await changeOwnPassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
         await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
@@ -41,7 +40,7 @@ export const accountPage: ConsolePage = {
         if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
         request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'console password change refused');
         const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
-        return page(reply, 400, 'account', await view(request, null, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
+        return page(reply, 400, 'account', await view(request, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
       }
     });
 
@@ -60,14 +59,14 @@ export const accountPage: ConsolePage = {
     app.get('/password-reset/:token', { schema: { params: ResetLinkParams } }, async (request, reply) => {
       const reset = await openStaffPasswordReset(db, request.params.token, now());
       if (!reset) return linkGone(reply);
-      return page(reply, 200, 'password-reset', { title: 'Choose a new password', reset, token: request.params.token, error: null });
+      return page(reply, 200, 'password-reset', presentPasswordReset(reset, request.params.token));
     });
 
     app.post('/password-reset/:token', { schema: { params: ResetLinkParams, body: ResetPasswordForm } }, async (request, reply) => {
       const { token } = request.params;
       const reset = await openStaffPasswordReset(db, token, now());
       if (!reset) return linkGone(reply);
-      const again = (status: number, error: string) => page(reply, status, 'password-reset', { title: 'Choose a new password', reset, token, error });
+      const again = (status: number, error: string) => page(reply, status, 'password-reset', presentPasswordReset(reset, token, error));
       if (request.body.password !== request.body.confirm) return again(400, 'The two passwords differ.');
       try {
         await completeStaffPasswordReset(db, token, request.body.password, request.id, now());

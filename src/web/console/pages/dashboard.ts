@@ -1,13 +1,20 @@
 import { ClosedDayCounts, dashboard } from '../../../services/dashboard.service.ts';
+import { can } from '../../../domain/staff.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentDashboard } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
 
 /** The landing page: orders and refunds of the last days, the review queue against its SLA. */
 export const dashboardPage: ConsolePage = {
   nav: [{ href: CONSOLE_PREFIX, label: 'Dashboard', permission: 'dashboard:read' }],
-  routes: async (app, { config, store, now, page }) => {
+  routes: async (app, { config, store, now, page, user }) => {
     // Per app: the counts of days that are over, read once (see ClosedDayCounts).
     const closedDays = new ClosedDayCounts();
-    app.get('', async (_request, reply) => page(reply, 200, 'dashboard', { title: 'Dashboard', stats: await dashboard(store.db, closedDays, config, now()) }));
+    app.get('', async (request, reply) => {
+      const { role } = user(request);
+      const stats = await dashboard(store.db, closedDays, config, now());
+      // The links the navigation offers this role: the review queue, a low-stock SKU's product page.
+      return page(reply, 200, 'dashboard', presentDashboard(stats, { reviewRefunds: can(role, 'refunds:read'), openProducts: can(role, 'stock:adjust') }));
+    });
   },
 };

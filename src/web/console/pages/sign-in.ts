@@ -3,6 +3,7 @@ import { CsrfForm, SignInForm, SignInQuery } from '../../../schemas/console.ts';
 import { signIn, signOut } from '../../../services/console-sessions.service.ts';
 import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
+import { presentSignIn } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
 
 /** Sign-in (limited per account and per address) and sign-out. */
@@ -12,8 +13,7 @@ export const signInPage: ConsolePage = {
     app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
       if (request.consoleUser) return reply.redirect(CONSOLE_PREFIX, 303);
       // After a password reset link was used (account.ts): say so, since the link page is gone.
-      const done = request.query.reset === '1' ? 'Your new password is set, and every session of the account has ended: sign in with it.' : null;
-      return page(reply, 200, 'sign-in', { title: 'Sign in', email: '', error: null, done });
+      return page(reply, 200, 'sign-in', presentSignIn({ passwordReset: request.query.reset === '1' }));
     });
 
     app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {
@@ -22,12 +22,12 @@ export const signInPage: ConsolePage = {
       if (wait !== null) {
         request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'console sign-in limited');
         reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'sign-in', { title: 'Sign in', email, error: `Too many sign-in attempts; try again in ${wait} s.` });
+        return page(reply, 429, 'sign-in', presentSignIn({ email, error: `Too many sign-in attempts; try again in ${wait} s.` }));
       }
       const started = await signIn(store.db, { email, password, address: request.ip, requestId: request.id }, sessionLimits, now());
       if (!started) {
         request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'console sign-in failed');
-        return page(reply, 401, 'sign-in', { title: 'Sign in', email, error: 'Wrong email or password, or the account is disabled.' });
+        return page(reply, 401, 'sign-in', presentSignIn({ email, error: 'Wrong email or password, or the account is disabled.' }));
       }
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));

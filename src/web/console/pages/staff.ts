@@ -14,6 +14,7 @@ import {
   setStaffRole,
 } from '../../../services/staff.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentStaff } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
 
 /** A one-time password as the list shows it once. */
@@ -44,19 +45,8 @@ export const staffPage: ConsolePage = {
   routes: async (app, { store, now, page, forms, user, actor }) => {
     const { db } = store;
 
-    const render = async (reply: FastifyReply, status: number, extra: Record<string, unknown> = {}) =>
-      page(reply, status, 'staff', {
-        title: 'Staff',
-        staff: await listStaff(db),
-        roles: STAFF_ROLES,
-        me: user(reply.request).staffId,
-        secret: null,
-        reset: null,
-        done: null,
-        error: null,
-        form: { email: '', role: 'support' },
-        ...extra,
-      });
+    const render = async (reply: FastifyReply, status: number, shown: Omit<Parameters<typeof presentStaff>[1], 'me' | 'roles'> = {}) =>
+      page(reply, status, 'staff', presentStaff(await listStaff(db), { me: user(reply.request).staffId, roles: STAFF_ROLES, ...shown }));
 
     /** The account a URL names; a number that names none is a 404 page. */
     const account = async (staffId: string) => {
@@ -73,7 +63,7 @@ export const staffPage: ConsolePage = {
      */
     const orRefusal = async (
       reply: FastifyReply,
-      extra: Record<string, unknown>,
+      extra: { form?: { email: string; role: string } },
       change: () => Promise<{ done?: string; secret?: StaffSecret; reset?: StaffReset }>,
     ) => {
       try {

@@ -10,6 +10,7 @@ import { endpointLogForOperator, retryDeliveryForOperator } from '../../../servi
 import { listWebhooksForOperator, setWebhookStatus } from '../../../services/webhooks.service.ts';
 import { merchantNamesById } from '../../../services/merchants.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
+import { presentWebhook, presentWebhooks } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
 
 const WEBHOOKS = `${CONSOLE_PREFIX}/webhooks`;
@@ -35,23 +36,14 @@ export const webhooksPage: ConsolePage = {
         endpoints.list.map((w) => Number(w.merchantId)),
       );
       const list = endpoints.list.map((w) => ({ ...w, merchantName: names.get(Number(w.merchantId)) ?? '' }));
-      return page(reply, 200, 'webhooks', {
-        title: 'Webhooks',
-        endpoints: { ...endpoints, list },
-        filters: { merchant: merchant ?? '', status: status ?? '' },
-      });
+      return page(reply, 200, 'webhooks', presentWebhooks({ ...endpoints, list }, { merchant: merchant ?? '', status: status ?? '' }));
     });
 
     app.get('/webhooks/:id', { schema: { params: ConsoleIdParams, querystring: DeliveryLogQuery } }, async (request, reply) => {
       const status = request.query.status || null;
       const log = await endpointLogForOperator(db, Number(request.params.id), status, Number(request.query.page ?? 1), DELIVERIES_PER_PAGE);
       const names = await merchantNamesById(db, [Number(log.endpoint.merchantId)]);
-      return page(reply, 200, 'webhook', {
-        title: `Webhook ${log.endpoint.id}`,
-        ...log,
-        merchantName: names.get(Number(log.endpoint.merchantId)) ?? '',
-        status: status ?? '',
-      });
+      return page(reply, 200, 'webhook', presentWebhook(log, names.get(Number(log.endpoint.merchantId)) ?? '', status ?? ''));
     });
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {
