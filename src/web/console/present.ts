@@ -40,7 +40,7 @@ const PREFIX = '/console';
 const ORDERS = `${PREFIX}/orders`;
 
 /** A merchant named by a page: its name, linking its page (`data-merchant` carries the id). */
-const merchantLink = (id: string | number, name: string): Link => ({
+export const merchantLink = (id: string | number, name: string): Link => ({
   href: `${PREFIX}/merchants/${id}`,
   text: name,
   data: { name: 'merchant', value: String(id) },

@@ -9,6 +9,7 @@ import type {
   SplitCancelView,
   TransactionsView,
 } from './present.ts';
+import type { MerchantsView, MerchantView, RefundListView } from './present-merchants.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -32,14 +33,14 @@ export const CONSOLE_VIEWS = {
   warehouses: untypedView(at('warehouses')),
   'warehouse-form': untypedView(at('warehouse-form')),
   'product-form': untypedView(at('product-form')),
-  merchant: untypedView(at('merchant')),
-  merchants: untypedView(at('merchants')),
+  merchant: typedView<MerchantView>(at('merchant')),
+  merchants: typedView<MerchantsView>(at('merchants')),
   'password-reset': untypedView(at('password-reset')),
   product: untypedView(at('product')),
   products: typedView<ProductsView>(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
   refunds: typedView<RefundQueueView>(at('refunds')),
-  'refund-list': untypedView(at('refund-list')),
+  'refund-list': typedView<RefundListView>(at('refund-list')),
   'sign-in': untypedView(at('sign-in')),
   'split-cancel': typedView<SplitCancelView>(at('split-cancel')),
   staff: untypedView(at('staff')),
