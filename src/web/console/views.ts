@@ -1,4 +1,4 @@
-import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
+import { typedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type {
   ConsoleAuditView,
   ConsoleOrdersView,
@@ -21,13 +21,16 @@ import type {
   WarehousesView,
 } from './present-catalog.ts';
 import type { AccountView, DashboardView, PasswordResetView, SignInView, StaffView, WebhooksView, WebhookView } from './present-admin.ts';
+import type { MerchantsView, MerchantView, RefundListView } from './present-merchants.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
 /**
  * The console's views (issue 30, rule 3): name → template and model. `page(reply, status, name,
  * model)` takes only these names, each with its model's type; a typed model is built by a
- * presenter of console/present.ts. `untypedView` marks a view not converted yet (docs/web.md).
+ * presenter of console/present.ts (orders, refunds, audit, products) or of the resource's own
+ * module: present-catalog.ts, present-merchants.ts, present-admin.ts (dashboard, webhooks, staff,
+ * account, sign-in).
  */
 export const CONSOLE_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
@@ -44,14 +47,14 @@ export const CONSOLE_VIEWS = {
   warehouses: typedView<WarehousesView>(at('warehouses')),
   'warehouse-form': typedView<WarehouseFormView>(at('warehouse-form')),
   'product-form': typedView<ProductFormView>(at('product-form')),
-  merchant: untypedView(at('merchant')),
-  merchants: untypedView(at('merchants')),
+  merchant: typedView<MerchantView>(at('merchant')),
+  merchants: typedView<MerchantsView>(at('merchants')),
   'password-reset': typedView<PasswordResetView>(at('password-reset')),
   product: typedView<ProductView>(at('product')),
   products: typedView<ProductsView>(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
   refunds: typedView<RefundQueueView>(at('refunds')),
-  'refund-list': untypedView(at('refund-list')),
+  'refund-list': typedView<RefundListView>(at('refund-list')),
   'sign-in': typedView<SignInView>(at('sign-in')),
   'split-cancel': typedView<SplitCancelView>(at('split-cancel')),
   staff: typedView<StaffView>(at('staff')),

@@ -3,7 +3,7 @@ import { can } from '../../../domain/staff.ts';
 import { fieldError } from '../../../domain/errors.ts';
 import { parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
-import { presentAccount, type presentTransaction } from '../../../present/account.presenter.ts';
+import { presentAccount } from '../../../present/account.presenter.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsCsvForOperator, transactionsForOperator } from '../../../services/ledger.service.ts';
 import { READ_SCOPES, SCOPES, tickedScopes } from '../../../domain/scopes.ts';
 import { merchantBucketUse } from '../../../http/rate-limit.ts';
@@ -31,10 +31,9 @@ import { InviteForm } from '../../../schemas/manager.ts';
 import { inviteUser, removeTeamMember, resendInvitation, resetTwoFactor, revokeInvitation, type Invitation } from '../../../services/merchant-users.service.ts';
 import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
-import { money } from '../../shared/present.ts';
-import { accountFigures, presentTransactions } from '../present.ts';
+import { presentTransactions } from '../present.ts';
+import { presentMerchant, presentMerchants, type ShownSecret } from '../present-merchants.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -43,20 +42,7 @@ const TRANSACTIONS_PAGE = 50;
 /** The transactions' count stops here (services/ledger.service.ts, SPEC §4.6). */
 const TRANSACTIONS_COUNT_CAP = 10_000;
 
-/** A transaction as the console shows it: money formatted here, not in the template. */
-const transactionRow = (t: ReturnType<typeof presentTransaction>) => ({
-  ...t,
-  amountText: money(t.amount),
-  balanceAfterText: money(t.balanceAfter),
-});
 const DAY_SECONDS = 86_400;
-
-/** A secret and its facts, as the merchant's page shows it once. */
-interface ShownSecret {
-  title: string;
-  what: string;
-  fields: { label: string; value: string; secret: boolean }[];
-}
 
 /**
  * Merchants and their credentials (SPEC §14): list, create, disable and enable, bearer tokens
@@ -70,9 +56,14 @@ export const merchantsPage: ConsolePage = {
   routes: async (app, { config, store, buckets, now, page, forms, user, actor }) => {
     const { db } = store;
 
-    const merchantsList = async (request: FastifyRequest, reply: FastifyReply, status: number, duplicate: unknown) => {
-      const merchants = (await listMerchants(db)).map((m) => ({ id: String(m.id), name: m.name, status: m.status, createdAt: formatInstant(m.created_at) }));
-      return page(reply, status, 'merchants', { title: 'Merchants', merchants, canWrite: can(user(request).role, 'merchants:write'), duplicate });
+    const merchantsList = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      status: number,
+      duplicate: { name: string; same: { id: string; name: string; status: string }[] } | null,
+    ) => {
+      const merchants = (await listMerchants(db)).map((m) => ({ id: m.id, name: m.name, status: m.status, createdAt: m.created_at }));
+      return page(reply, status, 'merchants', presentMerchants(merchants, { canWrite: can(user(request).role, 'merchants:write'), duplicate }));
     };
 
     app.get('/merchants', async (request, reply) => merchantsList(request, reply, 200, null));
@@ -107,19 +98,21 @@ export const merchantsPage: ConsolePage = {
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
       const accounts = await moneyOf(forMerchant(db, Number(merchant.id)));
       const team = await merchantTeam(forMerchant(db, Number(merchant.id)), now());
-      return page(reply, 200, 'merchant', {
-        title: `Merchant ${merchant.name}`,
-        ...credentials,
-        tokensCountsText: countsText(credentials.tokensPage.counts),
-        clientsCountsText: countsText(credentials.clientsPage.counts),
-        team,
-        rateLimit,
-        scopes: SCOPES,
-        readScopes: READ_SCOPES,
-        accounts,
-        secret: (await forms.take<ShownSecret & { merchantId: string }>(request, 'secret')) ?? null,
-        canWrite: can(user(request).role, 'merchants:write'),
-      });
+      return page(
+        reply,
+        200,
+        'merchant',
+        presentMerchant(credentials, {
+          team,
+          rateLimit,
+          accounts,
+          secret: (await forms.take<ShownSecret & { merchantId: string }>(request, 'secret')) ?? null,
+          scopes: SCOPES,
+          readScopes: READ_SCOPES,
+          canWrite: can(user(request).role, 'merchants:write'),
+          countCap: TRANSACTIONS_COUNT_CAP,
+        }),
+      );
     });
 
     // SPEC §15: each environment's account, its newest transactions, and (owners) the money forms.
@@ -130,9 +123,8 @@ export const merchantsPage: ConsolePage = {
           const recent = await transactionsForOperator(merchant, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
-            shown: accountFigures(account),
             current: environment === config.env,
-            transactions: recent.list.map(transactionRow),
+            transactions: recent.list,
             total: recent.total,
             nextCursor: recent.nextCursor,
           };

@@ -5,10 +5,9 @@ import { REFUND_STATES } from '../../../domain/vocabulary.ts';
 import { refundListCsv, searchRefundsForOperator } from '../../../services/refund-search.service.ts';
 import { listRefundsForOperator, refundsCsvForOperator, reviewRefundInConsole } from '../../../services/refunds.service.ts';
 import { sendCsv } from '../../csv.ts';
-import { countsText } from '../../list-counts.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
-import { money } from '../../shared/present.ts';
 import { presentRefundDecided, presentRefundQueue } from '../present.ts';
+import { presentRefundList } from '../present-merchants.ts';
 import type { ConsolePage } from './context.ts';
 
 /**
@@ -31,15 +30,7 @@ export const refundsPage: ConsolePage = {
     app.get('/refunds.csv', async (_request, reply) => sendCsv(reply, await refundsCsvForOperator(store.db, config, 'pending_review', now()), now()));
 
     app.get('/refunds/all', { schema: { querystring: RefundListQuery } }, async (request, reply) => {
-      const result = await searchRefundsForOperator(store.db, request.query);
-      return page(reply, 200, 'refund-list', {
-        title: 'All refunds',
-        ...result,
-        // Money is text before the view (issue 30, rule 3); the view itself is not typed yet.
-        list: result.list.map((r) => ({ ...r, amountText: money(r.amount) })),
-        statuses: REFUND_STATES,
-        countsText: countsText(result.counts),
-      });
+      return page(reply, 200, 'refund-list', presentRefundList(await searchRefundsForOperator(store.db, request.query), REFUND_STATES));
     });
 
     // The same list as a CSV file: the page's filters (its query string), every matching refund.
