@@ -1,5 +1,6 @@
 import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type { ManagerAuditView, BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
+import type { CredentialsView, GetStartedView, UsageView, WebhookLogView, WebhooksView, WebhookView } from './present-integrations.ts';
 
 const at = (name: string) => `manager/views/${name}`;
 
@@ -15,17 +16,17 @@ export const MANAGER_VIEWS = {
   audit: typedView<ManagerAuditView>(at('audit')),
   balance: typedView<BalanceView>(at('balance')),
   code: untypedView(at('code')),
-  credentials: untypedView(at('credentials')),
+  credentials: typedView<CredentialsView>(at('credentials')),
   invitation: untypedView(at('invitation')),
-  overview: untypedView(at('overview')),
+  overview: typedView<GetStartedView>(at('overview')),
   'password-reset': untypedView(at('password-reset')),
   'sign-in': untypedView(at('sign-in')),
   team: untypedView(at('team')),
   'two-factor': untypedView(at('two-factor')),
-  usage: untypedView(at('usage')),
-  webhook: untypedView(at('webhook')),
-  webhooks: untypedView(at('webhooks')),
-  'webhook-log': untypedView(at('webhook-log')),
+  usage: typedView<UsageView>(at('usage')),
+  webhook: typedView<WebhookView>(at('webhook')),
+  webhooks: typedView<WebhooksView>(at('webhooks')),
+  'webhook-log': typedView<WebhookLogView>(at('webhook-log')),
 };
 
 export type ManagerViews = ModelsOf<typeof MANAGER_VIEWS>;
