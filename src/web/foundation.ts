@@ -17,7 +17,6 @@ import type { BucketStore } from '../http/rate-limit.ts';
 import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
 import type { Handle } from '../store/db.ts';
 import { webResource } from './resources.ts';
-import { timeElement } from './times.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 
@@ -211,11 +210,6 @@ export interface WebFrontEnd<User extends WebSession, V extends { error: ErrorVi
   refusal(user: User, permission: string): string | null;
   /** The layout's parts of this front end for this user and page (shared/partials/layout.eta). */
   chrome(user: User | null, request: FastifyRequest): Chrome;
-  /**
-   * What the views not typed yet read besides their model (the user, the navigation …): given to
-   * every view, typed ones do not read it.
-   */
-  pageData(user: User | null, request: FastifyRequest): Record<string, unknown>;
 }
 
 const isFormBody = (request: FastifyRequest) => {
@@ -277,12 +271,7 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       .code(status)
       .type('text/html; charset=utf-8')
       .view(fe.views[view].template, {
-        // The views not typed yet also read these (shared/views.ts, `untypedView`).
-        user,
-        path: request.url.split('?')[0],
-        // Every instant on an untyped page: `<%~ it.time(ms or ISO text) %>` (times.ts); typed pages get `Html` from their presenter.
-        time: timeElement,
-        ...fe.pageData(user, request),
+        // A view reads its model and the frame, nothing else (issue 30, rule 3).
         ...frame,
         ...model,
       });

@@ -394,10 +394,6 @@ describe('the templates of these views', () => {
   const web = path.join(import.meta.dirname, '../../src/web');
   const views = ['dashboard', 'webhooks', 'webhook', 'staff', 'account', 'sign-in', 'password-reset'] as const;
 
-  it('are registered typed', () => {
-    for (const name of views) assert.equal(CONSOLE_VIEWS[name].typed, true, name);
-  });
-
   it('build no values: no time, date, JSON, URL or path escaping, and nothing of the untyped extras (it.user, it.nav, it.time)', () => {
     for (const name of views) {
       const text = fs.readFileSync(path.join(web, `${CONSOLE_VIEWS[name].template}.eta`), 'utf8');

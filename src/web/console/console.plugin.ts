@@ -79,7 +79,6 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     },
     refusal: (user, permission) => (can(user.role, permission as Permission) ? null : `the ${user.role} role may not do this (${permission})`),
     chrome: (user, request) => consoleChrome(user, user ? navFor(user) : [], request.url.split('?')[0]),
-    pageData: (user) => ({ nav: user ? navFor(user) : [] }),
   });
 
   // A token revoked or a merchant disabled here is refused from the next request on (issue 29, 3).

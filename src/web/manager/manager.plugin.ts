@@ -87,7 +87,6 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
         ? null
         : `the ${user.role} role may not do this (${permission})`,
     chrome: (user, request) => managerChrome(user, navFor(user), request.url.split('?')[0], config.env),
-    pageData: (user) => ({ nav: navFor(user), environment: config.env }),
   });
   // Credentials change here too (revoke a token or a client): every write drops cached token lookups before its answer goes out.
   app.addHook('onSend', clearTokensOnWrite(tokens));

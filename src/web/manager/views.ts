@@ -1,4 +1,4 @@
-import { typedView, untypedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
+import { typedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type { ManagerAuditView, BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
 import type {
   InvitationView,
@@ -9,12 +9,15 @@ import type {
   TeamView,
   TwoFactorView,
 } from './present-team.ts';
+import type { CredentialsView, GetStartedView, UsageView, WebhookLogView, WebhooksView, WebhookView } from './present-integrations.ts';
 
 const at = (name: string) => `manager/views/${name}`;
 
 /**
- * The business manager's views (issue 30, rule 3): name → template and model, as CONSOLE_VIEWS.
- * `untypedView` marks a view not converted yet (docs/web.md).
+ * The business manager's views (issue 30, rule 3): name → template and model, as CONSOLE_VIEWS;
+ * models built by manager/present.ts (orders, balance, audit), present-team.ts (sign-in, account,
+ * team, two-factor, invitations) and present-integrations.ts (get started, usage, credentials,
+ * webhooks).
  */
 export const MANAGER_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
@@ -24,17 +27,17 @@ export const MANAGER_VIEWS = {
   audit: typedView<ManagerAuditView>(at('audit')),
   balance: typedView<BalanceView>(at('balance')),
   code: typedView<ManagerCodeView>(at('code')),
-  credentials: untypedView(at('credentials')),
+  credentials: typedView<CredentialsView>(at('credentials')),
   invitation: typedView<InvitationView>(at('invitation')),
-  overview: untypedView(at('overview')),
+  overview: typedView<GetStartedView>(at('overview')),
   'password-reset': typedView<ManagerPasswordResetView>(at('password-reset')),
   'sign-in': typedView<ManagerSignInView>(at('sign-in')),
   team: typedView<TeamView>(at('team')),
   'two-factor': typedView<TwoFactorView>(at('two-factor')),
-  usage: untypedView(at('usage')),
-  webhook: untypedView(at('webhook')),
-  webhooks: untypedView(at('webhooks')),
-  'webhook-log': untypedView(at('webhook-log')),
+  usage: typedView<UsageView>(at('usage')),
+  webhook: typedView<WebhookView>(at('webhook')),
+  webhooks: typedView<WebhooksView>(at('webhooks')),
+  'webhook-log': typedView<WebhookLogView>(at('webhook-log')),
 };
 
 export type ManagerViews = ModelsOf<typeof MANAGER_VIEWS>;

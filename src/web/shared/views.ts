@@ -6,8 +6,8 @@ import type { FastifyReply } from 'fastify';
  * that type. A model is built by a presenter (`console/present.ts`, `manager/present.ts`,
  * `shared/present.ts`): money, times and ids are text by then, so a template only places them. The
  * registry also says which template renders the view (one folder of shared partials and views,
- * `shared/`, serves both front ends). Views not converted yet are registered `untyped`: they take
- * any fields, as before, and are listed in docs/web.md.
+ * `shared/`, serves both front ends). A template reads its model and the page frame, nothing else:
+ * `page()` passes no other fields (test/unit/web-presenters.test.ts).
  */
 
 /**
@@ -22,19 +22,14 @@ export interface PageModel {
   title: string;
 }
 
-/** The model of a view not converted yet: any fields, as `page()` took before issue 30. */
-export type UntypedModel = PageModel & Record<string, unknown>;
-
 /** A registered view: its template (under src/web/, no extension) and, as a type only, its model. */
 export interface ViewSpec<M extends PageModel> {
   template: string;
-  typed: boolean;
   /** Never set: carries the model's type to `ModelsOf`. */
   readonly model?: M;
 }
 
-export const typedView = <M extends PageModel>(template: string): ViewSpec<M> => ({ template, typed: true });
-export const untypedView = (template: string): ViewSpec<UntypedModel> => ({ template, typed: false });
+export const typedView = <M extends PageModel>(template: string): ViewSpec<M> => ({ template });
 
 /** A registry's view names → their model types. */
 export type ModelsOf<R> = { [K in keyof R]: R[K] extends ViewSpec<infer M> ? M : never };

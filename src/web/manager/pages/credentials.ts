@@ -1,8 +1,9 @@
 import { AppError } from '../../../domain/errors.ts';
-import { MAX_ROTATION_GRACE_HOURS, rotationGraceHours } from '../../../domain/oauth.ts';
-import { READ_SCOPES, SCOPES, tickedScopes } from '../../../domain/scopes.ts';
+import { rotationGraceHours } from '../../../domain/oauth.ts';
+import { tickedScopes } from '../../../domain/scopes.ts';
 import { ClientForm, ManagerCsrfForm, ManagerIdParams, PersonalTokenForm, RotateClientForm } from '../../../schemas/manager.ts';
 import { createClient, createPersonalToken, listCredentials, revokeClient, revokePersonalToken, rotateClient } from '../../../services/credentials.service.ts';
+import { presentCredentials, type CredentialsRefusal, type ShownCredential } from '../present-integrations.ts';
 import type { ManagerPage } from './context.ts';
 
 const CREDENTIALS = '/manager/credentials';
@@ -18,27 +19,26 @@ export const credentialsPage: ManagerPage = {
     const show = async (
       request: Parameters<typeof user>[0],
       reply: Parameters<typeof page>[0],
-      shown: Record<string, unknown> | null,
-      refused: { status: number; form: 'token' | 'rotate'; error: string; typed: Record<string, unknown> } | null = null,
-    ) => {
-      const me = user(request);
-      return page(reply, refused?.status ?? 200, 'credentials', {
-        title: 'API credentials',
-        ...(await listCredentials(merchant(request), config.env)),
-        canWrite: me.role !== 'viewer',
-        scopes: SCOPES,
-        readScopes: READ_SCOPES,
-        maxGraceHours: MAX_ROTATION_GRACE_HOURS,
-        refused,
-        tokenUrl: `${origin(request)}/openapi/oauth/token`,
-        shown,
-      });
-    };
+      shown: ShownCredential | null,
+      refused: CredentialsRefusal | null = null,
+    ) =>
+      page(
+        reply,
+        refused?.status ?? 200,
+        'credentials',
+        presentCredentials(await listCredentials(merchant(request), config.env), {
+          environment: config.env,
+          tokenUrl: `${origin(request)}/openapi/oauth/token`,
+          canWrite: user(request).role !== 'viewer',
+          shown,
+          refused,
+        }),
+      );
 
-    app.get('/credentials', async (request, reply) => show(request, reply, await forms.take(request, 'credentials')));
+    app.get('/credentials', async (request, reply) => show(request, reply, await forms.take<ShownCredential>(request, 'credentials')));
 
     /** A new secret: kept for this page, shown there once (POST → 303 → GET). */
-    const shownOnce = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], shown: Record<string, unknown>) => {
+    const shownOnce = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], shown: ShownCredential) => {
       await forms.flash(request, 'credentials', shown);
       return reply.redirect(CREDENTIALS, 303);
     };
@@ -79,8 +79,7 @@ export const credentialsPage: ManagerPage = {
     app.post('/credentials/tokens', { schema: { body: PersonalTokenForm } }, async (request, reply) => {
       const { name, expiresInDays } = request.body;
       const scopes = fieldRefusal(() => tickedScopes(request.body.scopes));
-      if (scopes.value === null)
-        return show(request, reply, null, { status: 400, form: 'token', error: scopes.error ?? '', typed: { name, scopes: [], expiresInDays } });
+      if (scopes.value === null) return show(request, reply, null, { status: 400, form: 'token', error: scopes.error ?? '', typed: { name, expiresInDays } });
       const issued = await createPersonalToken(
         merchant(request),
         config.env,

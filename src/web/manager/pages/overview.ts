@@ -3,6 +3,7 @@ import { SDK_CERTIFICATE, SDK_EXAMPLE, sdkPackage } from '../../../http/routes/s
 import { ManagerCsrfForm } from '../../../schemas/manager.ts';
 import { createPersonalToken } from '../../../services/credentials.service.ts';
 import { MANAGER_PREFIX } from '../manager-routes.ts';
+import { presentGetStarted } from '../present-integrations.ts';
 import type { ManagerPage } from './context.ts';
 
 /** A token made on the Get started page lives a day: enough to try the API, not a credential to keep. */
@@ -20,26 +21,17 @@ export const overviewPage: ManagerPage = {
     // out at /sdk/certificate.pem; curl takes -k to fetch it, Node and npm trust it by NODE_EXTRA_CA_CERTS.
     const selfSigned = config.tls && !config.tlsCertFile;
     const sdk = sdkPackage();
-    const view = (request: Parameters<typeof origin>[0], token: string | null) => ({
-      title: 'Get started',
-      origin: origin(request),
-      baseUrl: `${origin(request)}/openapi`,
-      docsUrl: `${origin(request)}/docs`,
-      token,
-      canCreate: user(request).role !== 'viewer',
-      insecure: selfSigned ? '-k ' : '',
-      certificateUrl: selfSigned ? `${origin(request)}/sdk/${SDK_CERTIFICATE}` : null,
-      sdkUrl: `${origin(request)}/sdk`,
-      tarballUrl: sdk ? `${origin(request)}/sdk/${sdk.tarball}` : null,
-      installCommands: [
-        'mkdir stockist-example && cd stockist-example',
-        ...(selfSigned
-          ? [`curl -k -sS -o stockist-sandbox.pem ${origin(request)}/sdk/${SDK_CERTIFICATE}`, 'export NODE_EXTRA_CA_CERTS="$PWD/stockist-sandbox.pem"']
-          : []),
-        `npm install ${origin(request)}/sdk/${sdk?.tarball}`,
-      ],
-      example: `node_modules/@stockist/client/examples/${SDK_EXAMPLE}`,
-    });
+    const view = (request: Parameters<typeof origin>[0], token: string | null) =>
+      presentGetStarted({
+        origin: origin(request),
+        environment: config.env,
+        selfSigned,
+        tarball: sdk?.tarball ?? null,
+        certificate: SDK_CERTIFICATE,
+        example: SDK_EXAMPLE,
+        token,
+        canCreate: user(request).role !== 'viewer',
+      });
 
     app.get('', async (request, reply) => page(reply, 200, 'overview', view(request, await forms.take<string>(request, 'get-started-token'))));
 

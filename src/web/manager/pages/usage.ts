@@ -1,6 +1,6 @@
-import { USAGE_DAYS } from '../../../domain/usage.ts';
 import { merchantBucketUse } from '../../../http/rate-limit.ts';
 import { merchantUsage, rateLimitSubject } from '../../../services/usage.service.ts';
+import { presentUsage } from '../present-integrations.ts';
 import type { ManagerPage } from './context.ts';
 
 /**
@@ -18,16 +18,7 @@ export const usagePage: ManagerPage = {
       await request.server.usageRecorder?.flush();
       const subject = await rateLimitSubject(scope);
       const [usage, budget] = await Promise.all([merchantUsage(scope, config.env, now()), subject ? merchantBucketUse(buckets, config, subject) : null]);
-      const chart = {
-        days: usage.days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000),
-        ok: usage.days.map((d) => d.byClass[2]),
-        redirect: usage.days.map((d) => d.byClass[3]),
-        clientError: usage.days.map((d) => d.byClass[4]),
-        serverError: usage.days.map((d) => d.byClass[5]),
-      };
-      const totals = { 2: 0, 3: 0, 4: 0, 5: 0 };
-      for (const d of usage.days) for (const c of [2, 3, 4, 5] as const) totals[c] += d.byClass[c];
-      return page(reply, 200, 'usage', { title: 'Usage', windowDays: USAGE_DAYS, usage, chart, totals, budget });
+      return page(reply, 200, 'usage', presentUsage(usage, budget, config.env));
     });
   },
 };

@@ -15,8 +15,8 @@ import {
   rotateSecret,
   sendTestEvent,
 } from '../../../services/webhooks.service.ts';
-import { timeElement } from '../../times.ts';
-import { MANAGER_VIEWS } from '../views.ts';
+import { presentWebhook, presentWebhookLog, presentWebhooks, type WebhookEditFields } from '../present-integrations.ts';
+import { MANAGER_VIEWS, type ManagerViews } from '../views.ts';
 import type { ManagerPage } from './context.ts';
 
 const WEBHOOKS = '/manager/webhooks';
@@ -33,52 +33,33 @@ export const webhooksPage: ManagerPage = {
   routes: async (app, { config, store, now, page, forms, user, actor, merchant, resolveHost }) => {
     const { db } = store;
     const deps = { db, dialect: store.dialect, keysInFlight: store.keysInFlight, config, resolve: resolveHost };
-    const list = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], status: number, extra: Record<string, unknown>) => {
-      const me = user(request);
-      const endpoints = await listWebhooks(merchant(request));
-      return page(reply, status, 'webhooks', {
-        title: 'Webhooks',
-        endpoints: endpoints.list,
-        events: WEBHOOK_EVENT_TYPES,
-        canWrite: me.role !== 'viewer',
-        shown: null,
-        error: null,
-        ...extra,
-      });
-    };
+    const canWrite = (request: Parameters<typeof user>[0]) => user(request).role !== 'viewer';
     /** The delivery log shows this many deliveries, newest first. */
     const LOG_ROWS = 50;
-    /** What the log view needs (the page and the log's own fragment alike). */
-    const logData = async (request: Parameters<typeof user>[0], rawId: string) => {
-      const me = user(request);
-      const log = await deliveryLog(merchant(request), Number(rawId), 1, LOG_ROWS);
-      return { endpoint: log.endpoint, deliveries: log, canWrite: me.role !== 'viewer' };
-    };
+    const logOf = (request: Parameters<typeof user>[0], rawId: string) => deliveryLog(merchant(request), Number(rawId), 1, LOG_ROWS);
     /**
-     * The endpoint's page. `form`: what the edit form shows (the endpoint's subscription, or what
-     * was typed into a refused form); `refusal`: why it was refused (status and reasons).
+     * The endpoint's page. `refused`: a refused edit's status, reasons and what was typed (the form
+     * shows it instead of the endpoint's subscription).
      */
     const detail = async (
       request: Parameters<typeof user>[0],
       reply: Parameters<typeof page>[0],
       rawId: string,
       shown: string | null,
-      refused: { status: number; reasons: string[]; form: { url: string; events: string[]; skuList: string } } | null = null,
-    ) => {
-      const data = await logData(request, rawId);
-      const e = data.endpoint;
-      return page(reply, refused?.status ?? 200, 'webhook', {
-        title: `Webhook ${e.id}`,
-        ...data,
-        shown,
-        events: WEBHOOK_EVENT_TYPES,
-        testTypes: [WEBHOOK_TEST_EVENT, ...WEBHOOK_EVENT_TYPES],
-        form: refused?.form ?? { url: e.url, events: e.events, skuList: (e.skus ?? []).join('\n') },
-        reasons: refused?.reasons ?? [],
-      });
-    };
+      refused: { status: number; reasons: string[]; form: WebhookEditFields } | null = null,
+    ) =>
+      page(
+        reply,
+        refused?.status ?? 200,
+        'webhook',
+        presentWebhook(await logOf(request, rawId), { environment: config.env, canWrite: canWrite(request), shown, refused }),
+      );
 
-    app.get('/webhooks', async (request, reply) => list(request, reply, 200, { shown: await forms.take(request, 'webhook-created') }));
+    app.get('/webhooks', async (request, reply) => {
+      const shown = await forms.take<{ id: string; secret: string }>(request, 'webhook-created');
+      const endpoints = await listWebhooks(merchant(request));
+      return page(reply, 200, 'webhooks', presentWebhooks(endpoints.list, { environment: config.env, canWrite: canWrite(request), shown }));
+    });
 
     app.post('/webhooks', { schema: { body: WebhookForm } }, async (request, reply) => {
       const events = [request.body.events].flat();
@@ -104,12 +85,12 @@ export const webhooksPage: ManagerPage = {
     // The log alone (htmx polls it every 5 s; without script, reloading the page does the same).
     // Rendered without page(): a poll must not take the one-time notice meant for the next page.
     app.get('/webhooks/:id/deliveries', { schema: { params: ManagerIdParams } }, async (request, reply) => {
-      const data = await logData(request, request.params.id);
+      const log: ManagerViews['webhook-log'] = presentWebhookLog(await logOf(request, request.params.id), canWrite(request));
       return reply
         .code(200)
         .type('text/html; charset=utf-8')
         .header('Cache-Control', 'no-store')
-        .view(MANAGER_VIEWS['webhook-log'].template, { ...data, csrf: user(request).csrfSecret, time: timeElement });
+        .view(MANAGER_VIEWS['webhook-log'].template, { ...log, csrf: user(request).csrfSecret });
     });
 
     // Edit: the API's PUT (the same schema and service); a refusal shows the form again with its reasons, nothing written.
