@@ -3,8 +3,8 @@
  * `<time datetime="2026-05-01T14:03:07Z">` element whose title is the UTC time to the second. The
  * browser's local-time.js (assets/) rewrites the text into the viewer's own zone in the same
  * format (`2026-05-01 23:03 GMT+9`) and keeps the UTC time in the title; without script the page
- * reads in UTC, and says so. Every page renders times through `timeElement` (given to every view as
- * `it.time`), never by hand.
+ * reads in UTC, and says so. Every page renders times through `timeElement`, called by a
+ * presenter (`moment` in shared/present.ts gives it to a model as `Html`), never by hand.
  */
 
 /** What pages are handed: epoch ms (the store's columns) or an ISO 8601 instant (the presenters' `…Date` fields). */
@@ -25,7 +25,7 @@ export function utcText(ms: number, { seconds = false } = {}): string {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * The `<time>` element of an instant, as HTML (views print it unescaped: `<%~ it.time(x) %>`; every
+ * The `<time>` element of an instant, as HTML (views print a model's `Html` field unescaped; every
  * part of it is made here from the number, nothing is the caller's text). `none` stands for a
  * missing time (`—`, `never` …).
  */
