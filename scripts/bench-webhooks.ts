@@ -28,20 +28,21 @@ const { id: merchantId } = await db.store.db
   .values({ name: 'Bench', status: 'active', client_id: 'bench', client_secret_hash: 'x', created_at: now, updated_at: now })
   .returning('id')
   .executeTakeFirstOrThrow();
-const scope = forMerchant(db.store.db, merchantId);
-const endpointId = await insertEndpoint(scope, {
-  url,
-  events: '["split_order.shipped"]',
-  secret: newWebhookSecret(),
-  previous_secret: null,
-  previous_secret_until: null,
-  status: 'active',
-  disabled_reason: null,
-  disabled_at: null,
-  failing_since: null,
-  created_at: now,
-  updated_at: now,
-});
+const endpointId = await db.store.db.transaction().execute((trx) =>
+  insertEndpoint(forMerchant(trx, merchantId), {
+    url,
+    events: '["split_order.shipped"]',
+    secret: newWebhookSecret(),
+    previous_secret: null,
+    previous_secret_until: null,
+    status: 'active',
+    disabled_reason: null,
+    disabled_at: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+  }),
+);
 // One event per order, so per-order ordering does not serialise them (the usual case).
 const payload = JSON.stringify({ type: 'split_order.shipped', timestamp: new Date(now).toISOString(), data: { orderId: '1', pad: 'x'.repeat(1500) } });
 await db.store.db.transaction().execute(async (trx) => {

@@ -48,18 +48,22 @@ export class RefundWorker {
     if (config.refundReview !== 'auto') return 0;
     const now = this.now();
     const maxAttempts = config.refundMaxAttempts ?? DEFAULT_REFUND_MAX_ATTEMPTS;
-    for (const id of await parkExhaustedRefunds(store.db, maxAttempts, now)) {
+    // One transaction for the round's two writes: parking what is spent, then claiming a batch.
+    const { parked, ids } = await store.db.transaction().execute(async (trx) => ({
+      parked: await parkExhaustedRefunds(trx, maxAttempts, now),
+      ids: await claimDueRefunds(
+        trx,
+        store.dialect,
+        this.id,
+        now - config.refundAutoDelayMs,
+        now,
+        now + (this.options.claimMs ?? 30_000),
+        this.options.batchSize ?? 50,
+      ),
+    }));
+    for (const id of parked) {
       this.options.log?.warn({ refundId: id, attempts: maxAttempts }, 'refund parked for manual review: its worker stopped while deciding it every time');
     }
-    const ids = await claimDueRefunds(
-      store.db,
-      store.dialect,
-      this.id,
-      now - config.refundAutoDelayMs,
-      now,
-      now + (this.options.claimMs ?? 30_000),
-      this.options.batchSize ?? 50,
-    );
     let decided = 0;
     for (const id of ids) {
       try {
@@ -69,11 +73,15 @@ export class RefundWorker {
         this.options.log?.error({ err: error, refundId: id }, 'refund decision failed');
         if (isStorageUnavailable(error)) {
           // A full disk or a lost database is not the refund's fault: it must not use up its attempts.
-          await forgetAttempt(store.db, id, this.id).catch(() => undefined);
+          await store.db
+            .transaction()
+            .execute((trx) => forgetAttempt(trx, id, this.id))
+            .catch(() => undefined);
           continue;
         }
         const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        if (await recordRefundFailure(store.db, id, this.id, message, maxAttempts, this.now())) {
+        const parkedNow = await store.db.transaction().execute((trx) => recordRefundFailure(trx, id, this.id, message, maxAttempts, this.now()));
+        if (parkedNow) {
           this.options.log?.warn({ refundId: id, attempts: maxAttempts }, 'refund parked for manual review after repeated failures');
         }
       }

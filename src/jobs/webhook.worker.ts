@@ -183,7 +183,6 @@ export class WebhookWorker {
    * claimed together — a few statements per batch of deliveries instead of four per delivery.
    */
   async runOnce(): Promise<RoundResult> {
-    const { store } = this.options;
     try {
       await this.fanOutStock();
     } catch (error) {
@@ -192,12 +191,12 @@ export class WebhookWorker {
     }
     const now = this.now();
     const claimUntil = now + (this.options.claimMs ?? 30_000);
-    const queue = await this.jobs(await webhooks.claimDueDeliveries(store.db, store.dialect, this.id, now, claimUntil, this.options.batchSize ?? 100));
+    const queue = await this.jobs(await this.claim(now, claimUntil, this.options.batchSize ?? 100));
     const result: RoundResult = { succeeded: 0, failed: 0 };
     const recorder = new GroupCommit<Outcome, boolean>((outcomes) => this.record(outcomes));
     // Lanes whose delivery succeeded: their next deliveries, claimed together (at most one per lane is due).
     const chainer = new GroupCommit<number, webhooks.DeliveryJob | null>(async (lanes) => {
-      const ids = await webhooks.claimDueDeliveries(store.db, store.dialect, this.id, this.now(), claimUntil, lanes.length, lanes);
+      const ids = await this.claim(this.now(), claimUntil, lanes.length, lanes);
       const jobs = new Map((await this.jobs(ids)).map((job) => [job.endpointId, job]));
       return lanes.map((lane) => jobs.get(lane) ?? null);
     });
@@ -227,6 +226,12 @@ export class WebhookWorker {
     return result;
   }
 
+  /** Claims due deliveries (of `lanes` only, when given) in a transaction of its own. */
+  private claim(now: number, until: number, limit: number, lanes: readonly number[] | null = null): Promise<number[]> {
+    const { store } = this.options;
+    return store.db.transaction().execute((trx) => webhooks.claimDueDeliveries(trx, store.dialect, this.id, now, until, limit, lanes));
+  }
+
   /**
    * The claimed deliveries' jobs, in one query, with their bodies in the cache; deliveries of
    * endpoints that are no longer active are let go (their claims released).
@@ -236,11 +241,14 @@ export class WebhookWorker {
     const { db } = this.options.store;
     const mine = (await webhooks.deliveryJobs(db, ids)).filter((job) => job.claimedBy === this.id);
     const inactive = mine.filter((job) => job.endpointStatus !== 'active');
-    await webhooks.releaseClaims(
-      db,
-      inactive.map((job) => job.id),
-      this.id,
-    );
+    if (inactive.length > 0)
+      await db.transaction().execute((trx) =>
+        webhooks.releaseClaims(
+          trx,
+          inactive.map((job) => job.id),
+          this.id,
+        ),
+      );
     const jobs = mine.filter((job) => job.endpointStatus === 'active');
     // One event per missing body: a stock batch's events (one per merchant) share it.
     const missing = new Map<string, number>();

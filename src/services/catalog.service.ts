@@ -19,7 +19,7 @@ function failIfAny(errors: FieldError[]) {
   if (errors.length > 0) throw validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');
 }
 
-async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: string, now: number): Promise<Warehouse[]> {
+async function putWarehouses(db: Trx, rows: WarehouseBody[], _prefix: string, now: number): Promise<Warehouse[]> {
   const out: Warehouse[] = [];
   for (const w of rows) {
     const code = w.countryCode.toUpperCase();
@@ -35,7 +35,7 @@ async function putWarehouses(db: Handle, rows: WarehouseBody[], _prefix: string,
 }
 
 /** Upserts first, then checks the whole tree, so one import may list children before parents. */
-async function putCategories(db: Handle, rows: CategoryBody[], prefix: string, now: number): Promise<Category[]> {
+async function putCategories(db: Trx, rows: CategoryBody[], prefix: string, now: number): Promise<Category[]> {
   const out: Category[] = [];
   for (const c of rows) out.push(await upsertCategory(db, { id: c.categoryId, name: c.name, parentId: c.parentId, imgUrl: c.imgUrl ?? null }, now));
   const all = await listCategories(db);
@@ -52,7 +52,7 @@ async function putCategories(db: Handle, rows: CategoryBody[], prefix: string, n
   return out;
 }
 
-async function putProducts(db: Handle, rows: ProductBody[], prefix: string, now: number): Promise<Product[]> {
+async function putProducts(db: Trx, rows: ProductBody[], prefix: string, now: number): Promise<Product[]> {
   const categoryIds = rows.map((p) => p.categoryId).filter((id): id is number => typeof id === 'number');
   const known = await existingCategoryIds(db, categoryIds);
   failIfAny(
@@ -81,7 +81,7 @@ async function putProducts(db: Handle, rows: ProductBody[], prefix: string, now:
   return out;
 }
 
-async function putChannels(db: Handle, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
+async function putChannels(db: Trx, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
   const warehouses = await warehousesByCode(
     db,
     rows.flatMap((c) => c.warehouseCodes),

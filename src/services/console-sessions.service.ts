@@ -69,10 +69,11 @@ export async function resumeSession(db: Db, sessionId: string, limits: SessionLi
   const s = await staff.findSession(db, sessionHash);
   if (!s) return null;
   if (s.status !== 'active' || sessionExpiry({ createdAt: s.createdAt, lastSeenAt: s.lastSeenAt }, limits, now) !== null) {
-    await staff.deleteSession(db, sessionHash);
+    await db.transaction().execute((trx) => staff.deleteSession(trx, sessionHash));
     return null;
   }
-  if (now - s.lastSeenAt >= SESSION_TOUCH_EVERY_MS) await staff.touchSession(db, sessionHash, now, Math.min(now + limits.idleMs, s.expiresAt));
+  if (now - s.lastSeenAt >= SESSION_TOUCH_EVERY_MS)
+    await db.transaction().execute((trx) => staff.touchSession(trx, sessionHash, now, Math.min(now + limits.idleMs, s.expiresAt)));
   return { staffId: s.staffId, email: s.email, role: s.role, csrfSecret: s.csrfSecret, sessionHash };
 }
 
@@ -152,7 +153,8 @@ const PURGE_BATCH = 500;
 export async function purgeExpiredSessions(db: Db, limits: SessionLimits, now: number, maxBatches = 100): Promise<number> {
   let purged = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const deleted = await staff.purgeExpiredSessions(db, now, limits, PURGE_BATCH);
+    // A transaction per batch: each commits on its own, so no lock is held across the whole purge.
+    const deleted = await db.transaction().execute((trx) => staff.purgeExpiredSessions(trx, now, limits, PURGE_BATCH));
     purged += deleted;
     if (deleted < PURGE_BATCH) break;
   }

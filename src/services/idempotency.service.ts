@@ -181,7 +181,8 @@ const PURGE_BATCH = 1000;
 export async function purgeExpiredKeys(db: Db, now: number, maxBatches = 600): Promise<number> {
   let purged = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const deleted = await keys.purgeExpiredKeys(db, now, PURGE_BATCH);
+    // A transaction per batch: each commits on its own, so the write lock is never held long.
+    const deleted = await db.transaction().execute((trx) => keys.purgeExpiredKeys(trx, now, PURGE_BATCH));
     purged += deleted;
     if (deleted < PURGE_BATCH) break;
   }

@@ -277,10 +277,11 @@ export async function resumeSession(db: Db, sessionId: string, limits: SessionLi
   const s = await users.findSession(db, sessionHash);
   if (!s) return null;
   if (s.merchantStatus !== 'active' || sessionExpiry({ createdAt: s.createdAt, lastSeenAt: s.lastSeenAt }, limits, now) !== null) {
-    await users.deleteSession(db, sessionHash);
+    await db.transaction().execute((trx) => users.deleteSession(trx, sessionHash));
     return null;
   }
-  if (now - s.lastSeenAt >= SESSION_TOUCH_EVERY_MS) await users.touchSession(db, sessionHash, now, Math.min(now + limits.idleMs, s.expiresAt));
+  if (now - s.lastSeenAt >= SESSION_TOUCH_EVERY_MS)
+    await db.transaction().execute((trx) => users.touchSession(trx, sessionHash, now, Math.min(now + limits.idleMs, s.expiresAt)));
   return {
     userId: s.userId,
     merchantId: s.merchantId,
@@ -362,7 +363,8 @@ export async function pendingTwoFactor(db: Db, user: ManagerUser, now: number): 
   let secret = row.totp_pending_secret;
   if (!secret) {
     secret = new Secret({ size: 20 }).base32;
-    await users.updateUser(db, row.id, { totp_pending_secret: secret }, now);
+    const pending = secret;
+    await db.transaction().execute((trx) => users.updateUser(trx, row.id, { totp_pending_secret: pending }, now));
   }
   const totp = new Totp({
     issuer: TOTP.issuer,
@@ -787,7 +789,8 @@ const SESSION_PURGE_BATCH = 500;
 export async function purgeExpiredManagerSessions(db: Db, now: number, maxBatches = 100): Promise<number> {
   let purged = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const deleted = await users.purgeExpiredSessions(db, now, SESSION_PURGE_BATCH);
+    // A transaction per batch: each commits on its own, so no lock is held across the whole purge.
+    const deleted = await db.transaction().execute((trx) => users.purgeExpiredSessions(trx, now, SESSION_PURGE_BATCH));
     purged += deleted;
     if (deleted < SESSION_PURGE_BATCH) break;
   }

@@ -188,7 +188,10 @@ export class LastUsedRecorder {
     if (now - last < LAST_USED_EVERY_MS) return;
     if (this.written.size >= this.max) this.written.clear();
     this.written.set(tokenId, now);
-    noteTokensUsed(this.db, [tokenId], now).catch(this.onError);
+    this.db
+      .transaction()
+      .execute((trx) => noteTokensUsed(trx, [tokenId], now))
+      .catch(this.onError);
   }
 }
 

@@ -2,7 +2,7 @@ import type { StockistEnv } from '../domain/vocabulary.ts';
 import { grantedScopes, invalidClient, invalidGrant, OAuthError, type ClientCredentials } from '../domain/oauth.ts';
 import { environmentOfRefreshToken, hashSecret, newAccessToken, newRefreshToken, randomToken, secretsEqual } from '../domain/secrets.ts';
 import type { Scope } from '../schemas/admin.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db, Handle, Trx } from '../store/db.ts';
 import * as clients from '../store/credentials.repository.ts';
 import * as merchants from '../store/merchants.repository.ts';
 import * as refresh from '../store/oauth.repository.ts';
@@ -57,7 +57,7 @@ async function authenticateClient(db: Handle, credentials: ClientCredentials, no
   return client;
 }
 
-async function issuePair(db: Handle, settings: OAuthSettings, client: Client, scopes: Scope[], familyId: string, now: number): Promise<TokenResponse> {
+async function issuePair(db: Trx, settings: OAuthSettings, client: Client, scopes: Scope[], familyId: string, now: number): Promise<TokenResponse> {
   const { merchantId } = client;
   await clients.noteClientUsed(db, client.id, now, now - CLIENT_USED_EVERY_MS);
   const accessToken = newAccessToken(settings.env);
@@ -135,7 +135,7 @@ export async function refreshTokenGrant(
     throw invalidGrant('unknown refresh token');
   if (row.revoked_at !== null) throw invalidGrant('refresh token revoked');
   if (row.used_at !== null) {
-    await refresh.revokeFamily(db, row.family_id, now);
+    await db.transaction().execute((trx) => refresh.revokeFamily(trx, row.family_id, now));
     throw invalidGrant('refresh token already used; every token issued from it has been revoked, request a new grant');
   }
   if (row.expires_at <= now) throw invalidGrant('refresh token expired');
@@ -147,6 +147,6 @@ export async function refreshTokenGrant(
   });
   if (issued) return issued;
   // A concurrent request consumed it between our read and our claim: the same reuse.
-  await refresh.revokeFamily(db, row.family_id, now);
+  await db.transaction().execute((trx) => refresh.revokeFamily(trx, row.family_id, now));
   throw invalidGrant('refresh token already used; every token issued from it has been revoked, request a new grant');
 }

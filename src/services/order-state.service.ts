@@ -1,5 +1,5 @@
 import { fulfillmentStatusOf, orderStatusOf, refundStatusOf, type ItemCounts } from '../domain/order-status.ts';
-import type { Handle } from '../store/db.ts';
+import type { Trx } from '../store/db.ts';
 import type { OrderStatus, SplitOrderStatus } from '../domain/vocabulary.ts';
 import { statusFacts, updateOrderStatus, type OrderStatusChange } from '../store/orders.repository.ts';
 
@@ -9,7 +9,7 @@ import { statusFacts, updateOrderStatus, type OrderStatusChange } from '../store
  * the order status before and after (events such as `order.cancelled` fire on the transition).
  */
 export async function refreshOrder(
-  db: Handle,
+  db: Trx,
   orderId: number,
   now: number,
   changes: { refundedCents?: number; refunded?: boolean } = {},

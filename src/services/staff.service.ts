@@ -5,7 +5,7 @@ import { merchantPasswordProblem } from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, emailProblem, STAFF_PASSWORD_RESET_TTL_MS, type StaffRole } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
-import type { Db, Handle } from '../store/db.ts';
+import type { Db, Trx } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import * as staff from '../store/staff.repository.ts';
 
@@ -85,7 +85,7 @@ async function requireStaff(db: Db, email: string) {
  * nobody could manage staff in the console. Checked on the owners locked in the change's own
  * transaction, so two owners removing each other at once cannot both succeed.
  */
-async function keepAnOwner(trx: Handle, account: staff.StaffRow, what: string): Promise<void> {
+async function keepAnOwner(trx: Trx, account: staff.StaffRow, what: string): Promise<void> {
   const owners = await staff.lockActiveOwners(trx);
   if (owners.length === 1 && owners[0] === account.id) {
     throw conflictState(`${account.email_key} is the last active owner: make another account owner before you ${what} it`);

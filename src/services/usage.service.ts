@@ -1,7 +1,7 @@
 import { countedErrorCode, dailySeries, dayLabel, USAGE_DAYS, UsageTally, utcDay, type RecentError } from '../domain/usage.ts';
 import type { Clock } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import type { Handle, Store } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import { findMerchant } from '../store/merchants.repository.ts';
 import type { MerchantScope } from '../store/tenancy.ts';
 import { addRecentErrors, addUsageCounts, countsByErrorCode, dailyCountsByClass, purgeUsageBefore, recentErrors } from '../store/usage.repository.ts';
@@ -105,9 +105,9 @@ export async function merchantUsage(scope: MerchantScope, env: StockistEnv, now:
  * Deletes usage older than USAGE_DAYS days before `now` (UTC days), at most `limit` rows of each
  * table per call; returns how many rows went.
  */
-export function purgeOldUsage(db: Handle, now: number, limit = 5000): Promise<number> {
+export function purgeOldUsage(db: Db, now: number, limit = 5000): Promise<number> {
   const firstKeptDay = utcDay(now) - USAGE_DAYS + 1;
-  return purgeUsageBefore(db, firstKeptDay, firstKeptDay * DAY_MS, limit);
+  return db.transaction().execute((trx) => purgeUsageBefore(trx, firstKeptDay, firstKeptDay * DAY_MS, limit));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FormKey } from '../domain/form-keys.ts';
-import type { Handle } from '../store/db.ts';
+import type { Db, Handle } from '../store/db.ts';
 import { putFlash, recordFormResult, takeFlash, usedFormKey } from '../store/web-forms.repository.ts';
 
 /**
@@ -14,10 +14,12 @@ const FLASH_TTL_MS = 15 * 60_000;
 
 export const formKeyUsed = (db: Handle, formKey: FormKey) => usedFormKey(db, formKey);
 
-export const rememberFormResult = (db: Handle, formKey: FormKey, requestId: string, resultPath: string, now: number) =>
-  recordFormResult(db, formKey, requestId, resultPath, now);
+export const rememberFormResult = (db: Db, formKey: FormKey, requestId: string, resultPath: string, now: number) =>
+  db.transaction().execute((trx) => recordFormResult(trx, formKey, requestId, resultPath, now));
 
-export const keepFlash = (db: Handle, sessionHash: string, slot: string, sealed: string, now: number) =>
-  putFlash(db, sessionHash, slot, sealed, now, FLASH_TTL_MS);
+export const keepFlash = (db: Db, sessionHash: string, slot: string, sealed: string, now: number) =>
+  db.transaction().execute((trx) => putFlash(trx, sessionHash, slot, sealed, now, FLASH_TTL_MS));
 
-export const popFlash = (db: Handle, sessionHash: string, slot: string, now: number) => takeFlash(db, sessionHash, slot, now, FLASH_TTL_MS);
+/** Every signed-in page view asks (for a notice): one DELETE … RETURNING in its own transaction. */
+export const popFlash = (db: Db, sessionHash: string, slot: string, now: number) =>
+  db.transaction().execute((trx) => takeFlash(trx, sessionHash, slot, now, FLASH_TTL_MS));

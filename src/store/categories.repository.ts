@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { CategoriesTable } from './schema.ts';
 
 export type Category = Selectable<CategoriesTable>;
@@ -11,7 +11,7 @@ export interface CategoryInput {
   imgUrl: string | null;
 }
 
-export async function upsertCategory(db: Handle, c: CategoryInput, now: number): Promise<Category> {
+export async function upsertCategory(db: Trx, c: CategoryInput, now: number): Promise<Category> {
   return db
     .insertInto('categories')
     .values({ id: c.id, name: c.name, parent_id: c.parentId, img_url: c.imgUrl, created_at: now, updated_at: now })

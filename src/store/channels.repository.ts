@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { ChannelsTable } from './schema.ts';
 
@@ -25,7 +25,7 @@ export interface Channel extends ChannelRow {
   warehouseCodes: string[];
 }
 
-export async function upsertChannel(db: Handle, c: ChannelInput, now: number): Promise<void> {
+export async function upsertChannel(db: Trx, c: ChannelInput, now: number): Promise<void> {
   const values = {
     name: c.name,
     channel_type: c.channelType,

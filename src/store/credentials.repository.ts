@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { OAuthClientsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
@@ -8,7 +8,7 @@ import type { MerchantScope } from './tenancy.ts';
 
 export type OAuthClient = Selectable<OAuthClientsTable>;
 
-export async function insertClient(scope: MerchantScope, c: { clientId: string; secretHash: string; name: string }, now: number): Promise<OAuthClient> {
+export async function insertClient(scope: MerchantScope<Trx>, c: { clientId: string; secretHash: string; name: string }, now: number): Promise<OAuthClient> {
   return scope
     .insertInto('oauth_clients', {
       client_id: c.clientId,
@@ -68,7 +68,7 @@ export const findLiveClientById = (db: Handle, clientId: string) =>
  * null when it stops at once. Only one previous secret is kept: a second rotation ends the first one's grace.
  */
 export async function setClientSecret(
-  scope: MerchantScope,
+  scope: MerchantScope<Trx>,
   id: number,
   secretHash: string,
   previous: { secretHash: string; expiresAt: number } | null,
@@ -87,14 +87,14 @@ export async function setClientSecret(
 }
 
 /** Revokes the client and every access and refresh token issued to it. */
-export async function revokeClient(scope: MerchantScope, id: number, now: number): Promise<void> {
+export async function revokeClient(scope: MerchantScope<Trx>, id: number, now: number): Promise<void> {
   await scope.updateTable('oauth_clients').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   await scope.updateTable('api_tokens').set({ revoked_at: now }).where('oauth_client_id', '=', id).where('revoked_at', 'is', null).execute();
   await scope.updateTable('oauth_refresh_tokens').set({ revoked_at: now }).where('oauth_client_id', '=', id).where('revoked_at', 'is', null).execute();
 }
 
 /** Coarse last use of a client: at a grant, and only when the stored time is older than `since`. */
-export async function noteClientUsed(db: Handle, id: number, now: number, since: number): Promise<void> {
+export async function noteClientUsed(db: Trx, id: number, now: number, since: number): Promise<void> {
   await db
     .updateTable('oauth_clients')
     .set({ last_used_at: now })
@@ -116,11 +116,11 @@ export const listPersonalTokens = (scope: MerchantScope, env: StockistEnv) =>
 export const findPersonalToken = (scope: MerchantScope, id: number) =>
   scope.selectFrom('api_tokens').selectAll().where('kind', '=', 'personal').where('id', '=', id).executeTakeFirst();
 
-export async function revokePersonalToken(scope: MerchantScope, id: number, now: number): Promise<void> {
+export async function revokePersonalToken(scope: MerchantScope<Trx>, id: number, now: number): Promise<void> {
   await scope.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
 }
 
 /** Several tokens' last use in one statement (the recorder's flush). */
-export async function noteTokensUsed(db: Handle, ids: number[], now: number): Promise<void> {
+export async function noteTokensUsed(db: Trx, ids: number[], now: number): Promise<void> {
   if (ids.length > 0) await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', 'in', ids).execute();
 }

@@ -57,7 +57,7 @@ export async function deleteKey(trx: Trx, r: KeyRef): Promise<void> {
  * Deletes up to `limit` expired keys (oldest expiry first); returns how many. Bounded, so one call
  * never holds the write lock long however far behind the purge is.
  */
-export async function purgeExpiredKeys(db: Handle, now: number, limit: number): Promise<number> {
+export async function purgeExpiredKeys(db: Trx, now: number, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('idempotency_keys')
     .where((eb) =>

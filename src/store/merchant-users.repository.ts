@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantRecoveryCodesTable, MerchantUsersTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 
@@ -40,11 +40,11 @@ export async function countAdmins(scope: MerchantScope): Promise<number> {
   return Number(r.n);
 }
 
-export async function insertUser(scope: MerchantScope, row: Omit<Insertable<MerchantUsersTable>, 'id' | 'merchant_id'>): Promise<MerchantUserRow> {
+export async function insertUser(scope: MerchantScope<Trx>, row: Omit<Insertable<MerchantUsersTable>, 'id' | 'merchant_id'>): Promise<MerchantUserRow> {
   return (await scope.insertInto('merchant_users', row).returningAll().executeTakeFirstOrThrow()) as MerchantUserRow;
 }
 
-export async function updateUser(db: Handle, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
+export async function updateUser(db: Trx, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
   return db
     .updateTable('merchant_users')
     .set({ ...changes, updated_at: now })
@@ -54,7 +54,7 @@ export async function updateUser(db: Handle, id: number, changes: Updateable<Mer
 }
 
 /** Accepts a TOTP step only after the last accepted one: the conditional update is the claim, so a code works once. */
-export async function claimTotpStep(db: Handle, id: number, step: number): Promise<boolean> {
+export async function claimTotpStep(db: Trx, id: number, step: number): Promise<boolean> {
   const r = await db
     .updateTable('merchant_users')
     .set({ totp_last_step: step })
@@ -64,14 +64,17 @@ export async function claimTotpStep(db: Handle, id: number, step: number): Promi
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function deleteUser(scope: MerchantScope, id: number): Promise<void> {
+export async function deleteUser(scope: MerchantScope<Trx>, id: number): Promise<void> {
   await scope.handle.deleteFrom('manager_sessions').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_password_resets').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_recovery_codes').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_users').where('id', '=', id).execute();
 }
 
-export async function insertInvitation(scope: MerchantScope, row: Omit<Insertable<MerchantInvitationsTable>, 'id' | 'merchant_id'>): Promise<InvitationRow> {
+export async function insertInvitation(
+  scope: MerchantScope<Trx>,
+  row: Omit<Insertable<MerchantInvitationsTable>, 'id' | 'merchant_id'>,
+): Promise<InvitationRow> {
   return (await scope.insertInto('merchant_invitations', row).returningAll().executeTakeFirstOrThrow()) as InvitationRow;
 }
 
@@ -97,7 +100,7 @@ export const listOpenInvitations = (scope: MerchantScope, now: number) =>
     .execute();
 
 /** One-time: of two concurrent acceptances exactly one updates the row (and none of a revoked one). */
-export async function claimInvitation(db: Handle, id: number, now: number): Promise<boolean> {
+export async function claimInvitation(db: Trx, id: number, now: number): Promise<boolean> {
   const r = await db
     .updateTable('merchant_invitations')
     .set({ accepted_at: now })
@@ -113,7 +116,7 @@ export async function claimInvitation(db: Handle, id: number, now: number): Prom
  * Revokes this merchant's open invitations: one (`id`), or every one for an address (`emailKey`).
  * Returns the rows revoked.
  */
-export async function revokeOpenInvitations(scope: MerchantScope, which: { id: number } | { emailKey: string }, now: number): Promise<InvitationRow[]> {
+export async function revokeOpenInvitations(scope: MerchantScope<Trx>, which: { id: number } | { emailKey: string }, now: number): Promise<InvitationRow[]> {
   let q = scope
     .updateTable('merchant_invitations')
     .set({ revoked_at: now })
@@ -124,7 +127,7 @@ export async function revokeOpenInvitations(scope: MerchantScope, which: { id: n
   return (await q.returningAll().execute()) as InvitationRow[];
 }
 
-export async function insertSession(db: Handle, row: Insertable<ManagerSessionsTable>): Promise<void> {
+export async function insertSession(db: Trx, row: Insertable<ManagerSessionsTable>): Promise<void> {
   await db.insertInto('manager_sessions').values(row).execute();
 }
 
@@ -152,20 +155,20 @@ export const findSession = (db: Handle, idHash: string) =>
     .where('manager_sessions.id_hash', '=', idHash)
     .executeTakeFirst();
 
-export async function touchSession(db: Handle, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
+export async function touchSession(db: Trx, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
   await db.updateTable('manager_sessions').set({ last_seen_at: now, idle_expires_at: idleExpiresAt }).where('id_hash', '=', idHash).execute();
 }
 
-export async function completeSession(db: Handle, idHash: string): Promise<void> {
+export async function completeSession(db: Trx, idHash: string): Promise<void> {
   await db.updateTable('manager_sessions').set({ stage: 'complete' }).where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteSession(db: Handle, idHash: string): Promise<boolean> {
+export async function deleteSession(db: Trx, idHash: string): Promise<boolean> {
   const r = await db.deleteFrom('manager_sessions').where('id_hash', '=', idHash).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
 
-export async function deleteExpiredSessionsOf(db: Handle, userId: number, now: number): Promise<void> {
+export async function deleteExpiredSessionsOf(db: Trx, userId: number, now: number): Promise<void> {
   await db
     .deleteFrom('manager_sessions')
     .where('user_id', '=', userId)
@@ -174,7 +177,7 @@ export async function deleteExpiredSessionsOf(db: Handle, userId: number, now: n
 }
 
 /** At most `limit` sessions past their idle or absolute expiry, any user (the worker's purge). */
-export async function purgeExpiredSessions(db: Handle, now: number, limit: number): Promise<number> {
+export async function purgeExpiredSessions(db: Trx, now: number, limit: number): Promise<number> {
   const r = await db
     .deleteFrom('manager_sessions')
     .where('id_hash', 'in', (eb) =>
@@ -200,7 +203,7 @@ export const listSessionsOf = (db: Handle, userId: number, now: number) =>
     .execute();
 
 /** Ends the user's sessions, all of them or all but one (`except`, an id hash); returns how many. */
-export async function deleteSessionsOf(db: Handle, userId: number, except: string | null = null): Promise<number> {
+export async function deleteSessionsOf(db: Trx, userId: number, except: string | null = null): Promise<number> {
   let q = db.deleteFrom('manager_sessions').where('user_id', '=', userId);
   if (except !== null) q = q.where('id_hash', '!=', except);
   const r = await q.executeTakeFirst();
@@ -208,7 +211,7 @@ export async function deleteSessionsOf(db: Handle, userId: number, except: strin
 }
 
 export async function insertPasswordReset(
-  scope: MerchantScope,
+  scope: MerchantScope<Trx>,
   row: Omit<Insertable<MerchantPasswordResetsTable>, 'id' | 'merchant_id'>,
 ): Promise<PasswordResetRow> {
   return (await scope.insertInto('merchant_password_resets', row).returningAll().executeTakeFirstOrThrow()) as PasswordResetRow;
@@ -226,7 +229,7 @@ export const findPasswordResetByHash = (db: Handle, tokenHash: string) =>
     .executeTakeFirst();
 
 /** Revokes the user's open reset links (a newer one replaces them); returns how many. */
-export async function revokePasswordResetsOf(scope: MerchantScope, userId: number, now: number): Promise<number> {
+export async function revokePasswordResetsOf(scope: MerchantScope<Trx>, userId: number, now: number): Promise<number> {
   const r = await scope
     .updateTable('merchant_password_resets')
     .set({ revoked_at: now })
@@ -238,7 +241,7 @@ export async function revokePasswordResetsOf(scope: MerchantScope, userId: numbe
 }
 
 /** One-time: of two concurrent uses exactly one updates the row (and none of a revoked or expired one). */
-export async function claimPasswordReset(db: Handle, id: number, now: number): Promise<boolean> {
+export async function claimPasswordReset(db: Trx, id: number, now: number): Promise<boolean> {
   const r = await db
     .updateTable('merchant_password_resets')
     .set({ used_at: now })
@@ -251,7 +254,7 @@ export async function claimPasswordReset(db: Handle, id: number, now: number): P
 }
 
 /** Replaces the user's recovery codes (used or not) with these hashes. */
-export async function replaceRecoveryCodes(scope: MerchantScope, userId: number, codeHashes: string[], now: number): Promise<void> {
+export async function replaceRecoveryCodes(scope: MerchantScope<Trx>, userId: number, codeHashes: string[], now: number): Promise<void> {
   await scope.deleteFrom('merchant_recovery_codes').where('user_id', '=', userId).execute();
   if (codeHashes.length > 0)
     await scope
@@ -265,7 +268,7 @@ export async function replaceRecoveryCodes(scope: MerchantScope, userId: number,
 }
 
 /** One-time: of two concurrent uses of a code exactly one updates its row; a used or unknown code none. */
-export async function claimRecoveryCode(scope: MerchantScope, userId: number, codeHash: string, now: number): Promise<boolean> {
+export async function claimRecoveryCode(scope: MerchantScope<Trx>, userId: number, codeHash: string, now: number): Promise<boolean> {
   const r = await scope
     .updateTable('merchant_recovery_codes')
     .set({ used_at: now })

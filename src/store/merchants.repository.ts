@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
 
 /** The merchant and its first OAuth client (the same id and secret: `merchants.client_id` stays the merchant's stable key). */
-export async function insertMerchant(db: Handle, m: { name: string; clientId: string; clientSecretHash: string }, now: number): Promise<Merchant> {
+export async function insertMerchant(db: Trx, m: { name: string; clientId: string; clientSecretHash: string }, now: number): Promise<Merchant> {
   const merchant = await db
     .insertInto('merchants')
     .values({ name: m.name, status: 'active', client_id: m.clientId, client_secret_hash: m.clientSecretHash, created_at: now, updated_at: now })
@@ -19,7 +19,7 @@ export async function insertMerchant(db: Handle, m: { name: string; clientId: st
   return merchant;
 }
 
-export async function setRequireTwoFactor(db: Handle, id: number, required: boolean, now: number): Promise<void> {
+export async function setRequireTwoFactor(db: Trx, id: number, required: boolean, now: number): Promise<void> {
   await db
     .updateTable('merchants')
     .set({ require_two_factor: required ? 1 : 0, updated_at: now })
@@ -46,12 +46,12 @@ export const findMerchantByName = (db: Handle, name: string) =>
 
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 
-export async function setMerchantStatus(db: Handle, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
+export async function setMerchantStatus(db: Trx, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 export async function insertToken(
-  db: Handle,
+  db: Trx,
   t: {
     merchantId: number;
     tokenHash: string;
@@ -86,7 +86,7 @@ export async function insertToken(
 
 export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
 
-export async function revokeToken(db: Handle, id: number, now: number): Promise<ApiToken | undefined> {
+export async function revokeToken(db: Trx, id: number, now: number): Promise<ApiToken | undefined> {
   const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row || row.revoked_at !== null) return row;
   return db.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).returningAll().executeTakeFirst();

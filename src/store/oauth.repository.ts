@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { OAuthRefreshTokensTable } from './schema.ts';
 
 export type RefreshToken = Selectable<OAuthRefreshTokensTable>;
 
 export async function insertRefreshToken(
-  db: Handle,
+  db: Trx,
   r: {
     merchantId: number;
     familyId: string;
@@ -42,7 +42,7 @@ export const findRefreshTokenByHash = (db: Handle, tokenHash: string) =>
  * Consumes a refresh token if nobody has: the conditional update is the claim, so of two
  * concurrent refreshes with one token exactly one wins and the other is treated as a reuse.
  */
-export async function claimRefreshToken(db: Handle, id: number, now: number): Promise<boolean> {
+export async function claimRefreshToken(db: Trx, id: number, now: number): Promise<boolean> {
   const r = await db
     .updateTable('oauth_refresh_tokens')
     .set({ used_at: now })
@@ -54,7 +54,7 @@ export async function claimRefreshToken(db: Handle, id: number, now: number): Pr
 }
 
 /** Revokes every refresh token and access token of a family (reuse detected, or operator revocation). */
-export async function revokeFamily(db: Handle, familyId: string, now: number): Promise<void> {
+export async function revokeFamily(db: Trx, familyId: string, now: number): Promise<void> {
   await db.updateTable('oauth_refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
   await db.updateTable('api_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
 }

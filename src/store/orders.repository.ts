@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
 import { isMerchantScope, resolvedOrderId, type AllMerchants, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
@@ -26,7 +26,7 @@ const splitOrderInsert = preparedForMerchant((scope, rows: Owned<SplitOrdersTabl
 );
 const itemInsert = preparedForMerchant((scope, rows: Owned<OrderItemsTable>[]) => scope.insertInto('order_items', rows));
 
-export async function insertOrder(scope: MerchantScope, row: Owned<OrdersTable>): Promise<number> {
+export async function insertOrder(scope: MerchantScope<Trx>, row: Owned<OrdersTable>): Promise<number> {
   const inserted = await orderInsert.first(scope, row);
   if (!inserted) throw new Error('insertOrder: no id returned');
   return inserted.id;
@@ -37,7 +37,7 @@ export async function insertOrder(scope: MerchantScope, row: Owned<OrdersTable>)
  * A split order is one warehouse's share, so (order, warehouse) tells the returned rows apart
  * (RETURNING promises no order on either database).
  */
-export async function insertSplitOrders(scope: MerchantScope, rows: Owned<SplitOrdersTable>[]): Promise<number[]> {
+export async function insertSplitOrders(scope: MerchantScope<Trx>, rows: Owned<SplitOrdersTable>[]): Promise<number[]> {
   if (rows.length === 0) return [];
   const keyOf = (r: { order_id: number; warehouse_id: number }) => `${r.order_id}:${r.warehouse_id}`;
   const inserted = await splitOrderInsert.all(scope, rows);
@@ -46,7 +46,7 @@ export async function insertSplitOrders(scope: MerchantScope, rows: Owned<SplitO
   return rows.map((r) => idOf.get(keyOf(r))!);
 }
 
-export async function insertItems(scope: MerchantScope, rows: Owned<OrderItemsTable>[]): Promise<void> {
+export async function insertItems(scope: MerchantScope<Trx>, rows: Owned<OrderItemsTable>[]): Promise<void> {
   if (rows.length) await itemInsert.run(scope, rows);
 }
 
@@ -315,7 +315,7 @@ export async function statusFacts(db: Handle, orderId: number) {
   return { status: order.status, items, splits: splits.map((s) => s.status) };
 }
 
-export function updateOrderStatus(db: Handle, orderId: number, change: OrderStatusChange, now: number) {
+export function updateOrderStatus(db: Trx, orderId: number, change: OrderStatusChange, now: number) {
   return orderStatusUpdate(db, orderId, statusUpdateOf(change), now);
 }
 

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { ProductsTable } from './schema.ts';
 
@@ -27,7 +27,7 @@ const columnsOf = (p: ProductInput) => ({
 /** Any product at all (the demo seed fills only an empty database). */
 export const anyProduct = (db: Handle) => db.selectFrom('products').select('id').limit(1).executeTakeFirst();
 
-export async function upsertProduct(db: Handle, p: ProductInput, now: number): Promise<Product> {
+export async function upsertProduct(db: Trx, p: ProductInput, now: number): Promise<Product> {
   const values = columnsOf(p);
   return db
     .insertInto('products')
@@ -82,7 +82,7 @@ export async function productsPage(db: Handle, q: ProductPageQuery): Promise<{ t
 }
 
 /** Upserts many products in one statement (the bulk import path); SKUs must be distinct. */
-export async function upsertProducts(db: Handle, rows: ProductInput[], now: number): Promise<void> {
+export async function upsertProducts(db: Trx, rows: ProductInput[], now: number): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insertInto('products')

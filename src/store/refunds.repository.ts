@@ -44,7 +44,7 @@ export interface LockedSplit {
  * holds the only write lock (a no-op UPDATE there would only add pages to the commit). Empty when
  * the merchant has no such order (an order always has a split order).
  */
-export async function lockSplitOrdersOf(scope: MerchantScope, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
+export async function lockSplitOrdersOf(scope: MerchantScope<Trx>, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
   return (await splitOrdersOfRequest.all(scope, requestedId, dialect === 'postgres')) as LockedSplit[];
 }
 
@@ -148,7 +148,7 @@ export interface RefundRequestWrites {
  * items come as one JSON parameter), so one round trip where there were four. SQLite: four
  * statements (it has no data-modifying CTEs, and a statement costs no round trip there).
  */
-export async function writeRefundRequest(scope: MerchantScope, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<number | null> {
+export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<number | null> {
   const db = scope.handle;
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
   if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
@@ -220,7 +220,7 @@ export const refundItems = (db: Handle, refundIds: number[]) =>
     : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
 
 export async function finishRefund(
-  db: Handle,
+  db: Trx,
   refundId: number,
   outcome: { status: RefundState; failureReason: string | null; amountCents: number; decidedBy: 'auto' | 'operator' },
   now: number,
@@ -247,7 +247,7 @@ export async function finishRefund(
  * A claim lapses at `until`, so a crashed worker's refunds are picked up again.
  */
 export async function claimDueRefunds(
-  db: Handle,
+  db: Trx,
   dialect: Dialect,
   worker: string,
   dueBefore: number,
@@ -282,7 +282,7 @@ const MAX_ERROR_TEXT = 1000;
  * been spent, parks the refund for manual review (the worker no longer claims it). Only the
  * worker holding the claim records anything. Returns whether the refund was parked.
  */
-export async function recordRefundFailure(db: Handle, refundId: number, worker: string, error: string, maxAttempts: number, now: number): Promise<boolean> {
+export async function recordRefundFailure(db: Trx, refundId: number, worker: string, error: string, maxAttempts: number, now: number): Promise<boolean> {
   const row = await db
     .updateTable('refunds')
     .set((eb) => ({
@@ -299,7 +299,7 @@ export async function recordRefundFailure(db: Handle, refundId: number, worker: 
 }
 
 /** Takes back the attempt a claim counted, when the decision failed for the storage's sake (full, read-only, unreachable), not the refund's. */
-export async function forgetAttempt(db: Handle, refundId: number, worker: string): Promise<void> {
+export async function forgetAttempt(db: Trx, refundId: number, worker: string): Promise<void> {
   await db
     .updateTable('refunds')
     .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
@@ -313,7 +313,7 @@ export async function forgetAttempt(db: Handle, refundId: number, worker: string
  * Parks refunds whose attempts are spent but whose last claim lapsed without a recorded failure
  * (the worker died while deciding them: crash, kill, out of memory). Returns their ids.
  */
-export async function parkExhaustedRefunds(db: Handle, maxAttempts: number, now: number): Promise<number[]> {
+export async function parkExhaustedRefunds(db: Trx, maxAttempts: number, now: number): Promise<number[]> {
   const rows = await db
     .updateTable('refunds')
     .set((eb) => ({

@@ -1,12 +1,12 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { StaffRole, StaffStatus } from '../domain/staff.ts';
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { ConsoleSessionsTable, StaffPasswordResetsTable, StaffUsersTable } from './schema.ts';
 
 export type StaffRow = Selectable<StaffUsersTable>;
 export type StaffPasswordResetRow = Selectable<StaffPasswordResetsTable>;
 
-export async function insertStaff(db: Handle, row: Omit<Insertable<StaffUsersTable>, 'id'>): Promise<StaffRow> {
+export async function insertStaff(db: Trx, row: Omit<Insertable<StaffUsersTable>, 'id'>): Promise<StaffRow> {
   return db.insertInto('staff_users').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -25,7 +25,7 @@ export const countStaff = async (db: Handle) =>
   );
 
 export async function updateStaff(
-  db: Handle,
+  db: Trx,
   id: number,
   changes: Partial<{ status: StaffStatus; role: StaffRole; password_hash: string; password_changed_at: number; last_sign_in_at: number }>,
   now: number,
@@ -44,7 +44,7 @@ export async function updateStaff(
  * write transaction already shuts out every other): of two owners demoting each other at once, the
  * second waits for the first, then re-reads the rows and finds one owner left.
  */
-export async function lockActiveOwners(db: Handle): Promise<number[]> {
+export async function lockActiveOwners(db: Trx): Promise<number[]> {
   const rows = await db
     .updateTable('staff_users')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
@@ -55,7 +55,7 @@ export async function lockActiveOwners(db: Handle): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-export async function insertSession(db: Handle, row: Insertable<ConsoleSessionsTable>): Promise<void> {
+export async function insertSession(db: Trx, row: Insertable<ConsoleSessionsTable>): Promise<void> {
   await db.insertInto('console_sessions').values(row).execute();
 }
 
@@ -79,17 +79,17 @@ export async function findSession(db: Handle, idHash: string) {
     .executeTakeFirst();
 }
 
-export async function touchSession(db: Handle, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
+export async function touchSession(db: Trx, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
   await db.updateTable('console_sessions').set({ last_seen_at: now, idle_expires_at: idleExpiresAt }).where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteSession(db: Handle, idHash: string): Promise<boolean> {
+export async function deleteSession(db: Trx, idHash: string): Promise<boolean> {
   const r = await db.deleteFrom('console_sessions').where('id_hash', '=', idHash).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
 
 /** Ends every session of a staff member (disabled, or a new password), or all but one (`except`, an id hash). */
-export async function deleteSessionsOf(db: Handle, staffId: number, except: string | null = null): Promise<number> {
+export async function deleteSessionsOf(db: Trx, staffId: number, except: string | null = null): Promise<number> {
   let q = db.deleteFrom('console_sessions').where('staff_id', '=', staffId);
   if (except !== null) q = q.where('id_hash', '!=', except);
   const r = await q.executeTakeFirst();
@@ -108,7 +108,7 @@ export const listSessionsOf = (db: Handle, staffId: number, now: number) =>
     .execute();
 
 /** Sessions past either expiry are dead weight: dropped when their owner signs in again. */
-export async function deleteExpiredSessionsOf(db: Handle, staffId: number, now: number): Promise<void> {
+export async function deleteExpiredSessionsOf(db: Trx, staffId: number, now: number): Promise<void> {
   await db
     .deleteFrom('console_sessions')
     .where('staff_id', '=', staffId)
@@ -122,7 +122,7 @@ export async function deleteExpiredSessionsOf(db: Handle, staffId: number, now: 
  * session began) or by the expiries stored with it. The table holds a few rows per staff member,
  * so the scan is cheap; the batch bound keeps each statement short anyway.
  */
-export async function purgeExpiredSessions(db: Handle, now: number, limits: { idleMs: number; maxMs: number }, limit: number): Promise<number> {
+export async function purgeExpiredSessions(db: Trx, now: number, limits: { idleMs: number; maxMs: number }, limit: number): Promise<number> {
   const r = await db
     .deleteFrom('console_sessions')
     .where('id_hash', 'in', (eb) =>
@@ -145,7 +145,7 @@ export async function purgeExpiredSessions(db: Handle, now: number, limits: { id
 
 // ---- Password reset links (0032).
 
-export async function insertPasswordReset(db: Handle, row: Omit<Insertable<StaffPasswordResetsTable>, 'id'>): Promise<StaffPasswordResetRow> {
+export async function insertPasswordReset(db: Trx, row: Omit<Insertable<StaffPasswordResetsTable>, 'id'>): Promise<StaffPasswordResetRow> {
   return db.insertInto('staff_password_resets').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -160,7 +160,7 @@ export const findPasswordResetByHash = (db: Handle, tokenHash: string) =>
     .executeTakeFirst();
 
 /** Revokes the account's open reset links (a newer one replaces them; disabling ends them); returns how many. */
-export async function revokePasswordResetsOf(db: Handle, staffId: number, now: number): Promise<number> {
+export async function revokePasswordResetsOf(db: Trx, staffId: number, now: number): Promise<number> {
   const r = await db
     .updateTable('staff_password_resets')
     .set({ revoked_at: now })
@@ -172,7 +172,7 @@ export async function revokePasswordResetsOf(db: Handle, staffId: number, now: n
 }
 
 /** One-time: of two concurrent uses exactly one updates the row (and none of a revoked or expired one). */
-export async function claimPasswordReset(db: Handle, id: number, now: number): Promise<boolean> {
+export async function claimPasswordReset(db: Trx, id: number, now: number): Promise<boolean> {
   const r = await db
     .updateTable('staff_password_resets')
     .set({ used_at: now })

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Dialect, Handle } from './db.ts';
+import type { Dialect, Handle, Trx } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 
@@ -28,7 +28,7 @@ export const bulkLedgerSeq = (dialect: Dialect): number | null => (dialect === '
  * writer: these rows are the newest), moving the head's mark and lag as the per-row trigger would;
  * PostgreSQL: null, `stampBulkLedger` marks them at the end.
  */
-export async function bulkLedgerMark(db: Handle, dialect: Dialect, now: number): Promise<number | null> {
+export async function bulkLedgerMark(db: Trx, dialect: Dialect, now: number): Promise<number | null> {
   if (dialect === 'postgres') return null;
   const head = await movedTimeMark.first(db, now);
   if (!head) throw new Error('bulkLedgerMark: no stock_feed_head row');
@@ -50,7 +50,7 @@ const movedTimeMark = prepared((db, now: number) =>
  * PostgreSQL: gives this transaction's bulk ledger rows the next commit number and their time mark
  * (held until commit, like the per-row trigger of migrations 0002 and 0012).
  */
-export async function stampBulkLedger(db: Handle, dialect: Dialect): Promise<void> {
+export async function stampBulkLedger(db: Trx, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
   const head = await db
     .updateTable('stock_feed_head')

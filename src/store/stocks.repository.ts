@@ -525,7 +525,7 @@ export interface BulkSet extends StockKey {
  * writes the changed rows and one ledger row per change. Keys may repeat; they apply in order.
  * PostgreSQL ledger rows are left for `stampBulkLedger` before commit. Returns the ledger rows written.
  */
-export async function bulkSetQty(db: Handle, dialect: Dialect, rows: BulkSet[], now: number): Promise<number> {
+export async function bulkSetQty(db: Trx, dialect: Dialect, rows: BulkSet[], now: number): Promise<number> {
   if (rows.length === 0) return 0;
   const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
   const unique = [...new Map(rows.map((r) => [keyOf(r), { product_id: r.productId, warehouse_id: r.warehouseId, qty: 0, updated_at: now }])).values()];

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { RECENT_ERRORS_PER_MERCHANT, type RecentError, type UsageCount } from '../domain/usage.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import type { Handle, Trx } from './db.ts';
+import type { Trx } from './db.ts';
 import type { MerchantScope } from './tenancy.ts';
 
 /** Rows per INSERT: far below either database's limit on bound parameters (SQLite 32,766). */
@@ -113,7 +113,7 @@ export async function recentErrors(scope: MerchantScope, env: StockistEnv, since
  * older than `keptSince`; returns how many rows went. Bounded, like the idempotency purge, so one
  * round never holds the write lock long.
  */
-export async function purgeUsageBefore(db: Handle, firstKeptDay: number, keptSince: number, limit: number): Promise<number> {
+export async function purgeUsageBefore(db: Trx, firstKeptDay: number, keptSince: number, limit: number): Promise<number> {
   const counts = await db
     .deleteFrom('merchant_usage_daily')
     .where((eb) =>

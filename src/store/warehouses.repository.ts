@@ -1,4 +1,4 @@
-import type { Handle } from './db.ts';
+import type { Handle, Trx } from './db.ts';
 import type { WarehousesTable } from './schema.ts';
 import type { Selectable } from 'kysely';
 
@@ -12,7 +12,7 @@ export interface WarehouseInput {
   status: number;
 }
 
-export async function upsertWarehouse(db: Handle, w: WarehouseInput, now: number): Promise<Warehouse> {
+export async function upsertWarehouse(db: Trx, w: WarehouseInput, now: number): Promise<Warehouse> {
   return db
     .insertInto('warehouses')
     .values({ code: w.code, name: w.name, country_code: w.countryCode, country_name: w.countryName, status: w.status, created_at: now, updated_at: now })

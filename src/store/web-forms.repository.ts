@@ -39,7 +39,7 @@ export async function usedFormKey(db: Handle, formKey: FormKey): Promise<{ resul
 }
 
 /** After the write committed: where its answer sent the browser, for a later resubmission. Forgets keys past their time. */
-export async function recordFormResult(db: Handle, formKey: FormKey, requestId: string, resultPath: string, now: number): Promise<void> {
+export async function recordFormResult(db: Trx, formKey: FormKey, requestId: string, resultPath: string, now: number): Promise<void> {
   await db.updateTable('web_form_keys').set({ result_path: resultPath }).where('form_key', '=', formKey.key).where('request_id', '=', requestId).execute();
   await db
     .deleteFrom('web_form_keys')
@@ -48,7 +48,7 @@ export async function recordFormResult(db: Handle, formKey: FormKey, requestId: 
 }
 
 /** A one-time display kept for a session's next page: replaces an unread one of the same slot. */
-export async function putFlash(db: Handle, sessionHash: string, slot: string, payload: string, now: number, ttlMs: number): Promise<void> {
+export async function putFlash(db: Trx, sessionHash: string, slot: string, payload: string, now: number, ttlMs: number): Promise<void> {
   await db
     .insertInto('web_flashes')
     .values({ session_hash: sessionHash, slot, payload, created_at: now })
@@ -61,7 +61,7 @@ export async function putFlash(db: Handle, sessionHash: string, slot: string, pa
 }
 
 /** Reads and forgets a session's display of one slot (null when none, or past its time). */
-export async function takeFlash(db: Handle, sessionHash: string, slot: string, now: number, ttlMs: number): Promise<string | null> {
+export async function takeFlash(db: Trx, sessionHash: string, slot: string, now: number, ttlMs: number): Promise<string | null> {
   const row = await db
     .deleteFrom('web_flashes')
     .where('session_hash', '=', sessionHash)

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
-import type { Dialect, Handle } from './db.ts';
+import type { Dialect, Handle, Trx } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
 import type { MerchantScope, ScopedOrderId } from './tenancy.ts';
@@ -13,7 +13,7 @@ export const ACCOUNT_LANE = -1;
 
 // ---- Merchant side: always through the merchant's scope (docs/decisions.md, "Tenancy").
 
-export async function insertEndpoint(scope: MerchantScope, row: Omit<Insertable<WebhookEndpointsTable>, 'merchant_id'>): Promise<number> {
+export async function insertEndpoint(scope: MerchantScope<Trx>, row: Omit<Insertable<WebhookEndpointsTable>, 'merchant_id'>): Promise<number> {
   return (await scope.insertInto('webhook_endpoints', row).returning('id').executeTakeFirstOrThrow()).id;
 }
 
@@ -29,12 +29,12 @@ export async function countEndpoints(scope: MerchantScope): Promise<number> {
 
 export const findEndpoint = (scope: MerchantScope, id: number) => scope.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 
-export async function updateEndpoint(scope: MerchantScope, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
+export async function updateEndpoint(scope: MerchantScope<Trx>, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
   return scope.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /** PUT: the new subscription, with a new filter revision so a fan-out that read the old one cannot commit. */
-export async function replaceSubscription(scope: MerchantScope, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
+export async function replaceSubscription(scope: MerchantScope<Trx>, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
   return scope
     .updateTable('webhook_endpoints')
     .set((eb) => ({ ...changes, stock_filter_rev: eb('stock_filter_rev', '+', 1) }))
@@ -44,7 +44,7 @@ export async function replaceSubscription(scope: MerchantScope, id: number, chan
 }
 
 /** Removes the endpoint and its delivery log (events stay: other endpoints may share them). */
-export async function deleteEndpoint(scope: MerchantScope, id: number): Promise<boolean> {
+export async function deleteEndpoint(scope: MerchantScope<Trx>, id: number): Promise<boolean> {
   await scope.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
   const r = await scope.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
@@ -75,7 +75,7 @@ const pendingDelivery = (d: { endpointId: number; eventId: number; orderId: numb
 
 /** The outbox write: one event row and one pending delivery per subscribed endpoint. */
 export async function insertEvent(
-  scope: MerchantScope,
+  scope: MerchantScope<Trx>,
   event: { type: StoredWebhookEventType; orderId: number; payload: string },
   endpointIds: number[],
   now: number,
@@ -142,7 +142,7 @@ export const findDelivery = (scope: MerchantScope, endpointId: number, deliveryI
     .executeTakeFirst();
 
 /** Makes a delivery due now with a fresh retry window (a redelivery keeps its webhook-id). */
-export async function requeueDelivery(scope: MerchantScope, deliveryId: number, now: number, giveUpAt: number): Promise<void> {
+export async function requeueDelivery(scope: MerchantScope<Trx>, deliveryId: number, now: number, giveUpAt: number): Promise<void> {
   await scope
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now, give_up_at: giveUpAt, claimed_by: null, claimed_until: null, updated_at: now })
@@ -165,7 +165,7 @@ export async function requeueDelivery(scope: MerchantScope, deliveryId: number, 
  * right after the previous one; the rule above leaves at most one claimable per lane).
  */
 export async function claimDueDeliveries(
-  db: Handle,
+  db: Trx,
   dialect: Dialect,
   worker: string,
   now: number,
@@ -249,7 +249,7 @@ export type DeliveryJob = Awaited<ReturnType<typeof deliveryJobs>>[number];
 
 /** Records one attempt, only if this worker still holds the claim; returns whether it did. */
 export async function recordAttempt(
-  db: Handle,
+  db: Trx,
   id: number,
   worker: string,
   outcome: {
@@ -305,7 +305,7 @@ const byId = <T>(answers: readonly AttemptAnswer[], value: (a: AttemptAnswer) =>
  * and duration are set by a CASE on its id, so the batch stays one statement.
  */
 export async function recordSuccesses(
-  db: Handle,
+  db: Trx,
   answers: readonly AttemptAnswer[],
   worker: string,
   statusCode: number,
@@ -336,19 +336,19 @@ export async function recordSuccesses(
     .execute();
 }
 
-export async function releaseClaims(db: Handle, ids: readonly number[], worker: string): Promise<void> {
+export async function releaseClaims(db: Trx, ids: readonly number[], worker: string): Promise<void> {
   if (ids.length === 0) return;
   await db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('id', 'in', ids).where('claimed_by', '=', worker).execute();
 }
 
 /** Ends the failure streaks of endpoints that took a delivery (a no-op for those not failing). */
-export async function endpointsSucceeded(db: Handle, endpointIds: readonly number[]): Promise<void> {
+export async function endpointsSucceeded(db: Trx, endpointIds: readonly number[]): Promise<void> {
   if (endpointIds.length === 0) return;
   await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', 'in', endpointIds).where('failing_since', 'is not', null).execute();
 }
 
 /** Notes a failure (the streak starting at `since` unless one is running); returns since when the endpoint has been failing. */
-export async function endpointFailed(db: Handle, endpointId: number, since: number): Promise<number | null> {
+export async function endpointFailed(db: Trx, endpointId: number, since: number): Promise<number | null> {
   await db.updateTable('webhook_endpoints').set({ failing_since: since }).where('id', '=', endpointId).where('failing_since', 'is', null).execute();
   const row = await db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirst();
   return row?.failing_since ?? null;
@@ -368,7 +368,7 @@ export async function listAllEndpoints(db: Handle, filter: { merchantId: number 
 }
 
 export async function setEndpointStatus(
-  db: Handle,
+  db: Trx,
   id: number,
   status: WebhookEndpointStatus,
   reason: string | null,
@@ -468,7 +468,7 @@ export const stockFilter = (db: Handle, endpointId: number) =>
  * PostgreSQL: locks the endpoints a fan-out moves, in id order, before it moves them group by group
  * (so concurrent fan-outs over overlapping endpoints cannot deadlock). SQLite has one writer.
  */
-export async function lockEndpoints(db: Handle, dialect: Dialect, ids: readonly number[]): Promise<void> {
+export async function lockEndpoints(db: Trx, dialect: Dialect, ids: readonly number[]): Promise<void> {
   if (dialect !== 'postgres' || ids.length === 0) return;
   await db.selectFrom('webhook_endpoints').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
 }
@@ -480,7 +480,7 @@ export async function lockEndpoints(db: Handle, dialect: Dialect, ids: readonly 
  * transaction, so concurrent fan-outs of one endpoint serialise here and the loser moves nothing.
  */
 export async function advanceStockPositions(
-  db: Handle,
+  db: Trx,
   subs: readonly Pick<StockSubscription, 'id' | 'filterRev'>[],
   from: { seq: number; id: number },
   position: { seq: number; id: number },
@@ -506,7 +506,7 @@ export async function advanceStockPositions(
 }
 
 /** A stock.changed body, stored once for every endpoint that gets it. */
-export async function insertStockBatch(db: Handle, payload: string, now: number): Promise<number> {
+export async function insertStockBatch(db: Trx, payload: string, now: number): Promise<number> {
   return (await db.insertInto('stock_batches').values({ payload, created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
 }
 
@@ -514,7 +514,7 @@ export async function insertStockBatch(db: Handle, payload: string, now: number)
  * The merchant's stock.changed events for batches (its endpoints that get a batch share its event,
  * and so its webhook-id), in one statement; returns their ids in the order of `stockBatchIds`.
  */
-export async function insertStockEvents(scope: MerchantScope, stockBatchIds: readonly number[], now: number): Promise<number[]> {
+export async function insertStockEvents(scope: MerchantScope<Trx>, stockBatchIds: readonly number[], now: number): Promise<number[]> {
   const rows = await scope
     .insertInto(
       'webhook_events',
@@ -535,7 +535,7 @@ const DELIVERY_ROWS_PER_INSERT = 500;
  * caller lists each endpoint's deliveries in feed order.
  */
 export async function insertStockDeliveries(
-  scope: MerchantScope,
+  scope: MerchantScope<Trx>,
   deliveries: readonly { endpointId: number; eventId: number; cursorFrom: string; cursorTo: string }[],
   now: number,
   giveUpAt: number,
@@ -555,7 +555,7 @@ export async function insertStockDeliveries(
 }
 
 /** Re-enabling an endpoint: its stock deliveries that gave up are due again (they hold the lane; skipping them would leave a gap). */
-export async function requeueFailedStockDeliveries(db: Handle, endpointId: number, now: number, giveUpAt: number): Promise<void> {
+export async function requeueFailedStockDeliveries(db: Trx, endpointId: number, now: number, giveUpAt: number): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now, give_up_at: giveUpAt, claimed_by: null, claimed_until: null, updated_at: now })

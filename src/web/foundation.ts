@@ -15,7 +15,7 @@ import { emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
 import { httpHeaders, httpStatus } from '../http/errors.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
 import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
-import type { Handle } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
@@ -192,8 +192,8 @@ export interface WebFrontEnd<User extends WebSession, V extends { error: ErrorVi
   signInPath: string;
   /** The front end's first page (`/console`): where a resubmitted form goes when nothing better is known. */
   home: string;
-  /** Form keys and one-time displays are kept here. */
-  db: Handle;
+  /** Form keys and one-time displays are kept here (the services open a transaction for each write). */
+  db: Db;
   now(): number;
   /** The route table's entry for a registered route; a route without one is refused at registration. */
   routeFor(method: string, url: string): WebRoute<string> | undefined;

@@ -261,7 +261,7 @@ describe('stockist CLI', () => {
       const now = Date.now();
       const user = await users.acceptInvitation(store.db, token, 'a long chosen passphrase', 'test', now);
       await store.db.updateTable('merchant_users').set({ totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' }).where('id', '=', user.id).execute();
-      await replaceRecoveryCodes(forMerchant(store.db, user.merchant_id), user.id, ['a', 'b'], now);
+      await store.db.transaction().execute((trx) => replaceRecoveryCodes(forMerchant(trx, user.merchant_id), user.id, ['a', 'b'], now));
       const limits = { idleMs: 60_000, maxMs: 3_600_000 };
       await users.signIn(store.db, { email: 'locked@shop.example', password: 'a long chosen passphrase', address: null, requestId: 'test' }, limits, now);
 

@@ -269,9 +269,9 @@ for (const dialect of DIALECTS) {
       const updatedAt = async () =>
         (await t.store.db.selectFrom('orders').select('updated_at').where('id', '=', Number(id)).executeTakeFirstOrThrow()).updated_at;
       const before = await updatedAt();
-      await refreshOrder(t.store.db, Number(id), before - 5000);
+      await t.store.db.transaction().execute((trx) => refreshOrder(trx, Number(id), before - 5000));
       assert.equal(await updatedAt(), before);
-      await refreshOrder(t.store.db, Number(id), before + 5000);
+      await t.store.db.transaction().execute((trx) => refreshOrder(trx, Number(id), before + 5000));
       assert.equal(await updatedAt(), before + 5000);
     });
 

@@ -85,7 +85,8 @@ for (const dialect of DIALECTS) {
       let clock = Date.now();
       // Three workers each claimed it and died: nothing but the claim was written.
       for (let i = 0; i < 3; i++, clock += 1001) {
-        assert.deepEqual(await claimDueRefunds(t.store.db, t.store.dialect, `dead-${i}`, clock, clock, clock + 1000, 50), [Number(refundNo)]);
+        const claimed = await t.store.db.transaction().execute((trx) => claimDueRefunds(trx, t.store.dialect, `dead-${i}`, clock, clock, clock + 1000, 50));
+        assert.deepEqual(claimed, [Number(refundNo)]);
       }
       const worker = new RefundWorker({ store: t.store, config: { refundReview: 'auto', refundAutoDelayMs: 0, refundMaxAttempts: 3 }, now: () => clock });
       assert.equal(await worker.runOnce(), 0, 'not decided a fourth time');

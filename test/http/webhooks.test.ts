@@ -308,7 +308,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const o = await placeOrder(t, m.token, [{ sku: 'C', quantity: 1 }]);
       await ship(o.splitOrders[0].id);
       const t0 = Date.now() + 1000;
-      const claimed = await claimDueDeliveries(t.store.db, t.store.dialect, 'dead-worker', t0, t0 + 30_000, 1000);
+      const claimed = await t.store.db.transaction().execute((trx) => claimDueDeliveries(trx, t.store.dialect, 'dead-worker', t0, t0 + 30_000, 1000));
       const [mine] = (await deliveries(m.token, m.endpoint.id)).list;
       assert.ok(claimed.includes(Number(mine.id)));
       let now = t0 + 1000;

@@ -25,17 +25,19 @@ for (const dialect of DIALECTS) {
 
     it('lets exactly one of several claims of a token read as unused win', async () => {
       const merchant = await store.db.selectFrom('merchants').select('id').executeTakeFirstOrThrow();
-      const row = await insertRefreshToken(
-        store.db,
-        {
-          merchantId: merchant.id,
-          familyId: 'fam_claim',
-          tokenHash: 'hash-claim',
-          environment: 'sandbox',
-          scopes: ['stock:read'],
-          expiresAt: Date.now() + 60_000,
-        },
-        Date.now(),
+      const row = await store.db.transaction().execute((trx) =>
+        insertRefreshToken(
+          trx,
+          {
+            merchantId: merchant.id,
+            familyId: 'fam_claim',
+            tokenHash: 'hash-claim',
+            environment: 'sandbox',
+            scopes: ['stock:read'],
+            expiresAt: Date.now() + 60_000,
+          },
+          Date.now(),
+        ),
       );
       const seen = await Promise.all([1, 2, 3].map(() => findRefreshTokenByHash(store.db, 'hash-claim')));
       assert.ok(

@@ -2,19 +2,34 @@
  * Issue 30, rule 1, checked by the compiler (`tsc --noEmit` in `npm test`): a function that locks
  * or writes takes a transaction (`Trx`), so a call on a bare handle does not compile. Each
  * `@ts-expect-error` below must stay an error: were the rule loosened, tsc would report the
- * directive as unused and the type check would fail.
+ * directive as unused and the type check would fail. test/unit/writes-take-trx.test.ts checks
+ * that every exported store function that writes or locks is typed so.
  */
 import type { Db, Trx } from '../../src/store/db.ts';
 import { post, type Posting } from '../../src/store/ledger.repository.ts';
-import { cancelSplitOrder, lockPendingRefund, lockSplitOrders, settlePending } from '../../src/store/refunds.repository.ts';
+import { cancelSplitOrder, claimDueRefunds, lockPendingRefund, lockSplitOrders, settlePending } from '../../src/store/refunds.repository.ts';
 import { addQty, setQty } from '../../src/store/stocks.repository.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
 import { emitOrderCancelled } from '../../src/services/webhook-events.service.ts';
+import { noteTokensUsed } from '../../src/store/credentials.repository.ts';
+import { purgeExpiredKeys } from '../../src/store/idempotency.repository.ts';
+import * as managerUsers from '../../src/store/merchant-users.repository.ts';
+import { setMerchantStatus } from '../../src/store/merchants.repository.ts';
+import { claimRefreshToken, revokeFamily } from '../../src/store/oauth.repository.ts';
+import { updateOrderStatus } from '../../src/store/orders.repository.ts';
+import * as staff from '../../src/store/staff.repository.ts';
+import { takeFlash } from '../../src/store/web-forms.repository.ts';
+import { claimDueDeliveries, insertEndpoint } from '../../src/store/webhooks.repository.ts';
+import { upsertWarehouse } from '../../src/store/warehouses.repository.ts';
 
 declare const db: Db;
 declare const trx: Trx;
 declare const posting: Posting;
 const stockRow = { productId: 1, warehouseId: 1 };
+const session = {} as Parameters<typeof managerUsers.insertSession>[1];
+const change = {} as Parameters<typeof updateOrderStatus>[2];
+const warehouse = { code: 'W', name: 'W', countryCode: 'DE', countryName: 'Germany', status: 1 };
+const endpoint = {} as Parameters<typeof insertEndpoint>[1];
 
 export const onATransaction = () => [
   lockSplitOrders(trx, 1),
@@ -25,6 +40,21 @@ export const onATransaction = () => [
   setQty(trx, stockRow, 1, 0),
   post(forMerchant(trx, 1), posting, 0),
   emitOrderCancelled(forMerchant(trx, 1), 1, 0),
+  managerUsers.insertSession(trx, session),
+  managerUsers.touchSession(trx, 'h', 0, 0),
+  staff.touchSession(trx, 'h', 0, 0),
+  staff.lockActiveOwners(trx),
+  noteTokensUsed(trx, [1], 0),
+  claimRefreshToken(trx, 1, 0),
+  revokeFamily(trx, 'fam', 0),
+  setMerchantStatus(trx, 1, 'disabled', 0),
+  updateOrderStatus(trx, 1, change, 0),
+  claimDueRefunds(trx, 'postgres', 'w', 0, 0, 0, 1),
+  claimDueDeliveries(trx, 'postgres', 'w', 0, 0, 1),
+  insertEndpoint(forMerchant(trx, 1), endpoint),
+  upsertWarehouse(trx, warehouse, 0),
+  purgeExpiredKeys(trx, 0, 1),
+  takeFlash(trx, 'h', 'notice', 0, 1),
 ];
 
 export const onABareHandle = () => [
@@ -44,4 +74,34 @@ export const onABareHandle = () => [
   post(forMerchant(db, 1), posting, 0),
   // @ts-expect-error an outbox row commits with the change it announces
   emitOrderCancelled(forMerchant(db, 1), 1, 0),
+  // @ts-expect-error a business manager session is written in a transaction, like every write
+  managerUsers.insertSession(db, session),
+  // @ts-expect-error a session's touch (at most once a minute) too
+  managerUsers.touchSession(db, 'h', 0, 0),
+  // @ts-expect-error the same for a console session
+  staff.touchSession(db, 'h', 0, 0),
+  // @ts-expect-error the owners' row locks must outlive the statement, until the change commits
+  staff.lockActiveOwners(db),
+  // @ts-expect-error a token's last use is a write
+  noteTokensUsed(db, [1], 0),
+  // @ts-expect-error a refresh token is claimed in the transaction that issues the new pair
+  claimRefreshToken(db, 1, 0),
+  // @ts-expect-error a family's refresh and access tokens are revoked together
+  revokeFamily(db, 'fam', 0),
+  // @ts-expect-error a merchant's status commits with its audit row
+  setMerchantStatus(db, 1, 'disabled', 0),
+  // @ts-expect-error an order's derived statuses are written with the change they follow
+  updateOrderStatus(db, 1, change, 0),
+  // @ts-expect-error the refund worker's claim (FOR UPDATE SKIP LOCKED on PostgreSQL)
+  claimDueRefunds(db, 'postgres', 'w', 0, 0, 0, 1),
+  // @ts-expect-error the webhook worker's claim
+  claimDueDeliveries(db, 'postgres', 'w', 0, 0, 1),
+  // @ts-expect-error a scoped write wants the scope over a transaction (transactionIn)
+  insertEndpoint(forMerchant(db, 1), endpoint),
+  // @ts-expect-error a catalogue upsert commits with its audit row
+  upsertWarehouse(db, warehouse, 0),
+  // @ts-expect-error a purge batch is a write
+  purgeExpiredKeys(db, 0, 1),
+  // @ts-expect-error reading a one-time display deletes it
+  takeFlash(db, 'h', 'notice', 0, 1),
 ];
