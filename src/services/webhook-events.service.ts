@@ -68,15 +68,9 @@ export async function emitOrderCancelled(scope: MerchantScope<Trx>, orderId: num
   await emit(scope, orderId, 'order.cancelled', async () => ({ orderId: String(orderId), order: await orderRecord(scope, orderId) }), now);
 }
 
-/** `balance.low` (SPEC §15): the account as it is after the transaction that took `available` below the threshold. */
-export async function emitBalanceLow(trx: Trx, account: AccountRow, transactionId: number, now: number): Promise<void> {
-  await emit(
-    forMerchant(trx, account.merchant_id),
-    ACCOUNT_LANE,
-    'balance.low',
-    async () => ({ account: presentAccount(account), transactionId: String(transactionId) }),
-    now,
-  );
+/** `balance.low` (SPEC §15): the account (the scope's merchant's) as it is after the transaction that took `available` below the threshold. */
+export async function emitBalanceLow(scope: MerchantScope<Trx>, account: AccountRow, transactionId: number, now: number): Promise<void> {
+  await emit(scope, ACCOUNT_LANE, 'balance.low', async () => ({ account: presentAccount(account), transactionId: String(transactionId) }), now);
 }
 
 /** `split_order.shipped` / `split_order.delivered`, with the order record of §4.6. */
