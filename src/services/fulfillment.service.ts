@@ -5,17 +5,20 @@ import type { ShipBody } from '../schemas/refunds.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db } from '../store/db.ts';
 import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
-import { findSplitOrder, hasPendingRefund, itemsLeft, markDelivered, markShipped, splitsDue } from '../store/split-orders.repository.ts';
+import { allMerchants, forMerchant } from '../store/tenancy.ts';
+import { hasPendingRefund, itemsLeft, markDelivered, markShipped, resolveSplitOrder, splitsDue } from '../store/split-orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { channelShippingByCode } from './catalog.service.ts';
 import { creditCancellation } from './ledger.service.ts';
 import { refreshOrder } from './order-state.service.ts';
 import { emitOrderCancelled, emitSplitOrderEvent } from './webhook-events.service.ts';
 
-/** The split order a URL names (its order, merchant, status and channel); 404 when there is none. */
+/**
+ * The split order a URL names (its order, merchant, status and channel), resolved for the operator
+ * (`allMerchants`): its id, and its order's, are what the locks and writes below take. 404 when there is none.
+ */
 export async function splitOrderRef(db: Db, id: number) {
-  const row = await findSplitOrder(db, id);
+  const row = await resolveSplitOrder(allMerchants(db), id);
   if (!row) throw notFound('split order');
   return row;
 }

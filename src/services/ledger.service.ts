@@ -38,7 +38,7 @@ import {
   type EntryFilter,
   type EntryRow,
 } from '../store/ledger.repository.ts';
-import { findMerchant } from '../store/merchants.repository.ts';
+import { merchantOfScope } from '../store/merchants.repository.ts';
 import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { isUniqueViolation } from '../store/faults.ts';
 import { emitBalanceLow } from './webhook-events.service.ts';
@@ -96,7 +96,7 @@ export async function chargeOrder(
     const current = (await merchantAccount(scope, ledger.env))!;
     throw insufficientFunds(finalCents, availableCents(terms(current)));
   }
-  await noticeLowBalance(scope.handle, posted.account, merchantSide('order_charge', finalCents), posted.entryId, now);
+  await noticeLowBalance(scope, posted.account, merchantSide('order_charge', finalCents), posted.entryId, now);
   return posted.entryId;
 }
 
@@ -112,9 +112,9 @@ export const orderChargePosting = (ledger: LedgerSettings, orderId: number, fina
 });
 
 /** `balance.low` when this posting took `available` from at or above the threshold to below it (once per crossing). */
-async function noticeLowBalance(trx: Trx, after: AccountRow, movedCents: number, entryId: number, now: number): Promise<void> {
+async function noticeLowBalance(scope: MerchantScope<Trx>, after: AccountRow, movedCents: number, entryId: number, now: number): Promise<void> {
   const availableAfter = availableCents(terms(after));
-  if (crossesBelow(after.low_balance_threshold_cents, availableAfter - movedCents, availableAfter)) await emitBalanceLow(trx, after, entryId, now);
+  if (crossesBelow(after.low_balance_threshold_cents, availableAfter - movedCents, availableAfter)) await emitBalanceLow(scope, after, entryId, now);
 }
 
 /**
@@ -188,7 +188,7 @@ export async function accountOf(scope: MerchantScope, ledger: LedgerSettings, en
 }
 
 async function merchantOr404(scope: MerchantScope): Promise<void> {
-  if (!(await findMerchant(scope.handle, scope.merchantId))) throw notFound('merchant');
+  if (!(await merchantOfScope(scope))) throw notFound('merchant');
 }
 
 /** The operator's view of a merchant's account (404 for an unknown merchant). */
@@ -295,7 +295,7 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
       if (!posted) throw new Error(`postByOperator: account ${account.id} did not move`);
       const moved = posted.account;
       const entry = (await entryByCause(scope, cause))!;
-      await noticeLowBalance(trx, moved, amount, entry.id, now);
+      await noticeLowBalance(scope, moved, amount, entry.id, now);
       await insertAudit(
         trx,
         actor,

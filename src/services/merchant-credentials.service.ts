@@ -30,7 +30,7 @@ function positionId(text: string | undefined, field: string): number | null {
 
 /** A merchant as the console names it. */
 export async function merchantSummary(scope: MerchantScope) {
-  const merchant = await repo.findMerchant(scope.handle, scope.merchantId);
+  const merchant = await repo.merchantOfScope(scope);
   if (!merchant) throw notFound('merchant');
   return {
     id: String(merchant.id),

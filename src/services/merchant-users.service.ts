@@ -16,7 +16,7 @@ import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
-import { findMerchant, setRequireTwoFactor } from '../store/merchants.repository.ts';
+import { findMerchant, merchantOfScope, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
 import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { checkEmail, generatePassword, hashPassword, verifyPassword } from './staff.service.ts';
@@ -64,7 +64,7 @@ export interface Invitation {
 export async function inviteUser(merchant: MerchantScope<Db>, actor: Actor, input: { email: string; role: MerchantRole }, now: number): Promise<Invitation> {
   const email = checkEmail(input.email);
   return transactionIn(merchant, async (scope) => {
-    if (!(await findMerchant(scope.handle, scope.merchantId))) throw notFound('merchant');
+    if (!(await merchantOfScope(scope))) throw notFound('merchant');
     return invite(scope, actor, email, input.role, now);
   });
 }
@@ -108,7 +108,7 @@ async function invite(scope: MerchantScope<Trx>, actor: Actor, email: string, ro
  */
 export async function resendInvitation(merchant: MerchantScope<Db>, actor: Actor, invitationId: number, now: number): Promise<Invitation> {
   return transactionIn(merchant, async (scope) => {
-    if (!(await findMerchant(scope.handle, scope.merchantId))) throw notFound('merchant');
+    if (!(await merchantOfScope(scope))) throw notFound('merchant');
     const open = (await users.listOpenInvitations(scope, now)).find((i) => i.id === invitationId);
     if (!open) throw notFound('open invitation');
     return invite(scope, actor, open.email, open.role, now);
@@ -689,11 +689,7 @@ export async function completePasswordReset(db: Db, token: string, password: str
 // ---- Team (merchant admins).
 
 export async function team(scope: MerchantScope, now: number) {
-  const [members, invitations, merchant] = await Promise.all([
-    users.listTeam(scope),
-    users.listOpenInvitations(scope, now),
-    findMerchant(scope.handle, scope.merchantId),
-  ]);
+  const [members, invitations, merchant] = await Promise.all([users.listTeam(scope), users.listOpenInvitations(scope, now), merchantOfScope(scope)]);
   return { members, invitations, requireTwoFactor: merchant?.require_two_factor === 1 };
 }
 

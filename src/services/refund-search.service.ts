@@ -8,6 +8,7 @@ import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import { findMerchant, merchantNames } from '../store/merchants.repository.ts';
 import * as refunds from '../store/refunds.repository.ts';
+import { allMerchants } from '../store/tenancy.ts';
 import { REFUND_CSV_COLUMNS, refundCsvRows } from './refunds.service.ts';
 
 /** Rows per page of the console's refund list. */
@@ -63,7 +64,7 @@ function parseRefundSearch(form: RefundSearchForm) {
 export async function searchRefundsForOperator(db: Handle, form: RefundSearchForm, pageSize = REFUND_LIST_PAGE) {
   const { search, filters, before } = parseRefundSearch(form);
   const [rows, about, shownBefore, merchant] = await Promise.all([
-    refunds.searchRefunds(db, search, before, pageSize + 1),
+    refunds.searchRefunds(allMerchants(db), search, before, pageSize + 1),
     refunds.countSearchedRefunds(db, search, REFUND_COUNT_CAP, null),
     before === null ? 0 : refunds.countSearchedRefunds(db, search, REFUND_COUNT_CAP, before),
     search.merchantId === null ? undefined : findMerchant(db, search.merchantId),
@@ -104,6 +105,6 @@ export async function searchRefundsForOperator(db: Handle, form: RefundSearchFor
  */
 export function refundListCsv(db: Handle, config: Pick<Config, 'refundSlaHours'>, form: RefundSearchForm, now: number, batch = EXPORT_BATCH): CsvExport {
   const { search } = parseRefundSearch({ ...form, after: '' });
-  const rows = refundCsvRows(db, config, now, batch, (before) => refunds.searchRefunds(db, search, before, batch));
+  const rows = refundCsvRows(db, config, now, batch, (before) => refunds.searchRefunds(allMerchants(db), search, before, batch));
   return { name: 'refunds', columns: REFUND_CSV_COLUMNS, rows };
 }

@@ -16,7 +16,7 @@ import type { Db, Handle, Trx } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Actor } from '../domain/audit.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
-import { within, type MerchantScope } from '../store/tenancy.ts';
+import { allMerchants, within, type MerchantScope, type ScopedRefundId, type ScopedSplitId } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
@@ -28,7 +28,7 @@ import type { CsvCell, CsvExport } from '../domain/csv.ts';
 import { merchantNames } from '../store/merchants.repository.ts';
 
 type ItemRow = Awaited<ReturnType<typeof refunds.orderItemsWithSplits>>[number];
-const asRefundable = (rows: ItemRow[], splitStatus: Map<number, string>) =>
+const asRefundable = (rows: ItemRow[], splitStatus: ReadonlyMap<number, string>) =>
   rows.map((r) => ({ ...r, splitShipped: isShippedSplit(splitStatus.get(r.splitOrderId)) }));
 
 /** The item fields a body may carry flat at the top level (SPEC §5.1). */
@@ -150,15 +150,23 @@ export interface DecideHooks {
    * audit row of an operator decision; what it throws rolls the whole decision back (the refund
    * worker's tests inject their faults here, through the worker's options).
    */
-  record?: (trx: Trx, outcome: { refundId: number; status: string; failureReason: string | null; amountCents: number }) => Promise<void>;
+  record?: (trx: Trx, outcome: { refundId: ScopedRefundId; status: string; failureReason: string | null; amountCents: number }) => Promise<void>;
 }
 
 /**
  * SPEC §5.2: decides one pending refund with all its effects in one transaction — or, if another
  * decider got there first, does nothing and returns null. Approval still fails when a targeted
- * split order shipped in the meantime.
+ * split order shipped in the meantime. The id was resolved first: by the worker's claim, or the
+ * operator's `resolveRefund(allMerchants(db), refundNo)`.
  */
-export async function decideRefund(db: Db, refundId: number, decision: Decision, decidedBy: 'auto' | 'operator', hooks: DecideHooks = {}, now = Date.now()) {
+export async function decideRefund(
+  db: Db,
+  refundId: ScopedRefundId,
+  decision: Decision,
+  decidedBy: 'auto' | 'operator',
+  hooks: DecideHooks = {},
+  now = Date.now(),
+) {
   return db.transaction().execute(async (trx) => {
     const refund = await refunds.lockPendingRefund(trx, refundId, now);
     if (!refund) return null;
@@ -179,7 +187,9 @@ export async function decideRefund(db: Db, refundId: number, decision: Decision,
       if (!back) throw new RetryAttempt('stock return failed');
     }
     for (const l of outcome.releases) await refunds.settlePending(trx, l.itemId, l.quantity, false, now);
-    for (const splitId of outcome.cancelledSplits) await refunds.cancelSplitOrder(trx, splitId, now);
+    // The split orders to cancel are among the order's, which its lock resolved.
+    const splitIds = new Map<number, ScopedSplitId>([...splitStatus.keys()].map((id) => [id, id]));
+    for (const splitId of outcome.cancelledSplits) await refunds.cancelSplitOrder(trx, splitIds.get(splitId)!, now);
     const approved = outcome.state === 'refund_successfully';
     await refunds.finishRefund(
       trx,
@@ -216,7 +226,7 @@ export async function listRefundsForOperator(
   now = Date.now(),
   manualReview: boolean | null = null,
 ) {
-  const page = await refunds.listRefunds(db, status, pageOffset(pageNumber, pageSize), pageSize, manualReview);
+  const page = await refunds.listRefunds(allMerchants(db), status, pageOffset(pageNumber, pageSize), pageSize, manualReview);
   const items = await refunds.refundItems(
     db,
     page.rows.map((r) => r.id),
@@ -300,7 +310,7 @@ export async function* refundCsvRows(
   config: Pick<Config, 'refundSlaHours'>,
   now: number,
   batch: number,
-  nextPage: (cursor: [number, number] | null) => Promise<refunds.RefundRow[]>,
+  nextPage: (cursor: [number, number] | null) => Promise<refunds.ScopedRefundRow[]>,
 ) {
   const sla = config.refundSlaHours * 3600 * 1000;
   let cursor: [number, number] | null = null;
@@ -332,7 +342,7 @@ export async function refundsCsvForOperator(
   now: number,
   batch = EXPORT_BATCH,
 ): Promise<CsvExport> {
-  const rows = refundCsvRows(db, config, now, batch, (after) => refunds.refundsAfter(db, status, after, batch));
+  const rows = refundCsvRows(db, config, now, batch, (after) => refunds.refundsAfter(allMerchants(db), status, after, batch));
   return { name: status === 'pending_review' ? 'refund-review' : 'refunds', columns: REFUND_CSV_COLUMNS, rows };
 }
 
@@ -341,7 +351,7 @@ export async function refundsCsvForOperator(
  * audit row (who, what, before and after) commits in the decision's transaction.
  */
 export async function reviewRefund(db: Db, actor: Actor, refundNo: number, decision: Decision) {
-  const refund = await refunds.findRefund(db, refundNo);
+  const refund = await refunds.resolveRefund(allMerchants(db), refundNo);
   if (!refund) throw notFound('refund');
   const result = await decideRefund(db, refund.id, decision, 'operator', {
     record: (trx, outcome) =>
@@ -358,14 +368,14 @@ export async function reviewRefund(db: Db, actor: Actor, refundNo: number, decis
       ),
   });
   if (!result) throw conflictState(`refund ${refund.id} was already decided`);
-  const fresh = (await refunds.findRefund(db, refund.id))!;
+  const fresh = (await refunds.refundById(db, refund.id))!;
   return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));
 }
 
 /** The console's decision: the same, with the refund's merchant by name for the decided row (the queue showed it). */
 export async function reviewRefundInConsole(db: Db, actor: Actor, refundNo: number, decision: Decision) {
   const record = await reviewRefund(db, actor, refundNo, decision);
-  const refund = (await refunds.findRefund(db, Number(record.refundNo)))!;
+  const refund = (await refunds.resolveRefund(allMerchants(db), Number(record.refundNo)))!;
   const names = await merchantNames(db, [refund.merchant_id]);
   return { ...record, merchantId: String(refund.merchant_id), merchantName: names.get(refund.merchant_id) ?? '' };
 }

@@ -2,7 +2,7 @@ import { countedErrorCode, dailySeries, dayLabel, USAGE_DAYS, UsageTally, utcDay
 import type { Clock } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Db, Store } from '../store/db.ts';
-import { findMerchant } from '../store/merchants.repository.ts';
+import { merchantOfScope } from '../store/merchants.repository.ts';
 import type { MerchantScope } from '../store/tenancy.ts';
 import { addRecentErrors, addUsageCounts, countsByErrorCode, dailyCountsByClass, purgeUsageBefore, recentErrors } from '../store/usage.repository.ts';
 
@@ -115,6 +115,6 @@ export function purgeOldUsage(db: Db, now: number, limit = 5000): Promise<number
  * stable client id of `merchants.client_id`, the one every token's principal carries.
  */
 export async function rateLimitSubject(scope: MerchantScope): Promise<{ merchantId: number; clientId: string } | null> {
-  const merchant = await findMerchant(scope.handle, scope.merchantId);
+  const merchant = await merchantOfScope(scope);
   return merchant ? { merchantId: scope.merchantId, clientId: merchant.client_id } : null;
 }

@@ -3,9 +3,9 @@ import { formatInstant } from '../domain/time.ts';
 import { presentOrder } from '../present/order.presenter.ts';
 import type { Trx } from '../store/db.ts';
 import { loadOrders, resolveOrderId } from '../store/orders.repository.ts';
-import { findRefund, refundItems } from '../store/refunds.repository.ts';
+import { refundById, refundItems } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
-import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import { forMerchant, type MerchantScope, type ScopedRefundId } from '../store/tenancy.ts';
 import { ACCOUNT_LANE, activeEndpoints, insertEvent, latestRecords } from '../store/webhooks.repository.ts';
 import { merchantAccount, type AccountRow } from '../store/ledger.repository.ts';
 import { conflictState } from '../domain/errors.ts';
@@ -49,8 +49,8 @@ async function orderRecord(scope: MerchantScope<Trx>, orderId: number) {
 }
 
 /** `refund.succeeded` / `refund.failed` (the refund record of §5.5), and `order.cancelled` when the refund cancelled the order. */
-export async function emitRefundDecided(trx: Trx, refundId: number, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
-  const refund = (await findRefund(trx, refundId))!;
+export async function emitRefundDecided(trx: Trx, refundId: ScopedRefundId, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
+  const refund = (await refundById(trx, refundId))!;
   const ids = { orderId: String(refund.order_id), refundNo: String(refund.id) };
   const scope = forMerchant(trx, refund.merchant_id);
   await emit(
@@ -68,15 +68,9 @@ export async function emitOrderCancelled(scope: MerchantScope<Trx>, orderId: num
   await emit(scope, orderId, 'order.cancelled', async () => ({ orderId: String(orderId), order: await orderRecord(scope, orderId) }), now);
 }
 
-/** `balance.low` (SPEC §15): the account as it is after the transaction that took `available` below the threshold. */
-export async function emitBalanceLow(trx: Trx, account: AccountRow, transactionId: number, now: number): Promise<void> {
-  await emit(
-    forMerchant(trx, account.merchant_id),
-    ACCOUNT_LANE,
-    'balance.low',
-    async () => ({ account: presentAccount(account), transactionId: String(transactionId) }),
-    now,
-  );
+/** `balance.low` (SPEC §15): the account (the scope's merchant's) as it is after the transaction that took `available` below the threshold. */
+export async function emitBalanceLow(scope: MerchantScope<Trx>, account: AccountRow, transactionId: number, now: number): Promise<void> {
+  await emit(scope, ACCOUNT_LANE, 'balance.low', async () => ({ account: presentAccount(account), transactionId: String(transactionId) }), now);
 }
 
 /** `split_order.shipped` / `split_order.delivered`, with the order record of §4.6. */
@@ -121,7 +115,7 @@ export async function testEventData(
     case 'refund.failed': {
       const { refundId } = await latestRecords(scope, null);
       if (refundId === null) throw noRecord(type, 'refund');
-      const refund = (await findRefund(trx, refundId))!;
+      const refund = (await refundById(trx, refundId))!;
       return { orderId: String(refund.order_id), refundNo: String(refund.id), refund: presentRefund(refund, await refundItems(trx, [refund.id])) };
     }
     case 'split_order.shipped':

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Handle, Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
+import type { MerchantScope } from './tenancy.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
@@ -45,6 +46,9 @@ export const findMerchantByName = (db: Handle, name: string) =>
   db.selectFrom('merchants').select('id').where('name', '=', name).orderBy('id').executeTakeFirst();
 
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The scope's own merchant (undefined when there is no such merchant: an operator's route named an unknown one). */
+export const merchantOfScope = (scope: MerchantScope) => findMerchant(scope.handle, scope.merchantId);
 
 export async function setMerchantStatus(db: Trx, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();

@@ -2,27 +2,45 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
-import type { MerchantScope, ScopedOrderId, TenantScope } from './tenancy.ts';
+import {
+  isMerchantScope,
+  resolvedRefundId,
+  resolvedSplitId,
+  type AllMerchants,
+  type MerchantScope,
+  type ScopedOrderId,
+  type ScopedRefundId,
+  type ScopedSplitId,
+  type TenantScope,
+} from './tenancy.ts';
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { orderStatusUpdate, statusUpdateOf, type OrderStatusChange, type StatusUpdate } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
 export type RefundItemRow = Selectable<RefundItemsTable>;
+/** A refund row read through a tenant scope (or locked by a scoped id): its id and its order's are resolved. */
+export type ScopedRefundRow = RefundRow & { id: ScopedRefundId; order_id: ScopedOrderId };
+
+/** For this module's readers: the rows a scoped query just returned, their ids resolved. */
+const scopedRows = (rows: RefundRow[]) => rows as ScopedRefundRow[];
+const scopedRow = (row: RefundRow | undefined) => row as ScopedRefundRow | undefined;
+const refundsOf = (r: TenantScope) => (isMerchantScope(r) ? r.selectFrom('refunds') : r.handle.selectFrom('refunds'));
 
 /**
  * Locks an order's split orders (a no-op UPDATE takes the row locks on PostgreSQL) and returns
  * their current status. Refund requests, refund decisions and shipping all take these locks first,
- * so "is it shipped?" and "is a refund pending?" are never answered from a stale snapshot.
+ * so "is it shipped?" and "is a refund pending?" are never answered from a stale snapshot. The
+ * order id was resolved in a scope, so the split ids that come back are too.
  */
-export async function lockSplitOrders(db: Trx, orderId: number): Promise<Map<number, SplitOrderStatus>> {
+export async function lockSplitOrders(db: Trx, orderId: ScopedOrderId): Promise<Map<ScopedSplitId, SplitOrderStatus>> {
   const rows = await db
     .updateTable('split_orders')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('order_id', '=', orderId)
     .returning(['id', 'status'])
     .execute();
-  return new Map(rows.map((r) => [r.id, r.status]));
+  return new Map(rows.map((r) => [resolvedSplitId(r.id), r.status]));
 }
 
 /** A split order as a refund request locked it. */
@@ -86,7 +104,7 @@ const refundableItemRows = prepared((db, orderId: number) =>
     .orderBy('id'),
 );
 
-export async function orderItemsWithSplits(db: Handle, orderId: number) {
+export async function orderItemsWithSplits(db: Handle, orderId: ScopedOrderId) {
   return db
     .selectFrom('order_items')
     .innerJoin('split_orders', 'split_orders.id', 'order_items.split_order_id')
@@ -148,7 +166,7 @@ export interface RefundRequestWrites {
  * items come as one JSON parameter), so one round trip where there were four. SQLite: four
  * statements (it has no data-modifying CTEs, and a statement costs no round trip there).
  */
-export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<number | null> {
+export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<ScopedRefundId | null> {
   const db = scope.handle;
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
   if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
@@ -157,7 +175,7 @@ export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dia
   if (dialect === 'postgres') {
     const row = await refundRequestStatement.first(scope, lines, w.refund, JSON.stringify(w.items), w.orderId, status, now);
     if (!row) throw new Error('writeRefundRequest: no refund id returned');
-    return Number(row.reserved) === w.lines.length ? row.id : null;
+    return Number(row.reserved) === w.lines.length ? resolvedRefundId(row.id) : null;
   }
   const reserved = await reservation.run(db, lines, now);
   if (reserved !== w.lines.length) return null;
@@ -168,7 +186,7 @@ export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dia
     w.items.map((i) => ({ ...i, refund_id: inserted.id })),
   );
   await orderStatus.run(db, w.orderId, status, now);
-  return inserted.id;
+  return resolvedRefundId(inserted.id);
 }
 
 // The refund request's statements, prepared (src/store/prepared.ts).
@@ -210,18 +228,27 @@ export async function settlePending(db: Trx, itemId: number, quantity: number, r
 }
 
 /** Takes the refund for deciding if it is still pending; on PostgreSQL this also locks the row, so a second decider waits and then finds it decided. */
-export async function lockPendingRefund(db: Trx, refundId: number, now: number): Promise<RefundRow | undefined> {
-  return db.updateTable('refunds').set({ updated_at: now }).where('id', '=', refundId).where('status', '=', 'pending_review').returningAll().executeTakeFirst();
+export async function lockPendingRefund(db: Trx, refundId: ScopedRefundId, now: number): Promise<ScopedRefundRow | undefined> {
+  return scopedRow(
+    await db
+      .updateTable('refunds')
+      .set({ updated_at: now })
+      .where('id', '=', refundId)
+      .where('status', '=', 'pending_review')
+      .returningAll()
+      .executeTakeFirst(),
+  );
 }
 
-export const refundItems = (db: Handle, refundIds: number[]) =>
+/** The items of refunds whose ids were resolved in a scope. */
+export const refundItems = (db: Handle, refundIds: ScopedRefundId[]) =>
   refundIds.length === 0
     ? Promise.resolve([] as RefundItemRow[])
     : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
 
 export async function finishRefund(
   db: Trx,
-  refundId: number,
+  refundId: ScopedRefundId,
   outcome: { status: RefundState; failureReason: string | null; amountCents: number; decidedBy: 'auto' | 'operator' },
   now: number,
 ): Promise<void> {
@@ -244,7 +271,8 @@ export async function finishRefund(
 /**
  * Claims up to `limit` due refunds for one worker. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets
  * several workers claim disjoint batches without waiting on each other; SQLite has one writer.
- * A claim lapses at `until`, so a crashed worker's refunds are picked up again.
+ * A claim lapses at `until`, so a crashed worker's refunds are picked up again. The worker has no
+ * merchant: the claim, over every merchant's refunds, is how it gets their ids resolved.
  */
 export async function claimDueRefunds(
   db: Trx,
@@ -254,7 +282,7 @@ export async function claimDueRefunds(
   now: number,
   until: number,
   limit: number,
-): Promise<number[]> {
+): Promise<ScopedRefundId[]> {
   let candidates = db
     .selectFrom('refunds')
     .select('id')
@@ -272,7 +300,7 @@ export async function claimDueRefunds(
     .where('id', 'in', candidates)
     .returning('id')
     .execute();
-  return rows.map((r) => r.id).sort((a, b) => a - b);
+  return rows.map((r) => resolvedRefundId(r.id)).sort((a, b) => a - b);
 }
 
 const MAX_ERROR_TEXT = 1000;
@@ -282,7 +310,14 @@ const MAX_ERROR_TEXT = 1000;
  * been spent, parks the refund for manual review (the worker no longer claims it). Only the
  * worker holding the claim records anything. Returns whether the refund was parked.
  */
-export async function recordRefundFailure(db: Trx, refundId: number, worker: string, error: string, maxAttempts: number, now: number): Promise<boolean> {
+export async function recordRefundFailure(
+  db: Trx,
+  refundId: ScopedRefundId,
+  worker: string,
+  error: string,
+  maxAttempts: number,
+  now: number,
+): Promise<boolean> {
   const row = await db
     .updateTable('refunds')
     .set((eb) => ({
@@ -299,7 +334,7 @@ export async function recordRefundFailure(db: Trx, refundId: number, worker: str
 }
 
 /** Takes back the attempt a claim counted, when the decision failed for the storage's sake (full, read-only, unreachable), not the refund's. */
-export async function forgetAttempt(db: Trx, refundId: number, worker: string): Promise<void> {
+export async function forgetAttempt(db: Trx, refundId: ScopedRefundId, worker: string): Promise<void> {
   await db
     .updateTable('refunds')
     .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
@@ -349,7 +384,8 @@ export async function refundsOfOrder(reader: TenantScope, orderId: ScopedOrderId
       .orderBy('id', 'desc')
       .offset(offset)
       .limit(limit)
-      .execute(),
+      .execute()
+      .then(scopedRows),
   ]);
   const items = await refundItems(
     db,
@@ -358,17 +394,27 @@ export async function refundsOfOrder(reader: TenantScope, orderId: ScopedOrderId
   return { total: Number(count.n), rows, items };
 }
 
-/** Operator lookup (merchants read refunds through their order). */
-export const findRefund = (db: Handle, refundId: number) => db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
+/**
+ * A refund by its number, if the reader may see it: the merchant's scope, or the operator's
+ * `allMerchants(db)` (the console's and the operator API's decisions name a refund by number).
+ * Its id comes back resolved: how a refund number from a request reaches `decideRefund`.
+ */
+export const resolveRefund = async (reader: TenantScope, refundId: number): Promise<ScopedRefundRow | undefined> =>
+  scopedRow(await refundsOf(reader).selectAll().where('id', '=', refundId).executeTakeFirst());
+
+/** A refund by an id already resolved in a scope (the outbox's payload, a decision's fresh read). */
+export const refundById = async (db: Handle, refundId: ScopedRefundId): Promise<ScopedRefundRow | undefined> =>
+  scopedRow(await db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst());
 
 /** The operator's queue: oldest pending first, then by id; `manualReview` keeps only parked (true) or unparked (false) refunds. */
-export async function listRefunds(db: Handle, status: RefundState | null, offset: number, limit: number, manualReview: boolean | null = null) {
+export async function listRefunds(operator: AllMerchants, status: RefundState | null, offset: number, limit: number, manualReview: boolean | null = null) {
+  const db = operator.handle;
   let q = db.selectFrom('refunds');
   if (status !== null) q = q.where('status', '=', status);
   if (manualReview !== null) q = q.where('manual_review', '=', manualReview ? 1 : 0);
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').offset(offset).limit(limit).execute(),
+    q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').offset(offset).limit(limit).execute().then(scopedRows),
   ]);
   const items = await refundItems(
     db,
@@ -378,11 +424,11 @@ export async function listRefunds(db: Handle, status: RefundState | null, offset
 }
 
 /** Refunds in `status`, oldest first by (created_at, id), `limit` after the keyset `after` (or from the first): the queue's export. */
-export async function refundsAfter(db: Handle, status: RefundState | null, after: [number, number] | null, limit: number) {
-  let q = db.selectFrom('refunds').selectAll();
+export async function refundsAfter(operator: AllMerchants, status: RefundState | null, after: [number, number] | null, limit: number) {
+  let q = operator.handle.selectFrom('refunds').selectAll();
   if (status !== null) q = q.where('status', '=', status);
   if (after !== null) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after[0], after[1])));
-  return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+  return scopedRows(await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute());
 }
 
 export async function pendingRefundStats(db: Handle) {
@@ -403,7 +449,7 @@ export async function creditItemQuantity(trx: Trx, itemId: number, quantity: num
 }
 
 /** A split order whose every item was refunded is cancelled. */
-export async function cancelSplitOrder(trx: Trx, splitOrderId: number, now: number): Promise<void> {
+export async function cancelSplitOrder(trx: Trx, splitOrderId: ScopedSplitId, now: number): Promise<void> {
   await trx.updateTable('split_orders').set({ status: 'cancelled', updated_at: now }).where('id', '=', splitOrderId).execute();
 }
 
@@ -429,10 +475,10 @@ function searchedRefunds(db: Handle, s: RefundSearch) {
  * `before` (or from the newest). An index serves each filter's walk: (created_at, id),
  * (status, created_at, id), (merchant_id, created_at, id) (migration 0041).
  */
-export const searchRefunds = (db: Handle, s: RefundSearch, before: [number, number] | null, limit: number) => {
-  let q = searchedRefunds(db, s).selectAll();
+export const searchRefunds = async (operator: AllMerchants, s: RefundSearch, before: [number, number] | null, limit: number) => {
+  let q = searchedRefunds(operator.handle, s).selectAll();
   if (before !== null) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before[0], before[1])));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return scopedRows(await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute());
 };
 
 /**

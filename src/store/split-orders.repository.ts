@@ -1,16 +1,22 @@
 import type { Handle, Trx } from './db.ts';
+import { isMerchantScope, resolvedOrderId, resolvedSplitId, type ScopedSplitId, type TenantScope } from './tenancy.ts';
 
-/** A split order's order and merchant, by its id (the operator's fulfilment actions name split orders). */
-export async function findSplitOrder(db: Handle, id: number) {
-  return db
-    .selectFrom('split_orders')
+/**
+ * A split order's order and merchant, by its id, if the reader may see it: the operator's
+ * fulfilment actions name split orders, and resolve them with `allMerchants(db)`. Its id and its
+ * order's come back resolved: how a split-order number from a request reaches the writes below.
+ */
+export async function resolveSplitOrder(reader: TenantScope, id: number) {
+  const splits = isMerchantScope(reader) ? reader.selectFrom('split_orders') : reader.handle.selectFrom('split_orders');
+  const row = await splits
     .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_id', 'warehouse_code', 'channel_code'])
     .where('id', '=', id)
     .executeTakeFirst();
+  return row ? { ...row, id: resolvedSplitId(row.id), order_id: resolvedOrderId(row.order_id) } : undefined;
 }
 
 /** Whether a refund is pending on any item of the split order (SPEC §5.4: it blocks shipping and cancelling). */
-export async function hasPendingRefund(trx: Trx, splitOrderId: number): Promise<boolean> {
+export async function hasPendingRefund(trx: Trx, splitOrderId: ScopedSplitId): Promise<boolean> {
   const row = await trx
     .selectFrom('order_items')
     .select('id')
@@ -20,7 +26,7 @@ export async function hasPendingRefund(trx: Trx, splitOrderId: number): Promise<
   return row !== undefined;
 }
 
-export async function markShipped(trx: Trx, id: number, shipment: { carrier: string; trackingCode: string }, now: number): Promise<void> {
+export async function markShipped(trx: Trx, id: ScopedSplitId, shipment: { carrier: string; trackingCode: string }, now: number): Promise<void> {
   await trx
     .updateTable('split_orders')
     .set({ status: 'shipped', carrier: shipment.carrier, tracking_code: shipment.trackingCode, shipped_at: now, updated_at: now })
@@ -28,12 +34,12 @@ export async function markShipped(trx: Trx, id: number, shipment: { carrier: str
     .execute();
 }
 
-export async function markDelivered(trx: Trx, id: number, now: number): Promise<void> {
+export async function markDelivered(trx: Trx, id: ScopedSplitId, now: number): Promise<void> {
   await trx.updateTable('split_orders').set({ status: 'completed', delivered_at: now, updated_at: now }).where('id', '=', id).execute();
 }
 
 /** The split order's items with what is left of each (ordered − refunded). */
-export async function itemsLeft(db: Handle, splitOrderId: number) {
+export async function itemsLeft(db: Handle, splitOrderId: ScopedSplitId) {
   const rows = await db
     .selectFrom('order_items')
     .select(['id', 'product_id as productId', 'unit_cents as unitCents', 'quantity', 'refunded_quantity as refunded'])

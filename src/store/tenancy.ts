@@ -112,6 +112,30 @@ export type ScopedOrderId = number & { readonly [resolved]: 'order' };
 export const resolvedOrderId = (id: number): ScopedOrderId => id as ScopedOrderId;
 
 /**
+ * A refund id found through a tenant scope (`resolveRefund(scope, id)`, the operator's
+ * `resolveRefund(allMerchants(db), id)`, a scoped list or page, the worker's claim, the refund a
+ * scoped request just wrote). A refund's rows are locked, decided, written and read by such an
+ * id (`lockPendingRefund`, `finishRefund`, `refundItems`, `decideRefund`), so a refund number
+ * from a request reaches none of them without a lookup. Only the store's readers make one.
+ */
+export type ScopedRefundId = number & { readonly [resolved]: 'refund' };
+
+/** For store readers only: the refund id a scoped query just returned. */
+export const resolvedRefundId = (id: number): ScopedRefundId => id as ScopedRefundId;
+
+/**
+ * A split-order id found through a tenant scope (`resolveSplitOrder(scope, id)`, the operator's
+ * `resolveSplitOrder(allMerchants(db), id)`, the splits of a `ScopedOrderId`). A split order's rows
+ * are locked, shipped, delivered, cancelled and its items read by such an id (`markShipped`,
+ * `markDelivered`, `cancelSplitOrder`, `hasPendingRefund`, `itemsLeft`). Only the store's readers
+ * make one.
+ */
+export type ScopedSplitId = number & { readonly [resolved]: 'split' };
+
+/** For store readers only: the split-order id a scoped query just returned. */
+export const resolvedSplitId = (id: number): ScopedSplitId => id as ScopedSplitId;
+
+/**
  * Runs `work` in one transaction with the same merchant's scope over it: how a service that was
  * handed a scope on the database makes the writes that need `MerchantScope<Trx>`.
  */

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
-import type { MerchantScope, ScopedOrderId } from './tenancy.ts';
+import { resolvedOrderId, resolvedRefundId, resolvedSplitId, type MerchantScope, type ScopedOrderId } from './tenancy.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -608,8 +608,8 @@ export async function latestRecords(scope: MerchantScope, accountId: number | nu
   ]);
   return {
     orderId: order?.id ?? null,
-    split: split ? { id: split.id, orderId: split.order_id } : null,
-    refundId: refund?.id ?? null,
+    split: split ? { id: resolvedSplitId(split.id), orderId: resolvedOrderId(split.order_id) } : null,
+    refundId: refund ? resolvedRefundId(refund.id) : null,
     entryId: entry?.id ?? null,
   };
 }

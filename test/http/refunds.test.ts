@@ -2,8 +2,8 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
 import { decideRefund } from '../../src/services/refunds.service.ts';
-import { writeRefundRequest } from '../../src/store/refunds.repository.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { resolveRefund, writeRefundRequest } from '../../src/store/refunds.repository.ts';
+import { allMerchants, forMerchant } from '../../src/store/tenancy.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, useApp, type TestApp } from '../helpers.ts';
@@ -658,7 +658,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           const o = await t.merchant(token, 'POST', '/openapi/v1/order/orders', oneC);
           contested.push(Number((await refund(o.body.data, {})).body.data));
         }
-        const both = (id: number) => Promise.all([t.store.db, second.db].map((db) => decideRefund(db, id, { approve: true }, 'auto')));
+        // Resolved as the operator's decision resolves it, then decided twice at once.
+        const both = async (id: number) => {
+          const refundId = (await resolveRefund(allMerchants(t.store.db), id))!.id;
+          return Promise.all([t.store.db, second.db].map((db) => decideRefund(db, refundId, { approve: true }, 'auto')));
+        };
         const outcomes = await Promise.all(contested.map(both));
         await second.close();
         const deciders = outcomes.map((pair) => pair.filter((x) => x !== null).length);

@@ -9,7 +9,7 @@ import { findOrderByCustomId, ordersNamedBy } from '../../src/store/orders.repos
 import { ledgerOfProduct } from '../../src/store/stock-history.repository.ts';
 import { countSearchedRefunds, searchRefunds, type RefundSearch } from '../../src/store/refunds.repository.ts';
 import { countTokensOfMerchant, tokensOfMerchant } from '../../src/store/merchants.repository.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { allMerchants, forMerchant } from '../../src/store/tenancy.ts';
 import { ClosedDayCounts } from '../../src/services/dashboard.service.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 
@@ -86,13 +86,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ['order by custom id (operator search)', (db) => ordersNamedBy(db, 'PO-1', null)],
       ['audit by actor', (db) => listAuditFiltered(db, { actor: { kind: 'staff', id: '7000000000001' }, action: null, target: null }, null, 51)],
       // The console's list of all refunds and a merchant's tokens (issue 29, items 7 and 12; migration 0041).
-      ['all refunds by status', (db) => searchRefunds(db, { ...ANY_REFUND, status: 'refund_failed' }, null, 51)],
-      ['all refunds by merchant', (db) => searchRefunds(db, { ...ANY_REFUND, merchantId: 7 }, null, 51)],
+      ['all refunds by status', (db) => searchRefunds(allMerchants(db), { ...ANY_REFUND, status: 'refund_failed' }, null, 51)],
+      ['all refunds by merchant', (db) => searchRefunds(allMerchants(db), { ...ANY_REFUND, merchantId: 7 }, null, 51)],
       [
         'all refunds by merchant and status, next page',
-        (db) => searchRefunds(db, { ...ANY_REFUND, merchantId: 7, status: 'pending_review' }, [Date.now(), 8e12], 51),
+        (db) => searchRefunds(allMerchants(db), { ...ANY_REFUND, merchantId: 7, status: 'pending_review' }, [Date.now(), 8e12], 51),
       ],
-      ['all refunds, next page', (db) => searchRefunds(db, ANY_REFUND, [Date.now(), 8e12], 51)],
+      ['all refunds, next page', (db) => searchRefunds(allMerchants(db), ANY_REFUND, [Date.now(), 8e12], 51)],
       ['all refunds by merchant, counted', (db) => countSearchedRefunds(db, { ...ANY_REFUND, merchantId: 7 }, 10_000, null)],
       ["a merchant's tokens, next page", (db) => tokensOfMerchant(db, 7, 9e12, 51)],
       ["a merchant's tokens, counted", (db) => countTokensOfMerchant(db, 7, 10_000, 9e12)],

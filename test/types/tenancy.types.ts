@@ -1,7 +1,8 @@
 /**
  * Issue 30, rule 1, tenancy, checked by the compiler (`tsc --noEmit` in `npm test`): services take
  * a merchant's scope, never its number; ids are parsed where a request comes in, so services take
- * numbers, never the text; and an order's child rows are read only by an id resolved in a scope.
+ * numbers, never the text; and an order's child rows, a refund's and a split order's rows are read,
+ * locked and written only by an id resolved in a scope (`ScopedOrderId`, `ScopedRefundId`, `ScopedSplitId`).
  * Each `@ts-expect-error` below must stay an error: were a signature loosened, tsc would report
  * the directive as unused and the type check would fail.
  */
@@ -9,17 +10,28 @@ import type { Actor } from '../../src/domain/audit.ts';
 import { listCredentials, revokeClient } from '../../src/services/credentials.service.ts';
 import { inviteUser, team } from '../../src/services/merchant-users.service.ts';
 import { getOrder } from '../../src/services/order-query.service.ts';
-import { refundsOfOrder as refundPage } from '../../src/services/refunds.service.ts';
+import { decideRefund, refundsOfOrder as refundPage } from '../../src/services/refunds.service.ts';
 import { deleteWebhook, listDeliveries } from '../../src/services/webhooks.service.ts';
 import type { Db, Trx } from '../../src/store/db.ts';
 import { loadOrders, resolveOrderId } from '../../src/store/orders.repository.ts';
-import { refundableItems, refundsOfOrder } from '../../src/store/refunds.repository.ts';
-import { allMerchants, forMerchant, type ScopedOrderId } from '../../src/store/tenancy.ts';
+import {
+  cancelSplitOrder,
+  lockPendingRefund,
+  lockSplitOrders,
+  refundableItems,
+  refundById,
+  refundItems,
+  refundsOfOrder,
+  resolveRefund,
+} from '../../src/store/refunds.repository.ts';
+import { hasPendingRefund, itemsLeft, markShipped, resolveSplitOrder } from '../../src/store/split-orders.repository.ts';
+import { allMerchants, forMerchant, type ScopedOrderId, type ScopedRefundId } from '../../src/store/tenancy.ts';
 
 declare const db: Db;
 declare const trx: Trx;
 declare const actor: Actor;
 declare const resolved: ScopedOrderId;
+declare const scopedRefund: ScopedRefundId;
 const merchant = forMerchant(db, 1);
 const page = { pageNumber: 1, pageSize: 10 };
 
@@ -69,4 +81,49 @@ export const unscopedChildRows = () => [
   refundableItems(trx, 12),
   // @ts-expect-error a bare handle is no reader at all
   loadOrders(db, [resolved]),
+];
+
+/** Resolved refund and split-order ids: the operator (no merchant scope) says so with `allMerchants`, as for orders. */
+export const refundAndSplitRows = async () => {
+  const refund = await resolveRefund(allMerchants(db), 12);
+  const split = await resolveSplitOrder(allMerchants(db), 3);
+  const own = await resolveRefund(merchant, 12);
+  if (!refund || !split || !own) return [];
+  return [
+    lockPendingRefund(trx, refund.id, 0),
+    refundItems(db, [refund.id, own.id]),
+    refundById(db, refund.id),
+    decideRefund(db, refund.id, { approve: true }, 'operator'),
+    lockSplitOrders(trx, refund.order_id),
+    lockSplitOrders(trx, split.order_id),
+    hasPendingRefund(trx, split.id),
+    itemsLeft(db, split.id),
+    markShipped(trx, split.id, { carrier: 'UPS', trackingCode: '1Z' }, 0),
+    cancelSplitOrder(trx, split.id, 0),
+  ];
+};
+
+export const unscopedRefundAndSplitRows = () => [
+  // @ts-expect-error a refund number from a request is locked for deciding only once resolved (resolveRefund, the worker's claim)
+  lockPendingRefund(trx, 12, 0),
+  // @ts-expect-error nor decided by a raw number
+  decideRefund(db, 12, { approve: true }, 'operator'),
+  // @ts-expect-error a refund's items are read only by a resolved refund id
+  refundItems(db, [12]),
+  // @ts-expect-error nor the refund itself
+  refundById(db, 12),
+  // @ts-expect-error a split order's rows are locked only by a resolved order id
+  lockSplitOrders(trx, 12),
+  // @ts-expect-error a split order is cancelled only by a resolved split-order id (resolveSplitOrder)
+  cancelSplitOrder(trx, 3, 0),
+  // @ts-expect-error the same for the pending-refund check before shipping or cancelling
+  hasPendingRefund(trx, 3),
+  // @ts-expect-error and for the items a cancellation gives back
+  itemsLeft(db, 3),
+  // @ts-expect-error and for shipping it
+  markShipped(trx, 3, { carrier: 'UPS', trackingCode: '1Z' }, 0),
+  // @ts-expect-error the brands do not mix: an order id is no refund id
+  lockPendingRefund(trx, resolved, 0),
+  // @ts-expect-error nor a refund id a split order's
+  cancelSplitOrder(trx, scopedRefund, 0),
 ];
