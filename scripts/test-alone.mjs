@@ -5,8 +5,9 @@
 // `--test-name-pattern="^<its name>$"`; PostgreSQL suites run too when TEST_DATABASE_URL is set.
 //   node scripts/test-alone.mjs test/http/orders.test.ts [...]
 // Test names are read from the source: `it('…'` / `test('…'` with a quoted name (a name built
-// with a template literal is listed as not run). Slow: one app or more per test; run it on the
-// files you changed, not on the whole suite. Exits 1 when a test failed alone.
+// with a template literal or held in a variable is listed as not run: run that one by its name
+// with `--test-name-pattern`). Slow: one app or more per test; run it on the files you changed,
+// not on the whole suite. Exits 1 when a test failed alone.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,7 @@ for (const file of files) {
   const names = new Set();
   for (const m of source.matchAll(/\b(?:it|test)\(\s*(['"])((?:\\.|(?!\1)[^\\])*)\1/g)) names.add(m[2].replace(/\\(.)/g, '$1'));
   for (const m of source.matchAll(/\b(?:it|test)\(\s*`([^`]*)`/g)) console.log(`skip ${file} \`${m[1]}\` (a template-literal name)`);
+  for (const m of source.matchAll(/(?<![.\w])(?:it|test)\(\s*([A-Za-z_$][\w$.]*)\s*,/g)) console.log(`skip ${file} ${m[1]} (a name held in a variable)`);
   for (const name of names) {
     const started = Date.now();
     const run = spawnSync(
@@ -47,6 +49,12 @@ for (const file of files) {
     const count = (what) => Number(new RegExp(`^# ${what} (\\d+)$`, 'm').exec(output)?.[1] ?? -1);
     // A pattern that matched nothing passes with no test run: that is a failure here too.
     const ok = run.status === 0 && count('fail') === 0 && count('pass') >= 1;
+    // Matched but skipped (a PostgreSQL-only test without TEST_DATABASE_URL): not run, not failed.
+    const skipped = run.status === 0 && count('fail') === 0 && count('pass') === 0 && count('skipped') >= 1;
+    if (skipped) {
+      console.log(`skip ${file} "${name}" (skipped when run: ${/# SKIP (.*)$/m.exec(output)?.[1] ?? 'no reason given'})`);
+      continue;
+    }
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${file} "${name}" (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     if (!ok) {
       failed.push(`${file} "${name}"`);

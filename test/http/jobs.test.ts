@@ -1,18 +1,29 @@
-import { describe, it, before } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { SandboxShipper } from '../../src/jobs/sandbox-shipper.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { loadCatalogue, newMerchant, useApp } from '../helpers.ts';
+import { buildTestApp, loadCatalogue, newMerchant, type TestApp } from '../helpers.ts';
 
 describe('sandbox shipping simulator and metrics', () => {
-  const t = useApp('sqlite', { REFUND_REVIEW: 'manual', SANDBOX_AUTO_SHIP_SECONDS: '60' });
-  let token: string;
-  before(async () => {
+  /** Each test on an app of its own (closed when the test ends): the order catalogue and a merchant (`token`). */
+  const build = async (ctx: TestContext) => {
+    const t = await buildTestApp(ctx, 'sqlite', { REFUND_REVIEW: 'manual', SANDBOX_AUTO_SHIP_SECONDS: '60' });
     await loadCatalogue(t, ORDER_CATALOGUE);
-    token = (await newMerchant(t)).token;
-  });
+    const token = (await newMerchant(t)).token;
+    return { t, token };
+  };
+  /** What the shipping test does, for the metrics to count: two orders, one refund left for review, the other order shipped and delivered. */
+  const shipOneRefundOne = async (t: TestApp, token: string) => {
+    const shipper = new SandboxShipper(t.store, 60);
+    await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
+    const b = await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
+    await t.merchant(token, 'POST', `/openapi/v2/order/orders/${b.id}/refund`, {});
+    await shipper.runOnce(Date.now() + 61_000);
+    await shipper.runOnce(Date.now() + 122_000);
+  };
 
-  it('ships after the delay, skips splits with a pending refund, and delivers later', async () => {
+  it('ships after the delay, skips splits with a pending refund, and delivers later', async (ctx) => {
+    const { t, token } = await build(ctx);
     const shipper = new SandboxShipper(t.store, 60);
     const a = await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
     const b = await placeOrder(t, token, [{ sku: 'C', quantity: 1 }]);
@@ -30,7 +41,9 @@ describe('sandbox shipping simulator and metrics', () => {
     assert.equal((await t.merchant(token, 'GET', `/openapi/v2/order/orders/${a.id}`)).body.data.status, 'completed');
   });
 
-  it('serves Prometheus metrics behind the operator key', async () => {
+  it('serves Prometheus metrics behind the operator key', async (ctx) => {
+    const { t, token } = await build(ctx);
+    await shipOneRefundOne(t, token);
     assert.equal((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
     const r = await t.admin('GET', '/metrics');
     assert.equal(r.status, 200);

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.ts';
 import { DIALECTS, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
@@ -31,9 +31,11 @@ for (const dialect of DIALECTS) {
     const idOf = async (merchantId: string, what: 'api_tokens' | 'oauth_clients') =>
       (await t.store.db.selectFrom(what).select('id').where('merchant_id', '=', Number(merchantId)).orderBy('id', 'desc').executeTakeFirstOrThrow()).id;
 
+    // The catalogue the tokens read, loaded once before the tests (no test writes it).
+    before(() => loadCatalogue(t as TestApp));
+
     it('uses the default cache', async () => {
       assert.equal(t.config.tokenCacheSeconds, 5);
-      await loadCatalogue(t as TestApp);
     });
 
     it('console: a token revoked on the merchant page', async () => {

@@ -1,9 +1,9 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Purger, purgeTasks } from '../../src/jobs/purger.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { systemActor } from '../../src/domain/audit.ts';
-import { DIALECTS, PG_SKIP, useApp, type TestApp } from '../helpers.ts';
+import { DIALECTS, PG_SKIP, buildTestApp, type TestApp } from '../helpers.ts';
 import { member } from './manager-helpers.ts';
 
 /**
@@ -46,11 +46,19 @@ const consolePurger = (t: TestApp) => purgerOf(t, 'expired console sessions');
 
 for (const dialect of DIALECTS) {
   describe(`console session purge (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
-    // 30 idle minutes, 2 hours at most.
-    const t = useApp(dialect, { CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '2' });
-
-    it('deletes sessions past their idle or absolute expiry and keeps the live ones', async () => {
+    /**
+     * Each test on an app and a database of its own (closed when the test ends), so the sessions it
+     * counts are its own: console sessions idle out after 30 minutes and last 2 hours at most; one
+     * staff member, purge@example.com, who signs in with PASSWORD.
+     */
+    const build = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect, { CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '2' });
       await createStaff(t.store.db, systemActor('test'), { email: 'purge@example.com', role: 'support', password: PASSWORD }, Date.now());
+      return t;
+    };
+
+    it('deletes sessions past their idle or absolute expiry and keeps the live ones', async (ctx) => {
+      const t = await build(ctx);
       const purger = consolePurger(t);
       const started = Date.now();
       const cookies = [await signIn(t, 'purge@example.com'), await signIn(t, 'purge@example.com')];
@@ -66,7 +74,8 @@ for (const dialect of DIALECTS) {
       assert.equal(gone.statusCode, 303, 'a purged session signs nobody in');
     });
 
-    it('goes through a backlog in bounded batches', async () => {
+    it('goes through a backlog in bounded batches', async (ctx) => {
+      const t = await build(ctx);
       const staff = await t.store.db.selectFrom('staff_users').select('id').executeTakeFirstOrThrow();
       // Signed in first: signing in also drops its own account's expired sessions.
       await signIn(t, 'purge@example.com');
@@ -94,7 +103,8 @@ for (const dialect of DIALECTS) {
       assert.equal(await sessionCount(t), 1, 'the live session is kept');
     });
 
-    it('deletes business manager sessions past their idle expiry, as their own task, and keeps the live ones', async () => {
+    it('deletes business manager sessions past their idle expiry, as their own task, and keeps the live ones', async (ctx) => {
+      const t = await build(ctx);
       const m = (await t.admin('POST', '/admin/v1/merchants', { name: 'Purged Ltd' })).body.data;
       const b = await member(t, m.merchantId, 'purged-user@example.com', 'viewer');
       const managerSessions = async () =>

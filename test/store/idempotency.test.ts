@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { AppError } from '../../src/domain/errors.ts';
@@ -34,15 +34,20 @@ async function inFlightRefusal(promise: Promise<unknown>): Promise<void> {
  */
 for (const dialect of DIALECTS) {
   describe(`Idempotency-Key claims (${dialect})`, () => {
-    let fresh: Awaited<ReturnType<typeof freshStore>>;
-    let store: Store;
-    before(async () => {
-      fresh = await freshStore(dialect);
-      store = fresh.store;
-    });
-    after(() => fresh.drop());
+    /**
+     * Each test on a database of its own (dropped when the test ends), so any one runs alone. It
+     * holds the markers of the requests that ran before the test's own (`earlier`, written as they
+     * left them), so the test's list of markers reads what its requests added or rolled back.
+     */
+    const build = async (ctx: TestContext, earlier: number[] = []) => {
+      const fresh = await freshStore(dialect);
+      ctx.after(() => fresh.drop());
+      for (const id of earlier) await fresh.store.db.insertInto('storage_probe').values({ id, probed_at: 0 }).execute();
+      return fresh;
+    };
 
-    it('a slow owner and a late retry run the request once, however old the claim looks', async () => {
+    it('a slow owner and a late retry run the request once, however old the claim looks', async (ctx) => {
+      const { store } = await build(ctx);
       const owner = gate();
       const started = gate();
       // An earlier design committed an in-flight claim first and took it over after 60 s: age
@@ -88,7 +93,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await markers(store), [1001]);
     });
 
-    it('stores a refusal with nothing of its work, and replays it; a different request is a conflict', async () => {
+    it('stores a refusal with nothing of its work, and replays it; a different request is a conflict', async (ctx) => {
+      const { store } = await build(ctx, [1001]);
       const refuse = () =>
         runIdempotent(
           store,
@@ -112,7 +118,8 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('stores nothing for a failure (5xx): the retry runs the request', async () => {
+    it('stores nothing for a failure (5xx): the retry runs the request', async (ctx) => {
+      const { store } = await build(ctx, [1001]);
       await assert.rejects(
         runIdempotent(
           store,
@@ -130,7 +137,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await markers(store), [1001, 1006]);
     });
 
-    it('a response stored between the lookup and the transaction is replayed; this request’s work is rolled back', async () => {
+    it('a response stored between the lookup and the transaction is replayed; this request’s work is rolled back', async (ctx) => {
+      const { store } = await build(ctx, [1001, 1006]);
       // Another instance finishes the same key after this request looked it up and before its
       // transaction took the key: the transaction does not read the key again (a new key's fast
       // path), so its own insert of the key must send it back to read it.
@@ -175,7 +183,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await markers(store), [1001, 1006], 'the work ran at most once and was rolled back');
     });
 
-    it('forgets an expired key; honours an earlier version’s in-flight claim for an hour, then takes it over', async () => {
+    it('forgets an expired key; honours an earlier version’s in-flight claim for an hour, then takes it over', async (ctx) => {
+      const { store } = await build(ctx, [1001, 1006]);
       const now = Date.now();
       await store.db
         .insertInto('idempotency_keys')
@@ -214,7 +223,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await markers(store), [1001, 1006, 1007, 1008]);
     });
 
-    it('purges expired keys in bounded batches', async () => {
+    it('purges expired keys in bounded batches', async (ctx) => {
+      const { store } = await build(ctx);
+      // A live key beside the expired ones: a request that ran a moment ago.
+      await runIdempotent(store, scope('live'), writeMarker(1001), asData);
       const now = Date.now();
       const rows = Array.from({ length: 2500 }, (_, i) => ({
         merchant_id: 8,
@@ -241,7 +253,9 @@ for (const dialect of DIALECTS) {
     });
 
     if (dialect === 'postgres') {
-      it('another instance hears "in flight" while the owner runs, and runs the request once the owner’s session dies', async () => {
+      it('another instance hears "in flight" while the owner runs, and runs the request once the owner’s session dies', async (ctx) => {
+        const fresh = await build(ctx, [1001, 1006, 1007, 1008]);
+        const store = fresh.store;
         const other: KeyStore = await openStore(PG_URL!, { schema: fresh.schema!, poolSize: 2 });
         try {
           const started = gate();
