@@ -54,7 +54,6 @@ export async function updateUser(db: Trx, id: number, changes: Updateable<Mercha
     .executeTakeFirstOrThrow();
 }
 
-/** Accepts a TOTP step only after the last accepted one: the conditional update is the claim, so a code works once. */
 /** `updateUser` of a member of the scope's merchant's team: another merchant's user is not written (and not returned). */
 export async function updateTeamMember(scope: MerchantScope<Trx>, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
   return scope
@@ -65,6 +64,7 @@ export async function updateTeamMember(scope: MerchantScope<Trx>, id: number, ch
     .executeTakeFirstOrThrow();
 }
 
+/** Accepts a TOTP step only after the last accepted one: the conditional update is the claim, so a code works once. */
 export async function claimTotpStep(db: Trx, id: number, step: number): Promise<boolean> {
   const r = await db
     .updateTable('merchant_users')
