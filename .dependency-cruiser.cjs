@@ -15,6 +15,14 @@ module.exports = {
       to: { path: 'node_modules/kysely/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'scope-handle-only-in-store',
+      comment:
+        "a tenant scope's handle is closed to code outside store/: only store files import store/scope-handle.ts (the symbol key and handleOf), type-only imports included; test/unit/scope-stays-closed.test.ts (docs/architecture.md, rule 1)",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '^src/store/scope-handle\\.ts$' },
+    },
+    {
       name: 'domain-is-pure',
       comment: 'domain/ holds the rules and the vocabulary: it imports nothing of ours but domain/ (no store, schemas, http, config)',
       severity: 'error',

@@ -105,7 +105,7 @@ export async function demoOwner(store: Store): Promise<DemoOwner | null> {
  * merchant has no business manager user; afterwards only named. Null when its users are others.
  */
 export async function demoManager(store: Store, merchantId: number): Promise<DemoOwner | null> {
-  const created = await ensureDemoManager(forMerchant(store.db, merchantId), DEMO_MANAGER_EMAIL, Date.now());
+  const created = await ensureDemoManager(store.db, forMerchant(store.db, merchantId), DEMO_MANAGER_EMAIL, Date.now());
   if (created) return created;
   const existing = (await findUsersByEmail(store.db, emailKey(DEMO_MANAGER_EMAIL))).find((u) => u.merchant_id === merchantId);
   return existing ? { email: existing.email, password: null } : null;

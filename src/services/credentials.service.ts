@@ -3,10 +3,10 @@ import { conflictState, notFound } from '../domain/errors.ts';
 import { hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import { insertAudit } from '../store/audit.repository.ts';
+import { auditIn } from '../store/audit.repository.ts';
 import * as credentials from '../store/credentials.repository.ts';
 import type { Db } from '../store/db.ts';
-import { insertToken } from '../store/merchants.repository.ts';
+import { insertTokenIn } from '../store/merchants.repository.ts';
 import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
 
 /**
@@ -30,17 +30,11 @@ export async function listCredentials(scope: MerchantScope, env: StockistEnv) {
 
 export async function createClient(merchant: MerchantScope<Db>, actor: Actor, name: string, now: number) {
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
     if ((await credentials.listClients(scope)).filter((c) => c.revoked_at === null).length >= MAX_CLIENTS)
       throw conflictState(`a merchant may hold at most ${MAX_CLIENTS} OAuth clients; revoke one first`);
     const secret = newClientSecret();
     const client = await credentials.insertClient(scope, { clientId: `cli_${randomToken(24)}`, secretHash: hashSecret(secret), name }, now);
-    await insertAudit(
-      trx,
-      actor,
-      { action: 'oauth_client.create', target: `oauth_client:${client.client_id}`, before: null, after: { name }, merchantId },
-      now,
-    );
+    await auditIn(scope, actor, { action: 'oauth_client.create', target: `oauth_client:${client.client_id}`, before: null, after: { name } }, now);
     return { client, secret };
   });
 }
@@ -58,21 +52,19 @@ async function liveClient(scope: MerchantScope, id: number) {
  */
 export async function rotateClient(merchant: MerchantScope<Db>, actor: Actor, id: number, graceHours: number, now: number) {
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
     const client = await liveClient(scope, id);
     const secret = newClientSecret();
     const oldSecretUntil = graceHours > 0 ? now + graceHours * 3_600_000 : null;
     const previous = oldSecretUntil === null ? null : { secretHash: client.client_secret_hash, expiresAt: oldSecretUntil };
     await credentials.setClientSecret(scope, client.id, hashSecret(secret), previous, now);
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
       {
         action: 'oauth_client.rotate',
         target: `oauth_client:${client.client_id}`,
         before: null,
         after: { name: client.name, graceHours, oldSecretUntil },
-        merchantId,
       },
       now,
     );
@@ -83,13 +75,12 @@ export async function rotateClient(merchant: MerchantScope<Db>, actor: Actor, id
 /** The client and every token issued to it stop working. */
 export async function revokeClient(merchant: MerchantScope<Db>, actor: Actor, id: number, now: number) {
   await transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
     const client = await liveClient(scope, id);
     await credentials.revokeClient(scope, client.id, now);
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
-      { action: 'oauth_client.revoke', target: `oauth_client:${client.client_id}`, before: { revoked: false }, after: { revoked: true }, merchantId },
+      { action: 'oauth_client.revoke', target: `oauth_client:${client.client_id}`, before: { revoked: false }, after: { revoked: true } },
       now,
     );
   });
@@ -103,25 +94,23 @@ export async function createPersonalToken(
   now: number,
 ) {
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
     if ((await credentials.listPersonalTokens(scope, env)).filter((t) => t.revoked_at === null).length >= MAX_PERSONAL_TOKENS)
       throw conflictState(`a merchant may hold at most ${MAX_PERSONAL_TOKENS} personal tokens; revoke one first`);
     const accessToken = newAccessToken(env);
     const expiresAt = input.expiresInDays === null ? null : now + input.expiresInDays * 86_400_000;
-    const row = await insertToken(
-      trx,
-      { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes: input.scopes, expiresAt, kind: 'personal', name: input.name },
+    const row = await insertTokenIn(
+      scope,
+      { tokenHash: hashSecret(accessToken), environment: env, scopes: input.scopes, expiresAt, kind: 'personal', name: input.name },
       now,
     );
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
       {
         action: 'personal_token.create',
         target: `token:${row.id}`,
         before: null,
         after: { name: input.name, scopes: input.scopes.join(' '), expiresAt },
-        merchantId,
       },
       now,
     );
@@ -131,16 +120,10 @@ export async function createPersonalToken(
 
 export async function revokePersonalToken(merchant: MerchantScope<Db>, actor: Actor, id: number, now: number) {
   await transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
     const token = await credentials.findPersonalToken(scope, id);
     if (!token) throw notFound('personal token');
     if (token.revoked_at !== null) throw conflictState('this token is revoked already');
     await credentials.revokePersonalToken(scope, token.id, now);
-    await insertAudit(
-      trx,
-      actor,
-      { action: 'personal_token.revoke', target: `token:${token.id}`, before: { revoked: false }, after: { revoked: true }, merchantId },
-      now,
-    );
+    await auditIn(scope, actor, { action: 'personal_token.revoke', target: `token:${token.id}`, before: { revoked: false }, after: { revoked: true } }, now);
   });
 }

@@ -19,7 +19,7 @@ import { timeWindow } from '../domain/time.ts';
 import { presentTransaction } from '../present/account.presenter.ts';
 import type { TransactionsQuery } from '../schemas/account.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import { insertAudit } from '../store/audit.repository.ts';
+import { auditIn } from '../store/audit.repository.ts';
 import type { Db, Dialect, Trx } from '../store/db.ts';
 import {
   chargeOfOrder,
@@ -215,7 +215,7 @@ export async function changeTerms(
 ) {
   await merchantOr404(merchant);
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
+    const { merchantId } = scope;
     await ensureAccounts(scope, environment, ledger.supplierCurrency, now);
     const before = (await lockMerchantAccount(scope, dialect, environment))!;
     const after = await updateTerms(
@@ -228,8 +228,8 @@ export async function changeTerms(
       },
       now,
     );
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
       {
         action: 'account.update',
@@ -241,7 +241,6 @@ export async function changeTerms(
           lowBalanceThreshold: before.low_balance_threshold_cents,
         },
         after: { environment, billingMode: after.billing_mode, creditLimit: after.credit_limit_cents, lowBalanceThreshold: after.low_balance_threshold_cents },
-        merchantId,
       },
       now,
     );
@@ -268,7 +267,7 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
   await merchantOr404(merchant);
   const attempt = () =>
     transactionIn(merchant, async (scope) => {
-      const { handle: trx, merchantId } = scope;
+      const { merchantId } = scope;
       await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
       const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
       const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
@@ -296,8 +295,8 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
       const moved = posted.account;
       const entry = (await entryByCause(scope, cause))!;
       await noticeLowBalance(scope, moved, amount, entry.id, now);
-      await insertAudit(
-        trx,
+      await auditIn(
+        scope,
         actor,
         {
           action: p.type === 'top_up' ? 'account.top_up' : 'account.adjust',
@@ -310,7 +309,6 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
             amount,
             ...(p.type === 'top_up' ? { reference: p.text } : { reason: p.text }),
           },
-          merchantId,
         },
         now,
       );

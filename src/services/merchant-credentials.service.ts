@@ -7,7 +7,7 @@ import { clientsPage, countClients } from '../store/credentials.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 import { listOpenInvitations, listTeam } from '../store/merchant-users.repository.ts';
 import type { MerchantScope } from '../store/tenancy.ts';
-import { revokeToken } from './merchants.service.ts';
+import { revokeTokenOf } from './merchants.service.ts';
 
 /** The console's merchant page lists the merchant's tokens and clients this many at a time. */
 const CREDENTIALS_PAGE = 50;
@@ -49,14 +49,13 @@ export async function merchantSummary(scope: MerchantScope) {
  * hashes are stored; a secret is shown once, by the request that created it).
  */
 export async function merchantCredentials(scope: MerchantScope, now: number, position: CredentialsPosition = {}, pageSize = CREDENTIALS_PAGE) {
-  const { handle: db, merchantId } = scope;
   const tokensBefore = positionId(position.tokensBefore, 'tokensBefore');
   const clientsAfter = positionId(position.clientsAfter, 'clientsAfter');
   const merchant = await merchantSummary(scope);
   const [tokenRows, tokensAbout, tokensShownBefore, clientRows, clientsAbout, clientsShownBefore] = await Promise.all([
-    repo.tokensOfMerchant(db, merchantId, tokensBefore, pageSize + 1),
-    repo.countTokensOfMerchant(db, merchantId, CREDENTIALS_COUNT_CAP, null),
-    tokensBefore === null ? 0 : repo.countTokensOfMerchant(db, merchantId, CREDENTIALS_COUNT_CAP, tokensBefore),
+    repo.tokensOfMerchant(scope, tokensBefore, pageSize + 1),
+    repo.countTokensOfMerchant(scope, CREDENTIALS_COUNT_CAP, null),
+    tokensBefore === null ? 0 : repo.countTokensOfMerchant(scope, CREDENTIALS_COUNT_CAP, tokensBefore),
     clientsPage(scope, clientsAfter, pageSize + 1),
     countClients(scope, CREDENTIALS_COUNT_CAP, null),
     clientsAfter === null ? 0 : countClients(scope, CREDENTIALS_COUNT_CAP, clientsAfter),
@@ -105,12 +104,7 @@ export async function merchantCredentials(scope: MerchantScope, now: number, pos
 }
 
 /** Revokes one of this merchant's tokens; a token of another merchant is not found here. */
-export async function revokeMerchantToken(merchant: MerchantScope<Db>, actor: Actor, tokenId: number, now: number) {
-  const db = merchant.handle;
-  const token = await repo.findToken(db, tokenId);
-  if (!token || token.merchant_id !== merchant.merchantId) throw notFound('token');
-  return revokeToken(db, actor, tokenId, now);
-}
+export const revokeMerchantToken = (merchant: MerchantScope<Db>, actor: Actor, tokenId: number, now: number) => revokeTokenOf(merchant, actor, tokenId, now);
 
 /**
  * The merchant's business manager users and open invitations, as the console's merchant page lists

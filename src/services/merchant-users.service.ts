@@ -14,7 +14,7 @@ import {
 } from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
-import { insertAudit } from '../store/audit.repository.ts';
+import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, merchantOfScope, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
@@ -70,7 +70,7 @@ export async function inviteUser(merchant: MerchantScope<Db>, actor: Actor, inpu
 }
 
 async function invite(scope: MerchantScope<Trx>, actor: Actor, email: string, role: MerchantRole, now: number): Promise<Invitation> {
-  const { handle: trx, merchantId } = scope;
+  const { merchantId } = scope;
   if (await users.findTeamMemberByEmail(scope, emailKey(email))) throw new AppError('conflict', 40903, `${emailKey(email)} is on this team already`);
   const token = randomToken(43);
   // A new invitation replaces the address's open ones: the last link handed out is the one that works.
@@ -86,15 +86,14 @@ async function invite(scope: MerchantScope<Trx>, actor: Actor, email: string, ro
     created_by: `${actor.kind}:${actor.id}`,
     created_at: now,
   });
-  await insertAudit(
-    trx,
+  await auditIn(
+    scope,
     actor,
     {
       action: 'merchant_user.invite',
       target: `merchant_user:${row.email_key}`,
       before: null,
       after: { role: row.role, expiresAt: row.expires_at, revokedInvitations: replaced.length },
-      merchantId,
     },
     now,
   );
@@ -132,14 +131,13 @@ export const openInvitations = (merchant: MerchantScope, now: number) => users.l
  */
 export async function revokeInvitation(merchant: MerchantScope<Db>, actor: Actor, invitationId: number, now: number): Promise<users.InvitationRow> {
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
-    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    if (!(await merchantOfScope(scope))) throw notFound('merchant');
     const [row] = await users.revokeOpenInvitations(scope, { id: invitationId }, now);
     if (!row) throw notFound('open invitation');
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
-      { action: 'merchant_user.revoke_invitation', target: `merchant_user:${row.email_key}`, before: { role: row.role }, after: null, merchantId },
+      { action: 'merchant_user.revoke_invitation', target: `merchant_user:${row.email_key}`, before: { role: row.role }, after: null },
       now,
     );
     return row;
@@ -192,8 +190,7 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
  * only) when the merchant has no user yet: invited and accepted at once with a generated password,
  * which the caller prints once. Null when the merchant has a user already.
  */
-export async function ensureDemoManager(merchant: MerchantScope<Db>, email: string, now: number): Promise<{ email: string; password: string } | null> {
-  const db = merchant.handle;
+export async function ensureDemoManager(db: Db, merchant: MerchantScope<Db>, email: string, now: number): Promise<{ email: string; password: string } | null> {
   if ((await users.listTeam(merchant)).length > 0) return null;
   const invitation = await inviteUser(merchant, systemActor('demo-seed'), { email, role: 'admin' }, now);
   const password = generatePassword();
@@ -504,25 +501,23 @@ export async function resetTwoFactor(
   now: number,
 ): Promise<{ email: string; sessionsEnded: number }> {
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
-    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    if (!(await merchantOfScope(scope))) throw notFound('merchant');
     const member = 'userId' in account ? await users.findTeamMember(scope, account.userId) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
     if (!member) throw notFound('team member');
     if (actor.kind === 'merchant_user' && actor.id === String(member.id))
       throw conflictState('this is your own account: turn two-factor off on your Two-factor page, with a code');
     if (!member.totp_secret) throw conflictState('two-factor sign-in is not on for this account');
-    await users.updateUser(trx, member.id, { totp_secret: null, totp_pending_secret: null, totp_last_step: null }, now);
+    await users.updateTeamMember(scope, member.id, { totp_secret: null, totp_pending_secret: null, totp_last_step: null }, now);
     await users.replaceRecoveryCodes(scope, member.id, [], now);
-    const sessionsEnded = await users.deleteSessionsOf(trx, member.id);
-    await insertAudit(
-      trx,
+    const sessionsEnded = await users.deleteSessionsOfMember(scope, member.id);
+    await auditIn(
+      scope,
       actor,
       {
         action: 'merchant_user.reset_two_factor',
         target: `merchant_user:${member.email_key}`,
         before: { twoFactor: true },
         after: { twoFactor: false, sessionsEnded },
-        merchantId,
       },
       now,
     );
@@ -618,8 +613,7 @@ export async function createPasswordReset(
   now: number,
 ): Promise<PasswordReset> {
   return transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
-    if (!(await findMerchant(trx, merchantId))) throw notFound('merchant');
+    if (!(await merchantOfScope(scope))) throw notFound('merchant');
     const member = 'userId' in account ? await users.findTeamMember(scope, account.userId) : await users.findTeamMemberByEmail(scope, emailKey(account.email));
     if (!member) throw notFound('team member');
     const replaced = await users.revokePasswordResetsOf(scope, member.id, now);
@@ -633,15 +627,14 @@ export async function createPasswordReset(
       created_by: `${actor.kind}:${actor.id}`,
       created_at: now,
     });
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
       {
         action: 'merchant_user.create_password_reset',
         target: `merchant_user:${member.email_key}`,
         before: null,
         after: { expiresAt: row.expires_at, revokedResets: replaced },
-        merchantId,
       },
       now,
     );
@@ -701,20 +694,18 @@ async function keepsAnAdmin(scope: MerchantScope, member: users.MerchantUserRow,
 
 export async function changeRole(merchant: MerchantScope<Db>, user: ManagerUser, userId: number, role: MerchantRole, requestId: string, now: number) {
   return transactionIn(merchant, async (scope) => {
-    const trx = scope.handle;
     const member = await users.findTeamMember(scope, userId);
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, role);
-    const row = await users.updateUser(trx, member.id, { role }, now);
-    await insertAudit(
-      trx,
+    const row = await users.updateTeamMember(scope, member.id, { role }, now);
+    await auditIn(
+      scope,
       merchantUserActor(user, requestId),
       {
         action: 'merchant_user.change_role',
         target: `merchant_user:${row.email_key}`,
         before: { role: member.role },
         after: { role },
-        merchantId: user.merchantId,
       },
       now,
     );
@@ -732,22 +723,20 @@ export const removeMember = (merchant: MerchantScope<Db>, user: ManagerUser, use
  */
 export async function removeTeamMember(merchant: MerchantScope<Db>, actor: Actor, userId: number, now: number) {
   await transactionIn(merchant, async (scope) => {
-    const { handle: trx, merchantId } = scope;
     const member = await users.findTeamMember(scope, userId);
     if (!member) throw notFound('team member');
     await keepsAnAdmin(scope, member, null);
     await users.deleteUser(scope, member.id);
     // An open link for the address would bring the member back: it goes too.
     const links = await users.revokeOpenInvitations(scope, { emailKey: member.email_key }, now);
-    await insertAudit(
-      trx,
+    await auditIn(
+      scope,
       actor,
       {
         action: 'merchant_user.remove',
         target: `merchant_user:${member.email_key}`,
         before: { role: member.role },
         after: links.length > 0 ? { revokedInvitations: links.length } : null,
-        merchantId,
       },
       now,
     );
@@ -775,9 +764,9 @@ export async function requireTwoFactor(db: Db, user: ManagerUser, required: bool
 
 /** The audit row of a business manager change made through another service (webhooks), written in that change's transaction. */
 export const auditWrite =
-  (actor: Actor, merchant: MerchantScope, action: AuditAction, now: number, after: AuditSummary | null = null) =>
-  (trx: Trx, target: string) =>
-    insertAudit(trx, actor, { action, target, before: null, after, merchantId: merchant.merchantId }, now);
+  (actor: Actor, action: AuditAction, now: number, after: AuditSummary | null = null) =>
+  (scope: MerchantScope<Trx>, target: string) =>
+    auditIn(scope, actor, { action, target, before: null, after }, now);
 
 const SESSION_PURGE_BATCH = 500;
 

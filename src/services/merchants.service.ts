@@ -4,10 +4,10 @@ import { forbidden, notFound, unauthorized } from '../domain/errors.ts';
 import { formatInstant } from '../domain/time.ts';
 import { environmentOfToken, hashSecret, newAccessToken, randomToken } from '../domain/secrets.ts';
 import { SCOPES, type Scope } from '../schemas/admin.ts';
-import { insertAudit } from '../store/audit.repository.ts';
+import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
 import { noteTokensUsed } from '../store/credentials.repository.ts';
-import { revokeFamily } from '../store/oauth.repository.ts';
+import { revokeFamily, revokeFamilyIn } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
 import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
 
@@ -62,11 +62,12 @@ export async function issueToken(
   const accessToken = newAccessToken(env);
   const scopes = options.scopes ?? [...SCOPES];
   const expiresAt = options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null;
-  return transactionIn(merchant, async ({ handle: trx, merchantId }) => {
-    if (!(await repo.findMerchant(trx, merchantId))) throw notFound('merchant');
-    const row = await repo.insertToken(trx, { merchantId, tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
+  return transactionIn(merchant, async (scope) => {
+    const { merchantId } = scope;
+    if (!(await repo.merchantOfScope(scope))) throw notFound('merchant');
+    const row = await repo.insertTokenIn(scope, { tokenHash: hashSecret(accessToken), environment: env, scopes, expiresAt }, now);
     const after = { merchantId, scopes: scopes.join(' '), expiresAt: formatInstant(expiresAt) };
-    await insertAudit(trx, actor, { action: 'token.issue', target: `token:${row.id}`, before: null, after }, now);
+    await auditIn(scope, actor, { action: 'token.issue', target: `token:${row.id}`, before: null, after }, now);
     return { tokenId: row.id, merchantId, accessToken, scopes, expiresAt };
   });
 }
@@ -90,13 +91,32 @@ export async function revokeToken(db: Db, actor: Actor, tokenId: number, now: nu
   });
 }
 
+/**
+ * `revokeToken` of one of this merchant's tokens (the console's merchant page): a token of
+ * another merchant is not found here (404), read through the scope; otherwise the same revocation,
+ * family and audit row.
+ */
+export async function revokeTokenOf(merchant: MerchantScope<Db>, actor: Actor, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
+  return transactionIn(merchant, async (scope) => {
+    const before = await repo.findTokenIn(scope, tokenId);
+    const row = before && (await repo.revokeTokenIn(scope, tokenId, now));
+    if (!before || !row) throw notFound('token');
+    if (row.family_id) await revokeFamilyIn(scope, row.family_id, now);
+    if (before.revoked_at === null) {
+      const entry = { before: { merchantId: row.merchant_id, revokedAt: null }, after: { merchantId: row.merchant_id, revokedAt: formatInstant(now) } };
+      await auditIn(scope, actor, { action: 'token.revoke', target: `token:${row.id}`, ...entry }, now);
+    }
+    return { tokenId: row.id, revokedAt: row.revoked_at! };
+  });
+}
+
 export async function setMerchantStatus(merchant: MerchantScope<Db>, actor: Actor, status: 'active' | 'disabled', now: number) {
-  return transactionIn(merchant, async ({ handle: trx, merchantId }) => {
-    const before = await repo.findMerchant(trx, merchantId);
-    const row = before && (await repo.setMerchantStatus(trx, merchantId, status, now));
+  return transactionIn(merchant, async (scope) => {
+    const before = await repo.merchantOfScope(scope);
+    const row = before && (await repo.setStatusOfScopeMerchant(scope, status, now));
     if (!before || !row) throw notFound('merchant');
     const entry = { target: `merchant:${row.id}`, before: { name: before.name, status: before.status }, after: { name: row.name, status: row.status } };
-    await insertAudit(trx, actor, { action: status === 'active' ? 'merchant.enable' : 'merchant.disable', ...entry }, now);
+    await auditIn(scope, actor, { action: status === 'active' ? 'merchant.enable' : 'merchant.disable', ...entry }, now);
     return row;
   });
 }

@@ -8,7 +8,7 @@ import { presentOrder } from '../present/order.presenter.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
-import { merchantNames } from '../store/merchants.repository.ts';
+import { merchantNamesOf } from '../store/merchants.repository.ts';
 import { refundsOfOrder } from '../store/refunds.repository.ts';
 import { allMerchants, type MerchantScope } from '../store/tenancy.ts';
 import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
@@ -35,7 +35,7 @@ export interface OrderSearchForm {
 const blank = (text: string | undefined) => (text ?? '').trim();
 
 /** The search a form asks for (a malformed field is a 400 naming it), its fields as typed, and the page's keyset position. */
-async function parseOrderSearch(db: Handle, form: OrderSearchForm) {
+async function parseOrderSearch(reader: orders.OrderReader, form: OrderSearchForm) {
   const term = blank(form.q);
   const merchantText = blank(form.merchant);
   const merchantId = merchantText === '' ? null : parseId(merchantText);
@@ -55,7 +55,7 @@ async function parseOrderSearch(db: Handle, form: OrderSearchForm) {
   const before = afterText === '' ? null : decodeAfter(afterText);
   if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this search gave (follow its Next link)');
 
-  const ids = term === '' ? null : await orders.ordersNamedBy(db, term, parseId(term));
+  const ids = term === '' ? null : await orders.ordersNamedBy(reader, term, parseId(term));
   const search = { ids, merchantId, status, createStart, createEnd: toDay === null ? null : toDay + DAY_MS };
   const filters = { q: term, merchant: merchantText, status: statusText, from: fromText, to: toText };
   return { search, filters, before };
@@ -67,16 +67,19 @@ async function parseOrderSearch(db: Handle, form: OrderSearchForm) {
  * keyset page at a time, each order with its merchant's name. `first`–`last` of `about` place the
  * page in the walk (the count stops at ORDER_COUNT_CAP). A malformed field is a 400 naming it.
  */
-export async function searchOrdersForOperator(db: Handle, form: OrderSearchForm) {
-  const { search, filters, before } = await parseOrderSearch(db, form);
+export const searchOrdersForOperator = (db: Handle, form: OrderSearchForm) => searchOrders(allMerchants(db), form);
+
+/** The search of `searchOrdersForOperator`, read through the operator's view or (the business manager) a merchant's scope. */
+async function searchOrders(reader: orders.OrderReader, form: OrderSearchForm) {
+  const { search, filters, before } = await parseOrderSearch(reader, form);
   const [page, about, shownBefore] = await Promise.all([
-    orders.searchOrderIds(allMerchants(db), { ...search, before, limit: ORDER_SEARCH_PAGE }),
-    orders.countSearchedOrders(db, search, ORDER_COUNT_CAP, null),
-    before === null ? 0 : orders.countSearchedOrders(db, search, ORDER_COUNT_CAP, before),
+    orders.searchOrderIds(reader, { ...search, before, limit: ORDER_SEARCH_PAGE }),
+    orders.countSearchedOrders(reader, search, ORDER_COUNT_CAP, null),
+    before === null ? 0 : orders.countSearchedOrders(reader, search, ORDER_COUNT_CAP, before),
   ]);
-  const aggregates = await orders.loadOrders(allMerchants(db), page.ids);
-  const names = await merchantNames(
-    db,
+  const aggregates = await orders.loadOrders(reader, page.ids);
+  const names = await merchantNamesOf(
+    reader,
     aggregates.map((a) => a.order.merchant_id),
   );
   const list = aggregates.map((aggregate) => ({
@@ -114,15 +117,18 @@ const ORDER_CSV_COLUMNS = [
  * batches while the file is written. The filters are checked before the first row, so a malformed
  * one is a 400 page, not a broken download.
  */
-export async function ordersCsvForOperator(db: Handle, form: OrderSearchForm, batch = EXPORT_BATCH): Promise<CsvExport> {
-  const { search } = await parseOrderSearch(db, { ...form, after: '' });
+export const ordersCsvForOperator = (db: Handle, form: OrderSearchForm, batch = EXPORT_BATCH): Promise<CsvExport> => ordersCsv(allMerchants(db), form, batch);
+
+/** The export of `ordersCsvForOperator`, read through the operator's view or (the business manager) a merchant's scope. */
+async function ordersCsv(reader: orders.OrderReader, form: OrderSearchForm, batch: number): Promise<CsvExport> {
+  const { search } = await parseOrderSearch(reader, { ...form, after: '' });
   async function* rows() {
     let before: [number, number] | null = null;
     do {
-      const page = await orders.searchOrderIds(allMerchants(db), { ...search, before, limit: batch });
-      const aggregates = await orders.loadOrders(allMerchants(db), page.ids);
-      const names = await merchantNames(
-        db,
+      const page = await orders.searchOrderIds(reader, { ...search, before, limit: batch });
+      const aggregates = await orders.loadOrders(reader, page.ids);
+      const names = await merchantNamesOf(
+        reader,
         aggregates.map((a) => a.order.merchant_id),
       );
       for (const aggregate of aggregates) {
@@ -153,11 +159,11 @@ export async function ordersCsvForOperator(db: Handle, form: OrderSearchForm, ba
 
 /** The business manager's search: the same, always within the user's merchant. */
 export const searchOrdersForMerchant = (scope: MerchantScope, form: Omit<OrderSearchForm, 'merchant'>) =>
-  searchOrdersForOperator(scope.handle, { ...form, merchant: String(scope.merchantId) });
+  searchOrders(scope, { ...form, merchant: String(scope.merchantId) });
 
 /** The business manager's export: the same, always within the user's merchant (a `merchant` in the query is ignored). */
 export const ordersCsvForMerchant = (scope: MerchantScope, form: Omit<OrderSearchForm, 'merchant'>) =>
-  ordersCsvForOperator(scope.handle, { ...form, merchant: String(scope.merchantId) });
+  ordersCsv(scope, { ...form, merchant: String(scope.merchantId) }, EXPORT_BATCH);
 
 /** One order as the console shows it: the record, its merchant, its refunds and its webhook deliveries. */
 export const orderForOperator = (db: Handle, id: number) => orderDetail(allMerchants(db), id);
@@ -175,8 +181,8 @@ async function orderDetail(reader: orders.OrderReader, id: number) {
   const merchantId = aggregate.order.merchant_id;
   const [refunds, deliveries, names] = await Promise.all([
     refundsOfOrder(reader, orderId, 0, DETAIL_ROWS),
-    deliveriesOfOrder(reader.handle, merchantId, orderId, DETAIL_ROWS),
-    merchantNames(reader.handle, [merchantId]),
+    deliveriesOfOrder(reader, merchantId, orderId, DETAIL_ROWS),
+    merchantNamesOf(reader, [merchantId]),
   ]);
   return {
     merchantId,

@@ -3,7 +3,7 @@ import { formatInstant } from '../domain/time.ts';
 import { presentOrder } from '../present/order.presenter.ts';
 import type { Trx } from '../store/db.ts';
 import { loadOrders, resolveOrderId } from '../store/orders.repository.ts';
-import { refundById, refundItems } from '../store/refunds.repository.ts';
+import { refundById, refundItems, refundItemsIn, resolveRefund } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
 import { forMerchant, type MerchantScope, type ScopedRefundId } from '../store/tenancy.ts';
 import { ACCOUNT_LANE, activeEndpoints, insertEvent, latestRecords } from '../store/webhooks.repository.ts';
@@ -11,7 +11,7 @@ import { merchantAccount, type AccountRow } from '../store/ledger.repository.ts'
 import { conflictState } from '../domain/errors.ts';
 import type { Dialect } from '../store/db.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import { feedLatest } from '../store/stock-feed.repository.ts';
+import { feedLatestIn } from '../store/stock-feed.repository.ts';
 import { encodeCursor } from './stock-feed.service.ts';
 import { presentAccount } from '../present/account.presenter.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
@@ -109,14 +109,13 @@ export async function testEventData(
   type: WebhookEventType,
   skus: readonly string[] | null,
 ): Promise<Record<string, unknown>> {
-  const trx = scope.handle;
   switch (type) {
     case 'refund.succeeded':
     case 'refund.failed': {
       const { refundId } = await latestRecords(scope, null);
       if (refundId === null) throw noRecord(type, 'refund');
-      const refund = (await refundById(trx, refundId))!;
-      return { orderId: String(refund.order_id), refundNo: String(refund.id), refund: presentRefund(refund, await refundItems(trx, [refund.id])) };
+      const refund = (await resolveRefund(scope, refundId))!;
+      return { orderId: String(refund.order_id), refundNo: String(refund.id), refund: presentRefund(refund, await refundItemsIn(scope, [refund.id])) };
     }
     case 'split_order.shipped':
     case 'split_order.delivered': {
@@ -136,7 +135,7 @@ export async function testEventData(
       return { account: presentAccount(account), transactionId: String(entryId) };
     }
     case 'stock.changed': {
-      const newest = await feedLatest(trx, dialect, skus, TEST_STOCK_CHANGES);
+      const newest = await feedLatestIn(scope, dialect, skus, TEST_STOCK_CHANGES);
       if (newest.length === 0) throw noRecord(type, `stock change${skus === null ? '' : ' of the SKUs this endpoint follows'}`);
       // Each (sku, warehouseCode) once, with its latest quantity, in feed order (as a real event).
       const seen = new Set<string>();

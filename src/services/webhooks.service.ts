@@ -29,7 +29,7 @@ const ROTATION_GRACE_MS = 24 * 3600 * 1000;
  * Writes the audit row of a change made from the business manager, inside the change's
  * transaction (SPEC §14); `target` names the endpoint. The merchant API passes none.
  */
-export type AuditWrite = (trx: Trx, target: string) => Promise<void>;
+export type AuditWrite = (scope: MerchantScope<Trx>, target: string) => Promise<void>;
 
 export interface WebhookDeps extends KeyStore {
   config: Pick<Config, 'env'> & Partial<Pick<Config, 'sandboxLoopbackWebhooks'>>;
@@ -121,7 +121,7 @@ export async function registerWebhook(
         created_at: now,
         updated_at: now,
       });
-      await audit?.(trx, `webhook:${id}`);
+      await audit?.(scope, `webhook:${id}`);
       return { ...presentEndpoint((await webhooks.findEndpoint(scope, id))!), secret };
     },
     (data) => ({ data }),
@@ -169,7 +169,7 @@ export async function replaceWebhook(
         ...moved,
         updated_at: now,
       });
-      await audit?.(trx, `webhook:${endpoint.id}`);
+      await audit?.(scope, `webhook:${endpoint.id}`);
       return presentEndpoint(row!);
     },
     (data) => ({ data }),
@@ -183,10 +183,9 @@ export async function listWebhooks(scope: MerchantScope) {
 /** DELETE /v1/webhooks/{id}: the endpoint and its delivery log; nothing more is sent to it. */
 export async function deleteWebhook(merchant: MerchantScope<Db>, id: number, audit?: AuditWrite) {
   return transactionIn(merchant, async (scope) => {
-    const trx = scope.handle;
     const endpoint = await ownEndpoint(scope, id);
     await webhooks.deleteEndpoint(scope, endpoint.id);
-    await audit?.(trx, `webhook:${endpoint.id}`);
+    await audit?.(scope, `webhook:${endpoint.id}`);
     return { id: String(endpoint.id), deleted: true };
   });
 }
@@ -214,7 +213,7 @@ export async function rotateSecret(
       const secret = newWebhookSecret();
       const until = now + ROTATION_GRACE_MS;
       await webhooks.updateEndpoint(scope, endpoint.id, { secret, previous_secret: endpoint.secret, previous_secret_until: until, updated_at: now });
-      await audit?.(trx, `webhook:${endpoint.id}`);
+      await audit?.(scope, `webhook:${endpoint.id}`);
       return { id: String(endpoint.id), secret, previousSecretExpiresAt: formatInstant(until) };
     },
     (data) => ({ data }),
@@ -260,7 +259,7 @@ export async function retryDelivery(
       if (endpoint.status !== 'active')
         throw conflictState(`webhook ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'by the operator'}); it must be active to retry`);
       await webhooks.requeueDelivery(scope, delivery.id, now, now + RETRY_WINDOW_MS);
-      await audit?.(trx, `webhook:${endpoint.id}`);
+      await audit?.(scope, `webhook:${endpoint.id}`);
       return presentDelivery((await webhooks.findDelivery(scope, endpoint.id, delivery.id))!);
     },
     (data) => ({ data }),
@@ -285,7 +284,6 @@ export async function sendTestEvent(
   now = Date.now(),
 ) {
   return transactionIn(merchant, async (scope) => {
-    const trx = scope.handle;
     const endpoint = await ownEndpoint(scope, id);
     if (endpoint.status !== 'active') throw conflictState(`webhook ${endpoint.id} is disabled; it must be active to receive a test event`);
     const data =
@@ -300,7 +298,7 @@ export async function sendTestEvent(
       now,
       now + RETRY_WINDOW_MS,
     );
-    await audit(trx, `webhook:${endpoint.id}`);
+    await audit(scope, `webhook:${endpoint.id}`);
     return { eventId };
   });
 }
@@ -313,7 +311,7 @@ export async function sendTestEvent(
 export async function deliveryLog(scope: MerchantScope, id: number, pageNumber: number, pageSize: number) {
   const endpoint = await ownEndpoint(scope, id);
   const page = await webhooks.pageDeliveries(scope, endpoint.id, null, (pageNumber - 1) * pageSize, pageSize);
-  const bodies = await webhooks.eventBodies(scope.handle, [...new Set(page.rows.map((r) => r.eventId))]);
+  const bodies = await webhooks.eventBodiesIn(scope, [...new Set(page.rows.map((r) => r.eventId))]);
   return {
     endpoint: presentEndpoint(endpoint),
     total: page.total,

@@ -3,6 +3,7 @@ import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Handle, Trx } from './db.ts';
 import type { OAuthClientsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 /** OAuth clients (several per merchant) and personal access tokens, as the business manager lists them. */
 
@@ -36,7 +37,7 @@ export const clientsPage = (scope: MerchantScope, afterId: number | null, limit:
 export async function countClients(scope: MerchantScope, cap: number, upToId: number | null): Promise<number> {
   let inner = scope.selectFrom('oauth_clients').select('id');
   if (upToId !== null) inner = inner.where('id', '<=', upToId);
-  const row = await scope.handle
+  const row = await handleOf(scope)
     .selectFrom(inner.limit(cap).as('w'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();

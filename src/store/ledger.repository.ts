@@ -5,6 +5,7 @@ import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { Database, JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
 export type EntryRow = Selectable<JournalEntriesTable>;
@@ -29,7 +30,7 @@ export async function ensureAccounts(scope: MerchantScope<Trx>, environment: Sto
     created_at: now,
     updated_at: now,
   });
-  await scope.handle
+  await handleOf(scope)
     .insertInto('ledger_accounts')
     .values([
       row(scope.merchantId, 'merchant', accountKey.merchant(scope.merchantId, environment)),
@@ -88,7 +89,7 @@ export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): 
   const { merchant, supplierKey } = sidesOf(p);
   const account = await balanceMove.first(scope, accountKey.merchant(scope.merchantId, p.environment), merchant, now, p.checkCover);
   if (!account) return undefined;
-  const entry = await entryInsert.first(scope.handle, {
+  const entry = await entryInsert.first(handleOf(scope), {
     ...entryValues(p),
     environment: p.environment,
     amount_cents: merchant,
@@ -99,7 +100,7 @@ export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): 
     created_at: now,
   });
   if (!entry) throw new Error('post: no entry row returned');
-  await linesInsert.run(scope.handle, entry.id, account.id, merchant, supplierKey, -merchant);
+  await linesInsert.run(handleOf(scope), entry.id, account.id, merchant, supplierKey, -merchant);
   return { account, entryId: entry.id };
 }
 
@@ -263,7 +264,7 @@ export async function entriesPage(
 /** How many entries the filter matches, counting at most `cap` (SPEC §4.6: `total` costs no more than a bounded read). */
 export async function countEntries(scope: MerchantScope, accountId: number, filter: EntryFilter, cap: number): Promise<number> {
   const inner = filtered(scope.selectFrom('journal_entries').select('journal_entries.id').where('account_id', '=', accountId), filter);
-  const row = await scope.handle
+  const row = await handleOf(scope)
     .selectFrom(inner.limit(cap).as('w'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();

@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Handle, Trx } from './db.ts';
 import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantRecoveryCodesTable, MerchantUsersTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 /** Business manager accounts, invitations and sessions (SPEC §14). */
 
@@ -53,6 +54,16 @@ export async function updateUser(db: Trx, id: number, changes: Updateable<Mercha
     .executeTakeFirstOrThrow();
 }
 
+/** `updateUser` of a member of the scope's merchant's team: another merchant's user is not written (and not returned). */
+export async function updateTeamMember(scope: MerchantScope<Trx>, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
+  return scope
+    .updateTable('merchant_users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** Accepts a TOTP step only after the last accepted one: the conditional update is the claim, so a code works once. */
 export async function claimTotpStep(db: Trx, id: number, step: number): Promise<boolean> {
   const r = await db
@@ -65,7 +76,7 @@ export async function claimTotpStep(db: Trx, id: number, step: number): Promise<
 }
 
 export async function deleteUser(scope: MerchantScope<Trx>, id: number): Promise<void> {
-  await scope.handle.deleteFrom('manager_sessions').where('user_id', '=', id).execute();
+  await handleOf(scope).deleteFrom('manager_sessions').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_password_resets').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_recovery_codes').where('user_id', '=', id).execute();
   await scope.deleteFrom('merchant_users').where('id', '=', id).execute();
@@ -207,6 +218,16 @@ export async function deleteSessionsOf(db: Trx, userId: number, except: string |
   let q = db.deleteFrom('manager_sessions').where('user_id', '=', userId);
   if (except !== null) q = q.where('id_hash', '!=', except);
   const r = await q.executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** `deleteSessionsOf` a member of the scope's merchant's team: the sessions of another merchant's user are not touched. */
+export async function deleteSessionsOfMember(scope: MerchantScope<Trx>, userId: number): Promise<number> {
+  const r = await handleOf(scope)
+    .deleteFrom('manager_sessions')
+    .where('user_id', '=', userId)
+    .where('user_id', 'in', scope.selectFrom('merchant_users').select('merchant_users.id').where('merchant_users.id', '=', userId))
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 

@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Handle, Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
-import type { MerchantScope } from './tenancy.ts';
+import type { MerchantScope, TenantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
@@ -38,6 +39,9 @@ export async function merchantNames(db: Handle, ids: readonly number[]): Promise
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
+/** `merchantNames` for a reader of merchant-owned rows (a merchant's scope or the operator's view): the names of the merchants its rows belong to. */
+export const merchantNamesOf = (reader: TenantScope, ids: readonly number[]) => merchantNames(handleOf(reader), ids);
+
 /** Any merchant at all (the demo seed fills only an empty database). */
 export const anyMerchant = (db: Handle) => db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
 
@@ -48,11 +52,15 @@ export const findMerchantByName = (db: Handle, name: string) =>
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** The scope's own merchant (undefined when there is no such merchant: an operator's route named an unknown one). */
-export const merchantOfScope = (scope: MerchantScope) => findMerchant(scope.handle, scope.merchantId);
+export const merchantOfScope = (scope: MerchantScope) => findMerchant(handleOf(scope), scope.merchantId);
 
 export async function setMerchantStatus(db: Trx, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
 }
+
+/** `setMerchantStatus` of the scope's own merchant. */
+export const setStatusOfScopeMerchant = (scope: MerchantScope<Trx>, status: Merchant['status'], now: number) =>
+  setMerchantStatus(handleOf(scope), scope.merchantId, status, now);
 
 export async function insertToken(
   db: Trx,
@@ -88,7 +96,21 @@ export async function insertToken(
     .executeTakeFirstOrThrow();
 }
 
+/** `insertToken` for the scope's merchant: a service issuing a token within a scope names no merchant number. */
+export const insertTokenIn = (scope: MerchantScope<Trx>, t: Omit<Parameters<typeof insertToken>[1], 'merchantId'>, now: number): Promise<ApiToken> =>
+  insertToken(handleOf(scope), { ...t, merchantId: scope.merchantId }, now);
+
 export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** One of the scope's merchant's tokens by id: another merchant's token is not found here. */
+export const findTokenIn = (scope: MerchantScope, id: number) => scope.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** `revokeToken` of one of the scope's merchant's tokens: another merchant's token is not found (undefined). */
+export async function revokeTokenIn(scope: MerchantScope<Trx>, id: number, now: number): Promise<ApiToken | undefined> {
+  const row = await findTokenIn(scope, id);
+  if (!row || row.revoked_at !== null) return row;
+  return scope.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+}
 
 export async function revokeToken(db: Trx, id: number, now: number): Promise<ApiToken | undefined> {
   const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
@@ -120,11 +142,11 @@ export async function findTokenByHash(db: Handle, tokenHash: string) {
  * A merchant's bearer tokens, newest first, `limit` of them older than `beforeId` (or from the
  * newest): a keyset walk of (merchant_id, id) (migration 0041). Hashes stay here: the caller gets none.
  */
-export const tokensOfMerchant = (db: Handle, merchantId: number, beforeId: number | null, limit: number) => {
-  let q = db
+export const tokensOfMerchant = (scope: MerchantScope, beforeId: number | null, limit: number) => {
+  let q = handleOf(scope)
     .selectFrom('api_tokens')
     .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'name', 'expires_at', 'revoked_at', 'created_at'])
-    .where('merchant_id', '=', merchantId);
+    .where('merchant_id', '=', scope.merchantId);
   if (beforeId !== null) q = q.where('id', '<', beforeId);
   return q.orderBy('id', 'desc').limit(limit).execute();
 };
@@ -133,8 +155,9 @@ export const tokensOfMerchant = (db: Handle, merchantId: number, beforeId: numbe
  * How many bearer tokens the merchant has, counting at most `cap`; with `fromId`, only that one and
  * newer ones (those the pages before showed).
  */
-export async function countTokensOfMerchant(db: Handle, merchantId: number, cap: number, fromId: number | null): Promise<number> {
-  let inner = db.selectFrom('api_tokens').select('id').where('merchant_id', '=', merchantId);
+export async function countTokensOfMerchant(scope: MerchantScope, cap: number, fromId: number | null): Promise<number> {
+  const db = handleOf(scope);
+  let inner = db.selectFrom('api_tokens').select('id').where('merchant_id', '=', scope.merchantId);
   if (fromId !== null) inner = inner.where('id', '>=', fromId);
   const row = await db
     .selectFrom(inner.limit(cap).as('w'))

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Handle, Trx } from './db.ts';
 import type { OAuthRefreshTokensTable } from './schema.ts';
+import { handleOf } from './scope-handle.ts';
+import type { MerchantScope } from './tenancy.ts';
 
 export type RefreshToken = Selectable<OAuthRefreshTokensTable>;
 
@@ -58,3 +60,6 @@ export async function revokeFamily(db: Trx, familyId: string, now: number): Prom
   await db.updateTable('oauth_refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
   await db.updateTable('api_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
 }
+
+/** `revokeFamily` within a merchant's scope (an operator revoking one of its tokens): a family belongs to one merchant's client. */
+export const revokeFamilyIn = (scope: MerchantScope<Trx>, familyId: string, now: number) => revokeFamily(handleOf(scope), familyId, now);

@@ -3,7 +3,8 @@ import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/voc
 import type { Handle, Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
-import { isMerchantScope, resolvedOrderId, type AllMerchants, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { isMerchantScope, resolvedOrderId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
 export type SplitOrderRow = Selectable<SplitOrdersTable>;
@@ -14,8 +15,8 @@ export type OrderItemRow = Selectable<OrderItemsTable>;
  * restricted to its rows, or the operator, through the bare handle, seeing every merchant.
  */
 export type OrderReader = TenantScope;
-const ordersOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('orders') : r.handle.selectFrom('orders'));
-const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_orders') : r.handle.selectFrom('split_orders'));
+const ordersOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('orders') : handleOf(r).selectFrom('orders'));
+const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_orders') : handleOf(r).selectFrom('split_orders'));
 
 type Owned<T> = Omit<Insertable<T>, 'merchant_id'>;
 
@@ -73,7 +74,7 @@ export interface OrderAggregate {
 /** Orders with their split orders and items, in the order of `ids` (three queries at once, any page size). */
 export async function loadOrders(reader: OrderReader, ids: ScopedOrderId[]): Promise<OrderAggregate[]> {
   if (ids.length === 0) return [];
-  const db = reader.handle;
+  const db = handleOf(reader);
   const [rows, children] = await Promise.all([orderRows.all(db, ids), childrenOf(db, ids)]);
   const byId = new Map(rows.map((o) => [o.id, o]));
   return assemble(
@@ -88,7 +89,7 @@ export async function withChildren(reader: OrderReader, orders: ScopedOrderRow[]
   return assemble(
     orders,
     await childrenOf(
-      reader.handle,
+      handleOf(reader),
       orders.map((o) => o.id),
     ),
   );
@@ -198,7 +199,9 @@ const splitParents = preparedForTenant((reader, splitIds: number[]) =>
 const windowRows = preparedForTenant((reader, w: OrderWindow) => orderedWindow(reader, w, null));
 // A bounded count: it reads at most `cap` + 1 index entries, however large the window.
 const windowCount = preparedForTenant((reader, w: OrderWindow, cap: number) =>
-  reader.handle.selectFrom(ordersInWindow(reader, w).select('orders.id').limit(cap).as('w')).select((eb) => eb.fn.countAll<number>().as('n')),
+  handleOf(reader)
+    .selectFrom(ordersInWindow(reader, w).select('orders.id').limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number>().as('n')),
 );
 const windowPage = preparedForTenant((reader, w: OrderWindow, after: [number, number] | null, offset: number, limit: number) =>
   orderedWindow(reader, w, after).offset(offset).limit(limit),
@@ -223,12 +226,13 @@ export interface OrderSearch {
 }
 
 /**
- * The operator console's order search: newest first by (created_at, id), one keyset page at a
- * time (no OFFSET, no count), so a page costs the same however deep the walk is.
+ * The order search of both front ends (the operator's across merchants, a merchant's within its
+ * scope): newest first by (created_at, id), one keyset page at a time (no OFFSET, no count), so a
+ * page costs the same however deep the walk is.
  */
-export async function searchOrderIds(operator: AllMerchants, s: OrderSearch): Promise<{ ids: ScopedOrderId[]; next: [number, number] | null }> {
+export async function searchOrderIds(reader: OrderReader, s: OrderSearch): Promise<{ ids: ScopedOrderId[]; next: [number, number] | null }> {
   if (s.ids !== null && s.ids.length === 0) return { ids: [], next: null };
-  let q = searchedOrders(operator.handle, s).select(['id', 'created_at']);
+  let q = searchedOrders(reader, s).select(['id', 'created_at']);
   if (s.before !== null) {
     const [time, id] = s.before;
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
@@ -244,10 +248,12 @@ export async function searchOrderIds(operator: AllMerchants, s: OrderSearch): Pr
 }
 
 /** The orders a search's filters match (no order, no page). */
-function searchedOrders(db: Handle, s: Omit<OrderSearch, 'before' | 'limit'>) {
-  let q = db.selectFrom('orders');
+function searchedOrders(reader: OrderReader, s: Omit<OrderSearch, 'before' | 'limit'>) {
+  // A merchant's scope searches its own orders whatever the search names; the operator's, the merchant it names (or all).
+  const merchantId = isMerchantScope(reader) ? reader.merchantId : s.merchantId;
+  let q = handleOf(reader).selectFrom('orders');
   if (s.ids !== null) q = q.where('id', 'in', s.ids);
-  if (s.merchantId !== null) q = q.where('merchant_id', '=', s.merchantId);
+  if (merchantId !== null) q = q.where('merchant_id', '=', merchantId);
   if (s.status !== null) q = q.where('status', '=', s.status);
   if (s.createStart !== null) q = q.where('created_at', '>=', s.createStart);
   if (s.createEnd !== null) q = q.where('created_at', '<', s.createEnd);
@@ -259,9 +265,15 @@ function searchedOrders(db: Handle, s: Omit<OrderSearch, 'before' | 'limit'>) {
  * "about"); with `upTo`, only those at or before that (created_at, id) in the walk, newest first —
  * the rows the pages before this one showed.
  */
-export async function countSearchedOrders(db: Handle, s: Omit<OrderSearch, 'before' | 'limit'>, cap: number, upTo: [number, number] | null): Promise<number> {
+export async function countSearchedOrders(
+  reader: OrderReader,
+  s: Omit<OrderSearch, 'before' | 'limit'>,
+  cap: number,
+  upTo: [number, number] | null,
+): Promise<number> {
   if (s.ids !== null && s.ids.length === 0) return 0;
-  let inner = searchedOrders(db, s).select('id');
+  const db = handleOf(reader);
+  let inner = searchedOrders(reader, s).select('id');
   if (upTo !== null) inner = inner.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(upTo[0], upTo[1])));
   const row = await db
     .selectFrom(inner.limit(cap).as('w'))
@@ -270,12 +282,12 @@ export async function countSearchedOrders(db: Handle, s: Omit<OrderSearch, 'befo
   return Number(row.n);
 }
 
-/** Parent ids an operator's search term names: an order id, a split-order id, or a custom order id. */
-export async function ordersNamedBy(db: Handle, term: string, numericId: number | null): Promise<number[]> {
+/** Parent ids a search term names: an order id, a split-order id, or a custom order id (within a merchant's scope, its own only). */
+export async function ordersNamedBy(reader: OrderReader, term: string, numericId: number | null): Promise<number[]> {
   const [byCustom, byId, bySplit] = await Promise.all([
-    db.selectFrom('orders').select('id').where('custom_order_id', '=', term).execute(),
-    numericId === null ? [] : db.selectFrom('orders').select('id').where('id', '=', numericId).execute(),
-    numericId === null ? [] : db.selectFrom('split_orders').select('order_id as id').where('id', '=', numericId).execute(),
+    ordersOf(reader).select('id').where('custom_order_id', '=', term).execute(),
+    numericId === null ? [] : ordersOf(reader).select('id').where('id', '=', numericId).execute(),
+    numericId === null ? [] : splitsOf(reader).select('order_id as id').where('id', '=', numericId).execute(),
   ]);
   return [...new Set([...byCustom, ...byId, ...bySplit].map((r) => r.id))];
 }

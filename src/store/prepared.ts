@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, QueryResult, RawBuilder } from 'kysely';
 import { PREPARED_SQL_MARK, type Handle } from './db.ts';
 import { allMerchants, isMerchantScope, scopeOf, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 /**
  * Queries built and compiled once per shape, then run with each call's values.
@@ -149,8 +150,8 @@ export function preparedForTenant<A extends unknown[], O>(
   const inner = prepared((db, merchantId: number | null, ...args: A) => build(merchantId === null ? allMerchants(db) : scopeOf(db, merchantId), ...args));
   const merchantOf = (reader: TenantScope) => (isMerchantScope(reader) ? reader.merchantId : null);
   return {
-    all: (reader, ...args) => inner.all(reader.handle, merchantOf(reader), ...args),
-    first: (reader, ...args) => inner.first(reader.handle, merchantOf(reader), ...args),
-    run: (reader, ...args) => inner.run(reader.handle, merchantOf(reader), ...args),
+    all: (reader, ...args) => inner.all(handleOf(reader), merchantOf(reader), ...args),
+    first: (reader, ...args) => inner.first(handleOf(reader), merchantOf(reader), ...args),
+    run: (reader, ...args) => inner.run(handleOf(reader), merchantOf(reader), ...args),
   };
 }

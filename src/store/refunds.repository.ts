@@ -16,6 +16,7 @@ import {
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { orderStatusUpdate, statusUpdateOf, type OrderStatusChange, type StatusUpdate } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
+import { handleOf } from './scope-handle.ts';
 
 export type RefundRow = Selectable<RefundsTable>;
 export type RefundItemRow = Selectable<RefundItemsTable>;
@@ -25,7 +26,7 @@ export type ScopedRefundRow = RefundRow & { id: ScopedRefundId; order_id: Scoped
 /** For this module's readers: the rows a scoped query just returned, their ids resolved. */
 const scopedRows = (rows: RefundRow[]) => rows as ScopedRefundRow[];
 const scopedRow = (row: RefundRow | undefined) => row as ScopedRefundRow | undefined;
-const refundsOf = (r: TenantScope) => (isMerchantScope(r) ? r.selectFrom('refunds') : r.handle.selectFrom('refunds'));
+const refundsOf = (r: TenantScope) => (isMerchantScope(r) ? r.selectFrom('refunds') : handleOf(r).selectFrom('refunds'));
 
 /**
  * Locks an order's split orders (a no-op UPDATE takes the row locks on PostgreSQL) and returns
@@ -167,7 +168,7 @@ export interface RefundRequestWrites {
  * statements (it has no data-modifying CTEs, and a statement costs no round trip there).
  */
 export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<ScopedRefundId | null> {
-  const db = scope.handle;
+  const db = handleOf(scope);
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
   if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
   const lines = w.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity }));
@@ -194,7 +195,7 @@ const reservation = prepared(reservePending);
 const orderStatus = prepared(orderStatusUpdate);
 const refundRequestStatement = preparedForMerchant(
   (scope, lines: RefundLine[], refund: Omit<Insertable<RefundsTable>, 'merchant_id'>, items: string, orderId: number, status: StatusUpdate, now: number) => {
-    const db = scope.handle;
+    const db = handleOf(scope);
     return db
       .with('reserved', () => reservePending(db, lines, now).returning('id'))
       .with('refund', () => scope.insertInto('refunds', refund).returning('id'))
@@ -245,6 +246,9 @@ export const refundItems = (db: Handle, refundIds: ScopedRefundId[]) =>
   refundIds.length === 0
     ? Promise.resolve([] as RefundItemRow[])
     : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
+
+/** `refundItems` read within a scope (the refunds' ids were resolved in it): for a service that holds a scope, not a handle. */
+export const refundItemsIn = (reader: TenantScope, refundIds: ScopedRefundId[]) => refundItems(handleOf(reader), refundIds);
 
 export async function finishRefund(
   db: Trx,
@@ -369,7 +373,7 @@ export async function parkExhaustedRefunds(db: Trx, maxAttempts: number, now: nu
 
 /** A page of an order's refunds, newest first, with their items: the order id was resolved in the reader's scope. */
 export async function refundsOfOrder(reader: TenantScope, orderId: ScopedOrderId, offset: number, limit: number) {
-  const db = reader.handle;
+  const db = handleOf(reader);
   const [count, rows] = await Promise.all([
     db
       .selectFrom('refunds')
@@ -408,7 +412,7 @@ export const refundById = async (db: Handle, refundId: ScopedRefundId): Promise<
 
 /** The operator's queue: oldest pending first, then by id; `manualReview` keeps only parked (true) or unparked (false) refunds. */
 export async function listRefunds(operator: AllMerchants, status: RefundState | null, offset: number, limit: number, manualReview: boolean | null = null) {
-  const db = operator.handle;
+  const db = handleOf(operator);
   let q = db.selectFrom('refunds');
   if (status !== null) q = q.where('status', '=', status);
   if (manualReview !== null) q = q.where('manual_review', '=', manualReview ? 1 : 0);
@@ -425,7 +429,7 @@ export async function listRefunds(operator: AllMerchants, status: RefundState | 
 
 /** Refunds in `status`, oldest first by (created_at, id), `limit` after the keyset `after` (or from the first): the queue's export. */
 export async function refundsAfter(operator: AllMerchants, status: RefundState | null, after: [number, number] | null, limit: number) {
-  let q = operator.handle.selectFrom('refunds').selectAll();
+  let q = handleOf(operator).selectFrom('refunds').selectAll();
   if (status !== null) q = q.where('status', '=', status);
   if (after !== null) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after[0], after[1])));
   return scopedRows(await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute());
@@ -476,7 +480,7 @@ function searchedRefunds(db: Handle, s: RefundSearch) {
  * (status, created_at, id), (merchant_id, created_at, id) (migration 0041).
  */
 export const searchRefunds = async (operator: AllMerchants, s: RefundSearch, before: [number, number] | null, limit: number) => {
-  let q = searchedRefunds(operator.handle, s).selectAll();
+  let q = searchedRefunds(handleOf(operator), s).selectAll();
   if (before !== null) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before[0], before[1])));
   return scopedRows(await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute());
 };

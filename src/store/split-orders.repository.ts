@@ -1,5 +1,6 @@
 import type { Handle, Trx } from './db.ts';
 import { isMerchantScope, resolvedOrderId, resolvedSplitId, type ScopedSplitId, type TenantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 /**
  * A split order's order and merchant, by its id, if the reader may see it: the operator's
@@ -7,7 +8,7 @@ import { isMerchantScope, resolvedOrderId, resolvedSplitId, type ScopedSplitId, 
  * order's come back resolved: how a split-order number from a request reaches the writes below.
  */
 export async function resolveSplitOrder(reader: TenantScope, id: number) {
-  const splits = isMerchantScope(reader) ? reader.selectFrom('split_orders') : reader.handle.selectFrom('split_orders');
+  const splits = isMerchantScope(reader) ? reader.selectFrom('split_orders') : handleOf(reader).selectFrom('split_orders');
   const row = await splits
     .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_id', 'warehouse_code', 'channel_code'])
     .where('id', '=', id)

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { Dialect, Handle, Trx } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { LedgerKind } from '../domain/vocabulary.ts';
+import { handleOf } from './scope-handle.ts';
+import type { MerchantScope } from './tenancy.ts';
 
 /** A place in the feed: the commit order key and the ledger id that breaks ties within a commit. */
 export interface FeedPosition {
@@ -112,7 +114,11 @@ export async function feedAfter(db: Handle, dialect: Dialect, after: FeedPositio
  * The newest committed ledger rows, newest first (a test stock.changed event shows real ones):
  * only `skus` when given (the endpoint's SKU list).
  */
-export async function feedLatest(db: Handle, dialect: Dialect, skus: readonly string[] | null, limit: number): Promise<FeedRow[]> {
+/** `feedLatest` for a service inside a merchant's scope (a test event of the merchant's endpoint): the feed is not merchant-owned. */
+export const feedLatestIn = (scope: MerchantScope, dialect: Dialect, skus: readonly string[] | null, limit: number) =>
+  feedLatest(handleOf(scope), dialect, skus, limit);
+
+async function feedLatest(db: Handle, dialect: Dialect, skus: readonly string[] | null, limit: number): Promise<FeedRow[]> {
   const seq = commitOrderColumn(dialect);
   let q = feedRows(db, seq).where(seq, '>', 0);
   if (skus !== null) q = q.where('products.sku', 'in', skus.length ? [...skus] : ['']);

@@ -6,6 +6,7 @@ import { prepared, preparedForMerchant } from './prepared.ts';
 import { postedOf, postingArgs, postingCtes, type Posted, type Posting, type PostingArgs } from './ledger.repository.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { bulkLedgerMark, bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
+import { handleOf } from './scope-handle.ts';
 
 export interface StockKey {
   productId: number;
@@ -231,7 +232,7 @@ export async function takeQtyCharging(
 const takenCharging = preparedForMerchant(
   (scope, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, charge: PostingArgs, now: number) =>
     sql<{ product_id: number; warehouse_id: number; qty: number } & Record<string, unknown>>`
-      with ${takenAndLedgerCtes(scope.handle, changes, refs, now)}, ${postingCtes(scope, charge, now)}
+      with ${takenAndLedgerCtes(handleOf(scope), changes, refs, now)}, ${postingCtes(scope, charge, now)}
       select t.product_id, t.warehouse_id, t.qty, m.*, (select id from entry) as entry_id
       from taken t left join moved m on true`,
 );

@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import type { Db, Handle, Trx } from './db.ts';
 import type { Database } from './schema.ts';
+import { HANDLE, handleOf } from './scope-handle.ts';
 
 /** The tables a merchant owns rows of: exactly those with a `merchant_id` column. */
 export type MerchantOwnedTable = {
@@ -28,11 +29,13 @@ export type MerchantOwnedTable = {
 export interface MerchantScope<H extends Handle = Handle> {
   readonly merchantId: number;
   /**
-   * The handle underneath (a transaction when the scope was made from one), for tables that are
-   * not merchant-owned: catalogue, warehouses, stock. Never use it for a merchant-owned table.
+   * The handle underneath (a transaction when the scope was made from one), for the store's
+   * functions on tables that are not merchant-owned: catalogue, warehouses, stock, audit.
    * `MerchantScope<Trx>` is a scope inside a transaction: what locks or writes asks for that.
+   * Closed to code outside store/: only store/scope-handle.ts's `handleOf` reads it (that module
+   * is forbidden outside store/ by dependency-cruiser), so a service cannot step out of the scope.
    */
-  readonly handle: H;
+  readonly [HANDLE]: H;
   /** `SELECT … FROM table WHERE table.merchant_id = <merchant>`; add joins and filters as usual. */
   // biome-ignore lint/complexity/noBannedTypes: `{}` is Kysely's "nothing selected yet"
   selectFrom<T extends MerchantOwnedTable>(table: T): SelectQueryBuilder<Database, T, {}>;
@@ -70,7 +73,7 @@ export function scopeOf<H extends Handle>(handle: H, merchantId: number): Mercha
   const owner = (table: string) => sql.ref(`${table}.merchant_id`);
   return {
     merchantId,
-    handle,
+    [HANDLE]: handle,
     selectFrom: (table) => db.selectFrom(table).where(owner(table), '=', merchantId),
     updateTable: (table) => db.updateTable(table).where(owner(table), '=', merchantId),
     deleteFrom: (table) => db.deleteFrom(table).where(owner(table), '=', merchantId),
@@ -88,10 +91,11 @@ export function scopeOf<H extends Handle>(handle: H, merchantId: number): Mercha
  */
 export interface AllMerchants {
   readonly allMerchants: true;
-  readonly handle: Handle;
+  /** The bare handle, read only by store/ (`handleOf`, store/scope-handle.ts), as for `MerchantScope`. */
+  readonly [HANDLE]: Handle;
 }
 
-export const allMerchants = (handle: Handle): AllMerchants => ({ allMerchants: true, handle });
+export const allMerchants = (handle: Handle): AllMerchants => ({ allMerchants: true, [HANDLE]: handle });
 
 /** Who is reading merchant-owned rows: one merchant, or (explicitly) the operator. */
 export type TenantScope = MerchantScope | AllMerchants;
@@ -140,7 +144,9 @@ export const resolvedSplitId = (id: number): ScopedSplitId => id as ScopedSplitI
  * handed a scope on the database makes the writes that need `MerchantScope<Trx>`.
  */
 export function transactionIn<T>(scope: MerchantScope<Db>, work: (scope: MerchantScope<Trx>) => Promise<T>): Promise<T> {
-  return scope.handle.transaction().execute((trx) => work(scopeOf(trx, scope.merchantId)));
+  return handleOf(scope)
+    .transaction()
+    .execute((trx) => work(scopeOf(trx, scope.merchantId)));
 }
 
 /** The same merchant's scope over a transaction the caller already opened. */

@@ -2,7 +2,8 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
-import { resolvedOrderId, resolvedRefundId, resolvedSplitId, type MerchantScope, type ScopedOrderId } from './tenancy.ts';
+import { resolvedOrderId, resolvedRefundId, resolvedSplitId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { handleOf } from './scope-handle.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -235,14 +236,21 @@ export const deliveryJobs = (db: Handle, ids: readonly number[]) =>
  * Events' bodies by event id: each its stock batch's (shared by every endpoint the batch went to)
  * or its own. Bodies never change once written, so the worker may keep them (its body cache).
  */
-export async function eventBodies(db: Handle, eventIds: readonly number[]): Promise<Map<number, string>> {
+export const eventBodies = (db: Handle, eventIds: readonly number[]): Promise<Map<number, string>> => bodiesOf(db, null, eventIds);
+
+/** `eventBodies` of the scope's merchant's events only: another merchant's event id reads nothing. */
+export const eventBodiesIn = (scope: MerchantScope, eventIds: readonly number[]): Promise<Map<number, string>> =>
+  bodiesOf(handleOf(scope), scope.merchantId, eventIds);
+
+async function bodiesOf(db: Handle, merchantId: number | null, eventIds: readonly number[]): Promise<Map<number, string>> {
   if (eventIds.length === 0) return new Map();
-  const rows = await db
+  let q = db
     .selectFrom('webhook_events as ev')
     .leftJoin('stock_batches as b', 'b.id', 'ev.stock_batch_id')
     .select((eb) => ['ev.id as id', eb.fn.coalesce('b.payload', 'ev.payload').as('payload')])
-    .where('ev.id', 'in', eventIds)
-    .execute();
+    .where('ev.id', 'in', eventIds);
+  if (merchantId !== null) q = q.where('ev.merchant_id', '=', merchantId);
+  const rows = await q.execute();
   return new Map(rows.map((r) => [r.id, r.payload]));
 }
 export type DeliveryJob = Awaited<ReturnType<typeof deliveryJobs>>[number];
@@ -566,8 +574,8 @@ export async function requeueFailedStockDeliveries(db: Trx, endpointId: number, 
 }
 
 /** The deliveries of one order's events to every endpoint of its merchant, newest first (the lane index, per endpoint). */
-export async function deliveriesOfOrder(db: Handle, merchantId: number, orderId: ScopedOrderId, limit: number) {
-  return db
+export async function deliveriesOfOrder(reader: TenantScope, merchantId: number, orderId: ScopedOrderId, limit: number) {
+  return handleOf(reader)
     .selectFrom('webhook_endpoints')
     .innerJoin('webhook_deliveries', 'webhook_deliveries.endpoint_id', 'webhook_endpoints.id')
     .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forMerchant, type MerchantOwnedTable } from '../../src/store/tenancy.ts';
+import { handleOf } from '../../src/store/scope-handle.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 
 // Compile-time part of the rule: only tables with a merchant_id column can be scoped.
@@ -69,7 +70,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // Inside a transaction too.
       await db.store.db.transaction().execute(async (trx) => {
         const inTrx = forMerchant(trx, b);
-        assert.equal(inTrx.handle, trx);
+        assert.equal(handleOf(inTrx), trx);
         assert.equal((await inTrx.selectFrom('api_tokens').selectAll().execute()).length, 1);
       });
       assert.throws(() => forMerchant(db.store.db, 0), /bad merchant id/);

@@ -127,3 +127,20 @@ export const unscopedRefundAndSplitRows = () => [
   // @ts-expect-error nor a refund id a split order's
   cancelSplitOrder(trx, scopedRefund, 0),
 ];
+
+/**
+ * A scope's handle is closed to code outside store/ (issue 30, rule 1: no escape hatch): the scope
+ * has no `handle` to read, and the symbol key it keeps the handle under is exported only by
+ * store/scope-handle.ts, which dependency-cruiser forbids outside store/ (test files, like this one,
+ * may import it; test/store/tenancy.test.ts does).
+ */
+export const handleIsClosed = () => [
+  // @ts-expect-error a merchant's scope does not hand out its handle
+  merchant.handle,
+  // @ts-expect-error nor does a scope inside a transaction
+  forMerchant(trx, 1).handle,
+  // @ts-expect-error nor by destructuring
+  (({ handle }: typeof merchant) => handle)(merchant),
+  // @ts-expect-error nor the operator's view of every merchant
+  allMerchants(db).handle,
+];

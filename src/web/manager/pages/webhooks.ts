@@ -70,7 +70,7 @@ export const webhooksPage: ManagerPage = {
         null,
         request.id,
         now(),
-        auditWrite(actor(request), merchant(request), 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
+        auditWrite(actor(request), 'webhook.create', now(), { url: request.body.url, events: events.join(' ') }),
       );
       // The signing secret is shown once, on the page the 303 leads to.
       await forms.flash(request, 'webhook-created', dataOf<{ id: string; secret: string }>(created));
@@ -115,7 +115,7 @@ export const webhooksPage: ManagerPage = {
           null,
           request.id,
           now(),
-          auditWrite(actor(request), merchant(request), 'webhook.update', now(), {
+          auditWrite(actor(request), 'webhook.update', now(), {
             url: body.url,
             events: WEBHOOK_EVENT_TYPES.filter((e) => body.events.includes(e)).join(' '),
             skus: body.skus ? body.skus.length : null,
@@ -139,7 +139,7 @@ export const webhooksPage: ManagerPage = {
         null,
         request.id,
         now(),
-        auditWrite(actor(request), merchant(request), 'webhook.rotate_secret', now()),
+        auditWrite(actor(request), 'webhook.rotate_secret', now()),
       );
       await forms.flash(request, 'webhook-secret', { id: request.params.id, secret: dataOf<{ secret: string }>(rotated).secret });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
@@ -147,20 +147,13 @@ export const webhooksPage: ManagerPage = {
 
     app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: WebhookTestForm } }, async (request, reply) => {
       const type = request.body.type ?? WEBHOOK_TEST_EVENT;
-      await sendTestEvent(
-        deps,
-        merchant(request),
-        Number(request.params.id),
-        type,
-        auditWrite(actor(request), merchant(request), 'webhook.send_test', now(), { type }),
-        now(),
-      );
+      await sendTestEvent(deps, merchant(request), Number(request.params.id), type, auditWrite(actor(request), 'webhook.send_test', now(), { type }), now());
       await forms.flash(request, 'notice', { text: `A test ${type} event is on its way: it appears in the delivery log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/delete', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await deleteWebhook(merchant(request), Number(request.params.id), auditWrite(actor(request), merchant(request), 'webhook.delete', now()));
+      await deleteWebhook(merchant(request), Number(request.params.id), auditWrite(actor(request), 'webhook.delete', now()));
       return reply.redirect(WEBHOOKS, 303);
     });
 
@@ -174,7 +167,7 @@ export const webhooksPage: ManagerPage = {
         null,
         request.id,
         now(),
-        auditWrite(actor(request), merchant(request), 'webhook.retry', now(), { deliveryId }),
+        auditWrite(actor(request), 'webhook.retry', now(), { deliveryId }),
       );
       return reply.redirect(`${WEBHOOKS}/${id}`, 303);
     });
