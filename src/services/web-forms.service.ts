@@ -1,6 +1,6 @@
 import type { FormKey } from '../domain/form-keys.ts';
 import type { Db, Handle } from '../store/db.ts';
-import { putFlash, recordFormResult, takeFlash, usedFormKey } from '../store/web-forms.repository.ts';
+import { hasFlash, putFlash, recordFormResult, takeFlash, usedFormKey } from '../store/web-forms.repository.ts';
 
 /**
  * The web front ends' form posts (issue 29): a form key used already, where its answer went, and
@@ -21,5 +21,7 @@ export const keepFlash = (db: Db, sessionHash: string, slot: string, sealed: str
   db.transaction().execute((trx) => putFlash(trx, sessionHash, slot, sealed, now, FLASH_TTL_MS));
 
 /** Every signed-in page view asks (for a notice): one DELETE … RETURNING in its own transaction. */
-export const popFlash = (db: Db, sessionHash: string, slot: string, now: number) =>
-  db.transaction().execute((trx) => takeFlash(trx, sessionHash, slot, now, FLASH_TTL_MS));
+export const popFlash = async (db: Db, sessionHash: string, slot: string, now: number) =>
+  // Nearly every page view has no notice: a read answers that without the transaction a take
+  // (a delete) needs, which on PostgreSQL would cost two more round trips on every page.
+  (await hasFlash(db, sessionHash, slot)) ? db.transaction().execute((trx) => takeFlash(trx, sessionHash, slot, now, FLASH_TTL_MS)) : null;

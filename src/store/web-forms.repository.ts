@@ -61,6 +61,12 @@ export async function putFlash(db: Trx, sessionHash: string, slot: string, paylo
 }
 
 /** Reads and forgets a session's display of one slot (null when none, or past its time). */
+/** Whether the session has a one-time display waiting in this slot (a read: most pages have none). */
+export async function hasFlash(db: Handle, sessionHash: string, slot: string): Promise<boolean> {
+  const row = await db.selectFrom('web_flashes').select('slot').where('session_hash', '=', sessionHash).where('slot', '=', slot).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function takeFlash(db: Trx, sessionHash: string, slot: string, now: number, ttlMs: number): Promise<string | null> {
   const row = await db
     .deleteFrom('web_flashes')
