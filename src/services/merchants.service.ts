@@ -7,9 +7,9 @@ import { SCOPES, type Scope } from '../schemas/admin.ts';
 import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
 import { noteTokensUsed } from '../store/credentials.repository.ts';
-import { revokeFamily, revokeFamilyIn } from '../store/oauth.repository.ts';
+import { revokeFamilyIn } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
-import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
+import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 
 /** The names of these merchants, by id (the console's lists show names, not ids). */
 export const merchantNamesById = (db: Handle, ids: readonly number[]) => repo.merchantNames(db, ids);
@@ -78,23 +78,16 @@ export async function issueToken(
  * not audited again.
  */
 export async function revokeToken(db: Db, actor: Actor, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
-  return db.transaction().execute(async (trx) => {
-    const before = await repo.findToken(trx, tokenId);
-    const row = before && (await repo.revokeToken(trx, tokenId, now));
-    if (!before || !row) throw notFound('token');
-    if (row.family_id) await revokeFamily(trx, row.family_id, now);
-    if (before.revoked_at === null) {
-      const entry = { before: { merchantId: row.merchant_id, revokedAt: null }, after: { merchantId: row.merchant_id, revokedAt: formatInstant(now) } };
-      await insertAudit(trx, actor, { action: 'token.revoke', target: `token:${row.id}`, ...entry }, now);
-    }
-    return { tokenId: row.id, revokedAt: row.revoked_at! };
-  });
+  // The operator names a token, not its merchant: the token says whose it is (a token never changes merchant).
+  const token = await repo.findToken(db, tokenId);
+  if (!token) throw notFound('token');
+  return revokeTokenOf(forMerchant(db, token.merchant_id), actor, tokenId, now);
 }
 
 /**
- * `revokeToken` of one of this merchant's tokens (the console's merchant page): a token of
- * another merchant is not found here (404), read through the scope; otherwise the same revocation,
- * family and audit row.
+ * `revokeToken` of one of this merchant's tokens (the console's merchant page, and the operator's
+ * revocation once the token named its merchant): a token of another merchant is not found here
+ * (404), read through the scope.
  */
 export async function revokeTokenOf(merchant: MerchantScope<Db>, actor: Actor, tokenId: number, now: number): Promise<{ tokenId: number; revokedAt: number }> {
   return transactionIn(merchant, async (scope) => {

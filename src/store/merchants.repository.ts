@@ -105,17 +105,15 @@ export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens')
 /** One of the scope's merchant's tokens by id: another merchant's token is not found here. */
 export const findTokenIn = (scope: MerchantScope, id: number) => scope.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
 
-/** `revokeToken` of one of the scope's merchant's tokens: another merchant's token is not found (undefined). */
+/**
+ * Revokes one of the scope's merchant's tokens (a revoked one is returned as it is): another
+ * merchant's token is not found (undefined). The operator's revocation comes here too, once the
+ * token has named its merchant.
+ */
 export async function revokeTokenIn(scope: MerchantScope<Trx>, id: number, now: number): Promise<ApiToken | undefined> {
   const row = await findTokenIn(scope, id);
   if (!row || row.revoked_at !== null) return row;
   return scope.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
-}
-
-export async function revokeToken(db: Trx, id: number, now: number): Promise<ApiToken | undefined> {
-  const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row || row.revoked_at !== null) return row;
-  return db.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /** The token with its merchant's status, looked up by the token's hash. */
