@@ -8,11 +8,9 @@
  * differs between the two is their own code: routes, services, store reads, presenters, templates.
  * `--page` takes `{order}` and `{merchant}` for the first generated order and merchant.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { interleave, type Side } from './interleave.ts';
+import { interleave, sideStore, type Side } from './interleave.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -34,31 +32,11 @@ async function side(checkout: string) {
   const root = path.resolve(checkout);
   const load = (rel: string) => import(path.join(root, rel));
   const { loadConfig } = await load('src/config.ts');
-  const { openStore } = await load('src/store/db.ts');
-  const { migrateToLatest } = await load('src/store/migrate.ts');
   const { buildApp } = await load('src/app.ts');
   const { generate } = await load('bench/generate.ts');
   const { createStaff } = await load('src/services/staff.service.ts');
   const { ORDER_ID_START } = await load('src/store/migrations/0004_orders.ts');
-  let url: string;
-  let cleanup: () => Promise<void>;
-  let store: { db: unknown; close(): Promise<void> };
-  if (args.db === 'postgres') {
-    const schema = `pageab_${path.basename(root)}_${Date.now().toString(36)}`;
-    store = await openStore(PG_URL, { schema, poolSize: 4 });
-    url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-    cleanup = async () => {
-      const s = await openStore(PG_URL);
-      await s.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await s.close();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-page-ab-'));
-    url = `sqlite:${path.join(dir, 'bench.db')}`;
-    store = await openStore(url);
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
-  await migrateToLatest(store);
+  const { url, store, cleanup } = await sideStore(root, args.db!, PG_URL, 'pageab');
   const { merchantId } = await generate(store, { skus: 2_000, orders: 1_000, ledgerRows: 6_000, onProgress: () => {} });
   await createStaff(store.db, { kind: 'cli', id: 'bench', requestId: null }, { email: 'owner@bench.example', role: 'owner', password: PASSWORD }, Date.now());
   const config = loadConfig({ DATABASE_URL: url, TLS: 'off', STOCKIST_ENV: 'sandbox', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' });

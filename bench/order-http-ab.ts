@@ -7,11 +7,9 @@
  * checkout. No sockets (the HTTP parser and the kernel's share of a real request are left out), so
  * what differs between the two is their own code. Each side generates its own data (5,000 SKUs).
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { interleave, type Side } from './interleave.ts';
+import { interleave, sideStore, type Side } from './interleave.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,29 +30,9 @@ async function side(checkout: string) {
   const root = path.resolve(checkout);
   const load = (rel: string) => import(path.join(root, rel));
   const { loadConfig } = await load('src/config.ts');
-  const { openStore } = await load('src/store/db.ts');
-  const { migrateToLatest } = await load('src/store/migrate.ts');
   const { buildApp } = await load('src/app.ts');
   const { generate, benchSku } = await load('bench/generate.ts');
-  let url: string;
-  let cleanup: () => Promise<void>;
-  let store: { close(): Promise<void> };
-  if (args.db === 'postgres') {
-    const schema = `httpab_${path.basename(root)}_${Date.now().toString(36)}`;
-    store = await openStore(PG_URL, { schema, poolSize: 4 });
-    url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-    cleanup = async () => {
-      const s = await openStore(PG_URL);
-      await s.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await s.close();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'order-http-ab-'));
-    url = `sqlite:${path.join(dir, 'bench.db')}`;
-    store = await openStore(url);
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
-  await migrateToLatest(store);
+  const { url, store, cleanup } = await sideStore(root, args.db!, PG_URL, 'httpab');
   const { token } = await generate(store, { skus: SKUS, orders: 1_000, ledgerRows: SKUS * 3, onProgress: () => {} });
   const config = loadConfig({
     DATABASE_URL: url,
