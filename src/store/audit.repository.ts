@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Actor, ActorKind, AuditAction, AuditEntry } from '../domain/audit.ts';
-import type { Handle, Trx } from './db.ts';
+import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { consumeFormKey } from './web-forms.repository.ts';
 import type { AuditLogTable } from './schema.ts';
@@ -111,11 +111,7 @@ export async function countAuditFiltered(db: Handle, filter: AuditFilter, cap: n
   if (filter.action !== null) inner = inner.where('action', '=', filter.action);
   if (filter.target !== null) inner = inner.where('target', '=', filter.target);
   if (fromId !== null) inner = inner.where('id', '>=', fromId);
-  const row = await db
-    .selectFrom(inner.limit(cap).as('w'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countUpTo(db, inner, cap);
 }
 
 /** One merchant's rows, newest first (the business manager's audit page). */

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import type { Handle, Trx } from './db.ts';
+import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { OAuthClientsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
@@ -37,11 +37,7 @@ export const clientsPage = (scope: MerchantScope, afterId: number | null, limit:
 export async function countClients(scope: MerchantScope, cap: number, upToId: number | null): Promise<number> {
   let inner = scope.selectFrom('oauth_clients').select('id');
   if (upToId !== null) inner = inner.where('id', '<=', upToId);
-  const row = await handleOf(scope)
-    .selectFrom(inner.limit(cap).as('w'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countUpTo(handleOf(scope), inner, cap);
 }
 
 export const findClient = (scope: MerchantScope, id: number) => scope.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();

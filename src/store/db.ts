@@ -14,6 +14,7 @@ import {
   type PostgresPool,
   type PostgresPoolClient,
   type SqliteDialectConfig,
+  type SelectQueryBuilder,
   type Transaction,
 } from 'kysely';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
@@ -336,6 +337,18 @@ function namingPreparedStatements(pool: import('pg').Pool): PostgresPool {
 export async function refreshPlannerStatistics(db: Handle, dialect: Dialect, tables: (keyof Database)[]): Promise<void> {
   if (dialect !== 'postgres' || tables.length === 0) return;
   await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
+}
+
+/**
+ * How many rows `matching` returns, counting at most `cap`: `SELECT count(*) FROM (… LIMIT cap)`,
+ * a bounded read however many rows match (the lists' "10,000 or more", SPEC §4.6's `total`).
+ */
+export async function countUpTo<TB extends keyof Database, O>(db: Handle, matching: SelectQueryBuilder<Database, TB, O>, cap: number): Promise<number> {
+  const row = await db
+    .selectFrom(matching.limit(cap).as('w'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Answers when the database does (readiness: reachable at all). */

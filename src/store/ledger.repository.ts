@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from '
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { accountKey, ACCOUNT_KINDS, type EntryType, type LinePlan, type SupplierAccountKind } from '../domain/ledger.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import type { Dialect, Handle, Trx } from './db.ts';
+import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
 import type { Database, JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
@@ -264,11 +264,7 @@ export async function entriesPage(
 /** How many entries the filter matches, counting at most `cap` (SPEC §4.6: `total` costs no more than a bounded read). */
 export async function countEntries(scope: MerchantScope, accountId: number, filter: EntryFilter, cap: number): Promise<number> {
   const inner = filtered(scope.selectFrom('journal_entries').select('journal_entries.id').where('account_id', '=', accountId), filter);
-  const row = await handleOf(scope)
-    .selectFrom(inner.limit(cap).as('w'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countUpTo(handleOf(scope), inner, cap);
 }
 
 /** Sets an account's billing terms (the operator's PATCH). */

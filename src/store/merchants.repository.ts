@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Handle, Trx } from './db.ts';
+import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
 import type { MerchantScope, TenantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
@@ -154,12 +154,7 @@ export const tokensOfMerchant = (scope: MerchantScope, beforeId: number | null, 
  * newer ones (those the pages before showed).
  */
 export async function countTokensOfMerchant(scope: MerchantScope, cap: number, fromId: number | null): Promise<number> {
-  const db = handleOf(scope);
-  let inner = db.selectFrom('api_tokens').select('id').where('merchant_id', '=', scope.merchantId);
+  let inner = scope.selectFrom('api_tokens').select('id');
   if (fromId !== null) inner = inner.where('id', '>=', fromId);
-  const row = await db
-    .selectFrom(inner.limit(cap).as('w'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countUpTo(handleOf(scope), inner, cap);
 }

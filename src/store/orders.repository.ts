@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
-import type { Handle, Trx } from './db.ts';
+import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
 import { isMerchantScope, resolvedOrderId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
@@ -272,14 +272,9 @@ export async function countSearchedOrders(
   upTo: [number, number] | null,
 ): Promise<number> {
   if (s.ids !== null && s.ids.length === 0) return 0;
-  const db = handleOf(reader);
   let inner = searchedOrders(reader, s).select('id');
   if (upTo !== null) inner = inner.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(upTo[0], upTo[1])));
-  const row = await db
-    .selectFrom(inner.limit(cap).as('w'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countUpTo(handleOf(reader), inner, cap);
 }
 
 /** Parent ids a search term names: an order id, a split-order id, or a custom order id (within a merchant's scope, its own only). */

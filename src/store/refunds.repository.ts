@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Dialect, Handle, Trx } from './db.ts';
+import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import {
@@ -492,9 +492,5 @@ export const searchRefunds = async (operator: AllMerchants, s: RefundSearch, bef
 export async function countSearchedRefunds(db: Handle, s: RefundSearch, cap: number, upTo: [number, number] | null): Promise<number> {
   let inner = searchedRefunds(db, s).select('id');
   if (upTo !== null) inner = inner.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(upTo[0], upTo[1])));
-  const row = await db
-    .selectFrom(inner.limit(cap).as('w'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countUpTo(db, inner, cap);
 }
