@@ -1,7 +1,7 @@
 import type { CsvCell, CsvExport } from '../domain/csv.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
 import { parseId } from '../domain/ids.ts';
-import { DAY_MS, decodeTimeKeyset as decodeAfter, encodeTimeKeyset as encodeAfter, utcDay } from '../domain/list-filters.ts';
+import { blank, choiceFilter, dayRange, decodeTimeKeyset as decodeAfter, encodeTimeKeyset as encodeAfter, merchantFilter } from '../domain/list-filters.ts';
 import { ORDER_STATUSES, type OrderStatus } from '../domain/vocabulary.ts';
 import { presentDelivery } from '../present/webhook.presenter.ts';
 import { presentOrder } from '../present/order.presenter.ts';
@@ -32,31 +32,22 @@ export interface OrderSearchForm {
   after?: string;
 }
 
-const blank = (text: string | undefined) => (text ?? '').trim();
-
 /** The search a form asks for (a malformed field is a 400 naming it), its fields as typed, and the page's keyset position. */
 async function parseOrderSearch(reader: orders.OrderReader, form: OrderSearchForm) {
   const term = blank(form.q);
   const merchantText = blank(form.merchant);
-  const merchantId = merchantText === '' ? null : parseId(merchantText);
-  if (merchantText !== '' && merchantId === null) throw fieldError('merchant', 'must be a merchant id (digits)');
+  const merchantId = merchantFilter(merchantText);
   const statusText = blank(form.status);
-  if (statusText !== '' && !(ORDER_STATUSES as readonly string[]).includes(statusText))
-    throw fieldError('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
-  const status = statusText === '' ? null : (statusText as OrderStatus);
+  const status = choiceFilter<OrderStatus>('status', statusText, ORDER_STATUSES);
   const fromText = blank(form.from);
   const toText = blank(form.to);
-  const createStart = fromText === '' ? null : utcDay(fromText);
-  if (fromText !== '' && createStart === null) throw fieldError('from', 'must be a date, YYYY-MM-DD');
-  const toDay = toText === '' ? null : utcDay(toText);
-  if (toText !== '' && toDay === null) throw fieldError('to', 'must be a date, YYYY-MM-DD');
-  if (createStart !== null && toDay !== null && toDay < createStart) throw fieldError('to', 'must not be before from');
+  const days = dayRange(fromText, toText);
   const afterText = blank(form.after);
   const before = afterText === '' ? null : decodeAfter(afterText);
   if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this search gave (follow its Next link)');
 
   const ids = term === '' ? null : await orders.ordersNamedBy(reader, term, parseId(term));
-  const search = { ids, merchantId, status, createStart, createEnd: toDay === null ? null : toDay + DAY_MS };
+  const search = { ids, merchantId, status, ...days };
   const filters = { q: term, merchant: merchantText, status: statusText, from: fromText, to: toText };
   return { search, filters, before };
 }

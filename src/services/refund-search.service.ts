@@ -1,8 +1,7 @@
 import type { Config } from '../config.ts';
 import type { CsvExport } from '../domain/csv.ts';
 import { fieldError } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
-import { DAY_MS, decodeTimeKeyset, encodeTimeKeyset, utcDay } from '../domain/list-filters.ts';
+import { blank, choiceFilter, dayRange, decodeTimeKeyset, encodeTimeKeyset, merchantFilter } from '../domain/list-filters.ts';
 import { REFUND_STATES, type RefundState } from '../domain/vocabulary.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
 import type { Handle } from '../store/db.ts';
@@ -27,31 +26,19 @@ export interface RefundSearchForm {
   after?: string;
 }
 
-const blank = (text: string | undefined) => (text ?? '').trim();
-
 /** The search a form asks for (a malformed field is a 400 naming it), its fields as typed, and the page's keyset position. */
 function parseRefundSearch(form: RefundSearchForm) {
   const statusText = blank(form.status);
-  if (statusText !== '' && !(REFUND_STATES as readonly string[]).includes(statusText)) throw fieldError('status', `must be one of ${REFUND_STATES.join(', ')}`);
+  const status = choiceFilter<RefundState>('status', statusText, REFUND_STATES);
   const merchantText = blank(form.merchant);
-  const merchantId = merchantText === '' ? null : parseId(merchantText);
-  if (merchantText !== '' && merchantId === null) throw fieldError('merchant', 'must be a merchant id (digits)');
+  const merchantId = merchantFilter(merchantText);
   const fromText = blank(form.from);
   const toText = blank(form.to);
-  const createStart = fromText === '' ? null : utcDay(fromText);
-  if (fromText !== '' && createStart === null) throw fieldError('from', 'must be a date, YYYY-MM-DD');
-  const toDay = toText === '' ? null : utcDay(toText);
-  if (toText !== '' && toDay === null) throw fieldError('to', 'must be a date, YYYY-MM-DD');
-  if (createStart !== null && toDay !== null && toDay < createStart) throw fieldError('to', 'must not be before from');
+  const days = dayRange(fromText, toText);
   const afterText = blank(form.after);
   const before = afterText === '' ? null : decodeTimeKeyset(afterText);
   if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this list gave (follow its Next link)');
-  const search: refunds.RefundSearch = {
-    status: statusText === '' ? null : (statusText as RefundState),
-    merchantId,
-    createStart,
-    createEnd: toDay === null ? null : toDay + DAY_MS,
-  };
+  const search: refunds.RefundSearch = { status, merchantId, ...days };
   return { search, filters: { status: statusText, merchant: merchantText, from: fromText, to: toText }, before };
 }
 
