@@ -4,6 +4,7 @@
 // stock of 1,000 SKUs, then runs autocannon against: 30 random SKUs per request; a window holding
 // the 1,000 recent changes (random page of 30); and a window over all 100k SKUs (random page).
 import { systemActor } from '../src/domain/audit.ts';
+import { ALL_IMPORT_RIGHTS } from '../src/domain/import-format.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +38,7 @@ const count = await store.db
 if (Number(count.n) < SKUS) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-bench-'));
   const started = performance.now();
-  await importFiles(store, systemActor('bench'), await makeImportFiles(dir, SKUS * 3), Date.now());
+  await importFiles(store, systemActor('bench'), ALL_IMPORT_RIGHTS, await makeImportFiles(dir, SKUS * 3), Date.now());
   console.log(`loaded ${SKUS} SKUs × 3 warehouses in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   fs.rmSync(dir, { recursive: true, force: true });
 }

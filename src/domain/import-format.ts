@@ -6,6 +6,24 @@ export const CSV_COLUMNS = {
   stocks: { required: ['sku', 'warehouseCode', 'qty'], optional: [] },
 } as const;
 
+/** The kinds of row an import writes, in the order it writes them. */
+export const IMPORT_SECTIONS = ['warehouses', 'categories', 'products', 'stocks', 'channels'] as const;
+export type ImportSection = (typeof IMPORT_SECTIONS)[number];
+
+/**
+ * What an import may write (issue 44, 10): per kind of row it may not, the sentence that refuses
+ * each such row. An import is checked against it row by row, in the dry run as in the real one; a
+ * refused row refuses the whole import, like a bad one. The console derives it from the signed-in
+ * staff member's role (domain/staff.ts, staffImportRights); the operator API and `stockist import`
+ * act with every right.
+ */
+export interface ImportRights {
+  refused: Readonly<Partial<Record<ImportSection, string>>>;
+}
+
+/** The operator key's and the server's command line's: every kind of row. */
+export const ALL_IMPORT_RIGHTS: ImportRights = { refused: {} };
+
 /** A refused import lists at most this many problems, and counts the rest. */
 export const MAX_REPORTED_PROBLEMS = MAX_LISTED_ERRORS;
 

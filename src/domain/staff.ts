@@ -4,6 +4,7 @@
  * (src/web/console/console-routes.ts) names the permission each route needs.
  */
 import { createHash } from 'node:crypto';
+import { IMPORT_SECTIONS, type ImportRights, type ImportSection } from './import-format.ts';
 
 export const STAFF_ROLES = ['owner', 'support', 'warehouse'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -44,6 +45,29 @@ export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>
 };
 
 export const can = (role: StaffRole, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
+
+/**
+ * What writing each kind of import row takes: the permission of the same write by hand (issue 44,
+ * 10). `import:run` opens the import pages; it grants no write of its own, so the warehouse role
+ * imports stock levels and not prices, fees, warehouses or categories.
+ */
+export const IMPORT_ROW_PERMISSION: Readonly<Record<ImportSection, Permission>> = {
+  warehouses: 'catalog:write',
+  categories: 'catalog:write',
+  products: 'catalog:write',
+  stocks: 'stock:adjust',
+  channels: 'catalog:write',
+};
+
+/** The import rights of a role: every kind of row whose permission the role lacks is refused, saying why. */
+export function staffImportRights(role: StaffRole): ImportRights {
+  const refused: Partial<Record<ImportSection, string>> = {};
+  for (const section of IMPORT_SECTIONS) {
+    const needs = IMPORT_ROW_PERMISSION[section];
+    if (!can(role, needs)) refused[section] = `the ${role} role may not write ${section} (that needs ${needs})`;
+  }
+  return { refused };
+}
 
 /** A staff password reset link works once, for 24 hours, as the business manager's do (issue 32, 5). */
 export const STAFF_PASSWORD_RESET_TTL_MS = 24 * 3600 * 1000;

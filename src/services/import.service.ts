@@ -7,10 +7,13 @@ import { AppError, type FieldError } from '../domain/errors.ts';
 import {
   CSV_COLUMNS,
   emptySection,
+  IMPORT_SECTIONS,
   ImportRefused,
   ProblemList,
   recordChange,
   type ImportProblem,
+  type ImportRights,
+  type ImportSection,
   type RowSummary,
   type SectionPreview,
 } from '../domain/import-format.ts';
@@ -134,13 +137,15 @@ interface Context {
   now: number;
   result: ImportResult;
   problems: ProblemList;
+  /** The kinds of row this import may not write: each such row is a problem, and is not written. */
+  rights: ImportRights;
   progress(p: ImportProgress): void;
   /** A dry run: what each write changes is recorded (the transaction is rolled back at the end). */
   preview?: PreviewCollector;
 }
 
-type Section = 'warehouses' | 'categories' | 'products' | 'stocks' | 'channels';
-const SECTIONS: readonly Section[] = ['warehouses', 'categories', 'products', 'stocks', 'channels'];
+type Section = ImportSection;
+const SECTIONS = IMPORT_SECTIONS;
 
 /** The stock row key a preview shows: `SKU @ WAREHOUSE`. */
 const stockKey = (sku: string, warehouseCode: string) => `${sku} @ ${warehouseCode}`;
@@ -231,7 +236,26 @@ async function eachBatch<T>(
   report();
 }
 
+/**
+ * A CSV of a kind of row the import may not write: every row is read (so each is reported by its
+ * line, and the count is true) and none is parsed or written.
+ */
+async function refuseCsvRows(ctx: Context, file: string, reason: string) {
+  const name = path.basename(file);
+  await eachBatch(
+    ctx,
+    file,
+    (_values, line) => {
+      ctx.problems.add({ file: name, line, field: '', message: reason });
+      return null;
+    },
+    async () => {},
+  );
+}
+
 async function importProductsCsv(ctx: Context, file: string) {
+  const refused = ctx.rights.refused.products;
+  if (refused) return refuseCsvRows(ctx, file, refused);
   const name = path.basename(file);
   const categories = new Set((await listCategories(ctx.db)).map((c) => c.id));
   // Within one file a SKU appears once: which of two rows should win is ambiguous (as in PUT /stocks).
@@ -273,6 +297,8 @@ async function importProductsCsv(ctx: Context, file: string) {
 }
 
 async function importStocksCsv(ctx: Context, file: string) {
+  const refused = ctx.rights.refused.stocks;
+  if (refused) return refuseCsvRows(ctx, file, refused);
   const name = path.basename(file);
   const warehouses = new Map((await listWarehouses(ctx.db)).map((w) => [w.code, w.id]));
   // One number per (product, warehouse) seen so far, mapped to its line: a million rows stay small.
@@ -320,14 +346,25 @@ async function importStocksCsv(ctx: Context, file: string) {
 
 async function importJson(ctx: Context, file: string) {
   const name = path.basename(file);
-  let doc: ImportBody;
+  let raw: unknown;
   try {
-    doc = parseDocument<ImportBody>(ImportBody, JSON.parse(fs.readFileSync(file, 'utf8')));
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
     if (error instanceof SyntaxError) return ctx.problems.add({ file: name, field: '', message: `not valid JSON: ${error.message}` });
+    throw error;
+  }
+  // Before the document's own checks, so that one report lists the rows the import may not write with the bad ones.
+  const refusedRows = refuseJsonRows(ctx, name, raw);
+  let parsed: ImportBody;
+  try {
+    parsed = parseDocument<ImportBody>(ImportBody, raw);
+  } catch (error) {
     if (error instanceof AppError && error.errors) return addErrors(ctx.problems, name, undefined, error.errors);
     throw error;
   }
+  // The kinds of row it may not write are left out: not written, not shown as changes by a dry run.
+  const doc: ImportBody = { ...parsed };
+  for (const section of SECTIONS) if (ctx.rights.refused[section]) delete doc[section];
   const before = await ledgerRowCount(ctx.db);
   let summary: ImportSummary;
   const keys = {
@@ -346,10 +383,28 @@ async function importJson(ctx: Context, file: string) {
   }
   const after = await ledgerRowCount(ctx.db);
   for (const k of ['warehouses', 'categories', 'products', 'stocks', 'channels'] as const) ctx.result[k] += summary[k];
-  ctx.result.rows += Object.values(summary).reduce((a, b) => a + b, 0);
+  ctx.result.rows += Object.values(summary).reduce((a, b) => a + b, 0) + refusedRows;
   ctx.result.ledgerRows += after - before;
   const size = fs.statSync(file).size;
   ctx.progress({ file, bytesRead: size, totalBytes: size, rows: ctx.result.rows });
+}
+
+/** Reports each row of a document's sections that the import may not write (field `products[3]` …); how many there were. */
+function refuseJsonRows(ctx: Context, name: string, raw: unknown): number {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 0;
+  let rows = 0;
+  for (const section of SECTIONS) {
+    const reason = ctx.rights.refused[section];
+    const list = (raw as Record<string, unknown>)[section];
+    if (!reason || list === undefined) continue;
+    if (!Array.isArray(list)) {
+      ctx.problems.add({ file: name, field: section, message: reason });
+      continue;
+    }
+    for (let i = 0; i < list.length; i++) ctx.problems.add({ file: name, field: `${section}[${i}]`, message: reason });
+    rows += list.length;
+  }
+  return rows;
 }
 
 const ORDER: ImportKind[] = ['catalog', 'products', 'stocks'];
@@ -380,14 +435,14 @@ async function importAll(ctx: Context, kinds: { file: string; kind: ImportKind }
  * that is always rolled back, recording what each write changed: new rows, changed fields (before
  * → after) and stock levels, with every problem per row. Nothing is written and nothing audited.
  */
-async function previewFiles(store: Store, files: string[], now: number): Promise<ImportPreview> {
+async function previewFiles(store: Store, rights: ImportRights, files: string[], now: number): Promise<ImportPreview> {
   const problems = new ProblemList();
   const kinds = await classifyAll(files, problems);
   const preview = new PreviewCollector();
   let rows = 0;
   try {
     await store.db.transaction().execute(async (db) => {
-      const ctx: Context = { db, store, now, result: emptyResult(files.length), problems, progress: () => {}, preview };
+      const ctx: Context = { db, store, now, result: emptyResult(files.length), problems, rights, progress: () => {}, preview };
       await importAll(ctx, kinds);
       rows = ctx.result.rows;
       throw new DryRunDone();
@@ -399,8 +454,8 @@ async function previewFiles(store: Store, files: string[], now: number): Promise
 }
 
 /** previewFiles of an upload held as text (the console), through a private temporary file as importText does. */
-export async function previewText(store: Store, upload: { fileName: string; content: string }, now: number): Promise<ImportPreview> {
-  return withUploadFile(upload, (file) => previewFiles(store, [file], now));
+export async function previewText(store: Store, rights: ImportRights, upload: { fileName: string; content: string }, now: number): Promise<ImportPreview> {
+  return withUploadFile(upload, (file) => previewFiles(store, rights, [file], now));
 }
 
 async function withUploadFile<T>(upload: { fileName: string; content: string }, use: (file: string) => Promise<T>): Promise<T> {
@@ -419,11 +474,13 @@ async function withUploadFile<T>(upload: { fileName: string; content: string }, 
  * or stocks in one transaction, in dependency order (documents, then products, then stocks). Every
  * file is read to the end; if any row is bad, nothing is written and ImportRefused lists the
  * problems (the first MAX_REPORTED_PROBLEMS, and how many more). CSV files are streamed in batches.
- * One audit row (target `catalog:import`) counts what the import wrote, in its transaction.
+ * One audit row (target `catalog:import`) counts what the import wrote, in its transaction. A row
+ * of a kind that `rights` refuses is a problem like a bad one (the console: the staff member's role).
  */
 export async function importFiles(
   store: Store,
   actor: Actor,
+  rights: ImportRights,
   files: string[],
   now: number,
   progress: (p: ImportProgress) => void = () => {},
@@ -432,7 +489,7 @@ export async function importFiles(
   const kinds = await classifyAll(files, problems);
   const result = await store.db.transaction().execute(async (db) => {
     const result = emptyResult(files.length);
-    const ctx: Context = { db, store, now, result, problems, progress };
+    const ctx: Context = { db, store, now, result, problems, rights, progress };
     await importAll(ctx, kinds);
     // Throwing rolls the transaction back: a refused import writes nothing.
     if (problems.count > 0) throw new ImportRefused(problems);
@@ -465,9 +522,10 @@ export async function importFiles(
 export async function importText(
   store: Store,
   actor: Actor,
+  rights: ImportRights,
   upload: { fileName: string; content: string },
   now: number,
   progress: (p: ImportProgress) => void = () => {},
 ): Promise<ImportResult> {
-  return withUploadFile(upload, (file) => importFiles(store, actor, [file], now, progress));
+  return withUploadFile(upload, (file) => importFiles(store, actor, rights, [file], now, progress));
 }

@@ -333,23 +333,24 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('import dry run: shows new products, changed fields and stock levels and every bad row, writes nothing; applying imports it (audited)', async () => {
       const before = await tableDigests(t.store);
       const withProblems = 'sku,name,price,weightGrams\nA,Mug,10.00,350\nDRY-1,Dry teapot,5,100\nDRY-2,Broken,abc,1\n';
-      const refusedPreview = await follow(wh, await wh.post('/console/import/preview', { _csrf: whToken, fileName: 'p.csv', fileText: withProblems }));
+      // Products are the owner's to import (catalog:write); the warehouse role imports stock levels only (console-import-roles.test.ts).
+      const refusedPreview = await follow(owner, await owner.post('/console/import/preview', { _csrf: ownerToken, fileName: 'p.csv', fileText: withProblems }));
       assert.match(refusedPreview.body, /Nothing has been written yet\. 3 rows read\./);
       assert.match(textOf(refusedPreview.body, 'id="preview-problems"', '</ul>')!, /p\.csv line 4: price/);
       assert.ok(!refusedPreview.body.includes('data-action="apply-import"'), 'no apply button while a row is bad');
       assert.deepEqual(await tableDigests(t.store), before, 'a dry run writes nothing');
 
       const good = 'sku,name,price,weightGrams,imageUrl\nA,Mug,10.00,350,https://img/a.jpg\nB,Plate,4.50,500,\nDRY-1,Dry teapot,5,100,\n';
-      const posted = await wh.post('/console/import/preview', { _csrf: whToken, fileName: 'p.csv', fileText: good });
+      const posted = await owner.post('/console/import/preview', { _csrf: ownerToken, fileName: 'p.csv', fileText: good });
       assert.match(String(posted.headers.location), /^\/console\/import\/preview\/[A-Za-z0-9]{24}$/);
-      const preview = await follow(wh, posted);
+      const preview = await follow(owner, posted);
       assert.match(textOf(preview.body, 'data-section="products"', '</div>')!, /1 new · 1 changed · 1 unchanged/);
       assert.match(textOf(preview.body, 'data-key="A"')!, /A changed price: 9\.32 → 10\.00/);
       assert.match(textOf(preview.body, 'data-key="DRY-1"')!, /DRY-1 new name: Dry teapot price: 5\.00 weightGrams: 100/);
       assert.equal(textOf(preview.body, 'data-key="B"'), null, 'an unchanged row is counted, not listed');
       assert.deepEqual(await tableDigests(t.store), before, 'still nothing written');
       // Someone else's preview is not found.
-      assert.equal((await owner.get(String(posted.headers.location))).statusCode, 404);
+      assert.equal((await wh.get(String(posted.headers.location))).statusCode, 404);
 
       const stocks = await follow(
         wh,
@@ -360,9 +361,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await tableDigests(t.store), before, 'still nothing written');
 
       assert.equal((await support.post(`${posted.headers.location}/apply`, { _csrf: supportToken })).statusCode, 403);
-      const applied = await wh.post(`${posted.headers.location}/apply`, { _csrf: whToken });
+      const applied = await owner.post(`${posted.headers.location}/apply`, { _csrf: ownerToken });
       assert.match(String(applied.headers.location), /^\/console\/import\/[A-Za-z0-9]{24}$/);
-      const outcome = await importOutcome(wh, String(applied.headers.location));
+      const outcome = await importOutcome(owner, String(applied.headers.location));
       assert.equal(outcome.state, 'done', outcome.body);
       assert.equal((await product(t, 'A'))?.price_cents, 1000);
       assert.equal((await product(t, 'DRY-1'))?.name, 'Dry teapot');
@@ -371,7 +372,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(imports.length, 1);
       assert.equal(imports[0].after.products, 3);
       // A preview is applied once.
-      assert.equal((await wh.post(`${posted.headers.location}/apply`, { _csrf: whToken })).statusCode, 404);
+      assert.equal((await owner.post(`${posted.headers.location}/apply`, { _csrf: ownerToken })).statusCode, 404);
     });
 
     it('import dry run of a JSON catalogue document: warehouses, channels (with carriers) and stock changes', async () => {
@@ -383,7 +384,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // C at G007 holds 999 (as the order of the shipping test above leaves it).
       assert.equal((await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'C', warehouseCode: 'G007', qty: 999 }] })).status, 200);
       const before = await tableDigests(t.store);
-      const preview = await follow(wh, await wh.post('/console/import/preview', { _csrf: whToken, fileName: 'doc.json', fileText: JSON.stringify(doc) }));
+      const preview = await follow(
+        owner,
+        await owner.post('/console/import/preview', { _csrf: ownerToken, fileName: 'doc.json', fileText: JSON.stringify(doc) }),
+      );
       assert.match(textOf(preview.body, 'data-key="DRY-WH"')!, /new name: Dry countryCode: FR countryName: France status: 1/);
       assert.match(textOf(preview.body, 'data-key="C @ G007"')!, /qty: 999 → 500/);
       assert.match(textOf(preview.body, 'data-key="EXP"')!, /EXP changed carriers: — → Chronopost/);

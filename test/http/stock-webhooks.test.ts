@@ -1,4 +1,5 @@
 import { describe, it, before, type TestContext } from 'node:test';
+import { ALL_IMPORT_RIGHTS } from '../../src/domain/import-format.ts';
 import { systemActor } from '../../src/domain/audit.ts';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -546,7 +547,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         write('products.csv', ['sku,name,price,weightGrams', ...Array.from({ length: Math.ceil(N / 3) }, (_, i) => `IMP-${i},Imported ${i},1.00,10`)]),
         write('stocks.csv', ['sku,warehouseCode,qty', ...Array.from({ length: N }, (_, i) => `${key(i).replace('/', ',')},${qty(i)}`)]),
       ];
-      const imported = await importFiles(t.store, systemActor('test'), files, Date.now());
+      const imported = await importFiles(t.store, systemActor('test'), ALL_IMPORT_RIGHTS, files, Date.now());
       assert.equal(imported.ledgerRows, N);
       const w = worker(ctx, { sender, intervalMs: 0 });
       const last = await head();

@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import { ALL_IMPORT_RIGHTS } from '../../src/domain/import-format.ts';
 import { systemActor } from '../../src/domain/audit.ts';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -40,7 +41,7 @@ const stocksCsv = (n: number, qty = (i: number) => i) =>
 
 async function rejectsAt(store: Store, paths: string[], pattern: RegExp) {
   const before = await tableDigests(store);
-  await assert.rejects(importFiles(store, systemActor('test'), paths, Date.now()), (error: Error) => {
+  await assert.rejects(importFiles(store, systemActor('test'), ALL_IMPORT_RIGHTS, paths, Date.now()), (error: Error) => {
     assert.match(error.message, pattern);
     return true;
   });
@@ -61,7 +62,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // Given stocks first: the header decides the kind, and kinds load in dependency order.
       const paths = [f.write('stocks.csv', stocksCsv(2500)), f.write('products.csv', productsCsv(2500)), f.write('catalogue.json', JSON.stringify(CATALOGUE))];
       const seen: number[] = [];
-      const r = await importFiles(db.store, systemActor('test'), paths, Date.now(), (p) => seen.push(p.rows));
+      const r = await importFiles(db.store, systemActor('test'), ALL_IMPORT_RIGHTS, paths, Date.now(), (p) => seen.push(p.rows));
       assert.deepEqual(r, { files: 3, rows: 5005, ledgerRows: 2500, warehouses: 2, categories: 1, products: 2501, stocks: 2501, channels: 0 });
       assert.ok(seen.length >= 5 && seen.at(-1) === 5005, 'progress is reported per batch');
       const p7 = await db.store.db.selectFrom('products').selectAll().where('sku', '=', 'P7').executeTakeFirstOrThrow();
@@ -72,6 +73,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await importFiles(
         db.store,
         systemActor('test'),
+        ALL_IMPORT_RIGHTS,
         [
           f.write(
             'stocks2.csv',
@@ -156,7 +158,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       const stocks = f.write('stocks.csv', ['sku,warehouseCode,qty', 'A,G007,1', 'B,G007,1', 'A,MARS,1', 'A,G007,-1', 'A,G007,2'].join('\n'));
       const before = await tableDigests(db.store);
-      const error = await importFiles(db.store, systemActor('test'), [stocks, products, doc, f.write('notes.txt', 'x')], Date.now()).then(
+      const error = await importFiles(db.store, systemActor('test'), ALL_IMPORT_RIGHTS, [stocks, products, doc, f.write('notes.txt', 'x')], Date.now()).then(
         () => assert.fail('the import was accepted'),
         (e: ImportRefused) => e,
       );
@@ -183,8 +185,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
       // 120 bad rows: the first 50 are listed, the other 70 counted.
       const flood = f.write('flood.csv', ['sku,warehouseCode,qty', ...Array.from({ length: 120 }, (_, i) => `NOPE-${i},G007,1`)].join('\n'));
-      await importFiles(db.store, systemActor('test'), [doc], Date.now());
-      const capped = await importFiles(db.store, systemActor('test'), [flood], Date.now()).then(
+      await importFiles(db.store, systemActor('test'), ALL_IMPORT_RIGHTS, [doc], Date.now());
+      const capped = await importFiles(db.store, systemActor('test'), ALL_IMPORT_RIGHTS, [flood], Date.now()).then(
         () => assert.fail('the import was accepted'),
         (e: ImportRefused) => e,
       );
@@ -208,12 +210,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
             where schemaname = current_schema() and relname in ('products', 'stocks', 'stock_ledger') order by relname`.execute(db.store.db);
           return Object.fromEntries(r.rows.map((x) => [x.relname, x.analysed]));
         };
-        await importFiles(db.store, systemActor('test'), [f.write('catalogue.json', JSON.stringify(CATALOGUE))], Date.now());
+        await importFiles(db.store, systemActor('test'), ALL_IMPORT_RIGHTS, [f.write('catalogue.json', JSON.stringify(CATALOGUE))], Date.now());
         assert.deepEqual(await analysed(), { products: false, stock_ledger: false, stocks: false });
         const n = ANALYZE_AFTER_ROWS / 2;
         const r = await importFiles(
           db.store,
           systemActor('test'),
+          ALL_IMPORT_RIGHTS,
           [
             f.write('products.csv', productsCsv(n)),
             f.write(

@@ -1,7 +1,19 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeAuditCursor, encodeAuditCursor } from '../../src/domain/audit.ts';
-import { PERMISSIONS, ROLE_PERMISSIONS, STAFF_ROLES, can, emailKey, emailProblem, passwordProblem, sessionExpiry } from '../../src/domain/staff.ts';
+import { IMPORT_SECTIONS } from '../../src/domain/import-format.ts';
+import {
+  IMPORT_ROW_PERMISSION,
+  PERMISSIONS,
+  ROLE_PERMISSIONS,
+  STAFF_ROLES,
+  can,
+  emailKey,
+  emailProblem,
+  passwordProblem,
+  sessionExpiry,
+  staffImportRights,
+} from '../../src/domain/staff.ts';
 import { CONSOLE_ROUTES, consoleRouteFor } from '../../src/web/console/console-routes.ts';
 
 describe('console roles (one table: src/domain/staff.ts)', () => {
@@ -29,6 +41,24 @@ describe('console roles (one table: src/domain/staff.ts)', () => {
       CONSOLE_ROUTES.filter((r) => r.permission === 'public').map((r) => `${r.method} ${r.path}`),
       ['GET /sign-in', 'POST /sign-in', 'GET /assets/:file', 'GET /password-reset/:token', 'POST /password-reset/:token'],
     );
+  });
+});
+
+describe('import rights (issue 44, 10): a role imports what it may write by hand', () => {
+  it('refuses each kind of row whose permission the role lacks, saying which permission', () => {
+    assert.deepEqual(staffImportRights('owner'), { refused: {} });
+    assert.deepEqual(staffImportRights('warehouse').refused, {
+      warehouses: 'the warehouse role may not write warehouses (that needs catalog:write)',
+      categories: 'the warehouse role may not write categories (that needs catalog:write)',
+      products: 'the warehouse role may not write products (that needs catalog:write)',
+      channels: 'the warehouse role may not write channels (that needs catalog:write)',
+    });
+    assert.deepEqual(Object.keys(staffImportRights('support').refused).sort(), [...IMPORT_SECTIONS].sort());
+    // import:run opens the pages and writes nothing by itself.
+    assert.ok(!Object.values(IMPORT_ROW_PERMISSION).includes('import:run'));
+    for (const role of STAFF_ROLES)
+      for (const section of IMPORT_SECTIONS)
+        assert.equal(section in staffImportRights(role).refused, !can(role, IMPORT_ROW_PERMISSION[section]), `${role} ${section}`);
   });
 });
 

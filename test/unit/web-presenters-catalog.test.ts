@@ -327,13 +327,21 @@ describe('channels (views.channels, views["channel-form"])', () => {
 
 describe('import (views.import, views["import-job"], views["import-preview"])', () => {
   it('the upload form names the CSV headers and keeps the file name of a refused upload', () => {
-    const view = presentImport();
+    const view = presentImport('owner');
     assert.equal(view.title, 'Import');
     assert.match(view.formats.products, /^sku,name,price,weightGrams\[,.+\]$/);
     assert.equal(view.formats.stocks, 'sku,warehouseCode,qty');
-    assert.deepEqual([view.fileName, view.error], ['', null]);
-    const busy = presentImport({ fileName: 'stock.csv', error: 'Another import is running' });
+    assert.deepEqual([view.fileName, view.error, view.limit], ['', null, null]);
+    const busy = presentImport('owner', { fileName: 'stock.csv', error: 'Another import is running' });
     assert.deepEqual([busy.fileName, busy.error], ['stock.csv', 'Another import is running']);
+  });
+
+  it('says what a role may not import (issue 44, 10)', () => {
+    assert.equal(
+      presentImport('warehouse').limit,
+      'Your role (warehouse) imports stocks only: a file with rows of warehouses, categories, products or channels is refused, and the dry run lists those rows.',
+    );
+    assert.match(presentImport('support').limit!, /imports nothing/);
   });
 
   const job = (extra: Partial<ImportJobInput>): ImportJobInput => ({

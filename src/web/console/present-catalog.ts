@@ -1,5 +1,6 @@
 import { CHANNEL_TYPES } from '../../domain/channels.ts';
-import { CSV_COLUMNS, type ImportProblem, type FieldChange, type SectionPreview } from '../../domain/import-format.ts';
+import { CSV_COLUMNS, IMPORT_SECTIONS, type ImportProblem, type FieldChange, type SectionPreview } from '../../domain/import-format.ts';
+import { staffImportRights, type StaffRole } from '../../domain/staff.ts';
 import type { ChannelForm, ProductForm, WarehouseForm } from '../../schemas/console.ts';
 import type { ImportPreview, ImportProgress, ImportResult } from '../../services/import.service.ts';
 import type { StockResult } from '../../services/stock.service.ts';
@@ -379,9 +380,21 @@ export interface ImportView extends PageModel {
   formats: { products: string; stocks: string };
   fileName: string;
   error: string | null;
+  /** What the signed-in role may not import, in a sentence; null when it may import every kind of row. */
+  limit: string | null;
 }
 
-export const presentImport = ({ fileName = '', error = null }: { fileName?: string; error?: string | null } = {}): ImportView => ({
+const listed = (words: readonly string[]) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`);
+
+/** The sentence saying which kinds of row a role's import may not write (issue 44, 10), or null. */
+function importLimit(role: StaffRole): string | null {
+  const refused = IMPORT_SECTIONS.filter((s) => staffImportRights(role).refused[s]);
+  if (refused.length === 0) return null;
+  const allowed = IMPORT_SECTIONS.filter((s) => !refused.includes(s));
+  return `Your role (${role}) imports ${allowed.length ? `${listed(allowed)} only` : 'nothing'}: a file with rows of ${listed(refused)} is refused, and the dry run lists those rows.`;
+}
+
+export const presentImport = (role: StaffRole, { fileName = '', error = null }: { fileName?: string; error?: string | null } = {}): ImportView => ({
   title: 'Import',
   formats: {
     products: `${CSV_COLUMNS.products.required.join(',')}[,${CSV_COLUMNS.products.optional.join(',')}]`,
@@ -389,6 +402,7 @@ export const presentImport = ({ fileName = '', error = null }: { fileName?: stri
   },
   fileName,
   error,
+  limit: importLimit(role),
 });
 
 /** An import running or finished, as the import page module keeps it. */

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import { ImportRefused, type ImportProblem } from '../../../domain/import-format.ts';
 import { randomToken } from '../../../domain/secrets.ts';
+import { staffImportRights } from '../../../domain/staff.ts';
 import { CSV_TEMPLATES } from '../../../domain/import-format.ts';
 import { CsrfForm, ImportForm, ImportJobParams, ImportPreviewParams, ImportTemplateQuery } from '../../../schemas/console.ts';
 import { importText, previewText, type ImportPreview } from '../../../services/import.service.ts';
@@ -37,7 +38,9 @@ const KEPT_JOBS = 50;
  * like `stockist import` — all or nothing, every bad row listed with its line. The import runs in
  * the background of this process; its page shows the progress (htmx polls it) and then the result.
  * One import at a time per process: it holds the database's write transaction until it is done.
- * Size limit and the reasons: docs/decisions.md, "Console import uploads".
+ * Size limit and the reasons: docs/decisions.md, "Console import uploads". An import writes only
+ * the kinds of row the signed-in role may write by hand (domain/staff.ts, staffImportRights),
+ * checked row by row in the dry run and again, with the role as it is then, when it runs.
  */
 export const importPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/import`, label: 'Import', permission: 'import:run' }],
@@ -55,7 +58,7 @@ export const importPage: ConsolePage = {
     let previewing = false;
     const BUSY = 'Another import is running; wait for it to finish and try again.';
 
-    app.get('/import', async (_request, reply) => page(reply, 200, 'import', presentImport()));
+    app.get('/import', async (request, reply) => page(reply, 200, 'import', presentImport(user(request).role)));
 
     // A CSV template: the kind's columns and one example row (domain/import-format.ts).
     app.get('/import/template.csv', { schema: { querystring: ImportTemplateQuery } }, async (request, reply) => {
@@ -73,11 +76,11 @@ export const importPage: ConsolePage = {
     // member) until it is applied or forgotten.
     app.post('/import/preview', { schema: { body: ImportForm } }, async (request, reply) => {
       const { fileName, fileText } = request.body;
-      if (busy()) return page(reply, 409, 'import', presentImport({ fileName, error: BUSY }));
+      if (busy()) return page(reply, 409, 'import', presentImport(user(request).role, { fileName, error: BUSY }));
       previewing = true;
       let result: ImportPreview;
       try {
-        result = await previewText(store, { fileName, content: fileText }, now());
+        result = await previewText(store, staffImportRights(user(request).role), { fileName, content: fileText }, now());
       } finally {
         previewing = false;
       }
@@ -109,7 +112,7 @@ export const importPage: ConsolePage = {
 
     app.post('/import', { schema: { body: ImportForm } }, async (request, reply) => {
       const { fileName, fileText } = request.body;
-      if (busy()) return page(reply, 409, 'import', presentImport({ fileName, error: BUSY }));
+      if (busy()) return page(reply, 409, 'import', presentImport(user(request).role, { fileName, error: BUSY }));
       return startImport(request, fileName, fileText, reply);
     });
 
@@ -128,7 +131,7 @@ export const importPage: ConsolePage = {
       };
       jobs.set(job.id, job);
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
-      const work = importText(store, actor(request), { fileName, content: fileText }, now(), (p) => {
+      const work = importText(store, actor(request), staffImportRights(user(request).role), { fileName, content: fileText }, now(), (p) => {
         job.progress = p;
       })
         .then((result) => {
