@@ -6,6 +6,7 @@ import { requestIdFor } from './http/envelope.ts';
 import { frameworkErrors } from './http/errors.ts';
 import { clientErrorHandler, serverLimits } from './http/limits.ts';
 import { trustProxyOption } from './http/https-policy.ts';
+import { redactSecretPaths } from './domain/secrets.ts';
 import type { Clock } from './domain/time.ts';
 import type { HostResolver } from './domain/webhook-url.ts';
 import { lazySerializers } from './http/validation.ts';
@@ -72,17 +73,21 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
-      // Fastify's request serializer, with a business manager invitation's one-time token cut from the URL.
+      // Fastify's request serializer, with the one-time token of a secret path (a reset or
+      // invitation link: domain/secrets.ts, SECRET_PATHS) cut from the URL.
       serializers: {
         req: (req: FastifyRequest) => ({
           method: req.method,
-          url: req.url.replace(/^(\/manager\/invitations\/)[^/?#]+/, '$1[redacted]'),
+          url: redactSecretPaths(req.url),
           version: [req.headers?.['accept-version']].flat()[0],
           host: req.host,
           remoteAddress: req.ip,
           remotePort: req.socket?.remotePort,
         }),
       },
+      // The same rule over every line as written, for what quotes a URL elsewhere: Fastify's "Route
+      // GET:/… not found" and bad-URL messages, an error's message or stack, a Referer.
+      hooks: { streamWrite: redactSecretPaths },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.bodyLimitBytes,

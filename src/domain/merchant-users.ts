@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { COMMON_PASSWORDS } from './common-passwords.ts';
+import { SECRET_PATHS } from './secrets.ts';
 import { passwordProblem } from './staff.ts';
 
 /**
@@ -56,10 +57,10 @@ export const INVITATION_TTL_MS = 72 * 3600 * 1000;
 export const PASSWORD_RESET_TTL_MS = 24 * 3600 * 1000;
 
 /** The page a password reset link opens. */
-export const passwordResetUrl = (origin: string, token: string) => `${origin}/manager/password-reset/${token}`;
+export const passwordResetUrl = (origin: string, token: string) => `${origin}${SECRET_PATHS.merchantUserPasswordReset}${token}`;
 
 /** The page an invitation link opens, on `origin` (PUBLIC_BASE_URL, or the request's own origin). */
-export const invitationUrl = (origin: string, token: string) => `${origin}/manager/invitations/${token}`;
+export const invitationUrl = (origin: string, token: string) => `${origin}${SECRET_PATHS.invitation}${token}`;
 
 const TOO_COMMON = 'is too common (it is, or is built from, a password on the list of the most used ones, or a run or repetition of one kind of character)';
 /** The longest password on the list: a padded listed password is looked for in slices no longer. */

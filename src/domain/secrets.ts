@@ -45,3 +45,32 @@ export function environmentOfRefreshToken(token: string): StockistEnv | null {
   if (token.startsWith(REFRESH_PREFIX.sandbox)) return 'sandbox';
   return null;
 }
+
+/**
+ * The paths whose next segment is a one-time credential (issue 44, 11): a staff password reset
+ * link, a business manager invitation and a business manager password reset link. The one list of
+ * them: the links are built from it (staff.ts, merchant-users.ts) and the log cuts what follows
+ * each (`redactSecretPaths`), so a new secret-bearing path is added here or nowhere.
+ */
+export const SECRET_PATHS = {
+  staffPasswordReset: '/console/password-reset/',
+  invitation: '/manager/invitations/',
+  merchantUserPasswordReset: '/manager/password-reset/',
+} as const;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A secret path anywhere in a text, with what follows it up to the end of the segment. Any case,
+ * and a slash written `%2F` too: the router would refuse such a URL, but the log would still show
+ * it. The segment ends at a separator or at what ends a quoted string or a word in a log line.
+ */
+const SECRET_IN_TEXT = new RegExp(
+  `(${Object.values(SECRET_PATHS)
+    .map((p) => p.split('/').map(escapeRegExp).join('(?:/|%2F)'))
+    .join('|')})[^/?#\\s"'\\\\<>]+`,
+  'gi',
+);
+
+/** The text (a URL, a log line) with the secret of every secret path in it replaced by `[redacted]`. */
+export const redactSecretPaths = (text: string) => text.replace(SECRET_IN_TEXT, '$1[redacted]');

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IMPORT_SECTIONS, type ImportRights, type ImportSection } from './import-format.ts';
+import { SECRET_PATHS } from './secrets.ts';
 
 export const STAFF_ROLES = ['owner', 'support', 'warehouse'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -73,7 +74,7 @@ export function staffImportRights(role: StaffRole): ImportRights {
 export const STAFF_PASSWORD_RESET_TTL_MS = 24 * 3600 * 1000;
 
 /** The console page a staff password reset link opens, on the console's own origin (the admin surface). */
-export const staffPasswordResetUrl = (origin: string, token: string) => `${origin}/console/password-reset/${token}`;
+export const staffPasswordResetUrl = (origin: string, token: string) => `${origin}${SECRET_PATHS.staffPasswordReset}${token}`;
 
 /** Emails are compared case-insensitively: this is the form the unique index holds. */
 export const emailKey = (email: string) => email.trim().toLowerCase();

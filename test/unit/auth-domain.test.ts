@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { clientCredentials, grantedScopes, type OAuthError, parseBasic } from '../../src/domain/oauth.ts';
-import { environmentOfRefreshToken, environmentOfToken, newRefreshToken } from '../../src/domain/secrets.ts';
+import { environmentOfRefreshToken, environmentOfToken, newRefreshToken, redactSecretPaths, SECRET_PATHS } from '../../src/domain/secrets.ts';
+import { invitationUrl, passwordResetUrl } from '../../src/domain/merchant-users.ts';
+import { staffPasswordResetUrl } from '../../src/domain/staff.ts';
 import { asRateLimitWindow, bucketLevel, msUntil, takeFromBucket } from '../../src/domain/token-bucket.ts';
 import { memoryBuckets } from '../../src/http/rate-limit.ts';
 
@@ -119,5 +121,38 @@ describe('OAuth requests', () => {
     assert.equal(environmentOfRefreshToken(sandbox), 'sandbox');
     assert.equal(environmentOfRefreshToken(newRefreshToken('production')), 'production');
     assert.equal(environmentOfToken(sandbox), null, 'never taken for an access token');
+  });
+});
+
+describe('secret paths in logs (issue 44, 11)', () => {
+  const T = 'Tok3n_with-every-kind0123456789';
+  it('cuts the token of every secret path, wherever it is in the text, and nothing else', () => {
+    for (const url of [staffPasswordResetUrl('https://ops.example', T), invitationUrl('https://shop.example', T), passwordResetUrl('', T)]) {
+      assert.ok(
+        Object.values(SECRET_PATHS).some((p) => url.includes(p)),
+        `${url} is built from SECRET_PATHS`,
+      );
+      assert.equal(redactSecretPaths(url), url.replace(T, '[redacted]'));
+    }
+    const cases: [string, string][] = [
+      [`/console/password-reset/${T}?next=1#x`, '/console/password-reset/[redacted]?next=1#x'],
+      [`/manager/invitations/${T}/more`, '/manager/invitations/[redacted]/more'],
+      [`"url":"/manager/password-reset/${T}","msg":"x"`, '"url":"/manager/password-reset/[redacted]","msg":"x"'],
+      [`Route GET:/console/password-reset/${T} not found`, 'Route GET:/console/password-reset/[redacted] not found'],
+      [`/CONSOLE/Password-Reset/${T}`, '/CONSOLE/Password-Reset/[redacted]'],
+      [`/manager%2Finvitations%2f${T}`, '/manager%2Finvitations%2f[redacted]'],
+      [`/console/password-reset/${T}%E0%A4%A`, '/console/password-reset/[redacted]'],
+      [`a /manager/invitations/${T} and /manager/invitations/${T}x`, 'a /manager/invitations/[redacted] and /manager/invitations/[redacted]'],
+    ];
+    for (const [text, want] of cases) assert.equal(redactSecretPaths(text), want, text);
+    // Other paths, and the list pages these links are made on, are left as they are.
+    for (const text of [
+      '/console/staff/3/reset-password',
+      '/manager/team/invitations',
+      '/manager/invitations',
+      '/console/password-reset',
+      '/openapi/v1/x?token=1',
+    ])
+      assert.equal(redactSecretPaths(text), text);
   });
 });
