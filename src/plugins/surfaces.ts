@@ -146,7 +146,16 @@ export const managerFrontEndPlugin = fp(
   async (app: FastifyInstance, { store, config, now, resolveHost }: { store: Store; config: Config; now: Clock; resolveHost?: HostResolver }) => {
     const statements = new StatementBuilds({ threads: config.statementThreads, perMerchant: config.statementsPerMerchant, queued: config.statementQueue });
     app.addHook('onClose', () => statements.close());
-    await app.register(managerPlugin, { prefix: MANAGER_PREFIX, config, store, buckets: app.rateBuckets, tokens: app.tokenCache, now, resolveHost, statements });
+    await app.register(managerPlugin, {
+      prefix: MANAGER_PREFIX,
+      config,
+      store,
+      buckets: app.rateBuckets,
+      tokens: app.tokenCache,
+      now,
+      resolveHost,
+      statements,
+    });
   },
   {
     name: PLUGIN.manager,

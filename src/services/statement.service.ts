@@ -31,7 +31,7 @@ export interface Statement {
 }
 
 /** A merchant's statement of one month (SPEC §15): opening balance, every transaction, closing balance. */
-export async function statementOf(scope: MerchantScope, environment: StockistEnv, month: string, currency: string): Promise<Statement> {
+async function statementOf(scope: MerchantScope, environment: StockistEnv, month: string, currency: string): Promise<Statement> {
   const window = monthWindow(month);
   if (!window) throw fieldError('month', 'must be a month as YYYY-MM, e.g. 2026-11');
   const account = await merchantAccount(scope, environment);
@@ -65,7 +65,17 @@ function statementCsv(s: Statement): Readable {
     for await (const batch of s.batches()) {
       let text = '';
       for (const l of statementRows(balance, batch)) {
-        text += row([formatInstant(l.createdAt), l.type, l.description, l.orderId, l.refundId, l.reference, formatSigned(l.amountCents), formatSigned(l.balanceCents), s.currency]);
+        text += row([
+          formatInstant(l.createdAt),
+          l.type,
+          l.description,
+          l.orderId,
+          l.refundId,
+          l.reference,
+          formatSigned(l.amountCents),
+          formatSigned(l.balanceCents),
+          s.currency,
+        ]);
         balance = l.balanceCents;
       }
       yield text;

@@ -93,7 +93,12 @@ export default function renderStatementPdf(task: PdfTask): Promise<void> {
     port.on('message', ({ rows, last }: RowsMessage) => {
       try {
         for (const row of statementRows(balance, rows)) {
-          line([formatInstant(row.createdAt).replace('T', ' ').replace('Z', ''), row.description, formatSigned(row.amountCents), formatSigned(row.balanceCents)]);
+          line([
+            formatInstant(row.createdAt).replace('T', ' ').replace('Z', ''),
+            row.description,
+            formatSigned(row.amountCents),
+            formatSigned(row.balanceCents),
+          ]);
           balance = row.balanceCents;
         }
         if (!last) return askForMore();
