@@ -74,9 +74,10 @@ export class StatementBuilds {
   /**
    * The PDF as a stream: rendered on a worker thread from `batches`, which are read one at a time,
    * only when the worker asks for the next and the response has room. `release` gives the
-   * merchant's slot (from `claim`) back once the file has ended or the worker has stopped.
+   * merchant's slot (from `claim`) back once the file has ended or the worker has stopped;
+   * `onStart` is called when a thread has taken the PDF (it may first wait in the queue).
    */
-  pdf(head: PdfHead, batches: AsyncGenerator<StatementLine[]>, release: () => void): Readable {
+  pdf(head: PdfHead, batches: AsyncGenerator<StatementLine[]>, release: () => void, onStart: () => void = () => {}): Readable {
     if (this.#pdfs >= this.#limits.threads + this.#limits.queued) {
       release();
       throw serviceUnavailable(`The server is preparing as many statements as it can (${this.#pdfs}); try again shortly`, STATEMENT_RETRY_AFTER_SECONDS);
@@ -118,6 +119,7 @@ export class StatementBuilds {
       );
     };
     port1.on('message', (m: PdfMessage) => {
+      if (!started) onStart();
       started = true;
       if (m.kind === 'bytes') {
         if (!out.push(m.bytes)) room = false;

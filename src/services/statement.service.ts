@@ -97,6 +97,8 @@ export async function statementFile(
   builds: StatementBuilds,
   scope: MerchantScope,
   request: { environment: StockistEnv; month: string; currency: string; format: StatementFormat; merchantName: string },
+  /** Called when the file's making has begun (a PDF may first wait for a thread). */
+  onStart: () => void = () => {},
 ): Promise<Readable> {
   const release = builds.claim(scope.merchantId);
   let s: Statement;
@@ -108,8 +110,9 @@ export async function statementFile(
   }
   if (request.format === 'pdf') {
     const head = { month: s.month, environment: s.environment, currency: s.currency, openingCents: s.openingCents, merchantName: request.merchantName };
-    return builds.pdf(head, s.batches(), release);
+    return builds.pdf(head, s.batches(), release, onStart);
   }
+  onStart();
   const csv = statementCsv(s);
   // 'end' before the response's own end (a next download may start at once); 'close' if abandoned.
   csv.once('end', release).once('close', release);

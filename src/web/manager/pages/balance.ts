@@ -38,12 +38,19 @@ export const balancePage: ManagerPage = {
     // The file streams as it is made; a merchant with a statement already in the making is told to wait (429).
     app.get('/balance/statement', { schema: { querystring: StatementQuery } }, async (request, reply) => {
       const { month, format } = request.query;
-      const file = await statementFile(statements, scopeOf(request), {
-        environment: config.env,
-        month,
-        currency: config.supplierCurrency,
-        format,
-        merchantName: user(request).merchantName,
+      // A PDF waiting for a thread sends nothing: the idle timeout would close its connection
+      // (issue 41's three 73k-line PDFs at once); it applies again once the file is being made.
+      const socket = request.raw.socket;
+      socket.setTimeout(0);
+      const timeoutAgain = () => socket.setTimeout(config.connectionTimeoutMs);
+      const file = await statementFile(
+        statements,
+        scopeOf(request),
+        { environment: config.env, month, currency: config.supplierCurrency, format, merchantName: user(request).merchantName },
+        timeoutAgain,
+      ).catch((error: unknown) => {
+        timeoutAgain();
+        throw error;
       });
       const name = `statement-${month}-${config.env}.${format}`;
       return reply
