@@ -301,8 +301,9 @@ export function loadConfig(env: Env = process.env): Config {
     overloadMaxHeapBytes: integer(env, 'OVERLOAD_MAX_HEAP_BYTES', 0, 0, 1_099_511_627_776),
     overloadSampleMs: integer(env, 'OVERLOAD_SAMPLE_MS', 1000, 10, 60_000),
     overloadRetryAfterSeconds: integer(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 5, 1, 3600),
-    // One core is left to the event loop: a PDF thread runs flat out while it renders.
-    statementThreads: integer(env, 'STATEMENT_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
+    // One per core: the threads run below the event loop's priority (niceIncrement), so the API
+    // keeps its share; measured with 2 on 2 cores (docs/performance.md, issue 41).
+    statementThreads: integer(env, 'STATEMENT_THREADS', Math.max(1, availableParallelism()), 1, 64),
     statementsPerMerchant: integer(env, 'STATEMENTS_PER_MERCHANT', 1, 1, 100),
     statementQueue: integer(env, 'STATEMENT_QUEUE', 8, 0, 10_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
