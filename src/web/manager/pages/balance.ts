@@ -40,9 +40,10 @@ export const balancePage: ManagerPage = {
       const { month, format } = request.query;
       // A PDF waiting for a thread sends nothing: the idle timeout would close its connection
       // (issue 41's three 73k-line PDFs at once); it applies again once the file is being made.
-      const socket = request.raw.socket;
-      socket.setTimeout(0);
-      const timeoutAgain = () => socket.setTimeout(config.connectionTimeoutMs);
+      // (app.inject's stand-in socket has no timeout to set.)
+      const idleTimeout = (ms: number) => (request.raw.socket as { setTimeout?: (ms: number) => void } | null)?.setTimeout?.(ms);
+      idleTimeout(0);
+      const timeoutAgain = () => idleTimeout(config.connectionTimeoutMs);
       const file = await statementFile(
         statements,
         scopeOf(request),
