@@ -393,3 +393,63 @@ function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * A busy month for one merchant's statement (issue 41): `count` top-ups of 1.00 to 9.99 on its
+ * sandbox account, spread over [from, to), each a balanced entry (merchant and cash lines) with
+ * the running balance, written in multi-row batches. Opens the accounts when they are not yet.
+ * Returns the sum of the amounts, in cents.
+ */
+export async function fillStatement(store: Store, merchantId: number, count: number, from: number, to: number): Promise<number> {
+  const db = store.db;
+  const now = Date.now();
+  await db.transaction().execute((trx) => ensureAccounts(forMerchant(trx, merchantId), 'sandbox', 'USD', now));
+  const accountId = async (key: string) =>
+    await db.selectFrom('ledger_accounts').select(['id', 'balance_cents']).where('account_key', '=', key).executeTakeFirstOrThrow();
+  const merchant = await accountId(accountKey.merchant(merchantId, 'sandbox'));
+  const cash = await accountId(accountKey.supplier('cash', 'sandbox'));
+  let balance = Number(merchant.balance_cents);
+  let sum = 0;
+  const batch = 1000;
+  for (let done = 0; done < count; done += batch) {
+    const n = Math.min(batch, count - done);
+    await db.transaction().execute(async (trx) => {
+      const rows = Array.from({ length: n }, (_, k) => {
+        const i = done + k;
+        const amount = 100 + ((i * 7919) % 900);
+        balance += amount;
+        sum += amount;
+        const reference = `BENCH-${merchantId}-${i}`;
+        return {
+          cause: causeOf.topUp(merchant.id, reference),
+          merchant_id: merchantId,
+          environment: 'sandbox' as const,
+          account_id: merchant.id,
+          type: 'top_up' as const,
+          amount_cents: amount,
+          balance_after_cents: balance,
+          currency: 'USD',
+          order_id: null,
+          refund_id: null,
+          split_order_id: null,
+          reference,
+          description: `Payment received: ${reference}`,
+          created_at: from + Math.floor((i * (to - from)) / count),
+        };
+      });
+      const entries = await trx.insertInto('journal_entries').values(rows).returning(['id', 'amount_cents']).execute();
+      await trx
+        .insertInto('journal_lines')
+        .values(
+          entries.flatMap((e) => [
+            { entry_id: e.id, account_id: merchant.id, amount_cents: Number(e.amount_cents) },
+            { entry_id: e.id, account_id: cash.id, amount_cents: -Number(e.amount_cents) },
+          ]),
+        )
+        .execute();
+      await trx.updateTable('ledger_accounts').set({ balance_cents: balance }).where('id', '=', merchant.id).execute();
+    });
+  }
+  if (store.dialect === 'postgres') await sql`analyze journal_entries`.execute(db);
+  return sum;
+}

@@ -18,8 +18,9 @@ const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.build-stamp');
 
 /** Loaded from node_modules at run time: native addons, worker-thread loggers, optional natives. */
-// pdfkit reads its font metrics from its own package folder at run time (the statement PDF, SPEC §15).
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2', 'pdfkit'];
+// pdfkit reads its font metrics from its own package folder at run time (the statement PDF, SPEC §15);
+// piscina starts its threads from a file of its own (the statement PDF's worker pool, issue 41).
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2', 'pdfkit', 'piscina'];
 
 let esbuild;
 try {
@@ -41,7 +42,9 @@ fs.rmSync(dist, { recursive: true, force: true });
 try {
   await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { stockist: 'src/cli/main.ts' },
+    // The statement PDF's renderer runs on worker threads, which load it as a file of its own
+    // (src/services/statement-builds.ts finds dist/statement-worker.js).
+    entryPoints: { stockist: 'src/cli/main.ts', 'statement-worker': 'src/services/statement.worker.ts' },
     outdir: dist,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
 
@@ -73,6 +74,12 @@ export interface Config {
   overloadMaxHeapBytes: number;
   overloadSampleMs: number;
   overloadRetryAfterSeconds: number;
+  /** Worker threads rendering statement PDFs at once (issue 41): the process's cap on PDF work. */
+  statementThreads: number;
+  /** Statements (PDF or CSV) one merchant may have in the making at once; one more answers 429. */
+  statementsPerMerchant: number;
+  /** PDF statements that may wait for a free thread; one more answers 503. */
+  statementQueue: number;
   /** PostgreSQL: a request waits at most this long for a pool connection before it is a 503. */
   dbConnectTimeoutMs: number;
   dbPoolSize: number;
@@ -294,6 +301,11 @@ export function loadConfig(env: Env = process.env): Config {
     overloadMaxHeapBytes: integer(env, 'OVERLOAD_MAX_HEAP_BYTES', 0, 0, 1_099_511_627_776),
     overloadSampleMs: integer(env, 'OVERLOAD_SAMPLE_MS', 1000, 10, 60_000),
     overloadRetryAfterSeconds: integer(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 5, 1, 3600),
+    // One per core: the threads run below the event loop's priority (niceIncrement), so the API
+    // keeps its share; measured with 2 on 2 cores (docs/performance.md, issue 41).
+    statementThreads: integer(env, 'STATEMENT_THREADS', Math.max(1, availableParallelism()), 1, 64),
+    statementsPerMerchant: integer(env, 'STATEMENTS_PER_MERCHANT', 1, 1, 100),
+    statementQueue: integer(env, 'STATEMENT_QUEUE', 8, 0, 10_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     stockWebhookIntervalMs: integer(env, 'STOCK_WEBHOOK_INTERVAL_MS', 5000, 0, 3_600_000),

@@ -82,3 +82,13 @@ export const httpsRequired = () => new AppError('forbidden', 40301, 'HTTPS is re
 /** 429/42900 (SPEC §2.4); `retryAfterSeconds` goes into `Retry-After`. */
 export const rateLimited = (retryAfterSeconds: number, message = 'rate limit exceeded') =>
   new AppError('rate_limited', 42900, `${message}; retry after ${retryAfterSeconds} s`, undefined, retryAfterSeconds);
+
+/** 429/42901: the merchant already has as many statements in the making as it may (issue 41). */
+export const statementsBusy = (perMerchant: number, retryAfterSeconds: number) =>
+  new AppError(
+    'rate_limited',
+    42901,
+    `A statement of this account is already being prepared (at most ${perMerchant} at a time); try again in ${retryAfterSeconds} s, once it has downloaded`,
+    undefined,
+    retryAfterSeconds,
+  );

@@ -28,6 +28,7 @@ import { oauthTokenRoutes } from '../http/routes/oauth/token.ts';
 import { sdkRoutes } from '../http/routes/sdk.ts';
 import { installUsageRecording } from '../http/usage.ts';
 import { clearTokensOnWrite } from '../services/merchants.service.ts';
+import { StatementBuilds } from '../services/statement-builds.ts';
 import type { Store } from '../store/db.ts';
 import { CONSOLE_PREFIX } from '../web/console/console-routes.ts';
 import { consolePlugin } from '../web/console/console.plugin.ts';
@@ -143,7 +144,18 @@ export const oauthPlugin = fp(
 /** The merchant's business manager (SPEC §14) goes where the merchant API goes: the public port. */
 export const managerFrontEndPlugin = fp(
   async (app: FastifyInstance, { store, config, now, resolveHost }: { store: Store; config: Config; now: Clock; resolveHost?: HostResolver }) => {
-    await app.register(managerPlugin, { prefix: MANAGER_PREFIX, config, store, buckets: app.rateBuckets, tokens: app.tokenCache, now, resolveHost });
+    const statements = new StatementBuilds({ threads: config.statementThreads, perMerchant: config.statementsPerMerchant, queued: config.statementQueue });
+    app.addHook('onClose', () => statements.close());
+    await app.register(managerPlugin, {
+      prefix: MANAGER_PREFIX,
+      config,
+      store,
+      buckets: app.rateBuckets,
+      tokens: app.tokenCache,
+      now,
+      resolveHost,
+      statements,
+    });
   },
   {
     name: PLUGIN.manager,

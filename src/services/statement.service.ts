@@ -5,6 +5,7 @@ import { formatInstant } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { balanceBefore, entriesBetween, merchantAccount, type EntryRow } from '../store/ledger.repository.ts';
 import type { MerchantScope } from '../store/tenancy.ts';
+import type { StatementBuilds } from './statement-builds.ts';
 
 /** Entries read per round trip while a statement streams: memory stays bounded however busy the month. */
 const BATCH = 500;
@@ -25,12 +26,12 @@ export interface Statement {
   environment: StockistEnv;
   currency: string;
   openingCents: number;
-  /** The month's transactions, oldest first, read in batches as they are consumed. */
-  lines(): AsyncGenerator<StatementLine>;
+  /** The month's transactions, oldest first, in batches read by keyset as they are consumed. */
+  batches(): AsyncGenerator<StatementLine[]>;
 }
 
 /** A merchant's statement of one month (SPEC §15): opening balance, every transaction, closing balance. */
-export async function statementOf(scope: MerchantScope, environment: StockistEnv, month: string, currency: string): Promise<Statement> {
+async function statementOf(scope: MerchantScope, environment: StockistEnv, month: string, currency: string): Promise<Statement> {
   const window = monthWindow(month);
   if (!window) throw fieldError('month', 'must be a month as YYYY-MM, e.g. 2026-11');
   const account = await merchantAccount(scope, environment);
@@ -40,12 +41,12 @@ export async function statementOf(scope: MerchantScope, environment: StockistEnv
     environment,
     currency: account?.currency ?? currency,
     openingCents,
-    async *lines() {
+    async *batches() {
       if (!account) return;
       let after: [number, number] | null = null;
       for (;;) {
         const batch = await entriesBetween(scope, account.id, window.start, window.end, after, BATCH);
-        for (const e of batch) yield lineOf(e);
+        if (batch.length > 0) yield batch.map(lineOf);
         if (batch.length < BATCH) return;
         const last = batch[batch.length - 1];
         after = [last.created_at, last.id];
@@ -54,88 +55,66 @@ export async function statementOf(scope: MerchantScope, environment: StockistEnv
   };
 }
 
-/** Running balances over the async lines, then the closing balance. */
-async function* withBalances(s: Statement): AsyncGenerator<StatementLine & { balanceCents: number }, number> {
-  let balance = s.openingCents;
-  for await (const line of s.lines()) {
-    const [row] = statementRows(balance, [line]);
-    balance = row.balanceCents;
-    yield row;
-  }
-  return balance;
-}
-
 /** The statement as CSV (RFC 4180, CRLF), streamed: a header, an opening row, one row per transaction, a closing row. */
-export function statementCsv(s: Statement): Readable {
-  async function* rows() {
-    const row = (fields: (string | number | null)[]) => `${fields.map(csvField).join(',')}\r\n`;
+function statementCsv(s: Statement): Readable {
+  const row = (fields: (string | number | null)[]) => `${fields.map(csvField).join(',')}\r\n`;
+  async function* chunks() {
     yield row(['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
     yield row([`${s.month}-01`, 'opening_balance', `Opening balance (${s.environment})`, null, null, null, null, formatSigned(s.openingCents), s.currency]);
-    const lines = withBalances(s);
-    let next = await lines.next();
-    while (!next.done) {
-      const l = next.value;
-      yield row([
-        formatInstant(l.createdAt),
-        l.type,
-        l.description,
-        l.orderId,
-        l.refundId,
-        l.reference,
-        formatSigned(l.amountCents),
-        formatSigned(l.balanceCents),
-        s.currency,
-      ]);
-      next = await lines.next();
+    let balance = s.openingCents;
+    for await (const batch of s.batches()) {
+      let text = '';
+      for (const l of statementRows(balance, batch)) {
+        text += row([
+          formatInstant(l.createdAt),
+          l.type,
+          l.description,
+          l.orderId,
+          l.refundId,
+          l.reference,
+          formatSigned(l.amountCents),
+          formatSigned(l.balanceCents),
+          s.currency,
+        ]);
+        balance = l.balanceCents;
+      }
+      yield text;
     }
-    yield row([null, 'closing_balance', 'Closing balance', null, null, null, null, formatSigned(next.value), s.currency]);
+    yield row([null, 'closing_balance', 'Closing balance', null, null, null, null, formatSigned(balance), s.currency]);
   }
-  return Readable.from(rows());
+  return Readable.from(chunks(), { objectMode: false });
 }
 
+export type StatementFormat = 'csv' | 'pdf';
+
 /**
- * The statement as a PDF (pdfkit, loaded only when a PDF is asked for: it reads its font metrics
- * from its own package folder, so it stays outside the bundle). Streamed page by page.
+ * A month's statement as a file, streamed (issue 41): the CSV on this thread a batch at a time,
+ * the PDF rendered on a worker thread (services/statement-builds.ts). The merchant's statement
+ * slot is taken first — 429 when it has none left — and given back when the file is done or
+ * abandoned.
  */
-export async function statementPdf(s: Statement, merchantName: string): Promise<Readable> {
-  const { default: PDFDocument } = await import('pdfkit');
-  const doc = new PDFDocument({ size: 'A4', margin: 48, info: { Title: `Statement ${s.month} — ${merchantName}`, Author: 'Stockist' } });
-  const columns = [
-    { title: 'Date (UTC)', x: 48, width: 108 },
-    { title: 'Description', x: 160, width: 205 },
-    { title: 'Amount', x: 370, width: 80, right: true },
-    { title: 'Balance', x: 455, width: 92, right: true },
-  ];
-  const line = (cells: string[], bold = false) => {
-    if (doc.y > doc.page.height - 72) doc.addPage();
-    const y = doc.y;
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9);
-    let bottom = y;
-    cells.forEach((text, i) => {
-      const c = columns[i];
-      doc.text(text, c.x, y, { width: c.width, align: c.right ? 'right' : 'left' });
-      bottom = Math.max(bottom, doc.y);
-    });
-    doc.y = bottom + 3;
-  };
-  (async () => {
-    doc.font('Helvetica-Bold').fontSize(16).text(`Statement ${s.month}`, 48, 48);
-    doc.font('Helvetica').fontSize(10).text(`${merchantName} · ${s.environment} account · ${s.currency}`);
-    doc.moveDown();
-    line(
-      columns.map((c) => c.title),
-      true,
-    );
-    line([`${s.month}-01`, 'Opening balance', '', formatSigned(s.openingCents)], true);
-    const lines = withBalances(s);
-    let next = await lines.next();
-    while (!next.done) {
-      const l = next.value;
-      line([formatInstant(l.createdAt).replace('T', ' ').replace('Z', ''), l.description, formatSigned(l.amountCents), formatSigned(l.balanceCents)]);
-      next = await lines.next();
-    }
-    line(['', 'Closing balance', '', formatSigned(next.value)], true);
-    doc.end();
-  })().catch((error: unknown) => doc.emit('error', error));
-  return doc as unknown as Readable;
+export async function statementFile(
+  builds: StatementBuilds,
+  scope: MerchantScope,
+  request: { environment: StockistEnv; month: string; currency: string; format: StatementFormat; merchantName: string },
+  /** Called when the file's making has begun (a PDF may first wait for a thread). */
+  onStart: () => void = () => {},
+): Promise<Readable> {
+  const release = builds.claim(scope.merchantId);
+  let s: Statement;
+  try {
+    s = await statementOf(scope, request.environment, request.month, request.currency);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  if (request.format === 'pdf') {
+    const head = { month: s.month, environment: s.environment, currency: s.currency, openingCents: s.openingCents, merchantName: request.merchantName };
+    return builds.pdf(head, s.batches(), release, onStart);
+  }
+  onStart();
+  const csv = statementCsv(s);
+  // 'end' before the response's own end (a next download may start at once); 'close' if abandoned.
+  csv.once('end', release).once('close', release);
+  return csv;
 }

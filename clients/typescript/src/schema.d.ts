@@ -1369,7 +1369,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limited: 42900 rate limited (Retry-After header) */
+        /** @description Rate limited: 42900 rate limited (Retry-After header); 42901 business manager: a statement of this merchant is already being prepared (Retry-After header) */
         Error429: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

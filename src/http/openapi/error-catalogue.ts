@@ -114,6 +114,12 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   },
   { status: 429, code: 42900, when: 'rate limited (Retry-After header)', example: { message: 'rate limit exceeded; retry after 1 s' } },
   {
+    status: 429,
+    code: 42901,
+    when: 'business manager: a statement of this merchant is already being prepared (Retry-After header)',
+    example: { message: 'A statement of this account is already being prepared (at most 1 at a time); try again in 5 s, once it has downloaded' },
+  },
+  {
     status: 500,
     code: 50000,
     when: 'internal error (no stack, no SQL in the body; logged with the request id)',

@@ -12,6 +12,7 @@ import { htmxAsset, installWebFrontEnd, publicOrigin, sharedAssets, uplotAssets 
 import { webResource } from '../resources.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH, managerRouteFor } from './manager-routes.ts';
 import type { ManagerPageContext, ManagerNavLink } from './pages/context.ts';
+import type { StatementBuilds } from '../../services/statement-builds.ts';
 import { MANAGER_PAGES } from './pages/index.ts';
 import { managerChrome } from './present.ts';
 import { MANAGER_VIEWS, type ManagerViews } from './views.ts';
@@ -31,6 +32,8 @@ export interface ManagerOptions {
   tokens: TokenCache;
   now: Clock;
   resolveHost?: HostResolver;
+  /** Where statements are made (the PDF worker pool and the per-merchant limit). */
+  statements: StatementBuilds;
 }
 
 /** The design system's stylesheet and scripts (src/web/shared/assets/) serve the manager as they serve the console: one look, one copy. */
@@ -61,7 +64,7 @@ function detour(user: ManagerUser, permission: string) {
  * The merchant's business manager (SPEC §14, issue 20) on the public port: the same foundation as
  * the console (src/web/foundation.ts), its own users, sessions and role table. Pages: pages/.
  */
-export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (app, { config, store, buckets, tokens, now, resolveHost }) => {
+export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (app, { config, store, buckets, tokens, now, resolveHost, statements }) => {
   const { db } = store;
   const sessionLimits = { idleMs: config.managerSessionIdleMinutes * 60_000, maxMs: config.managerSessionMaxHours * 3_600_000 };
   app.decorateRequest('managerUser', null);
@@ -101,6 +104,7 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
     page,
     forms,
     resolveHost,
+    statements,
     origin: (request) => publicOrigin(config, request),
     user: signedIn,
     merchant: (request) => {

@@ -1,10 +1,9 @@
-import { fieldError } from '../../../domain/errors.ts';
 import { monthOf } from '../../../domain/ledger.ts';
 import { presentBalance } from '../present.ts';
 import { presentAccount } from '../../../present/account.presenter.ts';
 import { BalanceQuery, StatementQuery } from '../../../schemas/manager.ts';
 import { accountOf, transactionsCsv, transactionsOf } from '../../../services/ledger.service.ts';
-import { statementCsv, statementOf, statementPdf } from '../../../services/statement.service.ts';
+import { statementFile } from '../../../services/statement.service.ts';
 import { sendCsv } from '../../csv.ts';
 import type { ManagerPage } from './context.ts';
 
@@ -21,7 +20,7 @@ const MONTHS_LISTED = 12;
  */
 export const balancePage: ManagerPage = {
   nav: [{ href: '/manager/balance', label: 'Balance', permission: 'balance:read' }],
-  routes: async (app, { config, now, page, user, merchant }) => {
+  routes: async (app, { config, now, page, user, merchant, statements }) => {
     const scopeOf = merchant;
 
     app.get('/balance', { schema: { querystring: BalanceQuery } }, async (request, reply) => {
@@ -36,20 +35,29 @@ export const balancePage: ManagerPage = {
     // Every transaction of the account (this server's environment) as a CSV file.
     app.get('/balance/transactions.csv', async (request, reply) => sendCsv(reply, transactionsCsv(scopeOf(request), config.env), now()));
 
+    // The file streams as it is made; a merchant with a statement already in the making is told to wait (429).
     app.get('/balance/statement', { schema: { querystring: StatementQuery } }, async (request, reply) => {
       const { month, format } = request.query;
-      const statement = await statementOf(scopeOf(request), config.env, month, config.supplierCurrency);
-      const file = `statement-${month}-${config.env}`;
-      if (format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${file}.csv"`).send(statementCsv(statement));
-      }
-      if (format === 'pdf') {
-        return reply
-          .type('application/pdf')
-          .header('Content-Disposition', `attachment; filename="${file}.pdf"`)
-          .send(await statementPdf(statement, user(request).merchantName));
-      }
-      throw fieldError('format', 'must be csv or pdf');
+      // A PDF waiting for a thread sends nothing: the idle timeout would close its connection
+      // (issue 41's three 73k-line PDFs at once); it applies again once the file is being made.
+      // (app.inject's stand-in socket has no timeout to set.)
+      const idleTimeout = (ms: number) => (request.raw.socket as { setTimeout?: (ms: number) => void } | null)?.setTimeout?.(ms);
+      idleTimeout(0);
+      const timeoutAgain = () => idleTimeout(config.connectionTimeoutMs);
+      const file = await statementFile(
+        statements,
+        scopeOf(request),
+        { environment: config.env, month, currency: config.supplierCurrency, format, merchantName: user(request).merchantName },
+        timeoutAgain,
+      ).catch((error: unknown) => {
+        timeoutAgain();
+        throw error;
+      });
+      const name = `statement-${month}-${config.env}.${format}`;
+      return reply
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf')
+        .header('Content-Disposition', `attachment; filename="${name}"`)
+        .send(file);
     });
   },
 };

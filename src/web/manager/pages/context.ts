@@ -8,6 +8,7 @@ import type { Clock } from '../../../domain/time.ts';
 import type { HostResolver } from '../../../domain/webhook-url.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
 import type { ManagerUser } from '../../../services/merchant-users.service.ts';
+import type { StatementBuilds } from '../../../services/statement-builds.ts';
 import type { Db, Store } from '../../../store/db.ts';
 import type { MerchantScope } from '../../../store/tenancy.ts';
 import type { PageRenderer, WebForms } from '../../foundation.ts';
@@ -32,6 +33,8 @@ export interface ManagerPageContext {
   forms: WebForms;
   /** DNS for webhook URL checks (tests map names to addresses). */
   resolveHost?: HostResolver;
+  /** Where statements are made: the PDF worker pool and the per-merchant limit. */
+  statements: StatementBuilds;
   /** The public origin (PUBLIC_BASE_URL, else the request's own). */
   origin(request: FastifyRequest): string;
   /** The signed-in user; only for routes that are not public (the permission hook ran). */
