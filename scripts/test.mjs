@@ -47,6 +47,11 @@ function find(dir) {
 const files = find(path.join(root, 'test'))
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
   .sort();
+// Given no file, `node --test` runs every test it finds: a mistyped filter would start the whole suite.
+if (files.length === 0) {
+  console.error(`no test file under test/ has a path containing ${filter.map((x) => JSON.stringify(x)).join(' or ')}`);
+  process.exit(1);
+}
 
 if (files.some((f) => f.startsWith(`test${path.sep}e2e${path.sep}`)) && buildIsStale(root)) {
   console.log('dist/ is older than src/: building it for the end-to-end tests');
