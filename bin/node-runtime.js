@@ -22,7 +22,7 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // old (a STOCKIST_NODE_DIR pointing at one) stops with the line instead of starting itself again.
 const RELAUNCHED = 'STOCKIST_RELAUNCHED_ON';
 
-export function isTooOld(version = process.versions.node) {
+function isTooOld(version = process.versions.node) {
   return Number(version.split('.')[0]) < MIN_MAJOR;
 }
 
@@ -37,7 +37,7 @@ function defaultVersion() {
 }
 
 /** Where scripts/use-node-24.sh installs: the same variables, the same defaults (empty = unset, as in the shell). */
-export function fetchedNodeDir(env = process.env) {
+function fetchedNodeDir(env = process.env) {
   if (env.STOCKIST_NODE_DIR) return env.STOCKIST_NODE_DIR;
   const version = env.STOCKIST_NODE_VERSION || defaultVersion();
   if (!version) return null;
@@ -58,7 +58,7 @@ function fetchedNode(env = process.env) {
 }
 
 /** The one line: what is wrong and the command that fixes it, as the reader would type it here. */
-export function fixLine(version = process.versions.node) {
+function fixLine(version = process.versions.node) {
   const where = process.env[RELAUNCHED] ? ` (${process.execPath})` : '';
   const head = `stockist: Node.js ${version}${where} is too old; Stockist needs ${MIN_MAJOR} or later.`;
   if (!fs.existsSync(fetchScript)) return `${head} Install Node.js 24, then run this again.`;
