@@ -40,6 +40,8 @@ function oldShellEnv(fetched: { dir?: string; home?: string }, extra: Record<str
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   for (const name of ['STOCKIST_NODE_DIR', 'STOCKIST_NODE_HOME', 'STOCKIST_NODE_VERSION', 'STOCKIST_RELAUNCHED_ON', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS'])
     delete env[name];
+  // npm's own notice of a newer npm is not ours to count.
+  env.npm_config_update_notifier = 'false';
   if (fetched.dir) env.STOCKIST_NODE_DIR = fetched.dir;
   if (fetched.home) env.STOCKIST_NODE_HOME = fetched.home;
   const ours = path.dirname(process.execPath);
