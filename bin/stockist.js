@@ -7,9 +7,15 @@
 // `npm install`'s prepare step, or `npm run build`), so start-up needs no TypeScript loader.
 // STOCKIST_SOURCES=1 runs the TypeScript sources through tsx instead (a development dependency):
 // the tests and `npm run dev` do, so an edit runs without a build.
+// Before anything native loads, the Node version: older than 22 runs this again on the Node.js 24
+// that scripts/use-node-24.sh fetched, or stops with one line naming the fix (./node-runtime.js).
+// Until then only node: built-ins are imported (node-runtime.js too).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runOnSupportedNode } from './node-runtime.js';
+
+await runOnSupportedNode();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -10,7 +10,12 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildIsStale } from './build-state.mjs';
+import { runOnSupportedNode } from '../bin/node-runtime.js';
 import { buildSdk } from './build-sdk.mjs';
+
+// `npm install`'s prepare step runs on the `node` on PATH, possibly an old one: build on the fetched
+// Node.js 24 then, or say what to do in one line (bin/node-runtime.js).
+await runOnSupportedNode();
 
 const root = path.resolve(import.meta.dirname, '..');
 if (process.argv.includes('--if-stale') && !buildIsStale(root)) process.exit(0);

@@ -16,7 +16,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runOnSupportedNode } from '../bin/node-runtime.js';
 import { buildIsStale } from './build-state.mjs';
+
+// On a Node older than 22: the whole run on the fetched Node.js 24 (the tests' processes start
+// process.execPath, and `node` on PATH is that one too), or one line naming the fix.
+await runOnSupportedNode();
 
 const root = path.resolve(import.meta.dirname, '..');
 const fast = process.argv.includes('--fast');
@@ -42,6 +47,11 @@ function find(dir) {
 const files = find(path.join(root, 'test'))
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
   .sort();
+// Given no file, `node --test` runs every test it finds: a mistyped filter would start the whole suite.
+if (files.length === 0) {
+  console.error(`no test file under test/ has a path containing ${filter.map((x) => JSON.stringify(x)).join(' or ')}`);
+  process.exit(1);
+}
 
 if (files.some((f) => f.startsWith(`test${path.sep}e2e${path.sep}`)) && buildIsStale(root)) {
   console.log('dist/ is older than src/: building it for the end-to-end tests');
@@ -54,12 +64,6 @@ console.log(pg ? `PostgreSQL suites: on (${pg.replace(/\/\/[^@]*@/, '//')})` : '
 
 const perTestSeconds = Number(process.env.TEST_TIMEOUT_SECONDS || 120);
 const perFileSeconds = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200);
-const [major, minor] = process.versions.node.split('.').map(Number);
-// A test that timed out may leave timers or sockets behind; the file's process must still end.
-// Not on Node 22 and later: there `--test-force-exit` ends a file's process before every test of
-// it has run — test/unit/config.test.ts reported 12, 27 or 41 of its 61 tests, a different count
-// each run, and all "passed". The per-file `--test-timeout` still bounds a file that hangs.
-const forceExit = major === 20 && minor >= 14 ? ['--test-force-exit'] : [];
 const summaryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-test-run-')), 'summary.jsonl');
 
 const result = spawnSync(
@@ -76,7 +80,6 @@ const result = spawnSync(
     '--test',
     '--test-concurrency=2',
     `--test-timeout=${perFileSeconds * 1000}`,
-    ...forceExit,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-summary-reporter.mjs')).href}`,

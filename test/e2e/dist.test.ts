@@ -75,8 +75,8 @@ describe('the compiled program (dist/)', () => {
 
   it('says how to build it when dist/ is missing', () => {
     const dir = tempDir();
-    fs.mkdirSync(path.join(dir, 'bin'));
-    fs.copyFileSync(BIN, path.join(dir, 'bin/stockist.js'));
+    // bin/ as a deployment copies it (stockist.js and the Node version check beside it).
+    fs.cpSync(path.dirname(BIN), path.join(dir, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
     const r = spawnSync(process.execPath, [path.join(dir, 'bin/stockist.js'), '--help'], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 1);
