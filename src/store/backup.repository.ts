@@ -122,6 +122,9 @@ function toolConnection(url: string): { dbname: string; env: NodeJS.ProcessEnv }
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (u.password) env.PGPASSWORD = decodeURIComponent(u.password);
   u.password = '';
+  // libpq does not read `+` as a space (URLSearchParams writes `options=-c+search_path…`).
+  const query = [...u.searchParams].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  u.search = query ? `?${query}` : '';
   return { dbname: u.toString(), env };
 }
 
