@@ -407,7 +407,9 @@ export function buildCli(): Command {
     });
   backup
     .command('verify <archive>')
-    .description('restore the archive into a temporary place (a temporary SQLite file, or a scratch PostgreSQL database on the DATABASE_URL server), run every check, remove it; exit 0 only when all hold')
+    .description(
+      'restore the archive into a temporary place (a temporary SQLite file, or a scratch PostgreSQL database on the DATABASE_URL server), run every check, remove it; exit 0 only when all hold',
+    )
     .action(async (archive: string) => {
       const config = configWith({});
       const { runVerify } = await import('./backup.ts');

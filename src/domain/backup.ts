@@ -86,7 +86,11 @@ export function parseManifest(text: string): BackupManifest | string {
     return 'its manifest has no counts';
   }
   const totals = m.ledgerTotals as Record<string, Record<string, unknown>> | null;
-  if (typeof totals !== 'object' || totals === null || !Object.values(totals).every((t) => typeof t === 'object' && t && TOTAL_KEYS.every((k) => isInt(t[k])))) {
+  if (
+    typeof totals !== 'object' ||
+    totals === null ||
+    !Object.values(totals).every((t) => typeof t === 'object' && t && TOTAL_KEYS.every((k) => isInt(t[k])))
+  ) {
     return 'its manifest has no ledger totals';
   }
   if (typeof m.withSecrets !== 'boolean') return 'its manifest does not say whether it holds secrets';
@@ -105,16 +109,14 @@ export function parseManifest(text: string): BackupManifest | string {
  * a newer Stockist made it), or null. Migration names sort in the order they apply.
  */
 export function schemaProblem(schemaVersion: string, known: readonly string[], latest: string): string | null {
-  if (schemaVersion > latest) return `it was made by a newer Stockist (schema ${schemaVersion}; this build knows up to ${latest}): restore it with that version or later`;
+  if (schemaVersion > latest)
+    return `it was made by a newer Stockist (schema ${schemaVersion}; this build knows up to ${latest}): restore it with that version or later`;
   if (!known.includes(schemaVersion)) return `its schema ${schemaVersion} is not a migration this build knows (latest ${latest})`;
   return null;
 }
 
 /** Where the counts or ledger totals found after a trial restore differ from the manifest's, one phrase each. */
-export function factDifferences(
-  manifest: Pick<BackupManifest, 'counts' | 'ledgerTotals'>,
-  found: Pick<BackupManifest, 'counts' | 'ledgerTotals'>,
-): string[] {
+export function factDifferences(manifest: Pick<BackupManifest, 'counts' | 'ledgerTotals'>, found: Pick<BackupManifest, 'counts' | 'ledgerTotals'>): string[] {
   const out: string[] = [];
   for (const k of COUNT_KEYS) {
     if (manifest.counts[k] !== found.counts[k]) out.push(`${k}: the manifest says ${manifest.counts[k]}, the restored database holds ${found.counts[k]}`);

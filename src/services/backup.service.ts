@@ -139,9 +139,7 @@ export async function createBackup(
     fs.writeFileSync(path.join(work, MANIFEST_MEMBER), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     if (options.signal?.aborted) throw new BackupRefused('the backup was cancelled');
     opened = true;
-    const bytes = await writeArchive(work, [MANIFEST_MEMBER, ...members], partial, (done, total) =>
-      options.onProgress?.({ phase: 'archive', done, total }),
-    );
+    const bytes = await writeArchive(work, [MANIFEST_MEMBER, ...members], partial, (done, total) => options.onProgress?.({ phase: 'archive', done, total }));
     // The archive gets its real name only once every byte is on disk: a crash before this leaves
     // only a dot-file `.partial`, which restore refuses.
     fs.renameSync(partial, final);
@@ -253,6 +251,7 @@ function scanArchive(archive: string, options: { extract?: Map<string, string>; 
     return Promise.reject(refuse('no such file'));
   }
   if (!stat.isFile()) return Promise.reject(refuse('not a file'));
+  if (stat.size === 0) return Promise.reject(refuse('an empty file, not a Stockist backup'));
   return new Promise((resolve, reject) => {
     const input = fs.createReadStream(archive);
     let manifest: BackupManifest | null = null;
@@ -383,7 +382,9 @@ async function checkRestored(url: string, schema: string | undefined, manifest: 
 
 function refusedBy(trial: Trial): BackupRefused {
   const n = trial.problems.length;
-  return new BackupRefused(`the restored copy fails ${n} check${n === 1 ? '' : 's'}: ${trial.problems.slice(0, 5).join('; ')}${n > 5 ? `; … ${n - 5} more` : ''}`);
+  return new BackupRefused(
+    `the restored copy fails ${n} check${n === 1 ? '' : 's'}: ${trial.problems.slice(0, 5).join('; ')}${n > 5 ? `; … ${n - 5} more` : ''}`,
+  );
 }
 
 /** A restored SQLite file leaves WAL mode (its WAL checkpointed into it and gone) before it moves: nothing beside it may be needed. */
@@ -424,7 +425,8 @@ export async function verifyBackup(deps: { config: Config }, archive: string): P
       await scanArchive(archive, { extract: new Map([[SNAPSHOT_MEMBER.sqlite, file]]) });
       trial = await checkRestored(`sqlite:${file}`, undefined, manifest);
     } else {
-      if (dialect !== 'postgres') throw new BackupRefused(`${archive} is a PostgreSQL backup: verify it with DATABASE_URL naming the PostgreSQL server to try it on`);
+      if (dialect !== 'postgres')
+        throw new BackupRefused(`${archive} is a PostgreSQL backup: verify it with DATABASE_URL naming the PostgreSQL server to try it on`);
       const dump = path.join(tmp, 'stockist.pgdump');
       await scanArchive(archive, { extract: new Map([[SNAPSHOT_MEMBER.postgres, dump]]) });
       const scratch = await pgScratchDatabase(deps.config.databaseUrl);

@@ -188,7 +188,12 @@ function runTool(tool: string, args: string[], env: NodeJS.ProcessEnv, onLine?: 
       for (const line of parts) {
         if (!line.trim()) continue;
         onLine?.(line);
-        if (!/: (last built-in OID|reading|identifying|finding|flagging|saving|dumping|creating|processing|executing|connecting|implied data-only|disabling|enabling|setting owner|restoring)/.test(line)) lines.push(line);
+        if (
+          !/: (last built-in OID|reading|identifying|finding|flagging|saving|dumping|creating|processing|executing|connecting|implied data-only|disabling|enabling|setting owner|restoring)/.test(
+            line,
+          )
+        )
+          lines.push(line);
         if (lines.length > 20) lines.shift();
       }
     });
@@ -278,7 +283,9 @@ export async function pgScratchDatabase(url: string): Promise<{ url: string; dro
  * already exists there (created empty by the operator), its CREATE SCHEMA is left out.
  */
 export async function pgRestore(dump: string, url: string, schema: string, work: string): Promise<void> {
-  const server = await withClient(url, async (client) => Math.floor(Number((await client.query('show server_version_num')).rows[0].server_version_num) / 10000));
+  const server = await withClient(url, async (client) =>
+    Math.floor(Number((await client.query('show server_version_num')).rows[0].server_version_num) / 10000),
+  );
   toolMajor('pg_restore', server);
   const { dbname, env } = toolConnection(withDatabase(url, new URL(url).pathname.slice(1)));
   const args = ['--no-owner', '--no-privileges', '--single-transaction', '--exit-on-error', '--dbname', dbname];

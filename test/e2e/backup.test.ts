@@ -34,8 +34,18 @@ function backupInto(dir: string, env: Record<string, string>): string {
 function memberOffset(archive: string, member: string): number {
   const buf = fs.readFileSync(archive);
   for (let at = 0; at + 512 <= buf.length; ) {
-    const name = buf.subarray(at, at + 100).toString('utf8').replace(/\0.*$/s, '');
-    const size = Number.parseInt(buf.subarray(at + 124, at + 136).toString('utf8').replace(/\0.*$/s, '').trim(), 8);
+    const name = buf
+      .subarray(at, at + 100)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
+    const size = Number.parseInt(
+      buf
+        .subarray(at + 124, at + 136)
+        .toString('utf8')
+        .replace(/\0.*$/s, '')
+        .trim(),
+      8,
+    );
     if (name === member) return at + 512;
     at += 512 + Math.ceil(size / 512) * 512;
   }
@@ -69,9 +79,10 @@ async function emptyTarget(c: TestContext, dialect: string) {
   return {
     env: { DATABASE_URL: target.url, DATA_DIR: dataDir },
     untouched: async () => {
-      const { rows } = await target.client.query('select count(*)::int as n from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1', [
-        target.schema,
-      ]);
+      const { rows } = await target.client.query(
+        'select count(*)::int as n from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1',
+        [target.schema],
+      );
       assert.equal(rows[0].n, 0, 'the target schema is still empty');
     },
   };
