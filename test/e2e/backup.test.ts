@@ -67,7 +67,7 @@ async function withManifest(archive: string, dest: string, edit: (m: Record<stri
 }
 
 /** A place to restore into, and how to tell that nothing was written there. */
-async function emptyTarget(c: TestContext, dialect: string) {
+async function emptyTarget(c: TestContext, dialect: string): Promise<{ env: Record<string, string>; untouched(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = tempDir();
     c.after(() => fs.rmSync(dir, { recursive: true, force: true }));
