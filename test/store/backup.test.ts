@@ -100,3 +100,33 @@ describe('backup archives that are not', () => {
     await assert.rejects(readManifest(path.join(dir, 'nope.tar')), (e: unknown) => e instanceof BackupRefused && /nope\.tar: no such file$/.test(e.message));
   });
 });
+
+describe('backup --with-secrets (sqlite)', () => {
+  it('carries the admin key and TLS files of DATA_DIR, and restore writes them where none are, mode 0600', async (c) => {
+    const t = await buildTestApp(c, 'sqlite');
+    const source = tmp(c);
+    fs.writeFileSync(path.join(source, 'admin-key'), 'sk_admin_from_the_lost_disk\n', { mode: 0o600 });
+    fs.mkdirSync(path.join(source, 'tls'));
+    fs.writeFileSync(path.join(source, 'tls/key.pem'), 'KEY\n', { mode: 0o600 });
+    fs.writeFileSync(path.join(source, 'tls/cert.pem'), 'CERT\n');
+    const config = loadConfig({ DATABASE_URL: urlOf(t.store), DATA_DIR: source });
+    const plain = await createBackup({ config, store: t.store }, { toDir: path.join(source, 'plain') });
+    assert.deepEqual(Object.keys(plain.manifest.files), ['database/stockist.db']);
+    assert.equal(plain.manifest.withSecrets, false);
+    const { file, manifest } = await createBackup({ config, store: t.store }, { toDir: source, withSecrets: true });
+    assert.equal(manifest.withSecrets, true);
+    assert.deepEqual(Object.keys(manifest.files), ['database/stockist.db', 'secrets/admin-key', 'secrets/tls/key.pem', 'secrets/tls/cert.pem']);
+
+    const target = tmp(c);
+    fs.mkdirSync(path.join(target, 'tls'));
+    fs.writeFileSync(path.join(target, 'tls/cert.pem'), 'NEWER CERT\n');
+    const r = await restoreBackup({ config: loadConfig({ DATA_DIR: target }) }, file);
+    assert.deepEqual(r.secretsWritten, [path.join(target, 'admin-key'), path.join(target, 'tls/key.pem')]);
+    assert.deepEqual(r.secretsKept, [path.join(target, 'tls/cert.pem')]);
+    assert.equal(fs.readFileSync(path.join(target, 'admin-key'), 'utf8'), 'sk_admin_from_the_lost_disk\n');
+    assert.equal(fs.statSync(path.join(target, 'admin-key')).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.join(target, 'tls/key.pem')).mode & 0o777, 0o600);
+    assert.equal(fs.readFileSync(path.join(target, 'tls/cert.pem'), 'utf8'), 'NEWER CERT\n', 'an existing file is kept');
+    assert.equal(fs.statSync(path.join(target, 'stockist.db')).isFile(), true);
+  });
+});
