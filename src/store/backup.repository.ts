@@ -171,7 +171,7 @@ function toolMajor(tool: 'pg_dump' | 'pg_restore', serverMajor: number): number 
 }
 
 async function serverMajor(db: Handle): Promise<number> {
-  const { rows } = await sql<{ v: string }>`show server_version_num`.execute(db);
+  const { rows } = await sql<{ v: string }>`select current_setting('server_version_num') as v`.execute(db);
   return Math.floor(Number(rows[0].v) / 10000);
 }
 

@@ -181,6 +181,24 @@ for (const dialect of DIALECTS) {
         assertRefused(v, /^stockist: backup verify failed: /);
         await target.untouched();
       }
+      if (dialect === 'postgres') {
+        // pg_dump missing from PATH, and one older than the server: one line naming the fix, nothing written.
+        const tools = tempDir();
+        c.after(() => fs.rmSync(tools, { recursive: true, force: true }));
+        const out = path.join(dir, 'tools-test');
+        const env = { DATABASE_URL: urlOf(t.store), DATA_DIR: dir, PATH: tools };
+        const missing = runCli(['backup', '--to', out], env);
+        assert.equal(missing.status, 1);
+        assert.match(missing.stderr.trim().split('\n').at(-1)!, /^stockist: pg_dump is not installed or not on PATH: install PostgreSQL \d+'s client tools/);
+        fs.writeFileSync(path.join(tools, 'pg_dump'), '#!/bin/sh\necho "pg_dump (PostgreSQL) 9.6.24"\n', { mode: 0o755 });
+        const old = runCli(['backup', '--to', out], env);
+        assert.equal(old.status, 1);
+        assert.match(
+          old.stderr.trim().split('\n').at(-1)!,
+          /^stockist: pg_dump 9 is older than the PostgreSQL \d+ server and cannot dump it: install postgresql-client-\d+/,
+        );
+        assert.deepEqual(dirListing(out), [], 'no archive, partial or working folder');
+      }
       // The good archive still verifies (the refusals above were the edits, not the archive).
       const good = runCli(['backup', 'verify', archive], { DATABASE_URL: urlOf(t.store), DATA_DIR: dir });
       assert.equal(good.status, 0, good.stdout + good.stderr);
