@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import * as tar from 'tar';
 import { LATEST_MIGRATION } from '../../src/store/migrate.ts';
 import { shopWithOrders, urlOf } from '../backup-data.ts';
+import { order } from '../fixtures.ts';
 import { buildTestApp, DIALECTS, emptyPgSchema, PG_SKIP } from '../helpers.ts';
 import { BIN, exited, freePort, ROOT, runCli, startProcess, tempDir } from './process.ts';
 
@@ -134,6 +135,15 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 200, JSON.stringify(body));
         assert.equal(body.data.id, shop.orderIds[2]);
         assert.equal(body.data.refundStatus, 'partial_refund');
+        // And writes: a new order (its stock ledger row, its charge) after the restored ones, on their sequences.
+        const placed = await fetch(`http://127.0.0.1:${port}/openapi/v1/order/orders`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${shop.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(order([{ sku: 'C', quantity: 1 }])),
+        });
+        const created = (await placed.json()) as { data: string };
+        assert.equal(placed.status, 200, JSON.stringify(created));
+        assert.ok(!shop.orderIds.includes(created.data) && BigInt(created.data) > BigInt(shop.orderIds[2]), created.data);
       } finally {
         server.child.kill('SIGTERM');
         await exited(server.child);
@@ -142,7 +152,9 @@ for (const dialect of DIALECTS) {
       // Restoring again onto what is now there: refused, and the restored database is unchanged.
       const again = runCli(['restore', archive], target.env);
       assertRefused(again, /^stockist: restore refused, nothing was changed: .*already holds (data|tables)/);
-      assert.equal(runCli(['ledger', 'verify'], target.env).status, 0);
+      const after = runCli(['ledger', 'verify'], target.env);
+      assert.equal(after.status, 0, after.stdout);
+      assert.match(after.stdout, /5 entries over \d+ accounts, every invariant holds/, 'the new order was charged once');
     });
 
     it('refuses a damaged, a truncated and a newer-schema archive with one line, writing nothing', { timeout: 300_000 }, async (c) => {
