@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import v8 from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
@@ -18,6 +19,7 @@ import { NoDatabase, describeDatabase, noMigrations, requireExistingSqlite } fro
 import { IMPORT_HELP } from './import-help.ts';
 import { StopFailed } from './stop.ts';
 import { ImportRefused, problemText } from '../domain/import-format.ts';
+import { BackupRefused } from '../domain/backup.ts';
 
 // Heavy modules (Fastify, Kysely, TypeBox, the services) are imported inside the commands that use
 // them, so `stockist --help` and the small commands start in a fraction of a second.
@@ -38,15 +40,16 @@ function announce(config: Config): void {
  * Opens the database for a command. Only serve, migrate and seed may create one; the others
  * refuse a database that does not exist (or was never migrated) rather than make an empty one.
  */
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, mode: 'create' | 'existing' = 'existing'): Promise<T> {
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, mode: 'create' | 'existing' | 'as-is' = 'existing'): Promise<T> {
   announce(config);
-  if (mode === 'existing') requireExistingSqlite(config, process.env);
+  if (mode !== 'create') requireExistingSqlite(config, process.env);
   const { openStore } = await import('../store/db.ts');
   const { isInitialised, migrateToLatest } = await import('../store/migrate.ts');
   const store = await openStore(config.databaseUrl);
   try {
-    if (mode === 'existing' && !(await isInitialised(store))) throw noMigrations(config.databaseUrl);
-    await migrateToLatest(store);
+    if (mode !== 'create' && !(await isInitialised(store))) throw noMigrations(config.databaseUrl);
+    // 'as-is' (backup): the database is read as it stands, at whatever migration it is.
+    if (mode !== 'as-is') await migrateToLatest(store);
     return await fn(store);
   } finally {
     await store.close();
@@ -389,6 +392,41 @@ export function buildCli(): Command {
       if (report.breaches.length > 0) process.exitCode = 1;
     });
 
+  const backup = program
+    .command('backup')
+    .description(
+      'write a consistent snapshot of the database into one archive (online: the server keeps taking orders); without --with-secrets the admin key and TLS key stay out',
+    )
+    .option('--to <dir>', 'the folder to write the archive into (default: BACKUP_DIR, else DATA_DIR/backups)')
+    .option('--with-secrets', "also store DATA_DIR's admin key and TLS key and certificate in the archive")
+    .action(async (opts: { to?: string; withSecrets?: boolean }) => {
+      const config = configWith({});
+      const { runBackup } = await import('./backup.ts');
+      const toDir = path.resolve(opts.to ?? process.env.BACKUP_DIR?.trim() ?? path.join(config.dataDir, 'backups'));
+      await withStore(config, (store) => runBackup({ config, store }, { toDir, withSecrets: Boolean(opts.withSecrets) }, process), 'as-is');
+    });
+  backup
+    .command('verify <archive>')
+    .description(
+      'restore the archive into a temporary place (a temporary SQLite file, or a scratch PostgreSQL database on the DATABASE_URL server), run every check, remove it; exit 0 only when all hold',
+    )
+    .action(async (archive: string) => {
+      const config = configWith({});
+      const { runVerify } = await import('./backup.ts');
+      await runVerify(config, path.resolve(archive), process);
+    });
+
+  program
+    .command('restore <archive>')
+    .description(
+      'restore a backup archive into DATA_DIR / DATABASE_URL, which must hold no data: checks the whole archive first, migrates an older one forward, then verifies the ledger and stock',
+    )
+    .action(async (archive: string) => {
+      const config = configWith({});
+      const { runRestore } = await import('./backup.ts');
+      await runRestore(config, path.resolve(archive), process);
+    });
+
   const operator = program.command('operator').description('manage operator console staff accounts (roles: owner, support, warehouse)');
   operator
     .command('create <email>')
@@ -514,7 +552,7 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`stockist: invalid configuration: ${error.message}\n`);
     else if (error instanceof ImportRefused) process.stderr.write(importReport(error));
-    else if (error instanceof NoDatabase || error instanceof StopFailed) process.stderr.write(`stockist: ${error.message}\n`);
+    else if (error instanceof NoDatabase || error instanceof StopFailed || error instanceof BackupRefused) process.stderr.write(`stockist: ${error.message}\n`);
     else if (error instanceof AppError || error instanceof InvalidArgumentError) process.stderr.write(`stockist: ${error.message}\n`);
     else if (error instanceof Error && (error as { code?: string }).code === 'EADDRINUSE') process.stderr.write(`stockist: ${error.message} (set PORT)\n`);
     else process.stderr.write(`stockist: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -69,6 +69,8 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0041_console_list_indexes': m0041,
 };
 
+/** Every migration this build can apply, by name: a backup made at another one came from a newer build. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS);
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
 
 function migrator(store: Store): Migrator {
