@@ -253,7 +253,7 @@ function cronSchedule(env: Env, name: string): string | null {
   const value = present(env, name);
   if (value === undefined) return null;
   try {
-    new Cron(value, { paused: true }).stop();
+    new Cron(value, { paused: true, timezone: 'Etc/UTC' }).stop();
   } catch (error) {
     throw new ConfigError(name, `must be a cron expression such as "0 */6 * * *" (${(error as Error).message}; got "${value}")`);
   }
@@ -268,7 +268,11 @@ function backupS3(env: Env): BackupS3Config | null {
   const value = present(env, 'BACKUP_S3_URL');
   if (value === undefined) return null;
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
-  if (!match) throw new ConfigError('BACKUP_S3_URL', `must be s3://bucket/prefix with a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens (got "${value}")`);
+  if (!match)
+    throw new ConfigError(
+      'BACKUP_S3_URL',
+      `must be s3://bucket/prefix with a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens (got "${value}")`,
+    );
   const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
   const endpointName = present(env, 'AWS_ENDPOINT_URL_S3') !== undefined ? 'AWS_ENDPOINT_URL_S3' : 'AWS_ENDPOINT_URL';
   const endpoint = present(env, endpointName) ?? null;
@@ -276,7 +280,10 @@ function backupS3(env: Env): BackupS3Config | null {
   const accessKeyId = present(env, 'AWS_ACCESS_KEY_ID');
   const secretAccessKey = present(env, 'AWS_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new ConfigError(accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY', 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+    throw new ConfigError(
+      accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY',
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together',
+    );
   }
   const sessionToken = present(env, 'AWS_SESSION_TOKEN');
   return {

@@ -20,7 +20,7 @@ export class BackupSchedule {
   ) {}
 
   start(): void {
-    this.cron = new Cron(this.schedule, { protect: true, name: 'backup' }, async () => {
+    this.cron = new Cron(this.schedule, { protect: true, name: 'backup', timezone: 'Etc/UTC' }, async () => {
       const run = this.backups.run('schedule').catch((error: Error) => {
         // The run records and logs its own failures; this is one before it began (the database unreachable).
         this.log.error({ err: error }, `backup failed: could not start it: ${error.message}`);

@@ -185,7 +185,14 @@ export class BackupService {
       stored.map(async (a): Promise<ArchiveEntry> => {
         const run = runOf.get(a.name);
         if (run) {
-          return { name: a.name, bytes: a.bytes, takenAt: Number(run.started_at), counts: countsOf(run), verified: verifiedOf(run), location: this.target.location };
+          return {
+            name: a.name,
+            bytes: a.bytes,
+            takenAt: Number(run.started_at),
+            counts: countsOf(run),
+            verified: verifiedOf(run),
+            location: this.target.location,
+          };
         }
         // An archive no run recorded (`stockist backup --to BACKUP_DIR` by hand): its manifest, when
         // it is local and readable; a bucket's would have to be downloaded whole, so not read.
@@ -205,9 +212,16 @@ export class BackupService {
     const archive = (await this.target.list()).find((a) => a.name === name);
     if (!archive) throw notFound('backup archive');
     const now = this.now();
-    await this.deps.store.db.transaction().execute((trx) =>
-      insertAudit(trx, actor, { action: 'backup.download', target: `backup:${archive.name}`, before: null, after: { bytes: archive.bytes, location: this.target.where } }, now),
-    );
+    await this.deps.store.db
+      .transaction()
+      .execute((trx) =>
+        insertAudit(
+          trx,
+          actor,
+          { action: 'backup.download', target: `backup:${archive.name}`, before: null, after: { bytes: archive.bytes, location: this.target.where } },
+          now,
+        ),
+      );
     return { name: archive.name, bytes: archive.bytes, stream: await this.target.get(archive.name) };
   }
 
@@ -239,14 +253,17 @@ export class BackupService {
     const startedAt = this.now();
     // Renewed every third of its life; a lease lost meanwhile (this process stalled past it and
     // another took over) stops this run rather than let two run at once.
-    const renewal = setInterval(() => {
-      db.transaction()
-        .execute((trx) => renewLease(trx, holder, this.now(), this.leaseMs))
-        .then((held) => {
-          if (!held) abort.abort(new Error('lost the backup lease to another process'));
-        })
-        .catch((error) => log.warn({ err: error }, 'backup: could not renew the lease'));
-    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        db.transaction()
+          .execute((trx) => renewLease(trx, holder, this.now(), this.leaseMs))
+          .then((held) => {
+            if (!held) abort.abort(new Error('lost the backup lease to another process'));
+          })
+          .catch((error) => log.warn({ err: error }, 'backup: could not renew the lease'));
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
     const update = (changes: Parameters<typeof updateRun>[2]) => db.transaction().execute((trx) => updateRun(trx, runId, changes));
     let step = 'take the backup';
     try {
@@ -333,6 +350,12 @@ export class BackupService {
 const countsOf = (r: BackupRunRow): ArchiveManifest['counts'] | null =>
   r.merchants === null
     ? null
-    : { merchants: Number(r.merchants), orders: Number(r.orders), refunds: Number(r.refunds), journalEntries: Number(r.journal_entries), stockRows: Number(r.stock_rows) };
+    : {
+        merchants: Number(r.merchants),
+        orders: Number(r.orders),
+        refunds: Number(r.refunds),
+        journalEntries: Number(r.journal_entries),
+        stockRows: Number(r.stock_rows),
+      };
 
 const verifiedOf = (r: BackupRunRow): boolean | null => (r.verified === null ? null : r.verified === 1);

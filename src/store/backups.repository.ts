@@ -17,7 +17,12 @@ export async function takeLease(trx: Trx, holder: string, now: number, ttlMs: nu
   const row = await trx
     .insertInto('backup_lease')
     .values({ name: LEASE, holder, expires_at: now + ttlMs })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ holder, expires_at: now + ttlMs }).where('backup_lease.expires_at', '<=', now))
+    .onConflict((oc) =>
+      oc
+        .column('name')
+        .doUpdateSet({ holder, expires_at: now + ttlMs })
+        .where('backup_lease.expires_at', '<=', now),
+    )
     .returning('holder')
     .executeTakeFirst();
   return row?.holder === holder;
@@ -25,7 +30,12 @@ export async function takeLease(trx: Trx, holder: string, now: number, ttlMs: nu
 
 /** Extends `holder`'s lease; false when it lapsed and another process took it meanwhile. */
 export async function renewLease(trx: Trx, holder: string, now: number, ttlMs: number): Promise<boolean> {
-  const r = await trx.updateTable('backup_lease').set({ expires_at: now + ttlMs }).where('name', '=', LEASE).where('holder', '=', holder).executeTakeFirst();
+  const r = await trx
+    .updateTable('backup_lease')
+    .set({ expires_at: now + ttlMs })
+    .where('name', '=', LEASE)
+    .where('holder', '=', holder)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -73,7 +83,11 @@ export const storedArchiveRuns = (db: Handle) =>
 
 export async function markPruned(trx: Trx, ids: readonly number[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await trx.updateTable('backup_runs').set({ pruned_at: now }).where('id', 'in', [...ids]).execute();
+  await trx
+    .updateTable('backup_runs')
+    .set({ pruned_at: now })
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 /** What /metrics reports: the newest successful run's end and duration, and how many runs failed. */
