@@ -165,6 +165,11 @@ export class BackupService {
     return this.track(claim.holder, claim.runId);
   }
 
+  /** Resolves when no run of this process is in progress (each recorded its end and released the lease). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.inFlight].map((f) => f.done));
+  }
+
   /** Aborts runs of this process and waits for them to record their end and release the lease. */
   async stop(): Promise<void> {
     for (const f of this.inFlight) f.abort.abort(new Error('the server is shutting down'));
