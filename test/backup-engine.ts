@@ -60,7 +60,12 @@ export function testEngine(options: { payloadBytes?: number; firstSeq?: number }
         await Promise.race([gate, aborted]);
       }
       const name = nameAt(seq++);
-      const manifest: ArchiveManifest & Record<string, unknown> = { format: 'stockist-backup/1', createdAt: new Date().toISOString(), dialect: 'sqlite', counts: TEST_COUNTS };
+      const manifest: ArchiveManifest & Record<string, unknown> = {
+        format: 'stockist-backup/1',
+        createdAt: new Date().toISOString(),
+        dialect: 'sqlite',
+        counts: TEST_COUNTS,
+      };
       const work = await fsp.mkdtemp(path.join(os.tmpdir(), 'stockist-test-archive-'));
       try {
         await fsp.writeFile(path.join(work, 'manifest.json'), JSON.stringify(manifest));

@@ -169,7 +169,10 @@ export async function buildTestApp(
     options.onRoute?.(route);
     check(route);
   };
-  const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY, backups }, { logger: options.logStream ? undefined : false, ...options, onRoute });
+  const app = await buildApp(
+    { config, store: db.store, adminApiKey: ADMIN_KEY, backups },
+    { logger: options.logStream ? undefined : false, ...options, onRoute },
+  );
   t.after(async () => {
     await backups?.stop();
     await app.close();

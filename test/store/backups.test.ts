@@ -38,7 +38,11 @@ const tempDir = (ctx: TestContext) => {
   return dir;
 };
 
-const archivesIn = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.tar')).sort();
+const archivesIn = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.tar'))
+    .sort();
 
 function service(store: Store, dir: string, engine: TestEngine, options: { keep?: number; now?: () => number; log?: BackupLog; leaseMs?: number } = {}) {
   return new BackupService({
@@ -82,7 +86,9 @@ const RACER = `
 `;
 
 function racer(ctx: TestContext, url: string, schema: string | undefined, dir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RACER, url, schema ?? '', dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RACER, url, schema ?? '', dir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   ctx.after(() => {
     if (child.exitCode === null) child.kill();
   });
@@ -187,7 +193,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(archivesIn(dir), [a2, a3, ...failed].sort(), 'failed backups removed nothing, and are kept for a look');
       const errors = lines.filter((l) => l.level === 'error');
       assert.equal(errors.length, 2, 'each failure is one error line');
-      assert.match(errors[0].msg, /^backup failed: could not verify it: the archive stockist-.*\.tar failed verification: the restored ledger does not balance$/);
+      assert.match(
+        errors[0].msg,
+        /^backup failed: could not verify it: the archive stockist-.*\.tar failed verification: the restored ledger does not balance$/,
+      );
 
       engine.verifyOk = true;
       assert.equal(await backups.run('schedule'), 'succeeded');
