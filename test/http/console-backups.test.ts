@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BackupService } from '../../src/services/backup-runs.service.ts';
 import { buildTestApp, DIALECTS, type TestApp } from '../helpers.ts';
-import { testEngine, type TestEngine } from '../backup-engine.ts';
+import { testEngine } from '../backup-engine.ts';
 import { follow, signedIn, staff, type Browser } from './console-client.ts';
 
 /**
