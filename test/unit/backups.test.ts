@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { archiveTime, archivesToPrune, isArchiveName } from '../../src/domain/backups.ts';
+import { startServer } from '../../src/runtime/server.ts';
 import { byteSize, presentBackups } from '../../src/web/console/present-backups.ts';
 
 /** Issue 39, items 1–5: the pure parts of scheduled backups, and their configuration. */
@@ -108,6 +109,13 @@ describe('backup configuration', () => {
     assert.throws(() => loadConfig({ BACKUP_S3_URL: 's3://My_Bucket/x' }), /BACKUP_S3_URL/);
     assert.throws(() => loadConfig({ BACKUP_S3_URL: 's3://my-bucket', AWS_ACCESS_KEY_ID: 'AKIA' }), /AWS_SECRET_ACCESS_KEY/);
     assert.throws(() => loadConfig({ BACKUP_S3_URL: 's3://my-bucket', AWS_ENDPOINT_URL: 'minio:9000' }), /AWS_ENDPOINT_URL/);
+  });
+
+  it('a schedule without a backup engine stops start-up with one line, before the database is opened', async () => {
+    await assert.rejects(
+      startServer(loadConfig({ BACKUP_SCHEDULE: '0 * * * *', DATABASE_URL: 'sqlite:/nonexistent/dir/never-opened.db' })),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'BACKUP_SCHEDULE',
+    );
   });
 });
 
