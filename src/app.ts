@@ -14,6 +14,7 @@ import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
 import type { Store } from './store/db.ts';
+import type { BackupService } from './services/backup-runs.service.ts';
 import { PLUGIN, credentialsPlugin, envelopePlugin, rateBucketsPlugin, requestRulesPlugin, routeListPlugin, usagePlugin } from './plugins/foundation.ts';
 import {
   consoleFrontEndPlugin,
@@ -32,6 +33,8 @@ export interface AppDeps {
   store: Store;
   /** The resolved operator key (from the environment or the data directory). */
   adminApiKey: string;
+  /** Scheduled and requested backups (the console's Backups page); absent: the page says they are unavailable. */
+  backups?: BackupService;
 }
 
 export interface BuildOptions {
@@ -116,7 +119,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (surfaces.metrics ?? surfaces.admin) await app.register(metricsPlugin, { store, config, adminApiKey: deps.adminApiKey });
   if (surfaces.admin) {
     await app.register(operatorApiPlugin, { store, config, adminApiKey: deps.adminApiKey, now });
-    await app.register(consoleFrontEndPlugin, { store, config, now: now ?? Date.now });
+    await app.register(consoleFrontEndPlugin, { store, config, now: now ?? Date.now, backups: deps.backups ?? null });
   }
   await app.register(usagePlugin, { config, store, enabled: surfaces.merchant, now });
   if (surfaces.merchant) {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { Cron } from 'croner';
 import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
 
 export interface Config {
@@ -103,6 +104,26 @@ export interface Config {
   managerSessionMaxHours: number;
   /** Per-merchant usage counters: add this process's counts to the database this often; 0 = do not count. */
   usageFlushMs: number;
+  /** BACKUP_SCHEDULE: when scheduled backups run in `serve` (cron, croner's syntax); null = off. */
+  backupSchedule: string | null;
+  /** BACKUP_DIR: where archives are written (and kept, without S3). */
+  backupDir: string;
+  /** BACKUP_KEEP: how many verified archives pruning keeps. */
+  backupKeep: number;
+  /** BACKUP_S3_URL and the AWS variables: the bucket archives are uploaded to; null = the directory only. */
+  backupS3: BackupS3Config | null;
+}
+
+/** Where and how to reach the S3 (or S3-compatible) bucket of BACKUP_S3_URL. */
+export interface BackupS3Config {
+  bucket: string;
+  /** Key prefix without leading or trailing slashes ('' = the bucket's root). */
+  prefix: string;
+  region: string;
+  /** AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL: an S3-compatible server (path-style addressing); null = AWS. */
+  endpoint: string | null;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN); null = the SDK's own chain (profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
 }
 
 export type TrustProxy = number | string[];
@@ -234,6 +255,53 @@ function databaseUrl(env: Env, dataDir: string): string {
   return value;
 }
 
+/** Cron syntax as croner reads it (five fields, or six with seconds first); refused at start-up, not at the first tick. */
+function cronSchedule(env: Env, name: string): string | null {
+  const value = present(env, name);
+  if (value === undefined) return null;
+  try {
+    new Cron(value, { paused: true, timezone: 'Etc/UTC' }).stop();
+  } catch (error) {
+    throw new ConfigError(name, `must be a cron expression such as "0 */6 * * *" (${(error as Error).message}; got "${value}")`);
+  }
+  return value;
+}
+
+/**
+ * BACKUP_S3_URL (`s3://bucket/prefix`) with the usual AWS variables. Credentials may come from the
+ * SDK's own chain instead (a profile, an instance role), so only a half-given pair is refused.
+ */
+function backupS3(env: Env): BackupS3Config | null {
+  const value = present(env, 'BACKUP_S3_URL');
+  if (value === undefined) return null;
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
+  if (!match)
+    throw new ConfigError(
+      'BACKUP_S3_URL',
+      `must be s3://bucket/prefix with a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens (got "${value}")`,
+    );
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  const endpointName = present(env, 'AWS_ENDPOINT_URL_S3') !== undefined ? 'AWS_ENDPOINT_URL_S3' : 'AWS_ENDPOINT_URL';
+  const endpoint = present(env, endpointName) ?? null;
+  if (endpoint !== null && !/^https?:\/\/[^/\s]+/.test(endpoint)) throw new ConfigError(endpointName, `must be an http:// or https:// URL (got "${endpoint}")`);
+  const accessKeyId = present(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = present(env, 'AWS_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError(
+      accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY',
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together',
+    );
+  }
+  const sessionToken = present(env, 'AWS_SESSION_TOKEN');
+  return {
+    bucket: match[1],
+    prefix,
+    region: present(env, 'AWS_REGION') ?? present(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    endpoint,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : null,
+  };
+}
+
 /** Reads and validates the environment once; every later consumer gets the typed result. */
 export function loadConfig(env: Env = process.env): Config {
   const tls = oneOf(env, 'TLS', ['on', 'off'] as const, 'on') === 'on';
@@ -316,6 +384,10 @@ export function loadConfig(env: Env = process.env): Config {
     managerSessionIdleMinutes: integer(env, 'MANAGER_SESSION_IDLE_MINUTES', 30, 1, 1440),
     managerSessionMaxHours: integer(env, 'MANAGER_SESSION_MAX_HOURS', 12, 1, 720),
     usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 5000, 0, 600_000),
+    backupSchedule: cronSchedule(env, 'BACKUP_SCHEDULE'),
+    backupDir: path.resolve(present(env, 'BACKUP_DIR') ?? path.join(dataDir, 'backups')),
+    backupKeep: integer(env, 'BACKUP_KEEP', 14, 1, 10_000),
+    backupS3: backupS3(env),
   };
   if (config.env === 'production' && !config.tls && !trustsProxy(config.trustProxy)) {
     throw new ConfigError(

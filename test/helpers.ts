@@ -12,6 +12,7 @@ import { buildApp, type BuildOptions } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openStore, type Dialect, type Store } from '../src/store/db.ts';
 import { migrateTo, migrateToLatest } from '../src/store/migrate.ts';
+import type { BackupService } from '../src/services/backup-runs.service.ts';
 import { contractHook, type ContractViolation } from './contract.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -155,9 +156,12 @@ export async function buildTestApp(
   dialect: Dialect,
   env: Record<string, string> = {},
   options: BuildOptions = {},
+  /** Parts of the app made on its database: the backup service of the Backups page's tests. */
+  parts: { backups?: (store: Store, config: Config) => BackupService } = {},
 ): Promise<TestApp> {
   const db = await freshStore(dialect);
   const config = testConfig(env);
+  const backups = parts.backups?.(db.store, config);
   // Every response of a documented route is checked against docs/openapi.json or docs/openapi-admin.json (test/contract.ts).
   const violations: ContractViolation[] = [];
   const check = contractHook(violations);
@@ -165,8 +169,12 @@ export async function buildTestApp(
     options.onRoute?.(route);
     check(route);
   };
-  const app = await buildApp({ config, store: db.store, adminApiKey: ADMIN_KEY }, { logger: options.logStream ? undefined : false, ...options, onRoute });
+  const app = await buildApp(
+    { config, store: db.store, adminApiKey: ADMIN_KEY, backups },
+    { logger: options.logStream ? undefined : false, ...options, onRoute },
+  );
   t.after(async () => {
+    await backups?.stop();
     await app.close();
     await db.drop();
     if (violations.length) {

@@ -86,6 +86,8 @@ export const AUDIT_ACTIONS = [
   'account.adjust',
   'webhook.update',
   'order.note',
+  'backup.start',
+  'backup.download',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

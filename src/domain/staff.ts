@@ -32,6 +32,8 @@ export const PERMISSIONS = [
   'import:run',
   'staff:manage',
   'audit:read',
+  /** The Backups page (SPEC §17): list, back up now, download — an archive holds every merchant's data. */
+  'backups:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

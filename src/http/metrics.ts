@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import { pendingRefundStats } from '../store/refunds.repository.ts';
+import { backupStats } from '../store/backups.repository.ts';
 import { ordersByStatus, pendingRefundsBefore, pendingRefundsIn, refundsByStatus, stockRowCount } from '../store/metrics.repository.ts';
 
 /**
@@ -87,6 +88,38 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.set(await stockRowCount(db));
+    },
+  });
+
+  // Backups (SPEC §17) from the runs table, so every process reports the same whichever one ran
+  // the backup (the lease picks any worker, or the API process a staff member asked).
+  const backupsNow = () => backupStats(db);
+  new Gauge({
+    name: 'stockist_backup_last_success_timestamp_seconds',
+    help: 'When the newest successful backup (taken, verified, stored) finished, as a Unix time; 0 when none has',
+    registers: [registry],
+    async collect() {
+      const s = await backupsNow();
+      this.set(s.lastSuccessAt === null ? 0 : s.lastSuccessAt / 1000);
+    },
+  });
+  new Gauge({
+    name: 'stockist_backup_last_duration_seconds',
+    help: 'How long the newest successful backup took, from taking the lease to the archive stored; 0 when none has',
+    registers: [registry],
+    async collect() {
+      const s = await backupsNow();
+      this.set(s.lastDurationMs === null ? 0 : s.lastDurationMs / 1000);
+    },
+  });
+  new Counter({
+    name: 'stockist_backup_failures_total',
+    help: 'Backups that failed (taking, verifying or uploading the archive); each is logged at error level with its reason',
+    registers: [registry],
+    async collect() {
+      const s = await backupsNow();
+      this.reset();
+      this.inc(s.failures);
     },
   });
 

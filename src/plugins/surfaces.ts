@@ -27,6 +27,7 @@ import { webhookRoutes } from '../http/routes/merchant/webhooks.ts';
 import { oauthTokenRoutes } from '../http/routes/oauth/token.ts';
 import { sdkRoutes } from '../http/routes/sdk.ts';
 import { installUsageRecording } from '../http/usage.ts';
+import type { BackupService } from '../services/backup-runs.service.ts';
 import { clearTokensOnWrite } from '../services/merchants.service.ts';
 import { StatementBuilds } from '../services/statement-builds.ts';
 import type { Store } from '../store/db.ts';
@@ -83,8 +84,8 @@ export const operatorApiPlugin = fp(
 
 /** The operator console (SPEC §14) goes where the operator API goes: ADMIN_PORT when set. */
 export const consoleFrontEndPlugin = fp(
-  async (app: FastifyInstance, { store, config, now }: { store: Store; config: Config; now: Clock }) => {
-    await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets: app.rateBuckets, tokens: app.tokenCache, now });
+  async (app: FastifyInstance, { store, config, now, backups }: { store: Store; config: Config; now: Clock; backups: BackupService | null }) => {
+    await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets: app.rateBuckets, tokens: app.tokenCache, now, backups });
   },
   { name: PLUGIN.console, fastify: '5.x', dependencies: [PLUGIN.rateBuckets, PLUGIN.credentials], decorators: { fastify: ['rateBuckets', 'tokenCache'] } },
 );

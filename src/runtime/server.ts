@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.ts';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import { demoCredentials, demoManager, demoOwner, isEmpty, seedDemo, type DemoCredentials, type DemoOwner } from '../demo/seed.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
@@ -12,6 +12,9 @@ import { RefundWorker } from '../jobs/refund.worker.ts';
 import { Purger, purgeTasks } from '../jobs/purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 import { WebhookWorker } from '../jobs/webhook.worker.ts';
+import { BackupSchedule } from '../jobs/backup-schedule.ts';
+import { BackupService, bindBackupEngine, type BackupFunctions, type BackupLog } from '../services/backup-runs.service.ts';
+import type { FastifyBaseLogger } from 'fastify';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -36,7 +39,19 @@ export interface RunningServer {
  * Opens the database, migrates it (under the migrator's lock), seeds demo data when asked and the
  * database is empty, and listens: one listener, or two when ADMIN_PORT splits off the operator API.
  */
-export async function startServer(config: Config, role: Role = 'all'): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * How archives are made and checked (services/backup.service.ts's module): the console's Backups
+   * page and BACKUP_SCHEDULE need it; without it the page says backups are unavailable and a set
+   * BACKUP_SCHEDULE stops start-up.
+   */
+  backupFunctions?: BackupFunctions;
+}
+
+export async function startServer(config: Config, role: Role = 'all', options: StartOptions = {}): Promise<RunningServer> {
+  if (config.backupSchedule !== null && !options.backupFunctions) {
+    throw new ConfigError('BACKUP_SCHEDULE', 'is set, but this build of Stockist cannot take backups (no backup engine)');
+  }
   const adminKey = resolveAdminKey(config);
   const store = await openStore(config.databaseUrl, { poolSize: config.dbPoolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
   try {
@@ -52,7 +67,18 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     const manager = demoPath && demo ? await demoManager(store, demo.merchantId) : null;
     const tls = config.tls ? await loadOrCreateCertificate(config) : null;
     const https = tls ? { key: tls.key, cert: tls.cert } : null;
-    const deps = { config, store, adminApiKey: adminKey.key };
+    // The apps' logger exists only once they are built; the backup service, which they are built
+    // with, logs through it from then on.
+    let appLog: FastifyBaseLogger | null = null;
+    const backupLog: BackupLog = {
+      info: (obj, msg) => appLog?.info(obj, msg),
+      warn: (obj, msg) => appLog?.warn(obj, msg),
+      error: (obj, msg) => appLog?.error(obj, msg),
+    };
+    const backups = options.backupFunctions
+      ? new BackupService({ config, store, engine: bindBackupEngine(options.backupFunctions, config, store), log: backupLog })
+      : undefined;
+    const deps = { config, store, adminApiKey: adminKey.key, backups };
     const logStream = await logDestination(config);
     const scheme = tls ? 'https' : 'http';
     const apps: FastifyInstance[] = [];
@@ -73,7 +99,10 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
       urls.admin = `${scheme}://${hostForUrl(config.host)}:${portOf(admin)}`;
       apps.push(merchant, admin);
     }
+    appLog = apps[0].log;
     const jobs: { stop(): Promise<void> }[] = [];
+    // Stopping aborts a run in progress (console or schedule) and waits for it to record its end.
+    if (backups) jobs.push(backups);
     if (role !== 'api') {
       const worker = new RefundWorker({ store, config, log: apps[0].log, claimMs: config.refundClaimMs });
       worker.start();
@@ -85,6 +114,11 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
         const purger = new Purger(task, apps[0].log);
         purger.start();
         jobs.push(purger);
+      }
+      if (backups && config.backupSchedule !== null) {
+        const schedule = new BackupSchedule(backups, config.backupSchedule, backupLog);
+        schedule.start();
+        jobs.push(schedule);
       }
       if (config.env === 'sandbox' && config.sandboxAutoShipSeconds !== null) {
         const shipper = new SandboxShipper(store, config.sandboxAutoShipSeconds, apps[0].log);

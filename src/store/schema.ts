@@ -18,6 +18,7 @@ import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { ActorKind, AuditAction } from '../domain/audit.ts';
 import type { MerchantRole } from '../domain/merchant-users.ts';
 import type { AccountKind, BillingMode, EntryType } from '../domain/ledger.ts';
+import type { BackupLocation, BackupRunStatus, BackupTrigger } from '../domain/backups.ts';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {
@@ -412,6 +413,43 @@ export interface Database {
   journal_entries: JournalEntriesTable;
   journal_lines: JournalLinesTable;
   ledger_meta: LedgerMetaTable;
+  backup_lease: BackupLeaseTable;
+  backup_runs: BackupRunsTable;
+}
+
+/** The one process whose backup runs now (0042): its holder id, until `expires_at` unless renewed. */
+export interface BackupLeaseTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
+/** One scheduled or requested backup (0042); the counts are the archive manifest's. */
+export interface BackupRunsTable {
+  id: Generated<number>;
+  status: BackupRunStatus;
+  trigger: BackupTrigger;
+  /** The staff member's email for "Back up now"; null for the schedule. */
+  requested_by: string | null;
+  /** The lease holder id of the run, so a run whose process died can be told from one that runs. */
+  holder: string;
+  started_at: number;
+  finished_at: number | null;
+  /** The archive's name (no directory); null when the run failed before writing one. */
+  file: string | null;
+  location: BackupLocation | null;
+  bytes: number | null;
+  duration_ms: number | null;
+  merchants: number | null;
+  orders: number | null;
+  refunds: number | null;
+  journal_entries: number | null;
+  stock_rows: number | null;
+  /** 1: the trial restore passed; 0: it failed; null: not reached. */
+  verified: number | null;
+  error: string | null;
+  /** When pruning removed the archive. */
+  pruned_at: number | null;
 }
 
 export interface StaffUsersTable {

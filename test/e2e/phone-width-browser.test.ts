@@ -13,6 +13,8 @@ import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
 import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
 import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
 import { buildTestApp } from '../helpers.ts';
+import { testEngine } from '../backup-engine.ts';
+import { BackupService } from '../../src/services/backup-runs.service.ts';
 import { placeOrder } from '../fixtures.ts';
 
 const SKIP = chromiumSkip('the phone-width browser test');
@@ -30,6 +32,8 @@ const NOT_PAGES = new Set([
   // The delivery log's fragment, polled by htmx into the endpoint's page (looked at there, below).
   'manager GET /webhooks/:id/deliveries',
   'console GET /import/template.csv',
+  // A backup archive's download.
+  'console GET /backups/:name',
   ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
@@ -48,7 +52,14 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
   it('console (owner) and business manager (admin) on demo data: no page scrolls sideways', { timeout: 600_000 }, async (t) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-phone-'));
     t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const app = await buildTestApp(t, 'sqlite', { DATA_DIR: dataDir, REFUND_REVIEW: 'manual' });
+    let backups: BackupService | null = null;
+    const app = await buildTestApp(
+      t,
+      'sqlite',
+      { DATA_DIR: dataDir, REFUND_REVIEW: 'manual' },
+      {},
+      { backups: (store, config) => (backups = new BackupService({ config, store, engine: testEngine(), log: { info() {}, warn() {}, error() {} } })) },
+    );
     const demo = await seedDemo(app.store, app.config);
     await createStaff(
       app.store.db,
@@ -187,6 +198,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await look('console GET /staff', 'console-staff-reset-link');
     const staffResetLink = new URL((await page.textContent('[data-reset-url]'))!.trim()).pathname;
     await open('console GET /audit', 'console-audit', '/console/audit');
+    // The Backups page with an archive and its run listed.
+    assert.equal(await backups!.run('console'), 'succeeded');
+    await open('console GET /backups', 'console-backups', '/console/backups');
     await open('console GET /account', 'console-account', '/console/account');
     // The staff password reset link's page (no session needed), then the sign-in page it leads to.
     await open('console GET /password-reset/:token', 'console-password-reset', staffResetLink);

@@ -103,6 +103,10 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'GET /refunds/all.csv': SUPPORT,
   'GET /products.csv': WAREHOUSE,
   'GET /audit.csv': OWNER,
+  // Backups (issue 39): an archive holds every merchant's data.
+  'GET /backups': OWNER,
+  'POST /backups': OWNER,
+  'GET /backups/:name': OWNER,
   'GET /merchants/:id/transactions.csv': SUPPORT,
   'GET /account': EVERYONE,
   'POST /account/password': EVERYONE,

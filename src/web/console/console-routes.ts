@@ -119,6 +119,11 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/staff/:staffId/reset-password', permission: 'staff:manage' },
   { method: 'POST', path: '/staff/:staffId/role', permission: 'staff:manage' },
 
+  // Backups (owner only: an archive holds every merchant's data); the name must be one the listing holds.
+  { method: 'GET', path: '/backups', permission: 'backups:manage' },
+  { method: 'POST', path: '/backups', permission: 'backups:manage', once: true },
+  { method: 'GET', path: '/backups/:name', permission: 'backups:manage' },
+
   // The audit log.
   { method: 'GET', path: '/audit', permission: 'audit:read' },
   { method: 'GET', path: '/audit.csv', permission: 'audit:read' },

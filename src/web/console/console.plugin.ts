@@ -4,6 +4,7 @@ import { can, type Permission } from '../../domain/staff.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
 import { resumeSession, staffActor, type ConsoleUser } from '../../services/console-sessions.service.ts';
+import type { BackupService } from '../../services/backup-runs.service.ts';
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Store } from '../../store/db.ts';
 import { htmxAsset, installWebFrontEnd, sharedAssets, uplotAssets } from '../foundation.ts';
@@ -35,6 +36,8 @@ export interface ConsoleOptions {
   /** The process's cache of token lookups: cleared by every console write (revoke a token, disable a merchant). */
   tokens: TokenCache;
   now: Clock;
+  /** Scheduled and requested backups, for the Backups page (null: unavailable in this build). */
+  backups: BackupService | null;
 }
 
 /** Files the pages load; nothing else is served, and nothing from a CDN. */
@@ -57,7 +60,7 @@ const navFor = (user: ConsoleUser) => NAV.filter((l) => can(user.role, l.permiss
  * page shares (session, CSRF, the permission table, assets, errors as pages); the pages themselves
  * are the modules of pages/ (pages/index.ts lists them).
  */
-export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (app, { config, store, buckets, tokens, now }) => {
+export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (app, { config, store, buckets, tokens, now, backups }) => {
   const { db } = store;
   const sessionLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   app.decorateRequest('consoleUser', null);
@@ -88,6 +91,7 @@ export const consolePlugin: FastifyPluginAsyncTypebox<ConsoleOptions> = async (a
     config,
     store,
     buckets,
+    backups,
     now,
     sessionLimits,
     page,

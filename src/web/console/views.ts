@@ -22,6 +22,7 @@ import type {
 } from './present-catalog.ts';
 import type { AccountView, DashboardView, PasswordResetView, SignInView, StaffView, WebhooksView, WebhookView } from './present-admin.ts';
 import type { MerchantsView, MerchantView, RefundListView } from './present-merchants.ts';
+import type { BackupsView } from './present-backups.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -38,6 +39,7 @@ export const CONSOLE_VIEWS = {
   orders: typedView<ConsoleOrdersView>(at('orders')),
   account: typedView<AccountView>(at('account')),
   audit: typedView<ConsoleAuditView>(at('audit')),
+  backups: typedView<BackupsView>(at('backups')),
   dashboard: typedView<DashboardView>(at('dashboard')),
   import: typedView<ImportView>(at('import')),
   'import-job': typedView<ImportJobView>(at('import-job')),

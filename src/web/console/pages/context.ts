@@ -5,6 +5,7 @@ import type { Actor } from '../../../domain/audit.ts';
 import type { Permission, SessionLimits } from '../../../domain/staff.ts';
 import type { Clock } from '../../../domain/time.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
+import type { BackupService } from '../../../services/backup-runs.service.ts';
 import type { ConsoleUser } from '../../../services/console-sessions.service.ts';
 import type { Store } from '../../../store/db.ts';
 import type { PageRenderer, WebForms } from '../../foundation.ts';
@@ -23,6 +24,8 @@ export interface ConsolePageContext {
   store: Store;
   /** The rate-limit buckets of the app (in process, or Redis). */
   buckets: BucketStore;
+  /** Scheduled and requested backups (the Backups page); null: unavailable in this build. */
+  backups: BackupService | null;
   now: Clock;
   sessionLimits: SessionLimits;
   page: PageRenderer<ConsoleViews>;

@@ -1,5 +1,6 @@
 import { accountPage } from './account.ts';
 import { auditPage } from './audit.ts';
+import { backupsPage } from './backups.ts';
 import { catalogPage } from './catalog.ts';
 import { catalogEditPage } from './catalog-edit.ts';
 import type { ConsolePage } from './context.ts';
@@ -15,7 +16,8 @@ import { webhooksPage } from './webhooks.ts';
 /**
  * The console's page modules, registered in this order; the navigation bar lists their links in
  * the same order: the day's work first (dashboard, refund review, orders), then the merchants and
- * their webhooks, the catalogue and its import, the staff and the audit log; your account last.
+ * their webhooks, the catalogue and its import, the staff, the audit log and the backups; your
+ * account last.
  */
 export const CONSOLE_PAGES: readonly ConsolePage[] = [
   signInPage,
@@ -29,5 +31,6 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   importPage,
   staffPage,
   auditPage,
+  backupsPage,
   accountPage,
 ];
