@@ -66,6 +66,9 @@ async function readHeader(file: string): Promise<string[] | CsvError> {
   return [];
 }
 
+/** The line a CSV syntax error is on (csv-parse copies its position's fields onto the error). */
+const lineOf = (error: CsvError): number | undefined => (typeof error.lines === 'number' ? error.lines : undefined);
+
 /**
  * What a CSV syntax error of csv-parse means to whoever fixes the file, and the column it names
  * (for a stray quote). A stray quote inside an unquoted field spoils that row only; after any other
@@ -129,9 +132,9 @@ async function* csvRows(
   let nextLine = 1;
   // A field with several stray quotes is one problem, not one per quote.
   let lastSkipped = 0;
-  const onSkip = (error: CsvError | undefined) => {
+  const onSkip = (error: CsvError | undefined): undefined => {
     if (!(error instanceof CsvError) || error.code !== 'INVALID_OPENING_QUOTE') throw error;
-    const line = error.lines;
+    const line = lineOf(error) ?? nextLine;
     if (line !== lastSkipped) problems.add({ file: name, line, ...csvSyntaxProblem(error, columns) });
     lastSkipped = line;
     nextLine = line + 1;
@@ -160,7 +163,7 @@ async function* csvRows(
     }
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    const line = error.code === 'CSV_QUOTE_NOT_CLOSED' ? nextLine : error.lines;
+    const line = error.code === 'CSV_QUOTE_NOT_CLOSED' ? nextLine : lineOf(error);
     problems.add({ file: name, line, ...csvSyntaxProblem(error, header) });
     stream.destroy();
   }
