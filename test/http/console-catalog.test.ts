@@ -349,6 +349,30 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
     });
 
+    it('a product’s imageUrl other than an absolute http(s) URL is refused by the product form and is a bad row of an import (issue 44, 13)', async (ctx) => {
+      const { t, owner, ownerToken } = await build(ctx);
+      const before = await tableDigests(t.store);
+      const fields = { sku: 'JS-1', name: 'Trap', categoryId: '', price: '1', weightGrams: '1', imageUrl: 'javascript:alert(document.cookie)', optionsJson: '' };
+      const form = await owner.post('/console/new-product', { _csrf: ownerToken, ...fields });
+      assert.equal(form.statusCode, 400, form.body.slice(0, 300));
+      assert.match(form.body, /id="imageUrl"[^>]*aria-invalid="true"/);
+      assert.match(form.body, /must be an absolute http:\/\/ or https:\/\/ URL/);
+      const edit = await owner.post('/console/products/A/edit', { _csrf: ownerToken, ...fields, sku: 'A' });
+      assert.equal(edit.statusCode, 400, edit.body.slice(0, 300));
+      const csv = 'sku,name,price,weightGrams,imageUrl\nOK-1,Fine,1,1,https://img.example/ok.jpg\nJS-1,Trap,1,1,javascript:alert(1)\n';
+      const preview = await follow(owner, await owner.post('/console/import/preview', { _csrf: ownerToken, fileName: 'p.csv', fileText: csv }));
+      assert.match(preview.body, /p\.csv line 3: <code>imageUrl<\/code> must be an absolute http:\/\/ or https:\/\/ URL/);
+      const started = await owner.post('/console/import', { _csrf: ownerToken, fileName: 'p.csv', fileText: csv });
+      const outcome = await importOutcome(owner, started.headers.location as string);
+      assert.equal(outcome.state, 'refused');
+      assert.match(rowOf(outcome.body, 'data-line="3"')!, /^3 imageUrl must be an absolute http/);
+      const json = JSON.stringify({ products: [{ sku: 'JS-1', name: 'Trap', price: 1, weightGrams: 1, imageUrl: 'javascript:alert(1)' }] });
+      const doc = await importOutcome(owner, (await owner.post('/console/import', { _csrf: ownerToken, fileName: 'c.json', fileText: json })).headers.location as string);
+      assert.equal(doc.state, 'refused');
+      assert.match(doc.body, /products\[0\]\.imageUrl/);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+    });
+
     it('staff: create shows the one-time password once; disable, enable, a reset link and role change work and are audited', async (ctx) => {
       const { t, owner } = await build(ctx);
       const token = await owner.csrf();
