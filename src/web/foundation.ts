@@ -2,7 +2,6 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import formbody from '@fastify/formbody';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -19,6 +18,7 @@ import type { Db } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
+import { installFormBodyParser } from './form-body.ts';
 
 /**
  * What the web front ends share (SPEC §14): the session cookie, the same-origin check on every
@@ -239,7 +239,7 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       route.config = { ...(route.config ?? {}), permission: entry.permission, once: entry.once === true, envelope: false } as typeof route.config;
     }
   });
-  await app.register(formbody);
+  installFormBodyParser(app);
   await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(), production: true });
   installPageHeaders(app);
 
