@@ -13,7 +13,7 @@ const NAMED: Record<WebSchemes, string> = { https: 'https://', 'http(s)': 'http:
 export function webUrlProblem(text: string, schemes: WebSchemes): string | null {
   const problem = `must be an absolute ${NAMED[schemes]} URL`;
   // A URL holds no white space or control character; the URL parser would quietly drop or encode them.
-  if (/[\s\u0000-\u001f\u007f]/.test(text) || !PREFIX[schemes].test(text)) return problem;
+  if (/[\p{Cc}\p{Z}\s]/u.test(text) || !PREFIX[schemes].test(text)) return problem;
   try {
     return new URL(text).hostname === '' ? problem : null;
   } catch {

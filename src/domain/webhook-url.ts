@@ -151,7 +151,8 @@ function firstBytes(text: string, bytes: number): string {
  * attempt took — would let a merchant map which of the server's local ports are open and what
  * answers on them.
  */
-export const LOOPBACK_FAILURE = 'failed: no 2xx answer from a loopback address (whether it was refused, cut off, timed out or answered otherwise is not recorded)';
+export const LOOPBACK_FAILURE =
+  'failed: no 2xx answer from a loopback address (whether it was refused, cut off, timed out or answered otherwise is not recorded)';
 
 /**
  * Hardening III: what the delivery log (shown to the merchant) keeps of a response. From a public

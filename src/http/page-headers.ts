@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /** Every asset is ours: no inline script or style, no framing, forms post only here. */
-export const PAGE_CSP =
+const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**

@@ -305,9 +305,10 @@ export class WebhookWorker {
       // A loopback receiver's answer is reduced to success or failure (Hardening III; issue 44, 16).
       ({ statusCode, error, body: responseBody } = recordedResponse(response.status, response.body, kind, ERROR_SNIPPET));
     } catch (e) {
-      error = (
-        e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : recordedNetworkError(e instanceof Error ? e.message : String(e), kind)
-      ).slice(0, ERROR_SNIPPET);
+      error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : recordedNetworkError(e instanceof Error ? e.message : String(e), kind)).slice(
+        0,
+        ERROR_SNIPPET,
+      );
     }
     // A loopback failure's time would tell a refused port (at once) from a silent one (the timeout).
     const durationMs = startedAt === null || error === LOOPBACK_FAILURE ? null : Math.round(performance.now() - startedAt);

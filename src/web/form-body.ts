@@ -10,7 +10,7 @@ import { AppError } from '../domain/errors.ts';
  * U+FFFD, which would then be stored as if typed. `decodeURIComponent` is the strict decoder:
  * it throws on an escape that is not UTF-8, and on a `%` not followed by two hex digits.
  */
-export function formBodyProblem(raw: Buffer): string | null {
+function formBodyProblem(raw: Buffer): string | null {
   if (!isUtf8(raw)) return 'is not valid UTF-8';
   for (const pair of raw.toString('utf8').split('&')) {
     for (const part of pair.split('=', 2)) {

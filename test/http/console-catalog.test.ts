@@ -329,7 +329,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(posted.statusCode, 303, posted.body.slice(0, 300));
       const preview = await follow(owner, posted);
       assert.equal(preview.statusCode, 200);
-      const problems = /<ul id="preview-problems">([\s\S]*?)<\/ul>/.exec(preview.body)![1].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      const problems = /<ul id="preview-problems">([\s\S]*?)<\/ul>/
+        .exec(preview.body)![1]
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ');
       assert.match(problems, /rulers\.csv line 3: name has a quote \(&quot;\) inside a field that does not start with one/);
       assert.match(problems, /rulers\.csv line 4: price /);
       assert.ok(!preview.body.includes('data-action="apply-import"'), 'no apply button while a row is bad');
@@ -352,7 +355,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('a product’s imageUrl other than an absolute http(s) URL is refused by the product form and is a bad row of an import (issue 44, 13)', async (ctx) => {
       const { t, owner, ownerToken } = await build(ctx);
       const before = await tableDigests(t.store);
-      const fields = { sku: 'JS-1', name: 'Trap', categoryId: '', price: '1', weightGrams: '1', imageUrl: 'javascript:alert(document.cookie)', optionsJson: '' };
+      const fields = {
+        sku: 'JS-1',
+        name: 'Trap',
+        categoryId: '',
+        price: '1',
+        weightGrams: '1',
+        imageUrl: 'javascript:alert(document.cookie)',
+        optionsJson: '',
+      };
       const form = await owner.post('/console/new-product', { _csrf: ownerToken, ...fields });
       assert.equal(form.statusCode, 400, form.body.slice(0, 300));
       assert.match(form.body, /id="imageUrl"[^>]*aria-invalid="true"/);
@@ -367,7 +378,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(outcome.state, 'refused');
       assert.match(rowOf(outcome.body, 'data-line="3"')!, /^3 imageUrl must be an absolute http/);
       const json = JSON.stringify({ products: [{ sku: 'JS-1', name: 'Trap', price: 1, weightGrams: 1, imageUrl: 'javascript:alert(1)' }] });
-      const doc = await importOutcome(owner, (await owner.post('/console/import', { _csrf: ownerToken, fileName: 'c.json', fileText: json })).headers.location as string);
+      const doc = await importOutcome(
+        owner,
+        (await owner.post('/console/import', { _csrf: ownerToken, fileName: 'c.json', fileText: json })).headers.location as string,
+      );
       assert.equal(doc.state, 'refused');
       assert.match(doc.body, /products\[0\]\.imageUrl/);
       assert.deepEqual(await tableDigests(t.store), before, 'nothing written');

@@ -257,7 +257,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await browser(t).get(link)).statusCode, 200, 'the link opens');
       const me = await signedIn(t, 'revoke-target@example.com');
       const NEW = 'my own staff horse staple';
-      const changed = await follow(me, await me.post('/console/account/password', { _csrf: await me.csrf('/console/account'), current: PASSWORD, password: NEW, confirm: NEW }));
+      const changed = await follow(
+        me,
+        await me.post('/console/account/password', { _csrf: await me.csrf('/console/account'), current: PASSWORD, password: NEW, confirm: NEW }),
+      );
       assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
       assert.match(changed.body, /Password changed; 0 other sessions signed out; 1 open password reset link revoked\./);
       assert.equal((await browser(t).get(link)).statusCode, 404, 'the link no longer opens');

@@ -34,7 +34,13 @@ export const accountPage: ConsolePage = {
       }
       if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, 'The two new passwords differ.'));
       try {
-        const { sessionsEnded, revokedResets } = await changeOwnPassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
+        const { sessionsEnded, revokedResets } = await changeOwnPassword(
+          db,
+          me,
+          { current: request.body.current, password: request.body.password },
+          request.id,
+          now(),
+        );
         await forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
         return reply.redirect(`${CONSOLE_PREFIX}/account`, 303);
       } catch (error) {

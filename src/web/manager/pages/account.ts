@@ -156,7 +156,13 @@ export const accountPage: ManagerPage = {
       }
       if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, 'The two new passwords differ.'));
       try {
-        const { sessionsEnded, revokedResets } = await changePassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
+        const { sessionsEnded, revokedResets } = await changePassword(
+          db,
+          me,
+          { current: request.body.current, password: request.body.password },
+          request.id,
+          now(),
+        );
         await forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
         return reply.redirect(`${MANAGER_PREFIX}/account`, 303);
       } catch (error) {
