@@ -1,3 +1,5 @@
+import { webUrlProblem } from './web-url.ts';
+
 export const CHANNEL_TYPES = ['Standard', 'Express', 'Expedited'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
@@ -14,18 +16,12 @@ export const MAX_CHANNEL_CARRIERS = 20;
 
 /**
  * Why a tracking URL template cannot be used, or null when it can: an absolute https URL with
- * `{trackingNo}` where the number goes (issue 29, 10), e.g. `https://track.example/{trackingNo}`.
+ * `{trackingNo}` where the number goes (issue 29, 10), e.g. `https://track.example/{trackingNo}`;
+ * the URL is held to the rule of every stored link (domain/web-url.ts).
  */
 export function trackingTemplateProblem(template: string): string | null {
   if (!template.includes(TRACKING_NO_PLACEHOLDER)) return `must contain ${TRACKING_NO_PLACEHOLDER} where the tracking number goes`;
-  let url: URL;
-  try {
-    url = new URL(template.replaceAll(TRACKING_NO_PLACEHOLDER, 'X'));
-  } catch {
-    return 'must be an absolute URL, e.g. https://track.example/{trackingNo}';
-  }
-  if (url.protocol !== 'https:') return 'must be an https:// URL';
-  return null;
+  return webUrlProblem(template.replaceAll(TRACKING_NO_PLACEHOLDER, 'X'), 'https');
 }
 
 /** The tracking page of a shipment: the template with the number (URL-encoded) in place; null without a template. */

@@ -127,7 +127,8 @@ export function checkResolvedAddresses(host: string, addresses: ResolvedAddress[
 
 /** What the delivery log keeps of one answered attempt: the status code, an error for a non-2xx one, the start of the body. */
 export interface RecordedResponse {
-  statusCode: number;
+  /** Null when the attempt failed at a non-public address (LOOPBACK_FAILURE). */
+  statusCode: number | null;
   error: string | null;
   /** The first RESPONSE_BODY_KEPT bytes of the body (public addresses only; null otherwise). */
   body: string | null;
@@ -144,21 +145,31 @@ function firstBytes(text: string, bytes: number): string {
 }
 
 /**
+ * What the delivery log keeps of a failed attempt at a receiver that is not at a public address (a
+ * loopback receiver in sandbox), whatever the failure: refused, cut off, timed out, or answered
+ * with a status other than 2xx (issue 44, 16). Telling these apart — or keeping how long the
+ * attempt took — would let a merchant map which of the server's local ports are open and what
+ * answers on them.
+ */
+export const LOOPBACK_FAILURE =
+  'failed: no 2xx answer from a loopback address (whether it was refused, cut off, timed out or answered otherwise is not recorded)';
+
+/**
  * Hardening III: what the delivery log (shown to the merchant) keeps of a response. From a public
  * address, the status code, the first 2 KB of the body and, when it failed, the start of the body
- * in the error too (`snippet` characters). From
- * any other (a loopback receiver in sandbox) only the status class — 404 is kept as 400, "HTTP
- * 4xx" — and never the body: the log would otherwise let a merchant read the replies of services
- * on the server's own machine. The attempt's times are kept either way.
+ * in the error too (`snippet` characters). From any other (a loopback receiver in sandbox) only
+ * whether it succeeded: a 2xx is kept as 200, anything else is LOOPBACK_FAILURE without a status;
+ * never the body: the log would otherwise let a merchant read the replies of services on the
+ * server's own machine, or map its ports (issue 44, 16).
  */
 export function recordedResponse(status: number, body: string, kind: AddressKind, snippet: number): RecordedResponse {
   const ok = status >= 200 && status <= 299;
   if (kind === 'public')
     return { statusCode: status, error: ok ? null : `HTTP ${status}${body ? `: ${body.slice(0, snippet)}` : ''}`, body: firstBytes(body, RESPONSE_BODY_KEPT) };
-  const statusClass = Math.min(Math.max(Math.floor(status / 100), 1), 5);
-  return {
-    statusCode: statusClass * 100,
-    error: ok ? null : `HTTP ${statusClass}xx (a ${kind} address: only the status class is recorded, never the response)`,
-    body: null,
-  };
+  return ok ? { statusCode: 200, error: null, body: null } : { statusCode: null, error: LOOPBACK_FAILURE, body: null };
+}
+
+/** The error the log keeps of an attempt that got no answer: the network's reason from a public address, else LOOPBACK_FAILURE. */
+export function recordedNetworkError(message: string, kind: AddressKind): string {
+  return kind === 'public' ? `network: ${message}` : LOOPBACK_FAILURE;
 }

@@ -3,7 +3,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { DISABLE_AFTER_MS, nextAttemptAt, RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { signedHeaders, webhookId } from '../domain/webhook-signature.ts';
-import { addressKind, loopbackAllowed, parseWebhookUrl, recordedResponse, UnsafeWebhookUrl, type HostResolver } from '../domain/webhook-url.ts';
+import {
+  addressKind,
+  LOOPBACK_FAILURE,
+  loopbackAllowed,
+  parseWebhookUrl,
+  recordedNetworkError,
+  recordedResponse,
+  UnsafeWebhookUrl,
+  type AddressKind,
+  type HostResolver,
+} from '../domain/webhook-url.ts';
 import { resolveWebhookTarget, systemResolver } from '../services/webhook-target.service.ts';
 import { StockFanOut, type StockFanOutOptions } from '../services/stock-webhooks.service.ts';
 import type { Store } from '../store/db.ts';
@@ -269,6 +279,7 @@ export class WebhookWorker {
     let error: string | null = null;
     let responseBody: string | null = null;
     let startedAt: number | null = null;
+    let kind: AddressKind = 'public';
     try {
       // Checked again at every attempt: the name may resolve elsewhere than at registration.
       const url = parseWebhookUrl(job.url, config.env);
@@ -278,6 +289,7 @@ export class WebhookWorker {
         this.options.resolve ?? systemResolver,
         loopbackAllowed(config.env, config.sandboxLoopbackWebhooks),
       );
+      kind = addressKind(address.address);
       const sentAt = this.now();
       const secrets = [job.secret, ...(job.previousSecret && (job.previousSecretUntil ?? 0) > sentAt ? [job.previousSecret] : [])];
       startedAt = performance.now();
@@ -290,12 +302,16 @@ export class WebhookWorker {
         timeoutMs: this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
         maxResponseBytes: MAX_RESPONSE_BYTES,
       });
-      // A loopback receiver's answer is reduced to its status class (Hardening III).
-      ({ statusCode, error, body: responseBody } = recordedResponse(response.status, response.body, addressKind(address.address), ERROR_SNIPPET));
+      // A loopback receiver's answer is reduced to success or failure (Hardening III; issue 44, 16).
+      ({ statusCode, error, body: responseBody } = recordedResponse(response.status, response.body, kind, ERROR_SNIPPET));
     } catch (e) {
-      error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : `network: ${e instanceof Error ? e.message : String(e)}`).slice(0, ERROR_SNIPPET);
+      error = (e instanceof UnsafeWebhookUrl ? `refused: ${e.message}` : recordedNetworkError(e instanceof Error ? e.message : String(e), kind)).slice(
+        0,
+        ERROR_SNIPPET,
+      );
     }
-    const durationMs = startedAt === null ? null : Math.round(performance.now() - startedAt);
+    // A loopback failure's time would tell a refused port (at once) from a silent one (the timeout).
+    const durationMs = startedAt === null || error === LOOPBACK_FAILURE ? null : Math.round(performance.now() - startedAt);
     return { job, statusCode, error, responseBody, durationMs };
   }
 

@@ -3,7 +3,7 @@ import { MAX_CHANNEL_CARRIERS } from '../domain/channels.ts';
 import { MAX_STOCK_QTY } from '../domain/money.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { MERCHANT_STATUSES } from '../domain/vocabulary.ts';
-import { CountryCode, CountryOrAny, IdLike, IdText, IntegerLike, MoneyInput, NewSku, SkuRef, Str, StringEnum } from './common.ts';
+import { CountryCode, CountryOrAny, IdLike, IdText, IntegerLike, MoneyInput, NewSku, SkuRef, Str, StringEnum, WebUrlInput } from './common.ts';
 
 export const WarehouseBody = Type.Object({
   warehouseCode: Str(32),
@@ -18,7 +18,7 @@ export const CategoryBody = Type.Object({
   categoryId: IdLike(),
   name: Str(128),
   parentId: IntegerLike({ minimum: 0 }),
-  imgUrl: Type.Optional(Type.Union([Str(1024, 0), Type.Null()])),
+  imgUrl: Type.Optional(WebUrlInput(1024)),
 });
 export type CategoryBody = Static<typeof CategoryBody>;
 
@@ -28,7 +28,7 @@ export const ProductBody = Type.Object({
   categoryId: Type.Optional(Type.Union([IdLike(), Type.Null()])),
   price: MoneyInput(),
   weightGrams: IntegerLike({ minimum: 0, maximum: 1_000_000_000 }),
-  imageUrl: Type.Optional(Type.Union([Str(1024, 0), Type.Null()])),
+  imageUrl: Type.Optional(WebUrlInput(1024)),
   options: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown()), Type.Null()])),
 });
 export type ProductBody = Static<typeof ProductBody>;

@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { isAssignedCountry } from '../domain/countries.ts';
 import { formatCents, MAX_PRICE_CENTS } from '../domain/money.ts';
 import { canonicalSku, SKU_PATTERN } from '../domain/text.ts';
+import { webUrlProblem } from '../domain/web-url.ts';
 
 /** Custom validation keyword: after a value validates, normalise it (digit string → number, money → cents). */
 export const COERCE_KEYWORD = 'x-coerce';
@@ -33,6 +34,11 @@ export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { min
     if (!/^[A-Z]{2}$/.test(code) || !isAssignedCountry(code)) return { ok: false, message: 'must be an assigned ISO 3166-1 alpha-2 country code' };
     return { ok: true, value: code };
   }
+  if (kind === 'webUrl') {
+    // "" is no link at all (as null is).
+    const problem = data === '' ? null : webUrlProblem(data, 'http(s)');
+    return problem ? { ok: false, message: problem } : { ok: true, value: data };
+  }
   if (kind === 'id') {
     const n = Number(data);
     if (!/^[0-9]{1,16}$/.test(data) || !Number.isSafeInteger(n) || n < 1)
@@ -63,6 +69,14 @@ export const MoneyInput = () =>
     description: 'a non-negative amount with at most two decimals, as a number or a string ("12.50")',
     [COERCE_KEYWORD]: 'cents',
   });
+
+/**
+ * A link the server stores and hands on (a product's or category's image): an absolute http(s) URL
+ * (domain/web-url.ts), "" or null for none. `type: [string, null]` rather than a union, so the
+ * field's error is the rule's own sentence.
+ */
+export const WebUrlInput = (maxLength: number) =>
+  OrNull(Type.String({ maxLength, description: 'an absolute http:// or https:// URL; "" or null: none', [COERCE_KEYWORD]: 'webUrl' }));
 
 /** A database id sent as a digit string or a JSON number. */
 export const IdLike = () => IntegerLike({ minimum: 1 });

@@ -89,11 +89,11 @@ export const WebhookDelivery = Type.Object({
   status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
   attempts: Type.Integer(),
   lastStatusCode: Type.Union([Type.Integer(), Type.Null()], {
-    description: "the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came",
+    description: "the last attempt's HTTP status; from a loopback address (sandbox) 200 for any 2xx and null for any failure; null when no answer came",
   }),
   lastError: Type.Union([Type.String(), Type.Null()], {
     description:
-      "why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal",
+      "why the last attempt failed: the status and the start of the receiver's answer, or the network error (public addresses); one sentence for every failure at a loopback address (sandbox: refused, cut off, timed out or not 2xx are not told apart); or the refusal",
   }),
   lastAttemptAt: Instant(),
   nextAttemptAt: Instant(),

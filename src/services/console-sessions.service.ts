@@ -93,14 +93,18 @@ export async function signOut(db: Db, user: ConsoleUser, requestId: string, now:
 
 // ---- Own account (Hardening III, 5): password and sessions.
 
-/** Changes the signed-in staff member's password: the current one is required; every other session ends, this one stays. */
+/**
+ * Changes the signed-in staff member's password: the current one is required; every other session
+ * ends (this one stays), and so do the account's open reset links: a link made before the change
+ * would otherwise undo it (issue 44, 12).
+ */
 export async function changeOwnPassword(
   db: Db,
   user: ConsoleUser,
   input: { current: string; password: string },
   requestId: string,
   now: number,
-): Promise<{ sessionsEnded: number }> {
+): Promise<{ sessionsEnded: number; revokedResets: number }> {
   const row = (await staff.findStaffByEmail(db, emailKey(user.email)))!;
   if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
   checkPassword(input.password);
@@ -108,13 +112,14 @@ export async function changeOwnPassword(
   return db.transaction().execute(async (trx) => {
     await staff.updateStaff(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
     const sessionsEnded = await staff.deleteSessionsOf(trx, row.id, user.sessionHash);
+    const revokedResets = await staff.revokePasswordResetsOf(trx, row.id, now);
     await insertAudit(
       trx,
       staffActor(user, requestId),
-      { action: 'staff.change_password', target: `staff:${row.email_key}`, before: null, after: { sessionsEnded } },
+      { action: 'staff.change_password', target: `staff:${row.email_key}`, before: null, after: { sessionsEnded, revokedResets } },
       now,
     );
-    return { sessionsEnded };
+    return { sessionsEnded, revokedResets };
   });
 }
 

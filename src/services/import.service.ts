@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { Actor } from '../domain/audit.ts';
 import { AppError, type FieldError } from '../domain/errors.ts';
 import {
@@ -54,10 +54,42 @@ function addErrors(problems: ProblemList, file: string, line: number | undefined
   for (const e of errors) problems.add({ file, ...(line === undefined ? {} : { line }), field: e.field, message: e.message });
 }
 
-async function readHeader(file: string): Promise<string[]> {
+/** The header's fields, or the syntax problem that keeps it from being read. */
+async function readHeader(file: string): Promise<string[] | CsvError> {
   const parser = fs.createReadStream(file).pipe(parse({ trim: true, bom: true, skip_empty_lines: true, to_line: 1 }));
-  for await (const record of parser) return record as string[];
+  try {
+    for await (const record of parser) return record as string[];
+  } catch (error) {
+    if (error instanceof CsvError) return error;
+    throw error;
+  }
   return [];
+}
+
+/** The line a CSV syntax error is on (csv-parse copies its position's fields onto the error). */
+const lineOf = (error: CsvError): number | undefined => (typeof error.lines === 'number' ? error.lines : undefined);
+
+/**
+ * What a CSV syntax error of csv-parse means to whoever fixes the file, and the column it names
+ * (for a stray quote). A stray quote inside an unquoted field spoils that row only; after any other
+ * syntax error the parser cannot tell where the next row starts, so the rest of the file is unread.
+ */
+function csvSyntaxProblem(error: CsvError, header: readonly string[] | null): { field: string; message: string } {
+  if (error.code === 'INVALID_OPENING_QUOTE') {
+    const column = (error as CsvError & { column?: unknown }).column;
+    return {
+      field: typeof column === 'number' ? (header?.[column] ?? '') : '',
+      message: 'has a quote (") inside a field that does not start with one: put the whole field in quotes and double each quote in it ("12"" long")',
+    };
+  }
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED')
+    return { field: '', message: 'a quoted field that starts on this line is never closed; the lines after it were read as part of it' };
+  if (error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE')
+    return {
+      field: '',
+      message: 'has text after the closing quote of a quoted field (a quote inside one is written twice: "12"" long"); the rest of the file was not read',
+    };
+  return { field: '', message: `${error.message.replace(/ (on|at) line \d+.*$/, '')}; the rest of the file was not read` };
 }
 
 /** JSON documents are catalogues; a CSV's header names its kind. A file that is neither is a problem. */
@@ -67,6 +99,7 @@ async function classify(file: string): Promise<ImportKind | ImportProblem> {
   if (/\.json$/i.test(file)) return 'catalog';
   if (!/\.csv$/i.test(file)) return { file: name, field: '', message: 'give a .json document or a .csv file' };
   const header = await readHeader(file);
+  if (header instanceof CsvError) return { file: name, line: 1, ...csvSyntaxProblem(header, null) };
   for (const kind of ['stocks', 'products'] as const) {
     if (CSV_COLUMNS[kind].required.every((c) => header.includes(c))) return kind;
   }
@@ -81,8 +114,8 @@ async function classify(file: string): Promise<ImportKind | ImportProblem> {
 
 /**
  * Streams a CSV file as {line, values} objects keyed by its header. A row with the wrong number of
- * fields is reported and skipped; a CSV syntax error (an unclosed quote) ends the file, since the
- * rows after it cannot be told apart.
+ * fields, or a stray quote, is reported with its line and skipped; any other CSV syntax error (an
+ * unclosed quote) ends the file, since the rows after it cannot be told apart (csvSyntaxProblem).
  */
 async function* csvRows(
   file: string,
@@ -90,11 +123,29 @@ async function* csvRows(
   onBytes: (bytes: number) => void,
 ): AsyncGenerator<{ line: number; values: Record<string, string> }> {
   const name = path.basename(file);
-  const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
-  const parser = stream.pipe(parse({ trim: true, bom: true, skip_empty_lines: true, info: true, relax_column_count: true }));
   let header: string[] | null = null;
+  // The parser runs ahead of this loop (a whole chunk at a time): a stray quote is met before the
+  // header row reaches it, so the header's names come from a read of their own.
+  const names = await readHeader(file);
+  const columns = Array.isArray(names) ? names : null;
+  // The line the next row starts on: where an unclosed quote opened (csv-parse names the last line).
+  let nextLine = 1;
+  // A field with several stray quotes is one problem, not one per quote.
+  let lastSkipped = 0;
+  const onSkip = (error: CsvError | undefined): undefined => {
+    if (!(error instanceof CsvError) || error.code !== 'INVALID_OPENING_QUOTE') throw error;
+    const line = lineOf(error) ?? nextLine;
+    if (line !== lastSkipped) problems.add({ file: name, line, ...csvSyntaxProblem(error, columns) });
+    lastSkipped = line;
+    nextLine = line + 1;
+  };
+  const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
+  const parser = stream.pipe(
+    parse({ trim: true, bom: true, skip_empty_lines: true, info: true, relax_column_count: true, skip_records_with_error: true, on_skip: onSkip }),
+  );
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      nextLine = info.lines + 1;
       if (!header) {
         header = record;
         continue;
@@ -111,9 +162,9 @@ async function* csvRows(
       yield { line: info.lines, values };
     }
   } catch (error) {
-    const csv = error as { code?: unknown; lines?: number; message: string };
-    if (typeof csv.code !== 'string' || !csv.code.startsWith('CSV_')) throw error;
-    problems.add({ file: name, line: csv.lines, field: '', message: `${csv.message.replace(/ (on|at) line \d+.*$/, '')}; the rest of the file was not read` });
+    if (!(error instanceof CsvError)) throw error;
+    const line = error.code === 'CSV_QUOTE_NOT_CLOSED' ? nextLine : lineOf(error);
+    problems.add({ file: name, line, ...csvSyntaxProblem(error, header) });
     stream.destroy();
   }
 }

@@ -528,8 +528,9 @@ export async function resetTwoFactor(
 // ---- Own account: password and sessions (Hardening III, 5).
 
 /**
- * Changes the signed-in user's password: the current one is required, and every other session of
- * the account ends (whoever else held it is signed out); this one stays.
+ * Changes the signed-in user's password: the current one is required, every other session of the
+ * account ends (whoever else held it is signed out; this one stays), and so do the account's open
+ * reset links: a link made before the change would otherwise undo it (issue 44, 12).
  */
 export async function changePassword(
   db: Db,
@@ -537,7 +538,7 @@ export async function changePassword(
   input: { current: string; password: string },
   requestId: string,
   now: number,
-): Promise<{ sessionsEnded: number }> {
+): Promise<{ sessionsEnded: number; revokedResets: number }> {
   const row = (await users.findUserById(db, user.userId))!;
   if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
   checkPassword(input.password);
@@ -545,6 +546,7 @@ export async function changePassword(
   return db.transaction().execute(async (trx) => {
     await users.updateUser(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
     const sessionsEnded = await users.deleteSessionsOf(trx, row.id, user.sessionHash);
+    const revokedResets = await users.revokePasswordResetsOf(forMerchant(trx, row.merchant_id), row.id, now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
@@ -552,12 +554,12 @@ export async function changePassword(
         action: 'merchant_user.change_password',
         target: `merchant_user:${row.email_key}`,
         before: null,
-        after: { sessionsEnded },
+        after: { sessionsEnded, revokedResets },
         merchantId: user.merchantId,
       },
       now,
     );
-    return { sessionsEnded };
+    return { sessionsEnded, revokedResets };
   });
 }
 

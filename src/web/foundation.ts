@@ -2,7 +2,6 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import formbody from '@fastify/formbody';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -19,6 +18,8 @@ import type { Db } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
+import { installFormBodyParser } from './form-body.ts';
+import { installPageSecurityHeaders, PAGE_SECURITY_HEADERS } from '../http/page-headers.ts';
 
 /**
  * What the web front ends share (SPEC §14): the session cookie, the same-origin check on every
@@ -81,16 +82,10 @@ function sameOriginProblem(request: FastifyRequest, secure: boolean): string | n
   return 'neither Origin nor Referer was sent';
 }
 
-/** Every asset is ours: no inline script or style, no framing, forms post only here; pages are never cached. */
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
+/** The security headers of every page (http/page-headers.ts, shared with /sdk); pages are never cached. */
 function installPageHeaders(app: FastifyInstance) {
+  installPageSecurityHeaders(app);
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('Content-Security-Policy', CSP);
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'same-origin');
     if (!request.url.includes('/assets/')) reply.header('Cache-Control', 'no-store');
     return payload;
   });
@@ -137,7 +132,7 @@ export function webFrameworkError(error: FastifyError, request: FastifyRequest, 
   return reply
     .code(status)
     .header('X-Request-Id', request.id)
-    .header('Content-Security-Policy', CSP)
+    .headers(PAGE_SECURITY_HEADERS)
     .header('Cache-Control', 'no-store')
     .type('text/html; charset=utf-8')
     .send(
@@ -239,7 +234,7 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       route.config = { ...(route.config ?? {}), permission: entry.permission, once: entry.once === true, envelope: false } as typeof route.config;
     }
   });
-  await app.register(formbody);
+  installFormBodyParser(app);
   await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(), production: true });
   installPageHeaders(app);
 

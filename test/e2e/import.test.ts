@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli, tempDir } from './process.ts';
+import { PG_SKIP, emptyPgSchema } from '../helpers.ts';
 
 describe('stockist import', () => {
   it('imports files with a one-line summary off a terminal, and refuses a bad row naming its line', () => {
@@ -70,4 +71,55 @@ describe('stockist import', () => {
       }
     }
   });
+
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    it(`lists every CSV syntax error as a bad row with its line, exits non-zero and writes nothing (${dialect}; issue 44, 1)`, {
+      skip: dialect === 'postgres' ? PG_SKIP : false,
+    }, async (t) => {
+      const dir = tempDir();
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const env = {
+        DATA_DIR: dir,
+        DATABASE_URL: dialect === 'sqlite' ? `sqlite:${path.join(dir, 'import.db')}` : (await emptyPgSchema(t, 'importcsv')).url,
+      };
+      const write = (name: string, text: string) => {
+        fs.writeFileSync(path.join(dir, name), text);
+        return path.join(dir, name);
+      };
+      assert.equal(runCli(['migrate'], env).status, 0);
+      const doc = write('catalogue.json', JSON.stringify({ warehouses: [{ warehouseCode: 'G007', name: 'Shenzhen', countryCode: 'CN' }] }));
+      assert.equal(runCli(['import', doc], env).status, 0);
+      // A stray quote in an unquoted field (line 3), two in one field (line 5: one problem), a bad
+      // price (line 4): every line is listed, the good rows around them are read.
+      const products = write(
+        'products.csv',
+        ['sku,name,price,weightGrams', 'R1,Ruler,1.00,10', 'S4-RUL-1,Steel ruler 12" long,4.00,100', 'R2,Tape,abc,5', 'R3,a "b" c,1,1', 'R4,Pen,2,3'].join(
+          '\n',
+        ),
+      );
+      const refused = runCli(['import', products], env);
+      assert.equal(refused.status, 1, refused.stderr);
+      const lines = refused.stderr.trimEnd().split('\n').slice(1);
+      assert.equal(lines[0], 'stockist: import refused, nothing was written: 3 problems');
+      assert.match(lines[1], /^ {2}products\.csv line 3: name has a quote \("\) inside a field that does not start with one/);
+      assert.match(lines[2], /^ {2}products\.csv line 4: price /);
+      assert.match(lines[3], /^ {2}products\.csv line 5: name has a quote /);
+      assert.equal(lines.length, 4);
+      // A quote that is never closed swallows the rest of the file: reported on the line it opens.
+      const unclosed = write('unclosed.csv', 'sku,name,price,weightGrams\nR1,Ruler,1.00,10\nR2,"Tape,2,5\nR3,Pen,2,3\n');
+      const open = runCli(['import', unclosed], env);
+      assert.equal(open.status, 1);
+      assert.match(open.stderr, /unclosed\.csv line 3: a quoted field that starts on this line is never closed/);
+      // A bad quote in the header: the file's kind cannot be read.
+      const header = runCli(['import', write('header.csv', 'sku,na"me,price,weightGrams\nR1,Ruler,1.00,10\n')], env);
+      assert.equal(header.status, 1);
+      assert.match(header.stderr, /header\.csv line 1: has a quote/);
+      const none = runCli(['import', write('none.csv', 'sku,warehouseCode,qty\n')], env);
+      assert.equal(none.status, 0, none.stderr);
+      assert.match(none.stdout, /imported 1 file: nothing; 0 stock changes; 0 rows/);
+      const stock = runCli(['import', write('stock.csv', 'sku,warehouseCode,qty\nR1,G007,1\n')], env);
+      assert.equal(stock.status, 1);
+      assert.match(stock.stderr, /stock\.csv line 2: sku unknown SKU R1\n$/, 'the refused imports wrote no product');
+    });
+  }
 });

@@ -152,6 +152,31 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', '/admin/v1/products', { sku: `  ${'S'.repeat(64)}  `, name: 'n', price: 1, weightGrams: 1 })).status, 200);
     });
 
+    it('accepts only absolute http(s) URLs as a product’s imageUrl and a category’s imgUrl, by one rule, in the API and its import (issue 44, 13)', async (ctx) => {
+      const { t } = await build(ctx);
+      const product = { sku: 'P', name: 'n', price: 1, weightGrams: 1 };
+      for (const url of [
+        'javascript:alert(1)',
+        'JavaScript:alert(1)',
+        'data:image/png;base64,AAAA',
+        '//img.example/a.jpg',
+        '/a.jpg',
+        'ftp://img.example/a.jpg',
+        'https://',
+        'https://img.example/a b.jpg',
+      ]) {
+        const body = await refused(t, () => t.admin('POST', '/admin/v1/products', { ...product, imageUrl: url }), 400, 40000, ['imageUrl']);
+        assert.match(body.errors[0].message, /must be an absolute http:\/\/ or https:\/\/ URL/, url);
+        await refused(t, () => t.admin('POST', '/admin/v1/categories', { categoryId: 9, name: 'C', parentId: 0, imgUrl: url }), 400, 40000, ['imgUrl']);
+        await refused(t, () => t.admin('POST', '/admin/v1/import', { products: [{ ...product, imageUrl: url }] }), 400, 40000, ['products[0].imageUrl']);
+      }
+      for (const url of ['https://img.example/a.jpg', 'http://img.example/a.jpg?size=2', 'HTTPS://IMG.EXAMPLE/A.JPG', '', null]) {
+        const r = await t.admin('POST', '/admin/v1/products', { ...product, imageUrl: url });
+        assert.equal(r.status, 200, `${url}: ${r.raw}`);
+      }
+      assert.equal((await t.admin('POST', '/admin/v1/categories', { categoryId: 9, name: 'C', parentId: 0, imgUrl: 'https://img.example/c.png' })).status, 200);
+    });
+
     it('sets stock absolutely and writes a ledger row per change', async (ctx) => {
       const { t } = await build(ctx);
       await given.warehouses(t, ['G007']);

@@ -220,7 +220,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const before = await tableDigests(t.store);
       for (const [change, status, reason] of [
         [{ trackingUrlTemplate: 'https://track.example/' }, 400, /trackingUrlTemplate must contain \{trackingNo\}/],
-        [{ trackingUrlTemplate: 'http://track.example/{trackingNo}' }, 400, /trackingUrlTemplate must be an https:\/\/ URL/],
+        [{ trackingUrlTemplate: 'http://track.example/{trackingNo}' }, 400, /trackingUrlTemplate must be an absolute https:\/\/ URL/],
         [{ warehouseCodes: [] }, 400, /warehouseCodes/],
         [{ deliveryDaysMin: '5' }, 400, /deliveryDaysMax must not be less than deliveryDaysMin/],
         [{ channelType: 'Teleport' }, 400, /channelType must be one of/],

@@ -321,6 +321,72 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await support.post('/console/import', { _csrf: await support.csrf(), fileName: 'a.csv', fileText: 'x' })).statusCode, 403);
     });
 
+    it('import: a CSV syntax error (a stray quote) is a bad row with its line in the dry run and the import, not a failure (issue 44, 1)', async (ctx) => {
+      const { t, owner, ownerToken } = await build(ctx);
+      const text = ['sku,name,price,weightGrams', 'R1,Ruler,1.00,10', 'S4-RUL-1,Steel ruler 12" long,4.00,100', 'R2,Tape,abc,5', 'R3,Pen,2,3'].join('\n');
+      const before = await tableDigests(t.store);
+      const posted = await owner.post('/console/import/preview', { _csrf: ownerToken, fileName: 'rulers.csv', fileText: text });
+      assert.equal(posted.statusCode, 303, posted.body.slice(0, 300));
+      const preview = await follow(owner, posted);
+      assert.equal(preview.statusCode, 200);
+      const problems = /<ul id="preview-problems">([\s\S]*?)<\/ul>/
+        .exec(preview.body)![1]
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ');
+      assert.match(problems, /rulers\.csv line 3: name has a quote \(&quot;\) inside a field that does not start with one/);
+      assert.match(problems, /rulers\.csv line 4: price /);
+      assert.ok(!preview.body.includes('data-action="apply-import"'), 'no apply button while a row is bad');
+      assert.deepEqual(await tableDigests(t.store), before, 'a dry run writes nothing');
+
+      const started = await owner.post('/console/import', { _csrf: ownerToken, fileName: 'rulers.csv', fileText: text });
+      const refused = await importOutcome(owner, started.headers.location as string);
+      assert.equal(refused.state, 'refused', refused.body);
+      assert.match(rowOf(refused.body, 'data-line="3"')!, /^3 name has a quote/);
+      assert.match(rowOf(refused.body, 'data-line="4"')!, /^4 price /);
+      assert.equal([...refused.body.matchAll(/data-line=/g)].length, 2);
+      // In the header: the file's kind cannot be told; a bad row of line 1.
+      const header = await owner.post('/console/import', { _csrf: ownerToken, fileName: 'h.csv', fileText: 'sku,na"me,price,weightGrams\nR1,Ruler,1,1\n' });
+      const headerOutcome = await importOutcome(owner, header.headers.location as string);
+      assert.equal(headerOutcome.state, 'refused', headerOutcome.body);
+      assert.match(rowOf(headerOutcome.body, 'data-line="1"')!, /^1 – has a quote/);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+    });
+
+    it('a product’s imageUrl other than an absolute http(s) URL is refused by the product form and is a bad row of an import (issue 44, 13)', async (ctx) => {
+      const { t, owner, ownerToken } = await build(ctx);
+      const before = await tableDigests(t.store);
+      const fields = {
+        sku: 'JS-1',
+        name: 'Trap',
+        categoryId: '',
+        price: '1',
+        weightGrams: '1',
+        imageUrl: 'javascript:alert(document.cookie)',
+        optionsJson: '',
+      };
+      const form = await owner.post('/console/new-product', { _csrf: ownerToken, ...fields });
+      assert.equal(form.statusCode, 400, form.body.slice(0, 300));
+      assert.match(form.body, /id="imageUrl"[^>]*aria-invalid="true"/);
+      assert.match(form.body, /must be an absolute http:\/\/ or https:\/\/ URL/);
+      const edit = await owner.post('/console/products/A/edit', { _csrf: ownerToken, ...fields, sku: 'A' });
+      assert.equal(edit.statusCode, 400, edit.body.slice(0, 300));
+      const csv = 'sku,name,price,weightGrams,imageUrl\nOK-1,Fine,1,1,https://img.example/ok.jpg\nJS-1,Trap,1,1,javascript:alert(1)\n';
+      const preview = await follow(owner, await owner.post('/console/import/preview', { _csrf: ownerToken, fileName: 'p.csv', fileText: csv }));
+      assert.match(preview.body, /p\.csv line 3: <code>imageUrl<\/code> must be an absolute http:\/\/ or https:\/\/ URL/);
+      const started = await owner.post('/console/import', { _csrf: ownerToken, fileName: 'p.csv', fileText: csv });
+      const outcome = await importOutcome(owner, started.headers.location as string);
+      assert.equal(outcome.state, 'refused');
+      assert.match(rowOf(outcome.body, 'data-line="3"')!, /^3 imageUrl must be an absolute http/);
+      const json = JSON.stringify({ products: [{ sku: 'JS-1', name: 'Trap', price: 1, weightGrams: 1, imageUrl: 'javascript:alert(1)' }] });
+      const doc = await importOutcome(
+        owner,
+        (await owner.post('/console/import', { _csrf: ownerToken, fileName: 'c.json', fileText: json })).headers.location as string,
+      );
+      assert.equal(doc.state, 'refused');
+      assert.match(doc.body, /products\[0\]\.imageUrl/);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+    });
+
     it('staff: create shows the one-time password once; disable, enable, a reset link and role change work and are audited', async (ctx) => {
       const { t, owner } = await build(ctx);
       const token = await owner.csrf();

@@ -252,6 +252,30 @@ for (const dialect of DIALECTS) {
       clock.now += 5 * 60_000;
     });
 
+    it('changing one’s own password revokes one’s open reset links, and says so (issue 44, 12)', async () => {
+      await staff(t, 'revoke-owner@example.com', 'owner');
+      const target = await staff(t, 'revoke-target@example.com', 'warehouse');
+      const boss = await signedIn(t, 'revoke-owner@example.com');
+      const made = await follow(boss, await boss.post(`/console/staff/${target.id}/reset-password`, { _csrf: await boss.csrf('/console/staff') }));
+      const link = new URL(/data-reset-url>([^<]+)</.exec(made.body)![1]).pathname;
+      assert.equal((await browser(t).get(link)).statusCode, 200, 'the link opens');
+      const me = await signedIn(t, 'revoke-target@example.com');
+      const NEW = 'my own staff horse staple';
+      const changed = await follow(
+        me,
+        await me.post('/console/account/password', { _csrf: await me.csrf('/console/account'), current: PASSWORD, password: NEW, confirm: NEW }),
+      );
+      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+      assert.match(changed.body, /Password changed; 0 other sessions signed out; 1 open password reset link revoked\./);
+      assert.equal((await browser(t).get(link)).statusCode, 404, 'the link no longer opens');
+      const before = await tableDigests(t.store);
+      assert.equal((await browser(t).post(link, { password: 'a reset link horse', confirm: 'a reset link horse' })).statusCode, 404);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+      const [entry] = (await auditRows(t)).filter((a) => a.action === 'staff.change_password' && a.target === 'staff:revoke-target@example.com');
+      assert.equal(entry.after.revokedResets, 1);
+      clock.now += 5 * 60_000;
+    });
+
     it('resets a staff password through a one-time link only an owner makes: once, 24 hours, newest only, for that account only, every session ended (issue 32, 5)', async () => {
       const owner = await staff(t, 'reset-owner@example.com', 'owner');
       const target = await staff(t, 'reset-target@example.com', 'support');

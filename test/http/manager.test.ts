@@ -798,6 +798,29 @@ for (const dialect of DIALECTS) {
       clock.now += 5 * 60_000;
     });
 
+    it('changing one’s own password revokes one’s open reset links, and says so (issue 44, 12)', async () => {
+      const m = await newMerchant(t, 'Revoke shop');
+      const me = await member(t, m.merchantId, 'revoke-dev@example.com', 'developer');
+      const made = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/password-resets`, { email: 'revoke-dev@example.com' });
+      assert.equal(made.status, 200, made.raw);
+      const link = new URL(made.body.data.resetUrl).pathname;
+      assert.equal((await browser(t).get(link)).statusCode, 200, 'the link opens');
+      const NEW = 'my own merchant horse staple';
+      const changed = await follow(
+        me,
+        await me.post('/manager/account/password', { _csrf: await me.csrf('/manager/account'), current: PASSWORD, password: NEW, confirm: NEW }),
+      );
+      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+      assert.match(changed.body, /Password changed; 0 other sessions signed out; 1 open password reset link revoked\./);
+      assert.equal((await browser(t).get(link)).statusCode, 404, 'the link no longer opens');
+      const before = await tableDigests(t.store);
+      assert.equal((await browser(t).post(link, { password: 'a reset link horse', confirm: 'a reset link horse' })).statusCode, 404);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+      const [entry] = (await auditRows(t)).filter((r) => r.action === 'merchant_user.change_password' && r.target === 'merchant_user:revoke-dev@example.com');
+      assert.equal(entry.after.revokedResets, 1);
+      clock.now += 5 * 60_000;
+    });
+
     it('resets a password through a one-time link from an admin or the operator: once, 24 hours, newest only, every session ended, two-factor kept (Hardening III, 5)', async () => {
       const m = await newMerchant(t, 'Reset shop');
       const other = await newMerchant(t, 'Reset other shop');

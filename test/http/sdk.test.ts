@@ -77,6 +77,23 @@ describe('/sdk/: the typed client package, public', () => {
     }
   });
 
+  it('answers with the security headers of every page: nosniff, the CSP, no framing, the referrer policy (issue 44, 17)', async (t) => {
+    assert.ok(sdk, 'dist/sdk/ holds the package');
+    const app = await buildTestApp(t, 'sqlite');
+    const page = await app.app.inject({ method: 'GET', url: '/console/sign-in' });
+    const names = ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy'];
+    const expected = Object.fromEntries(names.map((n) => [n, page.headers[n]]));
+    assert.equal(expected['x-content-type-options'], 'nosniff');
+    assert.match(String(expected['content-security-policy']), /default-src 'none'/);
+    for (const url of ['/sdk', `/sdk/${sdk.tarball}`, `/sdk/${SDK_EXAMPLE}`]) {
+      const r = await app.app.inject({ method: 'GET', url });
+      assert.equal(r.statusCode, 200, url);
+      assert.deepEqual(Object.fromEntries(names.map((n) => [n, r.headers[n]])), expected, url);
+    }
+    // The tarball stays cacheable: the headers add to its own, they do not replace them.
+    assert.match(String((await app.app.inject({ method: 'GET', url: `/sdk/${sdk.tarball}` })).headers['cache-control']), /public/);
+  });
+
   it('hands out the certificate a TLS server made itself, and not one configured with TLS_CERT_FILE', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-sdk-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

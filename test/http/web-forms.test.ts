@@ -49,6 +49,52 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       return { t, owner };
     };
 
+    it('a form body with invalid UTF-8, percent-encoded or raw, is refused with 400 as a page, nothing written, on both front ends (SPEC §1; issue 44, 14)', async (ctx) => {
+      const { t, owner } = await build(ctx);
+      const m = await newMerchant(t, 'Bytes shop');
+      const dev = await member(t, m.merchantId, 'bytes@example.com', 'developer');
+      const csrf = csrfOf((await owner.get('/console/new-product')).body);
+      const product = `_csrf=${csrf}&_formKey=${freshFormKey()}&sku=U1&price=1&weightGrams=1&name=`;
+      const post = (url: string, cookie: string | null, payload: string | Buffer) =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          payload,
+          headers: {
+            host: 'localhost:80',
+            origin: 'http://localhost:80',
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(cookie ? { cookie } : {}),
+          },
+        });
+      const before = await tableDigests(t.store);
+      for (const [url, cookie, payload] of [
+        ['/console/new-product', owner.cookie, `${product}a%ED%A0%80b`], // an encoded surrogate: not UTF-8
+        ['/console/new-product', owner.cookie, `${product}a%C3b`], // a sequence cut short
+        ['/console/new-product', owner.cookie, `${product}a%FFb`],
+        ['/console/new-product', owner.cookie, Buffer.concat([Buffer.from(product), Buffer.from([0x61, 0xff, 0x62])])], // raw bytes
+        ['/console/new-product', owner.cookie, `${product}a%zzb`], // not a percent-encoding at all
+        ['/console/sign-in', null, 'email=a%ED%A0%80b%40example.com&password=x'],
+        ['/manager/sign-in', null, 'email=a%ED%A0%80b%40example.com&password=x'],
+        ['/manager/account/password', dev.cookie, `_csrf=x&current=a%ED%A0%80b&password=y&confirm=y`],
+      ] as const) {
+        const r = await post(url, cookie, payload);
+        assert.equal(r.statusCode, 400, `${url} ${payload}: ${r.body.slice(0, 200)}`);
+        assert.match(String(r.headers['content-type']), /^text\/html/, url);
+        assert.match(
+          r.body,
+          /<h1>Error 400<\/h1>[\s\S]*The form could not be read: its body (is not valid UTF-8|holds a percent-encoding that is not valid UTF-8)/,
+          url,
+        );
+        assert.doesNotMatch(r.body, /at [A-Za-z]+ \(/, 'no stack');
+      }
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+      // A valid encoding of U+FFFD itself is text like any other.
+      const fine = await post('/console/new-product', owner.cookie, `${product}a%EF%BF%BDb`);
+      assert.equal(fine.statusCode, 303, fine.body.slice(0, 300));
+      assert.ok(dev.cookie);
+    });
+
     it('a stock adjustment sent twice with the same key applies once; the second answers 303 to the product page, saying so', async (ctx) => {
       const { t, owner } = await build(ctx);
       const page = await owner.get('/console/products/B');

@@ -13,6 +13,7 @@ import {
   type TokenRecord,
 } from '../../src/web/manager/present-integrations.ts';
 import type { Cell } from '../../src/web/shared/present.ts';
+import { LOOPBACK_FAILURE } from '../../src/domain/webhook-url.ts';
 
 // The business manager's integration pages without a template (issue 30, rule 3): Get started,
 // Usage, API credentials, webhooks and the delivery log, from inputs shaped like the services' answers.
@@ -422,8 +423,13 @@ describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])
     assert.deepEqual([pending.lastAttempt, pending.test, pending.response], ['—', true, { sent: false, due: LATER_TIME }]);
     const notKept = presentWebhookLog(log([delivery('71', { lastStatusCode: 200, responseBody: null })]), true).deliveries[0].response;
     assert.deepEqual(notKept.sent && notKept.body, {
-      none: 'Not kept: the receiver is not at a public address, so only the status class is recorded, never the answer',
+      none: 'Not kept: the receiver is not at a public address, so only whether it answered 2xx is recorded, never the answer',
     });
+    const loopback = presentWebhookLog(log([delivery('73', { lastStatusCode: null, lastError: LOOPBACK_FAILURE, durationMs: null, responseBody: null })]), true)
+      .deliveries[0].response;
+    assert.ok(loopback.sent);
+    assert.equal(loopback.time, 'not recorded (a loopback address)', 'not "refused before sending": it was sent');
+    assert.match((loopback.body as { none: string }).none, /^Not kept: the receiver is not at a public address/);
     const empty = presentWebhookLog(log([delivery('72', { responseBody: '' })]), true).deliveries[0].response;
     assert.deepEqual(empty.sent && empty.body, { none: 'Empty' });
     assert.equal(presentWebhookLog(log([]), true).counts, '0 deliveries');

@@ -2209,9 +2209,9 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "pending" | "succeeded" | "failed";
                                 attempts: number;
-                                /** @description the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came */
+                                /** @description the last attempt's HTTP status; from a loopback address (sandbox) 200 for any 2xx and null for any failure; null when no answer came */
                                 lastStatusCode: number | null;
-                                /** @description why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal */
+                                /** @description why the last attempt failed: the status and the start of the receiver's answer, or the network error (public addresses); one sentence for every failure at a loopback address (sandbox: refused, cut off, timed out or not 2xx are not told apart); or the refusal */
                                 lastError: string | null;
                                 lastAttemptAt: string | null;
                                 nextAttemptAt: string | null;
@@ -2280,9 +2280,9 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
                             attempts: number;
-                            /** @description the last attempt's HTTP status; from a loopback address (sandbox) only its class (any 4xx is 400); null when no answer came */
+                            /** @description the last attempt's HTTP status; from a loopback address (sandbox) 200 for any 2xx and null for any failure; null when no answer came */
                             lastStatusCode: number | null;
-                            /** @description why the last attempt failed: the status and the start of the receiver's answer (public addresses), the status class alone (loopback: the answer is never kept), or the network error or refusal */
+                            /** @description why the last attempt failed: the status and the start of the receiver's answer, or the network error (public addresses); one sentence for every failure at a loopback address (sandbox: refused, cut off, timed out or not 2xx are not told apart); or the refusal */
                             lastError: string | null;
                             lastAttemptAt: string | null;
                             nextAttemptAt: string | null;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
+import { installPageSecurityHeaders } from '../page-headers.ts';
 
 /** The typed client's npm package as built into dist/sdk/ by scripts/build-sdk.mjs. */
 export interface SdkPackage {
@@ -62,6 +63,8 @@ ${certificate ? `    <li><a href="/sdk/${SDK_CERTIFICATE}">${SDK_CERTIFICATE}</a
 export const sdkRoutes: FastifyPluginAsync<{ certificate: string | null }> = async (app, { certificate }) => {
   const sdk = sdkPackage();
   if (!sdk) return;
+  // Pages and files a browser opens: the headers of every page (issue 44, 17).
+  installPageSecurityHeaders(app);
   const raw = { config: { envelope: false } };
   const tarball = fs.readFileSync(path.join(sdk.folder, sdk.tarball));
   const example = fs.readFileSync(path.join(sdk.folder, SDK_EXAMPLE));

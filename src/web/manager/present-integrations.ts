@@ -3,6 +3,7 @@ import { MAX_ROTATION_GRACE_HOURS } from '../../domain/oauth.ts';
 import { READ_SCOPES, SCOPES } from '../../domain/scopes.ts';
 import { USAGE_DAYS } from '../../domain/usage.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../domain/vocabulary.ts';
+import { LOOPBACK_FAILURE } from '../../domain/webhook-url.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
 import type { deliveryLog, listWebhooks } from '../../services/webhooks.service.ts';
@@ -420,26 +421,28 @@ export interface WebhookLogView extends PageModel {
   deliveries: DeliveryRow[];
 }
 
-const responseOf = (d: Delivery): DeliveryResponse =>
-  d.attempts === 0
+function responseOf(d: Delivery): DeliveryResponse {
+  const loopbackFailure = d.lastError === LOOPBACK_FAILURE;
+  return d.attempts === 0
     ? { sent: false, due: d.nextAttemptAt ? moment(d.nextAttemptAt) : null }
     : {
         sent: true,
         status: d.lastStatusCode === null ? 'no answer' : String(d.lastStatusCode),
-        time: d.durationMs === null ? 'not sent (refused before sending)' : `${d.durationMs} ms`,
+        time: d.durationMs !== null ? `${d.durationMs} ms` : loopbackFailure ? 'not recorded (a loopback address)' : 'not sent (refused before sending)',
         error: d.lastError,
         body:
           d.responseBody === null
             ? {
                 none:
-                  d.lastStatusCode === null
+                  d.lastStatusCode === null && !loopbackFailure
                     ? 'None: no answer came'
-                    : 'Not kept: the receiver is not at a public address, so only the status class is recorded, never the answer',
+                    : 'Not kept: the receiver is not at a public address, so only whether it answered 2xx is recorded, never the answer',
               }
             : d.responseBody === ''
               ? { none: 'Empty' }
               : { text: d.responseBody },
       };
+}
 
 export function presentWebhookLog(log: DeliveryLog, canWrite: boolean): WebhookLogView {
   const id = log.endpoint.id;

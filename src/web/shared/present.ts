@@ -257,3 +257,10 @@ export const auditRow = (
   target: e.target,
   changes: changeLines(e.changes, merchantLink),
 });
+
+/** The notice after one's own password change (both front ends): what else it ended. */
+export function passwordChangedNotice(sessionsEnded: number, revokedResets: number): string {
+  const sessions = `${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out`;
+  const links = revokedResets > 0 ? `; ${revokedResets} open password reset link${revokedResets === 1 ? '' : 's'} revoked` : '';
+  return `Password changed; ${sessions}${links}.`;
+}

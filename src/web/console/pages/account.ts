@@ -7,6 +7,7 @@ import { clearSessionCookie, cookieName, isSecure, signInWait } from '../../foun
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
 import { presentAccount, presentPasswordReset } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
+import { passwordChangedNotice } from '../../shared/present.ts';
 
 /**
  * Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere; and
@@ -33,8 +34,14 @@ export const accountPage: ConsolePage = {
       }
       if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, 'The two new passwords differ.'));
       try {
-        const { sessionsEnded } = await changeOwnPassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
-        await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
+        const { sessionsEnded, revokedResets } = await changeOwnPassword(
+          db,
+          me,
+          { current: request.body.current, password: request.body.password },
+          request.id,
+          now(),
+        );
+        await forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
         return reply.redirect(`${CONSOLE_PREFIX}/account`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;

@@ -39,6 +39,7 @@ import {
   presentTwoFactor,
 } from '../present-team.ts';
 import type { ManagerPage } from './context.ts';
+import { passwordChangedNotice } from '../../shared/present.ts';
 
 /** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
 export const accountPage: ManagerPage = {
@@ -155,8 +156,14 @@ export const accountPage: ManagerPage = {
       }
       if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, 'The two new passwords differ.'));
       try {
-        const { sessionsEnded } = await changePassword(db, me, { current: request.body.current, password: request.body.password }, request.id, now());
-        await forms.flash(request, 'notice', { text: `Password changed; ${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out.` });
+        const { sessionsEnded, revokedResets } = await changePassword(
+          db,
+          me,
+          { current: request.body.current, password: request.body.password },
+          request.id,
+          now(),
+        );
+        await forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
         return reply.redirect(`${MANAGER_PREFIX}/account`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
