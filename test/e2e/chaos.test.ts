@@ -6,8 +6,10 @@ import { DIALECTS, PG_URL } from '../helpers.ts';
 /**
  * SPEC §11 reliability: the short round of `npm run chaos` (scripts/chaos/harness.ts). Real server
  * processes under concurrent creates, refunds and ships are killed with SIGKILL (two server kills,
- * one worker kill) and restarted; no acknowledged order or refund may be lost or duplicated, stock
- * must equal its ledger, every refund gets decided, and idempotent retries replay. The dialects run
+ * one worker kill, and one `stockist backup` killed with the server mid-backup) and restarted; no
+ * acknowledged order or refund may be lost or duplicated, stock must equal its ledger, every refund
+ * gets decided, idempotent retries replay, a killed backup leaves nothing that looks whole and the
+ * next backup passes `backup verify`. The dialects run
  * side by side to keep the suite short.
  */
 describe('chaos: kill -9 under write load (short round)', { concurrency: true }, () => {
@@ -19,6 +21,7 @@ describe('chaos: kill -9 under write load (short round)', { concurrency: true },
         pgUrl: PG_URL ?? undefined,
         serverKills: 1,
         workerKills: 1,
+        backupKills: 1,
         concurrency: 6,
         answersBeforeKill: 15,
         maxKillDelayMs: 300,
@@ -28,6 +31,8 @@ describe('chaos: kill -9 under write load (short round)', { concurrency: true },
       assert.deepEqual(summary.failures, [], report);
       assert.equal(summary.serverKills, 2);
       assert.equal(summary.workerKills, 1);
+      assert.equal(summary.backupKills, 1, report);
+      assert.ok(summary.verified.backups >= 1, report);
       assert.ok(summary.acknowledged.orders > 0 && summary.verified.orders === summary.acknowledged.orders, report);
       assert.equal(summary.verified.refunds, summary.acknowledged.refunds, report);
       assert.ok(summary.verified.replays > 0, report);
