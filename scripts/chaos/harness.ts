@@ -411,6 +411,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         );
     }
   };
+  /** The checks that follow a killed backup, run while the load goes on (awaited before the next cycle and the verification). */
+  let backupChecks: Promise<void> = Promise.resolve();
   /**
    * One backup cycle: `stockist backup` beside the all-in-one server under the load, both SIGKILLed
    * the moment the backup's working folder or its `.partial` archive appears (a watch on the folder,
@@ -419,6 +421,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
    * the same, and the cycle is tried again, up to three times. Returns the restarted server.
    */
   const backupCycle = async (server: ChildProcess): Promise<ChildProcess> => {
+    // One backup at a time in the folder: the previous cycle's checks and backup come first.
+    await backupChecks;
     fs.mkdirSync(backupDir, { recursive: true });
     for (let attempt = 1; ; attempt++) {
       answeredSinceStart = 0;
@@ -449,24 +453,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
           ? `  killed a backup (at its ${trigger === '.work-' ? 'snapshot' : 'archive'}) and the server (${summary.backupKills}/${options.backupKills}) after ${summary.requests} requests`
           : `  a backup finished before its kill landed (attempt ${attempt}); the server was killed`,
       );
-      await checkLeftovers();
       server = await start('all');
       up = true;
       if (midway) break;
+      await checkLeftovers();
       if (attempt === 3) {
         fail('no kill of three landed while the backup was unfinished');
-        break;
+        return server;
       }
     }
-    // The next backup, under the load: it succeeds, clears what the killed one left, and verifies.
-    const next = await runCliAsync(['backup', '--to', backupDir], env);
-    const file = /^backup (\S+\.tar) /m.exec(next.stdout)?.[1];
-    if (next.status !== 0 || !file) fail(`the backup after a killed one exited ${next.status}: ${next.stderr.trim()}`);
-    else {
+    // In the background while the run goes on (the restarted server needs none of it): what the
+    // killed backup left, then the next backup under the load, which must succeed, clear those
+    // leftovers and pass `backup verify`.
+    backupChecks = (async () => {
+      await checkLeftovers();
+      const next = await runCliAsync(['backup', '--to', backupDir], env);
+      const file = /^backup (\S+\.tar) /m.exec(next.stdout)?.[1];
+      if (next.status !== 0 || !file) return fail(`the backup after a killed one exited ${next.status}: ${next.stderr.trim()}`);
       const leftovers = fs.readdirSync(backupDir).filter((f) => f.startsWith('.'));
       if (leftovers.length) fail(`the backup after a killed one left ${leftovers.join(', ')} in place`);
       await backupVerify(file, 'after a killed backup');
-    }
+    })().catch((error: unknown) => fail(`backup checks: ${String(error)}`));
     return server;
   };
 
@@ -519,6 +526,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     }
     stopped = true;
     await Promise.all(clients);
+    // The last backup cycle's checks may still run (a PostgreSQL verify restores into a scratch database).
+    await backupChecks;
 
     // --- verification ----------------------------------------------------------------------------
     // One last crash of both, then a fresh all-in-one server (worker included) decides what is pending.
