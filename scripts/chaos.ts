@@ -1,5 +1,5 @@
 /**
- * `npm run chaos [-- --dialect sqlite|postgres|both] [--kills N] [--worker-kills N] [--concurrency N] [--seed N]`
+ * `npm run chaos [-- --dialect sqlite|postgres|both] [--kills N] [--worker-kills N] [--backup-kills N] [--concurrency N] [--seed N]`
  * The crash test of scripts/chaos/harness.ts against real server processes. PostgreSQL uses
  * TEST_DATABASE_URL (or --pg URL) to create and drop a throwaway database. Exits 1 on any failure.
  */
@@ -11,6 +11,7 @@ const { values } = parseArgs({
     dialect: { type: 'string', default: 'both' },
     kills: { type: 'string', default: '6' },
     'worker-kills': { type: 'string', default: '3' },
+    'backup-kills': { type: 'string', default: '2' },
     concurrency: { type: 'string', default: '16' },
     'answers-before-kill': { type: 'string', default: '40' },
     'max-kill-delay': { type: 'string', default: '1500' },
@@ -31,6 +32,7 @@ for (const dialect of dialects) {
     pgUrl,
     serverKills: Number(values.kills),
     workerKills: Number(values['worker-kills']),
+    backupKills: Number(values['backup-kills']),
     concurrency: Number(values.concurrency),
     answersBeforeKill: Number(values['answers-before-kill']),
     maxKillDelayMs: Number(values['max-kill-delay']),

@@ -13,6 +13,12 @@
  *  - every pending refund is decided once a worker runs again (REFUND_AUTO_DELAY_MS small);
  *  - repeating a request whose response was received, with the same Idempotency-Key, returns the
  *    original result (`Idempotent-Replayed: true`), including after the crashes.
+ * Between the two phases, backup cycles (SPEC §17): a `stockist backup` process runs beside the
+ * server under the load and both are killed (-9) mid-backup, as soon as the backup's working folder
+ * (its snapshot has begun) or its `.partial` archive appears; afterwards no file with an archive's
+ * name is left that is not whole, `backup verify` and `restore` refuse each dot-file, the server
+ * restarts (and the checks above cover it), and a new backup, taken under the load, passes
+ * `backup verify`.
  * Used by `npm run chaos` (scripts/chaos.ts) and, in a short round, by test/e2e/chaos.test.ts.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -23,7 +29,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore, type Dialect, type Store } from '../../src/store/db.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
-import { exited, freePort, runCli, startProcess, tempDir } from '../../test/e2e/process.ts';
+import { exited, freePort, runCli, runCliAsync, startProcess, tempDir } from '../../test/e2e/process.ts';
 
 export interface ChaosOptions {
   dialect: Dialect;
@@ -33,6 +39,8 @@ export interface ChaosOptions {
   serverKills: number;
   /** SIGKILLs of the worker process (API and worker run as separate processes in this phase). */
   workerKills: number;
+  /** Backup cycles: `stockist backup` and the all-in-one server killed together mid-backup, then a new backup verified. */
+  backupKills?: number;
   /** Concurrent clients. */
   concurrency: number;
   /** After a (re)start, wait for this many answers, then up to `maxKillDelayMs` more, then kill. */
@@ -47,6 +55,8 @@ export interface ChaosSummary {
   seed: number;
   serverKills: number;
   workerKills: number;
+  /** Backup processes killed (with the server) while their archive was unfinished. */
+  backupKills: number;
   requests: number;
   answered: number;
   noResponse: number;
@@ -65,6 +75,10 @@ export interface ChaosSummary {
     /** Acknowledged orders with exactly one charge, succeeded refunds with exactly one credit. */
     charges: number;
     credits: number;
+    /** Archives `backup verify` passed: each backup after a killed one (and any that finished before its kill). */
+    backups: number;
+    /** Dot-files of killed backups that both `backup verify` and `restore` refused. */
+    partialsRefused: number;
   };
   failures: string[];
 }
@@ -157,12 +171,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     seed,
     serverKills: 0,
     workerKills: 0,
+    backupKills: 0,
     requests: 0,
     answered: 0,
     noResponse: 0,
     acknowledged: { orders: 0, refunds: 0, ships: 0 },
     rejected: 0,
-    verified: { orders: 0, refunds: 0, ships: 0, replays: 0, retriedUnknown: 0, stockRows: 0, refundsDecided: 0, ledgerVerified: 0, charges: 0, credits: 0 },
+    verified: {
+      orders: 0,
+      refunds: 0,
+      ships: 0,
+      replays: 0,
+      retriedUnknown: 0,
+      stockRows: 0,
+      refundsDecided: 0,
+      ledgerVerified: 0,
+      charges: 0,
+      credits: 0,
+      backups: 0,
+      partialsRefused: 0,
+    },
     failures: [],
   };
   const fail = (message: string) => {
@@ -341,6 +369,116 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     }
   };
 
+  // --- backups ----------------------------------------------------------------------------------
+  const backupDir = path.join(dir, 'backups');
+  // An empty DATA_DIR to try restoring dot-files into: never the live database.
+  const scratchDir = path.join(dir, 'restore-scratch');
+  const ARCHIVE_NAME = /^stockist-(sqlite|postgres)-\d{8}T\d{6}Z\.tar$/;
+  const checkedArchives = new Set<string>();
+  const backupVerify = async (file: string, when: string) => {
+    const r = await runCliAsync(['backup', 'verify', file], env);
+    if (r.status === 0 && /^backup verify: every checksum, the ledger, stock = stock ledger and the counts hold$/m.test(r.stdout)) summary.verified.backups++;
+    else fail(`backup verify of ${path.basename(file)} ${when} exited ${r.status}: ${(r.stdout + r.stderr).trim().split('\n').slice(-5).join(' | ')}`);
+    checkedArchives.add(path.basename(file));
+  };
+  /** What a killed backup left: a file with an archive's name must be whole; a dot-file is refused by verify and restore. */
+  const checkLeftovers = async () => {
+    for (const f of fs.readdirSync(backupDir)) {
+      const file = path.join(backupDir, f);
+      if (ARCHIVE_NAME.test(f)) {
+        if (!checkedArchives.has(f)) await backupVerify(file, 'left by a killed backup (it has an archive’s name, so it must be whole)');
+        continue;
+      }
+      // The working folder (`.…work-<pid>`): removed by the next backup, checked there.
+      if (!fs.statSync(file).isFile()) continue;
+      fs.mkdirSync(scratchDir, { recursive: true });
+      const verify = await runCliAsync(['backup', 'verify', file], env);
+      const restore = await runCliAsync(['restore', file], { ...env, DATA_DIR: scratchDir, DATABASE_URL: `sqlite:${path.join(scratchDir, 'stockist.db')}` });
+      const oneLine = (r: { status: number | null; stderr: string }, start: string) =>
+        r.status === 1 &&
+        r.stderr.trim().split('\n').length === 1 &&
+        r.stderr.startsWith(start) &&
+        /a \.partial file is an unfinished backup$/.test(r.stderr.trim());
+      if (
+        oneLine(verify, 'stockist: backup verify failed: ') &&
+        oneLine(restore, 'stockist: restore refused, nothing was changed: ') &&
+        fs.readdirSync(scratchDir).length === 0
+      )
+        summary.verified.partialsRefused++;
+      else
+        fail(
+          `${f}, left by a killed backup, was not refused: verify ${verify.status} ${verify.stderr.trim()}; restore ${restore.status} ${restore.stderr.trim()}`,
+        );
+    }
+  };
+  /** The checks that follow a killed backup, run while the load goes on (awaited before the next cycle and the verification). */
+  let backupChecks: Promise<void> = Promise.resolve();
+  /**
+   * One backup cycle: `stockist backup` beside the all-in-one server under the load, both SIGKILLed
+   * the moment the backup's working folder or its `.partial` archive appears (a watch on the folder,
+   * so the kill lands within the copy, which takes well under a second on a small database). A
+   * backup that still finished first (its archive must then be whole) takes the server down all
+   * the same, and the cycle is tried again, at the snapshot, up to three times in all. Returns the
+   * restarted server.
+   */
+  const backupCycle = async (server: ChildProcess): Promise<ChildProcess> => {
+    // One backup at a time in the folder: the previous cycle's checks and backup come first.
+    await backupChecks;
+    fs.mkdirSync(backupDir, { recursive: true });
+    for (let attempt = 1; ; attempt++) {
+      answeredSinceStart = 0;
+      while (answeredSinceStart < options.answersBeforeKill) await sleep(10);
+      // The archive phase is short on SQLite (tens of milliseconds): a retry kills at the snapshot.
+      const trigger = attempt === 1 && rnd.next() < 0.5 ? '.partial' : '.work-';
+      let backup: ChildProcess | null = null;
+      const killBoth = () => {
+        backup?.kill('SIGKILL');
+        server.kill('SIGKILL');
+      };
+      const watcher = fs.watch(backupDir, (_event, name) => {
+        if (name?.includes(trigger)) killBoth();
+      });
+      const r = await runCliAsync(['backup', '--to', backupDir], env, (child) => {
+        backup = child;
+        children.add(child);
+        child.once('exit', () => children.delete(child));
+      }).finally(() => watcher.close());
+      killBoth();
+      await exited(server);
+      up = false;
+      const leftArchive = fs.readdirSync(backupDir).some((f) => ARCHIVE_NAME.test(f) && !checkedArchives.has(f));
+      const midway = r.signal === 'SIGKILL' && !leftArchive;
+      if (midway) summary.backupKills++;
+      else if (r.status !== 0 && r.signal !== 'SIGKILL') fail(`stockist backup under load exited ${r.status}: ${r.stderr.trim()}`);
+      log(
+        midway
+          ? `  killed a backup (at its ${trigger === '.work-' ? 'snapshot' : 'archive'}) and the server (${summary.backupKills}/${options.backupKills}) after ${summary.requests} requests`
+          : `  a backup finished before its kill landed (attempt ${attempt}); the server was killed`,
+      );
+      server = await start('all');
+      up = true;
+      if (midway) break;
+      await checkLeftovers();
+      if (attempt === 3) {
+        fail('no kill of three landed while the backup was unfinished');
+        return server;
+      }
+    }
+    // In the background while the run goes on (the restarted server needs none of it): what the
+    // killed backup left, then the next backup under the load, which must succeed, clear those
+    // leftovers and pass `backup verify`.
+    backupChecks = (async () => {
+      await checkLeftovers();
+      const next = await runCliAsync(['backup', '--to', backupDir], env);
+      const file = /^backup (\S+\.tar) /m.exec(next.stdout)?.[1];
+      if (next.status !== 0 || !file) return fail(`the backup after a killed one exited ${next.status}: ${next.stderr.trim()}`);
+      const leftovers = fs.readdirSync(backupDir).filter((f) => f.startsWith('.'));
+      if (leftovers.length) fail(`the backup after a killed one left ${leftovers.join(', ')} in place`);
+      await backupVerify(file, 'after a killed backup');
+    })().catch((error: unknown) => fail(`backup checks: ${String(error)}`));
+    return server;
+  };
+
   const killAtRandom = async (child: ChildProcess) => {
     answeredSinceStart = 0;
     while (answeredSinceStart < options.answersBeforeKill) await sleep(10);
@@ -372,6 +510,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       server = await start('all');
       up = true;
     }
+    for (let i = 0; i < (options.backupKills ?? 0); i++) server = await backupCycle(server);
 
     // --- phase 2: API and worker as separate processes; kill -9 the worker
     await killAtRandom(server);
@@ -389,6 +528,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     }
     stopped = true;
     await Promise.all(clients);
+    // The last backup cycle's checks may still run (a PostgreSQL verify restores into a scratch database).
+    await backupChecks;
 
     // --- verification ----------------------------------------------------------------------------
     // One last crash of both, then a fresh all-in-one server (worker included) decides what is pending.
@@ -526,12 +667,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
 
 export function formatSummary(s: ChaosSummary): string {
   return [
-    `chaos ${s.dialect} (seed ${s.seed}): ${s.serverKills} server kills, ${s.workerKills} worker kills`,
+    `chaos ${s.dialect} (seed ${s.seed}): ${s.serverKills} server kills, ${s.workerKills} worker kills, ${s.backupKills} backups killed with the server`,
     `  requests ${s.requests}, answered ${s.answered}, rejected (4xx) ${s.rejected}, still without an answer ${s.noResponse}`,
     `  acknowledged: ${s.acknowledged.orders} orders, ${s.acknowledged.refunds} refunds, ${s.acknowledged.ships} ships`,
     `  verified: ${s.verified.orders} orders and ${s.verified.refunds} refunds exactly once, ${s.verified.ships} ships, ${s.verified.replays} idempotent replays, ` +
       `${s.verified.retriedUnknown} unanswered requests retried, ${s.verified.stockRows} stock rows equal to the ledger, ${s.verified.refundsDecided} refunds decided (none pending)`,
     `  money: ${s.verified.charges} orders charged once, ${s.verified.credits} succeeded refunds credited once, stockist ledger verify passed ${s.verified.ledgerVerified} times (after every restart and at the end)`,
+    `  backups: ${s.verified.backups} archives passed backup verify, ${s.verified.partialsRefused} unfinished ones refused by verify and restore`,
     s.failures.length ? `  FAILURES (${s.failures.length}):\n${s.failures.map((f) => `    - ${f}`).join('\n')}` : '  no failures',
   ].join('\n');
 }

@@ -29,6 +29,28 @@ export function runCli(args: string[], env: Record<string, string>, cwd = ROOT) 
 }
 
 /**
+ * Runs the real CLI to completion without blocking this process's event loop: for a command that
+ * runs while this process keeps a load going (`stockist backup` beside a server under orders).
+ * `onSpawn` gets the child at once, for a test that kills it mid-way.
+ */
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string>,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  onSpawn?.(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
+  });
+}
+
+/**
  * Starts the real server process and waits until its output contains `ready`: at most
  * `readyWithinMs`, which is generous (a loaded machine takes tens of seconds to load the sources).
  */
