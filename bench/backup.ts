@@ -12,7 +12,7 @@
  *    lasts as long as the last backup took. Per leg: orders/s, p50/p99, errors, the server's and the backup's peak RSS.
  *
  * `--url`/`--token` reuse a database kept by `--keep-data` (its URL and token are logged) instead of generating one.
- * Prints a Markdown report on stdout; progress on stderr.
+ * Prints a Markdown report on stdout; progress on stderr. Runs `dist/` as it is: build first (`node scripts/build.mjs --if-stale`).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
