@@ -154,6 +154,13 @@ async function call(app: FastifyInstance, opts: InjectOptions): Promise<Res> {
 
 const quietLog = { info() {}, warn() {}, error() {} };
 
+/** PG_URL with `search_path` set to the schema, as DATABASE_URL names a schema (docs/deployment.md). */
+function pgUrlFor(schema: string): string {
+  const url = new URL(PG_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
 /** Builds an app on its own database for one test file; closed and dropped when the suite ends. */
 export async function buildTestApp(
   t: { after(fn: () => Promise<void>): void } | TestContext,
@@ -167,7 +174,7 @@ export async function buildTestApp(
   // The config names the test's own database (the archive maker snapshots what it names) and, unless
   // the test chose one, a BACKUP_DIR of its own.
   const backupDir = env.BACKUP_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-test-backups-'));
-  const config = testConfig({ DATABASE_URL: db.url, ...(backupDir ? { BACKUP_DIR: backupDir } : {}), ...env });
+  const config = testConfig({ DATABASE_URL: db.schema ? pgUrlFor(db.schema) : db.url, ...(backupDir ? { BACKUP_DIR: backupDir } : {}), ...env });
   const backups = parts.backups?.(db.store, config) ?? new BackupService({ config, store: db.store, engine: archiveEngine(config, db.store), log: quietLog });
   // Every response of a documented route is checked against docs/openapi.json or docs/openapi-admin.json (test/contract.ts).
   const violations: ContractViolation[] = [];
