@@ -10,7 +10,7 @@ import { isArchiveName } from '../../src/domain/backup.ts';
 import { BackupService } from '../../src/services/backup-runs.service.ts';
 import { testEngine } from '../backup-engine.ts';
 import { urlOf } from '../backup-data.ts';
-import { buildTestApp, DIALECTS, emptyPgSchema, PG_SKIP } from '../helpers.ts';
+import { buildTestApp, DIALECTS, emptyPgSchema, freshStore, PG_SKIP } from '../helpers.ts';
 import { exited, freePort, runCli, startProcess, tempDir } from './process.ts';
 
 /**
@@ -275,3 +275,24 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('stockist backup of a database before the backup tables (sqlite, real processes)', () => {
+  it('into BACKUP_DIR: refused in one line naming --to and migrate, nothing written; --to backs it up as it is', { timeout: 120_000 }, async (c) => {
+    const db = await freshStore('sqlite', { upTo: '0041_console_list_indexes' });
+    c.after(() => db.drop());
+    const backupDir = tempDir();
+    c.after(() => fs.rmSync(backupDir, { recursive: true, force: true }));
+    const env = { DATABASE_URL: db.url, DATA_DIR: backupDir, BACKUP_DIR: path.join(backupDir, 'backups') };
+    const refused = runCli(['backup'], env);
+    assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+    assert.equal(refused.stdout, '');
+    assert.match(
+      refused.stderr.trim().split('\n').at(-1)!,
+      /^stockist: the database is at schema 0041_console_list_indexes, before 0042_backups \(where backup runs are recorded\): `stockist backup --to DIR` writes a one-off archive/,
+    );
+    assert.deepEqual(archivesIn(path.join(backupDir, 'backups')), []);
+    const plain = runCli(['backup', '--to', path.join(backupDir, 'by-hand')], env);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stdout, /^backup \S+  .+  schema 0041_console_list_indexes  /);
+  });
+});
