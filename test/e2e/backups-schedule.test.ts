@@ -32,7 +32,7 @@ interface RunRow {
 }
 
 /** The backup_runs table as another process sees it: the SQLite file, or the PostgreSQL schema. */
-async function runsReader(c: TestContext, dialect: string, target: { file?: string; client?: import('pg').Client; schema?: string }) {
+function runsReader(dialect: string, target: { file?: string; client?: import('pg').Client; schema?: string }) {
   if (dialect === 'sqlite') {
     return async (): Promise<RunRow[]> => {
       const db = new Database(target.file!, { readonly: true, fileMustExist: true });
@@ -85,11 +85,11 @@ for (const dialect of DIALECTS) {
       let database: Record<string, string> = {};
       let runs: () => Promise<RunRow[]>;
       if (dialect === 'sqlite') {
-        runs = await runsReader(c, dialect, { file: path.join(dataDir, 'stockist.db') });
+        runs = runsReader(dialect, { file: path.join(dataDir, 'stockist.db') });
       } else {
         const target = await emptyPgSchema(c, 'sched');
         database = { DATABASE_URL: target.url };
-        runs = await runsReader(c, dialect, { client: target.client, schema: target.schema });
+        runs = runsReader(dialect, { client: target.client, schema: target.schema });
       }
       const port = await freePort();
       const env = {
@@ -293,6 +293,6 @@ describe('stockist backup of a database before the backup tables (sqlite, real p
     assert.deepEqual(archivesIn(path.join(backupDir, 'backups')), []);
     const plain = runCli(['backup', '--to', path.join(backupDir, 'by-hand')], env);
     assert.equal(plain.status, 0, plain.stderr);
-    assert.match(plain.stdout, /^backup \S+  .+  schema 0041_console_list_indexes  /);
+    assert.match(plain.stdout, /^backup \S+ {2}.+ {2}schema 0041_console_list_indexes {2}/);
   });
 });
