@@ -14,7 +14,7 @@ import { webFrameworkError } from './web/foundation.ts';
 import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
 import type { Store } from './store/db.ts';
-import type { BackupService } from './services/backup-runs.service.ts';
+import { archiveEngine, BackupService } from './services/backup-runs.service.ts';
 import { PLUGIN, credentialsPlugin, envelopePlugin, rateBucketsPlugin, requestRulesPlugin, routeListPlugin, usagePlugin } from './plugins/foundation.ts';
 import {
   consoleFrontEndPlugin,
@@ -33,7 +33,11 @@ export interface AppDeps {
   store: Store;
   /** The resolved operator key (from the environment or the data directory). */
   adminApiKey: string;
-  /** Scheduled and requested backups (the console's Backups page); absent: the page says they are unavailable. */
+  /**
+   * Scheduled and requested backups (the console's Backups page), shared by the listeners of one
+   * server (startServer makes it). Absent: this app makes its own with the real archive maker,
+   * logging through the app and stopped when it closes.
+   */
   backups?: BackupService;
 }
 
@@ -108,6 +112,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  let backups = deps.backups;
+  if (!backups) {
+    const own = new BackupService({ config, store, engine: archiveEngine(config, store), log: app.log });
+    app.addHook('onClose', () => own.stop());
+    backups = own;
+  }
   // The parts, as named plugins that declare what they need (src/plugins/): Fastify checks the order.
   const now = options.now;
   await app.register(routeListPlugin);
@@ -119,7 +129,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   if (surfaces.metrics ?? surfaces.admin) await app.register(metricsPlugin, { store, config, adminApiKey: deps.adminApiKey });
   if (surfaces.admin) {
     await app.register(operatorApiPlugin, { store, config, adminApiKey: deps.adminApiKey, now });
-    await app.register(consoleFrontEndPlugin, { store, config, now: now ?? Date.now, backups: deps.backups ?? null });
+    await app.register(consoleFrontEndPlugin, { store, config, now: now ?? Date.now, backups });
   }
   await app.register(usagePlugin, { config, store, enabled: surfaces.merchant, now });
   if (surfaces.merchant) {

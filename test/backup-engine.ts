@@ -63,6 +63,8 @@ export function testEngine(options: { payloadBytes?: number; firstSeq?: number }
       const manifest: ArchiveManifest & Record<string, unknown> = {
         format: 'stockist-backup/1',
         createdAt: new Date().toISOString(),
+        schemaVersion: '0042_backups',
+        withSecrets: false,
         dialect: 'sqlite',
         counts: TEST_COUNTS,
       };

@@ -12,7 +12,7 @@ import { buildApp, type BuildOptions } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openStore, type Dialect, type Store } from '../src/store/db.ts';
 import { migrateTo, migrateToLatest } from '../src/store/migrate.ts';
-import type { BackupService } from '../src/services/backup-runs.service.ts';
+import { archiveEngine, BackupService } from '../src/services/backup-runs.service.ts';
 import { contractHook, type ContractViolation } from './contract.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -126,6 +126,8 @@ export interface TestApp {
   app: FastifyInstance;
   store: Store;
   config: Config;
+  /** The Backups page's service (buildTestApp's): the real archive maker unless the test passed its own. */
+  backups?: BackupService;
   /** Operator call with the admin key. */
   admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<Res>;
   /** Merchant call with a bearer token. */
@@ -150,18 +152,30 @@ async function call(app: FastifyInstance, opts: InjectOptions): Promise<Res> {
   return { status: r.statusCode, headers: r.headers, body, raw: r.body };
 }
 
+const quietLog = { info() {}, warn() {}, error() {} };
+
+/** PG_URL with `search_path` set to the schema, as DATABASE_URL names a schema (docs/deployment.md). */
+function pgUrlFor(schema: string): string {
+  const url = new URL(PG_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
 /** Builds an app on its own database for one test file; closed and dropped when the suite ends. */
 export async function buildTestApp(
   t: { after(fn: () => Promise<void>): void } | TestContext,
   dialect: Dialect,
   env: Record<string, string> = {},
   options: BuildOptions = {},
-  /** Parts of the app made on its database: the backup service of the Backups page's tests. */
+  /** Parts of the app made on its database: a backup service with a stand-in archive maker (test/backup-engine.ts). */
   parts: { backups?: (store: Store, config: Config) => BackupService } = {},
 ): Promise<TestApp> {
   const db = await freshStore(dialect);
-  const config = testConfig(env);
-  const backups = parts.backups?.(db.store, config);
+  // The config names the test's own database (the archive maker snapshots what it names) and, unless
+  // the test chose one, a BACKUP_DIR of its own.
+  const backupDir = env.BACKUP_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-test-backups-'));
+  const config = testConfig({ DATABASE_URL: db.schema ? pgUrlFor(db.schema) : db.url, ...(backupDir ? { BACKUP_DIR: backupDir } : {}), ...env });
+  const backups = parts.backups?.(db.store, config) ?? new BackupService({ config, store: db.store, engine: archiveEngine(config, db.store), log: quietLog });
   // Every response of a documented route is checked against docs/openapi.json or docs/openapi-admin.json (test/contract.ts).
   const violations: ContractViolation[] = [];
   const check = contractHook(violations);
@@ -174,9 +188,10 @@ export async function buildTestApp(
     { logger: options.logStream ? undefined : false, ...options, onRoute },
   );
   t.after(async () => {
-    await backups?.stop();
+    await backups.stop();
     await app.close();
     await db.drop();
+    if (backupDir) fs.rmSync(backupDir, { recursive: true, force: true });
     if (violations.length) {
       throw new Error(
         `${violations.length} response(s) broke the OpenAPI contract (docs/openapi.json, docs/openapi-admin.json):\n${violations.map((v) => `${v.request} → ${v.status}: ${v.problem}\n  ${v.body}`).join('\n')}`,
@@ -187,6 +202,7 @@ export async function buildTestApp(
     app,
     store: db.store,
     config,
+    backups,
     admin: (method, url, payload) =>
       call(app, { method, url, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
     merchant: (token, method, url, payload) =>
@@ -338,6 +354,9 @@ export function useApp(dialect: Dialect, env: Record<string, string> = {}, optio
     },
     get config() {
       return get().config;
+    },
+    get backups() {
+      return get().backups;
     },
     admin: (...args) => get().admin(...args),
     merchant: (...args) => get().merchant(...args),

@@ -397,13 +397,16 @@ export function buildCli(): Command {
     .description(
       'write a consistent snapshot of the database into one archive (online: the server keeps taking orders); without --with-secrets the admin key and TLS key stay out',
     )
-    .option('--to <dir>', 'the folder to write the archive into (default: BACKUP_DIR, else DATA_DIR/backups)')
+    .option(
+      '--to <dir>',
+      "write one archive into this folder and do nothing else; without it the backup goes into BACKUP_DIR (else DATA_DIR/backups) as the schedule's do: one at a time, recorded, verified, uploaded to BACKUP_S3_URL when set, older ones pruned",
+    )
     .option('--with-secrets', "also store DATA_DIR's admin key and TLS key and certificate in the archive")
     .action(async (opts: { to?: string; withSecrets?: boolean }) => {
       const config = configWith({});
       const { runBackup } = await import('./backup.ts');
-      const toDir = path.resolve(opts.to ?? process.env.BACKUP_DIR?.trim() ?? path.join(config.dataDir, 'backups'));
-      await withStore(config, (store) => runBackup({ config, store }, { toDir, withSecrets: Boolean(opts.withSecrets) }, process), 'as-is');
+      const toDir = opts.to === undefined ? null : path.resolve(opts.to);
+      await withStore(config, (store) => runBackup({ config, store }, { toDir, withSecrets: Boolean(opts.withSecrets), actor: cliActor() }, process), 'as-is');
     });
   backup
     .command('verify <archive>')

@@ -1,6 +1,8 @@
 /**
- * Backup archives (SPEC §17): their manifest, their names, and the rules a restore checks before it
- * touches anything. Pure: the service reads and writes the files.
+ * Backups (SPEC §17): the archive's manifest, its name, the rules a restore checks before it touches
+ * anything, and what the schedule decides around archives (which of them pruning removes, how long
+ * one process's claim on "the backup now running" holds). Pure: services/backup.service.ts writes
+ * and reads the archives, services/backup-runs.service.ts runs and records them.
  */
 
 export const BACKUP_FORMAT = 'stockist-backup/1';
@@ -50,7 +52,14 @@ export class BackupRefused extends Error {
 export const SNAPSHOT_MEMBER = { sqlite: 'database/stockist.db', postgres: 'database/stockist.pgdump' } as const;
 export const SECRET_MEMBERS = { adminKey: 'secrets/admin-key', tlsKey: 'secrets/tls/key.pem', tlsCert: 'secrets/tls/cert.pem' } as const;
 
-/** `stockist-<dialect>-<yyyymmddThhmmssZ>.tar`: names sort by time, and say what they hold. */
+/**
+ * The one name rule of archives: `stockist-<dialect>-<UTC yyyymmddThhmmssZ>.tar`. Names sort by
+ * time and say what they hold. Targets list only such names and a download must name one the
+ * listing holds, so no path reaches a file that is not an archive (no `/`, no `..`, no leading
+ * dot: `.<name>.partial` is still being written).
+ */
+const ARCHIVE_NAME = /^stockist-(sqlite|postgres)-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z\.tar$/;
+
 export function archiveName(dialect: BackupManifest['dialect'], at: Date): string {
   const stamp = at
     .toISOString()
@@ -58,6 +67,84 @@ export function archiveName(dialect: BackupManifest['dialect'], at: Date): strin
     .replace(/[-:]/g, '');
   return `stockist-${dialect}-${stamp}.tar`;
 }
+
+export const isArchiveName = (name: string): boolean => ARCHIVE_NAME.test(name);
+
+/** The instant an archive's name records (UTC ms), or null for a name that is not an archive's. */
+export function archiveTime(name: string): number | null {
+  const m = ARCHIVE_NAME.exec(name);
+  if (!m) return null;
+  const [, , y, mo, d, h, mi, s] = m.map(Number);
+  const t = Date.UTC(y, mo - 1, d, h, mi, s);
+  // Date.UTC rolls 20261340 over into another day: such a name is no archive's.
+  return Number.isNaN(t) || archiveName(m[1] as BackupManifest['dialect'], new Date(t)) !== name ? null : t;
+}
+
+/**
+ * The name a backup starting at `nowMs` takes: this second's, unless an archive of that name exists
+ * or is being written (`taken`), then the first free second after it — with how long to wait for
+ * that second to begin. Names are one a second, so a backup that starts in the second the previous
+ * one finished waits for the next second rather than fail.
+ */
+export function archiveSlot(dialect: BackupManifest['dialect'], nowMs: number, taken: (name: string) => boolean): { name: string; waitMs: number } {
+  const second = Math.floor(nowMs / 1000) * 1000;
+  for (let at = second; ; at += 1000) {
+    const name = archiveName(dialect, new Date(at));
+    if (!taken(name)) return { name, waitMs: Math.max(0, at - nowMs) };
+  }
+}
+
+/** A run: started (holding the lease), then succeeded (taken, verified, stored) or failed (with the reason). */
+export const BACKUP_RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
+export type BackupRunStatus = (typeof BACKUP_RUN_STATUSES)[number];
+
+/** Who asked for a run: the cron schedule, a staff member's "Back up now", or `stockist backup` into BACKUP_DIR. */
+export const BACKUP_TRIGGERS = ['schedule', 'console', 'cli'] as const;
+export type BackupTrigger = (typeof BACKUP_TRIGGERS)[number];
+
+/** Who asked for a run, for a page or a refusal: `the schedule`, a staff member's email, `stockist backup (<OS user>)`. */
+export function requesterOf(trigger: BackupTrigger, requestedBy: string | null): string {
+  if (trigger === 'schedule') return 'the schedule';
+  if (trigger === 'cli') return `stockist backup (${requestedBy ?? 'unknown'})`;
+  return requestedBy ?? 'a staff member';
+}
+
+/** Where a run's archive ended: BACKUP_DIR, or the BACKUP_S3_URL bucket (the local copy removed once uploaded). */
+export const BACKUP_LOCATIONS = ['local', 's3'] as const;
+export type BackupLocation = (typeof BACKUP_LOCATIONS)[number];
+
+/** An archive a run of the schedule (or "Back up now") made and recorded; `good`: verified and stored. */
+export interface RecordedArchive {
+  file: string;
+  startedAt: number;
+  good: boolean;
+}
+
+/**
+ * The archives pruning removes: it keeps the newest `keep` good archives and removes what is older
+ * than the newest good one and not kept — older good ones beyond `keep`, and failed or unverified
+ * ones. With no good archive nothing is removed, so a run of failures never eats into the last good
+ * backups, and an archive newer than every good one (a failure since) stays for a look. Only
+ * recorded archives are candidates: one an operator put into BACKUP_DIR by hand is never removed.
+ */
+export function archivesToPrune(archives: readonly RecordedArchive[], keep: number): string[] {
+  const newestFirst = [...archives].sort((a, b) => b.startedAt - a.startedAt || (a.file < b.file ? 1 : a.file > b.file ? -1 : 0));
+  const newestGood = newestFirst.findIndex((a) => a.good);
+  if (newestGood < 0) return [];
+  const kept = new Set(
+    newestFirst
+      .filter((a) => a.good)
+      .slice(0, Math.max(1, keep))
+      .map((a) => a.file),
+  );
+  return newestFirst.slice(newestGood + 1).flatMap((a) => (kept.has(a.file) ? [] : [a.file]));
+}
+
+/**
+ * How long the lease on "the backup now running" holds without renewal; the holder renews it every
+ * third of that. A process that dies mid-backup blocks the next one for at most this long.
+ */
+export const BACKUP_LEASE_MS = 60_000;
 
 const COUNT_KEYS: (keyof BackupCounts)[] = ['merchants', 'orders', 'refunds', 'journalEntries', 'stockRows'];
 const TOTAL_KEYS: (keyof CurrencyTotals)[] = ['accounts', 'balanceCents', 'entries', 'debitsCents', 'creditsCents'];

@@ -84,7 +84,7 @@ export const operatorApiPlugin = fp(
 
 /** The operator console (SPEC §14) goes where the operator API goes: ADMIN_PORT when set. */
 export const consoleFrontEndPlugin = fp(
-  async (app: FastifyInstance, { store, config, now, backups }: { store: Store; config: Config; now: Clock; backups: BackupService | null }) => {
+  async (app: FastifyInstance, { store, config, now, backups }: { store: Store; config: Config; now: Clock; backups: BackupService }) => {
     await app.register(consolePlugin, { prefix: CONSOLE_PREFIX, config, store, buckets: app.rateBuckets, tokens: app.tokenCache, now, backups });
   },
   { name: PLUGIN.console, fastify: '5.x', dependencies: [PLUGIN.rateBuckets, PLUGIN.credentials], decorators: { fastify: ['rateBuckets', 'tokenCache'] } },

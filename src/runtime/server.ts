@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.ts';
-import { ConfigError, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { demoCredentials, demoManager, demoOwner, isEmpty, seedDemo, type DemoCredentials, type DemoOwner } from '../demo/seed.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
@@ -13,7 +13,7 @@ import { Purger, purgeTasks } from '../jobs/purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
 import { WebhookWorker } from '../jobs/webhook.worker.ts';
 import { BackupSchedule } from '../jobs/backup-schedule.ts';
-import { BackupService, bindBackupEngine, type BackupFunctions, type BackupLog } from '../services/backup-runs.service.ts';
+import { archiveEngine, BackupService, type BackupLog } from '../services/backup-runs.service.ts';
 import type { FastifyBaseLogger } from 'fastify';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -39,19 +39,7 @@ export interface RunningServer {
  * Opens the database, migrates it (under the migrator's lock), seeds demo data when asked and the
  * database is empty, and listens: one listener, or two when ADMIN_PORT splits off the operator API.
  */
-export interface StartOptions {
-  /**
-   * How archives are made and checked (services/backup.service.ts's module): the console's Backups
-   * page and BACKUP_SCHEDULE need it; without it the page says backups are unavailable and a set
-   * BACKUP_SCHEDULE stops start-up.
-   */
-  backupFunctions?: BackupFunctions;
-}
-
-export async function startServer(config: Config, role: Role = 'all', options: StartOptions = {}): Promise<RunningServer> {
-  if (config.backupSchedule !== null && !options.backupFunctions) {
-    throw new ConfigError('BACKUP_SCHEDULE', 'is set, but this build of Stockist cannot take backups (no backup engine)');
-  }
+export async function startServer(config: Config, role: Role = 'all'): Promise<RunningServer> {
   const adminKey = resolveAdminKey(config);
   const store = await openStore(config.databaseUrl, { poolSize: config.dbPoolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
   try {
@@ -75,9 +63,7 @@ export async function startServer(config: Config, role: Role = 'all', options: S
       warn: (obj, msg) => appLog?.warn(obj, msg),
       error: (obj, msg) => appLog?.error(obj, msg),
     };
-    const backups = options.backupFunctions
-      ? new BackupService({ config, store, engine: bindBackupEngine(options.backupFunctions, config, store), log: backupLog })
-      : undefined;
+    const backups = new BackupService({ config, store, engine: archiveEngine(config, store), log: backupLog });
     const deps = { config, store, adminApiKey: adminKey.key, backups };
     const logStream = await logDestination(config);
     const scheme = tls ? 'https' : 'http';
@@ -102,7 +88,7 @@ export async function startServer(config: Config, role: Role = 'all', options: S
     appLog = apps[0].log;
     const jobs: { stop(): Promise<void> }[] = [];
     // Stopping aborts a run in progress (console or schedule) and waits for it to record its end.
-    if (backups) jobs.push(backups);
+    jobs.push(backups);
     if (role !== 'api') {
       const worker = new RefundWorker({ store, config, log: apps[0].log, claimMs: config.refundClaimMs });
       worker.start();
@@ -115,7 +101,7 @@ export async function startServer(config: Config, role: Role = 'all', options: S
         purger.start();
         jobs.push(purger);
       }
-      if (backups && config.backupSchedule !== null) {
+      if (config.backupSchedule !== null) {
         const schedule = new BackupSchedule(backups, config.backupSchedule, backupLog);
         schedule.start();
         jobs.push(schedule);

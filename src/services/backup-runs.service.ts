@@ -5,11 +5,13 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/audit.ts';
-import { BACKUP_LEASE_MS, type BackupLocation, type BackupTrigger, archiveTime, archivesToPrune } from '../domain/backups.ts';
+import { BACKUP_LEASE_MS, type BackupLocation, type BackupTrigger, archiveTime, archivesToPrune } from '../domain/backup.ts';
 import { notFound } from '../domain/errors.ts';
 import type { Clock } from '../domain/time.ts';
 import { insertAudit } from '../store/audit.repository.ts';
+import { appliedMigration } from '../store/backup.repository.ts';
 import {
+  BACKUP_RUNS_MIGRATION,
   abandonStaleRuns,
   currentLease,
   insertRun,
@@ -24,6 +26,7 @@ import {
 } from '../store/backups.repository.ts';
 import type { Store } from '../store/db.ts';
 import { type BackupTarget, DirectoryTarget, S3Target } from './backup-targets.ts';
+import { type BackupProgress, createBackup, readManifest, verifyBackup } from './backup.service.ts';
 
 /**
  * What this module needs of an archive's manifest: the subset of backup.service.ts's
@@ -31,40 +34,37 @@ import { type BackupTarget, DirectoryTarget, S3Target } from './backup-targets.t
  */
 export interface ArchiveManifest {
   createdAt: string;
+  schemaVersion: string;
+  withSecrets: boolean;
   counts: { merchants: number; orders: number; refunds: number; journalEntries: number; stockRows: number };
 }
 
+/** What a run asks of the archive maker besides the folder: `stockist backup`'s options. */
+export interface ArchiveOptions {
+  withSecrets?: boolean;
+  /** How far the archive has got, for `stockist backup`'s progress bar. */
+  onProgress?: (p: BackupProgress) => void;
+}
+
 /**
- * The archive itself, made by services/backup.service.ts (`createBackup`, `verifyBackup`,
- * `readManifest`), bound to this server's config and store. Passed in, so the schedule, the lease,
- * the targets and the console page do not depend on how an archive is made.
+ * The archive itself, bound to this server's config and store: `archiveEngine` is
+ * services/backup.service.ts's; the orchestration tests pass a stand-in (test/backup-engine.ts), so
+ * the schedule, the lease, the targets and the console page are tested apart from how an archive is made.
  */
 export interface BackupEngine {
   /** Writes one archive into `toDir`; `file` is its path (or its name in `toDir`). */
-  createBackup(options: { toDir: string; signal?: AbortSignal }): Promise<{ file: string; bytes: number; manifest: ArchiveManifest }>;
+  createBackup(options: { toDir: string; signal?: AbortSignal } & ArchiveOptions): Promise<{ file: string; bytes: number; manifest: ArchiveManifest }>;
   /** The trial restore and every check, in a temporary place. */
   verifyBackup(archive: string): Promise<{ ok: boolean; problems: string[] }>;
   /** Only the manifest (cheap): for archives no run recorded. */
   readManifest(archive: string): Promise<ArchiveManifest>;
 }
 
-/**
- * services/backup.service.ts's functions as the shared interface of issue 39 declares them (its
- * module satisfies this type); `bindBackupEngine` binds them to this server's config and store.
- */
-export interface BackupFunctions {
-  createBackup(
-    deps: { config: Config; store: Store },
-    options: { toDir: string; signal?: AbortSignal },
-  ): Promise<{ file: string; bytes: number; manifest: ArchiveManifest }>;
-  verifyBackup(deps: { config: Config }, archive: string): Promise<{ ok: boolean; problems: string[] }>;
-  readManifest(archive: string): Promise<ArchiveManifest>;
-}
-
-export const bindBackupEngine = (fns: BackupFunctions, config: Config, store: Store): BackupEngine => ({
-  createBackup: (options) => fns.createBackup({ config, store }, options),
-  verifyBackup: (archive) => fns.verifyBackup({ config }, archive),
-  readManifest: (archive) => fns.readManifest(archive),
+/** The real archive maker (services/backup.service.ts) for this config and store. */
+export const archiveEngine = (config: Config, store: Store): BackupEngine => ({
+  createBackup: (options) => createBackup({ config, store }, options),
+  verifyBackup: (archive) => verifyBackup({ config }, archive),
+  readManifest,
 });
 
 export interface BackupLog {
@@ -85,6 +85,30 @@ export interface BackupDeps {
 
 /** What a request for a backup came to. */
 export type BackupStart = { started: true; runId: number } | { started: false; running: RunningBackup | null };
+
+/** Who asked for a run besides the schedule: a staff member (their email) or the OS user of `stockist backup`; audited. */
+export interface BackupRequester {
+  who: string;
+  actor: Actor;
+}
+
+/** How one awaited run ended: `stockist backup`'s report. */
+export type RunReport =
+  | { status: 'busy'; running: RunningBackup | null }
+  | { status: 'failed'; runId: number; error: string }
+  | {
+      status: 'succeeded';
+      runId: number;
+      name: string;
+      bytes: number;
+      /** Where it is kept: BACKUP_DIR, or `s3://bucket/prefix`. */
+      where: string;
+      manifest: ArchiveManifest;
+      /** Lease taken to archive stored. */
+      durationMs: number;
+      /** Archives pruning removed after it. */
+      pruned: string[];
+    };
 
 /** The backup running now (any process), as the page and a refusal describe it. */
 export interface RunningBackup {
@@ -138,6 +162,16 @@ export class BackupService {
     return this.remote ?? this.local;
   }
 
+  /**
+   * Why this database cannot record a run (it predates the backup tables: `stockist backup` reads a
+   * database as it is, unmigrated), or null.
+   */
+  async unrecordable(): Promise<string | null> {
+    const applied = await appliedMigration(this.deps.store.db);
+    if (applied !== null && applied >= BACKUP_RUNS_MIGRATION) return null;
+    return `the database is at schema ${applied ?? 'none'}, before ${BACKUP_RUNS_MIGRATION} (where backup runs are recorded)`;
+  }
+
   /** The backup running now, in this process or another, if any. */
   async running(): Promise<RunningBackup | null> {
     const db = this.deps.store.db;
@@ -151,18 +185,23 @@ export class BackupService {
    * Takes the lease and records the run (with the audit row of a staff member's request), then
    * runs it in the background; refused while another backup runs anywhere.
    */
-  async start(trigger: BackupTrigger, requester: { email: string; actor: Actor } | null = null): Promise<BackupStart> {
+  async start(trigger: BackupTrigger, requester: BackupRequester | null = null): Promise<BackupStart> {
     const claim = await this.claim(trigger, requester);
     if (!claim) return { started: false, running: await this.running() };
-    this.track(claim.holder, claim.runId);
+    void this.track(claim.holder, claim.runId, {});
     return { started: true, runId: claim.runId };
   }
 
   /** One whole run, awaited (the schedule's tick): 'busy' when another backup holds the lease. */
   async run(trigger: BackupTrigger): Promise<'succeeded' | 'failed' | 'busy'> {
-    const claim = await this.claim(trigger, null);
-    if (!claim) return 'busy';
-    return this.track(claim.holder, claim.runId);
+    return (await this.runReport(trigger)).status;
+  }
+
+  /** One whole run, awaited, with what it made (`stockist backup`): 'busy' names the backup running elsewhere. */
+  async runReport(trigger: BackupTrigger, requester: BackupRequester | null = null, options: ArchiveOptions = {}): Promise<RunReport> {
+    const claim = await this.claim(trigger, requester);
+    if (!claim) return { status: 'busy', running: await this.running() };
+    return this.track(claim.holder, claim.runId, options);
   }
 
   /** Resolves when no run of this process is in progress (each recorded its end and released the lease). */
@@ -170,9 +209,9 @@ export class BackupService {
     await Promise.all([...this.inFlight].map((f) => f.done));
   }
 
-  /** Aborts runs of this process and waits for them to record their end and release the lease. */
-  async stop(): Promise<void> {
-    for (const f of this.inFlight) f.abort.abort(new Error('the server is shutting down'));
+  /** Aborts runs of this process and waits for them to record their end (with `reason`) and release the lease. */
+  async stop(reason = 'the server is shutting down'): Promise<void> {
+    for (const f of this.inFlight) f.abort.abort(new Error(reason));
     await Promise.all([...this.inFlight].map((f) => f.done));
     this.remote?.close();
   }
@@ -230,29 +269,29 @@ export class BackupService {
     return { name: archive.name, bytes: archive.bytes, stream: await this.target.get(archive.name) };
   }
 
-  private async claim(trigger: BackupTrigger, requester: { email: string; actor: Actor } | null): Promise<{ holder: string; runId: number } | null> {
+  private async claim(trigger: BackupTrigger, requester: BackupRequester | null): Promise<{ holder: string; runId: number } | null> {
     const holder = `${os.hostname()}:${process.pid}:${randomUUID()}`;
     const now = this.now();
     return this.deps.store.db.transaction().execute(async (trx) => {
       if (!(await takeLease(trx, holder, now, this.leaseMs))) return null;
       const abandoned = await abandonStaleRuns(trx, holder, now, 'abandoned: the process running it stopped renewing its lease');
       if (abandoned > 0) this.deps.log.warn({ abandoned }, 'backup: marked runs of a stopped process as failed');
-      const runId = await insertRun(trx, { status: 'running', trigger, requested_by: requester?.email ?? null, holder, started_at: now });
+      const runId = await insertRun(trx, { status: 'running', trigger, requested_by: requester?.who ?? null, holder, started_at: now });
       if (requester) await insertAudit(trx, requester.actor, { action: 'backup.start', target: `backup_run:${runId}`, before: null, after: { trigger } }, now);
       return { holder, runId };
     });
   }
 
-  private track(holder: string, runId: number): Promise<'succeeded' | 'failed'> {
+  private track(holder: string, runId: number, options: ArchiveOptions): Promise<Exclude<RunReport, { status: 'busy' }>> {
     const abort = new AbortController();
     const entry = { abort, done: Promise.resolve() as Promise<unknown> };
-    const done = this.execute(holder, runId, abort).finally(() => this.inFlight.delete(entry));
+    const done = this.execute(holder, runId, abort, options).finally(() => this.inFlight.delete(entry));
     entry.done = done;
     this.inFlight.add(entry);
     return done;
   }
 
-  private async execute(holder: string, runId: number, abort: AbortController): Promise<'succeeded' | 'failed'> {
+  private async execute(holder: string, runId: number, abort: AbortController, options: ArchiveOptions): Promise<Exclude<RunReport, { status: 'busy' }>> {
     const { store, engine, log, config } = this.deps;
     const db = store.db;
     const startedAt = this.now();
@@ -273,7 +312,7 @@ export class BackupService {
     let step = 'take the backup';
     try {
       await fsp.mkdir(config.backupDir, { recursive: true, mode: 0o700 });
-      const result = await engine.createBackup({ toDir: config.backupDir, signal: abort.signal });
+      const result = await engine.createBackup({ toDir: config.backupDir, signal: abort.signal, ...options });
       const file = path.resolve(config.backupDir, result.file);
       const name = path.basename(file);
       const counts = result.manifest.counts;
@@ -305,14 +344,24 @@ export class BackupService {
       const finishedAt = this.now();
       await update({ status: 'succeeded', finished_at: finishedAt, duration_ms: finishedAt - startedAt });
       log.info({ file: name, bytes: result.bytes, where: this.target.where, durationMs: finishedAt - startedAt }, 'backup taken, verified and stored');
-      await this.prune();
-      return 'succeeded';
+      const pruned = await this.prune();
+      return {
+        status: 'succeeded',
+        runId,
+        name,
+        bytes: result.bytes,
+        where: this.target.where,
+        manifest: result.manifest,
+        durationMs: finishedAt - startedAt,
+        pruned,
+      };
     } catch (error) {
       const reason = abort.signal.aborted ? String((abort.signal.reason as Error)?.message ?? abort.signal.reason) : (error as Error)?.message || String(error);
       const finishedAt = this.now();
-      await update({ status: 'failed', finished_at: finishedAt, duration_ms: finishedAt - startedAt, error: `could not ${step}: ${reason}` }).catch(() => {});
-      log.error({ err: error, runId }, `backup failed: could not ${step}: ${reason}`);
-      return 'failed';
+      const message = `could not ${step}: ${reason}`;
+      await update({ status: 'failed', finished_at: finishedAt, duration_ms: finishedAt - startedAt, error: message }).catch(() => {});
+      log.error({ err: error, runId }, `backup failed: ${message}`);
+      return { status: 'failed', runId, error: message };
     } finally {
       clearInterval(renewal);
       await db
@@ -326,7 +375,7 @@ export class BackupService {
    * Removes what `archivesToPrune` names from wherever its run left it; one that cannot be removed
    * now stays recorded and is tried again after the next good run.
    */
-  private async prune(): Promise<void> {
+  private async prune(): Promise<string[]> {
     const { store, config, log } = this.deps;
     const runs = await storedArchiveRuns(store.db);
     const doomed = new Set(
@@ -336,6 +385,7 @@ export class BackupService {
       ),
     );
     const removed: number[] = [];
+    const names: string[] = [];
     for (const run of runs.filter((r) => doomed.has(r.file!))) {
       const target = run.location === 's3' ? this.remote : this.local;
       // An archive in a bucket this server no longer names (BACKUP_S3_URL unset since) stays recorded.
@@ -343,12 +393,14 @@ export class BackupService {
       try {
         await target.delete(run.file!);
         removed.push(run.id);
+        names.push(run.file!);
       } catch (error) {
         log.warn({ err: error, file: run.file }, 'backup: could not remove a pruned archive; trying again after the next backup');
       }
     }
     await store.db.transaction().execute((trx) => markPruned(trx, removed, this.now()));
     if (removed.length) log.info({ removed: removed.length, keep: config.backupKeep }, 'backup: pruned older archives');
+    return names;
   }
 }
 

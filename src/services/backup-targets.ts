@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BackupS3Config } from '../config.ts';
-import { type BackupLocation, isArchiveName } from '../domain/backups.ts';
+import { type BackupLocation, isArchiveName } from '../domain/backup.ts';
 import { notFound } from '../domain/errors.ts';
 
 /** An archive as a target lists it. */

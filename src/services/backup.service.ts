@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Header as TarHeader, Parser as TarParser, type ReadEntry } from 'tar';
 import pkg from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import {
-  archiveName,
+  archiveSlot,
   BACKUP_FORMAT,
   BackupRefused,
   factDifferences,
@@ -94,10 +95,8 @@ export async function createBackup(
   const { config, store } = deps;
   const toDir = path.resolve(options.toDir);
   fs.mkdirSync(toDir, { recursive: true, mode: 0o700 });
-  const name = archiveName(store.dialect, new Date());
+  const { name, work } = await claimName(toDir, store.dialect, options.signal);
   const final = path.join(toDir, name);
-  if (fs.existsSync(final)) throw new BackupRefused(`${final} already exists: one backup a second at most`);
-  const work = claimWorkDir(toDir, name);
   const partial = path.join(toDir, `.${name}.partial`);
   let opened = false;
   try {
@@ -143,6 +142,7 @@ export async function createBackup(
     const bytes = await writeArchive(work, [MANIFEST_MEMBER, ...members], fd, (done, total) => options.onProgress?.({ phase: 'archive', done, total }));
     // The archive gets its real name only once every byte is on disk: a crash before this leaves
     // only a dot-file `.partial`, which restore refuses.
+    if (fs.existsSync(final)) throw new BackupRefused(`${final} appeared while this backup ran: another backup wrote it`);
     fs.renameSync(partial, final);
     fsyncDirectory(toDir);
     return { file: final, bytes, manifest, durationMs: performance.now() - started };
@@ -155,12 +155,36 @@ export async function createBackup(
 }
 
 /**
- * The working folder of one backup, `.<name>.work-<pid>` beside the archive: the pid is in the
- * name, so a folder is never without its owner, however early the process was killed. Folders
- * (and their `.partial` archives) whose owner is gone — a backup killed mid-way — are removed
- * first, so leftovers never pile up; a live owner's are left alone.
+ * The archive's name and the working folder of one backup, `.<name>.work-<pid>` beside the archive:
+ * the pid is in the name, so a folder is never without its owner, however early the process was
+ * killed. Folders (and their `.partial` archives) whose owner is gone — a backup killed mid-way —
+ * are removed first, so leftovers never pile up; a live owner's are left alone. Names are one a
+ * second: when this second's is taken (the previous backup finished in it, or another is writing
+ * it), the backup waits for the next free second (`archiveSlot`) instead of failing.
  */
-function claimWorkDir(toDir: string, name: string): string {
+async function claimName(toDir: string, dialect: BackupManifest['dialect'], signal?: AbortSignal): Promise<{ name: string; work: string }> {
+  for (;;) {
+    const writing = removeLeftovers(toDir);
+    const taken = (n: string) => writing.has(n) || fs.existsSync(path.join(toDir, n)) || fs.existsSync(path.join(toDir, `.${n}.partial`));
+    const slot = archiveSlot(dialect, Date.now(), taken);
+    if (slot.waitMs > 0) {
+      await sleep(slot.waitMs, undefined, { signal });
+      continue;
+    }
+    const work = path.join(toDir, `.${slot.name}.work-${process.pid}`);
+    try {
+      fs.mkdirSync(work, { mode: 0o700 });
+    } catch (error) {
+      // Another backup of this process took the name between the look and the claim.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    return { name: slot.name, work };
+  }
+}
+
+/** Removes what killed backups left in `toDir`; returns the names live backups are writing. */
+function removeLeftovers(toDir: string): Set<string> {
   const live = new Set<string>();
   const dead: { entry: string; archive: string }[] = [];
   for (const entry of fs.readdirSync(toDir)) {
@@ -174,14 +198,7 @@ function claimWorkDir(toDir: string, name: string): string {
     fs.rmSync(path.join(toDir, d.entry), { recursive: true, force: true });
     if (!live.has(d.archive)) fs.rmSync(path.join(toDir, `.${d.archive}.partial`), { force: true });
   }
-  const work = path.join(toDir, `.${name}.work-${process.pid}`);
-  try {
-    fs.mkdirSync(work, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupRefused(`this process is already writing ${name} into ${toDir}`);
-    throw error;
-  }
-  return work;
+  return live;
 }
 
 function processAlive(pid: number): boolean {

@@ -4,6 +4,9 @@ import type { BackupRunsTable } from './schema.ts';
 
 export type BackupRunRow = Selectable<BackupRunsTable>;
 
+/** The migration that made `backup_lease` and `backup_runs`: a database before it cannot record a run. */
+export const BACKUP_RUNS_MIGRATION = '0042_backups';
+
 /** The one lease name: one backup at a time, whatever asked for it. */
 const LEASE = 'backup';
 

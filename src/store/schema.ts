@@ -18,7 +18,7 @@ import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { ActorKind, AuditAction } from '../domain/audit.ts';
 import type { MerchantRole } from '../domain/merchant-users.ts';
 import type { AccountKind, BillingMode, EntryType } from '../domain/ledger.ts';
-import type { BackupLocation, BackupRunStatus, BackupTrigger } from '../domain/backups.ts';
+import type { BackupLocation, BackupRunStatus, BackupTrigger } from '../domain/backup.ts';
 
 /** Times are epoch milliseconds (UTC) in BIGINT columns; money is integer cents. */
 export interface WarehousesTable {

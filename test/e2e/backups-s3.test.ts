@@ -12,6 +12,8 @@ import { BackupService, type BackupLog } from '../../src/services/backup-runs.se
 import { recentRuns } from '../../src/store/backups.repository.ts';
 import { freshStore } from '../helpers.ts';
 import { testEngine } from '../backup-engine.ts';
+import { BIN, ROOT, tempDir } from './process.ts';
+import { spawn } from 'node:child_process';
 
 /**
  * Issue 39, items 2, 3 and 6: the S3 target against a real S3-compatible server from the npm
@@ -35,6 +37,16 @@ async function s3Server(ctx: TestContext) {
   ctx.after(() => client.destroy());
   await client.send(new CreateBucketCommand({ Bucket: 'stockist-backups' }));
   return { endpoint, client };
+}
+
+/** The real `stockist` command, awaited without blocking this process (where s3rver runs). */
+function runCliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -108,6 +120,41 @@ describe('backups to an S3-compatible bucket (s3rver)', () => {
     assert.equal(await backups.run('schedule'), 'failed');
     const after = (await client.send(new ListObjectsV2Command({ Bucket: 'stockist-backups', Prefix: 'nightly/eu/' }))).Contents?.map((o) => o.Key) ?? [];
     assert.deepEqual(after.sort(), newest.sort());
+  });
+
+  it('stockist backup (a real process, the real archive) with BACKUP_S3_URL: verified, uploaded, recorded as in the bucket', {
+    timeout: 120_000,
+  }, async (ctx) => {
+    const { endpoint, client } = await s3Server(ctx);
+    const db = await freshStore('sqlite');
+    ctx.after(() => db.drop());
+    const dataDir = tempDir();
+    ctx.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const backupDir = path.join(dataDir, 'backups');
+    // Spawned, not run synchronously: s3rver answers from this test's event loop.
+    const r = await runCliAsync(['backup'], {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      BACKUP_DIR: backupDir,
+      BACKUP_S3_URL: 's3://stockist-backups/cli',
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_REGION: 'us-east-1',
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const name = /^backup s3:\/\/stockist-backups\/cli\/(stockist-sqlite-\d{8}T\d{6}Z\.tar) {2}/m.exec(r.stdout)?.[1];
+    assert.ok(name, r.stdout);
+    assert.match(r.stdout, /^verified: /m);
+    const keys = (await client.send(new ListObjectsV2Command({ Bucket: 'stockist-backups', Prefix: 'cli/' }))).Contents?.map((o) => o.Key);
+    assert.deepEqual(keys, [`cli/${name}`]);
+    assert.deepEqual(
+      fs.readdirSync(backupDir).filter((n) => !n.startsWith('.')),
+      [],
+      'the local copy is removed once uploaded',
+    );
+    const [run] = await recentRuns(db.store.db, 1);
+    assert.deepEqual([run.trigger, run.status, run.location, run.verified, run.file], ['cli', 'succeeded', 's3', 1, name]);
   });
 
   it('an unreachable bucket fails the run with the reason, and the verified archive stays in BACKUP_DIR', async (ctx) => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BackupService } from '../../src/services/backup-runs.service.ts';
-import { buildTestApp, DIALECTS, type TestApp } from '../helpers.ts';
+import { buildTestApp, DIALECTS, newMerchant, type TestApp } from '../helpers.ts';
 import { testEngine } from '../backup-engine.ts';
 import { follow, signedIn, staff, type Browser } from './console-client.ts';
 
@@ -121,6 +121,27 @@ for (const dialect of DIALECTS) {
         assert.equal(refused.statusCode, 404, url);
       }
       assert.equal((await audit(t)).filter((a) => a.action === 'backup.download').length, 1);
+    });
+
+    it('with the real archive maker (buildApp’s default): back up now lists a verified archive of this database, which downloads whole', async (ctx) => {
+      const t = await buildTestApp(ctx, dialect, { BACKUP_KEEP: '1' });
+      await newMerchant(t, 'Real Backup Shop');
+      await staff(t, 'owner@example.com', 'owner');
+      const owner = await signedIn(t, 'owner@example.com');
+      const page = await follow(owner, await owner.post('/console/backups', { _csrf: await owner.csrf('/console/backups') }));
+      assert.match(page.body, /Backup started\./);
+      await t.backups!.idle();
+      const listed = await owner.get('/console/backups');
+      const row = new RegExp(`<tr data-archive="(stockist-${dialect}-\\d{8}T\\d{6}Z\\.tar)" data-verified="ok">([\\s\\S]*?)</tr>`).exec(listed.body);
+      assert.ok(row, listed.body);
+      assert.match(row[2], /1 merchant, 0 orders, 0 refunds, 0 journal entries, 0 stock rows/);
+      assert.match(listed.body, /data-run-status="succeeded"/);
+      const download = await owner.get(`/console/backups/${row[1]}`);
+      assert.equal(download.statusCode, 200);
+      assert.deepEqual(download.rawPayload, fs.readFileSync(path.join(t.config.backupDir, row[1])));
+      // A second one: KEEP=1 prunes the first once the second is verified.
+      assert.equal(await t.backups!.run('console'), 'succeeded');
+      assert.equal(fs.readdirSync(t.config.backupDir).filter((n) => !n.startsWith('.')).length, 1);
     });
 
     it('metrics: last success, duration and failures of the runs table', async (ctx) => {

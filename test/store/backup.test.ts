@@ -6,6 +6,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
 import { BackupRefused, createBackup, readManifest, restoreBackup, verifyBackup, type BackupProgress } from '../../src/services/backup.service.ts';
+import { archiveName, archiveTime } from '../../src/domain/backup.ts';
 import { LATEST_MIGRATION } from '../../src/store/migrate.ts';
 import { shopWithOrders, urlOf } from '../backup-data.ts';
 import { order } from '../fixtures.ts';
@@ -84,6 +85,32 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('archive names, one a second (sqlite)', () => {
+  it('a backup that starts in a second whose name is taken (written, or being written) waits for the next free second instead of failing', async (c) => {
+    const t = await buildTestApp(c, 'sqlite');
+    await shopWithOrders(t);
+    const dir = tmp(c);
+    const config = loadConfig({ DATABASE_URL: urlOf(t.store), DATA_DIR: dir });
+    // This second's name is an archive already; the next second's is being written by a live backup.
+    const now = Date.now();
+    const written = archiveName('sqlite', new Date(now));
+    const beingWritten = archiveName('sqlite', new Date(now + 1000));
+    fs.writeFileSync(path.join(dir, written), 'an archive of this second');
+    fs.mkdirSync(path.join(dir, `.${beingWritten}.work-${process.pid}`));
+    const first = await createBackup({ config, store: t.store }, { toDir: dir });
+    // Back to back: the second starts in the second the first finished in, as a schedule of every second does.
+    const second = await createBackup({ config, store: t.store }, { toDir: dir });
+    const names = [first.file, second.file].map((f) => path.basename(f));
+    for (const name of names) {
+      assert.ok(name > beingWritten, `${name} is later than the taken ${written} and ${beingWritten}`);
+      assert.equal(archiveTime(name) !== null, true, name);
+    }
+    assert.ok(names[1] > names[0], `${names[1]} after ${names[0]}`);
+    assert.equal(fs.readFileSync(path.join(dir, written), 'utf8'), 'an archive of this second', 'the existing archive is untouched');
+    for (const f of [first.file, second.file]) assert.equal((await verifyBackup({ config }, f)).ok, true, f);
+  });
+});
 
 describe('backup archives that are not', () => {
   it('readManifest refuses a file that is not an archive, an empty one and a missing one', async (c) => {

@@ -2,8 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { archiveTime, archivesToPrune, isArchiveName } from '../../src/domain/backups.ts';
-import { startServer } from '../../src/runtime/server.ts';
+import { archiveName, archiveSlot, archiveTime, archivesToPrune, isArchiveName } from '../../src/domain/backup.ts';
 import { byteSize, presentBackups } from '../../src/web/console/present-backups.ts';
 
 /** Issue 39, items 1–5: the pure parts of scheduled backups, and their configuration. */
@@ -11,10 +10,11 @@ import { byteSize, presentBackups } from '../../src/web/console/present-backups.
 const at = (file: string, startedAt: number, good: boolean) => ({ file, startedAt, good });
 
 describe('archive names', () => {
-  it('takes stockist-<dialect>-<UTC stamp>.tar (with a compression suffix) and nothing else', () => {
+  it('takes stockist-<dialect>-<UTC stamp>.tar, as archiveName makes them, and nothing else', () => {
     assert.equal(isArchiveName('stockist-sqlite-20260101T000000Z.tar'), true);
-    assert.equal(isArchiveName('stockist-postgres-20261231T235959Z.tar.zst'), true);
+    assert.equal(isArchiveName(archiveName('postgres', new Date('2026-12-31T23:59:59.999Z'))), true);
     for (const bad of [
+      'stockist-postgres-20261231T235959Z.tar.zst',
       '../stockist-sqlite-20260101T000000Z.tar',
       'dir/stockist-sqlite-20260101T000000Z.tar',
       '.stockist-sqlite-20260101T000000Z.tar.partial',
@@ -29,6 +29,40 @@ describe('archive names', () => {
   it('reads the instant a name records', () => {
     assert.equal(archiveTime('stockist-sqlite-20260102T030405Z.tar'), Date.UTC(2026, 0, 2, 3, 4, 5));
     assert.equal(archiveTime('notes.txt'), null);
+    assert.equal(archiveTime('stockist-sqlite-20261340T000000Z.tar'), null, 'no 13th month');
+  });
+});
+
+describe('the name of the next archive (archiveSlot)', () => {
+  const t0 = Date.UTC(2026, 5, 1, 12, 0, 0);
+  const nameAt = (ms: number) => archiveName('sqlite', new Date(ms));
+
+  it('this second’s name, at once, when it is free', () => {
+    assert.deepEqual(
+      archiveSlot('sqlite', t0 + 250, () => false),
+      { name: nameAt(t0), waitMs: 0 },
+    );
+  });
+
+  it('the previous backup finished in this second: the next second’s name, after waiting for it', () => {
+    const taken = new Set([nameAt(t0)]);
+    assert.deepEqual(
+      archiveSlot('sqlite', t0 + 250, (n) => taken.has(n)),
+      { name: nameAt(t0 + 1000), waitMs: 750 },
+    );
+  });
+
+  it('skips every taken second (one being written, one written)', () => {
+    const taken = new Set([nameAt(t0), nameAt(t0 + 1000), nameAt(t0 + 2000)]);
+    assert.deepEqual(
+      archiveSlot('sqlite', t0 + 999, (n) => taken.has(n)),
+      { name: nameAt(t0 + 3000), waitMs: 2001 },
+    );
+  });
+
+  it('names are per dialect', () => {
+    const taken = new Set([nameAt(t0)]);
+    assert.equal(archiveSlot('postgres', t0, (n) => taken.has(n)).waitMs, 0);
   });
 });
 
@@ -110,13 +144,6 @@ describe('backup configuration', () => {
     assert.throws(() => loadConfig({ BACKUP_S3_URL: 's3://my-bucket', AWS_ACCESS_KEY_ID: 'AKIA' }), /AWS_SECRET_ACCESS_KEY/);
     assert.throws(() => loadConfig({ BACKUP_S3_URL: 's3://my-bucket', AWS_ENDPOINT_URL: 'minio:9000' }), /AWS_ENDPOINT_URL/);
   });
-
-  it('a schedule without a backup engine stops start-up with one line, before the database is opened', async () => {
-    await assert.rejects(
-      startServer(loadConfig({ BACKUP_SCHEDULE: '0 * * * *', DATABASE_URL: 'sqlite:/nonexistent/dir/never-opened.db' })),
-      (e: unknown) => e instanceof ConfigError && e.variable === 'BACKUP_SCHEDULE',
-    );
-  });
 });
 
 describe('the Backups page model (presentBackups)', () => {
@@ -128,7 +155,6 @@ describe('the Backups page model (presentBackups)', () => {
 
   it('rows: time, size, counts, verified state and the download link; the running backup; the button', () => {
     const view = presentBackups({
-      available: true,
       where: '/srv/backups',
       schedule: '0 */6 * * *',
       keep: 14,
@@ -160,9 +186,43 @@ describe('the Backups page model (presentBackups)', () => {
     assert.match(view.archives[0].taken, /<time datetime="2026-01-01T00:00:00/);
   });
 
-  it('without a backup engine: unavailable, no button', () => {
-    const view = presentBackups({ available: false, where: '', schedule: null, keep: 14, running: null, archives: [], runs: [] });
-    assert.equal(view.start, null);
+  it('no schedule; who started a running backup and who asked for each run', () => {
+    const run = (trigger: 'schedule' | 'console' | 'cli', requested_by: string | null) =>
+      ({
+        id: 1,
+        status: 'succeeded',
+        trigger,
+        requested_by,
+        holder: 'h',
+        started_at: Date.UTC(2026, 0, 1),
+        finished_at: null,
+        file: null,
+        location: null,
+        bytes: null,
+        duration_ms: null,
+        merchants: null,
+        orders: null,
+        refunds: null,
+        journal_entries: null,
+        stock_rows: null,
+        verified: 1,
+        error: null,
+        pruned_at: null,
+      }) as const;
+    const view = presentBackups({
+      where: '/srv/backups',
+      schedule: null,
+      keep: 1,
+      running: { startedAt: Date.UTC(2026, 0, 1), trigger: 'cli', requestedBy: 'stockist' },
+      archives: [],
+      runs: [run('schedule', null), run('console', 'owner@example.com'), run('cli', 'stockist')],
+    });
     assert.equal(view.schedule, 'off (BACKUP_SCHEDULE is not set)');
+    assert.equal(view.keep, 'the newest 1 verified archive');
+    assert.equal(view.running?.by, 'stockist backup (stockist)');
+    assert.deepEqual(
+      view.runs.map((r) => r.trigger),
+      ['schedule', 'console (owner@example.com)', 'cli (stockist)'],
+    );
   });
 });

@@ -36,8 +36,8 @@ export interface ConsoleOptions {
   /** The process's cache of token lookups: cleared by every console write (revoke a token, disable a merchant). */
   tokens: TokenCache;
   now: Clock;
-  /** Scheduled and requested backups, for the Backups page (null: unavailable in this build). */
-  backups: BackupService | null;
+  /** Scheduled and requested backups, for the Backups page. */
+  backups: BackupService;
 }
 
 /** Files the pages load; nothing else is served, and nothing from a CDN. */

@@ -1,4 +1,5 @@
 import type { ArchiveEntry, RunningBackup } from '../../services/backup-runs.service.ts';
+import { requesterOf } from '../../domain/backup.ts';
 import type { BackupRunRow } from '../../store/backups.repository.ts';
 import { moment } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
@@ -25,7 +26,7 @@ export interface ArchiveRowView {
 
 export interface RunRowView {
   started: Html;
-  /** `schedule`, or `console (owner@example.com)`. */
+  /** `schedule`, `console (owner@example.com)`, or `cli (the OS user)`. */
   trigger: string;
   status: string;
   file: string;
@@ -33,8 +34,6 @@ export interface RunRowView {
 }
 
 export interface BackupsView extends PageModel {
-  /** False: this build has no backup engine; the page says so and offers nothing. */
-  available: boolean;
   /** Where archives are kept: the directory, or `s3://bucket/prefix`. */
   where: string;
   schedule: string;
@@ -42,7 +41,7 @@ export interface BackupsView extends PageModel {
   /** The backup running now (any process), if one is. */
   running: { since: Html; by: string } | null;
   /** The "Back up now" form's action; its button is disabled while a backup runs. */
-  start: string | null;
+  start: string;
   archives: ArchiveRowView[];
   runs: RunRowView[];
 }
@@ -80,8 +79,10 @@ const VERIFIED = {
   unknown: 'not checked',
 } as const;
 
+/** Who started the backup running now. */
+export const runningBy = (running: RunningBackup): string => requesterOf(running.trigger, running.requestedBy);
+
 export function presentBackups(input: {
-  available: boolean;
   where: string;
   schedule: string | null;
   keep: number;
@@ -91,14 +92,11 @@ export function presentBackups(input: {
 }): BackupsView {
   return {
     title: 'Backups',
-    available: input.available,
     where: input.where,
     schedule: input.schedule ? `${input.schedule} (cron, UTC)` : 'off (BACKUP_SCHEDULE is not set)',
     keep: `the newest ${counted(input.keep, 'verified archive', 'verified archives')}`,
-    running: input.running
-      ? { since: moment(input.running.startedAt), by: input.running.trigger === 'schedule' ? 'the schedule' : (input.running.requestedBy ?? 'a staff member') }
-      : null,
-    start: input.available ? PREFIX : null,
+    running: input.running ? { since: moment(input.running.startedAt), by: runningBy(input.running) } : null,
+    start: PREFIX,
     archives: input.archives.map((a) => {
       const kind = a.verified === null ? 'unknown' : a.verified ? 'ok' : 'bad';
       return {
@@ -113,7 +111,7 @@ export function presentBackups(input: {
     }),
     runs: input.runs.map((r) => ({
       started: moment(Number(r.started_at)),
-      trigger: r.trigger === 'console' ? `console (${r.requested_by ?? 'unknown'})` : 'schedule',
+      trigger: r.trigger === 'schedule' ? 'schedule' : `${r.trigger} (${r.requested_by ?? 'unknown'})`,
       status: r.status === 'succeeded' && r.pruned_at !== null ? 'succeeded (pruned since)' : r.status,
       file: r.file ?? '—',
       error: r.error ?? '',

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { notFound } from '../../../domain/errors.ts';
 import { CsrfForm } from '../../../schemas/console.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
-import { presentBackups } from '../present-backups.ts';
+import { presentBackups, runningBy } from '../present-backups.ts';
 import type { ConsolePage } from './context.ts';
 
 /** An archive's name as the URL carries it; the service serves only a name its listing holds. */
@@ -17,14 +16,13 @@ export const backupsPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/backups`, label: 'Backups', permission: 'backups:manage' }],
   routes: async (app, { config, backups, page, forms, user, actor }) => {
     app.get('/backups', async (_request, reply) => {
-      const [running, archives, runs] = backups ? await Promise.all([backups.running(), backups.archives(), backups.recentRuns()]) : [null, [], []];
+      const [running, archives, runs] = await Promise.all([backups.running(), backups.archives(), backups.recentRuns()]);
       return page(
         reply,
         200,
         'backups',
         presentBackups({
-          available: backups !== null,
-          where: backups?.target.where ?? '',
+          where: backups.target.where,
           schedule: config.backupSchedule,
           keep: config.backupKeep,
           running,
@@ -35,17 +33,15 @@ export const backupsPage: ConsolePage = {
     });
 
     app.post('/backups', { schema: { body: CsrfForm } }, async (request, reply) => {
-      if (!backups) throw notFound('backups');
-      const started = await backups.start('console', { email: user(request).email, actor: actor(request) });
+      const started = await backups.start('console', { who: user(request).email, actor: actor(request) });
       const text = started.started
         ? 'Backup started. It is listed here once it has been verified; reload the page to follow it.'
-        : `Not started: a backup is running already${started.running ? ` (asked by ${started.running.trigger === 'schedule' ? 'the schedule' : started.running.requestedBy})` : ''}. Try again when it has finished.`;
+        : `Not started: a backup is running already${started.running ? ` (asked by ${runningBy(started.running)})` : ''}. Try again when it has finished.`;
       await forms.flash(request, 'notice', { text, kind: started.started ? 'done' : 'error' });
       return reply.redirect(`${CONSOLE_PREFIX}/backups`, 303);
     });
 
     app.get('/backups/:name', { schema: { params: ArchiveParams } }, async (request, reply) => {
-      if (!backups) throw notFound('backup archive');
       const archive = await backups.download(actor(request), request.params.name);
       return reply
         .type('application/x-tar')

@@ -24,8 +24,8 @@ export interface ConsolePageContext {
   store: Store;
   /** The rate-limit buckets of the app (in process, or Redis). */
   buckets: BucketStore;
-  /** Scheduled and requested backups (the Backups page); null: unavailable in this build. */
-  backups: BackupService | null;
+  /** Scheduled and requested backups (the Backups page). */
+  backups: BackupService;
   now: Clock;
   sessionLimits: SessionLimits;
   page: PageRenderer<ConsoleViews>;
