@@ -23,6 +23,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { dropSchema, freshStore, withSchema } from './fresh-store.ts';
 import { benchSku, generate } from './generate.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -45,6 +46,7 @@ const ORDERS = Number(args.orders);
 const PAIRS = Number(args.pairs);
 const CONNECTIONS = Number(args.connections);
 const PG_URL = process.env.TEST_DATABASE_URL || process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const storeCode = { openStore, migrateToLatest };
 const log = (s: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
 const MB = 1024 * 1024;
 
@@ -55,27 +57,11 @@ const LAUNCH_FLAGS = fs
   .split(' ')
   .filter((flag) => flag.startsWith('--'));
 
-const withSchema = (url: string, schema: string) => `${url}${url.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-
 /** The bench database: generated here (as bench/run.ts makes it), or one kept by an earlier run. */
 async function prepare(): Promise<{ url: string; token: string; cleanup: () => Promise<void> }> {
   if (args.url) return { url: args.url, token: args.token!, cleanup: async () => {} };
   const started = Date.now();
-  let url: string;
-  let cleanup: () => Promise<void>;
-  let store: Awaited<ReturnType<typeof openStore>>;
-  if (args.db === 'postgres') {
-    const schema = `bench_${Date.now().toString(36)}`;
-    store = await openStore(PG_URL, { schema, poolSize: 4 });
-    url = withSchema(PG_URL, schema);
-    cleanup = () => dropSchema(schema);
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-bench-'));
-    url = `sqlite:${path.join(dir, 'bench.db')}`;
-    store = await openStore(url);
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
-  await migrateToLatest(store);
+  const { url, store, cleanup } = await freshStore(storeCode, args.db!, PG_URL, 'bench');
   const { token } = await generate(store, {
     skus: SKUS,
     orders: ORDERS,
@@ -85,15 +71,6 @@ async function prepare(): Promise<{ url: string; token: string; cleanup: () => P
   await store.close();
   log(`data: ${SKUS} SKUs × 3 warehouses, ${ORDERS} orders on ${args.db} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return { url, token, cleanup };
-}
-
-async function dropSchema(schema: string) {
-  const s = await openStore(PG_URL);
-  try {
-    await s.db.schema.dropSchema(schema).ifExists().cascade().execute();
-  } finally {
-    await s.close();
-  }
 }
 
 /** The database's size on disk: the SQLite file (and its WAL), or the PostgreSQL schema's relations with their indexes and TOAST. */
@@ -326,7 +303,7 @@ async function main() {
       const restore = await stockist(['restore', archive], restoreEnv);
       log(`  ${restore.stdout.split('\n').find((l) => l.startsWith('ledger:'))}`);
       // The restored copy is not needed any more: give its space back before the load.
-      if (args.db === 'postgres') await dropSchema(restoreSchema);
+      if (args.db === 'postgres') await dropSchema(storeCode, PG_URL, restoreSchema);
       fs.rmSync(restoreEnv.DATA_DIR, { recursive: true, force: true });
       fs.rmSync(alone, { recursive: true, force: true });
 
@@ -417,7 +394,7 @@ async function main() {
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
-    if (args.db === 'postgres') await dropSchema(restoreSchema);
+    if (args.db === 'postgres') await dropSchema(storeCode, PG_URL, restoreSchema);
     if (args['keep-data']) log(`data kept: --url '${data.url}' --token ${data.token}`);
     else await data.cleanup();
   }

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { openStore as OpenStore, Store } from '../src/store/db.ts';
+import type { openStore as OpenStore } from '../src/store/db.ts';
 import type { migrateToLatest as MigrateToLatest } from '../src/store/migrate.ts';
+import { type FreshStore, freshStore } from './fresh-store.ts';
 
 /** One of the two checkouts an A/B bench compares (bench/order-cpu-ab.ts, bench/order-http-ab.ts). */
 export interface Side {
@@ -42,40 +41,13 @@ export async function interleave(label: string, sides: [Side, Side], opts: { rou
   );
 }
 
-/** A checkout's empty, migrated database for one side of an A/B bench, and how to remove it. */
-export interface SideStore {
-  /** The DATABASE_URL the side's config takes (on PostgreSQL, with its own schema on the search path). */
-  url: string;
-  /** The checkout's own `Store` (typed as this checkout's: the two are alike where a bench uses them). */
-  store: Store;
-  cleanup: () => Promise<void>;
-}
-
 /**
- * Opens a fresh database with the checkout's own store code (its `openStore` and `migrateToLatest`,
- * loaded from `root`): a temporary SQLite file, or a PostgreSQL schema of its own, dropped by
- * `cleanup`. `prefix` names the temporary folder or schema.
+ * A fresh database (bench/fresh-store.ts) opened with the checkout's own store code (its
+ * `openStore` and `migrateToLatest`, loaded from `root`; its `Store` typed as this checkout's: the
+ * two are alike where a bench uses them). `prefix` names the temporary folder or schema.
  */
-export async function sideStore(root: string, db: string, pgUrl: string, prefix: string): Promise<SideStore> {
+export async function sideStore(root: string, db: string, pgUrl: string, prefix: string): Promise<FreshStore> {
   const { openStore } = (await import(path.join(root, 'src/store/db.ts'))) as { openStore: typeof OpenStore };
   const { migrateToLatest } = (await import(path.join(root, 'src/store/migrate.ts'))) as { migrateToLatest: typeof MigrateToLatest };
-  let side: SideStore;
-  if (db === 'postgres') {
-    const schema = `${prefix}_${path.basename(root)}_${Date.now().toString(36)}`.replace(/[^a-z0-9_]/gi, '_');
-    side = {
-      url: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
-      store: await openStore(pgUrl, { schema, poolSize: 4 }),
-      cleanup: async () => {
-        const admin = await openStore(pgUrl);
-        await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
-        await admin.close();
-      },
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-    const url = `sqlite:${path.join(dir, 'bench.db')}`;
-    side = { url, store: await openStore(url), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  }
-  await migrateToLatest(side.store);
-  return side;
+  return freshStore({ openStore, migrateToLatest }, db, pgUrl, `${prefix}_${path.basename(root)}`);
 }

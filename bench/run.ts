@@ -38,6 +38,7 @@ import { accountOf, transactionsOf } from '../src/services/ledger.service.ts';
 import { createStaff } from '../src/services/staff.service.ts';
 import { forMerchant } from '../src/store/tenancy.ts';
 import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
+import { freshStore } from './fresh-store.ts';
 import { benchSku, generate } from './generate.ts';
 import { partialBecause, resultFiles } from './result-files.ts';
 
@@ -322,25 +323,7 @@ function sampleRss(pid: number): { stop(): number } {
 
 async function prepare(): Promise<{ url: string; token: string; merchantId: number; cleanup: () => Promise<void> }> {
   const started = Date.now();
-  let url: string;
-  let store: Store;
-  let cleanup: () => Promise<void>;
-  if (args.db === 'postgres') {
-    const schema = `bench_${Date.now().toString(36)}`;
-    store = await openStore(PG_URL, { schema, poolSize: 4 });
-    url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-    cleanup = async () => {
-      const s = await openStore(PG_URL);
-      await s.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await s.close();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-bench-'));
-    url = `sqlite:${path.join(dir, 'bench.db')}`;
-    store = await openStore(url);
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
-  await migrateToLatest(store);
+  const { url, store, cleanup } = await freshStore({ openStore, migrateToLatest }, args.db!, PG_URL, 'bench');
   const { token, merchantId } = await generate(store, {
     skus: SKUS,
     orders: ORDERS,

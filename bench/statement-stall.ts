@@ -18,6 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { freshStore } from './fresh-store.ts';
 import { fillStatement, generate } from './generate.ts';
 
 const { values: args } = parseArgs({
@@ -48,26 +49,8 @@ const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'),
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 // The data: a small catalogue and the asking merchant (generate), then the busy merchants' months.
-let url: string;
-let cleanup: () => Promise<void>;
 const started = Date.now();
-let store: Awaited<ReturnType<typeof openStore>>;
-if (args.db === 'postgres') {
-  const schema = `stall_${Date.now().toString(36)}`;
-  store = await openStore(PG_URL, { schema, poolSize: 4 });
-  url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-  cleanup = async () => {
-    const s = await openStore(PG_URL);
-    await s.db.schema.dropSchema(schema).ifExists().cascade().execute();
-    await s.close();
-  };
-} else {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-stall-'));
-  url = `sqlite:${path.join(dir, 'bench.db')}`;
-  store = await openStore(url);
-  cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-}
-await migrateToLatest(store);
+const { url, store, cleanup } = await freshStore({ openStore, migrateToLatest }, args.db!, PG_URL, 'stall');
 const asking = await generate(store, { skus: 50, orders: 100 });
 
 const server = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/stockist.js', 'serve', '--port', '0'], {

@@ -10,12 +10,13 @@ import { trustsProxy, type Config } from '../config.ts';
 import { AppError, forbidden, notFound, unauthorized } from '../domain/errors.ts';
 import { FORM_KEY_PATTERN, FormAlreadySent, type FormKey } from '../domain/form-keys.ts';
 import { hashSecret, randomToken, secretsEqual } from '../domain/secrets.ts';
-import { emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
+import { emailFingerprint, emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
 import { httpHeaders, httpStatus } from '../http/errors.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
 import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
 import type { Db } from '../store/db.ts';
 import { webResource } from './resources.ts';
+import { passwordChangedNotice } from './shared/present.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { isStorageUnavailable } from '../store/faults.ts';
 import { installFormBodyParser } from './form-body.ts';
@@ -450,3 +451,43 @@ export async function signInWait(buckets: BucketStore, frontEnd: string, email: 
 
 /** The origin for links handed to merchants (invitations): PUBLIC_BASE_URL, else the one this request came to. */
 export const publicOrigin = (config: Config, request: FastifyRequest) => config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+
+/** What one front end gives `changeOwnPasswordForm`: its names, its service and its account page. */
+export interface OwnPasswordChange {
+  frontEnd: 'console' | 'manager';
+  buckets: BucketStore;
+  forms: WebForms;
+  email: string;
+  /** The front end's service; refuses a wrong current password or a weak new one as `invalid`. */
+  change: (input: { current: string; password: string }) => Promise<{ sessionsEnded: number; revokedResets: number }>;
+  /** The account page again, with this error. */
+  refuse: (status: number, error: string) => Promise<FastifyReply>;
+  /** Where the browser goes after the change. */
+  accountPath: string;
+}
+
+/** POST /account/password on both front ends: one's own password change, from the account page's form. */
+export async function changeOwnPasswordForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: { current: string; password: string; confirm: string },
+  own: OwnPasswordChange,
+): Promise<FastifyReply> {
+  // The current password is a guess like any: the sign-in limits apply.
+  const wait = await signInWait(own.buckets, own.frontEnd, own.email, request.ip);
+  if (wait !== null) {
+    reply.header('Retry-After', String(wait));
+    return own.refuse(429, `Too many attempts; try again in ${wait} s.`);
+  }
+  if (body.password !== body.confirm) return own.refuse(400, 'The two new passwords differ.');
+  try {
+    const { sessionsEnded, revokedResets } = await own.change({ current: body.current, password: body.password });
+    await own.forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
+    return reply.redirect(own.accountPath, 303);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
+    request.log.warn({ emailFingerprint: emailFingerprint(own.email), address: request.ip }, `${own.frontEnd} password change refused`);
+    const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
+    return own.refuse(400, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`);
+  }
+}

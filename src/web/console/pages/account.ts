@@ -1,13 +1,11 @@
 import { AppError } from '../../../domain/errors.ts';
-import { emailFingerprint } from '../../../domain/staff.ts';
 import { ChangePasswordForm, CsrfForm, ResetLinkParams, ResetPasswordForm } from '../../../schemas/console.ts';
 import { changeOwnPassword, mySessions, signOutEverywhere } from '../../../services/console-sessions.service.ts';
 import { completeStaffPasswordReset, openStaffPasswordReset } from '../../../services/staff.service.ts';
-import { clearSessionCookie, cookieName, isSecure, signInWait } from '../../foundation.ts';
+import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure } from '../../foundation.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
 import { presentAccount, presentPasswordReset } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
-import { passwordChangedNotice } from '../../shared/present.ts';
 
 /**
  * Your account (Hardening III, 5): change the password, see the sessions, sign out everywhere; and
@@ -26,29 +24,15 @@ export const accountPage: ConsolePage = {
 
     app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
       const me = user(request);
-      // The current password is a guess like any: the sign-in limits apply.
-      const wait = await signInWait(buckets, 'console', me.email, request.ip);
-      if (wait !== null) {
-        reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'account', await view(request, `Too many attempts; try again in ${wait} s.`));
-      }
-      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await view(request, 'The two new passwords differ.'));
-      try {
-        const { sessionsEnded, revokedResets } = await changeOwnPassword(
-          db,
-          me,
-          { current: request.body.current, password: request.body.password },
-          request.id,
-          now(),
-        );
-        await forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
-        return reply.redirect(`${CONSOLE_PREFIX}/account`, 303);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
-        request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'console password change refused');
-        const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
-        return page(reply, 400, 'account', await view(request, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
-      }
+      return changeOwnPasswordForm(request, reply, request.body, {
+        frontEnd: 'console',
+        buckets,
+        forms,
+        email: me.email,
+        change: (input) => changeOwnPassword(db, me, input, request.id, now()),
+        refuse: async (status, error) => page(reply, status, 'account', await view(request, error)),
+        accountPath: `${CONSOLE_PREFIX}/account`,
+      });
     });
 
     app.post('/account/sign-out-everywhere', { schema: { body: CsrfForm } }, async (request, reply) => {

@@ -27,7 +27,7 @@ import {
   signOut,
   verifySignInCode,
 } from '../../../services/merchant-users.service.ts';
-import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
+import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
 import { qrCodeSvg } from '../../qr-code.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
 import {
@@ -39,7 +39,6 @@ import {
   presentTwoFactor,
 } from '../present-team.ts';
 import type { ManagerPage } from './context.ts';
-import { passwordChangedNotice } from '../../shared/present.ts';
 
 /** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
 export const accountPage: ManagerPage = {
@@ -148,29 +147,15 @@ export const accountPage: ManagerPage = {
 
     app.post('/account/password', { schema: { body: ChangePasswordForm } }, async (request, reply) => {
       const me = user(request);
-      // The current password is a guess like any: the sign-in limits apply.
-      const wait = await signInWait(buckets, 'manager', me.email, request.ip);
-      if (wait !== null) {
-        reply.header('Retry-After', String(wait));
-        return page(reply, 429, 'account', await accountView(request, `Too many attempts; try again in ${wait} s.`));
-      }
-      if (request.body.password !== request.body.confirm) return page(reply, 400, 'account', await accountView(request, 'The two new passwords differ.'));
-      try {
-        const { sessionsEnded, revokedResets } = await changePassword(
-          db,
-          me,
-          { current: request.body.current, password: request.body.password },
-          request.id,
-          now(),
-        );
-        await forms.flash(request, 'notice', { text: passwordChangedNotice(sessionsEnded, revokedResets) });
-        return reply.redirect(`${MANAGER_PREFIX}/account`, 303);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
-        request.log.warn({ emailFingerprint: emailFingerprint(me.email), address: request.ip }, 'manager password change refused');
-        const field = error.errors?.[0]?.field === 'current' ? 'current password' : 'new password';
-        return page(reply, 400, 'account', await accountView(request, `The ${field} ${error.errors?.[0]?.message ?? error.message}.`));
-      }
+      return changeOwnPasswordForm(request, reply, request.body, {
+        frontEnd: 'manager',
+        buckets,
+        forms,
+        email: me.email,
+        change: (input) => changePassword(db, me, input, request.id, now()),
+        refuse: async (status, error) => page(reply, status, 'account', await accountView(request, error)),
+        accountPath: `${MANAGER_PREFIX}/account`,
+      });
     });
 
     app.post('/account/sign-out-everywhere', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {
