@@ -8,7 +8,7 @@ import { BackupService } from '../../src/services/backup-runs.service.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
 import { buildTestApp } from '../helpers.ts';
 import { testEngine } from '../backup-engine.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 
 const SKIP = chromiumSkip('the Backups page browser test');
 const PASSWORD = 'backups browser passphrase';
@@ -40,10 +40,7 @@ describe('console: the Backups page in a real browser', { skip: SKIP }, () => {
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
 
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
     await Promise.all([page.waitForURL(`${origin}/console/backups`), page.click('nav a[href="/console/backups"]')]);
     assert.match((await page.textContent('[data-field="backup-schedule"]')) ?? '', /0 \*\/6 \* \* \* \(cron, UTC\)/);
     assert.match((await page.textContent('main')) ?? '', /No archives yet\./);

@@ -98,3 +98,11 @@ export async function screenshot(page: Page, dir: string, name: string): Promise
   if (original) await page.setViewportSize(original);
   return files;
 }
+
+/** Signs `page` in to the console at `origin` through its sign-in form, and waits for the dashboard. */
+export async function consoleSignIn(page: Page, origin: string, email: string, password: string): Promise<void> {
+  await page.goto(`${origin}/console/sign-in`);
+  await page.fill('#email', email);
+  await page.fill('#password', password);
+  await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+}

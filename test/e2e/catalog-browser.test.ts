@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant, tableDigests } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -38,10 +38,7 @@ describe('console: catalogue editing, import dry run and tracking links in a rea
       await screenshot(page, 'catalog', name);
     };
 
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
 
     // A new product: a refused form first (a price that is not one), then the real one.
     await page.goto(`${origin}/console/products`);

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, newMerchant } from '../helpers.ts';
 
 const SKIP = chromiumSkip('the credentials browser test');
@@ -102,10 +102,7 @@ describe('credentials in a real browser', { skip: SKIP }, () => {
     await look('manager-client-rotated');
 
     // Console: the token form starts with read scopes; the token issued has a copy button too.
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
     await page.goto(`${origin}/console/merchants/${m.merchantId}`);
     const consoleTicked = await page.$$eval('input[name=scopes]:checked', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
     assert.deepEqual(consoleTicked, ['catalog:read', 'stock:read', 'orders:read', 'account:read']);

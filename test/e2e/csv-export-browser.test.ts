@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -70,10 +70,7 @@ describe('CSV downloads in a real browser', { skip: SKIP }, () => {
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
 
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
 
     // Orders: filter by merchant through the form, then download what the page shows (every page of it).
     await page.goto(`${origin}/console/orders`);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { createClient, revokeClient } from '../../src/services/credentials.service.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, newMerchant, tableDigests } from '../helpers.ts';
 import { enrol, invite, member } from '../http/manager-helpers.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
@@ -34,10 +34,7 @@ describe('console merchant page in a real browser', { skip: SKIP }, () => {
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
 
     const merchantUrl = `${origin}/console/merchants/${m.merchantId}`;
     await page.goto(merchantUrl);
@@ -136,10 +133,7 @@ describe('console merchant page in a real browser', { skip: SKIP }, () => {
     await app.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
 
     await page.goto(`${origin}/console/merchants/${m.merchantId}`);
     assert.equal(await page.textContent('[data-counts="tokens"]'), `1–50 of ${tokens.length}`);

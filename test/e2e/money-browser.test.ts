@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -40,10 +40,7 @@ describe('money pages in a real browser', { skip: SKIP }, () => {
     const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
 
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
     const merchantUrl = `${origin}/console/merchants/${m.merchantId}`;
     await page.goto(merchantUrl);
     const balance = () => page.textContent('[data-account="sandbox"] [data-field="balance"]');

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp } from '../helpers.ts';
 
 const SKIP = chromiumSkip('the staff password reset browser test');
@@ -38,10 +38,7 @@ describe('console: a staff password reset link in a real browser', { skip: SKIP 
 
     // The owner, in the browser of localOnlyPage.
     const { page: owner, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 });
-    await owner.goto(`${origin}/console/sign-in`);
-    await owner.fill('#email', 'owner@example.com');
-    await owner.fill('#password', PASSWORD);
-    await Promise.all([owner.waitForURL(`${origin}/console`), owner.click('button[type=submit]')]);
+    await consoleSignIn(owner, origin, 'owner@example.com', PASSWORD);
     await owner.goto(`${origin}/console/staff`);
     await Promise.all([
       owner.waitForNavigation(),

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -69,10 +69,7 @@ describe('times, the stock history and the audit log in a real browser', { skip:
     const { page, foreign, consoleErrors } = await localOnlyPage(t, origin, { width: 1280, height: 900 }, [], { timezoneId: 'Asia/Tokyo' });
 
     // Item 8: the console's pages in Tokyo's zone.
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@times.example');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@times.example', PASSWORD);
     await page.goto(`${origin}/console/orders/${order.id}`);
     await timesAreLocal(page, 'console order');
     await look(page, 'console-order-tokyo');

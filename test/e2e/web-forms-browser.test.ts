@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { createStaff } from '../../src/services/staff.service.ts';
-import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot } from './browser.ts';
+import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, loadCatalogue, newMerchant, stockQty, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE } from '../fixtures.ts';
 
@@ -45,10 +45,7 @@ describe('web forms in a real browser', { skip: SKIP }, () => {
       await screenshot(page, 'web-forms', name);
     };
 
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', 'owner@example.com');
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('main button[type=submit]')]);
+    await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
 
     // Stock +3, the issue's story: POST → 303 → the product page; a reload posts nothing again.
     const productUrl = `${origin}/console/products/B`;

@@ -1,9 +1,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { follow, signedIn, staff, type Browser } from './console-client.ts';
+import { follow, signedIn, staff, type Browser, importOutcome } from './console-client.ts';
 import { member } from './manager-helpers.ts';
 
 /**
@@ -29,17 +28,6 @@ function textOf(html: string, attribute: string, close = '</tr>'): string | null
     .replace(/&#39;|&quot;|&#34;/g, (m) => (m === '&#39;' ? "'" : '"'))
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-async function importOutcome(b: Browser, location: string) {
-  for (let i = 0; i < 500; i++) {
-    const r = await b.get(location);
-    assert.equal(r.statusCode, 200, r.body);
-    const state = /id="import-job" data-state="([a-z]+)"/.exec(r.body)?.[1];
-    if (state !== 'running') return { state, body: r.body };
-    await sleep(10);
-  }
-  throw new Error(`the import at ${location} never finished`);
 }
 
 const NEW_PRODUCT = {

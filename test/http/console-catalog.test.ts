@@ -1,11 +1,10 @@
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CHART_DAYS } from '../../src/services/dashboard.service.ts';
 import { CATALOG_PAGE_SIZE } from '../../src/services/stock-history.service.ts';
 import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, newMerchant, stockQty, tableDigests, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { PASSWORD, browser, follow, signedIn, staff, type Browser } from './console-client.ts';
+import { PASSWORD, browser, follow, signedIn, staff, importOutcome } from './console-client.ts';
 import { enableStaff, setStaffRole } from '../../src/services/staff.service.ts';
 
 /**
@@ -40,18 +39,6 @@ const ledgerCount = async (t: TestApp, sku: string) =>
         .executeTakeFirstOrThrow()
     ).n,
   );
-
-/** Follows an import's page until it is no longer running (the import runs in the background). */
-async function importOutcome(b: Browser, location: string) {
-  for (let i = 0; i < 500; i++) {
-    const r = await b.get(location);
-    assert.equal(r.statusCode, 200, r.body);
-    const state = /id="import-job" data-state="([a-z]+)"/.exec(r.body)?.[1];
-    if (state !== 'running') return { state, body: r.body };
-    await sleep(10);
-  }
-  throw new Error(`the import at ${location} never finished`);
-}
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`console catalogue, stock, import, staff and audit pages (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectOptions } from 'fastify';
 import type { StaffRole } from '../../src/domain/staff.ts';
 import { createStaff } from '../../src/services/staff.service.ts';
-import type { TestApp } from '../helpers.ts';
+import { tableDigests, type TestApp } from '../helpers.ts';
 
 /** A console client for app.inject tests: a browser's cookie and Origin handling, one address each. */
 
@@ -85,4 +86,34 @@ export async function signedIn(t: TestApp, email: string, address?: string) {
   assert.equal(r.statusCode, 303, r.body);
   assert.equal(r.headers.location, '/console');
   return b;
+}
+
+/**
+ * Changes `me`'s own password on `front`'s account page (console and manager alike), expects the
+ * notice to say one open reset link was revoked, and that `link` (that reset link) neither opens
+ * nor takes a password any more, writing nothing.
+ */
+export async function changeOwnPasswordRevokingLink(t: TestApp, me: Browser, front: '/console' | '/manager', link: string, newPassword: string) {
+  const changed = await follow(
+    me,
+    await me.post(`${front}/account/password`, { _csrf: await me.csrf(`${front}/account`), current: PASSWORD, password: newPassword, confirm: newPassword }),
+  );
+  assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+  assert.match(changed.body, /Password changed; 0 other sessions signed out; 1 open password reset link revoked\./);
+  assert.equal((await browser(t).get(link)).statusCode, 404, 'the link no longer opens');
+  const before = await tableDigests(t.store);
+  assert.equal((await browser(t).post(link, { password: 'a reset link horse', confirm: 'a reset link horse' })).statusCode, 404);
+  assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+}
+
+/** Follows an import's page until it is no longer running (the import runs in the background). */
+export async function importOutcome(b: Browser, location: string) {
+  for (let i = 0; i < 500; i++) {
+    const r = await b.get(location);
+    assert.equal(r.statusCode, 200, r.body);
+    const state = /id="import-job" data-state="([a-z]+)"/.exec(r.body)?.[1];
+    if (state !== 'running') return { state, body: r.body };
+    await sleep(10);
+  }
+  throw new Error(`the import at ${location} never finished`);
 }

@@ -1,11 +1,10 @@
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { StaffRole } from '../../src/domain/staff.ts';
 import { setStaffRole } from '../../src/services/staff.service.ts';
 import { ORDER_CATALOGUE } from '../fixtures.ts';
 import { buildTestApp, DIALECTS, PG_SKIP, loadCatalogue, stockQty, tableDigests, type TestApp } from '../helpers.ts';
-import { follow, signedIn, staff, type Browser } from './console-client.ts';
+import { follow, signedIn, staff, importOutcome } from './console-client.ts';
 
 /**
  * Issue 44, item 10: an import writes only what the signed-in role may write by hand. Each staff
@@ -116,17 +115,6 @@ function textOf(html: string, attribute: string, close: string): string | null {
     .replace(/<[^>]+>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-async function importOutcome(b: Browser, location: string) {
-  for (let i = 0; i < 500; i++) {
-    const r = await b.get(location);
-    assert.equal(r.statusCode, 200, r.body);
-    const state = /id="import-job" data-state="([a-z]+)"/.exec(r.body)?.[1];
-    if (state !== 'running') return { state, body: r.body };
-    await sleep(10);
-  }
-  throw new Error(`the import at ${location} never finished`);
 }
 
 type Audit = { action: string; actorKind: string; after: any };

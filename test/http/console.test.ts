@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STAFF_ROLES, type StaffRole } from '../../src/domain/staff.ts';
 import { CONSOLE_ROUTES } from '../../src/web/console/console-routes.ts';
-import { PASSWORD, HOST, follow, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
+import { PASSWORD, HOST, changeOwnPasswordRevokingLink, follow, ORIGIN, freshAddress, staff, form, browser, signedIn, type Browser } from './console-client.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
 
@@ -263,17 +263,7 @@ for (const dialect of DIALECTS) {
       const link = new URL(/data-reset-url>([^<]+)</.exec(made.body)![1]).pathname;
       assert.equal((await browser(t).get(link)).statusCode, 200, 'the link opens');
       const me = await signedIn(t, 'revoke-target@example.com');
-      const NEW = 'my own staff horse staple';
-      const changed = await follow(
-        me,
-        await me.post('/console/account/password', { _csrf: await me.csrf('/console/account'), current: PASSWORD, password: NEW, confirm: NEW }),
-      );
-      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
-      assert.match(changed.body, /Password changed; 0 other sessions signed out; 1 open password reset link revoked\./);
-      assert.equal((await browser(t).get(link)).statusCode, 404, 'the link no longer opens');
-      const before = await tableDigests(t.store);
-      assert.equal((await browser(t).post(link, { password: 'a reset link horse', confirm: 'a reset link horse' })).statusCode, 404);
-      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+      await changeOwnPasswordRevokingLink(t, me, '/console', link, 'my own staff horse staple');
       const [entry] = (await auditRows(t)).filter((a) => a.action === 'staff.change_password' && a.target === 'staff:revoke-target@example.com');
       assert.equal(entry.after.revokedResets, 1);
       clock.now += 5 * 60_000;

@@ -6,6 +6,7 @@ import { MANAGER_ROUTES } from '../../src/web/manager/manager-routes.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
 import { MERCHANT_ROLES, type MerchantRole } from '../../src/domain/merchant-users.ts';
 import { browser, enrol, follow, freshAddress, invite, member, PASSWORD, signedIn, totpCode, type Browser } from './manager-helpers.ts';
+import { changeOwnPasswordRevokingLink } from './console-client.ts';
 
 /**
  * SPEC §14 / issue 20, the merchant's business manager from the browser's side: invitations,
@@ -805,17 +806,7 @@ for (const dialect of DIALECTS) {
       assert.equal(made.status, 200, made.raw);
       const link = new URL(made.body.data.resetUrl).pathname;
       assert.equal((await browser(t).get(link)).statusCode, 200, 'the link opens');
-      const NEW = 'my own merchant horse staple';
-      const changed = await follow(
-        me,
-        await me.post('/manager/account/password', { _csrf: await me.csrf('/manager/account'), current: PASSWORD, password: NEW, confirm: NEW }),
-      );
-      assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
-      assert.match(changed.body, /Password changed; 0 other sessions signed out; 1 open password reset link revoked\./);
-      assert.equal((await browser(t).get(link)).statusCode, 404, 'the link no longer opens');
-      const before = await tableDigests(t.store);
-      assert.equal((await browser(t).post(link, { password: 'a reset link horse', confirm: 'a reset link horse' })).statusCode, 404);
-      assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
+      await changeOwnPasswordRevokingLink(t, me, '/manager', link, 'my own merchant horse staple');
       const [entry] = (await auditRows(t)).filter((r) => r.action === 'merchant_user.change_password' && r.target === 'merchant_user:revoke-dev@example.com');
       assert.equal(entry.after.revokedResets, 1);
       clock.now += 5 * 60_000;
