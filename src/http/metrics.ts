@@ -92,8 +92,13 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
   });
 
   // Backups (SPEC §17) from the runs table, so every process reports the same whichever one ran
-  // the backup (the lease picks any worker, or the API process a staff member asked).
-  const backupsNow = () => backupStats(db);
+  // the backup (the lease picks any worker, or the API process a staff member asked). A scrape
+  // collects every metric at once (prom-client's Promise.all): the three below share one read.
+  let backupsRead: ReturnType<typeof backupStats> | null = null;
+  const backupsNow = () =>
+    (backupsRead ??= backupStats(db).finally(() => {
+      backupsRead = null;
+    }));
   new Gauge({
     name: 'stockist_backup_last_success_timestamp_seconds',
     help: 'When the newest successful backup (taken, verified, stored) finished, as a Unix time; 0 when none has',
