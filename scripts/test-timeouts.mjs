@@ -41,3 +41,17 @@ if (typeof Test?.prototype?.createSubtest !== 'function' || typeof Test.prototyp
     return createHook.call(this, hookName, fn, { timeout, ...options });
   };
 }
+
+// The file as a whole. Node 24 passes `--test-timeout=0` to each file's process and bounds nothing
+// there, and a test that timed out can leave handles open (a child process, a socket) that keep the
+// file's process alive for ever, holding back the whole run. So each file's process ends itself
+// after TEST_FILE_TIMEOUT_SECONDS; the runner reports its unfinished tests as failed. The timer is
+// unref'd: it never keeps a finished file alive. Only in a test file's process (node:test sets
+// NODE_TEST_CONTEXT there), never in the runner.
+const fileSeconds = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200);
+if (process.env.NODE_TEST_CONTEXT && fileSeconds > 0) {
+  setTimeout(() => {
+    process.stderr.write(`\nthis test file ran past TEST_FILE_TIMEOUT_SECONDS (${fileSeconds} s): ending its process\n`);
+    process.exit(1);
+  }, fileSeconds * 1000).unref();
+}

@@ -8,7 +8,8 @@
 //
 // Nothing may hang: every test and hook that sets no timeout of its own fails after
 // TEST_TIMEOUT_SECONDS (default 120, scripts/test-timeouts.mjs), and each file after
-// TEST_FILE_TIMEOUT_SECONDS (default 1200; what `--test-timeout` bounds on Node 20 and 22). The
+// TEST_FILE_TIMEOUT_SECONDS (default 1200: `--test-timeout` on Node 20 and 22, and on every Node a
+// watchdog in the file's own process, scripts/test-timeouts.mjs). The
 // closing lines list every skipped test with its reason, and every failed one — including those
 // node:test announces without a `test:fail` event (scripts/test-summary-reporter.mjs).
 import { spawnSync } from 'node:child_process';
@@ -86,7 +87,7 @@ const result = spawnSync(
     `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1', TEST_TIMEOUT_SECONDS: String(perTestSeconds) } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1', TEST_TIMEOUT_SECONDS: String(perTestSeconds), TEST_FILE_TIMEOUT_SECONDS: String(perFileSeconds) } },
 );
 
 const entries = fs.existsSync(summaryFile)

@@ -197,6 +197,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     if (summary.failures.length < 50) summary.failures.push(message);
   };
   const children = new Set<ChildProcess>();
+  // A run cut short (a test's timeout, then its file's watchdog exiting the process) must not leave
+  // servers and backups running: they would hold the machine for the rest of the suite.
+  const killChildren = () => {
+    for (const child of children) child.kill('SIGKILL');
+  };
+  process.once('exit', killChildren);
   const outputs: (() => string)[] = [];
   const logFor = (requestId: string) =>
     outputs
@@ -540,7 +546,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     await verify();
     await kill(server);
   } finally {
-    for (const child of children) child.kill('SIGKILL');
+    killChildren();
+    process.off('exit', killChildren);
     await store?.close();
     await database.drop().catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });

@@ -275,7 +275,7 @@ describe('stockist restore and backup (SQLite files, real processes)', () => {
     // archive does (mid-archive).
     for (const killAt of ['.work-', '.partial']) {
       const child = spawn(process.execPath, [BIN, 'backup', '--to', out], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
-      while (child.exitCode === null && !fs.readdirSync(out).some((f) => f.includes(killAt))) await sleep(1);
+      while (child.exitCode === null && child.signalCode === null && !fs.readdirSync(out).some((f) => f.includes(killAt))) await sleep(1);
       child.kill('SIGKILL');
       await exited(child);
       c.diagnostic(`left by the backup killed at its ${killAt}: ${dirListing(out).join(', ') || 'nothing'}`);

@@ -84,6 +84,13 @@ export async function startProcess(
   return { child, output: () => out };
 }
 
+/**
+ * Resolves once `child` has exited: at once when it already has. A child ended by a signal keeps
+ * `exitCode` null (its `signalCode` is set), so both are looked at; waiting on 'exit' for a child
+ * that is already gone would wait for ever.
+ */
 export function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 }
