@@ -1,4 +1,4 @@
-import { AppError, fieldError, notFound } from '../domain/errors.ts';
+import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import type { Actor } from '../domain/audit.ts';
 import { centsToAmount } from '../domain/money.ts';
 import type { CsvCell, CsvExport } from '../domain/csv.ts';
@@ -12,7 +12,10 @@ import {
   formatSigned,
   merchantSide,
   operatorPostingProblem,
+  prepaidFloorProblem,
+  type AccountChange,
   type BillingMode,
+  type FloorRefusal,
   type EntryType,
 } from '../domain/ledger.ts';
 import { timeWindow } from '../domain/time.ts';
@@ -64,6 +67,30 @@ const insufficientFunds = (requiredCents: number, availableCentsNow: number) =>
       },
     ],
   );
+
+/**
+ * 409/40903 (SPEC §15, docs/decisions.md "The prepaid floor binds the operator too"): the
+ * operator's change would leave a prepaid account below −creditLimit; nothing is written. The
+ * message carries the numbers (the CLI prints only it), and so does the field error.
+ */
+const belowFloor = (r: FloorRefusal) =>
+  conflictState(r.message, [
+    {
+      field: r.field,
+      message: 'would leave the prepaid account below its floor (balance + creditLimit must stay at or above 0)',
+      balance: centsToAmount(r.balanceCents),
+      creditLimit: centsToAmount(r.creditLimitCents),
+      available: centsToAmount(r.availableCents),
+      ...(r.amountCents === null ? {} : { amount: centsToAmount(r.amountCents) }),
+      requiredCreditLimit: centsToAmount(r.requiredCreditLimitCents),
+    },
+  ]);
+
+/** The prepaid floor's verdict on an operator's change to a locked account: throws 409/40903 when it refuses. */
+export function checkPrepaidFloor(account: AccountRow, change: AccountChange): void {
+  const refusal = prepaidFloorProblem(terms(account), change);
+  if (refusal) throw belowFloor(refusal);
+}
 
 /** Posts the entry, creating the accounts on first use; undefined only when a prepaid account cannot cover a charge. */
 async function postOpening(scope: MerchantScope<Trx>, dialect: Dialect, ledger: LedgerSettings, p: Posting, now: number): Promise<Posted | undefined> {
@@ -218,6 +245,7 @@ export async function changeTerms(
     const { merchantId } = scope;
     await ensureAccounts(scope, environment, ledger.supplierCurrency, now);
     const before = (await lockMerchantAccount(scope, dialect, environment))!;
+    checkPrepaidFloor(before, { billingMode: change.billingMode, creditLimitCents: change.creditLimitCents });
     const after = await updateTerms(
       scope,
       environment,
@@ -277,6 +305,7 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
       const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);
       if (problem) throw fieldError(problem.field, problem.message);
       const amount = merchantSide(p.type, p.amountCents);
+      checkPrepaidFloor(account, { amountCents: amount });
       const posted = await post(
         scope,
         {
