@@ -160,10 +160,10 @@ export function prepaidFloorProblem(before: AccountTerms, change: AccountChange)
       ...numbers,
     };
   }
-  if (before.billingMode === 'on_account' && change.creditLimitCents === undefined) {
+  if (before.billingMode === 'on_account') {
     return {
-      field: 'billingMode',
-      message: `the balance is ${balance}: prepaid needs a credit limit of at least ${formatSigned(required)} (it is ${limit}); set creditLimit with the switch, or record the payment first`,
+      field: change.creditLimitCents === undefined ? 'billingMode' : 'creditLimit',
+      message: `the balance is ${balance}: prepaid needs a credit limit of at least ${formatSigned(required)} (it would be ${limit}); set it with the switch, or record the payment first`,
       ...numbers,
     };
   }

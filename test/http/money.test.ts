@@ -277,7 +277,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(body.errors[0].balance, -owed);
       assert.equal(body.errors[0].creditLimit, 0);
       assert.equal(body.errors[0].requiredCreditLimit, owed);
-      assert.match(body.message, new RegExp(`prepaid needs a credit limit of at least ${owed.toFixed(2).replace('.', '\\.')} \\(it is 0\\.00\\)`));
+      assert.match(body.message, new RegExp(`prepaid needs a credit limit of at least ${owed.toFixed(2).replace('.', '\\.')} \\(it would be 0\\.00\\)`));
       const short = await refusedByFloor(() => patch({ billingMode: 'prepaid', creditLimit: (owed - 0.01).toFixed(2) }));
       assert.equal(short.errors[0].field, 'creditLimit');
       const ok = await patch({ billingMode: 'prepaid', creditLimit: owed.toFixed(2) });

@@ -78,7 +78,7 @@ describe('ledger rules', () => {
     const toPrepaid = prepaidFloorProblem(owing, { billingMode: 'prepaid' })!;
     assert.equal(toPrepaid.field, 'billingMode');
     assert.equal(toPrepaid.requiredCreditLimitCents, 5000);
-    assert.match(toPrepaid.message, /balance is -50\.00: prepaid needs a credit limit of at least 50\.00 \(it is 0\.00\)/);
+    assert.match(toPrepaid.message, /balance is -50\.00: prepaid needs a credit limit of at least 50\.00 \(it would be 0\.00\)/);
     assert.equal(prepaidFloorProblem(owing, { billingMode: 'prepaid', creditLimitCents: 5000 }), null, 'with a limit that covers the debt');
     assert.equal(prepaidFloorProblem(owing, { billingMode: 'prepaid', creditLimitCents: 4999 })?.field, 'creditLimit');
     const covered = { balanceCents: -5000, billingMode: 'prepaid' as const, creditLimitCents: 8000 };
