@@ -71,12 +71,19 @@ export function entryLines(type: EntryType, amountCents: number): LinePlan[] {
   ];
 }
 
+/**
+ * A top-up reference as the ledger compares it: letter case does not count (a bank reference typed
+ * `BANK-X` one day and `bank-x` the next is the same payment), the rest of the text does.
+ */
+export const foldReference = (reference: string) => reference.toLowerCase();
+
 /** The unique cause of each kind of entry: the database refuses a second entry with the same one. */
 export const causeOf = {
   orderCharge: (orderId: number) => `order:${orderId}`,
   refundCredit: (refundId: number) => `refund:${refundId}`,
   cancellationCredit: (splitOrderId: number) => `split_cancel:${splitOrderId}`,
-  topUp: (accountId: number, reference: string) => `top_up:${accountId}:${reference}`,
+  /** The reference without letter case: `BANK-X` and `bank-x` are one payment (docs/money.md). */
+  topUp: (accountId: number, reference: string) => `top_up:${accountId}:${foldReference(reference)}`,
   adjustment: (accountId: number, key: string) => `adjustment:${accountId}:${key}`,
 };
 

@@ -41,6 +41,7 @@ import {
   type EntryFilter,
   type EntryRow,
 } from '../store/ledger.repository.ts';
+import { topUpByReferenceIgnoringCase } from '../store/ledger-references.repository.ts';
 import { merchantOfScope } from '../store/merchants.repository.ts';
 import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { isUniqueViolation } from '../store/faults.ts';
@@ -289,7 +290,8 @@ export interface OperatorPosting {
 /**
  * POST …/account/top-ups and …/account/adjustments (SPEC §15): a payment received or a signed
  * correction, posted with its audit row in one transaction. A top-up repeated with the same
- * `reference` answers the first one and posts nothing (`replayed`); with another amount it is 409.
+ * `reference`, whatever its letter case, answers the first one and posts nothing (`replayed`);
+ * with another amount it is 409.
  */
 export async function postByOperator(merchant: MerchantScope<Db>, dialect: Dialect, ledger: LedgerSettings, actor: Actor, p: OperatorPosting, now: number) {
   await merchantOr404(merchant);
@@ -299,7 +301,9 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
       await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
       const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
       const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
-      const existing = await entryByCause(scope, cause);
+      // A top-up recorded before references were folded (its cause keeps the case as typed) is found by its reference.
+      const existing =
+        (await entryByCause(scope, cause)) ?? (p.type === 'top_up' ? await topUpByReferenceIgnoringCase(scope, account.id, p.text) : undefined);
       // The account as it stands: a repeat moves nothing.
       if (existing) return { entry: existing, replayed: true, account };
       const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);

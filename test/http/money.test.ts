@@ -128,6 +128,35 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await clean();
     });
 
+    it('does not keep a 42203 under its Idempotency-Key: refused for the balance, topped up, the same key places the order once', async () => {
+      const s = await shop('RetryAfterTopUp');
+      assert.equal((await s.terms({ billingMode: 'prepaid' })).status, 200);
+      const send = () =>
+        t.app
+          .inject({
+            method: 'POST',
+            url: '/openapi/v1/order/orders',
+            payload: order([{ sku: 'C', quantity: 1 }], { orderAddress: DE }) as object,
+            headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'order-after-top-up' },
+          })
+          .then((r) => ({ status: r.statusCode, replayed: r.headers['idempotent-replayed'], body: r.json() }));
+      const refused = await send();
+      assert.equal(refused.status, 422, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 42203);
+      const keys = await t.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('merchant_id', '=', Number(s.merchantId)).execute();
+      assert.deepEqual(keys, [], 'nothing kept under the key');
+      assert.equal((await s.topUp('100.00', 'retry-funds')).status, 200);
+      const placed = await send();
+      assert.equal(placed.status, 200, JSON.stringify(placed.body));
+      assert.notEqual(placed.replayed, 'true');
+      const again = await send();
+      assert.equal(again.status, 200);
+      assert.equal(again.replayed, 'true', 'now the order is kept and replayed');
+      assert.equal(again.body.data, placed.body.data);
+      assert.equal((await s.transactions('?type=order_charge')).data.total, 1, 'charged once');
+      await clean();
+    });
+
     it('accepts exactly the concurrent orders a prepaid balance covers', async () => {
       const s = await shop('Race');
       // Price one order, then fund exactly k = 3 of N = 12.
@@ -164,6 +193,32 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const audit = (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list;
       const topUps = audit.filter((row: { action: string; target: string }) => row.action === 'account.top_up' && row.target === `merchant:${s.merchantId}`);
       assert.equal(topUps.length, 1, 'the top-up is audited once (the repeat posted nothing)');
+      await clean();
+    });
+
+    it('a top-up reference is one payment whatever its letter case, recorded before this version or after', async () => {
+      const s = await shop('RefCase');
+      const first = await s.topUp('25.00', 'BANK-X');
+      assert.equal(first.status, 200, first.raw);
+      const lower = await s.topUp('25.00', 'bank-x');
+      assert.equal(lower.status, 200, lower.raw);
+      assert.equal(lower.body.data.replayed, true);
+      assert.equal(lower.body.data.transaction.id, first.body.data.transaction.id);
+      assert.equal(lower.body.data.transaction.reference, 'BANK-X', 'the first as recorded');
+      const other = await s.topUp('30.00', 'Bank-X');
+      assert.equal(other.status, 409, other.raw);
+      assert.match(other.body.message, /reference Bank-X was already used for a top-up of 25/);
+      const another = await s.topUp('25.00', 'BANK-Y');
+      assert.equal(another.body.data.replayed, false, 'other text is another reference');
+      // A top-up recorded by an earlier version: its cause keeps the reference as typed.
+      const legacy = await s.topUp('7.00', 'Wire-Legacy');
+      const id = legacy.body.data.transaction.id;
+      const account = await t.store.db.selectFrom('journal_entries').select('account_id').where('id', '=', Number(id)).executeTakeFirstOrThrow();
+      await t.store.db.updateTable('journal_entries').set({ cause: `top_up:${account.account_id}:Wire-Legacy` }).where('id', '=', Number(id)).execute();
+      const retried = await s.topUp('7.00', 'WIRE-LEGACY');
+      assert.equal(retried.body.data.replayed, true, retried.raw);
+      assert.equal(retried.body.data.transaction.id, id);
+      assert.equal((await s.account()).data.balance, 57, '25 + 25 (BANK-Y) + 7, nothing twice');
       await clean();
     });
 
