@@ -75,7 +75,7 @@ export function entryLines(type: EntryType, amountCents: number): LinePlan[] {
  * A top-up reference as the ledger compares it: letter case does not count (a bank reference typed
  * `BANK-X` one day and `bank-x` the next is the same payment), the rest of the text does.
  */
-export const foldReference = (reference: string) => reference.toLowerCase();
+const foldReference = (reference: string) => reference.toLowerCase();
 
 /** The unique cause of each kind of entry: the database refuses a second entry with the same one. */
 export const causeOf = {

@@ -88,7 +88,7 @@ const belowFloor = (r: FloorRefusal) =>
   ]);
 
 /** The prepaid floor's verdict on an operator's change to a locked account: throws 409/40903 when it refuses. */
-export function checkPrepaidFloor(account: AccountRow, change: AccountChange): void {
+function checkPrepaidFloor(account: AccountRow, change: AccountChange): void {
   const refusal = prepaidFloorProblem(terms(account), change);
   if (refusal) throw belowFloor(refusal);
 }
@@ -302,8 +302,7 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
       const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
       const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
       // A top-up recorded before references were folded (its cause keeps the case as typed) is found by its reference.
-      const existing =
-        (await entryByCause(scope, cause)) ?? (p.type === 'top_up' ? await topUpByReferenceIgnoringCase(scope, account.id, p.text) : undefined);
+      const existing = (await entryByCause(scope, cause)) ?? (p.type === 'top_up' ? await topUpByReferenceIgnoringCase(scope, account.id, p.text) : undefined);
       // The account as it stands: a repeat moves nothing.
       if (existing) return { entry: existing, replayed: true, account };
       const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);

@@ -101,7 +101,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const csrf = await owner.csrf(url);
       const fields = { _csrf: csrf, environment: 'sandbox', amount: '-100.00', reason: 'chargeback', formKey: 'abcdefghijklmnopqrstuvwx-sandbox' };
       const { alert, section } = await refusedInPlace(t, () => owner.post(`${url}/account/adjustments`, fields), 'sandbox', 'adjust');
-      assert.match(alert, /^Not posted: an adjustment of -100\.00 would take this prepaid account from 20\.00 to -80\.00, below its floor of -50\.00 \(credit limit 50\.00\); at most 70\.00 can be taken now/);
+      assert.match(
+        alert,
+        /^Not posted: an adjustment of -100\.00 would take this prepaid account from 20\.00 to -80\.00, below its floor of -50\.00 \(credit limit 50\.00\); at most 70\.00 can be taken now/,
+      );
       assert.match(section, /name="amount"[^>]* value="-100\.00" aria-invalid="true"/, 'what was typed, marked');
       assert.match(section, /name="reason"[^>]* value="chargeback"/);
       assert.equal(facts(section, 'sandbox').balance, '20.00 USD');
@@ -119,7 +122,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const csrf = await owner.csrf(url);
       const terms = { _csrf: csrf, environment: 'production', billingMode: 'prepaid', creditLimit: '0', lowBalanceThreshold: '' };
       const { alert, section } = await refusedInPlace(t, () => owner.post(`${url}/account`, terms), 'production', 'terms');
-      assert.equal(alert, 'Not saved: the balance is -40.00: prepaid needs a credit limit of at least 40.00 (it would be 0.00); set it with the switch, or record the payment first');
+      assert.equal(
+        alert,
+        'Not saved: the balance is -40.00: prepaid needs a credit limit of at least 40.00 (it would be 0.00); set it with the switch, or record the payment first',
+      );
       assert.match(section, /name="creditLimit"[^>]* value="0" aria-invalid="true"/);
       assert.match(section, /<option value="prepaid" selected>/, 'the choice as made');
       assert.equal(facts(section, 'production').mode, 'on account', 'unchanged');
@@ -137,7 +143,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const csrf = await owner.csrf(url);
       const terms = { _csrf: csrf, environment: 'sandbox', billingMode: 'prepaid', creditLimit: '10.00', lowBalanceThreshold: '' };
       const { alert, section } = await refusedInPlace(t, () => owner.post(`${url}/account`, terms), 'sandbox', 'terms');
-      assert.match(alert, /^Not saved: a credit limit of 10\.00 leaves this prepaid account&#39;s balance of -50\.00 below its floor of -10\.00; at least 50\.00 is needed/);
+      assert.match(
+        alert,
+        /^Not saved: a credit limit of 10\.00 leaves this prepaid account&#39;s balance of -50\.00 below its floor of -10\.00; at least 50\.00 is needed/,
+      );
       assert.match(section, /name="creditLimit"[^>]* value="10\.00" aria-invalid="true"/);
       assert.equal((await owner.post(`${url}/account`, { ...terms, creditLimit: '50.00' })).statusCode, 303);
       assert.deepEqual((await verifyLedger(t.store.db)).breaches, []);

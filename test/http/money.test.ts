@@ -214,7 +214,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const legacy = await s.topUp('7.00', 'Wire-Legacy');
       const id = legacy.body.data.transaction.id;
       const account = await t.store.db.selectFrom('journal_entries').select('account_id').where('id', '=', Number(id)).executeTakeFirstOrThrow();
-      await t.store.db.updateTable('journal_entries').set({ cause: `top_up:${account.account_id}:Wire-Legacy` }).where('id', '=', Number(id)).execute();
+      await t.store.db
+        .updateTable('journal_entries')
+        .set({ cause: `top_up:${account.account_id}:Wire-Legacy` })
+        .where('id', '=', Number(id))
+        .execute();
       const retried = await s.topUp('7.00', 'WIRE-LEGACY');
       assert.equal(retried.body.data.replayed, true, retried.raw);
       assert.equal(retried.body.data.transaction.id, id);
@@ -291,7 +295,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     /** A refused operator change: 409/40903 with the numbers, nothing written, and `ledger verify` still clean. */
-    const refusedByFloor = async (attempt: () => Promise<{ status: number; raw: string; body: { code: number; message: string; errors: Record<string, unknown>[] } }>) => {
+    const refusedByFloor = async (
+      attempt: () => Promise<{ status: number; raw: string; body: { code: number; message: string; errors: Record<string, unknown>[] } }>,
+    ) => {
       const before = await tableDigests(t.store);
       const r = await attempt();
       assert.equal(r.status, 409, r.raw);
@@ -350,7 +356,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(body.errors[0].field, 'creditLimit');
       assert.equal(body.errors[0].balance, -50);
       assert.equal(body.errors[0].creditLimit, 10);
-      assert.match(body.message, /a credit limit of 10\.00 leaves this prepaid account's balance of -50\.00 below its floor of -10\.00; at least 50\.00 is needed/);
+      assert.match(
+        body.message,
+        /a credit limit of 10\.00 leaves this prepaid account's balance of -50\.00 below its floor of -10\.00; at least 50\.00 is needed/,
+      );
       assert.equal((await s.terms({ creditLimit: '50.00' })).status, 200, 'the debt exactly');
       assert.equal((await s.terms({ lowBalanceThreshold: '5.00' })).status, 200, 'other terms are untouched by the rule');
       await clean();
