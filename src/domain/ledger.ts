@@ -278,6 +278,17 @@ export function monthWindow(month: string): { start: number; end: number } | nul
   return { start: Date.UTC(year, index, 1), end: Date.UTC(year, index + 1, 1) };
 }
 
+/**
+ * A statement's period as of `now` (SPEC §15, UTC): the month's first day, and the day its closing
+ * balance is dated — the month's last day, or today in the month still running (the statement is
+ * then "so far"). Null for a month not begun: there is nothing to state yet.
+ */
+export function statementPeriod(window: { start: number; end: number }, now: number): { first: string; closing: string } | null {
+  if (window.start > now) return null;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { first: day(window.start), closing: day(Math.min(window.end - 1, now)) };
+}
+
 /** The month an instant falls in (UTC), `YYYY-MM`. */
 export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 
