@@ -54,7 +54,11 @@ for (const dialect of DIALECTS) {
     it('starts with a UTF-8 BOM, names the merchant and the period, dates its closing row, and refuses a month not begun', async (c) => {
       const t = await buildTestApp(c, dialect);
       const m = await newMerchant(t, 'Statement Shop');
-      const paid = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/account/top-ups`, { environment: 'sandbox', amount: '12.50', reference: 'BANK-1' });
+      const paid = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/account/top-ups`, {
+        environment: 'sandbox',
+        amount: '12.50',
+        reference: 'BANK-1',
+      });
       assert.equal(paid.status, 200, paid.raw);
       const viewer = await member(t, m.merchantId, 'statement-viewer@example.com', 'viewer');
       const today = new Date().toISOString().slice(0, 10);
@@ -77,7 +81,10 @@ for (const dialect of DIALECTS) {
       const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0)).toISOString().slice(0, 10);
       const past = await viewer.get(`/manager/balance/statement?month=${previous.toISOString().slice(0, 7)}&format=csv`);
       assert.equal(past.statusCode, 200);
-      const pastRows = past.body.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+      const pastRows = past.body
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split('\r\n');
       assert.match(pastRows[1], new RegExp(`for ${previous.toISOString().slice(0, 10)} to ${lastDay} \\(sandbox\\),,,,,0\\.00,USD$`));
       assert.equal(pastRows.at(-1), `${lastDay},closing_balance,Closing balance,,,,,0.00,USD`);
 

@@ -17,6 +17,7 @@ import {
   parseAmount,
   prepaidFloorProblem,
   belowPrepaidFloor,
+  statementPeriod,
 } from '../../src/domain/ledger.ts';
 
 /** SPEC §15's pure rules (src/domain/ledger.ts). */
@@ -170,6 +171,15 @@ describe('ledger rules', () => {
       [...statementRows(1000, [line(500), line(-1200)])].map((r) => r.balanceCents),
       [1500, 300],
     );
+  });
+
+  it('a statement period closes on the month’s last day, today while it runs, and a month not begun has none', () => {
+    const november = monthWindow('2026-11')!;
+    assert.deepEqual(statementPeriod(november, Date.UTC(2026, 11, 6, 9)), { first: '2026-11-01', closing: '2026-11-30' });
+    assert.deepEqual(statementPeriod(november, Date.UTC(2026, 10, 17, 23, 59)), { first: '2026-11-01', closing: '2026-11-17' });
+    assert.deepEqual(statementPeriod(november, november.start), { first: '2026-11-01', closing: '2026-11-01' });
+    assert.equal(statementPeriod(november, november.start - 1), null);
+    assert.deepEqual(statementPeriod(monthWindow('2028-02')!, Date.UTC(2030, 0, 1)), { first: '2028-02-01', closing: '2028-02-29' });
   });
 
   it('a transactions cursor round-trips and anything else is refused', () => {
