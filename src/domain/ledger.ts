@@ -103,8 +103,10 @@ export const availableCents = (a: AccountTerms) => a.balanceCents + a.creditLimi
 
 /**
  * The prepaid floor (SPEC §15 invariant): a prepaid account's balance never below −creditLimit,
- * i.e. `available ≥ 0`. The one predicate behind an order's cover (`canCover`), the operator's
- * changes (`prepaidFloorProblem`) and `stockist ledger verify`'s `prepaid_floor` breach.
+ * i.e. `available ≥ 0`. The predicate behind the operator's changes (`prepaidFloorProblem`) and
+ * `stockist ledger verify`'s `prepaid_floor` breach; an order's charge checks the same inequality
+ * inside its one UPDATE (`balance + credit_limit − x ≥ 0`, store/ledger.repository.ts), as
+ * `canCover` states it.
  */
 export const belowPrepaidFloor = (a: AccountTerms) => a.billingMode === 'prepaid' && availableCents(a) < 0;
 
