@@ -55,6 +55,17 @@ export class AppError extends Error {
 /** A refusal of the client's request (stored and replayed under its Idempotency-Key), not a failure of the server. */
 export const isRefusal = (error: AppError) => error.kind !== 'internal' && error.kind !== 'unavailable';
 
+/**
+ * Refusals that depend on the merchant's balance, which money received changes: 42203 insufficient
+ * funds. Not stored under an Idempotency-Key (docs/decisions.md, "A declined order is not kept
+ * under its key"), as a card processor keeps no decline against the key: the merchant tops up and
+ * retries with the same key, and the order is placed once.
+ */
+const BALANCE_REFUSALS: ReadonlySet<number> = new Set([42203]);
+
+/** A refusal replayed for the same Idempotency-Key for 24 h (SPEC §4.4): every refusal but those that depend on the balance. */
+export const isKeptRefusal = (error: AppError) => isRefusal(error) && !BALANCE_REFUSALS.has(error.code);
+
 /** An error response lists at most this many field errors; its message counts the rest. */
 export const MAX_LISTED_ERRORS = 50;
 

@@ -71,12 +71,19 @@ export function entryLines(type: EntryType, amountCents: number): LinePlan[] {
   ];
 }
 
+/**
+ * A top-up reference as the ledger compares it: letter case does not count (a bank reference typed
+ * `BANK-X` one day and `bank-x` the next is the same payment), the rest of the text does.
+ */
+const foldReference = (reference: string) => reference.toLowerCase();
+
 /** The unique cause of each kind of entry: the database refuses a second entry with the same one. */
 export const causeOf = {
   orderCharge: (orderId: number) => `order:${orderId}`,
   refundCredit: (refundId: number) => `refund:${refundId}`,
   cancellationCredit: (splitOrderId: number) => `split_cancel:${splitOrderId}`,
-  topUp: (accountId: number, reference: string) => `top_up:${accountId}:${reference}`,
+  /** The reference without letter case: `BANK-X` and `bank-x` are one payment (docs/money.md). */
+  topUp: (accountId: number, reference: string) => `top_up:${accountId}:${foldReference(reference)}`,
   adjustment: (accountId: number, key: string) => `adjustment:${accountId}:${key}`,
 };
 
@@ -94,8 +101,91 @@ export interface AccountTerms {
 /** SPEC §15: `available = balance + creditLimit`. */
 export const availableCents = (a: AccountTerms) => a.balanceCents + a.creditLimitCents;
 
+/**
+ * The prepaid floor (SPEC §15 invariant): a prepaid account's balance never below −creditLimit,
+ * i.e. `available ≥ 0`. The predicate behind the operator's changes (`prepaidFloorProblem`) and
+ * `stockist ledger verify`'s `prepaid_floor` breach; an order's charge checks the same inequality
+ * inside its one UPDATE (`balance + credit_limit − x ≥ 0`, store/ledger.repository.ts), as
+ * `canCover` states it.
+ */
+export const belowPrepaidFloor = (a: AccountTerms) => a.billingMode === 'prepaid' && availableCents(a) < 0;
+
 /** Whether the account may be charged this much: always on account; within `available` when prepaid. */
-export const canCover = (a: AccountTerms, chargeCents: number) => a.billingMode === 'on_account' || availableCents(a) >= chargeCents;
+export const canCover = (a: AccountTerms, chargeCents: number) => !belowPrepaidFloor({ ...a, balanceCents: a.balanceCents - chargeCents });
+
+/** What the operator changes on an account: a posting's signed amount, or its terms. */
+export interface AccountChange {
+  amountCents?: number;
+  billingMode?: BillingMode;
+  creditLimitCents?: number;
+}
+
+/** A change refused by the prepaid floor: the field to fix, why (with the numbers), and the numbers themselves (minor units). */
+export interface FloorRefusal {
+  field: 'amount' | 'billingMode' | 'creditLimit';
+  message: string;
+  balanceCents: number;
+  creditLimitCents: number;
+  /** `available` after the change: below zero. */
+  availableCents: number;
+  amountCents: number | null;
+  /** The least credit limit that would cover the balance after the change. */
+  requiredCreditLimitCents: number;
+}
+
+/**
+ * The operator's side of the prepaid floor (docs/decisions.md, "The prepaid floor binds the
+ * operator too"): an adjustment, a switch to prepaid or a lower credit limit that would leave a
+ * prepaid account below −creditLimit is refused, so `stockist ledger verify` never reports what
+ * the operator was allowed to do. A change that leaves an account no further below its floor than
+ * it was (a credit to an account an older version let sink, a new threshold) is allowed: refusing
+ * it would only keep the breach.
+ */
+export function prepaidFloorProblem(before: AccountTerms, change: AccountChange): FloorRefusal | null {
+  const amount = change.amountCents ?? 0;
+  const after: AccountTerms = {
+    balanceCents: before.balanceCents + amount,
+    billingMode: change.billingMode ?? before.billingMode,
+    creditLimitCents: change.creditLimitCents ?? before.creditLimitCents,
+  };
+  if (!belowPrepaidFloor(after)) return null;
+  if (before.billingMode === 'prepaid' && availableCents(after) >= availableCents(before)) return null;
+  const balance = formatSigned(after.balanceCents);
+  const floor = formatSigned(-after.creditLimitCents);
+  const limit = formatSigned(after.creditLimitCents);
+  const required = -after.balanceCents;
+  const numbers = {
+    balanceCents: after.balanceCents,
+    creditLimitCents: after.creditLimitCents,
+    availableCents: availableCents(after),
+    amountCents: change.amountCents ?? null,
+    requiredCreditLimitCents: required,
+  };
+  if (change.amountCents !== undefined) {
+    const room = Math.max(0, availableCents(before));
+    return {
+      field: 'amount',
+      message: `an adjustment of ${formatSigned(amount)} would take this prepaid account from ${formatSigned(before.balanceCents)} to ${balance}, below its floor of ${floor} (credit limit ${limit}); at most ${formatSigned(room)} can be taken now: record a payment or raise the credit limit first, or switch the account to on_account`,
+      ...numbers,
+    };
+  }
+  if (before.billingMode === 'on_account') {
+    return {
+      field: change.creditLimitCents === undefined ? 'billingMode' : 'creditLimit',
+      message: `the balance is ${balance}: prepaid needs a credit limit of at least ${formatSigned(required)} (it would be ${limit}); set it with the switch, or record the payment first`,
+      ...numbers,
+    };
+  }
+  return {
+    field: 'creditLimit',
+    message: `a credit limit of ${limit} leaves this prepaid account's balance of ${balance} below its floor of ${floor}; at least ${formatSigned(required)} is needed while the balance is ${balance}`,
+    ...numbers,
+  };
+}
+
+/** `stockist ledger verify`'s line for an account below its floor (`prepaid_floor`). */
+export const floorBreachMessage = (accountKeyText: string, a: AccountTerms) =>
+  `account ${accountKeyText}: prepaid balance ${formatSigned(a.balanceCents)} is below −creditLimit (${formatSigned(-a.creditLimitCents)})`;
 
 /**
  * `balance.low` fires once per crossing: when `available` goes from at or above the threshold to
@@ -105,13 +195,18 @@ export function crossesBelow(thresholdCents: number | null, availableBefore: num
   return thresholdCents !== null && availableBefore >= thresholdCents && availableAfter < thresholdCents;
 }
 
-/** Why a top-up or adjustment may not be posted (the bound of SPEC §15 bad input), or null. */
+/**
+ * Why a top-up or adjustment may not be posted (the bound of SPEC §15 bad input), or null: an
+ * amount beyond 10^10 minor units, or a balance taken further from zero than that.
+ */
 export function operatorPostingProblem(type: 'top_up' | 'adjustment', amountCents: number, balanceCents: number): { field: string; message: string } | null {
   if (!Number.isSafeInteger(amountCents)) return { field: 'amount', message: 'must be a whole number of minor units' };
   if (type === 'top_up' && amountCents <= 0) return { field: 'amount', message: 'a top-up must be greater than 0' };
   if (type === 'adjustment' && amountCents === 0) return { field: 'amount', message: 'an adjustment may not be 0' };
   if (Math.abs(amountCents) > MAX_MONEY_CENTS) return { field: 'amount', message: `must be at most ${MAX_MONEY_CENTS / 100} in absolute value` };
-  if (Math.abs(balanceCents + amountCents) > MAX_MONEY_CENTS) {
+  // Orders on account may take a debt past the bound; a posting that brings the balance toward zero is always welcome.
+  const after = balanceCents + amountCents;
+  if (Math.abs(after) > MAX_MONEY_CENTS && Math.abs(after) > Math.abs(balanceCents)) {
     return {
       field: 'amount',
       message: `the balance would be ${(balanceCents + amountCents) / 100}; at most ${MAX_MONEY_CENTS / 100} in absolute value is kept`,
@@ -183,6 +278,17 @@ export function monthWindow(month: string): { start: number; end: number } | nul
   const index = Number(m[2]) - 1;
   if (year < 2000 || year > 9999) return null;
   return { start: Date.UTC(year, index, 1), end: Date.UTC(year, index + 1, 1) };
+}
+
+/**
+ * A statement's period as of `now` (SPEC §15, UTC): the month's first day, and the day its closing
+ * balance is dated — the month's last day, or today in the month still running (the statement is
+ * then "so far"). Null for a month not begun: there is nothing to state yet.
+ */
+export function statementPeriod(window: { start: number; end: number }, now: number): { first: string; closing: string } | null {
+  if (window.start > now) return null;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { first: day(window.start), closing: day(Math.min(window.end - 1, now)) };
 }
 
 /** The month an instant falls in (UTC), `YYYY-MM`. */

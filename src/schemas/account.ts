@@ -62,7 +62,9 @@ const SignedMoneyInput = () =>
 
 export const AccountPatchBody = Type.Object(
   {
-    environment: Environment,
+    environment: Type.Optional(
+      StringEnum(ENVIRONMENTS, { description: 'the `?environment=` query parameter (SPEC §15); accepted here too, and must agree with it' }),
+    ),
     billingMode: Type.Optional(StringEnum(BILLING_MODES)),
     creditLimit: Type.Optional(MoneyInput()),
     lowBalanceThreshold: Type.Optional(Type.Union([MoneyInput(), Type.Null()])),

@@ -1,6 +1,6 @@
 import { isUniqueViolation } from '../store/faults.ts';
 import { createHash } from 'node:crypto';
-import { AppError, isRefusal } from '../domain/errors.ts';
+import { AppError, isKeptRefusal } from '../domain/errors.ts';
 import { rollbackToSavepoint, savepoint, type Db, type Dialect, type Trx } from '../store/db.ts';
 import * as keys from '../store/idempotency.repository.ts';
 import { envelopeStatus, errorEnvelope, successEnvelope } from '../present/envelope.ts';
@@ -85,8 +85,8 @@ class Refused {
  * at most once per key (a repeat either finds the stored response or finds the key held: 409), no
  * claim is ever taken over by time, and a crashed owner's claim ends with its transaction: the
  * retry is answered as soon as the process or connection is gone. Business refusals (4xx) are
- * stored and replayed too (the work is rolled back to a savepoint, the refusal committed);
- * failures (5xx) store nothing.
+ * stored and replayed too (the work is rolled back to a savepoint, the refusal committed), but
+ * not one that depends on the balance (42203, `isKeptRefusal`); failures (5xx) store nothing.
  */
 export async function runIdempotent<T>(
   store: KeyStore,
@@ -131,7 +131,8 @@ export async function runIdempotent<T>(
         await save(response.status, response.body);
         return response;
       } catch (error) {
-        if (!(error instanceof AppError) || !isRefusal(error)) throw error;
+        // A refusal that depends on the balance rolls back with the key: a retry after a top-up runs again.
+        if (!(error instanceof AppError) || !isKeptRefusal(error)) throw error;
         await rollbackToSavepoint(trx, 'idempotent_work');
         await save(envelopeStatus(error.code), errorEnvelope(error, scope.requestId));
         return new Refused(error);

@@ -1,5 +1,5 @@
 import { centsToAmount } from '../domain/money.ts';
-import type { LedgerBreach } from '../domain/ledger.ts';
+import { belowPrepaidFloor, floorBreachMessage, type LedgerBreach } from '../domain/ledger.ts';
 import type { Handle } from '../store/db.ts';
 import * as verify from '../store/ledger-verify.repository.ts';
 
@@ -28,8 +28,10 @@ export async function verifyLedger(db: Handle): Promise<LedgerReport> {
   for (const a of await verify.driftedBalances(db, PER_RULE)) {
     add('account_balance', `account ${a.key}: balance ${centsToAmount(a.balance)} but its lines sum to ${centsToAmount(a.lines)}`);
   }
+  // The query reads only prepaid accounts below the floor; the rule itself is the domain's, the one the operator's changes are held to.
   for (const a of await verify.prepaidBelowFloor(db, PER_RULE)) {
-    add('prepaid_floor', `account ${a.key}: prepaid balance ${centsToAmount(a.balance)} is below −creditLimit (${centsToAmount(-a.creditLimit)})`);
+    const account = { balanceCents: a.balance, billingMode: 'prepaid' as const, creditLimitCents: a.creditLimit };
+    if (belowPrepaidFloor(account)) add('prepaid_floor', floorBreachMessage(a.key, account));
   }
   const before = await verify.ordersBeforeLedger(db);
   for (const o of await verify.ordersWithoutOneCharge(db, before, PER_RULE)) {

@@ -1,4 +1,4 @@
-import { AppError, fieldError, notFound } from '../domain/errors.ts';
+import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import type { Actor } from '../domain/audit.ts';
 import { centsToAmount } from '../domain/money.ts';
 import type { CsvCell, CsvExport } from '../domain/csv.ts';
@@ -12,7 +12,10 @@ import {
   formatSigned,
   merchantSide,
   operatorPostingProblem,
+  prepaidFloorProblem,
+  type AccountChange,
   type BillingMode,
+  type FloorRefusal,
   type EntryType,
 } from '../domain/ledger.ts';
 import { timeWindow } from '../domain/time.ts';
@@ -38,6 +41,7 @@ import {
   type EntryFilter,
   type EntryRow,
 } from '../store/ledger.repository.ts';
+import { topUpByReferenceIgnoringCase } from '../store/ledger-references.repository.ts';
 import { merchantOfScope } from '../store/merchants.repository.ts';
 import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { isUniqueViolation } from '../store/faults.ts';
@@ -64,6 +68,30 @@ const insufficientFunds = (requiredCents: number, availableCentsNow: number) =>
       },
     ],
   );
+
+/**
+ * 409/40903 (SPEC §15, docs/decisions.md "The prepaid floor binds the operator too"): the
+ * operator's change would leave a prepaid account below −creditLimit; nothing is written. The
+ * message carries the numbers (the CLI prints only it), and so does the field error.
+ */
+const belowFloor = (r: FloorRefusal) =>
+  conflictState(r.message, [
+    {
+      field: r.field,
+      message: 'would leave the prepaid account below its floor (balance + creditLimit must stay at or above 0)',
+      balance: centsToAmount(r.balanceCents),
+      creditLimit: centsToAmount(r.creditLimitCents),
+      available: centsToAmount(r.availableCents),
+      ...(r.amountCents === null ? {} : { amount: centsToAmount(r.amountCents) }),
+      requiredCreditLimit: centsToAmount(r.requiredCreditLimitCents),
+    },
+  ]);
+
+/** The prepaid floor's verdict on an operator's change to a locked account: throws 409/40903 when it refuses. */
+function checkPrepaidFloor(account: AccountRow, change: AccountChange): void {
+  const refusal = prepaidFloorProblem(terms(account), change);
+  if (refusal) throw belowFloor(refusal);
+}
 
 /** Posts the entry, creating the accounts on first use; undefined only when a prepaid account cannot cover a charge. */
 async function postOpening(scope: MerchantScope<Trx>, dialect: Dialect, ledger: LedgerSettings, p: Posting, now: number): Promise<Posted | undefined> {
@@ -218,6 +246,7 @@ export async function changeTerms(
     const { merchantId } = scope;
     await ensureAccounts(scope, environment, ledger.supplierCurrency, now);
     const before = (await lockMerchantAccount(scope, dialect, environment))!;
+    checkPrepaidFloor(before, { billingMode: change.billingMode, creditLimitCents: change.creditLimitCents });
     const after = await updateTerms(
       scope,
       environment,
@@ -261,7 +290,8 @@ export interface OperatorPosting {
 /**
  * POST …/account/top-ups and …/account/adjustments (SPEC §15): a payment received or a signed
  * correction, posted with its audit row in one transaction. A top-up repeated with the same
- * `reference` answers the first one and posts nothing (`replayed`); with another amount it is 409.
+ * `reference`, whatever its letter case, answers the first one and posts nothing (`replayed`);
+ * with another amount it is 409.
  */
 export async function postByOperator(merchant: MerchantScope<Db>, dialect: Dialect, ledger: LedgerSettings, actor: Actor, p: OperatorPosting, now: number) {
   await merchantOr404(merchant);
@@ -271,12 +301,14 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
       await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
       const account = (await lockMerchantAccount(scope, dialect, p.environment))!;
       const cause = p.type === 'top_up' ? causeOf.topUp(account.id, p.text) : causeOf.adjustment(account.id, p.key ?? crypto.randomUUID());
-      const existing = await entryByCause(scope, cause);
+      // A top-up recorded before references were folded (its cause keeps the case as typed) is found by its reference.
+      const existing = (await entryByCause(scope, cause)) ?? (p.type === 'top_up' ? await topUpByReferenceIgnoringCase(scope, account.id, p.text) : undefined);
       // The account as it stands: a repeat moves nothing.
       if (existing) return { entry: existing, replayed: true, account };
       const problem = operatorPostingProblem(p.type, p.amountCents, account.balance_cents);
       if (problem) throw fieldError(problem.field, problem.message);
       const amount = merchantSide(p.type, p.amountCents);
+      checkPrepaidFloor(account, { amountCents: amount });
       const posted = await post(
         scope,
         {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { fieldError } from '../domain/errors.ts';
-import { csvField, formatSigned, monthWindow, statementRows, type StatementLine } from '../domain/ledger.ts';
+import { csvField, formatSigned, monthOf, monthWindow, statementPeriod, statementRows, type StatementLine } from '../domain/ledger.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { balanceBefore, entriesBetween, merchantAccount, type EntryRow } from '../store/ledger.repository.ts';
@@ -23,6 +23,8 @@ const lineOf = (e: EntryRow): StatementLine => ({
 
 export interface Statement {
   month: string;
+  /** The month's first day and the day the closing balance is dated (`statementPeriod`). */
+  period: { first: string; closing: string };
   environment: StockistEnv;
   currency: string;
   openingCents: number;
@@ -31,13 +33,16 @@ export interface Statement {
 }
 
 /** A merchant's statement of one month (SPEC §15): opening balance, every transaction, closing balance. */
-async function statementOf(scope: MerchantScope, environment: StockistEnv, month: string, currency: string): Promise<Statement> {
+async function statementOf(scope: MerchantScope, environment: StockistEnv, month: string, currency: string, now: number): Promise<Statement> {
   const window = monthWindow(month);
   if (!window) throw fieldError('month', 'must be a month as YYYY-MM, e.g. 2026-11');
+  const period = statementPeriod(window, now);
+  if (!period) throw fieldError('month', `${month} has not begun: the latest statement is of ${monthOf(now)}`);
   const account = await merchantAccount(scope, environment);
   const openingCents = account ? await balanceBefore(scope, account.id, window.start) : 0;
   return {
     month,
+    period,
     environment,
     currency: account?.currency ?? currency,
     openingCents,
@@ -55,12 +60,20 @@ async function statementOf(scope: MerchantScope, environment: StockistEnv, month
   };
 }
 
-/** The statement as CSV (RFC 4180, CRLF), streamed: a header, an opening row, one row per transaction, a closing row. */
-function statementCsv(s: Statement): Readable {
+/** The byte order mark spreadsheet programs need to read a CSV file as UTF-8 (Excel reads it as the system's code page without). */
+const UTF8_BOM = '\uFEFF';
+
+/**
+ * The statement as CSV (RFC 4180, CRLF), streamed: a UTF-8 byte order mark, a header, an opening
+ * row naming the merchant and the period, one row per transaction, and a closing row dated the
+ * period's last day. Every row carries the currency.
+ */
+function statementCsv(s: Statement, merchant: { id: number; name: string }): Readable {
   const row = (fields: (string | number | null)[]) => `${fields.map(csvField).join(',')}\r\n`;
   async function* chunks() {
-    yield row(['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
-    yield row([`${s.month}-01`, 'opening_balance', `Opening balance (${s.environment})`, null, null, null, null, formatSigned(s.openingCents), s.currency]);
+    yield UTF8_BOM + row(['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
+    const opening = `Opening balance of ${merchant.name} (merchant ${merchant.id}) for ${s.period.first} to ${s.period.closing} (${s.environment})`;
+    yield row([s.period.first, 'opening_balance', opening, null, null, null, null, formatSigned(s.openingCents), s.currency]);
     let balance = s.openingCents;
     for await (const batch of s.batches()) {
       let text = '';
@@ -80,7 +93,7 @@ function statementCsv(s: Statement): Readable {
       }
       yield text;
     }
-    yield row([null, 'closing_balance', 'Closing balance', null, null, null, null, formatSigned(balance), s.currency]);
+    yield row([s.period.closing, 'closing_balance', 'Closing balance', null, null, null, null, formatSigned(balance), s.currency]);
   }
   return Readable.from(chunks(), { objectMode: false });
 }
@@ -96,14 +109,14 @@ export type StatementFormat = 'csv' | 'pdf';
 export async function statementFile(
   builds: StatementBuilds,
   scope: MerchantScope,
-  request: { environment: StockistEnv; month: string; currency: string; format: StatementFormat; merchantName: string },
+  request: { environment: StockistEnv; month: string; currency: string; format: StatementFormat; merchantName: string; now: number },
   /** Called when the file's making has begun (a PDF may first wait for a thread). */
   onStart: () => void = () => {},
 ): Promise<Readable> {
   const release = builds.claim(scope.merchantId);
   let s: Statement;
   try {
-    s = await statementOf(scope, request.environment, request.month, request.currency);
+    s = await statementOf(scope, request.environment, request.month, request.currency, request.now);
   } catch (error) {
     release();
     throw error;
@@ -113,7 +126,7 @@ export async function statementFile(
     return builds.pdf(head, s.batches(), release, onStart);
   }
   onStart();
-  const csv = statementCsv(s);
+  const csv = statementCsv(s, { id: scope.merchantId, name: request.merchantName });
   // 'end' before the response's own end (a next download may start at once); 'close' if abandoned.
   csv.once('end', release).once('close', release);
   return csv;

@@ -41,4 +41,41 @@ describe('stockist account and ledger verify (real processes)', () => {
     assert.match(broken.stdout, new RegExp(`^BREACH account_balance: account merchant:${merchantId}:sandbox: balance .+ but its lines sum to .+\\n`, 'm'));
     assert.match(broken.stdout, /1 breach\n$/);
   });
+
+  it('refuses an adjustment below a prepaid floor with the numbers, and the ledger still verifies', (c) => {
+    const dir = tempDir();
+    c.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'floor.db');
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
+    const seeded = runCli(['seed', 'demo'], env);
+    assert.equal(seeded.status, 0, seeded.stderr);
+    const merchantId = /demo merchant (\d+)/.exec(seeded.stdout)![1];
+    assert.equal(runCli(['account', 'top-up', merchantId, '10.00', '--reference', 'floor-1'], env).status, 0);
+    // The terms as the operator API would set them: prepaid, a credit limit of exactly what is owed beyond the balance, plus 5.00.
+    const db = new Database(file);
+    db.prepare(
+      "update ledger_accounts set billing_mode = 'prepaid', credit_limit_cents = max(0, -balance_cents) + 500 where merchant_id = ? and kind = 'merchant' and environment = 'sandbox'",
+    ).run(Number(merchantId));
+    const { balance, credit_limit: limit } = db
+      .prepare(
+        "select balance_cents as balance, credit_limit_cents as credit_limit from ledger_accounts where merchant_id = ? and kind = 'merchant' and environment = 'sandbox'",
+      )
+      .get(Number(merchantId)) as { balance: number; credit_limit: number };
+    db.close();
+    const available = balance + limit;
+    const refused = runCli(['account', 'adjust', merchantId, `-${((available + 1) / 100).toFixed(2)}`, '--reason', 'chargeback'], env);
+    assert.equal(refused.status, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `stockist: an adjustment of -${((available + 1) / 100).toFixed(2).replace('.', '\\.')} would take this prepaid account from .+ below its floor of -${(limit / 100).toFixed(2).replace('.', '\\.')}`,
+      ),
+    );
+    assert.equal(refused.stdout, '');
+    const ok = runCli(['ledger', 'verify'], env);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    const within = runCli(['account', 'adjust', merchantId, `-${(available / 100).toFixed(2)}`, '--reason', 'chargeback'], env);
+    assert.equal(within.status, 0, within.stderr);
+    assert.equal(runCli(['ledger', 'verify'], env).status, 0);
+  });
 });

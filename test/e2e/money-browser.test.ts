@@ -78,7 +78,7 @@ describe('money pages in a real browser', { skip: SKIP }, () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="statement-csv"]')]);
     const csv = await (await download.createReadStream()).toArray();
     const text = Buffer.concat(csv as Buffer[]).toString('utf8');
-    assert.match(text, /^date,type,description/);
+    assert.match(text, /^\uFEFFdate,type,description/, 'a UTF-8 byte order mark, then the header');
     assert.match(text, new RegExp(`closing_balance,Closing balance,,,,,${afterFee.replace('.', '\\.')},USD`));
     await checkAccessibility(page);
     await screenshot(page, 'money', 'manager-balance');

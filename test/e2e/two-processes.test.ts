@@ -154,14 +154,15 @@ describe('two server processes on one PostgreSQL database', { skip: PG_SKIP }, (
     const each = (await call(urls[0], 'GET', `/openapi/v2/order/orders/${probe.body.data}`, payerToken)).body.data.finalAmount as number;
     const K = 7;
     const N = 40;
-    assert.equal(
-      (await call(urls[1], 'PATCH', `/admin/v1/merchants/${payerId}/account`, ADMIN_KEY, { environment: 'sandbox', billingMode: 'prepaid' })).status,
-      200,
-    );
+    // Paid up first: an owing account is switched to prepaid only with a limit that covers the debt.
     const funds = ((K + 1) * each).toFixed(2);
     assert.equal(
       (await call(urls[0], 'POST', `/admin/v1/merchants/${payerId}/account/top-ups`, ADMIN_KEY, { environment: 'sandbox', amount: funds, reference: 'k-of-n' }))
         .status,
+      200,
+    );
+    assert.equal(
+      (await call(urls[1], 'PATCH', `/admin/v1/merchants/${payerId}/account?environment=sandbox`, ADMIN_KEY, { billingMode: 'prepaid' })).status,
       200,
     );
     const paid = await Promise.all(Array.from({ length: N }, (_, i) => call(urls[i % 2], 'POST', '/openapi/v1/order/orders', payerToken, oneC)));

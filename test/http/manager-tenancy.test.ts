@@ -119,6 +119,7 @@ for (const dialect of DIALECTS) {
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
       assert.match(String(csv.headers['content-disposition']), new RegExp(`attachment; filename="statement-${month}-sandbox\\.csv"`));
       const rows = csv.body
+        .replace(/^\uFEFF/, '')
         .trimEnd()
         .split('\r\n')
         .map((r: string) => r.split(','));

@@ -128,14 +128,44 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await clean();
     });
 
+    it('does not keep a 42203 under its Idempotency-Key: refused for the balance, topped up, the same key places the order once', async () => {
+      const s = await shop('RetryAfterTopUp');
+      assert.equal((await s.terms({ billingMode: 'prepaid' })).status, 200);
+      const send = () =>
+        t.app
+          .inject({
+            method: 'POST',
+            url: '/openapi/v1/order/orders',
+            payload: order([{ sku: 'C', quantity: 1 }], { orderAddress: DE }) as object,
+            headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'order-after-top-up' },
+          })
+          .then((r) => ({ status: r.statusCode, replayed: r.headers['idempotent-replayed'], body: r.json() }));
+      const refused = await send();
+      assert.equal(refused.status, 422, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 42203);
+      const keys = await t.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('merchant_id', '=', Number(s.merchantId)).execute();
+      assert.deepEqual(keys, [], 'nothing kept under the key');
+      assert.equal((await s.topUp('100.00', 'retry-funds')).status, 200);
+      const placed = await send();
+      assert.equal(placed.status, 200, JSON.stringify(placed.body));
+      assert.notEqual(placed.replayed, 'true');
+      const again = await send();
+      assert.equal(again.status, 200);
+      assert.equal(again.replayed, 'true', 'now the order is kept and replayed');
+      assert.equal(again.body.data, placed.body.data);
+      assert.equal((await s.transactions('?type=order_charge')).data.total, 1, 'charged once');
+      await clean();
+    });
+
     it('accepts exactly the concurrent orders a prepaid balance covers', async () => {
       const s = await shop('Race');
       // Price one order, then fund exactly k = 3 of N = 12.
       const probe = await s.order([{ sku: 'C', quantity: 1 }]);
       const each = await finalAmountOf(s.token, probe.body.data);
       const owed = -(await s.account()).data.balance;
-      assert.equal((await s.terms({ billingMode: 'prepaid' })).status, 200);
+      // Paid up first: an owing account cannot be switched to prepaid without a limit that covers the debt.
       assert.equal((await s.topUp((owed + 3 * each).toFixed(2), 'race-funds')).status, 200);
+      assert.equal((await s.terms({ billingMode: 'prepaid' })).status, 200);
       const results = await Promise.all(Array.from({ length: 12 }, () => s.order([{ sku: 'C', quantity: 1 }])));
       const accepted = results.filter((r) => r.status === 200).length;
       assert.equal(accepted, 3, results.map((r) => r.status).join(','));
@@ -163,6 +193,36 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const audit = (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list;
       const topUps = audit.filter((row: { action: string; target: string }) => row.action === 'account.top_up' && row.target === `merchant:${s.merchantId}`);
       assert.equal(topUps.length, 1, 'the top-up is audited once (the repeat posted nothing)');
+      await clean();
+    });
+
+    it('a top-up reference is one payment whatever its letter case, recorded before this version or after', async () => {
+      const s = await shop('RefCase');
+      const first = await s.topUp('25.00', 'BANK-X');
+      assert.equal(first.status, 200, first.raw);
+      const lower = await s.topUp('25.00', 'bank-x');
+      assert.equal(lower.status, 200, lower.raw);
+      assert.equal(lower.body.data.replayed, true);
+      assert.equal(lower.body.data.transaction.id, first.body.data.transaction.id);
+      assert.equal(lower.body.data.transaction.reference, 'BANK-X', 'the first as recorded');
+      const other = await s.topUp('30.00', 'Bank-X');
+      assert.equal(other.status, 409, other.raw);
+      assert.match(other.body.message, /reference Bank-X was already used for a top-up of 25/);
+      const another = await s.topUp('25.00', 'BANK-Y');
+      assert.equal(another.body.data.replayed, false, 'other text is another reference');
+      // A top-up recorded by an earlier version: its cause keeps the reference as typed.
+      const legacy = await s.topUp('7.00', 'Wire-Legacy');
+      const id = legacy.body.data.transaction.id;
+      const account = await t.store.db.selectFrom('journal_entries').select('account_id').where('id', '=', Number(id)).executeTakeFirstOrThrow();
+      await t.store.db
+        .updateTable('journal_entries')
+        .set({ cause: `top_up:${account.account_id}:Wire-Legacy` })
+        .where('id', '=', Number(id))
+        .execute();
+      const retried = await s.topUp('7.00', 'WIRE-LEGACY');
+      assert.equal(retried.body.data.replayed, true, retried.raw);
+      assert.equal(retried.body.data.transaction.id, id);
+      assert.equal((await s.account()).data.balance, 57, '25 + 25 (BANK-Y) + 7, nothing twice');
       await clean();
     });
 
@@ -232,6 +292,128 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.equal(after[table], before[table], `${table} unchanged`);
       }
       assert.equal((await s.transactions()).data.total, 1, 'only the one good top-up posted');
+    });
+
+    /** A refused operator change: 409/40903 with the numbers, nothing written, and `ledger verify` still clean. */
+    const refusedByFloor = async (
+      attempt: () => Promise<{ status: number; raw: string; body: { code: number; message: string; errors: Record<string, unknown>[] } }>,
+    ) => {
+      const before = await tableDigests(t.store);
+      const r = await attempt();
+      assert.equal(r.status, 409, r.raw);
+      assert.equal(r.body.code, 40903);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written, not even an audit row');
+      await clean();
+      return r.body;
+    };
+
+    it('refuses an adjustment that would take a prepaid account below its floor, naming the numbers', async () => {
+      const s = await shop('FloorAdjust');
+      assert.equal((await s.terms({ billingMode: 'prepaid', creditLimit: '50.00' })).status, 200);
+      assert.equal((await s.topUp('20.00', 'floor-1')).status, 200);
+      const adjust = (amount: string) =>
+        t.admin('POST', `/admin/v1/merchants/${s.merchantId}/account/adjustments`, { environment: 'sandbox', amount, reason: 'chargeback' });
+      const body = await refusedByFloor(() => adjust('-100.00'));
+      assert.match(body.message, /adjustment of -100\.00 would take this prepaid account from 20\.00 to -80\.00, below its floor of -50\.00/);
+      assert.deepEqual(
+        { ...body.errors[0], message: undefined },
+        { field: 'amount', message: undefined, balance: -80, creditLimit: 50, available: -30, amount: -100, requiredCreditLimit: 80 },
+      );
+      // Down to the floor exactly is allowed; on account, anything is.
+      assert.equal((await adjust('-70.00')).status, 200);
+      assert.equal((await s.account()).data.available, 0);
+      assert.equal((await s.terms({ billingMode: 'on_account' })).status, 200);
+      assert.equal((await adjust('-100.00')).status, 200);
+      await clean();
+    });
+
+    it('refuses switching an owing account to prepaid unless the credit limit covers the debt', async () => {
+      const s = await shop('FloorSwitch');
+      assert.equal((await s.order([{ sku: 'C', quantity: 1 }])).status, 200);
+      const owed = -(await s.account()).data.balance;
+      assert.ok(owed > 0);
+      const patch = (body: Record<string, unknown>) => t.admin('PATCH', `/admin/v1/merchants/${s.merchantId}/account?environment=sandbox`, body);
+      const body = await refusedByFloor(() => patch({ billingMode: 'prepaid' }));
+      assert.equal(body.errors[0].field, 'billingMode');
+      assert.equal(body.errors[0].balance, -owed);
+      assert.equal(body.errors[0].creditLimit, 0);
+      assert.equal(body.errors[0].requiredCreditLimit, owed);
+      assert.match(body.message, new RegExp(`prepaid needs a credit limit of at least ${owed.toFixed(2).replace('.', '\\.')} \\(it would be 0\\.00\\)`));
+      const short = await refusedByFloor(() => patch({ billingMode: 'prepaid', creditLimit: (owed - 0.01).toFixed(2) }));
+      assert.equal(short.errors[0].field, 'creditLimit');
+      const ok = await patch({ billingMode: 'prepaid', creditLimit: owed.toFixed(2) });
+      assert.equal(ok.status, 200, ok.raw);
+      assert.equal(ok.body.data.available, 0);
+      await clean();
+    });
+
+    it('refuses lowering a prepaid credit limit below the current debt', async () => {
+      const s = await shop('FloorLimit');
+      assert.equal((await s.terms({ billingMode: 'prepaid', creditLimit: '80.00' })).status, 200);
+      const down = await t.admin('POST', `/admin/v1/merchants/${s.merchantId}/account/adjustments`, { environment: 'sandbox', amount: '-50', reason: 'fee' });
+      assert.equal(down.status, 200, down.raw);
+      const body = await refusedByFloor(() => s.terms({ creditLimit: '10.00' }));
+      assert.equal(body.errors[0].field, 'creditLimit');
+      assert.equal(body.errors[0].balance, -50);
+      assert.equal(body.errors[0].creditLimit, 10);
+      assert.match(
+        body.message,
+        /a credit limit of 10\.00 leaves this prepaid account's balance of -50\.00 below its floor of -10\.00; at least 50\.00 is needed/,
+      );
+      assert.equal((await s.terms({ creditLimit: '50.00' })).status, 200, 'the debt exactly');
+      assert.equal((await s.terms({ lowBalanceThreshold: '5.00' })).status, 200, 'other terms are untouched by the rule');
+      await clean();
+    });
+
+    it('takes the PATCH environment from ?environment= (SPEC §15), the body as before, and refuses the two disagreeing', async () => {
+      const s = await shop('PatchQuery');
+      const url = `/admin/v1/merchants/${s.merchantId}/account`;
+      const byQuery = await t.admin('PATCH', `${url}?environment=production`, { creditLimit: '7.00' });
+      assert.equal(byQuery.status, 200, byQuery.raw);
+      assert.equal(byQuery.body.data.environment, 'production');
+      assert.equal((await t.admin('GET', `${url}?environment=production`)).body.data.creditLimit, 7);
+      assert.equal((await t.admin('GET', `${url}?environment=sandbox`)).body.data.creditLimit, 0, 'the other environment is untouched');
+      const byBody = await t.admin('PATCH', url, { environment: 'sandbox', creditLimit: '3.00' });
+      assert.equal(byBody.status, 200, byBody.raw);
+      assert.equal(byBody.body.data.environment, 'sandbox');
+      const same = await t.admin('PATCH', `${url}?environment=sandbox`, { environment: 'sandbox', creditLimit: '4.00' });
+      assert.equal(same.status, 200, same.raw);
+      const before = await tableDigests(t.store);
+      const differ = await t.admin('PATCH', `${url}?environment=production`, { environment: 'sandbox', creditLimit: '9.00' });
+      assert.equal(differ.status, 400, differ.raw);
+      assert.equal(differ.body.errors[0].field, 'environment');
+      assert.match(differ.body.message, /the query says production and the body says sandbox/);
+      const neither = await t.admin('PATCH', url, { creditLimit: '9.00' });
+      assert.equal(neither.status, 400, neither.raw);
+      assert.match(neither.body.message, /environment: is required: \?environment=sandbox/);
+      assert.equal((await t.admin('PATCH', `${url}?environment=staging`, { creditLimit: '9.00' })).status, 400);
+      assert.deepEqual(await tableDigests(t.store), before, 'nothing written by the refusals');
+    });
+
+    it('lets a payment reduce a debt that orders took past the bound, while one amount stays bounded', async () => {
+      await loadCatalogue(t, {
+        products: [{ sku: 'YACHT', name: 'Yacht', price: '99999000.00', weightGrams: 1 }],
+        stocks: [{ sku: 'YACHT', warehouseCode: 'G007', qty: 10 }],
+      });
+      const s = await shop('DeepDebt');
+      // Orders on account have no limit: three of the largest an order may be owe more than 100,000,000.00.
+      for (let i = 0; i < 3; i++) {
+        const placed = await s.order([{ sku: 'YACHT', quantity: 1 }]);
+        assert.equal(placed.status, 200, placed.raw);
+      }
+      const owed = (await s.account()).data.balance as number;
+      assert.ok(owed < -100_000_000, String(owed));
+      const pay = await s.topUp('1.00', 'deep-1');
+      assert.equal(pay.status, 200, pay.raw);
+      assert.equal(pay.body.data.account.balance, Math.round((owed + 1) * 100) / 100);
+      const adjust = (amount: string) =>
+        t.admin('POST', `/admin/v1/merchants/${s.merchantId}/account/adjustments`, { environment: 'sandbox', amount, reason: 'r' });
+      assert.equal((await adjust('0.01')).status, 200, 'an adjustment toward zero too');
+      const deeper = await adjust('-0.01');
+      assert.equal(deeper.status, 400, deeper.raw);
+      assert.equal(deeper.body.errors[0].field, 'amount');
+      assert.equal((await s.topUp('100000000.01', 'deep-2')).status, 400, 'one amount is still at most 100,000,000.00');
+      await clean();
     });
 
     it('walks transactions with a cursor and filters by type and time', async () => {

@@ -50,6 +50,57 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 for (const dialect of DIALECTS) {
+  describe(`the statement CSV (${dialect})`, () => {
+    it('starts with a UTF-8 BOM, names the merchant and the period, dates its closing row, and refuses a month not begun', async (c) => {
+      const t = await buildTestApp(c, dialect);
+      const m = await newMerchant(t, 'Statement Shop');
+      const paid = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/account/top-ups`, {
+        environment: 'sandbox',
+        amount: '12.50',
+        reference: 'BANK-1',
+      });
+      assert.equal(paid.status, 200, paid.raw);
+      const viewer = await member(t, m.merchantId, 'statement-viewer@example.com', 'viewer');
+      const today = new Date().toISOString().slice(0, 10);
+      const csv = await viewer.get(`/manager/balance/statement?month=${month}&format=csv`);
+      assert.equal(csv.statusCode, 200, csv.body.slice(0, 300));
+      assert.deepEqual([...csv.rawPayload.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'the UTF-8 byte order mark first');
+      const rows = csv.rawPayload.subarray(3).toString('utf8').trimEnd().split('\r\n');
+      assert.equal(rows[0], 'date,type,description,order,refund,reference,amount,balance,currency');
+      assert.equal(
+        rows[1],
+        `${month}-01,opening_balance,Opening balance of Statement Shop (merchant ${m.merchantId}) for ${month}-01 to ${today} (sandbox),,,,,0.00,USD`,
+      );
+      assert.match(rows[2], /,top_up,Payment received: BANK-1,,,BANK-1,12\.50,12\.50,USD$/);
+      assert.equal(rows[3], `${today},closing_balance,Closing balance,,,,,12.50,USD`, 'the month so far: closing as of today');
+      assert.equal(rows.length, 4);
+
+      // A month that is over: closing on its last day.
+      const now = new Date();
+      const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+      const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0)).toISOString().slice(0, 10);
+      const past = await viewer.get(`/manager/balance/statement?month=${previous.toISOString().slice(0, 7)}&format=csv`);
+      assert.equal(past.statusCode, 200);
+      const pastRows = past.body
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split('\r\n');
+      assert.match(pastRows[1], new RegExp(`for ${previous.toISOString().slice(0, 10)} to ${lastDay} \\(sandbox\\),,,,,0\\.00,USD$`));
+      assert.equal(pastRows.at(-1), `${lastDay},closing_balance,Closing balance,,,,,0.00,USD`);
+
+      // A month not begun has no statement: 400, as a page, in either format.
+      const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 7);
+      for (const format of ['csv', 'pdf'] as const) {
+        const future = await viewer.get(`/manager/balance/statement?month=${next}&format=${format}`);
+        assert.equal(future.statusCode, 400, future.body.slice(0, 300));
+        assert.match(String(future.headers['content-type']), /^text\/html/);
+        assert.match(future.body, new RegExp(`${next} has not begun: the latest statement is of ${month}`));
+      }
+      // The refusal gave the merchant's statement slot back.
+      assert.equal((await viewer.get(`/manager/balance/statement?month=${month}&format=csv`)).statusCode, 200);
+    });
+  });
+
   describe(`statements off the event loop (${dialect})`, () => {
     it('serves another merchant’s API request while a large statement PDF is being made, and the PDF is whole', async (c) => {
       const t = await buildTestApp(c, dialect, { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' });

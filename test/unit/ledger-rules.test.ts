@@ -15,6 +15,9 @@ import {
   merchantSide,
   operatorPostingProblem,
   parseAmount,
+  prepaidFloorProblem,
+  belowPrepaidFloor,
+  statementPeriod,
 } from '../../src/domain/ledger.ts';
 
 /** SPEC §15's pure rules (src/domain/ledger.ts). */
@@ -63,6 +66,50 @@ describe('ledger rules', () => {
     assert.equal(crossesBelow(null, 1500, -100), false, 'no threshold, no event');
   });
 
+  it('holds the operator to the prepaid floor: adjustments, switches to prepaid and lower limits that would break it are refused', () => {
+    const prepaid = { balanceCents: 2000, billingMode: 'prepaid' as const, creditLimitCents: 5000 };
+    assert.equal(prepaidFloorProblem(prepaid, { amountCents: -7000 }), null, 'down to the floor exactly');
+    const deep = prepaidFloorProblem(prepaid, { amountCents: -7001 })!;
+    assert.equal(deep.field, 'amount');
+    assert.equal(deep.balanceCents, -5001);
+    assert.equal(deep.availableCents, -1);
+    assert.match(deep.message, /from 20\.00 to -50\.01, below its floor of -50\.00 \(credit limit 50\.00\); at most 70\.00 can be taken/);
+    assert.equal(prepaidFloorProblem({ ...prepaid, billingMode: 'on_account' }, { amountCents: -1_000_000 }), null, 'on account: no floor');
+    const owing = { balanceCents: -5000, billingMode: 'on_account' as const, creditLimitCents: 0 };
+    const toPrepaid = prepaidFloorProblem(owing, { billingMode: 'prepaid' })!;
+    assert.equal(toPrepaid.field, 'billingMode');
+    assert.equal(toPrepaid.requiredCreditLimitCents, 5000);
+    assert.match(toPrepaid.message, /balance is -50\.00: prepaid needs a credit limit of at least 50\.00 \(it would be 0\.00\)/);
+    assert.equal(prepaidFloorProblem(owing, { billingMode: 'prepaid', creditLimitCents: 5000 }), null, 'with a limit that covers the debt');
+    assert.equal(prepaidFloorProblem(owing, { billingMode: 'prepaid', creditLimitCents: 4999 })?.field, 'creditLimit');
+    const covered = { balanceCents: -5000, billingMode: 'prepaid' as const, creditLimitCents: 8000 };
+    const lower = prepaidFloorProblem(covered, { creditLimitCents: 1000 })!;
+    assert.equal(lower.field, 'creditLimit');
+    assert.match(lower.message, /a credit limit of 10\.00 leaves this prepaid account's balance of -50\.00 below its floor of -10\.00; at least 50\.00/);
+    assert.equal(prepaidFloorProblem(covered, { creditLimitCents: 5000 }), null);
+    // An account already below its floor (an older version let it sink) may be credited, and its other terms changed.
+    const sunk = { balanceCents: -9000, billingMode: 'prepaid' as const, creditLimitCents: 5000 };
+    assert.equal(prepaidFloorProblem(sunk, { amountCents: 100 }), null);
+    assert.equal(prepaidFloorProblem(sunk, {}), null);
+    assert.equal(prepaidFloorProblem(sunk, { amountCents: -1 })?.field, 'amount', 'but not taken further down');
+    assert.equal(prepaidFloorProblem(sunk, { creditLimitCents: 4000 })?.field, 'creditLimit');
+    // Whatever is allowed leaves the account where verify finds no breach, or no further below.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -100_000, max: 100_000 }),
+        fc.constantFrom('prepaid' as const, 'on_account' as const),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.integer({ min: -100_000, max: 100_000 }),
+        (balanceCents, billingMode, creditLimitCents, amountCents) => {
+          const before = { balanceCents, billingMode, creditLimitCents };
+          if (belowPrepaidFloor(before)) return;
+          const after = { ...before, balanceCents: balanceCents + amountCents };
+          assert.equal(prepaidFloorProblem(before, { amountCents }) === null, !belowPrepaidFloor(after));
+        },
+      ),
+    );
+  });
+
   it('bounds operator postings: top-ups above zero, adjustments not zero, amounts and balances within 10^10', () => {
     assert.equal(operatorPostingProblem('top_up', 100, 0), null);
     assert.equal(operatorPostingProblem('top_up', 0, 0)?.field, 'amount');
@@ -73,6 +120,11 @@ describe('ledger rules', () => {
     assert.equal(operatorPostingProblem('top_up', 1, 10_000_000_000)?.field, 'amount');
     assert.equal(operatorPostingProblem('adjustment', -1, -10_000_000_000)?.field, 'amount');
     assert.equal(operatorPostingProblem('top_up', 10_000_000_000, 0), null);
+    // A debt orders on account took past the bound may always be paid down.
+    assert.equal(operatorPostingProblem('top_up', 100, -20_000_000_000), null);
+    assert.equal(operatorPostingProblem('adjustment', 100, -20_000_000_000), null);
+    assert.equal(operatorPostingProblem('adjustment', -100, -20_000_000_000)?.field, 'amount', 'not deeper');
+    assert.equal(operatorPostingProblem('top_up', 10_000_000_001, -20_000_000_000)?.field, 'amount', 'one amount stays bounded');
   });
 
   it('parses and formats amounts as operators type them', () => {
@@ -119,6 +171,15 @@ describe('ledger rules', () => {
       [...statementRows(1000, [line(500), line(-1200)])].map((r) => r.balanceCents),
       [1500, 300],
     );
+  });
+
+  it('a statement period closes on the month’s last day, today while it runs, and a month not begun has none', () => {
+    const november = monthWindow('2026-11')!;
+    assert.deepEqual(statementPeriod(november, Date.UTC(2026, 11, 6, 9)), { first: '2026-11-01', closing: '2026-11-30' });
+    assert.deepEqual(statementPeriod(november, Date.UTC(2026, 10, 17, 23, 59)), { first: '2026-11-01', closing: '2026-11-17' });
+    assert.deepEqual(statementPeriod(november, november.start), { first: '2026-11-01', closing: '2026-11-01' });
+    assert.equal(statementPeriod(november, november.start - 1), null);
+    assert.deepEqual(statementPeriod(monthWindow('2028-02')!, Date.UTC(2030, 0, 1)), { first: '2028-02-01', closing: '2028-02-29' });
   });
 
   it('a transactions cursor round-trips and anything else is refused', () => {

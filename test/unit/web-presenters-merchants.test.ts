@@ -205,12 +205,36 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
       ],
       creditLimit: '2000.00',
       threshold: '',
+      topUpState: { refused: null, invalid: {}, values: { amount: '', reference: '' } },
+      adjustState: { refused: null, invalid: {}, values: { amount: '', reason: '' } },
+      termsState: { refused: null, invalid: {}, values: {} },
     });
     assert.deepEqual(
       sandbox.forms?.billingModes.map((m) => m.selected),
       [false, true],
     );
     assert.equal(sandbox.forms?.threshold, '100.00');
+  });
+
+  it('shows a refused money form again on its own account, with the reason, the fields it names and what was typed', () => {
+    const refusal = {
+      environment: 'sandbox',
+      form: 'terms' as const,
+      message: 'a credit limit of 10.00 leaves …',
+      invalid: ['creditLimit'],
+      values: { billingMode: 'prepaid', creditLimit: '10.00', lowBalanceThreshold: '' },
+    };
+    const [production, sandbox] = presentMerchant(credentials, { ...input(true), refusal }).accounts;
+    assert.equal(production.forms?.termsState.refused, null, 'the other environment is as it was');
+    assert.equal(production.forms?.creditLimit, '2000.00');
+    assert.deepEqual(sandbox.forms?.termsState, { refused: 'a credit limit of 10.00 leaves …', invalid: { creditLimit: true }, values: refusal.values });
+    assert.equal(sandbox.forms?.creditLimit, '10.00', 'what was typed, not the figure');
+    assert.equal(sandbox.forms?.threshold, '');
+    assert.deepEqual(
+      sandbox.forms?.billingModes.map((m) => m.selected),
+      [false, true],
+    );
+    assert.equal(sandbox.forms?.adjustState.refused, null, 'only the refused form');
   });
 
   it('lists the clients with their times (never for a missing one) and where the page stands', () => {

@@ -161,6 +161,27 @@ export interface ShownSecret {
   fields: { label: string; value: string; secret: boolean }[];
 }
 
+/**
+ * A money form the services refused (pages/merchants.ts): which form of which environment, why
+ * (with the numbers), the fields to mark, and what was typed, so the page shows it again in place.
+ */
+export interface MoneyFormRefusal {
+  environment: string;
+  form: 'topUp' | 'adjust' | 'terms';
+  message: string;
+  /** The form's field names the refusal is about (`aria-invalid`). */
+  invalid: readonly string[];
+  values: Record<string, string>;
+}
+
+/** A money form's state when the page is shown again after a refusal: the reason, the fields it names, what was typed. */
+export interface MoneyFormState {
+  refused: string | null;
+  /** The form's fields the refusal names (`aria-invalid`). */
+  invalid: Record<string, boolean>;
+  values: Record<string, string>;
+}
+
 /** One environment's account on the merchant page: its figures, newest transactions and (owners) the money forms. */
 export interface MerchantAccountView {
   environment: string;
@@ -191,6 +212,9 @@ export interface MerchantAccountView {
     creditLimit: string;
     /** Blank for no threshold. */
     threshold: string;
+    topUpState: MoneyFormState;
+    adjustState: MoneyFormState;
+    termsState: MoneyFormState;
   } | null;
 }
 
@@ -286,8 +310,17 @@ const BILLING_MODES = [
   { value: 'prepaid', label: 'prepaid (orders need available funds)' },
 ];
 
-function accountView(a: MerchantAccountInput, base: string, { canWrite, countCap }: { canWrite: boolean; countCap: number }): MerchantAccountView {
+function accountView(
+  a: MerchantAccountInput,
+  base: string,
+  { canWrite, countCap, refusal }: { canWrite: boolean; countCap: number; refusal: MoneyFormRefusal | null },
+): MerchantAccountView {
   const shown = accountFigures(a);
+  const state = (form: MoneyFormRefusal['form'], values: Record<string, string>): MoneyFormState =>
+    refusal && refusal.environment === a.environment && refusal.form === form
+      ? { refused: refusal.message, invalid: Object.fromEntries(refusal.invalid.map((f) => [f, true])), values: { ...values, ...refusal.values } }
+      : { refused: null, invalid: {}, values };
+  const termsState = state('terms', {});
   return {
     environment: a.environment,
     heading: `${a.environment} account${a.current ? ' (this server)' : ''}`,
@@ -324,9 +357,12 @@ function accountView(a: MerchantAccountInput, base: string, { canWrite, countCap
           adjust: `${base}/account/adjustments`,
           terms: `${base}/account`,
           currency: a.currency,
-          billingModes: BILLING_MODES.map((m) => ({ ...m, selected: m.value === a.billingMode })),
-          creditLimit: shown.creditLimit,
-          threshold: shown.thresholdField,
+          billingModes: BILLING_MODES.map((m) => ({ ...m, selected: m.value === (termsState.values.billingMode ?? a.billingMode) })),
+          creditLimit: termsState.values.creditLimit ?? shown.creditLimit,
+          threshold: termsState.values.lowBalanceThreshold ?? shown.thresholdField,
+          topUpState: state('topUp', { amount: '', reference: '' }),
+          adjustState: state('adjust', { amount: '', reason: '' }),
+          termsState,
         }
       : null,
   };
@@ -343,6 +379,7 @@ export function presentMerchant(
     readScopes,
     canWrite,
     countCap,
+    refusal = null,
   }: {
     team: MerchantTeam;
     rateLimit: { requests: BucketUse; body: BucketUse | null } | null;
@@ -354,6 +391,8 @@ export function presentMerchant(
     canWrite: boolean;
     /** Where an account's transaction count stops (`All 10,000+ transactions`). */
     countCap: number;
+    /** A money form just refused: shown again in place with the reason. */
+    refusal?: MoneyFormRefusal | null;
   },
 ): MerchantView {
   const base = `${MERCHANTS}/${m.id}`;
@@ -375,7 +414,7 @@ export function presentMerchant(
       { label: 'Refill', text: `${rateLimit.requests.perSecond} a second` },
       ...(rateLimit.body ? [{ label: 'Body bytes available', field: 'body-available', text: use(rateLimit.body) }] : []),
     ],
-    accounts: accounts.map((a) => accountView(a, base, { canWrite, countCap })),
+    accounts: accounts.map((a) => accountView(a, base, { canWrite, countCap, refusal })),
     clients: {
       counts: countsText(clientsPage.counts),
       rows: clients.map((c) => ({

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
+import { fieldError } from '../../../domain/errors.ts';
+import type { StockistEnv } from '../../../domain/vocabulary.ts';
 import { presentAccount, presentTransaction } from '../../../present/account.presenter.ts';
 import {
   AccountEnvironmentQuery,
@@ -20,6 +22,20 @@ import type { Store } from '../../../store/db.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 
 const TAGS = ['Accounts'];
+
+/**
+ * The environment a PATCH changes: `?environment=` as SPEC §15 has it, or `environment` in the
+ * body as earlier versions took it; both given must agree. A write names its environment: no
+ * default to this server's, unlike the GET (docs/decisions.md).
+ */
+function environmentToChange(query: StockistEnv | undefined, body: StockistEnv | undefined): StockistEnv {
+  if (query !== undefined && body !== undefined && query !== body) {
+    throw fieldError('environment', `the query says ${query} and the body says ${body}: give it once, as ?environment=`);
+  }
+  const environment = query ?? body;
+  if (environment === undefined) throw fieldError('environment', 'is required: ?environment=sandbox or ?environment=production');
+  return environment;
+}
 
 /** SPEC §15: the operator's side of a merchant's money account; every write audited in its transaction. */
 export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
@@ -54,6 +70,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         summary: 'Set billing mode, credit limit and low-balance threshold',
         tags: TAGS,
         params: IdParams,
+        querystring: AccountEnvironmentQuery,
         body: AccountPatchBody,
         response: AdminResponses(AccountRecord),
       },
@@ -65,7 +82,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         store.dialect,
         config,
         actor(request),
-        b.environment,
+        environmentToChange(request.query.environment, b.environment),
         { billingMode: b.billingMode, creditLimitCents: b.creditLimit, lowBalanceThresholdCents: b.lowBalanceThreshold },
         Date.now(),
       );

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { can } from '../../../domain/staff.ts';
-import { fieldError } from '../../../domain/errors.ts';
+import { AppError, fieldError } from '../../../domain/errors.ts';
+import { FormAlreadySent } from '../../../domain/form-keys.ts';
+import { httpStatus } from '../../../http/errors.ts';
 import { parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
 import { presentAccount } from '../../../present/account.presenter.ts';
@@ -33,7 +36,7 @@ import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentTransactions } from '../present.ts';
-import { presentMerchant, presentMerchants, type ShownSecret } from '../present-merchants.ts';
+import { presentMerchant, presentMerchants, type MoneyFormRefusal, type ShownSecret } from '../present-merchants.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -43,6 +46,10 @@ const TRANSACTIONS_PAGE = 50;
 const TRANSACTIONS_COUNT_CAP = 10_000;
 
 const DAY_SECONDS = 86_400;
+
+/** A refusal as one sentence: the message when it says it all (the prepaid floor's carries the numbers), else each field's reason. */
+const refusalText = (error: AppError) =>
+  error.kind === 'invalid' && error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
 
 /**
  * Merchants and their credentials (SPEC §14): list, create, disable and enable, bearer tokens
@@ -92,28 +99,41 @@ export const merchantsPage: ConsolePage = {
       return reply.redirect(`${MERCHANTS}/${merchantId}`, 303);
     };
 
-    app.get('/merchants/:id', { schema: { params: ConsoleIdParams, querystring: MerchantPageQuery } }, async (request, reply) => {
-      const credentials = await merchantCredentials(forMerchant(db, Number(request.params.id)), now(), request.query);
+    /** The merchant's page; after a refused money form, with that form shown again in place (and the refusal's status). */
+    const merchantPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      merchantId: string,
+      query: Static<typeof MerchantPageQuery>,
+      status: number,
+      refusal: MoneyFormRefusal | null,
+    ) => {
+      const credentials = await merchantCredentials(forMerchant(db, Number(merchantId)), now(), query);
       const merchant = credentials.merchant;
       const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
       const accounts = await moneyOf(forMerchant(db, Number(merchant.id)));
       const team = await merchantTeam(forMerchant(db, Number(merchant.id)), now());
       return page(
         reply,
-        200,
+        status,
         'merchant',
         presentMerchant(credentials, {
           team,
           rateLimit,
           accounts,
-          secret: (await forms.take<ShownSecret & { merchantId: string }>(request, 'secret')) ?? null,
+          secret: refusal ? null : ((await forms.take<ShownSecret & { merchantId: string }>(request, 'secret')) ?? null),
           scopes: SCOPES,
           readScopes: READ_SCOPES,
           canWrite: can(user(request).role, 'merchants:write'),
           countCap: TRANSACTIONS_COUNT_CAP,
+          refusal,
         }),
       );
-    });
+    };
+
+    app.get('/merchants/:id', { schema: { params: ConsoleIdParams, querystring: MerchantPageQuery } }, async (request, reply) =>
+      merchantPage(request, reply, request.params.id, request.query, 200, null),
+    );
 
     // SPEC §15: each environment's account, its newest transactions, and (owners) the money forms.
     const moneyOf = (merchant: MerchantScope) =>
@@ -137,45 +157,73 @@ export const merchantsPage: ConsolePage = {
       return cents;
     };
 
+    /**
+     * A money form's write: 303 to the account when done; refused (bad amount, the prepaid floor,
+     * a reference used for another amount), the merchant's page again with the refusal's status,
+     * the reason beside that form and what was typed in it — nothing written.
+     */
+    const moneyForm = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      merchantId: string,
+      form: MoneyFormRefusal['form'],
+      values: Record<string, string> & { environment: string },
+      write: () => Promise<unknown>,
+    ) => {
+      try {
+        await write();
+      } catch (error) {
+        if (!(error instanceof AppError) || error instanceof FormAlreadySent || (error.kind !== 'invalid' && error.kind !== 'conflict')) throw error;
+        const { environment, ...typed } = values;
+        const refusal = { environment, form, message: refusalText(error), invalid: (error.errors ?? []).map((e) => e.field), values: typed };
+        return merchantPage(request, reply, merchantId, {}, httpStatus(error), refusal);
+      }
+      return backTo(reply, merchantId, values.environment);
+    };
+
     app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
       const b = request.body;
-      await postByOperator(
-        forMerchant(db, Number(request.params.id)),
-        store.dialect,
-        config,
-        actor(request),
-        { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
-        now(),
+      return moneyForm(request, reply, request.params.id, 'topUp', { environment: b.environment, amount: b.amount, reference: b.reference }, () =>
+        postByOperator(
+          forMerchant(db, Number(request.params.id)),
+          store.dialect,
+          config,
+          actor(request),
+          { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
+          now(),
+        ),
       );
-      return backTo(reply, request.params.id, b.environment);
     });
 
     app.post('/merchants/:id/account/adjustments', { schema: { params: ConsoleIdParams, body: AdjustmentForm } }, async (request, reply) => {
       const b = request.body;
-      await postByOperator(
-        forMerchant(db, Number(request.params.id)),
-        store.dialect,
-        config,
-        actor(request),
-        { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
-        now(),
+      return moneyForm(request, reply, request.params.id, 'adjust', { environment: b.environment, amount: b.amount, reason: b.reason }, () =>
+        postByOperator(
+          forMerchant(db, Number(request.params.id)),
+          store.dialect,
+          config,
+          actor(request),
+          { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
+          now(),
+        ),
       );
-      return backTo(reply, request.params.id, b.environment);
     });
 
     app.post('/merchants/:id/account', { schema: { params: ConsoleIdParams, body: AccountTermsForm } }, async (request, reply) => {
       const b = request.body;
-      const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
-      await changeTerms(
-        forMerchant(db, Number(request.params.id)),
-        store.dialect,
-        config,
-        actor(request),
-        b.environment,
-        { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
-        now(),
-      );
-      return backTo(reply, request.params.id, b.environment);
+      const typed = { environment: b.environment, billingMode: b.billingMode, creditLimit: b.creditLimit, lowBalanceThreshold: b.lowBalanceThreshold ?? '' };
+      return moneyForm(request, reply, request.params.id, 'terms', typed, () => {
+        const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
+        return changeTerms(
+          forMerchant(db, Number(request.params.id)),
+          store.dialect,
+          config,
+          actor(request),
+          b.environment,
+          { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
+          now(),
+        );
+      });
     });
 
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {

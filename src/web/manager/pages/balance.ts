@@ -47,7 +47,7 @@ export const balancePage: ManagerPage = {
       const file = await statementFile(
         statements,
         scopeOf(request),
-        { environment: config.env, month, currency: config.supplierCurrency, format, merchantName: user(request).merchantName },
+        { environment: config.env, month, currency: config.supplierCurrency, format, merchantName: user(request).merchantName, now: now() },
         timeoutAgain,
       ).catch((error: unknown) => {
         timeoutAgain();
