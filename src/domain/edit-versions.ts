@@ -1,4 +1,4 @@
-import { AppError } from './errors.ts';
+import { AppError, fieldError } from './errors.ts';
 
 /**
  * Optimistic concurrency (two tabs, two scripts): a save says which stored version it was made
@@ -37,4 +37,15 @@ export const staleVersion = (what: string, current: number | null) =>
 /** Throws `staleVersion` unless the check allows writing over `current`. */
 export function checkVersion(check: VersionCheck | undefined, what: string, current: number | null): void {
   if (!versionMatches(check, current)) throw staleVersion(what, current);
+}
+
+/**
+ * An edit form's hidden `version` (the version it was read at) as the check its save makes. A form
+ * without one (or with text that is no version) is refused, not saved unchecked: every edit form
+ * we render carries it, so its absence means a page from before the field existed.
+ */
+export function formVersion(text: string | undefined): VersionCheck {
+  const value = text?.trim() ?? '';
+  if (!/^[1-9]\d{0,14}$/.test(value)) throw fieldError('version', 'is missing from the form: reload the page and make your change again');
+  return { versions: [Number(value)] };
 }

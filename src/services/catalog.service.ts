@@ -232,7 +232,14 @@ function checkMode(mode: SaveMode, what: string, exists: boolean) {
  * `check`: the version the save was made against (an edit form's, the API's If-Match); a row at
  * another version is refused (412) and nothing is written (domain/edit-versions.ts).
  */
-export async function saveWarehouse(db: Db, actor: Actor, body: WarehouseBody, now: number, mode: SaveMode = 'upsert', check?: VersionCheck): Promise<Warehouse> {
+export async function saveWarehouse(
+  db: Db,
+  actor: Actor,
+  body: WarehouseBody,
+  now: number,
+  mode: SaveMode = 'upsert',
+  check?: VersionCheck,
+): Promise<Warehouse> {
   return db.transaction().execute(async (trx) => {
     const before = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
     checkMode(mode, `warehouse ${body.warehouseCode}`, before !== undefined);

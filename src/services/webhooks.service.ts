@@ -325,6 +325,8 @@ export async function deliveryLog(scope: MerchantScope, id: number, pageNumber: 
   const bodies = await webhooks.eventBodiesIn(scope, [...new Set(page.rows.map((r) => r.eventId))]);
   return {
     endpoint: presentEndpoint(endpoint),
+    /** Its settings version: the edit form's hidden `version`. */
+    version: endpoint.version,
     total: page.total,
     list: page.rows.map((r) => ({
       ...presentDelivery(r),

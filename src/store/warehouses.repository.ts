@@ -13,7 +13,12 @@ export interface WarehouseInput {
 }
 
 /** Creates or replaces a warehouse, bumping its version; `onlyAtVersions` as `upsertProduct`'s (undefined: not written). */
-export async function upsertWarehouse(db: Trx, w: WarehouseInput, now: number, onlyAtVersions: readonly number[] | null = null): Promise<Warehouse | undefined> {
+export async function upsertWarehouse(
+  db: Trx,
+  w: WarehouseInput,
+  now: number,
+  onlyAtVersions: readonly number[] | null = null,
+): Promise<Warehouse | undefined> {
   return db
     .insertInto('warehouses')
     .values({ code: w.code, name: w.name, country_code: w.countryCode, country_name: w.countryName, status: w.status, created_at: now, updated_at: now })

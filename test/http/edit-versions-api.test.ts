@@ -20,7 +20,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     };
     /** An operator call with extra headers (If-Match). */
     const call = async (t: TestApp, method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}) => {
-      const r = await t.app.inject({ method, url, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${ADMIN_KEY}`, ...headers } });
+      const r = await t.app.inject({
+        method,
+        url,
+        payload: payload as InjectOptions['payload'],
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...headers },
+      });
       return { status: r.statusCode, etag: r.headers.etag as string | undefined, body: r.json() };
     };
     /** A refused write: 412/41200 in the standard envelope, and not one table changed. */
@@ -81,7 +86,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const read = await call(t, 'GET', '/admin/v1/products/SKU-B');
       await loadCatalogue(t, { products: SMALL_CATALOGUE.products });
       assert.notEqual((await call(t, 'GET', '/admin/v1/products/SKU-B')).etag, read.etag);
-      await refused412(t, () => call(t, 'POST', '/admin/v1/products', { sku: 'SKU-B', name: 'Plate 2', price: 4.5, weightGrams: 500 }, { 'if-match': read.etag! }));
+      await refused412(t, () =>
+        call(t, 'POST', '/admin/v1/products', { sku: 'SKU-B', name: 'Plate 2', price: 4.5, weightGrams: 500 }, { 'if-match': read.etag! }),
+      );
     });
 
     it('a channel and a warehouse: GET one with its ETag; match → 200, mismatch → 412', async (ctx) => {
@@ -140,7 +147,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await refused412(t, () => call(t, 'PATCH', `/admin/v1/webhooks/${id}`, { status: 'active' }, { 'if-match': read.etag! }));
       // The merchant's own edit (PUT /v1/webhooks/{id}) moves the version too.
       const before = (await call(t, 'GET', `/admin/v1/webhooks/${id}`)).etag;
-      assert.equal((await t.merchant(m.token, 'PUT', `/openapi/v1/webhooks/${id}`, { url: 'http://127.0.0.1:9/other', events: ['refund.failed'] })).status, 200);
+      assert.equal(
+        (await t.merchant(m.token, 'PUT', `/openapi/v1/webhooks/${id}`, { url: 'http://127.0.0.1:9/other', events: ['refund.failed'] })).status,
+        200,
+      );
       assert.notEqual((await call(t, 'GET', `/admin/v1/webhooks/${id}`)).etag, before);
       assert.equal((await call(t, 'GET', '/admin/v1/webhooks/999999')).status, 404);
     });

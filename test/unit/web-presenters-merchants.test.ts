@@ -97,6 +97,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     available: 749.5,
     billingMode: 'on_account',
     lowBalanceThreshold: null,
+    termsVersion: 1,
     current: false,
     transactions: [],
     total: 0,
@@ -205,6 +206,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
       ],
       creditLimit: '2000.00',
       threshold: '',
+      version: '1',
     });
     assert.deepEqual(
       sandbox.forms?.billingModes.map((m) => m.selected),

@@ -47,7 +47,14 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
   );
   app.get(
     '/webhooks/:id',
-    { schema: { summary: 'One endpoint, with its ETag (for If-Match on its PATCH)', tags: ['Webhooks'], params: IdParams, response: AdminResponses(OperatorWebhook) } },
+    {
+      schema: {
+        summary: 'One endpoint, with its ETag (for If-Match on its PATCH)',
+        tags: ['Webhooks'],
+        params: IdParams,
+        response: AdminResponses(OperatorWebhook),
+      },
+    },
     async (request, reply) => {
       const { version, endpoint } = await webhookForOperator(store.db, Number(request.params.id));
       return withEtag(reply, version, endpoint);

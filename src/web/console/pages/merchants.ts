@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { can } from '../../../domain/staff.ts';
-import { fieldError } from '../../../domain/errors.ts';
+import { AppError, fieldError } from '../../../domain/errors.ts';
+import { formVersion } from '../../../domain/edit-versions.ts';
 import { parseAmount } from '../../../domain/ledger.ts';
 import { ENVIRONMENTS } from '../../../domain/vocabulary.ts';
 import { presentAccount } from '../../../present/account.presenter.ts';
@@ -33,7 +34,7 @@ import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentTransactions } from '../present.ts';
-import { presentMerchant, presentMerchants, type ShownSecret } from '../present-merchants.ts';
+import { presentMerchant, presentMerchants, presentTermsConflict, type ShownSecret } from '../present-merchants.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -119,7 +120,8 @@ export const merchantsPage: ConsolePage = {
     const moneyOf = (merchant: MerchantScope) =>
       Promise.all(
         ENVIRONMENTS.map(async (environment) => {
-          const account = presentAccount(await accountForOperator(merchant, config, environment));
+          const row = await accountForOperator(merchant, config, environment);
+          const account = { ...presentAccount(row), termsVersion: row.terms_version };
           const recent = await transactionsForOperator(merchant, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
@@ -163,18 +165,38 @@ export const merchantsPage: ConsolePage = {
       return backTo(reply, request.params.id, b.environment);
     });
 
+    // The terms form carries the terms version it was read at: saved against another (a second tab,
+    // another operator), nothing is written and the page shows both (409; docs/web.md, "Edit conflicts").
     app.post('/merchants/:id/account', { schema: { params: ConsoleIdParams, body: AccountTermsForm } }, async (request, reply) => {
       const b = request.body;
       const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
-      await changeTerms(
-        forMerchant(db, Number(request.params.id)),
-        store.dialect,
-        config,
-        actor(request),
-        b.environment,
-        { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
-        now(),
-      );
+      const merchant = forMerchant(db, Number(request.params.id));
+      try {
+        await changeTerms(
+          merchant,
+          store.dialect,
+          config,
+          actor(request),
+          b.environment,
+          { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
+          now(),
+          formVersion(b.version),
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.kind !== 'precondition_failed') throw error;
+        const stored = await accountForOperator(merchant, config, b.environment);
+        return page(
+          reply,
+          409,
+          'edit-conflict',
+          presentTermsConflict(request.params.id, b, {
+            billingMode: stored.billing_mode,
+            creditLimitCents: stored.credit_limit_cents,
+            lowBalanceThresholdCents: stored.low_balance_threshold_cents,
+            termsVersion: stored.terms_version,
+          }),
+        );
+      }
       return backTo(reply, request.params.id, b.environment);
     });
 
