@@ -20,6 +20,8 @@ export type ErrorKind =
   | 'not_found'
   /** The request clashes with the current state, or with an earlier request (409nn). */
   | 'conflict'
+  /** The save was made against a version of the row that is no longer the stored one (412nn; If-Match, the edit forms). */
+  | 'precondition_failed'
   /** The body is larger, or holds more, than the route takes (413nn). */
   | 'too_large'
   /** A part of the address is longer than the limit (414nn). */

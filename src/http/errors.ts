@@ -15,6 +15,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  precondition_failed: 412,
   too_large: 413,
   too_long_address: 414,
   unsupported_format: 415,

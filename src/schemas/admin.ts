@@ -90,4 +90,18 @@ export const TokenBody = Type.Object({
 export type TokenBody = Static<typeof TokenBody>;
 
 export const IdParams = Type.Object({ id: IdText() });
+
+/** The optional `If-Match` request header, in a route's `headers` schema (and so in the OpenAPI document). */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        'The resource’s ETag from a GET (or `*`: it must exist). Another version is answered 412 (code 41200) and nothing is written; without it the write applies whatever the version.',
+    }),
+  ),
+});
+
 export const TokenIdParams = Type.Object({ tokenId: IdText() });
+export const AdminSkuParams = Type.Object({ sku: SkuRef() });
+export const AdminCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });

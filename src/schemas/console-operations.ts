@@ -111,6 +111,8 @@ export const AccountTermsForm = Type.Object({
   billingMode: StringEnum(['on_account', 'prepaid'] as const),
   creditLimit: AmountText(false),
   lowBalanceThreshold: Type.Optional(Type.Union([Type.Literal(''), AmountText(false)])),
+  /** The terms version the form was read at (docs/web.md, "Edit conflicts"). */
+  version: Type.Optional(Type.String({ maxLength: 16 })),
 });
 export type AccountTermsForm = Static<typeof AccountTermsForm>;
 

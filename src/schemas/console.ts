@@ -117,6 +117,8 @@ const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 
 export const ProductForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  /** The version the edit form was read at (docs/web.md, "Edit conflicts"); none on a create form. */
+  version: Field(16),
   sku: Field(200),
   name: Field(1000),
   categoryId: Field(32),
@@ -130,6 +132,8 @@ export type ProductForm = Static<typeof ProductForm>;
 
 export const WarehouseForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  /** The version the edit form was read at (docs/web.md, "Edit conflicts"); none on a create form. */
+  version: Field(16),
   warehouseCode: Field(200),
   name: Field(1000),
   countryCode: Field(16),
@@ -140,6 +144,8 @@ export type WarehouseForm = Static<typeof WarehouseForm>;
 
 export const ChannelForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  /** The version the edit form was read at (docs/web.md, "Edit conflicts"); none on a create form. */
+  version: Field(16),
   channelCode: Field(200),
   name: Field(1000),
   channelType: Field(32),

@@ -115,6 +115,8 @@ export const WebhookEditForm = Type.Object({
   url: Type.String({ maxLength: 4096 }),
   events: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64 })])),
   skuList: Type.Optional(Type.String({ maxLength: 800_000 })),
+  /** The endpoint's settings version the form was read at (docs/web.md, "Edit conflicts"). */
+  version: Type.Optional(Type.String({ maxLength: 16 })),
 });
 
 /** "Send a test event" of a chosen type (webhook.test: a ping). */

@@ -3,6 +3,7 @@ import { normalizeCarriers, normalizeChannelType, trackingTemplateProblem, track
 import { countryName } from '../domain/countries.ts';
 import type { Actor, AuditSummary } from '../domain/audit.ts';
 import { AppError, conflictState, notFound, validationFailed, type FieldError } from '../domain/errors.ts';
+import { checkVersion, staleVersion, versionsOf, type VersionCheck } from '../domain/edit-versions.ts';
 import type { CategoryBody, ChannelBody, ImportBody, ProductBody, WarehouseBody } from '../schemas/admin.ts';
 import { listCategories, upsertCategory, existingCategoryIds, type Category } from '../store/categories.repository.ts';
 import { insertAudit } from '../store/audit.repository.ts';
@@ -19,17 +20,22 @@ function failIfAny(errors: FieldError[]) {
   if (errors.length > 0) throw validationFailed(errors, errors.length === 1 ? `${errors[0].field}: ${errors[0].message}` : 'validation failed');
 }
 
-async function putWarehouses(db: Trx, rows: WarehouseBody[], _prefix: string, now: number): Promise<Warehouse[]> {
+/**
+ * `onlyAt`: the versions a single-row save may replace (domain/edit-versions.ts); a row at another
+ * version by the time it is written (a save that raced this one) is refused with 412, not overwritten.
+ */
+async function putWarehouses(db: Trx, rows: WarehouseBody[], _prefix: string, now: number, onlyAt: readonly number[] | null = null): Promise<Warehouse[]> {
   const out: Warehouse[] = [];
   for (const w of rows) {
     const code = w.countryCode.toUpperCase();
-    out.push(
-      await upsertWarehouse(
-        db,
-        { code: w.warehouseCode, name: w.name, countryCode: code, countryName: w.countryName ?? countryName(code), status: w.status ?? 1 },
-        now,
-      ),
+    const saved = await upsertWarehouse(
+      db,
+      { code: w.warehouseCode, name: w.name, countryCode: code, countryName: w.countryName ?? countryName(code), status: w.status ?? 1 },
+      now,
+      onlyAt,
     );
+    if (!saved) throw staleVersion(`warehouse ${w.warehouseCode}`, (await warehousesByCode(db, [w.warehouseCode])).get(w.warehouseCode)?.version ?? null);
+    out.push(saved);
   }
   return out;
 }
@@ -52,7 +58,7 @@ async function putCategories(db: Trx, rows: CategoryBody[], prefix: string, now:
   return out;
 }
 
-async function putProducts(db: Trx, rows: ProductBody[], prefix: string, now: number): Promise<Product[]> {
+async function putProducts(db: Trx, rows: ProductBody[], prefix: string, now: number, onlyAt: readonly number[] | null = null): Promise<Product[]> {
   const categoryIds = rows.map((p) => p.categoryId).filter((id): id is number => typeof id === 'number');
   const known = await existingCategoryIds(db, categoryIds);
   failIfAny(
@@ -62,26 +68,27 @@ async function putProducts(db: Trx, rows: ProductBody[], prefix: string, now: nu
   );
   const out: Product[] = [];
   for (const p of rows) {
-    out.push(
-      await upsertProduct(
-        db,
-        {
-          sku: p.sku,
-          name: p.name,
-          categoryId: p.categoryId ?? null,
-          priceCents: p.price,
-          weightGrams: p.weightGrams,
-          imageUrl: p.imageUrl ?? null,
-          options: p.options,
-        },
-        now,
-      ),
+    const saved = await upsertProduct(
+      db,
+      {
+        sku: p.sku,
+        name: p.name,
+        categoryId: p.categoryId ?? null,
+        priceCents: p.price,
+        weightGrams: p.weightGrams,
+        imageUrl: p.imageUrl ?? null,
+        options: p.options,
+      },
+      now,
+      onlyAt,
     );
+    if (!saved) throw staleVersion(`product ${p.sku}`, (await productsBySku(db, [p.sku])).get(p.sku)?.version ?? null);
+    out.push(saved);
   }
   return out;
 }
 
-async function putChannels(db: Trx, rows: ChannelBody[], prefix: string, now: number): Promise<void> {
+async function putChannels(db: Trx, rows: ChannelBody[], prefix: string, now: number, onlyAt: readonly number[] | null = null): Promise<void> {
   const warehouses = await warehousesByCode(
     db,
     rows.flatMap((c) => c.warehouseCodes),
@@ -101,7 +108,7 @@ async function putChannels(db: Trx, rows: ChannelBody[], prefix: string, now: nu
   });
   failIfAny(errors);
   for (const c of rows) {
-    await upsertChannel(
+    const saved = await upsertChannel(
       db,
       {
         code: c.channelCode,
@@ -117,7 +124,9 @@ async function putChannels(db: Trx, rows: ChannelBody[], prefix: string, now: nu
         trackingUrlTemplate: c.trackingUrlTemplate === undefined ? undefined : c.trackingUrlTemplate?.trim() || null,
       },
       now,
+      onlyAt,
     );
+    if (!saved) throw staleVersion(`channel ${c.channelCode}`, (await listChannels(db)).find((x) => x.code === c.channelCode)?.version ?? null);
   }
 }
 
@@ -219,11 +228,23 @@ function checkMode(mode: SaveMode, what: string, exists: boolean) {
   if (mode === 'update' && !exists) throw notFound(what);
 }
 
-export async function saveWarehouse(db: Db, actor: Actor, body: WarehouseBody, now: number, mode: SaveMode = 'upsert'): Promise<Warehouse> {
+/**
+ * `check`: the version the save was made against (an edit form's, the API's If-Match); a row at
+ * another version is refused (412) and nothing is written (domain/edit-versions.ts).
+ */
+export async function saveWarehouse(
+  db: Db,
+  actor: Actor,
+  body: WarehouseBody,
+  now: number,
+  mode: SaveMode = 'upsert',
+  check?: VersionCheck,
+): Promise<Warehouse> {
   return db.transaction().execute(async (trx) => {
     const before = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
     checkMode(mode, `warehouse ${body.warehouseCode}`, before !== undefined);
-    const [saved] = await putWarehouses(trx, [body], '', now);
+    checkVersion(check, `warehouse ${body.warehouseCode}`, before?.version ?? null);
+    const [saved] = await putWarehouses(trx, [body], '', now, versionsOf(check));
     const entry = { target: `warehouse:${saved.code}`, before: before ? warehouseSummary(before) : null, after: warehouseSummary(saved) };
     await insertAudit(trx, actor, { action: 'warehouse.save', ...entry }, now);
     return saved;
@@ -240,22 +261,26 @@ export async function saveCategory(db: Db, actor: Actor, body: CategoryBody, now
   });
 }
 
-export async function saveProduct(db: Db, actor: Actor, body: ProductBody, now: number, mode: SaveMode = 'upsert'): Promise<Product> {
+/** `check` as `saveWarehouse`'s. */
+export async function saveProduct(db: Db, actor: Actor, body: ProductBody, now: number, mode: SaveMode = 'upsert', check?: VersionCheck): Promise<Product> {
   return db.transaction().execute(async (trx) => {
     const before = (await productsBySku(trx, [body.sku])).get(body.sku);
     checkMode(mode, `product ${body.sku}`, before !== undefined);
-    const [saved] = await putProducts(trx, [body], '', now);
+    checkVersion(check, `product ${body.sku}`, before?.version ?? null);
+    const [saved] = await putProducts(trx, [body], '', now, versionsOf(check));
     const entry = { target: `product:${saved.sku}`, before: before ? productSummary(before) : null, after: productSummary(saved) };
     await insertAudit(trx, actor, { action: 'product.save', ...entry }, now);
     return saved;
   });
 }
 
-export async function saveChannel(db: Db, actor: Actor, body: ChannelBody, now: number, mode: SaveMode = 'upsert'): Promise<Channel> {
+/** `check` as `saveWarehouse`'s. */
+export async function saveChannel(db: Db, actor: Actor, body: ChannelBody, now: number, mode: SaveMode = 'upsert', check?: VersionCheck): Promise<Channel> {
   return db.transaction().execute(async (trx) => {
     const before = (await listChannels(trx)).find((c) => c.code === body.channelCode);
     checkMode(mode, `channel ${body.channelCode}`, before !== undefined);
-    await putChannels(trx, [body], '', now);
+    checkVersion(check, `channel ${body.channelCode}`, before?.version ?? null);
+    await putChannels(trx, [body], '', now, versionsOf(check));
     const saved = (await listChannels(trx)).find((c) => c.code === body.channelCode)!;
     const entry = { target: `channel:${saved.code}`, before: before ? channelSummary(before) : null, after: channelSummary(saved) };
     await insertAudit(trx, actor, { action: 'channel.save', ...entry }, now);

@@ -1,3 +1,4 @@
+import { checkVersion, type VersionCheck } from '../domain/edit-versions.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import type { Actor } from '../domain/audit.ts';
 import { centsToAmount } from '../domain/money.ts';
@@ -205,6 +206,8 @@ function unopened(merchantId: number, ledger: LedgerSettings, environment: Stock
     billing_mode: 'on_account',
     credit_limit_cents: 0,
     low_balance_threshold_cents: null,
+    // As the row opening it will have: a terms form read before the account opened is not stale.
+    terms_version: 1,
     created_at: 0,
     updated_at: 0,
   };
@@ -231,7 +234,12 @@ export interface TermsChange {
   lowBalanceThresholdCents?: number | null;
 }
 
-/** PATCH /admin/v1/merchants/{id}/account: billing mode, credit limit, low-balance threshold; audited with the change. */
+/**
+ * PATCH /admin/v1/merchants/{id}/account: billing mode, credit limit, low-balance threshold; audited
+ * with the change. `check`: the terms version the change was made against (the console's form,
+ * If-Match); checked on the locked row, so of two changes made against one version only the first
+ * is written (412).
+ */
 export async function changeTerms(
   merchant: MerchantScope<Db>,
   dialect: Dialect,
@@ -240,12 +248,14 @@ export async function changeTerms(
   environment: StockistEnv,
   change: TermsChange,
   now: number,
+  check?: VersionCheck,
 ) {
   await merchantOr404(merchant);
   return transactionIn(merchant, async (scope) => {
     const { merchantId } = scope;
     await ensureAccounts(scope, environment, ledger.supplierCurrency, now);
     const before = (await lockMerchantAccount(scope, dialect, environment))!;
+    checkVersion(check, `the ${environment} account's terms`, before.terms_version);
     checkPrepaidFloor(before, { billingMode: change.billingMode, creditLimitCents: change.creditLimitCents });
     const after = await updateTerms(
       scope,

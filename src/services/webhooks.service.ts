@@ -1,3 +1,4 @@
+import { checkVersion, staleVersion, versionsOf, type VersionCheck } from '../domain/edit-versions.ts';
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/audit.ts';
 import { conflictState, fieldError, notFound } from '../domain/errors.ts';
@@ -143,6 +144,8 @@ export async function replaceWebhook(
   requestId: string,
   now = Date.now(),
   audit?: AuditWrite,
+  /** The settings version the edit was made against (the business manager's form); another: 412, nothing written. */
+  check?: VersionCheck,
 ): Promise<StoredResponse> {
   const { events, stock, skus, cursor } = subscription(body);
   const current = await webhooks.findEndpoint(merchant, id);
@@ -160,17 +163,25 @@ export async function replaceWebhook(
     async (trx) => {
       const scope = within(merchant, trx);
       const endpoint = await ownEndpoint(scope, id);
+      checkVersion(check, `webhook endpoint ${endpoint.id}`, endpoint.version);
       const subscribed = endpoint.stock_after_seq !== null;
       const moved = stock && (cursor !== null || !subscribed) ? stockColumns(position) : stock ? {} : stockColumns(null);
-      const row = await webhooks.replaceSubscription(scope, endpoint.id, {
-        url: url.href,
-        events: JSON.stringify(events),
-        skus: skus === null ? null : JSON.stringify(skus),
-        ...moved,
-        updated_at: now,
-      });
+      const row = await webhooks.replaceSubscription(
+        scope,
+        endpoint.id,
+        {
+          url: url.href,
+          events: JSON.stringify(events),
+          skus: skus === null ? null : JSON.stringify(skus),
+          ...moved,
+          updated_at: now,
+        },
+        versionsOf(check),
+      );
+      // Another save between the read and this write (its row lock held us): refused, not overwritten.
+      if (!row) throw staleVersion(`webhook endpoint ${endpoint.id}`, (await webhooks.findEndpoint(scope, endpoint.id))?.version ?? null);
       await audit?.(scope, `webhook:${endpoint.id}`);
-      return presentEndpoint(row!);
+      return presentEndpoint(row);
     },
     (data) => ({ data }),
   );
@@ -314,6 +325,8 @@ export async function deliveryLog(scope: MerchantScope, id: number, pageNumber: 
   const bodies = await webhooks.eventBodiesIn(scope, [...new Set(page.rows.map((r) => r.eventId))]);
   return {
     endpoint: presentEndpoint(endpoint),
+    /** Its settings version: the edit form's hidden `version`. */
+    version: endpoint.version,
     total: page.total,
     list: page.rows.map((r) => ({
       ...presentDelivery(r),
@@ -351,12 +364,17 @@ export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) 
   };
 }
 
-/** PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the failure clock restarts). */
-export async function setWebhookStatus(db: Db, actor: Actor, id: number, body: AdminWebhookPatch, now = Date.now()) {
+/**
+ * PATCH /admin/v1/webhooks/{id}: disable (deliveries wait, nothing is sent) or re-enable (the
+ * failure clock restarts). `check`: If-Match's versions; another version: 412, nothing written.
+ */
+export async function setWebhookStatus(db: Db, actor: Actor, id: number, body: AdminWebhookPatch, now = Date.now(), check?: VersionCheck) {
   return db.transaction().execute(async (trx) => {
     const before = await webhooks.endpointStatus(trx, id);
-    const row = before && (await webhooks.setEndpointStatus(trx, id, body.status, body.reason || 'disabled by the operator', now));
-    if (!before || !row) throw notFound('webhook');
+    if (!before) throw notFound('webhook');
+    checkVersion(check, `webhook endpoint ${id}`, before.version);
+    const row = await webhooks.setEndpointStatus(trx, id, body.status, body.reason || 'disabled by the operator', now, versionsOf(check));
+    if (!row) throw staleVersion(`webhook endpoint ${id}`, (await webhooks.endpointStatus(trx, id))?.version ?? null);
     const entry = {
       target: `webhook:${row.id}`,
       before: { merchantId: row.merchant_id, status: before.status, reason: before.disabled_reason },
@@ -365,6 +383,13 @@ export async function setWebhookStatus(db: Db, actor: Actor, id: number, body: A
     await insertAudit(trx, actor, { action: body.status === 'active' ? 'webhook.enable' : 'webhook.disable', ...entry }, now);
     // Its stock deliveries that gave up hold the stock lane (no gaps): re-enabling sends them again.
     if (body.status === 'active') await webhooks.requeueFailedStockDeliveries(trx, row.id, now, now + RETRY_WINDOW_MS);
-    return { ...presentEndpoint(row), merchantId: String(row.merchant_id) };
+    return { version: row.version, endpoint: { ...presentEndpoint(row), merchantId: String(row.merchant_id) } };
   });
+}
+
+/** GET /admin/v1/webhooks/{id}: one endpoint of any merchant and its settings version (its ETag), or 404. */
+export async function webhookForOperator(db: Handle, id: number) {
+  const row = await webhooks.endpointById(db, id);
+  if (!row) throw notFound('webhook');
+  return { version: row.version, endpoint: { ...presentEndpoint(row), merchantId: String(row.merchant_id) } };
 }

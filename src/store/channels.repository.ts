@@ -25,7 +25,11 @@ export interface Channel extends ChannelRow {
   warehouseCodes: string[];
 }
 
-export async function upsertChannel(db: Trx, c: ChannelInput, now: number): Promise<void> {
+/**
+ * Creates or replaces a channel and its warehouses, bumping its version; `onlyAtVersions` as
+ * `upsertProduct`'s. False when the channel is at another version (nothing written).
+ */
+export async function upsertChannel(db: Trx, c: ChannelInput, now: number, onlyAtVersions: readonly number[] | null = null): Promise<boolean> {
   const values = {
     name: c.name,
     channel_type: c.channelType,
@@ -37,17 +41,23 @@ export async function upsertChannel(db: Trx, c: ChannelInput, now: number): Prom
     ...(c.carriers === undefined ? {} : { carriers: JSON.stringify(c.carriers) }),
     ...(c.trackingUrlTemplate === undefined ? {} : { tracking_url_template: c.trackingUrlTemplate }),
   };
-  const { id } = await db
+  const saved = await db
     .insertInto('channels')
     .values({ code: c.code, ...values, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('code').doUpdateSet({ ...values, updated_at: now }))
+    .onConflict((oc) => {
+      const update = oc.column('code').doUpdateSet((eb) => ({ ...values, updated_at: now, version: eb('channels.version', '+', 1) }));
+      return onlyAtVersions === null ? update : update.where('channels.version', 'in', [...onlyAtVersions]);
+    })
     .returning('id')
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (saved === undefined) return false;
+  const { id } = saved;
   await db.deleteFrom('channel_warehouses').where('channel_id', '=', id).execute();
   await db
     .insertInto('channel_warehouses')
     .values([...new Set(c.warehouseIds)].map((warehouse_id) => ({ channel_id: id, warehouse_id })))
     .execute();
+  return true;
 }
 
 /** Every channel with the codes of its warehouses (sorted), in id order: one query (one round trip in an order's transaction). */

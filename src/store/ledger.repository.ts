@@ -276,7 +276,7 @@ export async function updateTerms(
 ): Promise<AccountRow> {
   return scope
     .updateTable('ledger_accounts')
-    .set({ ...terms, updated_at: now })
+    .set((eb) => ({ ...terms, updated_at: now, terms_version: eb('terms_version', '+', 1) }))
     .where('account_key', '=', accountKey.merchant(scope.merchantId, environment))
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -27,14 +27,22 @@ const columnsOf = (p: ProductInput) => ({
 /** Any product at all (the demo seed fills only an empty database). */
 export const anyProduct = (db: Handle) => db.selectFrom('products').select('id').limit(1).executeTakeFirst();
 
-export async function upsertProduct(db: Trx, p: ProductInput, now: number): Promise<Product> {
+/**
+ * Creates or replaces a product, bumping its version. `onlyAtVersions`: replace it only while its
+ * version is one of these (an optimistic save, domain/edit-versions.ts); undefined when it is at
+ * another (nothing written).
+ */
+export async function upsertProduct(db: Trx, p: ProductInput, now: number, onlyAtVersions: readonly number[] | null = null): Promise<Product | undefined> {
   const values = columnsOf(p);
   return db
     .insertInto('products')
     .values({ sku: p.sku, ...values, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('sku').doUpdateSet({ ...values, updated_at: now }))
+    .onConflict((oc) => {
+      const update = oc.column('sku').doUpdateSet((eb) => ({ ...values, updated_at: now, version: eb('products.version', '+', 1) }));
+      return onlyAtVersions === null ? update : update.where('products.version', 'in', [...onlyAtVersions]);
+    })
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 /** sku → product, for the SKUs that exist. */
@@ -96,6 +104,7 @@ export async function upsertProducts(db: Trx, rows: ProductInput[], now: number)
         image_url: eb.ref('excluded.image_url'),
         options: eb.ref('excluded.options'),
         updated_at: eb.ref('excluded.updated_at'),
+        version: eb('products.version', '+', 1),
       })),
     )
     .execute();

@@ -28,6 +28,8 @@ export interface WarehousesTable {
   country_code: string;
   country_name: string;
   status: number;
+  /** Bumped by every save of the row (0043): an edit form's or an If-Match's version to compare. */
+  version: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
@@ -50,6 +52,8 @@ export interface ProductsTable {
   weight_grams: number;
   image_url: string | null;
   options: string | null;
+  /** Bumped by every save of the row (0043): an edit form's or an If-Match's version to compare. */
+  version: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
@@ -103,6 +107,8 @@ export interface ChannelsTable {
   carriers: Generated<string>;
   /** https URL with `{trackingNo}`, making tracking numbers links; null: none. */
   tracking_url_template: string | null;
+  /** Bumped by every save of the row (0043): an edit form's or an If-Match's version to compare. */
+  version: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
@@ -308,6 +314,8 @@ export interface WebhookEndpointsTable {
   stock_after_id: number | null;
   /** stock.changed: the next fan-out happens at or after this (the coalescing interval). */
   stock_due_at: number | null;
+  /** Bumped by every change of the endpoint's settings (URL, events, SKUs, status; 0043), not by delivery bookkeeping. */
+  version: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
@@ -644,6 +652,8 @@ export interface LedgerAccountsTable {
   billing_mode: BillingMode;
   credit_limit_cents: number;
   low_balance_threshold_cents: number | null;
+  /** Bumped by every change of the terms above (0043), not by postings: the terms form's version. */
+  terms_version: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }

@@ -12,15 +12,29 @@ export interface WarehouseInput {
   status: number;
 }
 
-export async function upsertWarehouse(db: Trx, w: WarehouseInput, now: number): Promise<Warehouse> {
+/** Creates or replaces a warehouse, bumping its version; `onlyAtVersions` as `upsertProduct`'s (undefined: not written). */
+export async function upsertWarehouse(
+  db: Trx,
+  w: WarehouseInput,
+  now: number,
+  onlyAtVersions: readonly number[] | null = null,
+): Promise<Warehouse | undefined> {
   return db
     .insertInto('warehouses')
     .values({ code: w.code, name: w.name, country_code: w.countryCode, country_name: w.countryName, status: w.status, created_at: now, updated_at: now })
-    .onConflict((oc) =>
-      oc.column('code').doUpdateSet({ name: w.name, country_code: w.countryCode, country_name: w.countryName, status: w.status, updated_at: now }),
-    )
+    .onConflict((oc) => {
+      const update = oc.column('code').doUpdateSet((eb) => ({
+        name: w.name,
+        country_code: w.countryCode,
+        country_name: w.countryName,
+        status: w.status,
+        updated_at: now,
+        version: eb('warehouses.version', '+', 1),
+      }));
+      return onlyAtVersions === null ? update : update.where('warehouses.version', 'in', [...onlyAtVersions]);
+    })
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 export const listWarehouses = (db: Handle) => db.selectFrom('warehouses').selectAll().orderBy('id').execute();

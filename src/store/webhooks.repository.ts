@@ -34,14 +34,23 @@ export async function updateEndpoint(scope: MerchantScope<Trx>, id: number, chan
   return scope.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-/** PUT: the new subscription, with a new filter revision so a fan-out that read the old one cannot commit. */
-export async function replaceSubscription(scope: MerchantScope<Trx>, id: number, changes: Updateable<WebhookEndpointsTable>): Promise<EndpointRow | undefined> {
-  return scope
+/**
+ * PUT: the new subscription, with a new filter revision so a fan-out that read the old one cannot
+ * commit, and a new settings version. `onlyAtVersions`: only while the endpoint is at one of these
+ * versions (an optimistic save); undefined when it is not (nothing written) or not there.
+ */
+export async function replaceSubscription(
+  scope: MerchantScope<Trx>,
+  id: number,
+  changes: Updateable<WebhookEndpointsTable>,
+  onlyAtVersions: readonly number[] | null = null,
+): Promise<EndpointRow | undefined> {
+  let q = scope
     .updateTable('webhook_endpoints')
-    .set((eb) => ({ ...changes, stock_filter_rev: eb('stock_filter_rev', '+', 1) }))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+    .set((eb) => ({ ...changes, stock_filter_rev: eb('stock_filter_rev', '+', 1), version: eb('version', '+', 1) }))
+    .where('id', '=', id);
+  if (onlyAtVersions !== null) q = q.where('version', 'in', [...onlyAtVersions]);
+  return q.returningAll().executeTakeFirst();
 }
 
 /** Removes the endpoint and its delivery log (events stay: other endpoints may share them). */
@@ -375,23 +384,26 @@ export async function listAllEndpoints(db: Handle, filter: { merchantId: number 
   return { total: Number(count.n), rows };
 }
 
+/** Disables or re-enables an endpoint, bumping its settings version; `onlyAtVersions` as `replaceSubscription`'s. */
 export async function setEndpointStatus(
   db: Trx,
   id: number,
   status: WebhookEndpointStatus,
   reason: string | null,
   now: number,
+  onlyAtVersions: readonly number[] | null = null,
 ): Promise<EndpointRow | undefined> {
-  return db
+  let q = db
     .updateTable('webhook_endpoints')
-    .set(
-      status === 'disabled'
+    .set((eb) => ({
+      ...(status === 'disabled'
         ? { status, disabled_reason: reason, disabled_at: now, updated_at: now }
-        : { status, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now },
-    )
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+        : { status, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now }),
+      version: eb('version', '+', 1),
+    }))
+    .where('id', '=', id);
+  if (onlyAtVersions !== null) q = q.where('version', 'in', [...onlyAtVersions]);
+  return q.returningAll().executeTakeFirst();
 }
 
 /** Per-endpoint delivery counts for the operator's list. */
@@ -591,8 +603,11 @@ export async function deliveriesOfOrder(reader: TenantScope, merchantId: number,
 export const findAnyEndpoint = (db: Handle, id: number) => db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** An endpoint's status and why it is disabled (any merchant's: the operator's view). */
+/** One endpoint of any merchant (the operator's read). */
+export const endpointById = (db: Handle, id: number) => db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+
 export async function endpointStatus(db: Handle, id: number) {
-  return db.selectFrom('webhook_endpoints').select(['status', 'disabled_reason']).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('webhook_endpoints').select(['status', 'disabled_reason', 'version']).where('id', '=', id).executeTakeFirst();
 }
 
 // ---- Test events (the business manager's "send a test event").

@@ -18,7 +18,7 @@ export const chromiumSkip = (what: string) =>
  * A headless page that may only load what `origin` serves (and `data:` URLs): anything else is
  * refused and listed in `foreign`, so a test can assert that a page needs no CDN (`alsoAllowed`:
  * origins a test serves itself, such as another site's page for a CSRF check). Console errors
- * are collected in `consoleErrors`. The browser closes with the test. `timezoneId` sets the
+ * are collected in `consoleErrors` (of every tab `newTab` opens too). The browser closes with the test. `timezoneId` sets the
  * browser's zone (`Asia/Tokyo`), for pages that show times in the viewer's zone.
  */
 export async function localOnlyPage(
@@ -43,17 +43,23 @@ export async function localOnlyPage(
     ],
   });
   t.after(() => browser.close());
-  const page = await browser.newPage({ viewport, ...(timezoneId ? { timezoneId } : {}) });
+  const context = await browser.newContext({ viewport, ...(timezoneId ? { timezoneId } : {}) });
   const foreign: string[] = [];
-  await page.route('**/*', (route) => {
+  await context.route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(origin) || url.startsWith('data:') || alsoAllowed.some((o) => url.startsWith(o))) return route.continue();
     foreign.push(url);
     return route.abort();
   });
   const consoleErrors: string[] = [];
-  page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
-  return { page, foreign, consoleErrors };
+  const tab = async () => {
+    const opened = await context.newPage();
+    opened.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
+    return opened;
+  };
+  const page = await tab();
+  /** Another tab of the same browser (the same cookies, the same local-only rule), as a second tab on one form. */
+  return { page, foreign, consoleErrors, newTab: tab };
 }
 
 /**

@@ -104,8 +104,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(edit.statusCode, 200);
       assert.match(edit.body, /name="price"[^>]*value="24\.50"/);
       assert.match(edit.body, /&quot;color&quot;|&#34;color&#34;/, 'the options as JSON in the textarea');
+      assert.match(edit.body, /<input type="hidden" name="version" value="1">/, 'the form carries the version it was read at');
       const saved = await owner.post('/console/products/NEW-1/edit', {
         _csrf: ownerToken,
+        version: '1',
         ...NEW_PRODUCT,
         sku: 'IGNORED',
         name: 'Teapot, large',
@@ -182,7 +184,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(textOf(created.body, 'data-warehouse="NL1"')!, /NL1 Rotterdam NL · Netherlands enabled/);
       const edited = await follow(
         owner,
-        await owner.post('/console/warehouses/NL1/edit', { _csrf: ownerToken, name: 'Rotterdam port', countryCode: 'NL', countryName: '', status: '0' }),
+        await owner.post('/console/warehouses/NL1/edit', {
+          _csrf: ownerToken,
+          version: '1',
+          name: 'Rotterdam port',
+          countryCode: 'NL',
+          countryName: '',
+          status: '0',
+        }),
       );
       assert.match(textOf(edited.body, 'data-warehouse="NL1"')!, /NL1 Rotterdam port NL · Netherlands disabled/);
       const audits = await auditOf(t, 'warehouse.save', 'warehouse:NL1');
@@ -238,7 +247,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(edit.body, /value="G007" checked/);
       const edited = await follow(
         owner,
-        await owner.post('/console/channels/NLX/edit', { _csrf: ownerToken, ...fields, warehouseCodes: 'G006', carrierList: 'UPS', trackingUrlTemplate: '' }),
+        await owner.post('/console/channels/NLX/edit', {
+          _csrf: ownerToken,
+          ...fields,
+          version: '1',
+          warehouseCodes: 'G006',
+          carrierList: 'UPS',
+          trackingUrlTemplate: '',
+        }),
       );
       assert.match(textOf(edited.body, 'data-channel="NLX"')!, /NLX Netherlands express Express G006 NL, BE UPS —/);
 

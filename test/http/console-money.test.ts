@@ -60,6 +60,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(facts((await owner.get(url)).body, 'production').balance, '-3.25 USD');
       const terms = await owner.post(`${url}/account`, {
         _csrf: csrf,
+        version: '1',
         environment: 'sandbox',
         billingMode: 'prepaid',
         creditLimit: '15',

@@ -73,11 +73,15 @@ for (const dialect of DIALECTS) {
       token = await dev.csrf(`/manager/webhooks/${hookId}`);
     });
 
+    /** The version the endpoint's edit form carries now (docs/web.md, "Edit conflicts"). */
+    const formVersion = async () => /name="version" value="(\d+)"/.exec((await dev.get(`/manager/webhooks/${hookId}`)).body)![1];
+
     it('edits URL, events and the stock.changed SKU list through the API’s PUT rules: 303, shown, audited', async () => {
       const page = await dev.get(`/manager/webhooks/${hookId}`);
       assert.match(page.body, /<input type="checkbox" name="events" value="refund\.failed" checked>/);
       const saved = await dev.post(`/manager/webhooks/${hookId}`, {
         _csrf: token,
+        version: await formVersion(),
         url: 'https://hooks.example.com/v2',
         events: ['stock.changed', 'split_order.shipped'],
         skuList: 'C\r\nD, C\n',
@@ -108,6 +112,7 @@ for (const dialect of DIALECTS) {
         dev,
         await dev.post(`/manager/webhooks/${hookId}`, {
           _csrf: token,
+          version: await formVersion(),
           url: 'https://hooks.example.com/v2',
           events: ['stock.changed', 'split_order.shipped'],
           skuList: '',
@@ -116,7 +121,15 @@ for (const dialect of DIALECTS) {
       const again = (await t.merchant(shop.token, 'GET', '/openapi/v1/webhooks')).body.data.list.find((e: { id: string }) => e.id === hookId);
       assert.equal(again.skus, null);
       // stock.changed off again (the tests below count the deliveries the worker sends: only test events).
-      await follow(dev, await dev.post(`/manager/webhooks/${hookId}`, { _csrf: token, url: 'https://hooks.example.com/v2', events: ['split_order.shipped'] }));
+      await follow(
+        dev,
+        await dev.post(`/manager/webhooks/${hookId}`, {
+          _csrf: token,
+          version: await formVersion(),
+          url: 'https://hooks.example.com/v2',
+          events: ['split_order.shipped'],
+        }),
+      );
       const last = (await t.merchant(shop.token, 'GET', '/openapi/v1/webhooks')).body.data.list.find((e: { id: string }) => e.id === hookId);
       assert.deepEqual(last.events, ['split_order.shipped']);
     });
@@ -132,7 +145,7 @@ for (const dialect of DIALECTS) {
       ];
       for (const [fields, status, reason] of cases) {
         const before = await tableDigests(t.store);
-        const r = await dev.post(`/manager/webhooks/${hookId}`, { _csrf: token, ...fields });
+        const r = await dev.post(`/manager/webhooks/${hookId}`, { _csrf: token, version: await formVersion(), ...fields });
         assert.equal(r.statusCode, status, `${JSON.stringify(fields)}: ${r.body.slice(0, 300)}`);
         const refusal = /<div class="error" role="alert" id="edit-error" data-refused>([\s\S]*?)<\/div>/.exec(r.body);
         assert.ok(refusal, `${JSON.stringify(fields)}: the form again, with the refusal`);

@@ -43,13 +43,25 @@ const product = (extra: Partial<Product> = {}): Product =>
     weight_grams: 350,
     image_url: 'https://img.example/a.jpg',
     options: '{"color":["red","blue"]}',
+    version: 3,
     created_at: AT,
     updated_at: AT,
     ...extra,
   }) as Product;
 
 const warehouse = (code: string, extra: Partial<Warehouse> = {}): Warehouse =>
-  ({ id: 1, code, name: `${code} hall`, country_code: 'DE', country_name: 'Germany', status: 1, created_at: AT, updated_at: AT, ...extra }) as Warehouse;
+  ({
+    id: 1,
+    code,
+    name: `${code} hall`,
+    country_code: 'DE',
+    country_name: 'Germany',
+    status: 1,
+    version: 3,
+    created_at: AT,
+    updated_at: AT,
+    ...extra,
+  }) as Warehouse;
 
 const channel = (extra: Partial<Channel> = {}): Channel =>
   ({
@@ -65,6 +77,7 @@ const channel = (extra: Partial<Channel> = {}): Channel =>
     carriers: '["UPS","DHL"]',
     tracking_url_template: 'https://track.example/{trackingNo}',
     warehouseCodes: ['G007', 'US01'],
+    version: 3,
     created_at: AT,
     updated_at: AT,
     ...extra,
@@ -167,6 +180,7 @@ describe('the product form (views["product-form"] → ProductFormView)', () => {
 
   it('a saved product as the operator would type it again: the price in major units, the options as indented JSON', () => {
     assert.deepEqual(productFormOf(product()), {
+      version: '3',
       sku: 'A/1',
       name: 'Mug',
       categoryId: '3',
@@ -245,13 +259,14 @@ describe('warehouses (views.warehouses, views["warehouse-form"])', () => {
       ['New warehouse', '/console/warehouses/new', 'Create warehouse', true, true],
     );
     const form = warehouseFormOf(warehouse('W9', { status: 0 }));
-    assert.deepEqual(form, { warehouseCode: 'W9', name: 'W9 hall', countryCode: 'DE', countryName: 'Germany', status: '0' });
+    assert.deepEqual(form, { version: '3', warehouseCode: 'W9', name: 'W9 hall', countryCode: 'DE', countryName: 'Germany', status: '0' });
     const edit = presentWarehouseForm('update', form, { message: 'countryCode must be 2 letters', fields: { countryCode: 'must be 2 letters' } });
     assert.deepEqual(
       [edit.title, edit.action, edit.submit, edit.enabled, edit.create],
       ['Edit warehouse W9', '/console/warehouses/W9/edit', 'Save warehouse', false, false],
     );
     assert.deepEqual([edit.refused, edit.invalid], ['countryCode must be 2 letters', ['countryCode']]);
+    assert.deepEqual([create.version, edit.version], [null, '3'], 'an edit form carries the version it was read at, a create form none');
     assert.deepEqual(presentWarehouseForm('create', {}).values, { warehouseCode: '', name: '', countryCode: '', countryName: '' }, 'fields not sent are blank');
   });
 });
@@ -277,6 +292,7 @@ describe('channels (views.channels, views["channel-form"])', () => {
 
   it('a saved channel as the operator would type it again: fees in major units, carriers a line each', () => {
     assert.deepEqual(channelFormOf(channel()), {
+      version: '3',
       channelCode: 'STD',
       name: 'Standard',
       channelType: 'Standard',

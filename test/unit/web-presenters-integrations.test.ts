@@ -327,7 +327,7 @@ describe('webhooks (views.webhooks → WebhooksView)', () => {
 });
 
 describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])', () => {
-  const log = (list: Log['list'], total = list.length, e = endpoint()): Log => ({ endpoint: e, total, list });
+  const log = (list: Log['list'], total = list.length, e = endpoint()): Log => ({ endpoint: e, version: 4, total, list });
 
   it('states the endpoint: times as <time>, the SKUs only when it follows stock.changed, the edit form filled from it', () => {
     const view = presentWebhook(log([]), { environment: 'sandbox', canWrite: true, shown: null, refused: null });
@@ -339,7 +339,7 @@ describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])
       view.edit.events.filter((t) => t.checked).map((t) => t.value),
       ['refund.failed', 'split_order.shipped'],
     );
-    assert.deepEqual([view.edit.skuList, view.edit.reasons], ['', []]);
+    assert.deepEqual([view.edit.skuList, view.edit.reasons, view.edit.version], ['', [], '4']);
     assert.deepEqual(view.testTypes[0], { value: 'webhook.test', label: 'webhook.test (a ping)' });
     assert.deepEqual(view.testTypes[1], { value: 'refund.succeeded', label: 'refund.succeeded' });
     assert.equal(view.shown, null);
@@ -361,9 +361,9 @@ describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])
       environment: 'production',
       canWrite: true,
       shown: 'whsec_new',
-      refused: { reasons: ['url: must be https'], form: { url: 'ftp://x', events: ['stock.changed'], skuList: 'A\nB' } },
+      refused: { reasons: ['url: must be https'], form: { url: 'ftp://x', events: ['stock.changed'], skuList: 'A\nB', version: '2' } },
     });
-    assert.deepEqual([view.edit.url, view.edit.skuList, view.edit.reasons], ['ftp://x', 'A\nB', ['url: must be https']]);
+    assert.deepEqual([view.edit.url, view.edit.skuList, view.edit.reasons, view.edit.version], ['ftp://x', 'A\nB', ['url: must be https'], '2']);
     assert.deepEqual(
       view.edit.events.filter((t) => t.checked).map((t) => t.value),
       ['stock.changed'],

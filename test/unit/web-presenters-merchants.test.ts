@@ -97,6 +97,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     available: 749.5,
     billingMode: 'on_account',
     lowBalanceThreshold: null,
+    termsVersion: 1,
     current: false,
     transactions: [],
     total: 0,
@@ -208,6 +209,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
       topUpState: { refused: null, invalid: {}, values: { amount: '', reference: '' } },
       adjustState: { refused: null, invalid: {}, values: { amount: '', reason: '' } },
       termsState: { refused: null, invalid: {}, values: {} },
+      version: '1',
     });
     assert.deepEqual(
       sandbox.forms?.billingModes.map((m) => m.selected),

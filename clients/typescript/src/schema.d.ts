@@ -1319,6 +1319,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Precondition failed: 41200 operator API: If-Match names another version of the resource (read it again for its ETag), or the resource does not exist; nothing written */
+        Error412: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Body too large: 41300 body larger than the route's limit (128 KiB on merchant routes, 1 MiB for webhook registrations; never above BODY_LIMIT_BYTES); 41301 body holds more JSON values than the route ever needs (4,096; 16,384 for webhook registrations), counted before parsing */
         Error413: {
             headers: {

@@ -63,21 +63,29 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
     ...(schema.description ? { description: schema.description } : {}),
     tags: schema.tags ?? ['Operator'],
   };
-  const params = [...parameters(schema.params as Json, 'path', namer), ...parameters(schema.querystring as Json, 'query', namer)];
+  const params = [
+    ...parameters(schema.params as Json, 'path', namer),
+    ...parameters(schema.querystring as Json, 'query', namer),
+    ...parameters(schema.headers as Json, 'header', namer),
+  ];
   if (params.length) op.parameters = params;
   const body = requestBody(route, namer, false);
   if (body) op.requestBody = body;
   const responses: Record<string, Json> = {};
   const declared = (schema.response ?? {}) as Record<string, Json>;
+  // A write that takes If-Match (http/etag.ts) can be refused 412 and answers the new ETag.
+  const conditional = ((schema.headers as Json | undefined)?.properties as Json | undefined)?.['if-match'] !== undefined;
+  const etag = { ETag: { description: 'The resource’s version after the write, for the next If-Match', schema: { type: 'string' } } };
   for (const [status, response] of Object.entries(declared)) {
     if (/^[45]xx$/.test(status)) continue;
     responses[status] = {
       description: (response.description as string | undefined) ?? 'success',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(conditional ? etag : {}) },
       content: { 'application/json': { schema: namer.convert(response) } },
     };
   }
-  for (const status of adminErrorStatuses(method)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  const statuses = conditional ? [...adminErrorStatuses(method), 412].sort((a, b) => a - b) : adminErrorStatuses(method);
+  for (const status of statuses) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   op.responses = responses;
   op.security = [{ adminKey: [] }];
   return op;

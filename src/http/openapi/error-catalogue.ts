@@ -60,6 +60,14 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
     example: { message: 'the request was not received in time' },
   },
   {
+    status: 412,
+    code: 41200,
+    when: 'operator API: If-Match names another version of the resource (read it again for its ETag), or the resource does not exist; nothing written',
+    example: {
+      message: 'product MUG-1 has changed since you read it (it is at version 4 now); nothing was written: read it again and send its ETag in If-Match',
+    },
+  },
+  {
     status: 413,
     code: 41300,
     when: "body larger than the route's limit (128 KiB on merchant routes, 1 MiB for webhook registrations; never above BODY_LIMIT_BYTES)",

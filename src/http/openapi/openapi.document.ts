@@ -145,7 +145,7 @@ export class SchemaNamer {
 /** `/openapi/v2/order/orders/:id` → `/v2/order/orders/{id}` (relative to the `/openapi` server). */
 export const openApiPath = (url: string) => url.slice(MERCHANT_PREFIX.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' };
+const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key', 'if-match': 'If-Match' };
 
 export function parameters(schema: Json | undefined, where: 'query' | 'path' | 'header', namer: SchemaNamer): Json[] {
   if (!schema?.properties) return [];
@@ -179,6 +179,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  412: 'Precondition failed',
   413: 'Body too large',
   415: 'Unsupported media type',
   422: 'Unprocessable',

@@ -9,7 +9,7 @@ import type { Channel } from '../../store/channels.repository.ts';
 import type { Product } from '../../store/products.repository.ts';
 import type { Warehouse } from '../../store/warehouses.repository.ts';
 import type { Instant } from '../times.ts';
-import { moneyFromCents, moment, type Choice, type Link } from '../shared/present.ts';
+import { moneyFromCents, moment, presentEditConflict, type Choice, type EditConflictView, type Link } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 
 /**
@@ -48,6 +48,8 @@ interface FormModel extends PageModel {
   invalid: readonly string[];
   /** The submit button's text. */
   submit: string;
+  /** The version the edit form was read at, sent back as the hidden `version`; null on a create form. */
+  version: string | null;
 }
 
 const refusalParts = (refusal: FormRefusal | null) => ({ refused: refusal?.message ?? null, invalid: refusal ? Object.keys(refusal.fields) : [] });
@@ -59,6 +61,7 @@ const text = (value: string | undefined) => value ?? '';
 
 /** The product form's fields as an operator would type them again (price in major units, options as indented JSON). */
 export const productFormOf = (p: Product): ProductForm => ({
+  version: String(p.version),
   sku: p.sku,
   name: p.name,
   categoryId: p.category_id === null ? '' : String(p.category_id),
@@ -94,6 +97,7 @@ export function presentProductForm(
     action: create ? `${PREFIX}/new-product` : `${product}/edit`,
     ...refusalParts(refusal),
     submit: create ? 'Create product' : 'Save product',
+    version: create ? null : text(form.version),
     back: create ? { href: `${PREFIX}/products`, text: 'Catalogue & stock' } : { href: product, text: sku },
     editExisting:
       create && refusal && refusal.fields.sku === undefined && /exists already/.test(refusal.message) ? { href: `${product}/edit`, text: `Edit ${sku}` } : null,
@@ -219,6 +223,7 @@ export function presentProduct(
 // ---- Warehouses.
 
 export const warehouseFormOf = (w: Warehouse): WarehouseForm => ({
+  version: String(w.version),
   warehouseCode: w.code,
   name: w.name,
   countryCode: w.country_code,
@@ -260,6 +265,7 @@ export function presentWarehouseForm(mode: 'create' | 'update', form: WarehouseF
     action: create ? `${PREFIX}/warehouses/new` : `${PREFIX}/warehouses/${enc(code)}/edit`,
     ...refusalParts(refusal),
     submit: create ? 'Create warehouse' : 'Save warehouse',
+    version: create ? null : text(form.version),
     values: { warehouseCode: code, name: text(form.name), countryCode: text(form.countryCode), countryName: text(form.countryName) },
     enabled: form.status !== '0',
   };
@@ -269,6 +275,7 @@ export function presentWarehouseForm(mode: 'create' | 'update', form: WarehouseF
 
 /** The channel form's fields as an operator would type them again (fees in major units, carriers a line each). */
 export const channelFormOf = (c: Channel): ChannelForm => ({
+  version: String(c.version),
   channelCode: c.code,
   name: c.name,
   channelType: c.channel_type,
@@ -356,6 +363,7 @@ export function presentChannelForm(
     action: create ? `${PREFIX}/channels/new` : `${PREFIX}/channels/${enc(code)}/edit`,
     ...refusalParts(refusal),
     submit: create ? 'Create channel' : 'Save channel',
+    version: create ? null : text(form.version),
     values: {
       channelCode: code,
       name: text(form.name),
@@ -578,4 +586,77 @@ export function presentImportPreview(preview: { id: string; fileName: string; re
           }
         : null,
   };
+}
+
+// ---- Edit conflicts: a save whose version is no longer the stored one (docs/web.md, "Edit conflicts").
+
+/** The product form sent against an older version, beside the product as stored now. */
+export function presentProductConflict(sent: ProductForm, stored: Product, categories: readonly Pick<Category, 'id' | 'name'>[]): EditConflictView {
+  const now = productFormOf(stored);
+  const category = (id: string | undefined) => {
+    const c = categories.find((x) => String(x.id) === id);
+    return c ? `${c.id} · ${c.name}` : text(id);
+  };
+  const page = `${PREFIX}/products/${enc(stored.sku)}`;
+  return presentEditConflict({
+    what: `Product ${stored.sku}`,
+    action: `${page}/edit`,
+    discard: { href: `${page}/edit`, text: 'Discard mine and edit the stored version' },
+    storedVersion: stored.version,
+    fields: [
+      { name: 'name', label: 'Name', yours: text(sent.name), stored: text(now.name) },
+      {
+        name: 'categoryId',
+        label: 'Category',
+        yours: text(sent.categoryId),
+        stored: text(now.categoryId),
+        shown: { yours: category(sent.categoryId), stored: category(now.categoryId) },
+      },
+      { name: 'price', label: 'Price (USD)', yours: text(sent.price), stored: text(now.price), compare: 'number' },
+      { name: 'weightGrams', label: 'Weight (grams)', yours: text(sent.weightGrams), stored: text(now.weightGrams), compare: 'number' },
+      { name: 'imageUrl', label: 'Image URL', yours: text(sent.imageUrl), stored: text(now.imageUrl) },
+      { name: 'optionsJson', label: 'Options', yours: text(sent.optionsJson), stored: text(now.optionsJson), compare: 'json' },
+    ],
+  });
+}
+
+/** The warehouse form sent against an older version, beside the warehouse as stored now. */
+export function presentWarehouseConflict(sent: WarehouseForm, stored: Warehouse): EditConflictView {
+  const now = warehouseFormOf(stored);
+  const state = (status: string | undefined) => (status === '0' ? 'disabled' : 'enabled');
+  return presentEditConflict({
+    what: `Warehouse ${stored.code}`,
+    action: `${PREFIX}/warehouses/${enc(stored.code)}/edit`,
+    discard: { href: `${PREFIX}/warehouses/${enc(stored.code)}/edit`, text: 'Discard mine and edit the stored version' },
+    storedVersion: stored.version,
+    fields: [
+      { name: 'name', label: 'Name', yours: text(sent.name), stored: text(now.name) },
+      { name: 'countryCode', label: 'Country code', yours: text(sent.countryCode).toUpperCase(), stored: text(now.countryCode) },
+      { name: 'countryName', label: 'Country name', yours: text(sent.countryName), stored: text(now.countryName) },
+      { name: 'status', label: 'Status', yours: text(sent.status), stored: text(now.status), shown: { yours: state(sent.status), stored: state(now.status) } },
+    ],
+  });
+}
+
+/** The channel form sent against an older version, beside the channel as stored now. */
+export function presentChannelConflict(sent: ChannelForm, stored: Channel): EditConflictView {
+  const now = channelFormOf(stored);
+  return presentEditConflict({
+    what: `Channel ${stored.code}`,
+    action: `${PREFIX}/channels/${enc(stored.code)}/edit`,
+    discard: { href: `${PREFIX}/channels/${enc(stored.code)}/edit`, text: 'Discard mine and edit the stored version' },
+    storedVersion: stored.version,
+    fields: [
+      { name: 'name', label: 'Name', yours: text(sent.name), stored: text(now.name) },
+      { name: 'channelType', label: 'Type', yours: text(sent.channelType), stored: text(now.channelType) },
+      { name: 'warehouseCodes', label: 'Warehouses', yours: pickedWarehouses(sent), stored: pickedWarehouses(now), compare: 'set' },
+      { name: 'countries', label: 'Destination countries', yours: text(sent.countries).toUpperCase(), stored: text(now.countries), compare: 'set' },
+      { name: 'baseFee', label: 'Base fee (USD)', yours: text(sent.baseFee), stored: text(now.baseFee), compare: 'number' },
+      { name: 'perKgFee', label: 'Fee per kg (USD)', yours: text(sent.perKgFee), stored: text(now.perKgFee), compare: 'number' },
+      { name: 'deliveryDaysMin', label: 'Delivery days, at least', yours: text(sent.deliveryDaysMin), stored: text(now.deliveryDaysMin), compare: 'number' },
+      { name: 'deliveryDaysMax', label: 'Delivery days, at most', yours: text(sent.deliveryDaysMax), stored: text(now.deliveryDaysMax), compare: 'number' },
+      { name: 'carrierList', label: 'Carriers', yours: text(sent.carrierList), stored: text(now.carrierList) },
+      { name: 'trackingUrlTemplate', label: 'Tracking URL', yours: text(sent.trackingUrlTemplate), stored: text(now.trackingUrlTemplate) },
+    ],
+  });
 }

@@ -5,10 +5,13 @@ import type { Instant } from '../times.ts';
 import {
   listTools,
   money,
+  moneyFromCents,
   moment,
+  presentEditConflict,
   query,
   transactionRow,
   type Choice,
+  type EditConflictView,
   type EmptyState,
   type Fact,
   type Link,
@@ -144,6 +147,8 @@ export interface MerchantAccountInput {
   available: number;
   billingMode: string;
   lowBalanceThreshold: number | null;
+  /** The terms' version (ledger_accounts.terms_version): the terms form's hidden `version`. */
+  termsVersion: number;
   /** The account of this server's environment. */
   current: boolean;
   transactions: readonly TransactionRecord[];
@@ -215,6 +220,8 @@ export interface MerchantAccountView {
     topUpState: MoneyFormState;
     adjustState: MoneyFormState;
     termsState: MoneyFormState;
+    /** The terms version the form is read at. */
+    version: string;
   } | null;
 }
 
@@ -363,6 +370,7 @@ function accountView(
           topUpState: state('topUp', { amount: '', reference: '' }),
           adjustState: state('adjust', { amount: '', reason: '' }),
           termsState,
+          version: String(a.termsVersion),
         }
       : null,
   };
@@ -541,4 +549,42 @@ export function presentRefundList({ filters, merchant, list, after, counts }: Re
     empty: { text: 'No refunds match.' },
     next: after ? `${all}?${query({ ...filters, after })}` : null,
   };
+}
+
+const billingModeText = (mode: string | undefined) => BILLING_MODES.find((m) => m.value === mode)?.label ?? mode ?? '';
+
+/**
+ * The billing terms form sent against an older terms version, beside the terms stored now
+ * (docs/web.md, "Edit conflicts"): the page's "save mine" sends the same terms, made against them.
+ */
+export function presentTermsConflict(
+  merchantId: string,
+  sent: { environment: string; billingMode: string; creditLimit: string; lowBalanceThreshold?: string },
+  stored: { billingMode: string; creditLimitCents: number; lowBalanceThresholdCents: number | null; termsVersion: number },
+): EditConflictView {
+  const base = `${PREFIX}/merchants/${encodeURIComponent(merchantId)}`;
+  return presentEditConflict({
+    what: `The ${sent.environment} account's billing terms`,
+    action: `${base}/account`,
+    discard: { href: `${base}#account-${sent.environment}`, text: 'Discard mine and see the stored terms' },
+    storedVersion: stored.termsVersion,
+    extra: [{ name: 'environment', value: sent.environment }],
+    fields: [
+      {
+        name: 'billingMode',
+        label: 'Billing mode',
+        yours: sent.billingMode,
+        stored: stored.billingMode,
+        shown: { yours: billingModeText(sent.billingMode), stored: billingModeText(stored.billingMode) },
+      },
+      { name: 'creditLimit', label: 'Credit limit', yours: sent.creditLimit, stored: moneyFromCents(stored.creditLimitCents), compare: 'number' },
+      {
+        name: 'lowBalanceThreshold',
+        label: 'Low-balance threshold',
+        yours: sent.lowBalanceThreshold ?? '',
+        stored: stored.lowBalanceThresholdCents === null ? '' : moneyFromCents(stored.lowBalanceThresholdCents),
+        compare: 'number',
+      },
+    ],
+  });
 }

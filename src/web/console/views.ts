@@ -1,3 +1,4 @@
+import type { EditConflictView } from '../shared/present.ts';
 import { typedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type {
   ConsoleAuditView,
@@ -35,6 +36,7 @@ const at = (name: string) => `console/views/${name}`;
  */
 export const CONSOLE_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
+  'edit-conflict': typedView<EditConflictView>('shared/views/edit-conflict'),
   order: typedView<ConsoleOrderView>(at('order')),
   orders: typedView<ConsoleOrdersView>(at('orders')),
   account: typedView<AccountView>(at('account')),

@@ -7,7 +7,7 @@ import { LOOPBACK_FAILURE } from '../../domain/webhook-url.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
 import type { deliveryLog, listWebhooks } from '../../services/webhooks.service.ts';
-import { moment, type TableView } from '../shared/present.ts';
+import { moment, presentEditConflict, type EditConflictView, type TableView } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 
 /**
@@ -478,6 +478,8 @@ export interface WebhookEditFields {
   url: string;
   events: readonly string[];
   skuList: string;
+  /** The settings version the form was read at. */
+  version: string;
 }
 
 /** views.webhook: one endpoint, its edit, test, rotate and delete forms, and its delivery log. */
@@ -496,7 +498,7 @@ export interface WebhookView extends PageModel {
   canWrite: boolean;
   /** The endpoint's page: the edit form posts to it, the other forms under it. */
   path: string;
-  edit: { urlHint: string; url: string; events: Checkbox[]; skuList: string; reasons: readonly string[] };
+  edit: { urlHint: string; url: string; events: Checkbox[]; skuList: string; reasons: readonly string[]; version: string };
   /** The test event's types: the ping first, then every event type. */
   testTypes: { value: string; label: string }[];
   log: WebhookLogView;
@@ -520,7 +522,7 @@ export function presentWebhook(
   }: { environment: StockistEnv; canWrite: boolean; shown: string | null; refused: { reasons: readonly string[]; form: WebhookEditFields } | null },
 ): WebhookView {
   const e = log.endpoint;
-  const form = refused?.form ?? { url: e.url, events: e.events, skuList: (e.skus ?? []).join('\n') };
+  const form = refused?.form ?? { url: e.url, events: e.events, skuList: (e.skus ?? []).join('\n'), version: String(log.version) };
   return {
     title: `Webhook ${e.id}`,
     id: e.id,
@@ -540,8 +542,32 @@ export function presentWebhook(
       events: WEBHOOK_EVENT_TYPES.map((t) => ({ value: t, checked: form.events.includes(t) })),
       skuList: form.skuList,
       reasons: refused?.reasons ?? [],
+      version: form.version,
     },
     testTypes: [WEBHOOK_TEST_EVENT, ...WEBHOOK_EVENT_TYPES].map((t) => ({ value: t, label: t === WEBHOOK_TEST_EVENT ? `${t} (a ping)` : t })),
     log: presentWebhookLog(log, canWrite),
   };
+}
+
+/**
+ * The endpoint's edit form sent against an older settings version, beside the endpoint as stored
+ * now (docs/web.md, "Edit conflicts").
+ */
+export function presentWebhookConflict(
+  sent: WebhookEditFields,
+  stored: { id: string; url: string; events: readonly string[]; skus: readonly string[] | null },
+  storedVersion: number,
+): EditConflictView {
+  const path = `${WEBHOOKS}/${stored.id}`;
+  return presentEditConflict({
+    what: `Webhook endpoint ${stored.id}`,
+    action: path,
+    discard: { href: path, text: 'Discard mine and see the stored endpoint' },
+    storedVersion,
+    fields: [
+      { name: 'url', label: 'URL', yours: sent.url, stored: stored.url },
+      { name: 'events', label: 'Events', yours: sent.events, stored: stored.events, compare: 'set' },
+      { name: 'skuList', label: 'stock.changed SKUs', yours: sent.skuList, stored: (stored.skus ?? []).join('\n'), compare: 'set' },
+    ],
+  });
 }

@@ -1,3 +1,4 @@
+import type { EditConflictView } from '../shared/present.ts';
 import { typedView, type ErrorView, type ModelsOf } from '../shared/views.ts';
 import type { ManagerAuditView, BalanceView, ManagerOrdersView, ManagerOrderView } from './present.ts';
 import type {
@@ -21,6 +22,7 @@ const at = (name: string) => `manager/views/${name}`;
  */
 export const MANAGER_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
+  'edit-conflict': typedView<EditConflictView>('shared/views/edit-conflict'),
   order: typedView<ManagerOrderView>(at('order')),
   orders: typedView<ManagerOrdersView>(at('orders')),
   account: typedView<ManagerAccountView>(at('account')),

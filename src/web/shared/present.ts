@@ -5,7 +5,7 @@ import type { OrderRecord } from '../../schemas/orders.ts';
 import type { RefundRecord } from '../../schemas/refunds.ts';
 import { countsText, type ListCounts } from '../list-counts.ts';
 import { timeElement, type Instant } from '../times.ts';
-import type { Html } from './views.ts';
+import type { Html, PageModel } from './views.ts';
 
 /**
  * What both front ends' presenters share (issue 30, rule 3): how money, times and ids become text,
@@ -263,4 +263,103 @@ export function passwordChangedNotice(sessionsEnded: number, revokedResets: numb
   const sessions = `${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out`;
   const links = revokedResets > 0 ? `; ${revokedResets} open password reset link${revokedResets === 1 ? '' : 's'} revoked` : '';
   return `Password changed; ${sessions}${links}.`;
+}
+
+// ---- Edit conflicts (docs/web.md, "Edit conflicts").
+
+/** One field of an edit form as the conflict page compares it: what was sent, what is stored now. */
+export interface ConflictField {
+  /** The form field's name (a list: one hidden input per value). */
+  name: string;
+  label: string;
+  yours: string | readonly string[];
+  stored: string | readonly string[];
+  /**
+   * How two values are the same: `text` (trimmed, line ends alike), `number` (`12.5` = `12.50`),
+   * `json` (the same JSON value however laid out), `set` (the same values in any order; a text
+   * value is split on commas, spaces and lines).
+   */
+  compare?: 'text' | 'number' | 'json' | 'set';
+  /** How the page shows the two values when not as sent (a category's id as `11 · Kitchen`). */
+  shown?: { yours: string; stored: string };
+}
+
+/** views['edit-conflict'] (shared/views/edit-conflict.eta, both front ends): a save refused because someone saved first. */
+export interface EditConflictView extends PageModel {
+  lead: string;
+  /** The fields where the two differ: the form's label, what was sent, what is stored. */
+  rows: { label: string; yours: string; stored: string }[];
+  /** The save again, made against the stored version: where it posts and every field as sent. */
+  action: string;
+  fields: { name: string; value: string }[];
+  /** Back to the edit form (or page) of what is stored now, dropping what was sent. */
+  discard: Link;
+}
+
+const listOf = (v: string | readonly string[]) => (typeof v === 'string' ? v.split(/[\s,]+/) : [...v]).map((s) => s.trim()).filter((s) => s !== '');
+const plain = (v: string | readonly string[]) => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n').trim() : listOf(v).join(', '));
+function jsonOf(text: string): string | null {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the sent and the stored value of a field say the same. */
+export function sameValue(f: Pick<ConflictField, 'yours' | 'stored' | 'compare'>): boolean {
+  const [a, b] = [plain(f.yours), plain(f.stored)];
+  if (a === b) return true;
+  switch (f.compare) {
+    case 'number':
+      return a !== '' && b !== '' && Number(a) === Number(b);
+    case 'json':
+      return a !== '' && b !== '' && jsonOf(a) !== null && jsonOf(a) === jsonOf(b);
+    case 'set':
+      return listOf(f.yours).sort().join('\n') === listOf(f.stored).sort().join('\n');
+    default:
+      return false;
+  }
+}
+
+/**
+ * The conflict page of an edit form whose version is no longer the stored one: which fields differ
+ * (the sent and the stored value, field by field), a button that sends the same fields again made
+ * against the stored version (`version` replaced), and a way back that keeps the stored one.
+ */
+export function presentEditConflict({
+  what,
+  action,
+  discard,
+  fields,
+  storedVersion,
+  extra = [],
+}: {
+  /** `Product SKU-A`, `The sandbox account's billing terms`. */
+  what: string;
+  action: string;
+  discard: Link;
+  fields: readonly ConflictField[];
+  storedVersion: number;
+  /** Fields sent again unchanged that the page does not compare (the environment of a terms form). */
+  extra?: readonly { name: string; value: string }[];
+}): EditConflictView {
+  const rows = fields
+    .filter((f) => !sameValue(f))
+    .map((f) => ({ label: f.label, yours: (f.shown?.yours ?? plain(f.yours)) || '(empty)', stored: (f.shown?.stored ?? plain(f.stored)) || '(empty)' }));
+  return {
+    title: `Not saved: ${what} changed meanwhile`,
+    lead:
+      rows.length === 0
+        ? `${what} was saved by someone else after you opened the form, with the same values you sent. Nothing of yours was written.`
+        : `${what} was saved by someone else after you opened the form. Nothing of yours was written. Where the two differ:`,
+    rows,
+    action,
+    fields: [
+      ...extra,
+      ...fields.flatMap((f) => (typeof f.yours === 'string' ? [{ name: f.name, value: f.yours }] : f.yours.map((value) => ({ name: f.name, value })))),
+      { name: 'version', value: String(storedVersion) },
+    ],
+    discard,
+  };
 }

@@ -15,7 +15,8 @@ import {
   TransactionsPage,
 } from '../../../schemas/account.ts';
 import { AdminResponses } from '../../../schemas/admin-responses.ts';
-import { IdParams } from '../../../schemas/admin.ts';
+import { IdParams, IfMatchHeaders } from '../../../schemas/admin.ts';
+import { ifMatchCheck, withEtag } from '../../etag.ts';
 import { IdempotencyHeaders } from '../../../schemas/orders.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsForOperator, type OperatorPosting } from '../../../services/ledger.service.ts';
 import type { Store } from '../../../store/db.ts';
@@ -61,7 +62,11 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         response: AdminResponses(AccountRecord),
       },
     },
-    async (request) => presentAccount(await accountForOperator(forMerchant(db, Number(request.params.id)), config, request.query.environment ?? config.env)),
+    async (request, reply) => {
+      const row = await accountForOperator(forMerchant(db, Number(request.params.id)), config, request.query.environment ?? config.env);
+      // The ETag is the terms' version: a PATCH with it in If-Match is refused once the terms change, not when the balance moves.
+      return withEtag(reply, row.terms_version, presentAccount(row));
+    },
   );
   app.patch(
     '/merchants/:id/account',
@@ -71,11 +76,12 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         tags: TAGS,
         params: IdParams,
         querystring: AccountEnvironmentQuery,
+        headers: IfMatchHeaders,
         body: AccountPatchBody,
         response: AdminResponses(AccountRecord),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const b = request.body;
       const row = await changeTerms(
         forMerchant(db, Number(request.params.id)),
@@ -85,8 +91,9 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         environmentToChange(request.query.environment, b.environment),
         { billingMode: b.billingMode, creditLimitCents: b.creditLimit, lowBalanceThresholdCents: b.lowBalanceThreshold },
         Date.now(),
+        ifMatchCheck(request.headers['if-match']),
       );
-      return presentAccount(row);
+      return withEtag(reply, row.terms_version, presentAccount(row));
     },
   );
   app.post(

@@ -13,23 +13,58 @@ import {
   StockResults,
 } from '../../../schemas/admin-responses.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
-import { CategoryBody, ChannelBody, ImportBody, ProductBody, StockAdjustBody, StockSetBody, WarehouseBody } from '../../../schemas/admin.ts';
-import { importCatalog, listChannels, saveCategory, saveChannel, saveProduct, saveWarehouse } from '../../../services/catalog.service.ts';
+import {
+  AdminCodeParams,
+  AdminSkuParams,
+  CategoryBody,
+  ChannelBody,
+  IfMatchHeaders,
+  ImportBody,
+  ProductBody,
+  StockAdjustBody,
+  StockSetBody,
+  WarehouseBody,
+} from '../../../schemas/admin.ts';
+import {
+  channelByCode,
+  importCatalog,
+  listChannels,
+  productBySku,
+  saveCategory,
+  saveChannel,
+  saveProduct,
+  saveWarehouse,
+  warehouseByCode,
+} from '../../../services/catalog.service.ts';
+import { ifMatchCheck, withEtag } from '../../etag.ts';
 import { adjustStockLevels, setStockLevels } from '../../../services/stock.service.ts';
 import { listWarehouses } from '../../../store/warehouses.repository.ts';
 import { listCategories } from '../../../store/categories.repository.ts';
 import type { Store } from '../../../store/db.ts';
 import { presentCategory, presentChannel, presentProduct, presentWarehouse } from '../../../present/catalog.presenter.ts';
 
-/** Operator catalogue: warehouses, categories, products, stock levels, channels and bulk import. Every write is audited. */
+/**
+ * Operator catalogue: warehouses, categories, products, stock levels, channels and bulk import.
+ * Every write is audited. A warehouse, product or channel read alone answers its `ETag`, and its
+ * upsert takes `If-Match` (http/etag.ts): a save made against another version is 412, not written.
+ */
 export const adminCatalogRoutes: FastifyPluginAsyncTypebox<{ store: Store; adminApiKey: string }> = async (app, { store, adminApiKey }) => {
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
   const doc = (summary: string, data: TSchema, tag = 'Catalogue') => ({ summary, tags: [tag], response: AdminResponses(data) });
 
-  app.post('/warehouses', { schema: { ...doc('Create or update a warehouse (by warehouseCode)', AdminWarehouse), body: WarehouseBody } }, async (request) =>
-    presentWarehouse(await saveWarehouse(db, actor(request), request.body, Date.now())),
+  app.post(
+    '/warehouses',
+    { schema: { ...doc('Create or update a warehouse (by warehouseCode)', AdminWarehouse), headers: IfMatchHeaders, body: WarehouseBody } },
+    async (request, reply) => {
+      const saved = await saveWarehouse(db, actor(request), request.body, Date.now(), 'upsert', ifMatchCheck(request.headers['if-match']));
+      return withEtag(reply, saved.version, presentWarehouse(saved));
+    },
   );
+  app.get('/warehouses/:code', { schema: { ...doc('One warehouse, with its ETag', AdminWarehouse), params: AdminCodeParams } }, async (request, reply) => {
+    const warehouse = await warehouseByCode(db, request.params.code);
+    return withEtag(reply, warehouse.version, presentWarehouse(warehouse));
+  });
   app.get('/warehouses', { schema: doc('Every warehouse', AdminWarehouseList) }, async () => ({ list: (await listWarehouses(db)).map(presentWarehouse) }));
 
   app.post('/categories', { schema: { ...doc('Create or update a category (by categoryId)', AdminCategory), body: CategoryBody } }, async (request) =>
@@ -37,9 +72,18 @@ export const adminCatalogRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
   );
   app.get('/categories', { schema: doc('Every category', AdminCategoryList) }, async () => ({ list: (await listCategories(db)).map(presentCategory) }));
 
-  app.post('/products', { schema: { ...doc('Create or update a product (by sku)', AdminProduct), body: ProductBody } }, async (request) =>
-    presentProduct(await saveProduct(db, actor(request), request.body, Date.now())),
+  app.post(
+    '/products',
+    { schema: { ...doc('Create or update a product (by sku)', AdminProduct), headers: IfMatchHeaders, body: ProductBody } },
+    async (request, reply) => {
+      const saved = await saveProduct(db, actor(request), request.body, Date.now(), 'upsert', ifMatchCheck(request.headers['if-match']));
+      return withEtag(reply, saved.version, presentProduct(saved));
+    },
   );
+  app.get('/products/:sku', { schema: { ...doc('One product, with its ETag', AdminProduct), params: AdminSkuParams } }, async (request, reply) => {
+    const product = await productBySku(db, request.params.sku);
+    return withEtag(reply, product.version, presentProduct(product));
+  });
 
   app.put('/stocks', { schema: { ...doc('Set absolute stock quantities', StockResults, 'Stock'), body: StockSetBody } }, async (request) => ({
     items: await setStockLevels(db, actor(request), request.body.items, Date.now()),
@@ -52,9 +96,18 @@ export const adminCatalogRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
     }),
   );
 
-  app.post('/channels', { schema: { ...doc('Create or update a shipping channel (by channelCode)', AdminChannel), body: ChannelBody } }, async (request) =>
-    presentChannel(await saveChannel(db, actor(request), request.body, Date.now())),
+  app.post(
+    '/channels',
+    { schema: { ...doc('Create or update a shipping channel (by channelCode)', AdminChannel), headers: IfMatchHeaders, body: ChannelBody } },
+    async (request, reply) => {
+      const saved = await saveChannel(db, actor(request), request.body, Date.now(), 'upsert', ifMatchCheck(request.headers['if-match']));
+      return withEtag(reply, saved.version, presentChannel(saved));
+    },
   );
+  app.get('/channels/:code', { schema: { ...doc('One shipping channel, with its ETag', AdminChannel), params: AdminCodeParams } }, async (request, reply) => {
+    const channel = await channelByCode(db, request.params.code);
+    return withEtag(reply, channel.version, presentChannel(channel));
+  });
   app.get('/channels', { schema: doc('Every shipping channel', AdminChannelList) }, async () => ({ list: (await listChannels(db)).map(presentChannel) }));
 
   app.post('/import', { schema: { ...doc('Import a catalogue document, all or nothing', ImportCounts), body: ImportBody } }, async (request) =>

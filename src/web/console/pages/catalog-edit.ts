@@ -1,6 +1,7 @@
 import { httpStatus } from '../../../http/errors.ts';
 import type { FastifyReply } from 'fastify';
 import { AppError, type FieldError, fieldError, isRefusal } from '../../../domain/errors.ts';
+import { formVersion } from '../../../domain/edit-versions.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { ChannelBody, ProductBody, WarehouseBody } from '../../../schemas/admin.ts';
 import { ChannelCodeParams, ChannelForm, ConsoleSkuParams, ProductForm, WarehouseCodeParams, WarehouseForm } from '../../../schemas/console.ts';
@@ -25,6 +26,9 @@ import {
   presentProductForm,
   presentWarehouseForm,
   presentWarehouses,
+  presentChannelConflict,
+  presentProductConflict,
+  presentWarehouseConflict,
   productFormOf,
   warehouseFormOf,
   type FormRefusal,
@@ -116,7 +120,9 @@ function channelBody(form: ChannelForm, code: string): ChannelBody {
  * Each save is audited (`product.save`, `warehouse.save`, `channel.save`, before and after) and
  * answers 303 to a page that says so once; a refused form comes back with what was typed and the
  * reason per field, at the refusal's status, and nothing was written. A create form never
- * overwrites: a code in use is refused (409) with a link to its edit page.
+ * overwrites: a code in use is refused (409) with a link to its edit page. An edit form carries the
+ * version it was read at; saved against one that is no longer stored (another tab or operator saved
+ * meanwhile), it writes nothing and answers 409 with both versions (docs/web.md, "Edit conflicts").
  */
 export const catalogEditPage: ConsolePage = {
   nav: [
@@ -126,12 +132,17 @@ export const catalogEditPage: ConsolePage = {
   routes: async (app, { store, now, page, forms, actor }) => {
     const { db } = store;
 
-    /** Runs a save; a refusal (400/404/409 of ours) re-renders the form via `again`, else 303 to `done` with a notice. */
+    /**
+     * Runs a save; a refusal (400/404/409 of ours) re-renders the form via `again`, else 303 to
+     * `done` with a notice. An edit made against a version that is no longer the stored one (the
+     * service's 412) is answered by `conflict`: the page with both versions, at 409.
+     */
     const saving = async (
       reply: FastifyReply,
       save: () => Promise<{ href: string; notice: string }>,
       again: (status: number, refusal: FormRefusal) => Promise<unknown>,
       rename: Record<string, string> = {},
+      conflict?: () => Promise<unknown>,
     ) => {
       try {
         const { href, notice } = await save();
@@ -139,6 +150,7 @@ export const catalogEditPage: ConsolePage = {
         return reply.redirect(href, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error instanceof FormAlreadySent || !isRefusal(error)) throw error;
+        if (error.kind === 'precondition_failed' && conflict) return conflict();
         return again(httpStatus(error), refusalOf(error, rename));
       }
     };
@@ -175,10 +187,12 @@ export const catalogEditPage: ConsolePage = {
       return saving(
         reply,
         async () => {
-          const saved = await saveProduct(db, actor(request), productBody(form, sku), now(), 'update');
+          const saved = await saveProduct(db, actor(request), productBody(form, sku), now(), 'update', formVersion(form.version));
           return { href: `${P}/products/${encodeURIComponent(saved.sku)}`, notice: `Product ${saved.sku} saved.` };
         },
         (status, refusal) => productForm(reply, status, 'update', form, refusal),
+        {},
+        async () => page(reply, 409, 'edit-conflict', presentProductConflict(form, await productBySku(db, sku), await listCategories(db))),
       );
     });
 
@@ -216,10 +230,12 @@ export const catalogEditPage: ConsolePage = {
       return saving(
         reply,
         async () => {
-          const saved = await saveWarehouse(db, actor(request), warehouseBody(form, code), now(), 'update');
+          const saved = await saveWarehouse(db, actor(request), warehouseBody(form, code), now(), 'update', formVersion(form.version));
           return { href: `${P}/warehouses`, notice: `Warehouse ${saved.code} saved.` };
         },
         (status, refusal) => warehouseForm(reply, status, 'update', form, refusal),
+        {},
+        async () => page(reply, 409, 'edit-conflict', presentWarehouseConflict(form, await warehouseByCode(db, code))),
       );
     });
 
@@ -272,11 +288,12 @@ export const catalogEditPage: ConsolePage = {
       return saving(
         reply,
         async () => {
-          const saved = await saveChannel(db, actor(request), channelBody(form, code), now(), 'update');
+          const saved = await saveChannel(db, actor(request), channelBody(form, code), now(), 'update', formVersion(form.version));
           return { href: `${P}/channels`, notice: `Channel ${saved.code} saved.` };
         },
         (status, refusal) => channelForm(reply, status, 'update', form, refusal),
         channelFields,
+        async () => page(reply, 409, 'edit-conflict', presentChannelConflict(form, await channelByCode(db, code))),
       );
     });
   },

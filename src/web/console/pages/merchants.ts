@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { can } from '../../../domain/staff.ts';
 import { AppError, fieldError } from '../../../domain/errors.ts';
+import { formVersion } from '../../../domain/edit-versions.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { httpStatus } from '../../../http/errors.ts';
 import { parseAmount } from '../../../domain/ledger.ts';
@@ -36,7 +37,7 @@ import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentTransactions } from '../present.ts';
-import { presentMerchant, presentMerchants, type MoneyFormRefusal, type ShownSecret } from '../present-merchants.ts';
+import { presentMerchant, presentMerchants, presentTermsConflict, type MoneyFormRefusal, type ShownSecret } from '../present-merchants.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -139,7 +140,8 @@ export const merchantsPage: ConsolePage = {
     const moneyOf = (merchant: MerchantScope) =>
       Promise.all(
         ENVIRONMENTS.map(async (environment) => {
-          const account = presentAccount(await accountForOperator(merchant, config, environment));
+          const row = await accountForOperator(merchant, config, environment);
+          const account = { ...presentAccount(row), termsVersion: row.terms_version };
           const recent = await transactionsForOperator(merchant, environment, { pageSize: RECENT_TRANSACTIONS });
           return {
             ...account,
@@ -209,21 +211,41 @@ export const merchantsPage: ConsolePage = {
       );
     });
 
+    // The terms form carries the terms version it was read at: saved against another (a second tab,
+    // another operator), nothing is written and the page shows both (409; docs/web.md, "Edit conflicts").
     app.post('/merchants/:id/account', { schema: { params: ConsoleIdParams, body: AccountTermsForm } }, async (request, reply) => {
       const b = request.body;
       const typed = { environment: b.environment, billingMode: b.billingMode, creditLimit: b.creditLimit, lowBalanceThreshold: b.lowBalanceThreshold ?? '' };
-      return moneyForm(request, reply, request.params.id, 'terms', typed, () => {
-        const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
-        return changeTerms(
-          forMerchant(db, Number(request.params.id)),
-          store.dialect,
-          config,
-          actor(request),
-          b.environment,
-          { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
-          now(),
+      const merchant = forMerchant(db, Number(request.params.id));
+      try {
+        return await moneyForm(request, reply, request.params.id, 'terms', typed, () => {
+          const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
+          return changeTerms(
+            merchant,
+            store.dialect,
+            config,
+            actor(request),
+            b.environment,
+            { billingMode: b.billingMode, creditLimitCents: amountOf(b.creditLimit, false), lowBalanceThresholdCents: threshold },
+            now(),
+            formVersion(b.version),
+          );
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.kind !== 'precondition_failed') throw error;
+        const stored = await accountForOperator(merchant, config, b.environment);
+        return page(
+          reply,
+          409,
+          'edit-conflict',
+          presentTermsConflict(request.params.id, b, {
+            billingMode: stored.billing_mode,
+            creditLimitCents: stored.credit_limit_cents,
+            lowBalanceThresholdCents: stored.low_balance_threshold_cents,
+            termsVersion: stored.terms_version,
+          }),
         );
-      });
+      }
     });
 
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {

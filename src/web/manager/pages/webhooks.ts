@@ -1,5 +1,6 @@
 import { httpStatus } from '../../../http/errors.ts';
 import { AppError, isRefusal } from '../../../domain/errors.ts';
+import { formVersion } from '../../../domain/edit-versions.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../../domain/vocabulary.ts';
 import { ManagerCsrfForm, ManagerDeliveryParams, ManagerIdParams, WebhookEditForm, WebhookForm, WebhookTestForm } from '../../../schemas/manager.ts';
 import { parseDocument } from '../../../schemas/validate.ts';
@@ -15,7 +16,7 @@ import {
   rotateSecret,
   sendTestEvent,
 } from '../../../services/webhooks.service.ts';
-import { presentWebhook, presentWebhookLog, presentWebhooks, type WebhookEditFields } from '../present-integrations.ts';
+import { presentWebhook, presentWebhookConflict, presentWebhookLog, presentWebhooks, type WebhookEditFields } from '../present-integrations.ts';
 import { MANAGER_VIEWS, type ManagerViews } from '../views.ts';
 import type { ManagerPage } from './context.ts';
 
@@ -99,7 +100,7 @@ export const webhooksPage: ManagerPage = {
       const events = request.body.events === undefined ? [] : [request.body.events].flat();
       const skuList = request.body.skuList ?? '';
       const skus = skuList.split(/[\s,]+/).filter((s) => s !== '');
-      const form = { url: request.body.url, events, skuList };
+      const form = { url: request.body.url, events, skuList, version: request.body.version ?? '' };
       try {
         const body = parseDocument<WebhookBody>(WebhookBody, {
           url: request.body.url,
@@ -107,6 +108,7 @@ export const webhooksPage: ManagerPage = {
           // No SKUs listed: every SKU (the API's null); a list only means something with stock.changed.
           skus: skus.length ? skus : null,
         });
+        const check = formVersion(request.body.version);
         await replaceWebhook(
           deps,
           merchant(request),
@@ -120,10 +122,16 @@ export const webhooksPage: ManagerPage = {
             events: WEBHOOK_EVENT_TYPES.filter((e) => body.events.includes(e)).join(' '),
             skus: body.skus ? body.skus.length : null,
           }),
+          check,
         );
       } catch (error) {
         // Another merchant's endpoint (or none) stays a 404 page; a refused field is the form again.
         if (!(error instanceof AppError) || error.kind === 'not_found' || !isRefusal(error)) throw error;
+        // Saved meanwhile (another tab, another user): nothing written, both versions shown (docs/web.md, "Edit conflicts").
+        if (error.kind === 'precondition_failed') {
+          const stored = await logOf(request, id);
+          return page(reply, 409, 'edit-conflict', presentWebhookConflict(form, stored.endpoint, stored.version));
+        }
         const reasons = error.errors?.length ? error.errors.map((e) => `${e.field}: ${e.message}`) : [error.message];
         return detail(request, reply, id, null, { status: httpStatus(error), reasons, form });
       }
