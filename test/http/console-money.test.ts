@@ -121,7 +121,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', `${admin}/adjustments`, { environment: 'production', amount: '-40', reason: 'old invoice' })).status, 200);
       const url = `/console/merchants/${m.merchantId}`;
       const csrf = await owner.csrf(url);
-      const terms = { _csrf: csrf, environment: 'production', billingMode: 'prepaid', creditLimit: '0', lowBalanceThreshold: '' };
+      const terms = { _csrf: csrf, version: '1', environment: 'production', billingMode: 'prepaid', creditLimit: '0', lowBalanceThreshold: '' };
       const { alert, section } = await refusedInPlace(t, () => owner.post(`${url}/account`, terms), 'production', 'terms');
       assert.equal(
         alert,
@@ -142,7 +142,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.admin('POST', `${admin}/adjustments`, { environment: 'sandbox', amount: '-50', reason: 'fee' })).status, 200);
       const url = `/console/merchants/${m.merchantId}`;
       const csrf = await owner.csrf(url);
-      const terms = { _csrf: csrf, environment: 'sandbox', billingMode: 'prepaid', creditLimit: '10.00', lowBalanceThreshold: '' };
+      // The terms were set once through the API: version 2.
+      const terms = { _csrf: csrf, version: '2', environment: 'sandbox', billingMode: 'prepaid', creditLimit: '10.00', lowBalanceThreshold: '' };
       const { alert, section } = await refusedInPlace(t, () => owner.post(`${url}/account`, terms), 'sandbox', 'terms');
       assert.match(
         alert,
