@@ -435,18 +435,32 @@ export function uplotAssets() {
 const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) =>
   Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
 
+const accountBucket = (frontEnd: string, email: string) => `${frontEnd}:acct:${hashSecret(emailKey(email)).slice(0, 32)}`;
+const addressBucket = (frontEnd: string, address: string) => `${frontEnd}:addr:${address}`;
+
 /**
- * Counts a sign-in attempt, before the password is checked (successes too), per account and per
- * address (SIGN_IN_LIMITS); returns the seconds to wait when either bucket refused, else null.
+ * Counts a sign-in attempt, before the password (or code) is checked, per account and per address
+ * (SIGN_IN_LIMITS); returns the seconds to wait when either bucket refused, else null. A step that
+ * then succeeds gives its attempt back (`signInSucceeded`): only wrong guesses use up the limit.
  */
 export async function signInWait(buckets: BucketStore, frontEnd: string, email: string, address: string): Promise<number | null> {
-  const account = await buckets.take(`${frontEnd}:acct:${hashSecret(emailKey(email)).slice(0, 32)}`, SIGN_IN_LIMITS.account, 1);
-  const byAddress = await buckets.take(`${frontEnd}:addr:${address}`, SIGN_IN_LIMITS.address, 1);
+  const account = await buckets.take(accountBucket(frontEnd, email), SIGN_IN_LIMITS.account, 1);
+  const byAddress = await buckets.take(addressBucket(frontEnd, address), SIGN_IN_LIMITS.address, 1);
   if (account.allowed && byAddress.allowed) return null;
   return Math.max(
     account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account),
     byAddress.allowed ? 0 : retryAfter(byAddress.tokens, SIGN_IN_LIMITS.address),
   );
+}
+
+/**
+ * A sign-in step (the password, or the two-factor code after it) that succeeded: its attempt is
+ * given back to both buckets, so signing in often — two steps each with two-factor — never locks
+ * anyone out; the limits hold back guessing, which fails.
+ */
+export async function signInSucceeded(buckets: BucketStore, frontEnd: string, email: string, address: string): Promise<void> {
+  await buckets.take(accountBucket(frontEnd, email), SIGN_IN_LIMITS.account, -1);
+  await buckets.take(addressBucket(frontEnd, address), SIGN_IN_LIMITS.address, -1);
 }
 
 /** The origin for links handed to merchants (invitations): PUBLIC_BASE_URL, else the one this request came to. */
