@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { UTF8_BOM } from '../domain/csv.ts';
 import { fieldError } from '../domain/errors.ts';
 import { csvField, formatSigned, monthWindow, statementRows, type StatementLine } from '../domain/ledger.ts';
 import { formatInstant } from '../domain/time.ts';
@@ -55,11 +56,11 @@ async function statementOf(scope: MerchantScope, environment: StockistEnv, month
   };
 }
 
-/** The statement as CSV (RFC 4180, CRLF), streamed: a header, an opening row, one row per transaction, a closing row. */
+/** The statement as CSV (RFC 4180, CRLF, after a UTF-8 byte order mark), streamed: a header, an opening row, one row per transaction, a closing row. */
 function statementCsv(s: Statement): Readable {
   const row = (fields: (string | number | null)[]) => `${fields.map(csvField).join(',')}\r\n`;
   async function* chunks() {
-    yield row(['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
+    yield UTF8_BOM + row(['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
     yield row([`${s.month}-01`, 'opening_balance', `Opening balance (${s.environment})`, null, null, null, null, formatSigned(s.openingCents), s.currency]);
     let balance = s.openingCents;
     for await (const batch of s.batches()) {

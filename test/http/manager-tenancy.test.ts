@@ -118,7 +118,9 @@ for (const dialect of DIALECTS) {
       assert.equal(csv.statusCode, 200);
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
       assert.match(String(csv.headers['content-disposition']), new RegExp(`attachment; filename="statement-${month}-sandbox\\.csv"`));
+      assert.deepEqual([...csv.rawPayload.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'the statement starts with the UTF-8 byte order mark');
       const rows = csv.body
+        .replace(/^\uFEFF/, '')
         .trimEnd()
         .split('\r\n')
         .map((r: string) => r.split(','));
