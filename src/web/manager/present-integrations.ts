@@ -65,6 +65,8 @@ export interface GetStartedView extends PageModel {
   /** The request the curl makes: `<base URL>/v1/product/products?pageSize=5`. */
   tryUrl: string;
   token: string | null;
+  /** What the Get started token may do: the read scopes, `catalog:read, stock:read, …`. */
+  tokenScopes: string;
   canCreate: boolean;
   /** The typed client's commands; null when the server has no package to install. */
   sdk: {
@@ -97,6 +99,7 @@ export function presentGetStarted(i: GetStartedInput): GetStartedView {
     curlFlags: i.selfSigned ? '-k ' : '',
     tryUrl: `${i.origin}/openapi/v1/product/products?pageSize=5`,
     token: i.token,
+    tokenScopes: READ_SCOPES.join(', '),
     canCreate: i.canCreate,
     sdk:
       i.tarball === null
