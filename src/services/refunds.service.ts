@@ -238,7 +238,11 @@ export async function listRefundsForOperator(
 export async function refundQueueForConsole(db: Handle, config: Pick<Config, 'refundSlaHours'>, pageNumber: number, pageSize: number, now = Date.now()) {
   const page = await refunds.listRefunds(allMerchants(db), 'pending_review', pageOffset(pageNumber, pageSize), pageSize);
   const ids = page.rows.map((r) => r.id);
-  const [list, details, pending] = await Promise.all([operatorRows(db, config, page.rows, now), refunds.refundReviewDetails(db, ids), refunds.pendingRefundStats(db)]);
+  const [list, details, pending] = await Promise.all([
+    operatorRows(db, config, page.rows, now),
+    refunds.refundReviewDetails(db, ids),
+    refunds.pendingRefundStats(db),
+  ]);
   return {
     total: page.total,
     pageNumber,
@@ -268,17 +272,17 @@ async function operatorRows(db: Handle, config: Pick<Config, 'refundSlaHours'>, 
     rows.map((r) => r.merchant_id),
   );
   return rows.map((r) => ({
-      ...presentRefund(r, items),
-      merchantId: String(r.merchant_id),
-      merchantName: names.get(r.merchant_id) ?? '',
-      decidedBy: r.decided_by,
-      ageSeconds: Math.floor((now - r.created_at) / 1000),
-      overSla: r.status === 'pending_review' && now - r.created_at > sla,
-      // The worker's attempts at deciding it; a refund it gave up on waits here for approve/reject.
-      attempts: r.attempts,
-      lastError: r.last_error,
-      manualReview: r.manual_review === 1,
-    }));
+    ...presentRefund(r, items),
+    merchantId: String(r.merchant_id),
+    merchantName: names.get(r.merchant_id) ?? '',
+    decidedBy: r.decided_by,
+    ageSeconds: Math.floor((now - r.created_at) / 1000),
+    overSla: r.status === 'pending_review' && now - r.created_at > sla,
+    // The worker's attempts at deciding it; a refund it gave up on waits here for approve/reject.
+    attempts: r.attempts,
+    lastError: r.last_error,
+    manualReview: r.manual_review === 1,
+  }));
 }
 
 /** Refunds read per round trip while an export streams. */
@@ -404,6 +408,7 @@ export async function reviewRefund(db: Db, actor: Actor, refundNo: number, decis
  * `failureReason` (docs/decisions.md, "Refund review: a rejection says why").
  */
 export async function reviewRefundInConsole(db: Db, actor: Actor, refundNo: number, decision: Decision) {
+  if (!(await refunds.resolveRefund(allMerchants(db), refundNo))) throw notFound('refund');
   if (!decision.approve && decision.reason.trim() === '') throw fieldError('reason', 'say why the refund is rejected: the merchant is shown the reason');
   const record = await reviewRefund(db, actor, refundNo, decision.approve ? decision : { approve: false, reason: decision.reason.trim() });
   const refund = (await refunds.resolveRefund(allMerchants(db), Number(record.refundNo)))!;

@@ -263,7 +263,8 @@ export interface RefundLineDetail {
  * order with its status (whether anything of the order has shipped). Two reads for the whole page.
  */
 export async function refundReviewDetails(db: Handle, refundIds: ScopedRefundId[]) {
-  if (refundIds.length === 0) return { lines: [] as RefundLineDetail[], orderSplits: [] as { refundId: number; splitOrderId: number; status: SplitOrderStatus }[] };
+  if (refundIds.length === 0)
+    return { lines: [] as RefundLineDetail[], orderSplits: [] as { refundId: number; splitOrderId: number; status: SplitOrderStatus }[] };
   const [lines, orderSplits] = await Promise.all([
     db
       .selectFrom('refund_items')

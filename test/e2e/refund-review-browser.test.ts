@@ -18,7 +18,12 @@ const PASSWORD = 'refund review passphrase';
 describe('console refund review queue in a real browser', { skip: SKIP }, () => {
   it('asks before approving or rejecting, refuses a rejection without a reason in place, and counts down', { timeout: 300_000 }, async (t) => {
     const app = await buildTestApp(t, 'sqlite', { REFUND_REVIEW: 'manual' });
-    await createStaff(app.store.db, { kind: 'cli', id: 'test', requestId: null }, { email: 'agent@example.com', role: 'support', password: PASSWORD }, Date.now());
+    await createStaff(
+      app.store.db,
+      { kind: 'cli', id: 'test', requestId: null },
+      { email: 'agent@example.com', role: 'support', password: PASSWORD },
+      Date.now(),
+    );
     await loadCatalogue(app, ORDER_CATALOGUE);
     const shop = await newMerchant(app, 'Review shop');
     const o = await placeOrder(app, shop.token, [{ sku: 'C', quantity: 3 }]);
@@ -37,7 +42,7 @@ describe('console refund review queue in a real browser', { skip: SKIP }, () => 
       await screenshot(page, 'refund-review', name);
     };
     const status = async (refundNo: string) =>
-      (await app.store.db.selectFrom('refunds').select(['status', 'failure_reason']).where('id', '=', Number(refundNo)).executeTakeFirstOrThrow());
+      await app.store.db.selectFrom('refunds').select(['status', 'failure_reason']).where('id', '=', Number(refundNo)).executeTakeFirstOrThrow();
 
     await page.goto(`${origin}/console/refunds`);
     await page.evaluate('window.stillThisPage = true');
@@ -85,6 +90,9 @@ describe('console refund review queue in a real browser', { skip: SKIP }, () => 
     assert.equal(await page.evaluate('window.stillThisPage'), true, 'decided in place, without a page load');
     await look('decided');
     assert.deepEqual(foreign, []);
-    assert.deepEqual(consoleErrors.filter((e) => !/status of 400/.test(e)), []);
+    assert.deepEqual(
+      consoleErrors.filter((e) => !/status of 400/.test(e)),
+      [],
+    );
   });
 });

@@ -92,7 +92,10 @@ for (const dialect of DIALECTS) {
         assert.match(r.body, /<h1>Refund review<\/h1>/, 'the queue, not a bare error page');
         const row = rowOf(r.body, refundNos[0]);
         assert.match(row, /<details class="confirm" open>\s*<summary data-confirm-open="reject">/, 'the rejection stays open');
-        assert.match(row, /<p class="error" id="reason-error-\d+" role="alert" data-refused>say why the refund is rejected: the merchant is shown the reason<\/p>/);
+        assert.match(
+          row,
+          /<p class="error" id="reason-error-\d+" role="alert" data-refused>say why the refund is rejected: the merchant is shown the reason<\/p>/,
+        );
         assert.match(row, /aria-invalid="true"/);
         assert.deepEqual(await tableDigests(t.store), before, `${JSON.stringify(reason)}: nothing written`);
       }

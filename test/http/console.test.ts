@@ -213,7 +213,8 @@ for (const dialect of DIALECTS) {
         const r = await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: PASSWORD });
         assert.equal(r.statusCode, 303, `sign-in ${i + 1}: ${r.body.slice(0, 200)}`);
       }
-      for (let i = 0; i < 5; i++) assert.equal((await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: 'wrong!' })).statusCode, 401);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: 'wrong!' })).statusCode, 401);
       assert.equal((await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: PASSWORD })).statusCode, 429);
       clock.now += 10 * 60_000;
     });

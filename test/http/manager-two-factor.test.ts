@@ -74,7 +74,8 @@ for (const dialect of DIALECTS) {
         assert.equal(done.headers.location, '/manager');
         assert.equal((await s.get('/manager/credentials')).statusCode, 200, 'signed in');
       }
-      for (let i = 0; i < 5; i++) assert.equal((await browser(t).post('/manager/sign-in', { email: 'often@example.com', password: 'not the password' })).statusCode, 401);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await browser(t).post('/manager/sign-in', { email: 'often@example.com', password: 'not the password' })).statusCode, 401);
       const limited = await browser(t).post('/manager/sign-in', { email: 'often@example.com', password: PASSWORD });
       assert.equal(limited.statusCode, 429, 'five wrong passwords still close the account for a while');
       later();

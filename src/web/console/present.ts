@@ -381,7 +381,7 @@ export interface RefundQueueView extends PageModel {
 }
 
 /** The queue's heading line, also swapped in by htmx after each decision: `3 refunds waiting, oldest first.` */
-export const refundsWaitingText = (waiting: number) => `${waiting} refund${waiting === 1 ? '' : 's'} waiting, oldest first.`;
+const refundsWaitingText = (waiting: number) => `${waiting} refund${waiting === 1 ? '' : 's'} waiting, oldest first.`;
 
 function refundQueueRow(r: QueuedRefund, currency: string, refused: { refundNo: string; message: string; reason: string } | null): RefundQueueRow {
   const refunds = `${PREFIX}/refunds`;

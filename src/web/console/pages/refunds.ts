@@ -53,7 +53,7 @@ export const refundsPage: ConsolePage = {
         const reason = request.body.reason ?? '';
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason };
         const htmx = request.headers['hx-request'] === 'true';
-        let refund;
+        let refund: Awaited<ReturnType<typeof reviewRefundInConsole>>;
         try {
           refund = await reviewRefundInConsole(store.db, actor(request), Number(refundNo), decision);
         } catch (error) {
