@@ -24,7 +24,7 @@ function assertInPlace(r: Awaited<ReturnType<Browser['get']>>, what: string, rea
   assert.match(String(r.headers['content-type']), /^text\/html/, what);
   assert.doesNotMatch(
     r.body,
-    /data-error-page/,
+    /data-error-page|<h1>Error \d{3}<\/h1>/,
     `${what}: not the bare error page (${r.statusCode}: ${r.body.slice(r.body.indexOf('<main'), r.body.indexOf('<main') + 300)})`,
   );
   assert.match(r.body, /<main id="main">[\s\S]*<h1>/, `${what}: a page of the front end`);
