@@ -8,6 +8,13 @@ export function spreadsheetSafe(text: string): string {
   return /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
 }
 
+/**
+ * The UTF-8 byte order mark every CSV download starts with: without it Excel reads a file as the
+ * system's legacy code page and shows "Café" as "CafÃ©"; with it every spreadsheet reads UTF-8,
+ * and CSV readers (ours included: csv-parse `bom: true`) skip it.
+ */
+export const UTF8_BOM = '\uFEFF';
+
 /** A cell of an export: text, a number, or empty. */
 export type CsvCell = string | number | null;
 

@@ -227,32 +227,62 @@ export async function listRefundsForOperator(
   manualReview: boolean | null = null,
 ) {
   const page = await refunds.listRefunds(allMerchants(db), status, pageOffset(pageNumber, pageSize), pageSize, manualReview);
-  const items = await refunds.refundItems(
-    db,
-    page.rows.map((r) => r.id),
-  );
-  const sla = config.refundSlaHours * 3600 * 1000;
-  const names = await merchantNames(
-    db,
-    page.rows.map((r) => r.merchant_id),
-  );
+  return { total: page.total, pageNumber, pageSize, list: await operatorRows(db, config, page.rows, now) };
+}
+
+/**
+ * The console's review queue (pending refunds, oldest first): the operator list's rows, each with
+ * what deciding needs — its lines with product names and the status of the split each ships in,
+ * and which split orders of its order have shipped (a refund of a shipped line fails on approval).
+ */
+export async function refundQueueForConsole(db: Handle, config: Pick<Config, 'refundSlaHours'>, pageNumber: number, pageSize: number, now = Date.now()) {
+  const page = await refunds.listRefunds(allMerchants(db), 'pending_review', pageOffset(pageNumber, pageSize), pageSize);
+  const ids = page.rows.map((r) => r.id);
+  const [list, details, pending] = await Promise.all([
+    operatorRows(db, config, page.rows, now),
+    refunds.refundReviewDetails(db, ids),
+    refunds.pendingRefundStats(db),
+  ]);
   return {
     total: page.total,
     pageNumber,
     pageSize,
-    list: page.rows.map((r) => ({
-      ...presentRefund(r, items),
-      merchantId: String(r.merchant_id),
-      merchantName: names.get(r.merchant_id) ?? '',
-      decidedBy: r.decided_by,
-      ageSeconds: Math.floor((now - r.created_at) / 1000),
-      overSla: r.status === 'pending_review' && now - r.created_at > sla,
-      // The worker's attempts at deciding it; a refund it gave up on waits here for approve/reject.
-      attempts: r.attempts,
-      lastError: r.last_error,
-      manualReview: r.manual_review === 1,
+    list: list.map((r) => ({
+      ...r,
+      lines: details.lines.filter((l) => String(l.refundId) === r.refundNo),
+      shippedSplits: details.orderSplits
+        .filter((s) => String(s.refundId) === r.refundNo && (s.status === 'shipped' || s.status === 'completed'))
+        .map((s) => s.splitOrderId),
     })),
+    waiting: Number(pending.n),
   };
+}
+
+/** How many refunds wait for review (the queue's heading, updated after each decision). */
+export const refundsWaiting = async (db: Handle) => Number((await refunds.pendingRefundStats(db)).n);
+
+async function operatorRows(db: Handle, config: Pick<Config, 'refundSlaHours'>, rows: refunds.ScopedRefundRow[], now: number) {
+  const items = await refunds.refundItems(
+    db,
+    rows.map((r) => r.id),
+  );
+  const sla = config.refundSlaHours * 3600 * 1000;
+  const names = await merchantNames(
+    db,
+    rows.map((r) => r.merchant_id),
+  );
+  return rows.map((r) => ({
+    ...presentRefund(r, items),
+    merchantId: String(r.merchant_id),
+    merchantName: names.get(r.merchant_id) ?? '',
+    decidedBy: r.decided_by,
+    ageSeconds: Math.floor((now - r.created_at) / 1000),
+    overSla: r.status === 'pending_review' && now - r.created_at > sla,
+    // The worker's attempts at deciding it; a refund it gave up on waits here for approve/reject.
+    attempts: r.attempts,
+    lastError: r.last_error,
+    manualReview: r.manual_review === 1,
+  }));
 }
 
 /** Refunds read per round trip while an export streams. */
@@ -372,9 +402,15 @@ export async function reviewRefund(db: Db, actor: Actor, refundNo: number, decis
   return presentRefund(fresh, await refunds.refundItems(db, [refund.id]));
 }
 
-/** The console's decision: the same, with the refund's merchant by name for the decided row (the queue showed it). */
+/**
+ * The console's decision: the same, with the refund's merchant by name for the decided row (the
+ * queue showed it). A rejection needs a reason there: the merchant reads it as the refund's
+ * `failureReason` (docs/decisions.md, "Refund review: a rejection says why").
+ */
 export async function reviewRefundInConsole(db: Db, actor: Actor, refundNo: number, decision: Decision) {
-  const record = await reviewRefund(db, actor, refundNo, decision);
+  if (!(await refunds.resolveRefund(allMerchants(db), refundNo))) throw notFound('refund');
+  if (!decision.approve && decision.reason.trim() === '') throw fieldError('reason', 'say why the refund is rejected: the merchant is shown the reason');
+  const record = await reviewRefund(db, actor, refundNo, decision.approve ? decision : { approve: false, reason: decision.reason.trim() });
   const refund = (await refunds.resolveRefund(allMerchants(db), Number(record.refundNo)))!;
   const names = await merchantNames(db, [refund.merchant_id]);
   return { ...record, merchantId: String(refund.merchant_id), merchantName: names.get(refund.merchant_id) ?? '' };

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { UTF8_BOM } from '../domain/csv.ts';
 import { fieldError } from '../domain/errors.ts';
 import { csvField, formatSigned, monthOf, monthWindow, statementPeriod, statementRows, type StatementLine } from '../domain/ledger.ts';
 import { formatInstant } from '../domain/time.ts';
@@ -59,9 +60,6 @@ async function statementOf(scope: MerchantScope, environment: StockistEnv, month
     },
   };
 }
-
-/** The byte order mark spreadsheet programs need to read a CSV file as UTF-8 (Excel reads it as the system's code page without). */
-const UTF8_BOM = '\uFEFF';
 
 /**
  * The statement as CSV (RFC 4180, CRLF), streamed: a UTF-8 byte order mark, a header, an opening

@@ -93,6 +93,43 @@ export async function emitSplitOrderEvent(
 /** Changes a test stock.changed event shows at most (a real one carries up to 500). */
 const TEST_STOCK_CHANGES = 5;
 
+/** The kind of record a test event of each type is built from (what a merchant without one is told). */
+const TEST_RECORD: Record<WebhookEventType, string> = {
+  'refund.succeeded': 'refund',
+  'refund.failed': 'refund',
+  'split_order.shipped': 'split order',
+  'split_order.delivered': 'split order',
+  'order.cancelled': 'order',
+  'balance.low': 'account transaction',
+  'stock.changed': 'stock change',
+};
+
+/**
+ * Which test events can be sent now (the business manager offers only these): for each event type,
+ * null when the merchant has a record to build its body from, else what is missing (`no refund
+ * yet`). The same reads `testEventData` makes, one row each.
+ */
+export async function testEventGaps(
+  scope: MerchantScope,
+  dialect: Dialect,
+  environment: StockistEnv,
+  skus: readonly string[] | null,
+): Promise<Record<WebhookEventType, string | null>> {
+  const account = await merchantAccount(scope, environment);
+  const [latest, stock] = await Promise.all([latestRecords(scope, account?.id ?? null), feedLatestIn(scope, dialect, skus, 1)]);
+  const has: Record<string, boolean> = {
+    refund: latest.refundId !== null,
+    'split order': latest.split !== null,
+    order: latest.orderId !== null,
+    'account transaction': account !== undefined && latest.entryId !== null,
+    'stock change': stock.length > 0,
+  };
+  const gaps = {} as Record<WebhookEventType, string | null>;
+  for (const [type, what] of Object.entries(TEST_RECORD) as [WebhookEventType, string][])
+    gaps[type] = has[what] ? null : `no ${what}${what === 'stock change' && skus !== null ? ' of the SKUs this endpoint follows' : ''} yet`;
+  return gaps;
+}
+
 const noRecord = (type: WebhookEventType, what: string) =>
   conflictState(`a ${type} test event is built from your latest ${what}, and there is none yet; send it once you have one (or send webhook.test)`);
 

@@ -11,7 +11,7 @@ import { resolveWebhookTarget, systemResolver } from './webhook-target.service.t
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import type { AdminWebhookPatch, AdminWebhookQuery, DeliveryQuery, WebhookBody } from '../schemas/webhooks.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEventType } from '../domain/vocabulary.ts';
-import { testEventData } from './webhook-events.service.ts';
+import { testEventData, testEventGaps } from './webhook-events.service.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
 import { feedHead } from '../store/stock-feed.repository.ts';
@@ -312,6 +312,12 @@ export async function sendTestEvent(
     await audit(scope, `webhook:${endpoint.id}`);
     return { eventId };
   });
+}
+
+/** The endpoint's test events that can be sent now, and why the others cannot (webhook-events.service.ts `testEventGaps`). */
+export async function testEventChoices(deps: Pick<WebhookDeps, 'dialect' | 'config'>, scope: MerchantScope, id: number) {
+  const endpoint = await ownEndpoint(scope, id);
+  return testEventGaps(scope, deps.dialect, deps.config.env, endpoint.skus === null ? null : (JSON.parse(endpoint.skus) as string[]));
 }
 
 /**

@@ -247,6 +247,51 @@ export const refundItems = (db: Handle, refundIds: ScopedRefundId[]) =>
     ? Promise.resolve([] as RefundItemRow[])
     : db.selectFrom('refund_items').selectAll().where('refund_id', 'in', refundIds).orderBy('id').execute();
 
+/** A line of a refund as the review queue shows it: the product and the state of the split it ships in. */
+export interface RefundLineDetail {
+  refundId: number;
+  sku: string;
+  productName: string;
+  quantity: number;
+  splitOrderId: number;
+  splitStatus: SplitOrderStatus;
+}
+
+/**
+ * The review queue's detail of refunds whose ids were resolved (the operator's page): each line
+ * with its product's name and its split order's status, and every split order of each refund's
+ * order with its status (whether anything of the order has shipped). Two reads for the whole page.
+ */
+export async function refundReviewDetails(db: Handle, refundIds: ScopedRefundId[]) {
+  if (refundIds.length === 0)
+    return { lines: [] as RefundLineDetail[], orderSplits: [] as { refundId: number; splitOrderId: number; status: SplitOrderStatus }[] };
+  const [lines, orderSplits] = await Promise.all([
+    db
+      .selectFrom('refund_items')
+      .innerJoin('order_items', 'order_items.id', 'refund_items.order_item_id')
+      .innerJoin('split_orders', 'split_orders.id', 'refund_items.split_order_id')
+      .select([
+        'refund_items.refund_id as refundId',
+        'refund_items.sku as sku',
+        'order_items.product_name as productName',
+        'refund_items.quantity as quantity',
+        'refund_items.split_order_id as splitOrderId',
+        'split_orders.status as splitStatus',
+      ])
+      .where('refund_items.refund_id', 'in', refundIds)
+      .orderBy('refund_items.id')
+      .execute(),
+    db
+      .selectFrom('refunds')
+      .innerJoin('split_orders', 'split_orders.order_id', 'refunds.order_id')
+      .select(['refunds.id as refundId', 'split_orders.id as splitOrderId', 'split_orders.status as status'])
+      .where('refunds.id', 'in', refundIds)
+      .orderBy('split_orders.id')
+      .execute(),
+  ]);
+  return { lines, orderSplits };
+}
+
 /** `refundItems` read within a scope (the refunds' ids were resolved in it): for a service that holds a scope, not a handle. */
 export const refundItemsIn = (reader: TenantScope, refundIds: ScopedRefundId[]) => refundItems(handleOf(reader), refundIds);
 

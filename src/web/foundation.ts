@@ -94,21 +94,40 @@ function installPageHeaders(app: FastifyInstance) {
 
 export type ErrorPage = (reply: FastifyReply, status: number, message: string) => FastifyReply | Promise<FastifyReply>;
 
+/**
+ * A refused form answered on the page the form is on (what `installWebFrontEnd` gives): that page
+ * rendered again at `status` with `message` in its status region, or null when there is no such
+ * page to show (then the error page).
+ */
+export type FormRefusal = (request: FastifyRequest, reply: FastifyReply, status: number, message: string) => Promise<FastifyReply | null>;
+
+/** Refusals a form post is answered with on its own page: the request's input or the state, not who sent it or how. */
+const REFUSED_IN_PLACE = new Set<AppError['kind']>(['invalid', 'not_found', 'conflict', 'unprocessable', 'rate_limited', 'too_large']);
+
 /** Failures inside a web front end are pages with the right status, not the API's JSON envelope. */
 function installHtmlErrors(
   app: FastifyInstance,
   page: ErrorPage,
   resent: (request: FastifyRequest, reply: FastifyReply, resultPath: string | null) => Promise<FastifyReply>,
+  refusedInPlace: FormRefusal,
 ) {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof FormAlreadySent) return resent(request, reply, error.resultPath);
     if (error instanceof AppError) {
       const headers = httpHeaders(error);
       if (headers) reply.headers(headers);
       const detail = error.errors?.length ? `: ${error.errors.map((e) => `${e.field} ${e.message}`).join('; ')}` : '';
-      return page(reply, httpStatus(error), `${error.message}${detail}`);
+      const message = `${error.message}${detail}`;
+      if (REFUSED_IN_PLACE.has(error.kind)) {
+        const again = await refusedInPlace(request, reply, httpStatus(error), `Not done: ${message}`);
+        if (again) return again;
+      }
+      return page(reply, httpStatus(error), message);
     }
-    if (error.validation) return page(reply, 400, `The form was not filled in as expected (${error.message}).`);
+    if (error.validation) {
+      const message = `The form was not filled in as expected (${error.message}).`;
+      return (await refusedInPlace(request, reply, 400, `Not done: ${message}`)) ?? page(reply, 400, message);
+    }
     if (isStorageUnavailable(error)) {
       request.log.error({ err: error }, 'storage unavailable');
       reply.header('Retry-After', '1');
@@ -258,10 +277,20 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
     },
   };
 
+  /**
+   * Refusals waiting for the page that shows them (`refusedInPlace`): a one-time random name →
+   * the notice, named by a header of the internal GET only this process makes, so no client can
+   * put text of its choosing on a page.
+   */
+  const refusals = new Map<string, Notice>();
+
   const page: PageRenderer<V> = async (reply, status, view, model) => {
     const request = reply.request;
     const user = fe.getUser(request);
-    const notice = user && request.method === 'GET' ? await forms.take<Notice>(request, 'notice') : null;
+    const named = request.headers[REFUSAL_HEADER];
+    const refusal = typeof named === 'string' ? refusals.get(named) : undefined;
+    // A refusal shown now leaves any one-time notice waiting for the next page.
+    const notice = refusal ?? (user && request.method === 'GET' ? await forms.take<Notice>(request, 'notice') : null);
     const frame: Frame = { chrome: fe.chrome(user, request), csrf: user?.csrfSecret ?? null, formKey: randomToken(24), notice };
     return reply
       .code(status)
@@ -279,7 +308,41 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
     return reply.redirect(resultPath ?? formPage(request, fe.home), 303);
   };
   const errorPage = (reply: FastifyReply, status: number, message: string) => page(reply, status, 'error', { title: `Error ${status}`, message } as V['error']);
-  installHtmlErrors(app, errorPage, resent);
+  /**
+   * A form post refused for its input or the state (not for who sent it): the page the form is on
+   * (its Referer on this front end, else the nearest page above the form's address, else the home
+   * page) rendered again by an internal GET with this session, the reason in its status region, at
+   * the refusal's status. Nothing is written for it. htmx posts keep their error answer (web.js
+   * shows it in place); where no page renders (the form's page is gone too), the error page.
+   */
+  const refusedInPlace: FormRefusal = async (request, reply, status, message) => {
+    if (request.method !== 'POST' || request.headers['hx-request'] === 'true') return null;
+    for (const url of formPages(request, fe.home)) {
+      const name = randomToken(24);
+      refusals.set(name, { text: message, kind: 'error' });
+      try {
+        const forwarded = Object.fromEntries(
+          ['host', 'cookie', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'].flatMap((h) => {
+            const v = request.headers[h];
+            return typeof v === 'string' ? [[h, v]] : [];
+          }),
+        );
+        const shown = await app.inject({
+          method: 'GET',
+          url,
+          remoteAddress: request.socket?.remoteAddress ?? request.ip,
+          headers: { ...forwarded, [REFUSAL_HEADER]: name },
+        });
+        // A page of the front end (not a fragment, a file or a redirect): shown with the reason.
+        if (shown.statusCode === 200 && /^text\/html/.test(String(shown.headers['content-type'])) && shown.body.includes('<main'))
+          return reply.code(status).type('text/html; charset=utf-8').send(shown.body);
+      } finally {
+        refusals.delete(name);
+      }
+    }
+    return null;
+  };
+  installHtmlErrors(app, errorPage, resent, refusedInPlace);
 
   app.addHook('onRequest', async (request) => {
     const secure = isSecure(config, request);
@@ -372,6 +435,28 @@ export interface WebForms {
   take<T>(request: FastifyRequest, slot: string): Promise<T | null>;
 }
 
+/** The internal GET's header naming a refusal to show (`refusedInPlace`). */
+const REFUSAL_HEADER = 'x-stockist-refusal';
+
+/**
+ * Where a refused form is shown again, in order: the page it was on (its Referer, on this front
+ * end), the page at the form's address and those above it (`/manager/webhooks` for a new endpoint,
+ * `/manager/webhooks/7` for `/manager/webhooks/7/test`), and the front end's home.
+ */
+function formPages(request: FastifyRequest, home: string): string[] {
+  const own = request.url.split('?')[0];
+  const pages: string[] = [];
+  const referer = formPage(request, home);
+  if (referer !== home) pages.push(referer);
+  const parts = own.split('/');
+  for (let n = parts.length; n > 1 && pages.length < 4; n--) {
+    const up = parts.slice(0, n).join('/');
+    if (up.startsWith(home)) pages.push(up);
+  }
+  pages.push(home);
+  return [...new Set(pages)];
+}
+
 /** The page a form was on (its Referer, when it is a page of this front end), else `fallback`. */
 function formPage(request: FastifyRequest, fallback: string): string {
   const referer = request.headers.referer;
@@ -435,18 +520,32 @@ export function uplotAssets() {
 const retryAfter = (tokens: number, limits: { capacity: number; refillMs: number }) =>
   Math.max(1, Math.ceil(((1 - tokens) * limits.refillMs) / limits.capacity / 1000));
 
+const accountBucket = (frontEnd: string, email: string) => `${frontEnd}:acct:${hashSecret(emailKey(email)).slice(0, 32)}`;
+const addressBucket = (frontEnd: string, address: string) => `${frontEnd}:addr:${address}`;
+
 /**
- * Counts a sign-in attempt, before the password is checked (successes too), per account and per
- * address (SIGN_IN_LIMITS); returns the seconds to wait when either bucket refused, else null.
+ * Counts a sign-in attempt, before the password (or code) is checked, per account and per address
+ * (SIGN_IN_LIMITS); returns the seconds to wait when either bucket refused, else null. A step that
+ * then succeeds gives its attempt back (`signInSucceeded`): only wrong guesses use up the limit.
  */
 export async function signInWait(buckets: BucketStore, frontEnd: string, email: string, address: string): Promise<number | null> {
-  const account = await buckets.take(`${frontEnd}:acct:${hashSecret(emailKey(email)).slice(0, 32)}`, SIGN_IN_LIMITS.account, 1);
-  const byAddress = await buckets.take(`${frontEnd}:addr:${address}`, SIGN_IN_LIMITS.address, 1);
+  const account = await buckets.take(accountBucket(frontEnd, email), SIGN_IN_LIMITS.account, 1);
+  const byAddress = await buckets.take(addressBucket(frontEnd, address), SIGN_IN_LIMITS.address, 1);
   if (account.allowed && byAddress.allowed) return null;
   return Math.max(
     account.allowed ? 0 : retryAfter(account.tokens, SIGN_IN_LIMITS.account),
     byAddress.allowed ? 0 : retryAfter(byAddress.tokens, SIGN_IN_LIMITS.address),
   );
+}
+
+/**
+ * A sign-in step (the password, or the two-factor code after it) that succeeded: its attempt is
+ * given back to both buckets, so signing in often — two steps each with two-factor — never locks
+ * anyone out; the limits hold back guessing, which fails.
+ */
+export async function signInSucceeded(buckets: BucketStore, frontEnd: string, email: string, address: string): Promise<void> {
+  await buckets.take(accountBucket(frontEnd, email), SIGN_IN_LIMITS.account, -1);
+  await buckets.take(addressBucket(frontEnd, address), SIGN_IN_LIMITS.address, -1);
 }
 
 /** The origin for links handed to merchants (invitations): PUBLIC_BASE_URL, else the one this request came to. */

@@ -18,7 +18,9 @@ async function downloadCsv(page: Page, expectedName: RegExp): Promise<Record<str
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="export-csv"]')]);
   assert.match(download.suggestedFilename(), expectedName);
   const chunks = (await (await download.createReadStream()).toArray()) as Buffer[];
-  return parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Record<string, string>[];
+  const file = Buffer.concat(chunks);
+  assert.deepEqual([...file.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'the saved file starts with the UTF-8 byte order mark');
+  return parse(file.toString('utf8'), { columns: true, bom: true }) as Record<string, string>[];
 }
 
 /** Screenshots at 1280 and 390 px, axe-core, and no sideways scrolling on a phone. */

@@ -80,6 +80,11 @@ describe('business manager webhook endpoint page in a real browser', { skip: SKI
     const listed = (await app.merchant(m.token, 'GET', '/openapi/v1/webhooks')).body.data.list.find((e: { id: string }) => e.id === hookId);
     assert.deepEqual(listed.events, ['split_order.shipped', 'order.cancelled']);
 
+    // Only what can be sent is offered: the merchant has an order, no refund yet.
+    const offered = await page.locator('#test-type option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+    assert.ok(offered.includes('split_order.shipped') && offered.includes('webhook.test'), offered.join(' '));
+    assert.ok(!offered.includes('refund.succeeded') && !offered.includes('refund.failed'), 'no refund to build a refund event from');
+    assert.match((await page.textContent('[data-test-unavailable]'))!, /refund\.succeeded: no refund yet/);
     // A test event of the chosen type: the page after the 303 shows it waiting.
     await page.selectOption('#test-type', 'split_order.shipped');
     await submit('button[data-action="send-test"]');

@@ -133,6 +133,8 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     const row = page.locator(`#refund-${refundNo}`);
     assert.equal(await row.count(), 1);
     await look('refunds');
+    // Approving asks first: the button shows once its confirmation is opened.
+    await row.locator('summary[data-confirm-open="approve"]').click();
     await row.locator('button[data-action="approve"]').click();
     await page.waitForSelector(`#refund-${refundNo}[class="decided"]`, { timeout: 30_000 });
     assert.equal(await page.getAttribute(`#refund-${refundNo} [data-status]`, 'data-status'), 'refund_successfully');

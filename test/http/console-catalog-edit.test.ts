@@ -319,17 +319,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(p3.body, /Own van tracking <strong data-tracking>V1<\/strong>/);
     });
 
-    it('import: CSV templates with the columns and one example row', async () => {
+    it('import: CSV templates with the columns and one example row, after a UTF-8 byte order mark', async () => {
       const products = await wh.get('/console/import/template.csv?kind=products');
       assert.equal(products.statusCode, 200);
       assert.match(products.headers['content-type'] as string, /^text\/csv/);
       assert.match(products.headers['content-disposition'] as string, /stockist-products-template\.csv/);
       assert.equal(
         products.body,
-        'sku,name,price,weightGrams,categoryId,imageUrl\r\nEXAMPLE-SKU-1,Example product,12.50,250,,https://img.example/example-sku-1.jpg\r\n',
+        '\uFEFFsku,name,price,weightGrams,categoryId,imageUrl\r\nEXAMPLE-SKU-1,Example product,12.50,250,,https://img.example/example-sku-1.jpg\r\n',
       );
       const stocks = await wh.get('/console/import/template.csv?kind=stocks');
-      assert.equal(stocks.body, 'sku,warehouseCode,qty\r\nEXAMPLE-SKU-1,WH-EXAMPLE,100\r\n');
+      assert.equal(stocks.body, '\uFEFFsku,warehouseCode,qty\r\nEXAMPLE-SKU-1,WH-EXAMPLE,100\r\n');
       assert.equal((await wh.get('/console/import/template.csv?kind=orders')).statusCode, 400);
       assert.equal((await support.get('/console/import/template.csv')).statusCode, 403);
     });

@@ -30,7 +30,8 @@ function csvRows(r: Awaited<ReturnType<Browser['get']>>): Row[] {
   const day = new Date().toISOString().slice(0, 10);
   assert.equal(r.headers['content-disposition'], `attachment; filename="refunds-${day}.csv"`);
   assert.match(r.body, /\r\n$/);
-  return parse(r.body, { columns: true }) as Row[];
+  assert.ok(r.body.startsWith('\uFEFF'), 'a UTF-8 byte order mark first');
+  return parse(r.body, { columns: true, bom: true }) as Row[];
 }
 
 const countsOf = (html: string, which = '') => new RegExp(`<span data-counts${which ? `="${which}"` : ''}>([^<]*)</span>`).exec(html)?.[1];

@@ -206,6 +206,19 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('successful sign-ins do not use up the sign-in limit: six in a row pass; wrong passwords still meet it', async () => {
+      await staff(t, 'often-staff@example.com', 'support');
+      clock.now += 10 * 60_000;
+      for (let i = 0; i < 6; i++) {
+        const r = await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: PASSWORD });
+        assert.equal(r.statusCode, 303, `sign-in ${i + 1}: ${r.body.slice(0, 200)}`);
+      }
+      for (let i = 0; i < 5; i++)
+        assert.equal((await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: 'wrong!' })).statusCode, 401);
+      assert.equal((await browser(t).post('/console/sign-in', { email: 'often-staff@example.com', password: PASSWORD })).statusCode, 429);
+      clock.now += 10 * 60_000;
+    });
+
     it('changes the own password with the current one (other sessions end), lists the sessions and signs out everywhere (Hardening III, 5)', async () => {
       await staff(t, 'own-staff@example.com', 'warehouse');
       const me = await signedIn(t, 'own-staff@example.com');

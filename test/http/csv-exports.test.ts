@@ -30,10 +30,12 @@ function csvRows(r: Awaited<ReturnType<Browser['get']>>, name: string): Row[] {
   assert.equal(r.headers['content-disposition'], `attachment; filename="${name}-${day}.csv"`);
   assert.equal(r.headers['cache-control'], 'no-store');
   assert.match(r.body, /\r\n$/, 'records end in CRLF (RFC 4180)');
-  return parse(r.body, { columns: true }) as Row[];
+  assert.deepEqual([...r.rawPayload.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'starts with the UTF-8 byte order mark (Excel reads it as UTF-8)');
+  return parse(r.body, { columns: true, bom: true }) as Row[];
 }
 
-const header = (body: string) => body.split('\r\n')[0];
+/** The header row, after the byte order mark. */
+const header = (body: string) => body.replace(/^\uFEFF/, '').split('\r\n')[0];
 
 /** Every row of an export, read as the download reads it. */
 async function allRows(file: CsvExport) {

@@ -60,6 +60,27 @@ for (const dialect of DIALECTS) {
       return { b, token: csrfOf((await b.get('/manager/sign-in/code')).body) };
     };
 
+    it('successful sign-ins do not use up the sign-in limit: six two-factor sign-ins in a row pass; wrong passwords still meet it', async () => {
+      const m = await newMerchant(t, 'Often shop');
+      const b = await member(t, m.merchantId, 'often@example.com', 'developer');
+      const { recoveryCodes } = await enrolWithCodes(b, clock.now);
+      later();
+      // Each sign-in is two steps (password, then a code), each drawing on the account's five
+      // attempts per five minutes; the clock stands still, so nothing refills meanwhile.
+      for (const code of recoveryCodes.slice(0, 6)) {
+        const { b: s, token } = await halfSignedIn('often@example.com');
+        const done = await s.post('/manager/sign-in/code', { _csrf: token, code });
+        assert.equal(done.statusCode, 303, done.body.slice(0, 300));
+        assert.equal(done.headers.location, '/manager');
+        assert.equal((await s.get('/manager/credentials')).statusCode, 200, 'signed in');
+      }
+      for (let i = 0; i < 5; i++)
+        assert.equal((await browser(t).post('/manager/sign-in', { email: 'often@example.com', password: 'not the password' })).statusCode, 401);
+      const limited = await browser(t).post('/manager/sign-in', { email: 'often@example.com', password: PASSWORD });
+      assert.equal(limited.statusCode, 429, 'five wrong passwords still close the account for a while');
+      later();
+    });
+
     it('shows the key as an inline SVG QR code made on the server (no script, no image request), and the code as text', async () => {
       const m = await newMerchant(t, 'QR shop');
       const b = await member(t, m.merchantId, 'qr@example.com', 'viewer');

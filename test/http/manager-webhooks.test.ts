@@ -189,7 +189,9 @@ for (const dialect of DIALECTS) {
       const before = await tableDigests(t.store);
       const refused = await dev.post(`/manager/webhooks/${hookId}/test`, { _csrf: token, type: 'refund.succeeded' });
       assert.equal(refused.statusCode, 409);
-      assert.match(htmlText(refused.body), /built from your latest refund, and there is none yet/);
+      assert.match(htmlText(refused.body), /data-test-refused>Not sent: a refund.succeeded test event is built from your latest refund, and there is none yet/);
+      assert.match(refused.body, /<h1>Webhook \d+<\/h1>/, 'the endpoint’s page with its forms, not a bare error page');
+      assert.match(refused.body, /data-action="send-test"/);
       assert.deepEqual(await tableDigests(t.store), before);
 
       const sent = await follow(dev, await dev.post(`/manager/webhooks/${hookId}/test`, { _csrf: token, type: 'split_order.shipped' }));
@@ -295,6 +297,36 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       assert.equal(row.last_response_body, null);
       assert.ok(row.last_duration_ms !== null);
+    });
+
+    // Last: its merchant's test events would be counted by the receiver the tests above read.
+    it('offers only the test events the merchant has data for, and says what the others wait for', async () => {
+      const fresh = await newMerchant(t, 'Fresh hook shop');
+      const freshDev = await member(t, fresh.merchantId, 'fresh-hook-dev@example.com', 'developer');
+      const created = await t.merchant(fresh.token, 'POST', '/openapi/v1/webhooks', { url: 'https://hooks.example.com/fresh', events: ['refund.failed'] });
+      const id = created.body.data.id as string;
+      const offered = async () => {
+        const body = (await freshDev.get(`/manager/webhooks/${id}`)).body;
+        const select = /<select id="test-type" name="type">([\s\S]*?)<\/select>/.exec(body)![1];
+        return { types: [...select.matchAll(/<option value="([^"]+)">/g)].map((m) => m[1]), body };
+      };
+      const empty = await offered();
+      // The stock feed is the catalogue's (loaded by the suite); of its own, the merchant has nothing yet.
+      assert.deepEqual(empty.types, ['webhook.test', 'stock.changed'], 'no order, refund or transaction to build an event from');
+      assert.match(
+        htmlText(empty.body),
+        /data-test-unavailable>Not offered until you have a record to build it from: refund\.succeeded: no refund yet; refund\.failed: no refund yet; split_order\.shipped: no split order yet;/,
+      );
+      await placeOrder(t, fresh.token, [{ sku: 'C', quantity: 1 }]);
+      const ordered = await offered();
+      assert.deepEqual(ordered.types, ['webhook.test', 'split_order.shipped', 'split_order.delivered', 'order.cancelled', 'stock.changed', 'balance.low']);
+      assert.match(htmlText(ordered.body), /refund\.succeeded: no refund yet; refund\.failed: no refund yet\./);
+      // Every type offered is sent (303), none ends on a refusal.
+      const csrf = await freshDev.csrf(`/manager/webhooks/${id}`);
+      for (const type of ordered.types) {
+        const sent = await freshDev.post(`/manager/webhooks/${id}/test`, { _csrf: csrf, type });
+        assert.equal(sent.statusCode, 303, `${type}: ${sent.body.slice(0, 300)}`);
+      }
     });
   });
 }

@@ -103,6 +103,26 @@ for (const dialect of DIALECTS) {
       },
     );
 
+    it('the Get started token only reads: it lists products, is refused an order (403), and the page says so', async () => {
+      const m = await newMerchant(t, 'Starter shop');
+      const dev = await member(t, m.merchantId, 'starter@example.com', 'developer');
+      const overview = await dev.get('/manager');
+      const key = /action="\/manager\/get-started\/token"[\s\S]*?name="_formKey" value="([A-Za-z0-9_-]+)"/.exec(overview.body)![1];
+      const csrf = /name="_csrf" value="([A-Za-z0-9]+)"/.exec(overview.body)![1];
+      const made = await dev.post('/manager/get-started/token', { _csrf: csrf, _formKey: key });
+      assert.equal(made.statusCode, 303, made.body.slice(0, 300));
+      const shown = await dev.get('/manager');
+      const token = /data-curl>curl -H "Authorization: Bearer (stk_test_[A-Za-z0-9_]+)"/.exec(shown.body)?.[1];
+      assert.ok(token, shown.body.slice(0, 500));
+      assert.match(shown.body, /only reads \(<span data-token-scopes>catalog:read, stock:read, orders:read, account:read<\/span>\)/);
+      const read = await t.merchant(token, 'GET', '/openapi/v1/product/products?pageSize=5');
+      assert.equal(read.status, 200, read.raw);
+      const write = await t.merchant(token, 'POST', '/openapi/v2/order/orders', { orderItems: [{ sku: 'NONE', quantity: 1 }] });
+      assert.equal(write.status, 403, write.raw);
+      const row = await t.store.db.selectFrom('api_tokens').select('scopes').where('name', '=', 'Get started (starter@example.com)').executeTakeFirstOrThrow();
+      assert.deepEqual(String(row.scopes).split(' ').sort(), ['account:read', 'catalog:read', 'orders:read', 'stock:read']);
+    });
+
     it('serves exactly the routes of the role matrix written out below, and checks the session, the role and (POST) the CSRF token on each', async () => {
       assert.deepEqual([...registered].sort(), MANAGER_ROUTES.map((r) => `${r.method} /manager${r.path}`).sort());
       // The table in the code, and the matrix written out here, name the same routes and the same gates.

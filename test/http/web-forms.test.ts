@@ -81,11 +81,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await post(url, cookie, payload);
         assert.equal(r.statusCode, 400, `${url} ${payload}: ${r.body.slice(0, 200)}`);
         assert.match(String(r.headers['content-type']), /^text\/html/, url);
+        // Refused in place: the form's page again, the reason in its status region (not a bare error page).
         assert.match(
           r.body,
-          /<h1>Error 400<\/h1>[\s\S]*The form could not be read: its body (is not valid UTF-8|holds a percent-encoding that is not valid UTF-8)/,
+          /data-notice>Not done: The form could not be read: its body (is not valid UTF-8|holds a percent-encoding that is not valid UTF-8)[\s\S]*<form method="post"/,
           url,
         );
+        assert.doesNotMatch(r.body, /data-error-page/, url);
         assert.doesNotMatch(r.body, /at [A-Za-z]+ \(/, 'no stack');
       }
       assert.deepEqual(await tableDigests(t.store), before, 'nothing written');

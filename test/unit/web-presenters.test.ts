@@ -272,10 +272,13 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
 
   it('shows a decided refund as its queue row', () => {
     const decided = { ...refund, merchantId: '42', merchantName: 'Shop' };
-    const row = presentRefundDecided(decided, 'USD');
-    assert.deepEqual([row.amount, row.items, row.decision, row.status], ['9.99 USD', 'SKU-2 × 1', 'Rejected: rejected by the operator', 'refund_failed']);
+    const row = presentRefundDecided(decided, 'USD', 2);
+    assert.deepEqual(
+      [row.amount, row.items, row.decision, row.status, row.summary],
+      ['9.99 USD', 'SKU-2 × 1', 'Rejected: rejected by the operator', 'refund_failed', '2 refunds waiting, oldest first.'],
+    );
     assert.equal(
-      presentRefundDecided({ ...decided, refundStatus: 'refund_successfully' as RefundRecord['refundStatus'], failureReason: null }, 'USD').decision,
+      presentRefundDecided({ ...decided, refundStatus: 'refund_successfully' as RefundRecord['refundStatus'], failureReason: null }, 'USD', 0).decision,
       'Approved',
     );
   });
@@ -298,7 +301,17 @@ describe("the split cancellation and the refund queue (views['split-cancel'], vi
   });
 
   it('places the queue’s page, ages each refund in hours and names the one the worker gave up on', () => {
-    const queued = { ...refund, merchantId: '42', merchantName: 'Shop', ageSeconds: 3 * 3600 + 59, overSla: true, manualReview: true, lastError: 'HTTP 503' };
+    const queued = {
+      ...refund,
+      merchantId: '42',
+      merchantName: 'Shop',
+      ageSeconds: 3 * 3600 + 59,
+      overSla: true,
+      manualReview: true,
+      lastError: 'HTTP 503',
+      lines: [{ sku: 'SKU-2', productName: 'Product 2', quantity: 1, splitOrderId: 11, splitStatus: 'waiting_to_ship' }],
+      shippedSplits: [],
+    };
     const view = presentRefundQueue({ total: 51, pageNumber: 1, pageSize: 50, list: [queued] }, { currency: 'USD', canReview: true });
     assert.deepEqual(
       [view.summary, view.tools.counts, view.tools.csv, view.next],
@@ -308,6 +321,15 @@ describe("the split cancellation and the refund queue (views['split-cancel'], vi
       [view.rows[0].amount, view.rows[0].waiting, view.rows[0].gaveUp, view.rows[0].approve],
       ['9.99 USD', '3 h', 'worker gave up: HTTP 503', '/console/refunds/77/approve'],
     );
+    assert.deepEqual(
+      [view.rows[0].merchantReason, view.rows[0].lines, view.rows[0].shipped, view.rows[0].shippedAny, view.rows[0].refused],
+      [refund.refundReason, ['SKU-2 Product 2 × 1 (split 11, waiting_to_ship)'], 'Nothing shipped', false, null],
+    );
+    const shipped = presentRefundQueue(
+      { total: 1, pageNumber: 1, pageSize: 50, list: [{ ...queued, shippedSplits: [11, 12] }] },
+      { currency: 'USD', canReview: true, refused: { refundNo: '77', message: 'say why', reason: ' ' } },
+    ).rows[0];
+    assert.deepEqual([shipped.shipped, shipped.shippedAny, shipped.refused, shipped.reasonTyped], ['Splits 11, 12 shipped', true, 'say why', ' ']);
     const empty = presentRefundQueue({ total: 1, pageNumber: 1, pageSize: 50, list: [] }, { currency: 'USD', canReview: false });
     assert.deepEqual([empty.summary, empty.tools.counts, empty.next], ['1 refund waiting, oldest first.', '', null]);
   });

@@ -266,9 +266,15 @@ export interface ConsoleRefundDecidedView extends PageModel {
   status: string;
   /** `Approved`, or `Rejected: <reason>`. */
   decision: string;
+  /** The queue's heading after this decision (swapped out of band): `2 refunds waiting, oldest first.` */
+  summary: string;
 }
 
-export function presentRefundDecided(refund: RefundRecord & { merchantId: string; merchantName: string }, currency: string): ConsoleRefundDecidedView {
+export function presentRefundDecided(
+  refund: RefundRecord & { merchantId: string; merchantName: string },
+  currency: string,
+  waiting: number,
+): ConsoleRefundDecidedView {
   const verdict = refund.refundStatus === 'refund_successfully' ? 'Approved' : 'Rejected';
   return {
     title: `Refund ${refund.refundNo}`,
@@ -279,6 +285,7 @@ export function presentRefundDecided(refund: RefundRecord & { merchantId: string
     amount: money(refund.amount, currency),
     status: refund.refundStatus,
     decision: refund.failureReason ? `${verdict}: ${refund.failureReason}` : verdict,
+    summary: refundsWaitingText(waiting),
   };
 }
 
@@ -318,7 +325,7 @@ export function presentSplitCancel(
   };
 }
 
-/** A refund waiting in the review queue (refunds.service.ts `listRefundsForOperator`). */
+/** A refund waiting in the review queue (refunds.service.ts `refundQueueForConsole`). */
 type QueuedRefund = RefundRecord & {
   merchantId: string;
   merchantName: string;
@@ -326,54 +333,101 @@ type QueuedRefund = RefundRecord & {
   overSla: boolean;
   manualReview: boolean;
   lastError: string | null;
+  lines: readonly { sku: string; productName: string; quantity: number; splitOrderId: number; splitStatus: string }[];
+  /** The split orders of the refund's order that have shipped (or been delivered). */
+  shippedSplits: readonly number[];
 };
+
+/** A row of the refund review queue (views['refund-row'], included by views.refunds; htmx swaps it alone when a decision is refused). */
+export interface RefundQueueRow {
+  refundNo: string;
+  order: Link;
+  merchant: Link;
+  /** The merchant's reason (one of SPEC §5.1's), and its remark when it wrote one. */
+  merchantReason: string;
+  remark: string | null;
+  /** `MUG-1 Mug × 2 (split 12, waiting_to_ship)`: each line with the state of the split it ships in. */
+  lines: string[];
+  /** `Nothing shipped`, `Split 12 shipped`: whether any split order of the order has shipped. */
+  shipped: string;
+  shippedAny: boolean;
+  amount: string;
+  /** `5 h`. */
+  waiting: string;
+  overSla: boolean;
+  /** The worker gave up on it: why. */
+  gaveUp: string | null;
+  approve: string;
+  reject: string;
+  /** A refused decision on this row (a reject without a reason): why, the confirmation shown open. */
+  refused: string | null;
+  /** The rejection reason as typed (kept when the decision was refused). */
+  reasonTyped: string;
+}
+
+/** views['refund-row']: one row of the queue with its decision forms. */
+export interface RefundRowView extends PageModel, RefundQueueRow {
+  canReview: boolean;
+}
 
 /** views.refunds: the refund review queue, oldest first, with the decision forms for a role that reviews. */
 export interface RefundQueueView extends PageModel {
   /** `3 refunds waiting, oldest first.` */
   summary: string;
   tools: ListTools;
-  rows: {
-    refundNo: string;
-    order: Link;
-    merchant: Link;
-    items: string;
-    amount: string;
-    /** `5 h`. */
-    waiting: string;
-    overSla: boolean;
-    /** The worker gave up on it: why. */
-    gaveUp: string | null;
-    approve: string;
-    reject: string;
-  }[];
+  rows: RefundQueueRow[];
   canReview: boolean;
   next: string | null;
 }
 
+/** The queue's heading line, also swapped in by htmx after each decision: `3 refunds waiting, oldest first.` */
+const refundsWaitingText = (waiting: number) => `${waiting} refund${waiting === 1 ? '' : 's'} waiting, oldest first.`;
+
+function refundQueueRow(r: QueuedRefund, currency: string, refused: { refundNo: string; message: string; reason: string } | null): RefundQueueRow {
+  const refunds = `${PREFIX}/refunds`;
+  const mine = refused?.refundNo === r.refundNo ? refused : null;
+  return {
+    refundNo: r.refundNo,
+    order: { href: `${ORDERS}/${r.id}`, text: r.id },
+    merchant: merchantLink(r.merchantId, r.merchantName),
+    merchantReason: r.refundReason,
+    remark: r.remark && r.remark.trim() !== '' ? r.remark : null,
+    lines: r.lines.map((l) => `${l.sku} ${l.productName} × ${l.quantity} (split ${l.splitOrderId}, ${l.splitStatus})`),
+    shipped: r.shippedSplits.length === 0 ? 'Nothing shipped' : `Split${r.shippedSplits.length === 1 ? '' : 's'} ${r.shippedSplits.join(', ')} shipped`,
+    shippedAny: r.shippedSplits.length > 0,
+    amount: money(r.amount, currency),
+    waiting: `${Math.floor(r.ageSeconds / 3600)} h`,
+    overSla: r.overSla,
+    gaveUp: r.manualReview ? `worker gave up: ${r.lastError ?? ''}` : null,
+    approve: `${refunds}/${r.refundNo}/approve`,
+    reject: `${refunds}/${r.refundNo}/reject`,
+    refused: mine?.message ?? null,
+    reasonTyped: mine?.reason ?? '',
+  };
+}
+
+/** views['refund-row']: one queue row alone (htmx's swap of a refused decision). */
+export function presentRefundRow(
+  r: QueuedRefund,
+  currency: string,
+  refused: { refundNo: string; message: string; reason: string } | null,
+  canReview: boolean,
+): RefundRowView {
+  return { title: `Refund ${r.refundNo}`, ...refundQueueRow(r, currency, refused), canReview };
+}
+
 export function presentRefundQueue(
   queue: { total: number; pageNumber: number; pageSize: number; list: readonly QueuedRefund[] },
-  { currency, canReview }: { currency: string; canReview: boolean },
+  { currency, canReview, refused = null }: { currency: string; canReview: boolean; refused?: { refundNo: string; message: string; reason: string } | null },
 ): RefundQueueView {
   const first = (queue.pageNumber - 1) * queue.pageSize + 1;
   const counts = { first, last: first + queue.list.length - 1, about: queue.total, capped: false };
   const refunds = `${PREFIX}/refunds`;
   return {
     title: 'Refund review',
-    summary: `${queue.total} refund${queue.total === 1 ? '' : 's'} waiting, oldest first.`,
+    summary: refundsWaitingText(queue.total),
     tools: { counts: queue.list.length ? countsText(counts) : '', csv: `${refunds}.csv` },
-    rows: queue.list.map((r) => ({
-      refundNo: r.refundNo,
-      order: { href: `${ORDERS}/${r.id}`, text: r.id },
-      merchant: merchantLink(r.merchantId, r.merchantName),
-      items: r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
-      amount: money(r.amount, currency),
-      waiting: `${Math.floor(r.ageSeconds / 3600)} h`,
-      overSla: r.overSla,
-      gaveUp: r.manualReview ? `worker gave up: ${r.lastError ?? ''}` : null,
-      approve: `${refunds}/${r.refundNo}/approve`,
-      reject: `${refunds}/${r.refundNo}/reject`,
-    })),
+    rows: queue.list.map((r) => refundQueueRow(r, currency, refused)),
     canReview,
     next: queue.list.length > 0 && queue.total > queue.pageNumber * queue.pageSize ? `${refunds}?page=${queue.pageNumber + 1}` : null,
   };

@@ -7,6 +7,7 @@ import type {
   ConsoleRefundDecidedView,
   ProductsView,
   RefundQueueView,
+  RefundRowView,
   SplitCancelView,
   TransactionsView,
 } from './present.ts';
@@ -58,6 +59,7 @@ export const CONSOLE_VIEWS = {
   products: typedView<ProductsView>(at('products')),
   'refund-decided': typedView<ConsoleRefundDecidedView>(at('refund-decided')),
   refunds: typedView<RefundQueueView>(at('refunds')),
+  'refund-row': typedView<RefundRowView>(at('refund-row')),
   'refund-list': typedView<RefundListView>(at('refund-list')),
   'sign-in': typedView<SignInView>(at('sign-in')),
   'split-cancel': typedView<SplitCancelView>(at('split-cancel')),

@@ -2,7 +2,7 @@ import type { StockistEnv } from '../../domain/vocabulary.ts';
 import { MAX_ROTATION_GRACE_HOURS } from '../../domain/oauth.ts';
 import { READ_SCOPES, SCOPES } from '../../domain/scopes.ts';
 import { USAGE_DAYS } from '../../domain/usage.ts';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../domain/vocabulary.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEventType } from '../../domain/vocabulary.ts';
 import { LOOPBACK_FAILURE } from '../../domain/webhook-url.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
@@ -65,6 +65,8 @@ export interface GetStartedView extends PageModel {
   /** The request the curl makes: `<base URL>/v1/product/products?pageSize=5`. */
   tryUrl: string;
   token: string | null;
+  /** What the Get started token may do: the read scopes, `catalog:read, stock:read, …`. */
+  tokenScopes: string;
   canCreate: boolean;
   /** The typed client's commands; null when the server has no package to install. */
   sdk: {
@@ -97,6 +99,7 @@ export function presentGetStarted(i: GetStartedInput): GetStartedView {
     curlFlags: i.selfSigned ? '-k ' : '',
     tryUrl: `${i.origin}/openapi/v1/product/products?pageSize=5`,
     token: i.token,
+    tokenScopes: READ_SCOPES.join(', '),
     canCreate: i.canCreate,
     sdk:
       i.tarball === null
@@ -499,8 +502,12 @@ export interface WebhookView extends PageModel {
   /** The endpoint's page: the edit form posts to it, the other forms under it. */
   path: string;
   edit: { urlHint: string; url: string; events: Checkbox[]; skuList: string; reasons: readonly string[]; version: string };
-  /** The test event's types: the ping first, then every event type. */
+  /** The test events that can be sent now: the ping first, then each event type the merchant has a record for. */
   testTypes: { value: string; label: string }[];
+  /** The event types that cannot be tested yet, and why: `refund.failed: no refund yet`. */
+  testUnavailable: string[];
+  /** A test event refused (the type chosen had no record meanwhile): why, shown by the test form. */
+  testRefused: string | null;
   log: WebhookLogView;
 }
 
@@ -519,7 +526,17 @@ export function presentWebhook(
     canWrite,
     shown,
     refused,
-  }: { environment: StockistEnv; canWrite: boolean; shown: string | null; refused: { reasons: readonly string[]; form: WebhookEditFields } | null },
+    testGaps = null,
+    testRefused = null,
+  }: {
+    environment: StockistEnv;
+    canWrite: boolean;
+    shown: string | null;
+    refused: { reasons: readonly string[]; form: WebhookEditFields } | null;
+    /** Per event type, why a test of it cannot be sent yet (null: it can); null: every type offered. */
+    testGaps?: Readonly<Record<WebhookEventType, string | null>> | null;
+    testRefused?: string | null;
+  },
 ): WebhookView {
   const e = log.endpoint;
   const form = refused?.form ?? { url: e.url, events: e.events, skuList: (e.skus ?? []).join('\n'), version: String(log.version) };
@@ -544,7 +561,12 @@ export function presentWebhook(
       reasons: refused?.reasons ?? [],
       version: form.version,
     },
-    testTypes: [WEBHOOK_TEST_EVENT, ...WEBHOOK_EVENT_TYPES].map((t) => ({ value: t, label: t === WEBHOOK_TEST_EVENT ? `${t} (a ping)` : t })),
+    testTypes: [
+      { value: WEBHOOK_TEST_EVENT, label: `${WEBHOOK_TEST_EVENT} (a ping)` },
+      ...WEBHOOK_EVENT_TYPES.filter((t) => !testGaps?.[t]).map((t) => ({ value: t, label: t })),
+    ],
+    testUnavailable: WEBHOOK_EVENT_TYPES.filter((t) => testGaps?.[t]).map((t) => `${t}: ${testGaps![t]}`),
+    testRefused,
     log: presentWebhookLog(log, canWrite),
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UTF8_BOM } from '../../../domain/csv.ts';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import { ImportRefused, type ImportProblem } from '../../../domain/import-format.ts';
 import { randomToken } from '../../../domain/secrets.ts';
@@ -68,7 +69,7 @@ export const importPage: ConsolePage = {
       return reply
         .type('text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="stockist-${kind}-template.csv"`)
-        .send(`${columns.join(',')}\r\n${row.join(',')}\r\n`);
+        .send(`${UTF8_BOM}${columns.join(',')}\r\n${row.join(',')}\r\n`);
     });
 
     // A dry run: the upload is read and imported inside a transaction that is rolled back; the

@@ -1,7 +1,7 @@
 import { emailFingerprint } from '../../../domain/staff.ts';
 import { CsrfForm, SignInForm, SignInQuery } from '../../../schemas/console.ts';
 import { signIn, signOut } from '../../../services/console-sessions.service.ts';
-import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
+import { clearSessionCookie, cookieName, isSecure, setSessionCookie, signInSucceeded, signInWait } from '../../foundation.ts';
 import { CONSOLE_COOKIE, CONSOLE_PREFIX, SIGN_IN_PATH } from '../console-routes.ts';
 import { presentSignIn } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
@@ -29,6 +29,7 @@ export const signInPage: ConsolePage = {
         request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'console sign-in failed');
         return page(reply, 401, 'sign-in', presentSignIn({ email, error: 'Wrong email or password, or the account is disabled.' }));
       }
+      await signInSucceeded(buckets, 'console', email, request.ip);
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(CONSOLE_PREFIX, 303);

@@ -27,7 +27,7 @@ import {
   signOut,
   verifySignInCode,
 } from '../../../services/merchant-users.service.ts';
-import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure, setSessionCookie, signInWait } from '../../foundation.ts';
+import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure, setSessionCookie, signInSucceeded, signInWait } from '../../foundation.ts';
 import { qrCodeSvg } from '../../qr-code.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
 import {
@@ -75,6 +75,7 @@ export const accountPage: ManagerPage = {
             started.choose,
           ),
         );
+      await signInSucceeded(buckets, 'manager', email, request.ip);
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
       return reply.redirect(started.stage === 'complete' ? MANAGER_PREFIX : `${MANAGER_PREFIX}/sign-in/code`, 303);
@@ -96,6 +97,7 @@ export const accountPage: ManagerPage = {
           'code',
           presentManagerCode('That code is not right (or was used already): wait for the next one, or enter an unused recovery code.'),
         );
+      await signInSucceeded(buckets, 'manager', user(request).email, request.ip);
       return reply.redirect(MANAGER_PREFIX, 303);
     });
 

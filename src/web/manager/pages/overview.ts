@@ -1,4 +1,4 @@
-import { SCOPES } from '../../../domain/scopes.ts';
+import { READ_SCOPES } from '../../../domain/scopes.ts';
 import { SDK_CERTIFICATE, SDK_EXAMPLE, sdkPackage } from '../../../http/routes/sdk.ts';
 import { ManagerCsrfForm } from '../../../schemas/manager.ts';
 import { createPersonalToken } from '../../../services/credentials.service.ts';
@@ -6,7 +6,11 @@ import { MANAGER_PREFIX } from '../manager-routes.ts';
 import { presentGetStarted } from '../present-integrations.ts';
 import type { ManagerPage } from './context.ts';
 
-/** A token made on the Get started page lives a day: enough to try the API, not a credential to keep. */
+/**
+ * A token made on the Get started page lives a day and only reads (least privilege, as the token
+ * forms): enough to try the API and run the example, which read; a token that writes is made on
+ * API credentials, with the scopes ticked there.
+ */
 const GET_STARTED_TOKEN_DAYS = 1;
 
 /**
@@ -41,7 +45,7 @@ export const overviewPage: ManagerPage = {
         merchant(request),
         config.env,
         actor(request),
-        { name: `Get started (${me.email})`, scopes: [...SCOPES], expiresInDays: GET_STARTED_TOKEN_DAYS },
+        { name: `Get started (${me.email})`, scopes: [...READ_SCOPES], expiresInDays: GET_STARTED_TOKEN_DAYS },
         now(),
       );
       // Shown once, on the page the 303 leads to.

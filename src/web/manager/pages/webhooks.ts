@@ -15,6 +15,7 @@ import {
   retryDelivery,
   rotateSecret,
   sendTestEvent,
+  testEventChoices,
 } from '../../../services/webhooks.service.ts';
 import { presentWebhook, presentWebhookConflict, presentWebhookLog, presentWebhooks, type WebhookEditFields } from '../present-integrations.ts';
 import { MANAGER_VIEWS, type ManagerViews } from '../views.ts';
@@ -48,13 +49,18 @@ export const webhooksPage: ManagerPage = {
       rawId: string,
       shown: string | null,
       refused: { status: number; reasons: string[]; form: WebhookEditFields } | null = null,
-    ) =>
-      page(
+      testRefused: { status: number; reason: string } | null = null,
+    ) => {
+      const log = await logOf(request, rawId);
+      // Only test events the merchant has data for are offered (a writer's form; a viewer has none).
+      const testGaps = canWrite(request) ? await testEventChoices(deps, merchant(request), Number(rawId)) : null;
+      return page(
         reply,
-        refused?.status ?? 200,
+        refused?.status ?? testRefused?.status ?? 200,
         'webhook',
-        presentWebhook(await logOf(request, rawId), { environment: config.env, canWrite: canWrite(request), shown, refused }),
+        presentWebhook(log, { environment: config.env, canWrite: canWrite(request), shown, refused, testGaps, testRefused: testRefused?.reason ?? null }),
       );
+    };
 
     app.get('/webhooks', async (request, reply) => {
       const shown = await forms.take<{ id: string; secret: string }>(request, 'webhook-created');
@@ -155,7 +161,13 @@ export const webhooksPage: ManagerPage = {
 
     app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: WebhookTestForm } }, async (request, reply) => {
       const type = request.body.type ?? WEBHOOK_TEST_EVENT;
-      await sendTestEvent(deps, merchant(request), Number(request.params.id), type, auditWrite(actor(request), 'webhook.send_test', now(), { type }), now());
+      try {
+        await sendTestEvent(deps, merchant(request), Number(request.params.id), type, auditWrite(actor(request), 'webhook.send_test', now(), { type }), now());
+      } catch (error) {
+        // No record to build the type's body from (or the endpoint is disabled): the page again, the reason by the form.
+        if (!(error instanceof AppError) || error.kind !== 'conflict') throw error;
+        return detail(request, reply, request.params.id, null, null, { status: httpStatus(error), reason: error.message });
+      }
       await forms.flash(request, 'notice', { text: `A test ${type} event is on its way: it appears in the delivery log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });

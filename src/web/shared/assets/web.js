@@ -9,6 +9,14 @@ document.addEventListener('htmx:responseError', (event) => {
   flash.className = 'error';
 });
 
+// A refusal that answers with the part of the page it concerns (header HX-Refused: row — a refund
+// rejected without a reason): swapped like a success, so the reason shows where the form is.
+document.addEventListener('htmx:beforeSwap', (event) => {
+  if (event.detail.xhr.getResponseHeader('HX-Refused') !== 'row') return;
+  event.detail.shouldSwap = true;
+  event.detail.isError = false;
+});
+
 // The import page: a chosen file's name and text go into the form's fields, which are posted as
 // an ordinary form (the console takes only form posts; docs/decisions.md, "Console import uploads").
 document.addEventListener('change', async (event) => {
