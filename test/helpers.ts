@@ -369,7 +369,8 @@ export async function tableNames(store: Store): Promise<string[]> {
  */
 export async function tableDigests(store: Store): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const table of await tableNames(store)) {
+  // The tables are read side by side (on PostgreSQL over the pool's connections): reads only.
+  const digestOf = async (table: string) => {
     const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(store.db)).rows;
     const lines = rows
       .map((row) =>
@@ -384,7 +385,8 @@ export async function tableDigests(store: Store): Promise<Record<string, string>
       )
       .sort();
     out[table] = `${rows.length}:${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}`;
-  }
+  };
+  await Promise.all((await tableNames(store)).map(digestOf));
   return out;
 }
 

@@ -260,6 +260,9 @@ for (const dialect of DIALECTS) {
     it('answers hostile requests on every route with < 500, the envelope, and no writes when refused', { timeout: 900_000 }, async () => {
       const f = await setUp(t);
       let requests = 0;
+      // The tables as the last refused request left them: the next request starts from there (nothing
+      // else writes while the fuzzer runs), so each refused request costs one look at the tables, not two.
+      let unchanged: Record<string, string> | null = null;
       const fuzzed = routes.filter((r) => [r.method].flat()[0] !== 'HEAD');
       for (const route of fuzzed) {
         const method = [route.method].flat()[0] as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -273,7 +276,8 @@ for (const dialect of DIALECTS) {
           fc.asyncProperty(attemptFor(route, f.ids), async (a) => {
             const path = route.url!.replace(/:([A-Za-z]+)/g, (_, name: string) => encodePart(a.path[name]));
             const url = a.query ? `${path}?${a.query}` : path;
-            const before = await tableDigests(t.store);
+            const before = unchanged ?? (await tableDigests(t.store));
+            unchanged = null;
             const headers: Record<string, string> = {};
             if (auth) headers.authorization = auth;
             if (a.body) headers['content-type'] = a.body.type;
@@ -281,7 +285,9 @@ for (const dialect of DIALECTS) {
             requests++;
             checkShape(`${method} ${url}`, r.statusCode, String(r.headers['content-type'] ?? ''), r.body, r.headers.location as string | undefined);
             if (r.statusCode >= 400) {
-              assert.deepEqual(await tableDigests(t.store), before, `${method} ${url.slice(0, 160)} was refused (${r.statusCode}) but changed a table`);
+              const after = await tableDigests(t.store);
+              assert.deepEqual(after, before, `${method} ${url.slice(0, 160)} was refused (${r.statusCode}) but changed a table`);
+              unchanged = after;
             }
           }),
           { numRuns: RUNS[dialect], seed: SEED, endOnFailure: true },
