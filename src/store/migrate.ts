@@ -34,6 +34,7 @@ import * as m0039 from './migrations/0039_client_secret_grace.ts';
 import * as m0040 from './migrations/0040_delivery_responses_order_notes.ts';
 import * as m0041 from './migrations/0041_console_list_indexes.ts';
 import * as m0042 from './migrations/0042_backups.ts';
+import * as m0043 from './migrations/0043_ledger_sequence.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0040_delivery_responses_order_notes': m0040,
   '0041_console_list_indexes': m0041,
   '0042_backups': m0042,
+  '0043_ledger_sequence': m0043,
 };
 
 /** Every migration this build can apply, by name: a backup made at another one came from a newer build. */

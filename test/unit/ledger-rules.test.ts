@@ -123,7 +123,7 @@ describe('ledger rules', () => {
 
   it('a transactions cursor round-trips and anything else is refused', () => {
     const c = {
-      after: [1_700_000_000_000, 42] as [number, number],
+      afterSeq: 42,
       type: 'top_up' as const,
       createStart: null,
       createEnd: 1_800_000_000_999,
@@ -132,8 +132,12 @@ describe('ledger rules', () => {
     };
     assert.deepEqual(decodeEntryCursor(encodeEntryCursor(c)), c);
     assert.equal(decodeEntryCursor('nope'), null);
-    assert.equal(decodeEntryCursor('tc1_!!!'), null);
-    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: 'bribe', s: null, e: null, z: 20, p: 2 })).toString('base64url')}`), null);
-    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: null, s: null, e: null, z: 251, p: 2 })).toString('base64url')}`), null);
+    assert.equal(decodeEntryCursor('tc2_!!!'), null);
+    const cursor = (body: object) => `tc2_${Buffer.from(JSON.stringify(body)).toString('base64url')}`;
+    assert.equal(decodeEntryCursor(cursor({ a: 1, t: 'bribe', s: null, e: null, z: 20, p: 2 })), null);
+    assert.equal(decodeEntryCursor(cursor({ a: 1, t: null, s: null, e: null, z: 251, p: 2 })), null);
+    assert.equal(decodeEntryCursor(cursor({ a: 0, t: null, s: null, e: null, z: 20, p: 2 })), null, 'a sequence starts at 1');
+    // A cursor of the walk by (created_at, id) that came before the sequence: refused, the client starts over.
+    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: null, s: null, e: null, z: 20, p: 2 })).toString('base64url')}`), null);
   });
 });
