@@ -87,7 +87,11 @@ const result = spawnSync(
     `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1', TEST_TIMEOUT_SECONDS: String(perTestSeconds), TEST_FILE_TIMEOUT_SECONDS: String(perFileSeconds) } },
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_NO_WARNINGS: '1', TEST_TIMEOUT_SECONDS: String(perTestSeconds), TEST_FILE_TIMEOUT_SECONDS: String(perFileSeconds) },
+  },
 );
 
 const entries = fs.existsSync(summaryFile)
