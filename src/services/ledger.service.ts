@@ -25,6 +25,7 @@ import type { Db, Dialect, Trx } from '../store/db.ts';
 import {
   chargeOfOrder,
   countEntries,
+  entriesAfterSeq,
   entriesPage,
   ensureAccounts,
   entryByCause,
@@ -369,6 +370,7 @@ const TRANSACTIONS_PAGE_SIZE = 20;
 const TRANSACTIONS_TOTAL_CAP = 10_000;
 
 export async function transactionsOf(scope: MerchantScope, environment: StockistEnv, q: TransactionsQuery) {
+  if (q.afterSeq !== undefined) return transactionsAfterSeq(scope, environment, q, q.afterSeq);
   const fromCursor = q.cursor === undefined ? null : decodeEntryCursor(q.cursor);
   if (q.cursor !== undefined && fromCursor === null)
     throw fieldError('cursor', 'is not a cursor this API issued: pass nextCursor of the previous page unchanged');
@@ -405,6 +407,25 @@ export async function transactionsOf(scope: MerchantScope, environment: Stockist
       : null;
   const total = await countEntries(scope, account.id, filter, TRANSACTIONS_TOTAL_CAP);
   return { total, pageNumber, pageSize, list: list.map(presentTransaction), nextCursor };
+}
+
+/**
+ * `?afterSeq=`: the account's entries after that place in its sequence, oldest first, one page.
+ * A sync that passes the last `seq` it saw never misses a committed entry (a time window can: an
+ * entry is stamped before it commits, so a window that ended meanwhile may already have been
+ * read); the next call's `afterSeq` is the last row's `seq`, and an empty list means caught up.
+ */
+async function transactionsAfterSeq(scope: MerchantScope, environment: StockistEnv, q: TransactionsQuery, afterSeq: number) {
+  if (q.cursor !== undefined) throw fieldError('afterSeq', 'cannot be combined with cursor');
+  if (q.pageNumber !== undefined) throw fieldError('afterSeq', 'cannot be combined with pageNumber: pass the last seq you saw instead');
+  const window = timeWindow(['createStartTime', q.createStartTime], ['createEndTime', q.createEndTime]);
+  const filter: EntryFilter = { type: q.type ?? null, createStart: window.start, createEnd: window.end };
+  const pageSize = q.pageSize ?? TRANSACTIONS_PAGE_SIZE;
+  const account = await merchantAccount(scope, environment);
+  if (!account) return { total: 0, pageNumber: 1, pageSize, list: [], nextCursor: null };
+  const rows = await entriesAfterSeq(scope, account.id, filter, afterSeq, pageSize);
+  const total = await countEntries(scope, account.id, filter, TRANSACTIONS_TOTAL_CAP);
+  return { total, pageNumber: 1, pageSize, list: rows.map(presentTransaction), nextCursor: null };
 }
 
 /** The operator's transactions of a merchant's account (404 for an unknown merchant). */

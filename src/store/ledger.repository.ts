@@ -256,6 +256,19 @@ export async function entriesPage(
   return q.orderBy('seq', 'desc').limit(limit).offset(offset).execute();
 }
 
+/**
+ * An account's entries after `afterSeq` in its sequence, oldest first: a sync that passes the last
+ * `seq` it saw never misses a committed entry, since an entry's `seq` is taken under the account's
+ * lock and a later posting can only take a higher one after this one commits.
+ */
+export async function entriesAfterSeq(scope: MerchantScope, accountId: number, filter: EntryFilter, afterSeq: number, limit: number): Promise<EntryRow[]> {
+  return filtered(scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId), filter)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
 /** How many entries the filter matches, counting at most `cap` (SPEC §4.6: `total` costs no more than a bounded read). */
 export async function countEntries(scope: MerchantScope, accountId: number, filter: EntryFilter, cap: number): Promise<number> {
   // `seq` rather than `id`: the sequence index holds it, so the count reads the index only.

@@ -94,5 +94,77 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       assert.deepEqual((await verifyLedger(t.store.db)).breaches, []);
     });
+
+    it('a sync by afterSeq while two servers post sees every entry once, in sequence; bad afterSeq is a 400 that changes nothing', async (c) => {
+      const t = await buildTestApp(c, dialect);
+      await loadCatalogue(t, ORDER_CATALOGUE);
+      const m = await newMerchant(t, 'Synced');
+      const apps = [t.app, await secondApp(c, t)];
+      const N = 60;
+      let writing = true;
+      const writers = Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          i % 2 === 0
+            ? apps[i % 2].inject({
+                method: 'POST',
+                url: '/openapi/v1/order/orders',
+                payload: order([{ sku: 'C', quantity: 1 }], { orderAddress: DE }),
+                headers: { authorization: `Bearer ${m.token}` },
+              })
+            : apps[i % 2].inject({
+                method: 'POST',
+                url: `/admin/v1/merchants/${m.merchantId}/account/top-ups`,
+                payload: { environment: 'sandbox', amount: 1, reference: `sync-${i}` },
+                headers: { authorization: `Bearer ${ADMIN_KEY}` },
+              }),
+        ),
+      ).finally(() => {
+        writing = false;
+      });
+      const seen: (Transaction & { seq: number })[] = [];
+      const sync = async () => {
+        for (;;) {
+          const after = seen.at(-1)?.seq ?? 0;
+          const page = await t.merchant(m.token, 'GET', `/openapi/v1/account/transactions?afterSeq=${after}&pageSize=7`);
+          assert.equal(page.status, 200, page.raw);
+          seen.push(...page.body.data.list);
+          if (page.body.data.list.length === 0) return;
+        }
+      };
+      while (writing) {
+        await sync();
+        await new Promise((r) => setImmediate(r));
+      }
+      for (const r of await writers) assert.equal(r.statusCode, 200, r.body);
+      await sync();
+      assert.deepEqual(
+        seen.map((e) => e.seq),
+        Array.from({ length: N }, (_, i) => i + 1),
+        'every entry once, in sequence',
+      );
+      const all = await walk(t, m.token);
+      assert.deepEqual(
+        seen.map((e) => e.id).reverse(),
+        all.map((e) => e.id),
+      );
+
+      const before = await t.merchant(m.token, 'GET', '/openapi/v1/account');
+      const cursor = (await t.merchant(m.token, 'GET', '/openapi/v1/account/transactions?pageSize=5')).body.data.nextCursor;
+      for (const [query, field] of [
+        ['afterSeq=-1', 'afterSeq'],
+        ['afterSeq=x', 'afterSeq'],
+        ['afterSeq=1&pageNumber=2', 'afterSeq'],
+        [`afterSeq=1&cursor=${encodeURIComponent(cursor)}`, 'afterSeq'],
+      ]) {
+        const r = await t.merchant(m.token, 'GET', `/openapi/v1/account/transactions?${query}`);
+        assert.equal(r.status, 400, `${query}: ${r.raw}`);
+        assert.equal(r.body.code, 40000);
+        assert.ok(
+          r.body.errors.some((e: { field: string }) => e.field === field),
+          r.raw,
+        );
+      }
+      assert.deepEqual((await t.merchant(m.token, 'GET', '/openapi/v1/account')).body, before.body);
+    });
   });
 }
