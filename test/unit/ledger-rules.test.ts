@@ -11,6 +11,7 @@ import {
   decodeEntryCursor,
   encodeEntryCursor,
   entryLines,
+  replayMismatch,
   formatSigned,
   merchantSide,
   operatorPostingProblem,
@@ -139,5 +140,22 @@ describe('ledger rules', () => {
     assert.equal(decodeEntryCursor(cursor({ a: 0, t: null, s: null, e: null, z: 20, p: 2 })), null, 'a sequence starts at 1');
     // A cursor of the walk by (created_at, id) that came before the sequence: refused, the client starts over.
     assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: null, s: null, e: null, z: 20, p: 2 })).toString('base64url')}`), null);
+  });
+
+  it('a replay is the same posting only when every field is the same', () => {
+    const stored = {
+      type: 'adjustment' as const,
+      amountCents: -1250,
+      currency: 'USD',
+      environment: 'sandbox' as const,
+      reference: null,
+      description: 'Adjustment: fee',
+    };
+    assert.equal(replayMismatch(stored, { ...stored }), null);
+    assert.equal(replayMismatch(stored, { ...stored, amountCents: -1300 }), 'amountCents');
+    assert.equal(replayMismatch(stored, { ...stored, description: 'Adjustment: other' }), 'description');
+    assert.equal(replayMismatch(stored, { ...stored, currency: 'EUR' }), 'currency');
+    assert.equal(replayMismatch(stored, { ...stored, type: 'top_up' }), 'type');
+    assert.equal(replayMismatch(stored, { ...stored, reference: 'r' }), 'reference');
   });
 });
