@@ -88,7 +88,7 @@ const ORDER_TOTAL_CAP = 10_000;
 /** The transactions list counts at most this many entries (services/ledger.service.ts). */
 const ENTRY_TOTAL_CAP = 10_000;
 const ACCOUNT_SQL = `select * from ledger_accounts where account_key = ?`;
-const ENTRY_PAGE_SQL = `select * from journal_entries where merchant_id = ? and account_id = ? order by created_at desc, id desc limit ? offset ?`;
+const ENTRY_PAGE_SQL = `select * from journal_entries where merchant_id = ? and account_id = ? order by seq desc limit ? offset ?`;
 const ENTRY_COUNT_SQL = `select count(*) as n from (select id from journal_entries where merchant_id = ? and account_id = ? limit ${ENTRY_TOTAL_CAP}) w`;
 /** `?` placeholders as PostgreSQL's `$n`. */
 const numbered = (text: string) => {
@@ -240,16 +240,15 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     values (?, ?, ?, 'done', 200, ?, ?, ?)`);
   db.exec(ENSURE_ACCOUNTS(setup.merchantId));
   const charge = db.prepare(`
-    update ledger_accounts set balance_cents = balance_cents - ?, updated_at = ?
+    update ledger_accounts set balance_cents = balance_cents - ?, last_seq = last_seq + 1, last_posted_at = max(last_posted_at, ?), updated_at = ?
     where account_key = ? and (billing_mode = 'on_account' or balance_cents + credit_limit_cents - ? >= 0)
-    returning id, balance_cents, currency`);
+    returning id, balance_cents, currency, last_seq, last_posted_at`);
+  // The entry holds both sides (migration 0044): no line rows of its own.
   const insertEntry = db.prepare(`
-    insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency, order_id, refund_id,
-      split_order_id, reference, description, created_at)
-    values (?, ?, 'sandbox', ?, 'order_charge', ?, ?, ?, ?, null, null, null, ?, ?) returning id`);
-  const insertLines = db.prepare(`
-    insert into journal_lines (entry_id, account_id, amount_cents)
-    values (?, ?, ?), (?, (select id from ledger_accounts where account_key = 'supplier:sales:sandbox'), ?)`);
+    insert into journal_entries (cause, merchant_id, environment, account_id, seq, counter_account_id, type, amount_cents, balance_after_cents, currency,
+      order_id, refund_id, split_order_id, reference, description, created_at)
+    values (?, ?, 'sandbox', ?, ?, (select id from ledger_accounts where account_key = 'supplier:sales:sandbox'), 'order_charge', ?, ?, ?, ?, null, null, null, ?, ?)
+    returning id`);
   const countryOf = new Map(
     (db.prepare('select code, country_code from warehouses').all() as { code: string; country_code: string }[]).map((w) => [w.code, w.country_code]),
   );
@@ -297,25 +296,23 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     const subtotal = lines.reduce((sum, l) => sum + products.get(l.sku)!.price_cents * l.quantity, 0);
     const freight = splits.reduce((sum, s) => sum + s.freight, 0);
     const total = subtotal + freight;
-    const account = charge.get(total, now, `merchant:${setup.merchantId}:sandbox`, total) as
-      | { id: number; balance_cents: number; currency: string }
+    const account = charge.get(total, now, now, `merchant:${setup.merchantId}:sandbox`, total) as
+      | { id: number; balance_cents: number; currency: string; last_seq: number; last_posted_at: number }
       | undefined;
     if (!account) throw new Error('insufficient funds');
     const { id: orderId } = insertOrder.get(setup.merchantId, hashOf(lines), ADDRESS_JSON, subtotal, freight, now, now, now) as { id: number };
-    const { id: entryId } = insertEntry.get(
+    insertEntry.get(
       `order:${orderId}`,
       setup.merchantId,
       account.id,
+      account.last_seq,
       -total,
       account.balance_cents,
       account.currency,
       orderId,
       `Order ${orderId}`,
-      now,
-    ) as {
-      id: number;
-    };
-    insertLines.run(entryId, account.id, -total, entryId, total);
+      account.last_posted_at,
+    );
     for (const s of splits) {
       const { id: splitId } = insertSplit.get(
         orderId,
@@ -471,21 +468,17 @@ const PG_CREATE_ORDER = `
   ), total as (
     select (select sum(price_cents * qty) from p) + (select sum(freight) from split) as cents
   ), acct as (
-    update ledger_accounts set balance_cents = balance_cents - (select cents from total), updated_at = $5
+    update ledger_accounts set balance_cents = balance_cents - (select cents from total), last_seq = last_seq + 1,
+      last_posted_at = greatest(last_posted_at, $5), updated_at = $5
     where account_key = 'merchant:' || $6 || ':sandbox' and (billing_mode = 'on_account' or balance_cents + credit_limit_cents - (select cents from total) >= 0)
-    returning id, balance_cents, currency
+    returning id, balance_cents, currency, last_seq, last_posted_at
   ), je as (
-    insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency, order_id, refund_id,
-      split_order_id, reference, description, created_at)
-    select 'order:' || o.id, $6, 'sandbox', acct.id, 'order_charge', -(select cents from total), acct.balance_cents, acct.currency, o.id, null, null, null,
-      'Order ' || o.id, $5
+    insert into journal_entries (cause, merchant_id, environment, account_id, seq, counter_account_id, type, amount_cents, balance_after_cents, currency,
+      order_id, refund_id, split_order_id, reference, description, created_at)
+    select 'order:' || o.id, $6, 'sandbox', acct.id, acct.last_seq, (select id from ledger_accounts where account_key = 'supplier:sales:sandbox'),
+      'order_charge', -(select cents from total), acct.balance_cents, acct.currency, o.id, null, null, null, 'Order ' || o.id, acct.last_posted_at
     from o, acct
-    returning id, account_id, amount_cents
-  ), jl as (
-    insert into journal_lines (entry_id, account_id, amount_cents)
-    select je.id, je.account_id, je.amount_cents from je
-    union all
-    select je.id, (select id from ledger_accounts where account_key = 'supplier:sales:sandbox'), -je.amount_cents from je
+    returning id
   )
   select id from o`;
 

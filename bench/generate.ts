@@ -41,7 +41,6 @@ const FILLED = [
   'order_items',
   'ledger_accounts',
   'journal_entries',
-  'journal_lines',
 ] as const;
 /** Stored like the order service stores it: every address field present, null when not given. */
 const ADDRESS_JSON = JSON.stringify({
@@ -251,6 +250,8 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
   const merchantAccountId = await accountId(accountKey.merchant(merchant.merchantId, 'sandbox'));
   const salesAccountId = await accountId(accountKey.supplier('sales', 'sandbox'));
   let balance = 0;
+  let entrySeq = 0;
+  let lastAt = 0;
 
   // Historical orders: ids are taken from the sequences like live orders (two splits, three items each).
   const orderBatch = 500;
@@ -330,16 +331,20 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
           })),
         );
         await trx.insertInto('order_items').values(items).execute();
-        const entries = await trx
+        await trx
           .insertInto('journal_entries')
           .values(
             orderIds.map((o) => {
               balance -= ORDER_CENTS;
+              entrySeq += 1;
+              lastAt = Math.max(lastAt, o.created_at);
               return {
                 cause: causeOf.orderCharge(o.id),
                 merchant_id: merchant.merchantId,
                 environment: 'sandbox' as const,
                 account_id: merchantAccountId,
+                seq: entrySeq,
+                counter_account_id: salesAccountId,
                 type: 'order_charge' as const,
                 amount_cents: -ORDER_CENTS,
                 balance_after_cents: balance,
@@ -349,22 +354,16 @@ export async function generate(store: Store, options: GenerateOptions): Promise<
                 split_order_id: null,
                 reference: null,
                 description: `Order ${o.id}`,
-                created_at: o.created_at,
+                created_at: lastAt,
               };
             }),
           )
-          .returning('id')
           .execute();
         await trx
-          .insertInto('journal_lines')
-          .values(
-            entries.flatMap((e) => [
-              { entry_id: e.id, account_id: merchantAccountId, amount_cents: -ORDER_CENTS },
-              { entry_id: e.id, account_id: salesAccountId, amount_cents: ORDER_CENTS },
-            ]),
-          )
+          .updateTable('ledger_accounts')
+          .set({ balance_cents: balance, last_seq: entrySeq, last_posted_at: lastAt })
+          .where('id', '=', merchantAccountId)
           .execute();
-        await trx.updateTable('ledger_accounts').set({ balance_cents: balance }).where('id', '=', merchantAccountId).execute();
         done += n;
       }
     });
@@ -405,10 +404,16 @@ export async function fillStatement(store: Store, merchantId: number, count: num
   const now = Date.now();
   await db.transaction().execute((trx) => ensureAccounts(forMerchant(trx, merchantId), 'sandbox', 'USD', now));
   const accountId = async (key: string) =>
-    await db.selectFrom('ledger_accounts').select(['id', 'balance_cents']).where('account_key', '=', key).executeTakeFirstOrThrow();
+    await db
+      .selectFrom('ledger_accounts')
+      .select(['id', 'balance_cents', 'last_seq', 'last_posted_at'])
+      .where('account_key', '=', key)
+      .executeTakeFirstOrThrow();
   const merchant = await accountId(accountKey.merchant(merchantId, 'sandbox'));
   const cash = await accountId(accountKey.supplier('cash', 'sandbox'));
   let balance = Number(merchant.balance_cents);
+  let seq = Number(merchant.last_seq);
+  let lastAt = Number(merchant.last_posted_at);
   let sum = 0;
   const batch = 1000;
   for (let done = 0; done < count; done += batch) {
@@ -419,12 +424,16 @@ export async function fillStatement(store: Store, merchantId: number, count: num
         const amount = 100 + ((i * 7919) % 900);
         balance += amount;
         sum += amount;
+        seq += 1;
+        lastAt = Math.max(lastAt, from + Math.floor((i * (to - from)) / count));
         const reference = `BENCH-${merchantId}-${i}`;
         return {
           cause: causeOf.topUp(merchant.id, reference),
           merchant_id: merchantId,
           environment: 'sandbox' as const,
           account_id: merchant.id,
+          seq,
+          counter_account_id: cash.id,
           type: 'top_up' as const,
           amount_cents: amount,
           balance_after_cents: balance,
@@ -434,20 +443,11 @@ export async function fillStatement(store: Store, merchantId: number, count: num
           split_order_id: null,
           reference,
           description: `Payment received: ${reference}`,
-          created_at: from + Math.floor((i * (to - from)) / count),
+          created_at: lastAt,
         };
       });
-      const entries = await trx.insertInto('journal_entries').values(rows).returning(['id', 'amount_cents']).execute();
-      await trx
-        .insertInto('journal_lines')
-        .values(
-          entries.flatMap((e) => [
-            { entry_id: e.id, account_id: merchant.id, amount_cents: Number(e.amount_cents) },
-            { entry_id: e.id, account_id: cash.id, amount_cents: -Number(e.amount_cents) },
-          ]),
-        )
-        .execute();
-      await trx.updateTable('ledger_accounts').set({ balance_cents: balance }).where('id', '=', merchant.id).execute();
+      await trx.insertInto('journal_entries').values(rows).execute();
+      await trx.updateTable('ledger_accounts').set({ balance_cents: balance, last_seq: seq, last_posted_at: lastAt }).where('id', '=', merchant.id).execute();
     });
   }
   if (store.dialect === 'postgres') await sql`analyze journal_entries`.execute(db);

@@ -62,12 +62,31 @@ export interface LinePlan {
   amountCents: number;
 }
 
-/** The entry's two lines: the merchant's side and the supplier account's, summing to zero. */
+/**
+ * An entry as it is stored (docs/decisions.md, "An entry that cannot be unbalanced"): one amount
+ * moved between the merchant's account and one supplier account. The merchant's side is
+ * `merchantCents`, the supplier account's is its negation — the entry row holds the amount once,
+ * so its two lines sum to zero by construction and no row can say otherwise.
+ */
+export interface Transfer {
+  merchantCents: number;
+  counter: SupplierAccountKind;
+}
+
+/** The entry of this type and (positive, or signed for adjustments) amount. */
+export function transferOf(type: EntryType, amountCents: number): Transfer {
+  return { merchantCents: merchantSide(type, amountCents), counter: COUNTER_ACCOUNT[type] };
+}
+
+/** The supplier account an entry of this type moves against (`ledger verify` checks each entry's). */
+export const counterAccountOf = (type: EntryType): SupplierAccountKind => COUNTER_ACCOUNT[type];
+
+/** The entry's two lines, read from its transfer: the merchant's side and the supplier account's, summing to zero. */
 export function entryLines(type: EntryType, amountCents: number): LinePlan[] {
-  const merchant = merchantSide(type, amountCents);
+  const { merchantCents, counter } = transferOf(type, amountCents);
   return [
-    { account: 'merchant', amountCents: merchant },
-    { account: COUNTER_ACCOUNT[type], amountCents: -merchant },
+    { account: 'merchant', amountCents: merchantCents },
+    { account: counter, amountCents: -merchantCents },
   ];
 }
 
@@ -217,8 +236,39 @@ export function operatorPostingProblem(type: 'top_up' | 'adjustment', amountCent
 
 /** An invariant of SPEC §15 that `stockist ledger verify` found broken: one line of its report. */
 export interface LedgerBreach {
-  rule: 'entry_sum' | 'account_balance' | 'order_charge' | 'refund_credit' | 'cancellation_credit' | 'prepaid_floor' | 'entry_lines';
+  rule:
+    | 'account_balance'
+    | 'order_charge'
+    | 'refund_credit'
+    | 'cancellation_credit'
+    | 'prepaid_floor'
+    | 'entry_chain'
+    | 'entry_account'
+    | 'order_refunded'
+    | 'ledger_start';
   message: string;
+}
+
+/** What a repeated operator posting is compared on: every field the request decides. */
+export interface PostingFields {
+  type: EntryType;
+  amountCents: number;
+  currency: string;
+  environment: StockistEnv;
+  reference: string | null;
+  description: string;
+}
+
+/**
+ * The first field in which a replay (the same top-up reference or adjustment key) differs from the
+ * posting it names, or null when it is the same request: a same-key request that differs in
+ * anything is another request under the same name (409), not a retry.
+ */
+export function replayMismatch(stored: PostingFields, requested: PostingFields): keyof PostingFields | null {
+  for (const field of ['type', 'amountCents', 'currency', 'environment', 'reference', 'description'] as const) {
+    if (stored[field] !== requested[field]) return field;
+  }
+  return null;
 }
 
 /**
@@ -239,9 +289,12 @@ export function formatSigned(cents: number): string {
   return `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-/** A transactions walk's keyset cursor: the last row's (created_at, id) and the query it belongs to. Opaque to clients. */
+/**
+ * A transactions walk's keyset cursor: the last row's place in the account's sequence (`seq`, the
+ * order in which postings changed the account) and the query it belongs to. Opaque to clients.
+ */
 export interface EntryCursor {
-  after: [number, number];
+  afterSeq: number;
   type: EntryType | null;
   createStart: number | null;
   createEnd: number | null;
@@ -249,10 +302,11 @@ export interface EntryCursor {
   page: number;
 }
 
-const CURSOR_PREFIX = 'tc1_';
+// tc1_ cursors carried (created_at, id): the walk is by sequence now, so they are refused (400) and the client starts over.
+const CURSOR_PREFIX = 'tc2_';
 
 export const encodeEntryCursor = (c: EntryCursor) =>
-  CURSOR_PREFIX + Buffer.from(JSON.stringify({ a: c.after, t: c.type, s: c.createStart, e: c.createEnd, z: c.pageSize, p: c.page })).toString('base64url');
+  CURSOR_PREFIX + Buffer.from(JSON.stringify({ a: c.afterSeq, t: c.type, s: c.createStart, e: c.createEnd, z: c.pageSize, p: c.page })).toString('base64url');
 
 /** The cursor, or null when the text is not one this API issued. */
 export function decodeEntryCursor(text: string): EntryCursor | null {
@@ -264,10 +318,10 @@ export function decodeEntryCursor(text: string): EntryCursor | null {
     return null;
   }
   const time = (v: unknown): v is number | null => v === null || Number.isSafeInteger(v);
-  if (typeof b !== 'object' || b === null || !Array.isArray(b.a) || b.a.length !== 2 || !b.a.every((v) => Number.isSafeInteger(v))) return null;
+  if (typeof b !== 'object' || b === null || !Number.isSafeInteger(b.a) || (b.a as number) < 1) return null;
   if (!(b.t === null || (ENTRY_TYPES as readonly unknown[]).includes(b.t)) || !time(b.s) || !time(b.e)) return null;
   if (!Number.isSafeInteger(b.z) || (b.z as number) < 1 || (b.z as number) > 250 || !Number.isSafeInteger(b.p) || (b.p as number) < 2) return null;
-  return { after: [b.a[0], b.a[1]], type: b.t as EntryType | null, createStart: b.s, createEnd: b.e, pageSize: b.z as number, page: b.p as number };
+  return { afterSeq: b.a as number, type: b.t as EntryType | null, createStart: b.s, createEnd: b.e, pageSize: b.z as number, page: b.p as number };
 }
 
 /** A statement's month, `YYYY-MM`, as the UTC window [start, end) in epoch ms; null when not such a month. */
@@ -307,8 +361,9 @@ export interface StatementLine {
 
 /**
  * A monthly statement (SPEC §15): the opening balance, every transaction of the month with the
- * balance running from it, and the closing balance — which is always opening + Σ amounts, so the
- * statement reconciles on its face whatever order concurrent postings committed in.
+ * balance running from it, and the closing balance — which is always opening + Σ amounts. The lines
+ * come in the account's sequence (the order postings changed it), so the running balance is each
+ * line's own `balanceAfter`.
  */
 export function* statementRows(openingCents: number, lines: Iterable<StatementLine>): Generator<StatementLine & { balanceCents: number }> {
   let balance = openingCents;

@@ -16,6 +16,7 @@ export const presentAccount = (a: AccountRow) => ({
 /** SPEC §15: one transaction; absent links are null. */
 export const presentTransaction = (e: EntryRow) => ({
   id: String(e.id),
+  seq: e.seq,
   type: e.type,
   amount: centsToAmount(e.amount_cents),
   balanceAfter: centsToAmount(e.balance_after_cents),

@@ -18,6 +18,10 @@ export const AccountRecord = Type.Object({
 
 export const TransactionRecord = Type.Object({
   id: IdString(),
+  seq: Type.Integer({
+    minimum: 1,
+    description: "its place in the account's sequence (1, 2, 3, …): the order postings changed the balance; pass the last one you saw as `afterSeq` to sync",
+  }),
   type: StringEnum(ENTRY_TYPES),
   amount: Amount('signed: negative for a charge, positive for a credit'),
   balanceAfter: Amount(),
@@ -43,6 +47,13 @@ export const TransactionsQuery = Type.Object({
   createEndTime: Type.Optional(Type.String({ maxLength: 64 })),
   ...PageQueryFields(250, { pageNumber: 'page by number (default 1); not with `cursor`', pageSize: 'default 20' }),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'continue a keyset walk: `nextCursor` of the previous page, unchanged' })),
+  afterSeq: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'sync: the entries after this `seq`, oldest first (0: from the first); never skips a committed entry. Not with `cursor` or `pageNumber`',
+    }),
+  ),
 });
 export type TransactionsQuery = Static<typeof TransactionsQuery>;
 

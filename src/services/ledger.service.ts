@@ -7,7 +7,8 @@ import {
   availableCents,
   causeOf,
   crossesBelow,
-  entryLines,
+  replayMismatch,
+  transferOf,
   decodeEntryCursor,
   encodeEntryCursor,
   formatSigned,
@@ -28,6 +29,7 @@ import type { Db, Dialect, Trx } from '../store/db.ts';
 import {
   chargeOfOrder,
   countEntries,
+  entriesAfterSeq,
   entriesPage,
   ensureAccounts,
   entryByCause,
@@ -98,8 +100,10 @@ function checkPrepaidFloor(account: AccountRow, change: AccountChange): void {
 async function postOpening(scope: MerchantScope<Trx>, dialect: Dialect, ledger: LedgerSettings, p: Posting, now: number): Promise<Posted | undefined> {
   const posted = await postOn(dialect)(scope, p, now);
   if (posted) return posted;
-  if (await merchantAccount(scope, p.environment)) return undefined;
-  await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
+  // Not moved: the account is missing or cannot cover the charge — or, on PostgreSQL, another
+  // server's first posting created it after this statement looked. Open it where it is missing and
+  // ask once more: the move itself is what decides whether a prepaid account covers the charge.
+  if (!(await merchantAccount(scope, p.environment))) await ensureAccounts(scope, p.environment, ledger.supplierCurrency, now);
   return postOn(dialect)(scope, p, now);
 }
 
@@ -135,7 +139,7 @@ export const orderChargePosting = (ledger: LedgerSettings, orderId: number, fina
   checkCover: true,
   cause: causeOf.orderCharge(orderId),
   type: 'order_charge',
-  lines: entryLines('order_charge', finalCents),
+  transfer: transferOf('order_charge', finalCents),
   orderId,
   description: `Order ${orderId}`,
 });
@@ -160,7 +164,7 @@ async function creditChargedAccount(
 ): Promise<number | null> {
   const charge = await chargeOfOrder(trx, orderId);
   if (!charge) return null;
-  const posting = { ...credit, environment: charge.environment, checkCover: false, lines: entryLines(credit.type, amountCents), orderId };
+  const posting = { ...credit, environment: charge.environment, checkCover: false, transfer: transferOf(credit.type, amountCents), orderId };
   const posted = await post(forMerchant(trx, charge.merchantId), posting, now);
   if (!posted) throw new Error(`${credit.cause}: the account order ${orderId} was charged to is gone`);
   return posted.entryId;
@@ -208,6 +212,8 @@ function unopened(merchantId: number, ledger: LedgerSettings, environment: Stock
     low_balance_threshold_cents: null,
     // As the row opening it will have: a terms form read before the account opened is not stale.
     terms_version: 1,
+    last_seq: 0,
+    last_posted_at: 0,
     created_at: 0,
     updated_at: 0,
   };
@@ -297,11 +303,23 @@ export interface OperatorPosting {
   key?: string;
 }
 
+/** The entry an operator posting asks for, field by field: what a replay is compared on. */
+function operatorFields(p: OperatorPosting, currency: string) {
+  return {
+    type: p.type,
+    amountCents: merchantSide(p.type, p.amountCents),
+    currency,
+    environment: p.environment,
+    reference: p.type === 'top_up' ? p.text : null,
+    description: p.type === 'top_up' ? `Payment received: ${p.text}` : `Adjustment: ${p.text}`,
+  };
+}
+
 /**
  * POST …/account/top-ups and …/account/adjustments (SPEC §15): a payment received or a signed
  * correction, posted with its audit row in one transaction. A top-up repeated with the same
  * `reference`, whatever its letter case, answers the first one and posts nothing (`replayed`);
- * with another amount it is 409.
+ * differing in any field (another amount, another reason under the same Idempotency-Key) it is 409.
  */
 export async function postByOperator(merchant: MerchantScope<Db>, dialect: Dialect, ledger: LedgerSettings, actor: Actor, p: OperatorPosting, now: number) {
   await merchantOr404(merchant);
@@ -326,9 +344,9 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
           checkCover: false,
           cause,
           type: p.type,
-          lines: entryLines(p.type, p.amountCents),
-          reference: p.type === 'top_up' ? p.text : null,
-          description: p.type === 'top_up' ? `Payment received: ${p.text}` : `Adjustment: ${p.text}`,
+          transfer: transferOf(p.type, p.amountCents),
+          reference: operatorFields(p, account.currency).reference,
+          description: operatorFields(p, account.currency).description,
         },
         now,
       );
@@ -364,23 +382,36 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
     if (!isUniqueViolation(error)) throw error;
     result = await attempt();
   }
-  // A repeat names the first posting; with another amount it is a different request under the same name.
-  if (result.replayed && result.entry.amount_cents !== merchantSide(p.type, p.amountCents)) {
-    const [field, name] = p.type === 'top_up' ? ['reference', `reference ${p.text}`] : ['Idempotency-Key', 'this Idempotency-Key'];
-    throw new AppError('conflict', 40900, `${name} was already used for a ${p.type.replace('_', '-')} of ${centsToAmount(result.entry.amount_cents)}`, [
-      { field, message: 'already used for a different amount' },
-    ]);
+  // A repeat names the first posting; differing in anything (amount, reason, …) it is a different request under the same name.
+  if (result.replayed) {
+    const e = result.entry;
+    const requested = operatorFields(p, result.account.currency);
+    const differs = replayMismatch(
+      { type: e.type, amountCents: e.amount_cents, currency: e.currency, environment: e.environment, reference: e.reference, description: e.description },
+      requested,
+    );
+    if (differs !== null) {
+      const [field, name] = p.type === 'top_up' ? ['reference', `reference ${p.text}`] : ['Idempotency-Key', 'this Idempotency-Key'];
+      const what = differs === 'amountCents' ? 'amount' : differs === 'description' ? (p.type === 'top_up' ? 'reference' : 'reason') : differs;
+      throw new AppError(
+        'conflict',
+        40900,
+        `${name} was already used for a ${e.type.replace('_', '-')} of ${centsToAmount(e.amount_cents)}${differs === 'amountCents' ? '' : ` with another ${what}`}`,
+        [{ field, message: `already used for a different ${what}` }],
+      );
+    }
   }
   return result;
 }
 
 export type { EntryType };
 
-/** SPEC §15 paging (§4.6): newest first; numbered pages or a keyset walk by `cursor`. */
+/** SPEC §15 paging (§4.6): newest first in the account's sequence; numbered pages or a keyset walk by `cursor`. */
 const TRANSACTIONS_PAGE_SIZE = 20;
 const TRANSACTIONS_TOTAL_CAP = 10_000;
 
 export async function transactionsOf(scope: MerchantScope, environment: StockistEnv, q: TransactionsQuery) {
+  if (q.afterSeq !== undefined) return transactionsAfterSeq(scope, environment, q, q.afterSeq);
   const fromCursor = q.cursor === undefined ? null : decodeEntryCursor(q.cursor);
   if (q.cursor !== undefined && fromCursor === null)
     throw fieldError('cursor', 'is not a cursor this API issued: pass nextCursor of the previous page unchanged');
@@ -401,13 +432,13 @@ export async function transactionsOf(scope: MerchantScope, environment: Stockist
   const pageNumber = fromCursor?.page ?? q.pageNumber ?? 1;
   const account = await merchantAccount(scope, environment);
   if (!account) return { total: 0, pageNumber, pageSize, list: [], nextCursor: null };
-  const rows = await entriesPage(scope, account.id, filter, fromCursor?.after ?? null, fromCursor ? 0 : (pageNumber - 1) * pageSize, pageSize + 1);
+  const rows = await entriesPage(scope, account.id, filter, fromCursor?.afterSeq ?? null, fromCursor ? 0 : (pageNumber - 1) * pageSize, pageSize + 1);
   const list = rows.slice(0, pageSize);
   const last = list[list.length - 1];
   const nextCursor =
     rows.length > pageSize
       ? encodeEntryCursor({
-          after: [last.created_at, last.id],
+          afterSeq: last.seq,
           type: filter.type,
           createStart: filter.createStart,
           createEnd: filter.createEnd,
@@ -417,6 +448,25 @@ export async function transactionsOf(scope: MerchantScope, environment: Stockist
       : null;
   const total = await countEntries(scope, account.id, filter, TRANSACTIONS_TOTAL_CAP);
   return { total, pageNumber, pageSize, list: list.map(presentTransaction), nextCursor };
+}
+
+/**
+ * `?afterSeq=`: the account's entries after that place in its sequence, oldest first, one page.
+ * A sync that passes the last `seq` it saw never misses a committed entry (a time window can: an
+ * entry is stamped before it commits, so a window that ended meanwhile may already have been
+ * read); the next call's `afterSeq` is the last row's `seq`, and an empty list means caught up.
+ */
+async function transactionsAfterSeq(scope: MerchantScope, environment: StockistEnv, q: TransactionsQuery, afterSeq: number) {
+  if (q.cursor !== undefined) throw fieldError('afterSeq', 'cannot be combined with cursor');
+  if (q.pageNumber !== undefined) throw fieldError('afterSeq', 'cannot be combined with pageNumber: pass the last seq you saw instead');
+  const window = timeWindow(['createStartTime', q.createStartTime], ['createEndTime', q.createEndTime]);
+  const filter: EntryFilter = { type: q.type ?? null, createStart: window.start, createEnd: window.end };
+  const pageSize = q.pageSize ?? TRANSACTIONS_PAGE_SIZE;
+  const account = await merchantAccount(scope, environment);
+  if (!account) return { total: 0, pageNumber: 1, pageSize, list: [], nextCursor: null };
+  const rows = await entriesAfterSeq(scope, account.id, filter, afterSeq, pageSize);
+  const total = await countEntries(scope, account.id, filter, TRANSACTIONS_TOTAL_CAP);
+  return { total, pageNumber: 1, pageSize, list: rows.map(presentTransaction), nextCursor: null };
 }
 
 /** The operator's transactions of a merchant's account (404 for an unknown merchant). */
@@ -431,7 +481,7 @@ const EXPORT_BATCH = 500;
 const TRANSACTION_CSV_COLUMNS = ['id', 'at', 'type', 'description', 'order_id', 'refund_no', 'reference', 'amount', 'balance_after', 'currency'] as const;
 
 /**
- * Every transaction of the merchant's account in `environment`, newest first (as the lists show
+ * Every transaction of the merchant's account in `environment`, newest first in its sequence (as the lists show
  * them), as CSV rows read in keyset batches while the file is written.
  */
 export function transactionsCsv(scope: MerchantScope, environment: StockistEnv, batch = EXPORT_BATCH): CsvExport {
@@ -439,9 +489,9 @@ export function transactionsCsv(scope: MerchantScope, environment: StockistEnv, 
   async function* rows() {
     const account = await merchantAccount(scope, environment);
     if (!account) return;
-    let after: [number, number] | null = null;
+    let afterSeq: number | null = null;
     for (;;) {
-      const page = await entriesPage(scope, account.id, filter, after, 0, batch);
+      const page = await entriesPage(scope, account.id, filter, afterSeq, 0, batch);
       for (const e of page) {
         const t = presentTransaction(e);
         yield {
@@ -458,8 +508,7 @@ export function transactionsCsv(scope: MerchantScope, environment: StockistEnv, 
         } satisfies Record<(typeof TRANSACTION_CSV_COLUMNS)[number], CsvCell>;
       }
       if (page.length < batch) return;
-      const last = page[page.length - 1];
-      after = [last.created_at, last.id];
+      afterSeq = page[page.length - 1].seq;
     }
   }
   return { name: `transactions-${environment}`, columns: TRANSACTION_CSV_COLUMNS, rows: rows() };

@@ -29,7 +29,7 @@ export interface Statement {
   environment: StockistEnv;
   currency: string;
   openingCents: number;
-  /** The month's transactions, oldest first, in batches read by keyset as they are consumed. */
+  /** The month's transactions in the account's sequence (oldest first), in batches read by keyset as they are consumed. */
   batches(): AsyncGenerator<StatementLine[]>;
 }
 
@@ -49,13 +49,12 @@ async function statementOf(scope: MerchantScope, environment: StockistEnv, month
     openingCents,
     async *batches() {
       if (!account) return;
-      let after: [number, number] | null = null;
+      let afterSeq = 0;
       for (;;) {
-        const batch = await entriesBetween(scope, account.id, window.start, window.end, after, BATCH);
+        const batch = await entriesBetween(scope, account.id, window.start, window.end, afterSeq, BATCH);
         if (batch.length > 0) yield batch.map(lineOf);
         if (batch.length < BATCH) return;
-        const last = batch[batch.length - 1];
-        after = [last.created_at, last.id];
+        afterSeq = batch[batch.length - 1].seq;
       }
     },
   };

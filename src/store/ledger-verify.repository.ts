@@ -7,34 +7,134 @@ import type { Handle } from './db.ts';
  * ledger: the database aggregates, the process reads the few rows that disagree.
  */
 
-/** Entries whose lines do not sum to zero, or that do not have exactly two lines. */
-export async function unbalancedEntries(db: Handle, limit: number) {
-  const r = await sql<{ id: number; sum: number | string | null; lines: number | string }>`
-    select e.id as id, sum(l.amount_cents) as sum, count(l.entry_id) as lines
-    from journal_entries e left join journal_lines l on l.entry_id = e.id
-    group by e.id
-    having coalesce(sum(l.amount_cents), 0) <> 0 or count(l.entry_id) <> 2
-    order by e.id
+/**
+ * Breaks of the accounts' chains, in sequence order (migration 0044): an entry whose `seq` is not
+ * the one before it plus one (a gap: an entry removed; the first is 1), whose `balance_after` is
+ * not the previous entry's plus its amount, or whose time is before the previous entry's.
+ */
+export async function chainBreaks(db: Handle, limit: number) {
+  const r = await sql<{
+    id: number;
+    account_key: string;
+    seq: number | string;
+    prev_seq: number | string | null;
+    amount: number | string;
+    balance_after: number | string;
+    prev_balance: number | string | null;
+    created_at: number | string;
+    prev_created_at: number | string | null;
+  }>`
+    select c.id as id, a.account_key as account_key, c.seq as seq, c.prev_seq as prev_seq, c.amount_cents as amount,
+      c.balance_after_cents as balance_after, c.prev_balance as prev_balance, c.created_at as created_at, c.prev_created_at as prev_created_at
+    from (
+      select e.id, e.account_id, e.seq, e.amount_cents, e.balance_after_cents, e.created_at,
+        lag(e.seq) over w as prev_seq, lag(e.balance_after_cents) over w as prev_balance, lag(e.created_at) over w as prev_created_at
+      from journal_entries e
+      window w as (partition by e.account_id order by e.seq)
+    ) c join ledger_accounts a on a.id = c.account_id
+    where c.seq <> coalesce(c.prev_seq, 0) + 1
+      or c.balance_after_cents <> coalesce(c.prev_balance, 0) + c.amount_cents
+      or c.created_at < c.prev_created_at
+    order by c.account_id, c.seq
     limit ${limit}`.execute(db);
-  return r.rows.map((row) => ({ id: Number(row.id), sum: Number(row.sum ?? 0), lines: Number(row.lines) }));
+  const n = (v: number | string | null) => (v === null ? null : Number(v));
+  return r.rows.map((row) => ({
+    id: Number(row.id),
+    key: row.account_key,
+    seq: Number(row.seq),
+    prevSeq: n(row.prev_seq),
+    amount: Number(row.amount),
+    balanceAfter: Number(row.balance_after),
+    prevBalance: n(row.prev_balance),
+    createdAt: Number(row.created_at),
+    prevCreatedAt: n(row.prev_created_at),
+  }));
 }
 
-/** Entries whose merchant side disagrees with the entry's own amount or account. */
-export async function misstatedEntries(db: Handle, limit: number) {
-  const r = await sql<{ id: number }>`
-    select e.id as id from journal_entries e
-    where not exists (select 1 from journal_lines l where l.entry_id = e.id and l.account_id = e.account_id and l.amount_cents = e.amount_cents)
-    order by e.id
+/** Merchant accounts whose newest entry disagrees with the account: its `seq` is not `last_seq`, or its `balance_after` is not the balance. */
+export async function chainHeadsOff(db: Handle, limit: number) {
+  const r = await sql<{
+    account_key: string;
+    balance: number | string;
+    last_seq: number | string;
+    seq: number | string | null;
+    balance_after: number | string | null;
+  }>`
+    select a.account_key as account_key, a.balance_cents as balance, a.last_seq as last_seq, m.seq as seq, h.balance_after_cents as balance_after
+    from ledger_accounts a
+    left join (select account_id, max(seq) as seq from journal_entries group by account_id) m on m.account_id = a.id
+    left join journal_entries h on h.account_id = a.id and h.seq = m.seq
+    where a.kind = 'merchant' and (coalesce(m.seq, 0) <> a.last_seq or coalesce(h.balance_after_cents, 0) <> a.balance_cents)
+    order by a.id
     limit ${limit}`.execute(db);
-  return r.rows.map((row) => Number(row.id));
+  return r.rows.map((row) => ({
+    key: row.account_key,
+    balance: Number(row.balance),
+    lastSeq: Number(row.last_seq),
+    seq: row.seq === null ? 0 : Number(row.seq),
+    balanceAfter: row.balance_after === null ? 0 : Number(row.balance_after),
+  }));
 }
 
-/** Merchant accounts whose kept balance is not the sum of their lines (one grouped pass over the lines). */
+/**
+ * Entries that disagree with their accounts: the merchant, environment or currency is not its
+ * account's, the account is not a merchant's, or the account on the other side is not the supplier
+ * account of the entry's type in its environment. `counterKinds` is each type's supplier account.
+ */
+export async function misfiledEntries(db: Handle, counterKinds: [string, string][], limit: number) {
+  const expected = sql.join(
+    counterKinds.map(([type, kind]) => sql`when ${type} then ${kind}`),
+    sql` `,
+  );
+  const r = await sql<{
+    id: number;
+    type: string;
+    merchant_id: number | string;
+    account_merchant: number | string;
+    environment: string;
+    account_environment: string;
+    currency: string;
+    account_currency: string;
+    account_kind: string;
+    counter_kind: string;
+    counter_environment: string;
+    expected_kind: string | null;
+  }>`
+    select e.id as id, e.type as type, e.merchant_id as merchant_id, a.merchant_id as account_merchant, e.environment as environment,
+      a.environment as account_environment, e.currency as currency, a.currency as account_currency, a.kind as account_kind,
+      c.kind as counter_kind, c.environment as counter_environment, case e.type ${expected} end as expected_kind
+    from journal_entries e
+    join ledger_accounts a on a.id = e.account_id
+    join ledger_accounts c on c.id = e.counter_account_id
+    where e.merchant_id <> a.merchant_id or e.environment <> a.environment or e.currency <> a.currency or a.kind <> 'merchant'
+      or c.environment <> e.environment or c.kind <> coalesce(case e.type ${expected} end, '')
+    order by e.id
+    limit ${limit}`.execute(db);
+  return r.rows.map((row) => ({
+    id: Number(row.id),
+    type: row.type,
+    merchantId: Number(row.merchant_id),
+    accountMerchantId: Number(row.account_merchant),
+    environment: row.environment,
+    accountEnvironment: row.account_environment,
+    currency: row.currency,
+    accountCurrency: row.account_currency,
+    accountKind: row.account_kind,
+    counterKind: row.counter_kind,
+    counterEnvironment: row.counter_environment,
+    expectedKind: row.expected_kind,
+  }));
+}
+
+/**
+ * Merchant accounts whose kept balance is not the sum of their lines — the merchant sides of their
+ * entries (one grouped pass over the entries).
+ */
 export async function driftedBalances(db: Handle, limit: number) {
   const r = await sql<{ id: number; account_key: string; balance: number | string; lines: number | string | null }>`
     select a.id as id, a.account_key as account_key, a.balance_cents as balance, s.lines as lines
     from ledger_accounts a
-    left join (select account_id, sum(amount_cents) as lines from journal_lines group by account_id) s on s.account_id = a.id
+    left join (select account_id, sum(amount_cents) as lines from journal_entries group by account_id) s on s.account_id = a.id
     where a.kind = 'merchant' and a.balance_cents <> coalesce(s.lines, 0)
     order by a.id
     limit ${limit}`.execute(db);
@@ -113,6 +213,36 @@ export async function cancellationsWithoutCancelledSplit(db: Handle, limit: numb
     order by e.id
     limit ${limit}`.execute(db);
   return r.rows.map((row) => ({ id: Number(row.id), splitOrderId: row.split_order_id === null ? null : Number(row.split_order_id) }));
+}
+
+/**
+ * Orders placed since the ledger whose `refundedAmount` is not what was credited for them: the
+ * sum of their refund and cancellation credits (both grow the order's refunded amount in the
+ * credit's transaction).
+ */
+export async function ordersRefundedOtherwise(db: Handle, afterOrderId: number, limit: number) {
+  const r = await sql<{ id: number; refunded: number | string; credited: number | string | null }>`
+    select o.id as id, o.refunded_cents as refunded, c.credited as credited
+    from orders o
+    left join (
+      select order_id, sum(amount_cents) as credited from journal_entries
+      where type in ('refund_credit', 'cancellation_credit') and order_id > ${afterOrderId}
+      group by order_id
+    ) c on c.order_id = o.id
+    where o.id > ${afterOrderId} and o.refunded_cents <> coalesce(c.credited, 0)
+    order by o.id
+    limit ${limit}`.execute(db);
+  return r.rows.map((row) => ({ id: Number(row.id), refunded: Number(row.refunded), credited: Number(row.credited ?? 0) }));
+}
+
+/** Entries for orders the ledger says predate it (`orders_before_ledger`): such an order was never charged, so nothing moves for it. */
+export async function entriesBeforeLedger(db: Handle, beforeOrderId: number, limit: number) {
+  const r = await sql<{ id: number; order_id: number | string }>`
+    select e.id as id, e.order_id as order_id from journal_entries e
+    where e.order_id is not null and e.order_id <= ${beforeOrderId}
+    order by e.id
+    limit ${limit}`.execute(db);
+  return r.rows.map((row) => ({ id: Number(row.id), orderId: Number(row.order_id) }));
 }
 
 /** Counts for the report's summary line. */

@@ -1,6 +1,6 @@
-import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { prepared, preparedForMerchant } from './prepared.ts';
-import { accountKey, ACCOUNT_KINDS, type EntryType, type LinePlan, type SupplierAccountKind } from '../domain/ledger.ts';
+import { accountKey, ACCOUNT_KINDS, type EntryType, type SupplierAccountKind, type Transfer } from '../domain/ledger.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
 import type { Database, JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
@@ -54,7 +54,7 @@ export async function lockMerchantAccount(scope: MerchantScope<Trx>, dialect: Di
   return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
 }
 
-/** One posting (SPEC §15): the merchant account's balance moved by its line, and the entry with both its lines. */
+/** One posting (SPEC §15): the merchant account's balance moved, and the entry that says so. */
 export interface Posting {
   /** The merchant account is the scope's merchant's in this environment. */
   environment: StockistEnv;
@@ -62,8 +62,8 @@ export interface Posting {
   checkCover: boolean;
   cause: string;
   type: EntryType;
-  /** The entry's lines (domain/ledger.ts `entryLines`): the merchant's side and a supplier account's, summing to zero. */
-  lines: LinePlan[];
+  /** The amount and the supplier account it moves against (domain/ledger.ts `transferOf`). */
+  transfer: Transfer;
   orderId?: number | null;
   refundId?: number | null;
   splitOrderId?: number | null;
@@ -77,39 +77,70 @@ export interface Posted {
   entryId: number;
 }
 
-/**
- * Posts an entry: moves the merchant account's balance by its line and writes the entry and its
- * two lines, in three statements (either database). The balance move is one statement, so the
- * check and the charge are one atomic step (SPEC §15): a charge of a `prepaid` account only
- * applies while `balance + creditLimit` still covers it. Undefined, with nothing written, when the
- * account does not exist yet or cannot cover the charge. A second entry with the same cause fails
- * on the unique constraint and rolls the whole transaction back, the cause's own change included.
+/*
+ * The one posting description (docs/decisions.md, "An entry that cannot be unbalanced"): two
+ * statements, the balance move and the entry's insert, from which both databases' paths are made.
+ *
+ * - The move (`moveStatement`) changes the merchant account's row: its balance by the amount, its
+ *   sequence `last_seq` by one, `last_posted_at` to now (never backwards). It is one UPDATE, so
+ *   the prepaid check and the charge are one atomic step (SPEC §15), and the row stays locked
+ *   until the commit: the sequence is the order in which postings changed the balance.
+ * - The entry (`entryInsert`) is selected from the moved row — its `seq`, `balance_after`,
+ *   currency, merchant and time are the row's — so a refused or missing account writes nothing,
+ *   and `balance_after` is always the previous entry's plus the amount.
+ *
+ * SQLite runs the two in turn (the entry reads the moved row in the same transaction, whose
+ * writer lock keeps every other posting out); PostgreSQL runs them as the CTEs of one statement.
  */
-export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
-  const { merchant, supplierKey } = sidesOf(p);
-  const account = await balanceMove.first(scope, accountKey.merchant(scope.merchantId, p.environment), merchant, now, p.checkCover);
-  if (!account) return undefined;
-  const entry = await entryInsert.first(handleOf(scope), {
-    ...entryValues(p),
-    environment: p.environment,
-    amount_cents: merchant,
-    merchant_id: account.merchant_id,
-    account_id: account.id,
-    balance_after_cents: account.balance_cents,
-    currency: account.currency,
-    created_at: now,
-  });
-  if (!entry) throw new Error('post: no entry row returned');
-  await linesInsert.run(handleOf(scope), entry.id, account.id, merchant, supplierKey, -merchant);
-  return { account, entryId: entry.id };
+function moveStatement(scope: MerchantScope, a: Pick<PostingArgs, 'key' | 'merchantCents' | 'checkCover'>, now: number) {
+  let q = scope
+    .updateTable('ledger_accounts')
+    .set({
+      balance_cents: sql<number>`balance_cents + ${a.merchantCents}`,
+      last_seq: sql<number>`last_seq + 1`,
+      last_posted_at: sql<number>`case when last_posted_at > ${now} then last_posted_at else ${now} end`,
+      updated_at: now,
+    })
+    .where('account_key', '=', a.key);
+  if (a.checkCover)
+    q = q.where((eb) => eb.or([eb('billing_mode', '=', 'on_account'), eb(sql<number>`balance_cents + credit_limit_cents + ${a.merchantCents}`, '>=', 0)]));
+  return q.returningAll();
+}
+
+/** The entry, selected from `moved` (the moved account row: a CTE, or the row itself read after the move). `cast` types the parameters (in a SELECT list they would be text on PostgreSQL). */
+function entryInsert(moved: RawBuilder<unknown>, a: PostingArgs) {
+  const e = a.entry;
+  return sql`insert into journal_entries (cause, merchant_id, environment, account_id, seq, counter_account_id, type, amount_cents,
+      balance_after_cents, currency, order_id, refund_id, split_order_id, reference, description, created_at)
+    select cast(${e.cause} as text), m.merchant_id, m.environment, m.id, m.last_seq,
+      (select c.id from ledger_accounts c where c.account_key = ${a.supplierKey}), cast(${e.type} as text), cast(${a.merchantCents} as bigint),
+      m.balance_cents, m.currency, cast(${e.order_id} as bigint), cast(${e.refund_id} as bigint), cast(${e.split_order_id} as bigint),
+      cast(${e.reference} as text), cast(${e.description} as text), m.last_posted_at
+    from ${moved} m
+    returning id`;
 }
 
 /**
- * The same posting as `post`, as one statement on PostgreSQL (writable CTEs): one round trip
- * instead of three, and the account row — locked by the UPDATE until the commit, so every posting
- * of the merchant waits for it — is held that much less (docs/performance.md, "What the ledger
- * costs an order"). `postOn` picks it there; the order's charge goes further and rides in the
- * stock decrement's statement (stocks.repository.ts `takeQtyCharging`).
+ * Posts an entry, in two statements (SQLite; `postOn` picks the one-statement form on PostgreSQL).
+ * Undefined, with nothing written, when the account does not exist yet or cannot cover the charge.
+ * A second entry with the same cause fails on the unique constraint and rolls the whole transaction
+ * back, the cause's own change included.
+ */
+export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
+  const a = postingArgs(scope, p);
+  const account = await balanceMove.first(scope, { key: a.key, merchantCents: a.merchantCents, checkCover: a.checkCover }, now);
+  if (!account) return undefined;
+  const entry = await entryAfterMove.first(handleOf(scope), a);
+  if (!entry) throw new Error('post: no entry row returned');
+  return { account, entryId: Number(entry.id) };
+}
+
+/**
+ * The same posting as one statement on PostgreSQL (writable CTEs): one round trip instead of two,
+ * and the account row — locked by the UPDATE until the commit, so every posting of the merchant
+ * waits for it — is held that much less (docs/performance.md, "What the ledger costs an order").
+ * The order's charge goes further and rides in the stock decrement's statement
+ * (stocks.repository.ts `takeQtyCharging`).
  */
 async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
   return postedOf(await postedInOneStatement.first(scope, postingArgs(scope, p), now));
@@ -118,16 +149,7 @@ async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: nu
 /** The posting function for a dialect: one statement where the database can write through CTEs. */
 export const postOn = (dialect: Dialect) => (dialect === 'postgres' ? postInOneStatement : post);
 
-/** The merchant's side of the lines (the balance's move) and the supplier account's key; the lines must sum to zero. */
-function sidesOf(p: Posting): { merchant: number; supplierKey: string } {
-  const merchant = p.lines.find((l) => l.account === 'merchant');
-  const supplier = p.lines.find((l) => l.account !== 'merchant');
-  if (!merchant || !supplier || p.lines.length !== 2 || merchant.amountCents + supplier.amountCents !== 0)
-    throw new Error(`post: the lines of ${p.cause} are not one merchant line and one supplier line summing to zero`);
-  return { merchant: merchant.amountCents, supplierKey: accountKey.supplier(supplier.account as SupplierAccountKind, p.environment) };
-}
-
-/** The entry's own columns (the account's and the amount's come from the moved row and the merchant line). */
+/** The entry's own columns (the account's, the sequence's and the amount's come from the moved row and the transfer). */
 const entryValues = (p: Posting) => ({
   cause: p.cause,
   type: p.type,
@@ -139,31 +161,14 @@ const entryValues = (p: Posting) => ({
 });
 
 // On the order path: built and compiled once (store/prepared.ts). `checkCover` is shape: only a charge is checked.
-const balanceMove = preparedForMerchant((scope, key: string, deltaCents: number, now: number, checkCover: boolean) =>
-  moveStatement(scope, key, deltaCents, now, checkCover),
+const balanceMove = preparedForMerchant((scope, a: Pick<PostingArgs, 'key' | 'merchantCents' | 'checkCover'>, now: number) => moveStatement(scope, a, now));
+
+// SQLite: the moved row, read back inside the transaction that moved it.
+const entryAfterMove = prepared(
+  (_db, a: PostingArgs) => sql<{ id: number }>`${entryInsert(sql`(select * from ledger_accounts where account_key = ${a.key})`, a)}`,
 );
 
-function moveStatement(scope: MerchantScope, key: string, deltaCents: number, now: number, checkCover: boolean) {
-  let q = scope
-    .updateTable('ledger_accounts')
-    .set({ balance_cents: sql<number>`balance_cents + ${deltaCents}`, updated_at: now })
-    .where('account_key', '=', key);
-  if (checkCover)
-    q = q.where((eb) => eb.or([eb('billing_mode', '=', 'on_account'), eb(sql<number>`balance_cents + credit_limit_cents + ${deltaCents}`, '>=', 0)]));
-  return q.returningAll();
-}
-
-const entryInsert = prepared((db, row: Insertable<JournalEntriesTable>) => db.insertInto('journal_entries').values(row).returning('id'));
-
-// The supplier account is found by its key in the same statement.
-const linesInsert = prepared((db, entryId: number, accountId: number, merchantCents: number, supplierKey: string, supplierCents: number) =>
-  db.insertInto('journal_lines').values([
-    { entry_id: entryId, account_id: accountId, amount_cents: merchantCents },
-    { entry_id: entryId, account_id: db.selectFrom('ledger_accounts').select('id').where('account_key', '=', supplierKey), amount_cents: supplierCents },
-  ]),
-);
-
-/** What a posting's CTEs need: the merchant account's key, the two sides and the entry's own columns. */
+/** What a posting's statements need: the merchant account's key, the amount, the counter account's key and the entry's own columns. */
 export interface PostingArgs {
   key: string;
   checkCover: boolean;
@@ -173,33 +178,21 @@ export interface PostingArgs {
 }
 
 export function postingArgs(scope: MerchantScope, p: Posting): PostingArgs {
-  const { merchant, supplierKey } = sidesOf(p);
-  return { key: accountKey.merchant(scope.merchantId, p.environment), checkCover: p.checkCover, merchantCents: merchant, supplierKey, entry: entryValues(p) };
+  return {
+    key: accountKey.merchant(scope.merchantId, p.environment),
+    checkCover: p.checkCover,
+    merchantCents: p.transfer.merchantCents,
+    supplierKey: accountKey.supplier(p.transfer.counter, p.environment),
+    entry: entryValues(p),
+  };
 }
 
 /**
- * PostgreSQL: the balance move, the entry and its lines as the CTEs `moved`, `entry` and `lines`
- * of one statement. The entry and the lines are selected from the moved row, so a refused or
- * missing account writes none of them. `cast` types the parameters (in a SELECT list they would be
- * text). A statement that includes them selects `moved.*` and `(select id from entry) as entry_id`
- * for `postedOf`.
+ * PostgreSQL: the posting as the CTEs `moved` and `entry` of one statement. A statement that
+ * includes them selects `moved.*` and `(select id from entry) as entry_id` for `postedOf`.
  */
 export function postingCtes(scope: MerchantScope, a: PostingArgs, now: number) {
-  const e = a.entry;
-  return sql`moved as (${moveStatement(scope, a.key, a.merchantCents, now, a.checkCover)}), entry as (
-        insert into journal_entries (cause, merchant_id, environment, account_id, type, amount_cents, balance_after_cents, currency,
-          order_id, refund_id, split_order_id, reference, description, created_at)
-        select cast(${e.cause} as text), m.merchant_id, m.environment, m.id, cast(${e.type} as text), cast(${a.merchantCents} as bigint), m.balance_cents, m.currency,
-          cast(${e.order_id} as bigint), cast(${e.refund_id} as bigint), cast(${e.split_order_id} as bigint), cast(${e.reference} as text),
-          cast(${e.description} as text), cast(${now} as bigint)
-        from moved m
-        returning id, account_id, amount_cents
-      ), lines as (
-        insert into journal_lines (entry_id, account_id, amount_cents)
-        select id, account_id, amount_cents from entry
-        union all
-        select id, (select id from ledger_accounts where account_key = ${a.supplierKey}), -amount_cents from entry
-      )`;
+  return sql`moved as (${moveStatement(scope, a, now)}), entry as (${entryInsert(sql`moved`, a)})`;
 }
 
 /** The moved account row and the entry's id, as a statement with `postingCtes` selects them; undefined when nothing was posted. */
@@ -245,25 +238,41 @@ function filtered<O>(q: SelectQueryBuilder<Database, 'journal_entries', O>, filt
 }
 
 /**
- * One page of an account's entries, newest first by (created_at, id): `after` is the last row of
- * the previous page (keyset) or null; `offset` serves numbered pages. Reads `limit` rows.
+ * One page of an account's entries, newest first in the account's sequence (the order postings
+ * changed its balance, so each row's `balance_after` is the next older row's plus its amount):
+ * `afterSeq` is the last row of the previous page (keyset) or null; `offset` serves numbered
+ * pages. Reads `limit` rows.
  */
 export async function entriesPage(
   scope: MerchantScope,
   accountId: number,
   filter: EntryFilter,
-  after: [number, number] | null,
+  afterSeq: number | null,
   offset: number,
   limit: number,
 ): Promise<EntryRow[]> {
   let q = filtered(scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId), filter);
-  if (after !== null) q = q.where((eb) => eb.or([eb('created_at', '<', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '<', after[1])])]));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  if (afterSeq !== null) q = q.where('seq', '<', afterSeq);
+  return q.orderBy('seq', 'desc').limit(limit).offset(offset).execute();
+}
+
+/**
+ * An account's entries after `afterSeq` in its sequence, oldest first: a sync that passes the last
+ * `seq` it saw never misses a committed entry, since an entry's `seq` is taken under the account's
+ * lock and a later posting can only take a higher one after this one commits.
+ */
+export async function entriesAfterSeq(scope: MerchantScope, accountId: number, filter: EntryFilter, afterSeq: number, limit: number): Promise<EntryRow[]> {
+  return filtered(scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId), filter)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
 }
 
 /** How many entries the filter matches, counting at most `cap` (SPEC §4.6: `total` costs no more than a bounded read). */
 export async function countEntries(scope: MerchantScope, accountId: number, filter: EntryFilter, cap: number): Promise<number> {
-  const inner = filtered(scope.selectFrom('journal_entries').select('journal_entries.id').where('account_id', '=', accountId), filter);
+  // `seq` rather than `id`: the sequence index holds it, so the count reads the index only.
+  const inner = filtered(scope.selectFrom('journal_entries').select('journal_entries.seq').where('account_id', '=', accountId), filter);
   return countUpTo(handleOf(scope), inner, cap);
 }
 
@@ -293,18 +302,25 @@ export async function balanceBefore(scope: MerchantScope, accountId: number, bef
   return Number(row.sum ?? 0);
 }
 
-/** An account's entries in [start, end), oldest first, `limit` after the keyset `after` (or from the start). */
+/** An account's entries in [start, end), in its sequence (oldest first), `limit` after `afterSeq` (0: from the start). */
 export async function entriesBetween(
   scope: MerchantScope,
   accountId: number,
   start: number,
   end: number,
-  after: [number, number] | null,
+  afterSeq: number,
   limit: number,
 ): Promise<EntryRow[]> {
-  let q = scope.selectFrom('journal_entries').selectAll().where('account_id', '=', accountId).where('created_at', '>=', start).where('created_at', '<', end);
-  if (after !== null) q = q.where((eb) => eb.or([eb('created_at', '>', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '>', after[1])])]));
-  return q.orderBy('created_at').orderBy('id').limit(limit).execute();
+  return scope
+    .selectFrom('journal_entries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', start)
+    .where('created_at', '<', end)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
 }
 
 /**

@@ -35,6 +35,7 @@ import * as m0040 from './migrations/0040_delivery_responses_order_notes.ts';
 import * as m0041 from './migrations/0041_console_list_indexes.ts';
 import * as m0042 from './migrations/0042_backups.ts';
 import * as m0043 from './migrations/0043_edit_versions.ts';
+import * as m0044 from './migrations/0044_ledger_sequence.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0041_console_list_indexes': m0041,
   '0042_backups': m0042,
   '0043_edit_versions': m0043,
+  '0044_ledger_sequence': m0044,
 };
 
 /** Every migration this build can apply, by name: a backup made at another one came from a newer build. */

@@ -654,11 +654,19 @@ export interface LedgerAccountsTable {
   low_balance_threshold_cents: number | null;
   /** Bumped by every change of the terms above (0043), not by postings: the terms form's version. */
   terms_version: ColumnType<number, number | undefined, number>;
+  /** The `seq` of the account's newest entry: bumped by the statement that moves the balance, under the row's lock (migration 0044). */
+  last_seq: Generated<number>;
+  /** The `created_at` of the account's newest entry: entries' times never go backwards in `seq` order. */
+  last_posted_at: Generated<number>;
   created_at: number;
   updated_at: number;
 }
 
-/** One money movement: immutable, unique per cause; its lines sum to zero. */
+/**
+ * One money movement: immutable, unique per cause. It moves `amount_cents` into the merchant
+ * account and the same amount out of `counter_account_id` (migration 0044): its two lines sum to
+ * zero by construction.
+ */
 export interface JournalEntriesTable {
   id: Generated<number>;
   cause: string;
@@ -666,6 +674,10 @@ export interface JournalEntriesTable {
   environment: StockistEnv;
   /** The merchant account it moves. */
   account_id: number;
+  /** Its place in the account's sequence: 1, 2, 3, … in the order postings changed the balance; unique per account. */
+  seq: number;
+  /** The supplier account on the other side (sales, refunds, cash, adjustments), moved by −amount_cents. */
+  counter_account_id: number;
   type: EntryType;
   /** The merchant account's side: negative for a charge, positive for a credit. */
   amount_cents: number;
@@ -679,7 +691,7 @@ export interface JournalEntriesTable {
   created_at: number;
 }
 
-/** Keyed by (entry_id, account_id): an entry has one line on each of its two accounts. */
+/** A view (migration 0044): each entry's two lines, read from its row — the merchant's side and the counter account's. */
 export interface JournalLinesTable {
   entry_id: number;
   account_id: number;

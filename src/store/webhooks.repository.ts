@@ -627,7 +627,7 @@ export async function latestRecords(scope: MerchantScope, accountId: number | nu
     scope.selectFrom('refunds').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst(),
     accountId === null
       ? Promise.resolve(undefined)
-      : scope.selectFrom('journal_entries').select('id').where('account_id', '=', accountId).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+      : scope.selectFrom('journal_entries').select('id').where('account_id', '=', accountId).orderBy('seq', 'desc').limit(1).executeTakeFirst(),
   ]);
   return {
     orderId: order?.id ?? null,

@@ -38,8 +38,13 @@ describe('stockist account and ledger verify (real processes)', () => {
     db.close();
     const broken = runCli(['ledger', 'verify'], env);
     assert.equal(broken.status, 1);
+    // The balance no longer equals its lines, nor the newest entry's balanceAfter.
     assert.match(broken.stdout, new RegExp(`^BREACH account_balance: account merchant:${merchantId}:sandbox: balance .+ but its lines sum to .+\\n`, 'm'));
-    assert.match(broken.stdout, /1 breach\n$/);
+    assert.match(
+      broken.stdout,
+      new RegExp(`^BREACH entry_chain: account merchant:${merchantId}:sandbox: balance .+ but its newest entry's balanceAfter is .+\\n`, 'm'),
+    );
+    assert.match(broken.stdout, /2 breaches\n$/);
   });
 
   it('refuses an adjustment below a prepaid floor with the numbers, and the ledger still verifies', (c) => {

@@ -244,6 +244,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await post({ environment: 'sandbox', amount: '-12.50', reason: 'damaged goods fee' }, 'adj-1')).body.data.replayed, true);
       const reused = await post({ environment: 'sandbox', amount: '-13.00', reason: 'damaged goods fee' }, 'adj-1');
       assert.equal(reused.status, 409, 'the same key for another amount');
+      // A replay compares every field: the same key and amount with another reason is another request.
+      const otherReason = await post({ environment: 'sandbox', amount: '-12.50', reason: 'wire fee' }, 'adj-1');
+      assert.equal(otherReason.status, 409, JSON.stringify(otherReason.body));
+      assert.equal(otherReason.body.code, 40900);
+      assert.deepEqual(otherReason.body.errors, [{ field: 'Idempotency-Key', message: 'already used for a different reason' }]);
+      const otherEnvironment = await post({ environment: 'production', amount: '-12.50', reason: 'damaged goods fee' }, 'adj-1');
+      assert.equal(otherEnvironment.body.data.replayed, false, "another environment's account: its own key space");
       assert.equal((await post({ environment: 'sandbox', amount: 2, reason: 'goodwill' })).status, 200);
       assert.equal((await s.account()).data.balance, -10.5);
       const types = (await s.transactions('?type=adjustment')).data.list.map((e: { description: string }) => e.description);

@@ -11,6 +11,7 @@ import {
   decodeEntryCursor,
   encodeEntryCursor,
   entryLines,
+  replayMismatch,
   formatSigned,
   merchantSide,
   operatorPostingProblem,
@@ -184,7 +185,7 @@ describe('ledger rules', () => {
 
   it('a transactions cursor round-trips and anything else is refused', () => {
     const c = {
-      after: [1_700_000_000_000, 42] as [number, number],
+      afterSeq: 42,
       type: 'top_up' as const,
       createStart: null,
       createEnd: 1_800_000_000_999,
@@ -193,8 +194,29 @@ describe('ledger rules', () => {
     };
     assert.deepEqual(decodeEntryCursor(encodeEntryCursor(c)), c);
     assert.equal(decodeEntryCursor('nope'), null);
-    assert.equal(decodeEntryCursor('tc1_!!!'), null);
-    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: 'bribe', s: null, e: null, z: 20, p: 2 })).toString('base64url')}`), null);
-    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: null, s: null, e: null, z: 251, p: 2 })).toString('base64url')}`), null);
+    assert.equal(decodeEntryCursor('tc2_!!!'), null);
+    const cursor = (body: object) => `tc2_${Buffer.from(JSON.stringify(body)).toString('base64url')}`;
+    assert.equal(decodeEntryCursor(cursor({ a: 1, t: 'bribe', s: null, e: null, z: 20, p: 2 })), null);
+    assert.equal(decodeEntryCursor(cursor({ a: 1, t: null, s: null, e: null, z: 251, p: 2 })), null);
+    assert.equal(decodeEntryCursor(cursor({ a: 0, t: null, s: null, e: null, z: 20, p: 2 })), null, 'a sequence starts at 1');
+    // A cursor of the walk by (created_at, id) that came before the sequence: refused, the client starts over.
+    assert.equal(decodeEntryCursor(`tc1_${Buffer.from(JSON.stringify({ a: [1, 2], t: null, s: null, e: null, z: 20, p: 2 })).toString('base64url')}`), null);
+  });
+
+  it('a replay is the same posting only when every field is the same', () => {
+    const stored = {
+      type: 'adjustment' as const,
+      amountCents: -1250,
+      currency: 'USD',
+      environment: 'sandbox' as const,
+      reference: null,
+      description: 'Adjustment: fee',
+    };
+    assert.equal(replayMismatch(stored, { ...stored }), null);
+    assert.equal(replayMismatch(stored, { ...stored, amountCents: -1300 }), 'amountCents');
+    assert.equal(replayMismatch(stored, { ...stored, description: 'Adjustment: other' }), 'description');
+    assert.equal(replayMismatch(stored, { ...stored, currency: 'EUR' }), 'currency');
+    assert.equal(replayMismatch(stored, { ...stored, type: 'top_up' }), 'type');
+    assert.equal(replayMismatch(stored, { ...stored, reference: 'r' }), 'reference');
   });
 });

@@ -793,6 +793,8 @@ export interface components {
         };
         TransactionRecord: {
             id: string;
+            /** @description its place in the account's sequence (1, 2, 3, …): the order postings changed the balance; pass the last one you saw as `afterSeq` to sync */
+            seq: number;
             /** @enum {string} */
             type: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment";
             /** @description signed: negative for a charge, positive for a credit */
@@ -1597,6 +1599,8 @@ export interface operations {
                 pageSize?: number;
                 /** @description continue a keyset walk: `nextCursor` of the previous page, unchanged */
                 cursor?: string;
+                /** @description sync: the entries after this `seq`, oldest first (0: from the first); never skips a committed entry. Not with `cursor` or `pageNumber` */
+                afterSeq?: number;
             };
             header?: never;
             path?: never;
