@@ -264,9 +264,16 @@ export interface PostingFields {
  * posting it names, or null when it is the same request: a same-key request that differs in
  * anything is another request under the same name (409), not a retry.
  */
-export function replayMismatch(stored: PostingFields, requested: PostingFields): keyof PostingFields | null {
+export function replayMismatch(
+  stored: PostingFields,
+  requested: PostingFields,
+  /** Fields compared without letter case: a top-up's reference (and the description made of it) names one payment whatever its case. */
+  ignoringCase: readonly ('reference' | 'description')[] = [],
+): keyof PostingFields | null {
+  const fold = (field: keyof PostingFields, value: PostingFields[keyof PostingFields]) =>
+    typeof value === 'string' && (ignoringCase as readonly string[]).includes(field) ? value.toLowerCase() : value;
   for (const field of ['type', 'amountCents', 'currency', 'environment', 'reference', 'description'] as const) {
-    if (stored[field] !== requested[field]) return field;
+    if (fold(field, stored[field]) !== fold(field, requested[field])) return field;
   }
   return null;
 }

@@ -389,6 +389,7 @@ export async function postByOperator(merchant: MerchantScope<Db>, dialect: Diale
     const differs = replayMismatch(
       { type: e.type, amountCents: e.amount_cents, currency: e.currency, environment: e.environment, reference: e.reference, description: e.description },
       requested,
+      p.type === 'top_up' ? ['reference', 'description'] : [],
     );
     if (differs !== null) {
       const [field, name] = p.type === 'top_up' ? ['reference', `reference ${p.text}`] : ['Idempotency-Key', 'this Idempotency-Key'];

@@ -218,5 +218,21 @@ describe('ledger rules', () => {
     assert.equal(replayMismatch(stored, { ...stored, currency: 'EUR' }), 'currency');
     assert.equal(replayMismatch(stored, { ...stored, type: 'top_up' }), 'type');
     assert.equal(replayMismatch(stored, { ...stored, reference: 'r' }), 'reference');
+    assert.equal(replayMismatch(stored, { ...stored, description: 'adjustment: FEE' }), 'description', 'an adjustment reason keeps its case');
+  });
+
+  it('a top-up replay names its payment whatever the reference’s letter case, but not another amount', () => {
+    const stored = {
+      type: 'top_up' as const,
+      amountCents: 5000,
+      currency: 'USD',
+      environment: 'production' as const,
+      reference: 'BANK-X',
+      description: 'Payment received: BANK-X',
+    };
+    const again = { ...stored, reference: 'bank-x', description: 'Payment received: bank-x' };
+    assert.equal(replayMismatch(stored, again, ['reference', 'description']), null);
+    assert.equal(replayMismatch(stored, again), 'reference', 'compared as typed unless asked');
+    assert.equal(replayMismatch(stored, { ...again, amountCents: 6000 }, ['reference', 'description']), 'amountCents');
   });
 });
