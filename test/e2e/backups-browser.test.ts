@@ -73,6 +73,29 @@ describe('console: the Backups page in a real browser', { skip: SKIP }, () => {
     await checkAccessibility(page);
     await screenshot(page, 'backups', 'listed');
 
+    // On a 390 px phone the lists' rows stack: every cell, the counts and the verified state
+    // included, is on the screen without scrolling sideways (inside its region or the page).
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const table of ['#archives', '#runs']) {
+      const sideways = await page.$eval(table, (t) => {
+        const region = t.closest('.scroll')!;
+        const cells = [...t.querySelectorAll('td')].map((c) => c.getBoundingClientRect());
+        return {
+          overflow: region.scrollWidth - region.clientWidth,
+          pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+          outside: cells.filter((r) => r.left < 0 || r.right > window.innerWidth).length,
+          cells: cells.length,
+        };
+      });
+      assert.ok(sideways.cells > 0, table);
+      assert.deepEqual({ ...sideways, cells: undefined }, { overflow: 0, pageOverflow: 0, outside: 0, cells: undefined }, table);
+    }
+    assert.match((await row.locator('td[data-label="Contents"]').textContent()) ?? '', /17 orders/);
+    assert.equal(await row.locator('td[data-label="Verified"]').isVisible(), true);
+    await checkAccessibility(page);
+    await screenshot(page, 'backups', 'listed-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     const [download] = await Promise.all([page.waitForEvent('download'), row.locator('a[data-action="download"]').click()]);
     assert.equal(download.suggestedFilename(), name);
     const saved = path.join(dir, 'downloaded.tar');

@@ -71,7 +71,7 @@ for (const dialect of DIALECTS) {
       assert.match(page.body, /Backup started\./);
       await backups.idle();
       const listed = await owner.get('/console/backups');
-      const row = /<tr data-archive="(stockist-sqlite-\d{8}T\d{6}Z\.tar)" data-verified="ok">([\s\S]*?)<\/tr>/.exec(listed.body);
+      const row = /<tr data-archive="(stockist-sqlite-\d{8}T\d{6}Z\.tar)" data-verified="ok" role="row">([\s\S]*?)<\/tr>/.exec(listed.body);
       assert.ok(row, listed.body);
       assert.match(row[2], /2 merchants, 17 orders, 3 refunds, 40 journal entries, 12 stock rows/);
       assert.match(listed.body, /data-run-status="succeeded"/);
@@ -132,7 +132,7 @@ for (const dialect of DIALECTS) {
       assert.match(page.body, /Backup started\./);
       await t.backups!.idle();
       const listed = await owner.get('/console/backups');
-      const row = new RegExp(`<tr data-archive="(stockist-${dialect}-\\d{8}T\\d{6}Z\\.tar)" data-verified="ok">([\\s\\S]*?)</tr>`).exec(listed.body);
+      const row = new RegExp(`<tr data-archive="(stockist-${dialect}-\\d{8}T\\d{6}Z\\.tar)" data-verified="ok" role="row">([\\s\\S]*?)</tr>`).exec(listed.body);
       assert.ok(row, listed.body);
       assert.match(row[2], /1 merchant, 0 orders, 0 refunds, 0 journal entries, 0 stock rows/);
       assert.match(listed.body, /data-run-status="succeeded"/);
