@@ -9,7 +9,7 @@ import { listCategories, upsertCategory, existingCategoryIds, type Category } fr
 import { insertAudit } from '../store/audit.repository.ts';
 import { upsertChannel, listChannels, type Channel } from '../store/channels.repository.ts';
 import type { Db, Handle, Trx } from '../store/db.ts';
-import { productsBySku, upsertProduct, type Product } from '../store/products.repository.ts';
+import { productsBySku, upsertProduct, type Product, type ProductInput } from '../store/products.repository.ts';
 import { listWarehouses, upsertWarehouse, warehousesByCode, type Warehouse } from '../store/warehouses.repository.ts';
 import { setStocks } from './stock.service.ts';
 
@@ -58,6 +58,11 @@ async function putCategories(db: Trx, rows: CategoryBody[], prefix: string, now:
   return out;
 }
 
+/** A product of the operator API or of an import as the row the store writes; an import's CSV has no options column and passes null. */
+export function productInput(p: ProductBody, options: ProductInput['options']): ProductInput {
+  return { sku: p.sku, name: p.name, categoryId: p.categoryId ?? null, priceCents: p.price, weightGrams: p.weightGrams, imageUrl: p.imageUrl ?? null, options };
+}
+
 async function putProducts(db: Trx, rows: ProductBody[], prefix: string, now: number, onlyAt: readonly number[] | null = null): Promise<Product[]> {
   const categoryIds = rows.map((p) => p.categoryId).filter((id): id is number => typeof id === 'number');
   const known = await existingCategoryIds(db, categoryIds);
@@ -68,20 +73,7 @@ async function putProducts(db: Trx, rows: ProductBody[], prefix: string, now: nu
   );
   const out: Product[] = [];
   for (const p of rows) {
-    const saved = await upsertProduct(
-      db,
-      {
-        sku: p.sku,
-        name: p.name,
-        categoryId: p.categoryId ?? null,
-        priceCents: p.price,
-        weightGrams: p.weightGrams,
-        imageUrl: p.imageUrl ?? null,
-        options: p.options,
-      },
-      now,
-      onlyAt,
-    );
+    const saved = await upsertProduct(db, productInput(p, p.options), now, onlyAt);
     if (!saved) throw staleVersion(`product ${p.sku}`, (await productsBySku(db, [p.sku])).get(p.sku)?.version ?? null);
     out.push(saved);
   }

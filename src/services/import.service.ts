@@ -27,7 +27,7 @@ import { stampBulkLedger } from '../store/stock-feed.repository.ts';
 import { bulkSetQty, ledgerRowCount, stockOfSkus, type BulkSet } from '../store/stocks.repository.ts';
 import { listWarehouses, warehousesByCode } from '../store/warehouses.repository.ts';
 import { listChannels } from '../store/channels.repository.ts';
-import { categorySummary, channelSummary, loadCatalog, productSummary, warehouseSummary, type ImportSummary } from './catalog.service.ts';
+import { categorySummary, channelSummary, loadCatalog, productInput, productSummary, warehouseSummary, type ImportSummary } from './catalog.service.ts';
 
 export type ImportKind = 'catalog' | 'products' | 'stocks';
 
@@ -330,15 +330,7 @@ async function importProductsCsv(ctx: Context, file: string) {
       return p;
     },
     async (batch) => {
-      const rows: ProductInput[] = batch.map(({ row: p }) => ({
-        sku: p.sku,
-        name: p.name,
-        categoryId: p.categoryId ?? null,
-        priceCents: p.price,
-        weightGrams: p.weightGrams,
-        imageUrl: p.imageUrl ?? null,
-        options: null,
-      }));
+      const rows: ProductInput[] = batch.map(({ row: p }) => productInput(p, null));
       const write = () => upsertProducts(ctx.db, rows, ctx.now);
       if (ctx.preview) await ctx.preview.around(ctx.db, { products: rows.map((r) => r.sku) }, write);
       else await write();
