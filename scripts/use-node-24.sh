@@ -22,9 +22,15 @@ if [ "$_stockist_node_major" -lt 24 ]; then
     echo "Installing Node.js $STOCKIST_NODE_VERSION ($_stockist_node_pkg from the npm registry) into $STOCKIST_NODE_DIR" >&2
     _stockist_node_tmp="$(mktemp -d)"
     if (cd "$_stockist_node_tmp" && npm pack --silent "$_stockist_node_pkg@$STOCKIST_NODE_VERSION" >/dev/null); then
-      mkdir -p "$STOCKIST_NODE_DIR.partial"
-      tar -xzf "$_stockist_node_tmp"/*.tgz -C "$STOCKIST_NODE_DIR.partial" --strip-components=1 &&
-        rm -rf "$STOCKIST_NODE_DIR" && mv "$STOCKIST_NODE_DIR.partial" "$STOCKIST_NODE_DIR"
+      # Unpacked beside the target under a name of this shell's own, then renamed in one step: shells
+      # started at once each unpack their own copy, and the first rename wins (the others' copies go).
+      _stockist_node_partial="$STOCKIST_NODE_DIR.partial.$$"
+      mkdir -p "$_stockist_node_partial"
+      if tar -xzf "$_stockist_node_tmp"/*.tgz -C "$_stockist_node_partial" --strip-components=1 &&
+        ! mv -T "$_stockist_node_partial" "$STOCKIST_NODE_DIR" 2>/dev/null; then
+        [ -x "$STOCKIST_NODE_DIR/bin/node" ] || echo "use-node-24.sh: could not install into $STOCKIST_NODE_DIR" >&2
+      fi
+      rm -rf "$_stockist_node_partial"
     else
       echo "use-node-24.sh: could not fetch $_stockist_node_pkg@$STOCKIST_NODE_VERSION" >&2
     fi
@@ -35,6 +41,6 @@ if [ "$_stockist_node_major" -lt 24 ]; then
     # Native modules built from source (node-gyp) compile against this Node's own headers.
     export npm_config_nodedir="$STOCKIST_NODE_DIR"
   fi
-  unset _stockist_node_pkg _stockist_node_tmp
+  unset _stockist_node_pkg _stockist_node_tmp _stockist_node_partial
 fi
 unset _stockist_node_major
