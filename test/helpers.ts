@@ -358,7 +358,55 @@ export async function tableNames(store: Store): Promise<string[]> {
           select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'
         `.execute(store.db)
         ).rows;
-  return rows.map((r) => r.name).sort();
+  return rows
+    .map((r) => r.name)
+    .filter((name) => name !== WRITE_COUNTER)
+    .sort();
+}
+
+/** The table `countWrites` keeps its count in (not one of the store's: left out of `tableNames`). */
+const WRITE_COUNTER = 'test_write_counter';
+
+/**
+ * A count of the statements that have written to any table of the store since `countWrites` was
+ * called — through triggers on every table (after each row's insert, update or delete on SQLite;
+ * after each insert, update, delete or truncate statement on PostgreSQL, even one that matched no
+ * row). An unchanged count proves that nothing was written, so a test that checks "refused, nothing
+ * written" thousands of times (the fuzzer) digests the tables only when the count moved. A write
+ * rolled back takes its count with it. For a test's own schema only: the triggers stay.
+ */
+export async function countWrites(store: Store): Promise<() => Promise<number>> {
+  const tables = await tableNames(store);
+  if (store.dialect === 'sqlite') {
+    await sql`create table if not exists ${sql.table(WRITE_COUNTER)} (n integer not null)`.execute(store.db);
+    for (const table of tables) {
+      for (const event of ['insert', 'update', 'delete']) {
+        await sql
+          .raw(
+            `create trigger if not exists "${WRITE_COUNTER}_${table}_${event}" after ${event} on "${table}" begin update ${WRITE_COUNTER} set n = n + 1; end`,
+          )
+          .execute(store.db);
+      }
+    }
+  } else {
+    await sql`create table if not exists ${sql.table(WRITE_COUNTER)} (n bigint not null)`.execute(store.db);
+    await sql
+      .raw(
+        `create or replace function ${WRITE_COUNTER}_bump() returns trigger language plpgsql as $$ begin update ${WRITE_COUNTER} set n = n + 1; return null; end $$`,
+      )
+      .execute(store.db);
+    for (const table of tables) {
+      await sql
+        .raw(
+          `create or replace trigger "${WRITE_COUNTER}_${table}" after insert or update or delete or truncate on "${table}" for each statement execute function ${WRITE_COUNTER}_bump()`,
+        )
+        .execute(store.db);
+    }
+  }
+  if ((await sql`select n from ${sql.table(WRITE_COUNTER)}`.execute(store.db)).rows.length === 0) {
+    await sql`insert into ${sql.table(WRITE_COUNTER)} (n) values (0)`.execute(store.db);
+  }
+  return async () => Number((await sql<{ n: number | string }>`select n from ${sql.table(WRITE_COUNTER)}`.execute(store.db)).rows[0].n);
 }
 
 /**
