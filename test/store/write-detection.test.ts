@@ -29,7 +29,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         .executeTakeFirstOrThrow();
       const afterInsert = await writes();
       assert.ok(afterInsert > start, 'an insert counts');
+      const digestsBefore = await tableDigests(db.store);
       await db.store.db.updateTable('merchants').set({ name: 'b' }).where('id', '=', id).execute();
+      const digestsAfter = await tableDigests(db.store);
+      assert.notEqual(digestsAfter.merchants, digestsBefore.merchants, 'the digests see an update that keeps the row count');
+      assert.deepEqual({ ...digestsAfter, merchants: '' }, { ...digestsBefore, merchants: '' }, 'and only in its table');
       const afterUpdate = await writes();
       assert.ok(afterUpdate > afterInsert, 'an update counts');
       await db.store.db.deleteFrom('merchants').where('id', '=', id).execute();
