@@ -373,9 +373,12 @@ const WRITE_COUNTER = 'test_write_counter';
  * after each insert, update, delete or truncate statement on PostgreSQL, even one that matched no
  * row). An unchanged count proves that nothing was written, so a test that checks "refused, nothing
  * written" thousands of times (the fuzzer) digests the tables only when the count moved. A write
- * rolled back takes its count with it. For a test's own schema only: the triggers stay.
+ * rolled back takes its count with it. For a test's own schema only: the triggers stay. Once a
+ * store's writes are counted, `tableDigests` of that store reads the tables only when the count moved.
  */
 export async function countWrites(store: Store): Promise<() => Promise<number>> {
+  const installed = counted.get(store);
+  if (installed) return installed.writes;
   const tables = await tableNames(store);
   if (store.dialect === 'sqlite') {
     await sql`create table if not exists ${sql.table(WRITE_COUNTER)} (n integer not null)`.execute(store.db);
@@ -406,8 +409,12 @@ export async function countWrites(store: Store): Promise<() => Promise<number>> 
   if ((await sql`select n from ${sql.table(WRITE_COUNTER)}`.execute(store.db)).rows.length === 0) {
     await sql`insert into ${sql.table(WRITE_COUNTER)} (n) values (0)`.execute(store.db);
   }
-  return async () => Number((await sql<{ n: number | string }>`select n from ${sql.table(WRITE_COUNTER)}`.execute(store.db)).rows[0].n);
+  const writes = async () => Number((await sql<{ n: number | string }>`select n from ${sql.table(WRITE_COUNTER)}`.execute(store.db)).rows[0].n);
+  counted.set(store, { writes });
+  return writes;
 }
+/** Stores whose writes are counted, with the digests `tableDigests` last read and the count they were read at. */
+const counted = new WeakMap<Store, { writes: () => Promise<number>; last?: { writes: number; digests: Record<string, string> } }>();
 
 /**
  * The content of every table, all rows and all columns, as `rows:sha256` per table: equal before
@@ -416,6 +423,19 @@ export async function countWrites(store: Store): Promise<() => Promise<number>> 
  * does not matter.
  */
 export async function tableDigests(store: Store): Promise<Record<string, string>> {
+  // Where the writes are counted (`countWrites`), an unchanged count means unchanged tables: the
+  // digests read at that count are still true. The count is read first, so a write racing with
+  // the reading only costs a fresh reading next time.
+  const count = counted.get(store);
+  if (!count) return readDigests(store);
+  const writes = await count.writes();
+  if (count.last?.writes === writes) return count.last.digests;
+  const digests = await readDigests(store);
+  count.last = { writes, digests };
+  return digests;
+}
+
+async function readDigests(store: Store): Promise<Record<string, string>> {
   const tables = await tableNames(store);
   // PostgreSQL digests every table in one statement (a round trip per table was most of the cost
   // of a "nothing written" check): each row as its jsonb text, sorted, hashed with md5.
