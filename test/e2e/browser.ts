@@ -88,9 +88,10 @@ const SCREENSHOT_WIDTHS = [1280, 390] as const;
 
 /**
  * Full-page screenshots at each of SCREENSHOT_WIDTHS, written to test-output/<dir>/<name>-<width>.png;
- * the viewport is put back afterwards. Returns the files written.
+ * the viewport is put back afterwards. Returns the files written. `fullPage: false` takes what the
+ * viewport shows (the API reference is tens of thousands of pixels tall: its top is what a reader sees).
  */
-export async function screenshot(page: Page, dir: string, name: string): Promise<string[]> {
+export async function screenshot(page: Page, dir: string, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<string[]> {
   const original = page.viewportSize();
   const folder = path.join(OUTPUT, dir);
   fs.mkdirSync(folder, { recursive: true });
@@ -98,7 +99,7 @@ export async function screenshot(page: Page, dir: string, name: string): Promise
   for (const width of SCREENSHOT_WIDTHS) {
     await page.setViewportSize({ width, height: original?.height ?? 900 });
     const file = path.join(folder, `${name}-${width}.png`);
-    await page.screenshot({ path: file, fullPage: true });
+    await page.screenshot({ path: file, fullPage });
     files.push(file);
   }
   if (original) await page.setViewportSize(original);
