@@ -87,11 +87,20 @@ let axeSource: string | undefined;
 const SCREENSHOT_WIDTHS = [1280, 390] as const;
 
 /**
+ * Whether `screenshot` writes its pictures: yes on a developer's machine, where they are looked at;
+ * not under CI=true, where nobody can (a third of a browser test's time was its screenshots).
+ * TEST_SCREENSHOTS=1 or 0 decides either way. The pages are checked the same with or without them.
+ */
+const TAKE_SCREENSHOTS = process.env.TEST_SCREENSHOTS ? process.env.TEST_SCREENSHOTS !== '0' : process.env.CI !== 'true';
+
+/**
  * Full-page screenshots at each of SCREENSHOT_WIDTHS, written to test-output/<dir>/<name>-<width>.png;
- * the viewport is put back afterwards. Returns the files written. `fullPage: false` takes what the
- * viewport shows (the API reference is tens of thousands of pixels tall: its top is what a reader sees).
+ * the viewport is put back afterwards. Returns the files written (none when TAKE_SCREENSHOTS is off).
+ * `fullPage: false` takes what the viewport shows (the API reference is tens of thousands of pixels
+ * tall: its top is what a reader sees).
  */
 export async function screenshot(page: Page, dir: string, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<string[]> {
+  if (!TAKE_SCREENSHOTS) return [];
   const original = page.viewportSize();
   const folder = path.join(OUTPUT, dir);
   fs.mkdirSync(folder, { recursive: true });
