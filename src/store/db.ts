@@ -225,6 +225,24 @@ function withStatementCache(database: SQLite.Database) {
   };
 }
 
+/**
+ * The connection of a store on a schema of its own: the schema's search_path joins the session
+ * options the URL's `options` parameter or libpq's PGOPTIONS give, instead of replacing them
+ * (node-postgres takes a single `options`, the URL's over ours, PGOPTIONS only when neither is given).
+ */
+function schemaConnection(url: string, schema: string): { connectionString: string; options: string } {
+  const searchPath = `-c search_path=${schema}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url, options: [process.env.PGOPTIONS, searchPath].filter(Boolean).join(' ') };
+  }
+  const given = parsed.searchParams.get('options') ?? process.env.PGOPTIONS;
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), options: [given, searchPath].filter(Boolean).join(' ') };
+}
+
 async function openPostgres(url: string, options: OpenOptions, health: StorageHealth): Promise<Store> {
   // Loaded only for PostgreSQL: an embedded (SQLite) server starts without it.
   const { default: pg } = await import('pg');
@@ -258,10 +276,9 @@ async function openPostgres(url: string, options: OpenOptions, health: StorageHe
     },
   };
   const pool = new pg.Pool({
-    connectionString: url,
+    ...(options.schema ? schemaConnection(url, options.schema) : { connectionString: url }),
     max: options.poolSize ?? 10,
     types,
-    options: options.schema ? `-c search_path=${options.schema}` : undefined,
     // Without a bound, a database that accepts connections but never answers would queue requests forever.
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
   });
