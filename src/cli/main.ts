@@ -11,6 +11,7 @@ import { invitationUrl, MERCHANT_ROLES, type MerchantRole } from '../domain/merc
 import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
 import { formatSigned, parseAmount } from '../domain/ledger.ts';
+import { formatMoney, moneyOf } from '../domain/money.ts';
 import { ENVIRONMENTS, type StockistEnv } from '../domain/vocabulary.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Role } from '../runtime/server.ts';
@@ -287,7 +288,7 @@ export function buildCli(): Command {
           ? `  ${r.manualReview ? 'MANUAL REVIEW' : 'RETRYING'} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}: ${r.lastError.replace(/\s+/g, ' ')}`
           : '';
         process.stdout.write(
-          `${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`,
+          `${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${formatMoney(moneyOf(Math.round(r.amount * 100), config.supplierCurrency))}  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`,
         );
       }
       if (page.total > page.list.length) process.stdout.write(`(${page.total - page.list.length} more)\n`);
@@ -304,7 +305,9 @@ export function buildCli(): Command {
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
         const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), idArgument('refundNo')(refundNo), decision));
-        process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
+        process.stdout.write(
+          `refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${formatMoney(moneyOf(Math.round(r.amount * 100), config.supplierCurrency))}\n`,
+        );
       });
   }
 

@@ -190,6 +190,8 @@ export interface MoneyFormState {
 /** One environment's account on the merchant page: its figures, newest transactions and (owners) the money forms. */
 export interface MerchantAccountView {
   environment: string;
+  /** The account's currency, which its amounts are in (the table's headings say it). */
+  currency: string;
   /** `test account (this server)`. */
   heading: string;
   facts: Fact[];
@@ -330,6 +332,7 @@ function accountView(
   const termsState = state('terms', {});
   return {
     environment: a.environment,
+    currency: a.currency,
     heading: `${a.environment} account${a.current ? ' (this server)' : ''}`,
     facts: [
       { label: 'Balance', field: 'balance', text: shown.balance },

@@ -137,6 +137,8 @@ export interface BalanceView extends PageModel {
   prepaid: boolean;
   months: readonly string[];
   counts: string;
+  /** The account's currency, which its amounts are in (the table's headings say it). */
+  currency: string;
   rows: TransactionRow[];
   next: string | null;
 }
@@ -157,6 +159,7 @@ export function presentBalance(
     prepaid: account.billingMode === 'prepaid',
     months,
     counts: countsText({ first, last: first + result.list.length - 1, about: result.total, capped: result.total >= countCap }),
+    currency: account.currency,
     rows: result.list.map(transactionRow),
     next: result.nextCursor ? `${PREFIX}/balance?${query({ cursor: result.nextCursor })}` : null,
   };
