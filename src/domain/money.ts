@@ -26,6 +26,14 @@ export const formatMoney = (m: Money) => `${formatSigned(m.cents)} ${m.currency}
 /** ISO 4217's shape: three capital letters (`EUR`). */
 export const isCurrencyCode = (code: string) => /^[A-Z]{3}$/.test(code);
 
+/** Start-up refused: the configured currency is not the one the database's money is in (one line, for the operator). */
+export class CurrencyChangeRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CurrencyChangeRefused';
+  }
+}
+
 /**
  * Why a database whose money is in `stored` cannot be served in `configured` (issue 41 item 6), or
  * null when it can. Amounts are minor units with no currency of their own: reading them in another

@@ -1,8 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { CurrencyChangeRefused } from '../../src/domain/money.ts';
+import { checkSupplierCurrency } from '../../src/services/currency.service.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
-import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { DIALECTS, buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
+import { ORDER_CATALOGUE, order, placeOrder } from '../fixtures.ts';
+import { DIALECTS, buildTestApp, tableDigests, loadCatalogue, newMerchant } from '../helpers.ts';
 import { signedIn, staff, type Browser } from './console-client.ts';
 import { member } from './manager-helpers.ts';
 
@@ -118,6 +120,54 @@ for (const dialect of DIALECTS) {
       assert.equal(rows.length, 4, 'opening, the charge, the credit, closing');
       for (const row of rows) assert.match(row, /,EUR$/, row);
       assert.doesNotMatch(csv.body, /USD/);
+    });
+
+    it('a database without money takes the configured currency, accounts already opened included; with money, another is refused', async (c) => {
+      const t = await buildTestApp(c, dialect);
+      const m = await newMerchant(t, 'Early Terms');
+      // Terms set before any money moved open the accounts, in the currency of that time (USD).
+      const terms = await t.admin('PATCH', `/admin/v1/merchants/${m.merchantId}/account?environment=sandbox`, { lowBalanceThreshold: 10 });
+      assert.equal(terms.status, 200, terms.raw);
+      const currencies = async () => [...new Set((await t.store.db.selectFrom('ledger_accounts').select('currency').execute()).map((a) => a.currency))];
+      assert.deepEqual(await currencies(), ['USD']);
+
+      assert.equal(await checkSupplierCurrency(t.store.db, 'EUR'), null, 'no money yet');
+      assert.deepEqual(await currencies(), ['EUR'], "the merchant's and the supplier's accounts, still at zero, are in EUR now");
+
+      // Money moves in EUR (this app's own configuration still says USD: the account's currency decides the entry's).
+      const paid = await t.admin('POST', `/admin/v1/merchants/${m.merchantId}/account/top-ups`, { environment: 'sandbox', amount: '7.00', reference: 'W-1' });
+      assert.equal(paid.status, 200, paid.raw);
+      assert.deepEqual((await verifyLedger(t.store.db)).breaches, []);
+      assert.equal(await checkSupplierCurrency(t.store.db, 'EUR'), 'EUR');
+      await assert.rejects(checkSupplierCurrency(t.store.db, 'USD'), (error: Error) => {
+        assert.ok(error instanceof CurrencyChangeRefused);
+        assert.match(error.message, /^SUPPLIER_CURRENCY is USD, but this database already holds money in EUR/);
+        return true;
+      });
+      assert.deepEqual(await currencies(), ['EUR'], 'refused: nothing changed');
+    });
+
+    it('no posting mixes currencies: against a supplier account in another currency nothing is posted, and verify names such an entry', async (c) => {
+      const t = await buildTestApp(c, dialect, { SUPPLIER_CURRENCY: 'EUR' });
+      await loadCatalogue(t, ORDER_CATALOGUE);
+      const m = await newMerchant(t, 'Mixed');
+      const DE = { country: 'DE', phone: '1', recipient: 'R', province: 'P' };
+      const first = await t.merchant(m.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }], { orderAddress: DE }));
+      assert.equal(first.status, 200, first.raw);
+      assert.deepEqual((await verifyLedger(t.store.db)).breaches, []);
+
+      // The supplier's sales account as a database changed by hand (or by an earlier version's currency change) leaves it.
+      await t.store.db.updateTable('ledger_accounts').set({ currency: 'USD' }).where('kind', '=', 'sales').execute();
+      const before = await tableDigests(t.store);
+      const refused = await t.merchant(m.token, 'POST', '/openapi/v1/order/orders', order([{ sku: 'C', quantity: 1 }], { orderAddress: DE }));
+      assert.equal(refused.status, 500, refused.raw);
+      assert.equal(refused.body.code, 50000);
+      assert.deepEqual(await tableDigests(t.store), before, 'no order, no stock taken, no entry');
+
+      const charge = await t.store.db.selectFrom('journal_entries').select('id').where('type', '=', 'order_charge').executeTakeFirstOrThrow();
+      assert.deepEqual((await verifyLedger(t.store.db)).breaches, [
+        { rule: 'entry_account', message: `entry ${charge.id}: a EUR order_charge against the sales account in USD` },
+      ]);
     });
   });
 }
