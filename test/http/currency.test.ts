@@ -106,6 +106,11 @@ for (const dialect of DIALECTS) {
       await euroPage(owner, `/console/merchants/${m.merchantId}`, new RegExp(`${balance.toFixed(2)} EUR`));
       await euroPage(owner, `/console/merchants/${m.merchantId}/transactions`);
       await euroPage(owner, '/console', /EUR/);
+      await euroPage(owner, '/console/orders', new RegExp(`${o.finalAmount.toFixed(2)} EUR`));
+      await euroPage(owner, '/console/refunds/all', new RegExp(`${credit.toFixed(2)} EUR`));
+      const refundsCsv = await owner.get('/console/refunds/all.csv');
+      assert.equal(refundsCsv.statusCode, 200);
+      assert.doesNotMatch(refundsCsv.body, /USD/);
       const ordersCsv = await owner.get('/console/orders.csv');
       assert.match(ordersCsv.body, /,EUR/);
       assert.doesNotMatch(ordersCsv.body, /USD/);
@@ -114,6 +119,7 @@ for (const dialect of DIALECTS) {
       const viewer = await member(t, m.merchantId, 'euro-viewer@example.com', 'viewer');
       await euroPage(viewer, '/manager/balance', new RegExp(`${balance.toFixed(2)} EUR`));
       await euroPage(viewer, `/manager/orders/${o.id}`, new RegExp(`${o.finalAmount.toFixed(2)} EUR`));
+      await euroPage(viewer, '/manager/orders', new RegExp(`${o.finalAmount.toFixed(2)} EUR`));
       const csv = await viewer.get(`/manager/balance/statement?month=${month}&format=csv`);
       assert.equal(csv.statusCode, 200, csv.body.slice(0, 300));
       const rows = csv.rawPayload.subarray(3).toString('utf8').trimEnd().split('\r\n').slice(1);

@@ -530,7 +530,11 @@ export interface RefundListView extends PageModel {
   next: string | null;
 }
 
-export function presentRefundList({ filters, merchant, list, after, counts }: RefundSearchAnswer, statuses: readonly string[]): RefundListView {
+export function presentRefundList(
+  { filters, merchant, list, after, counts }: RefundSearchAnswer,
+  statuses: readonly string[],
+  currency: string,
+): RefundListView {
   const all = `${PREFIX}/refunds/all`;
   return {
     title: 'All refunds',
@@ -544,7 +548,7 @@ export function presentRefundList({ filters, merchant, list, after, counts }: Re
       merchant: merchantLink(r.merchantId, r.merchantName),
       requested: moment(r.createDate),
       items: r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
-      amount: money(r.amount),
+      amount: money(r.amount, currency),
       status: r.refundStatus,
       statusText: r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
       decided: r.decidedAt ? { when: moment(r.decidedAt), by: r.decidedBy === 'auto' ? 'automatically' : 'by the operator' } : null,
