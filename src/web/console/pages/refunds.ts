@@ -44,7 +44,12 @@ export const refundsPage: ConsolePage = {
     app.get('/refunds.csv', async (_request, reply) => sendCsv(reply, await refundsCsvForOperator(store.db, config, 'pending_review', now()), now()));
 
     app.get('/refunds/all', { schema: { querystring: RefundListQuery } }, async (request, reply) => {
-      return page(reply, 200, 'refund-list', presentRefundList(await searchRefundsForOperator(store.db, request.query), REFUND_STATES, config.supplierCurrency));
+      return page(
+        reply,
+        200,
+        'refund-list',
+        presentRefundList(await searchRefundsForOperator(store.db, request.query), REFUND_STATES, config.supplierCurrency),
+      );
     });
 
     // The same list as a CSV file: the page's filters (its query string), every matching refund.
