@@ -1,5 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { CurrencyChangeRefused } from '../../src/domain/money.ts';
 import { checkSupplierCurrency } from '../../src/services/currency.service.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
@@ -15,6 +19,8 @@ import { member } from './manager-helpers.ts';
  * and no page or answer says USD.
  */
 const month = new Date().toISOString().slice(0, 7);
+/** The statement PDF's text is read back where poppler is installed (as test/e2e/statement-pdf.test.ts does). */
+const hasPdfToText = spawnSync('pdftotext', ['-v']).status === 0;
 
 /** A page of a front end: 200, says EUR, never USD. */
 async function euroPage(b: Browser, url: string, mustShow: RegExp = /EUR|€/) {
@@ -126,6 +132,16 @@ for (const dialect of DIALECTS) {
       assert.equal(rows.length, 4, 'opening, the charge, the credit, closing');
       for (const row of rows) assert.match(row, /,EUR$/, row);
       assert.doesNotMatch(csv.body, /USD/);
+      const pdf = await viewer.get(`/manager/balance/statement?month=${month}&format=pdf`);
+      assert.equal(pdf.statusCode, 200);
+      if (hasPdfToText) {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-currency-'));
+        c.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+        fs.writeFileSync(path.join(dir, 'statement.pdf'), pdf.rawPayload);
+        const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'statement.pdf'), '-'], { encoding: 'utf8' });
+        assert.match(text, /EUR/);
+        assert.doesNotMatch(text, /USD/);
+      }
     });
 
     it('a database without money takes the configured currency, accounts already opened included; with money, another is refused', async (c) => {
