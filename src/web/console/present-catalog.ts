@@ -140,7 +140,7 @@ export interface ProductView extends PageModel {
   sku: string;
   /** `<sku> · <name>`. */
   heading: string;
-  /** `12.50 USD`. */
+  /** `12.50 EUR`: the supplier's currency. */
   price: string;
   /** `350 g`. */
   weight: string;

@@ -130,7 +130,7 @@ export function presentManagerOrders({ filters: all, list, after, counts }: Orde
 /** views.balance: the merchant's account in this server's environment, its statements and transactions. */
 export interface BalanceView extends PageModel {
   environment: string;
-  /** `-12.50 USD`. */
+  /** `-12.50 EUR`: the account's currency. */
   balance: string;
   available: string;
   creditLimit: string;
