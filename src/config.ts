@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Cron } from 'croner';
+import { isCurrencyCode } from './domain/money.ts';
 import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
 
 export interface Config {
@@ -317,7 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
   const defaultWarehouse = present(env, 'DEFAULT_WAREHOUSE') ?? 'G007';
   if (defaultWarehouse.length > 32) throw new ConfigError('DEFAULT_WAREHOUSE', 'must be at most 32 characters');
   const supplierCurrency = present(env, 'SUPPLIER_CURRENCY') ?? 'USD';
-  if (!/^[A-Z]{3}$/.test(supplierCurrency))
+  if (!isCurrencyCode(supplierCurrency))
     throw new ConfigError('SUPPLIER_CURRENCY', `must be an ISO 4217 code of three capital letters (got "${supplierCurrency}")`);
   const redisUrl = present(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {

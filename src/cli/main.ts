@@ -11,6 +11,7 @@ import { invitationUrl, MERCHANT_ROLES, type MerchantRole } from '../domain/merc
 import type { Actor } from '../domain/audit.ts';
 import { textProblem } from '../domain/text.ts';
 import { formatSigned, parseAmount } from '../domain/ledger.ts';
+import { CurrencyChangeRefused, formatMoney, moneyOf } from '../domain/money.ts';
 import { ENVIRONMENTS, type StockistEnv } from '../domain/vocabulary.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { Role } from '../runtime/server.ts';
@@ -49,7 +50,12 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, mo
   try {
     if (mode !== 'create' && !(await isInitialised(store))) throw noMigrations(config.databaseUrl);
     // 'as-is' (backup): the database is read as it stands, at whatever migration it is.
-    if (mode !== 'as-is') await migrateToLatest(store);
+    if (mode !== 'as-is') {
+      await migrateToLatest(store);
+      // The server's rule (issue 41 item 6): money is never read in another currency than its own.
+      const { checkSupplierCurrency } = await import('../services/currency.service.ts');
+      await checkSupplierCurrency(store.db, config.supplierCurrency);
+    }
     return await fn(store);
   } finally {
     await store.close();
@@ -287,7 +293,7 @@ export function buildCli(): Command {
           ? `  ${r.manualReview ? 'MANUAL REVIEW' : 'RETRYING'} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}: ${r.lastError.replace(/\s+/g, ' ')}`
           : '';
         process.stdout.write(
-          `${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${r.amount.toFixed(2)} USD  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`,
+          `${r.refundNo}  order ${r.id}  merchant ${r.merchantId}  ${r.refundStatus}  ${formatMoney(moneyOf(Math.round(r.amount * 100), config.supplierCurrency))}  ${items}  age ${r.ageSeconds}s${r.overSla ? '  OVER SLA' : ''}${attempts}\n`,
         );
       }
       if (page.total > page.list.length) process.stdout.write(`(${page.total - page.list.length} more)\n`);
@@ -304,7 +310,9 @@ export function buildCli(): Command {
         const decision = verb === 'approve' ? { approve: true as const } : { approve: false as const, reason: reason || 'rejected by the operator' };
         const { reviewRefund } = await import('../services/refunds.service.ts');
         const r = await withStore(config, (store) => reviewRefund(store.db, cliActor(), idArgument('refundNo')(refundNo), decision));
-        process.stdout.write(`refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${r.amount.toFixed(2)} USD\n`);
+        process.stdout.write(
+          `refund ${r.refundNo}: ${r.refundStatus}${r.failureReason ? ` (${r.failureReason})` : ''}, ${formatMoney(moneyOf(Math.round(r.amount * 100), config.supplierCurrency))}\n`,
+        );
       });
   }
 
@@ -555,7 +563,8 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`stockist: invalid configuration: ${error.message}\n`);
     else if (error instanceof ImportRefused) process.stderr.write(importReport(error));
-    else if (error instanceof NoDatabase || error instanceof StopFailed || error instanceof BackupRefused) process.stderr.write(`stockist: ${error.message}\n`);
+    else if (error instanceof NoDatabase || error instanceof StopFailed || error instanceof BackupRefused || error instanceof CurrencyChangeRefused)
+      process.stderr.write(`stockist: ${error.message}\n`);
     else if (error instanceof AppError || error instanceof InvalidArgumentError) process.stderr.write(`stockist: ${error.message}\n`);
     else if (error instanceof Error && (error as { code?: string }).code === 'EADDRINUSE') process.stderr.write(`stockist: ${error.message} (set PORT)\n`);
     else process.stderr.write(`stockist: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -26,7 +26,7 @@ export async function isEmpty(store: Store): Promise<boolean> {
   return !p && !m;
 }
 
-/** What the demo merchant has paid in before its first order: USD 500.00. */
+/** What the demo merchant has paid in before its first order: 500.00 in the supplier's currency. */
 const DEMO_OPENING_BALANCE_CENTS = 50_000;
 
 export interface DemoCredentials {

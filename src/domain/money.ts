@@ -1,5 +1,52 @@
+import { formatSigned } from './ledger.ts';
+
 /** Integer cents → a JSON number with at most two decimals (9.32). */
 export const centsToAmount = (cents: number) => Math.round(cents) / 100;
+
+/**
+ * An amount and the currency it is in (issue 41 item 6): integer minor units of an ISO 4217 code.
+ * Stockist keeps all its money in one currency, the supplier's (`SUPPLIER_CURRENCY`), which comes
+ * from the configuration with the request's dependencies — never a constant — so an amount is made
+ * with its currency where it is read and shown with it (`formatMoney`, and `currencyCode` /
+ * `currency` / `estimatedFreightCurrency` beside the API's amounts).
+ */
+export interface Money {
+  readonly cents: number;
+  readonly currency: string;
+}
+
+export const moneyOf = (cents: number, currency: string): Money => ({ cents, currency });
+
+/** As the API renders it: a JSON number with at most two decimals (its currency goes in its own field). */
+export const amountOf = (m: Money) => centsToAmount(m.cents);
+
+/** As pages, files and the command line show it: `12.50 EUR`, `-3.25 EUR`. */
+export const formatMoney = (m: Money) => `${formatSigned(m.cents)} ${m.currency}`;
+
+/** ISO 4217's shape: three capital letters (`EUR`). */
+export const isCurrencyCode = (code: string) => /^[A-Z]{3}$/.test(code);
+
+/** Start-up refused: the configured currency is not the one the database's money is in (one line, for the operator). */
+export class CurrencyChangeRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CurrencyChangeRefused';
+  }
+}
+
+/**
+ * Why a database whose money is in `stored` cannot be served in `configured` (issue 41 item 6), or
+ * null when it can. Amounts are minor units with no currency of their own: reading them in another
+ * currency would turn every balance, price and order into a different sum, so the currency is
+ * fixed once money has moved; a database without money yet may still choose.
+ */
+export function currencyChangeProblem(configured: string, stored: string | null): string | null {
+  if (stored === null || stored === configured) return null;
+  return (
+    `SUPPLIER_CURRENCY is ${configured}, but this database already holds money in ${stored}, and amounts cannot change currency: ` +
+    `start with SUPPLIER_CURRENCY=${stored}, or point DATABASE_URL at a new database for ${configured}`
+  );
+}
 
 /**
  * SPEC §4.4: bounds that keep every total exact. An order's final amount is at most 10^10 minor

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { demoCredentials, demoManager, demoOwner, isEmpty, seedDemo, type DemoCredentials, type DemoOwner } from '../demo/seed.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { checkSupplierCurrency } from '../services/currency.service.ts';
 import { describeDatabase } from '../store/database-url.ts';
 import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
@@ -44,6 +45,8 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
   const store = await openStore(config.databaseUrl, { poolSize: config.dbPoolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
   try {
     const migrated = await migrateToLatest(store);
+    // Before anything posts: a database whose money is in another currency is refused here.
+    await checkSupplierCurrency(store.db, config.supplierCurrency);
     let seeded = false;
     if (config.seed === 'demo' && (await isEmpty(store))) {
       await seedDemo(store, config);

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { BILLING_MODES, ENTRY_TYPES } from '../domain/ledger.ts';
 import { ENVIRONMENTS } from '../domain/vocabulary.ts';
-import { Amount, COERCE_KEYWORD, IdString, Instant, MoneyInput, Nullable, PageQueryFields, StringEnum } from './common.ts';
+import { Amount, COERCE_KEYWORD, CURRENCY_CODE, IdString, Instant, MoneyInput, Nullable, PageQueryFields, StringEnum } from './common.ts';
 
 /** SPEC §15: a merchant's account in one environment. */
 export const AccountRecord = Type.Object({
   environment: StringEnum(ENVIRONMENTS),
-  currency: Type.String({ description: 'ISO 4217 (SUPPLIER_CURRENCY)' }),
+  currency: Type.String({ description: CURRENCY_CODE }),
   balance: Amount('what the supplier holds for the merchant: negative when the merchant owes'),
   creditLimit: Amount('how far below zero a prepaid account may go'),
   available: Amount('balance + creditLimit: what a prepaid account can still be charged'),
@@ -25,7 +25,7 @@ export const TransactionRecord = Type.Object({
   type: StringEnum(ENTRY_TYPES),
   amount: Amount('signed: negative for a charge, positive for a credit'),
   balanceAfter: Amount(),
-  currency: Type.String(),
+  currency: Type.String({ description: CURRENCY_CODE }),
   orderId: Nullable(IdString()),
   refundNo: Nullable(IdString()),
   reference: Nullable(Type.String()),

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { ACTOR_KINDS, AUDIT_ACTIONS } from '../domain/audit.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { MERCHANT_STATUSES } from '../domain/vocabulary.ts';
-import { Amount, IdString, Instant, MerchantResponses, Nullable, Page, StringEnum } from './common.ts';
+import { Amount, IN_SUPPLIER_CURRENCY, IdString, Instant, MerchantResponses, Nullable, Page, StringEnum } from './common.ts';
 import { RefundRecord } from './refunds.ts';
 import { WebhookEndpoint } from './webhooks.ts';
 
@@ -41,7 +41,7 @@ export const AdminProduct = Type.Object({
   sku: Type.String(),
   name: Type.String(),
   categoryId: Nullable(Type.Integer()),
-  price: Amount('USD'),
+  price: Amount(IN_SUPPLIER_CURRENCY),
   weightGrams: Type.Integer(),
   imageUrl: Nullable(Type.String()),
   options: Nullable(Type.Object({}, { additionalProperties: true, description: 'free-form product options, as sent' })),
@@ -62,8 +62,8 @@ export const AdminChannel = Type.Object({
   channelType: Type.String(),
   warehouseCodes: Type.Array(Type.String()),
   countries: Type.Array(Type.String(), { description: '["*"] for every country' }),
-  baseFee: Amount('USD'),
-  perKgFee: Amount('USD'),
+  baseFee: Amount(IN_SUPPLIER_CURRENCY),
+  perKgFee: Amount(IN_SUPPLIER_CURRENCY),
   deliveryDaysMin: Type.Integer(),
   deliveryDaysMax: Type.Integer(),
   carriers: Type.Array(Type.String(), { description: 'the carriers the ship form offers' }),

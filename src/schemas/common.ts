@@ -144,7 +144,13 @@ export const IdString = (description?: string) => Type.String({ pattern: '^[0-9]
 /** A time in a response: ISO 8601 UTC, second precision, `Z` suffix (SPEC §1). */
 export const Instant = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
-/** Money in a response: a JSON number with at most two decimals, in `currencyCode` (USD). */
+/** Where the API names no currency beside an amount, the amount is in this one. */
+export const IN_SUPPLIER_CURRENCY = "in the supplier's currency (SUPPLIER_CURRENCY; the currency of every order and account)";
+
+/** A currency code beside amounts: the supplier's, one for all of Stockist's money. */
+export const CURRENCY_CODE = "ISO 4217: the supplier's currency (SUPPLIER_CURRENCY), the same for every amount";
+
+/** Money in a response: a JSON number with at most two decimals, in the supplier's currency (`currencyCode`, `currency`). */
 export const Amount = (description?: string) => Type.Number({ ...(description ? { description } : {}) });
 
 /**

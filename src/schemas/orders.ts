@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   Amount,
+  CURRENCY_CODE,
   CountryCode,
   IdString,
   IdText,
@@ -109,7 +110,7 @@ export const ChannelQuote = Type.Object({
   channelType: ChannelTypeName,
   warehouseCode: Type.String(),
   estimatedFreight: Amount(),
-  estimatedFreightCurrency: Type.String({ description: 'always USD' }),
+  estimatedFreightCurrency: Type.String({ description: CURRENCY_CODE }),
   deliveryTime: Type.String({ description: 'e.g. "6~10 Business Days"' }),
 });
 export const ChannelQuoteList = Type.Array(ChannelQuote);
@@ -118,7 +119,7 @@ export const ChannelQuoteList = Type.Array(ChannelQuote);
 export const ChannelTypeQuote = Type.Object({
   channelType: ChannelTypeName,
   estimatedFreight: Amount('summed over the warehouse groups'),
-  estimatedFreightCurrency: Type.String({ description: 'always USD' }),
+  estimatedFreightCurrency: Type.String({ description: CURRENCY_CODE }),
   deliveryTime: Type.String({ description: 'the slowest group, e.g. "6~10 Business Days"' }),
 });
 export const ChannelTypeQuoteList = Type.Array(ChannelTypeQuote);
@@ -182,7 +183,7 @@ export const OrderRecord = Type.Object({
   completedDate: Nullable(Instant()),
   cancelDate: Nullable(Instant()),
   refundDate: Nullable(Instant()),
-  currencyCode: Type.String(),
+  currencyCode: Type.String({ description: CURRENCY_CODE }),
   subTotalAmount: Amount(),
   freightAmount: Amount(),
   couponAmount: Amount(),

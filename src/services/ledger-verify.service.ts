@@ -52,6 +52,7 @@ export async function verifyLedger(db: Handle): Promise<LedgerReport> {
     if (e.environment !== e.accountEnvironment) add('entry_account', `${at}: environment ${e.environment}, its account's is ${e.accountEnvironment}`);
     if (e.currency !== e.accountCurrency) add('entry_account', `${at}: currency ${e.currency}, its account's is ${e.accountCurrency}`);
     if (e.accountKind !== 'merchant') add('entry_account', `${at}: moves a ${e.accountKind} account as a merchant's`);
+    if (e.counterCurrency !== e.currency) add('entry_account', `${at}: a ${e.currency} ${e.type} against the ${e.counterKind} account in ${e.counterCurrency}`);
     if (e.counterKind !== e.expectedKind || e.counterEnvironment !== e.environment) {
       add(
         'entry_account',

@@ -185,7 +185,7 @@ async function createOrderIn(
     financial_status: 'paid',
     fulfillment_status: 'waiting_to_ship',
     refund_status: null,
-    currency_code: 'USD',
+    currency_code: config.supplierCurrency,
     subtotal_cents: plan.subtotalCents,
     freight_cents: plan.freightCents,
     coupon_cents: 0,

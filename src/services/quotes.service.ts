@@ -1,7 +1,7 @@
 import { CHANNEL_TYPES } from '../domain/channels.ts';
 import { AppError } from '../domain/errors.ts';
 import { channelsFor, deliveryTime, freightCents, quoteByType } from '../domain/freight.ts';
-import { centsToAmount, orderTotalProblem } from '../domain/money.ts';
+import { amountOf, moneyOf, orderTotalProblem, type Money } from '../domain/money.ts';
 import { fieldError } from '../domain/errors.ts';
 import type { QuoteBody } from '../schemas/orders.ts';
 import { listChannels } from '../store/channels.repository.ts';
@@ -25,6 +25,9 @@ async function dryRun(deps: OrderDeps, body: QuoteBody) {
   return { country, groups, offers, subtotalCents };
 }
 
+/** A quote's freight: the amount and, beside it, the supplier's currency it is in (SPEC §4.5). */
+const freightQuote = (freight: Money) => ({ estimatedFreight: amountOf(freight), estimatedFreightCurrency: freight.currency });
+
 /** SPEC §4.4 for quotes: an order with this freight could not be placed, so it is not quoted either. */
 function checkTotal(subtotalCents: number, freightCents: number) {
   const tooLarge = orderTotalProblem(subtotalCents, freightCents);
@@ -44,8 +47,7 @@ export async function quoteChannels(deps: OrderDeps, body: QuoteBody) {
       channelNameEn: c.name,
       channelType: c.type,
       warehouseCode: g.warehouseCode,
-      estimatedFreight: centsToAmount(freightCents(c, g.weightGrams)),
-      estimatedFreightCurrency: 'USD',
+      ...freightQuote(moneyOf(freightCents(c, g.weightGrams), deps.config.supplierCurrency)),
       deliveryTime: deliveryTime(c),
     })),
   );
@@ -63,8 +65,7 @@ export async function quoteChannelTypes(deps: OrderDeps, body: QuoteBody) {
   for (const q of quotes) checkTotal(subtotalCents, q.freightCents);
   return quotes.map((q) => ({
     channelType: q.channelType,
-    estimatedFreight: centsToAmount(q.freightCents),
-    estimatedFreightCurrency: 'USD',
+    ...freightQuote(moneyOf(q.freightCents, deps.config.supplierCurrency)),
     deliveryTime: `${q.deliveryDaysMin}~${q.deliveryDaysMax} Business Days`,
   }));
 }

@@ -79,7 +79,7 @@ export async function chainHeadsOff(db: Handle, limit: number) {
 /**
  * Entries that disagree with their accounts: the merchant, environment or currency is not its
  * account's, the account is not a merchant's, or the account on the other side is not the supplier
- * account of the entry's type in its environment. `counterKinds` is each type's supplier account.
+ * account of the entry's type in its environment and currency (no posting mixes currencies). `counterKinds` is each type's supplier account.
  */
 export async function misfiledEntries(db: Handle, counterKinds: [string, string][], limit: number) {
   const expected = sql.join(
@@ -98,16 +98,17 @@ export async function misfiledEntries(db: Handle, counterKinds: [string, string]
     account_kind: string;
     counter_kind: string;
     counter_environment: string;
+    counter_currency: string;
     expected_kind: string | null;
   }>`
     select e.id as id, e.type as type, e.merchant_id as merchant_id, a.merchant_id as account_merchant, e.environment as environment,
       a.environment as account_environment, e.currency as currency, a.currency as account_currency, a.kind as account_kind,
-      c.kind as counter_kind, c.environment as counter_environment, case e.type ${expected} end as expected_kind
+      c.kind as counter_kind, c.environment as counter_environment, c.currency as counter_currency, case e.type ${expected} end as expected_kind
     from journal_entries e
     join ledger_accounts a on a.id = e.account_id
     join ledger_accounts c on c.id = e.counter_account_id
     where e.merchant_id <> a.merchant_id or e.environment <> a.environment or e.currency <> a.currency or a.kind <> 'merchant'
-      or c.environment <> e.environment or c.kind <> coalesce(case e.type ${expected} end, '')
+      or c.environment <> e.environment or c.currency <> e.currency or c.kind <> coalesce(case e.type ${expected} end, '')
     order by e.id
     limit ${limit}`.execute(db);
   return r.rows.map((row) => ({
@@ -122,6 +123,7 @@ export async function misfiledEntries(db: Handle, counterKinds: [string, string]
     accountKind: row.account_kind,
     counterKind: row.counter_kind,
     counterEnvironment: row.counter_environment,
+    counterCurrency: row.counter_currency,
     expectedKind: row.expected_kind,
   }));
 }

@@ -40,6 +40,28 @@ export async function ensureAccounts(scope: MerchantScope<Trx>, environment: Sto
     .execute();
 }
 
+/**
+ * The currency the database's money is in (issue 41 item 6): its ledger's (the newest entry's) or,
+ * before the first entry, the newest order's (orders placed before the ledger); null while no money
+ * has moved. One row each way, by primary key: cheap at start-up on any size of database.
+ */
+export async function moneyCurrency(db: Handle): Promise<string | null> {
+  const entry = await db.selectFrom('journal_entries').select('currency').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (entry) return entry.currency;
+  const order = await db.selectFrom('orders').select('currency_code').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return order?.currency_code ?? null;
+}
+
+/**
+ * Accounts opened before any money moved (terms set, nothing posted: every balance zero) take the
+ * currency chosen now, so that no posting meets an account of another currency. Only for a
+ * database whose `moneyCurrency` is null.
+ */
+export async function setAccountsCurrency(trx: Trx, currency: string): Promise<number> {
+  const r = await trx.updateTable('ledger_accounts').set({ currency }).where('currency', '<>', currency).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 /** The merchant's account of this environment, or undefined when no money has moved there yet. */
 export async function merchantAccount(scope: MerchantScope, environment: StockistEnv): Promise<AccountRow | undefined> {
   return scope.selectFrom('ledger_accounts').selectAll().where('account_key', '=', accountKey.merchant(scope.merchantId, environment)).executeTakeFirst();
@@ -87,7 +109,12 @@ export interface Posted {
  *   until the commit: the sequence is the order in which postings changed the balance.
  * - The entry (`entryInsert`) is selected from the moved row — its `seq`, `balance_after`,
  *   currency, merchant and time are the row's — so a refused or missing account writes nothing,
- *   and `balance_after` is always the previous entry's plus the amount.
+ *   and `balance_after` is always the previous entry's plus the amount. The supplier account on
+ *   the other side is taken only in the same currency: no posting mixes currencies (issue 41
+ *   item 6); against an account of another one `counter_account_id` is null, the NOT NULL
+ *   constraint refuses the row and the whole transaction rolls back. Start-up refuses a
+ *   configuration whose currency is not the database's (`checkSupplierCurrency`), so only a
+ *   database changed by hand gets there.
  *
  * SQLite runs the two in turn (the entry reads the moved row in the same transaction, whose
  * writer lock keeps every other posting out); PostgreSQL runs them as the CTEs of one statement.
@@ -113,7 +140,7 @@ function entryInsert(moved: RawBuilder<unknown>, a: PostingArgs) {
   return sql`insert into journal_entries (cause, merchant_id, environment, account_id, seq, counter_account_id, type, amount_cents,
       balance_after_cents, currency, order_id, refund_id, split_order_id, reference, description, created_at)
     select cast(${e.cause} as text), m.merchant_id, m.environment, m.id, m.last_seq,
-      (select c.id from ledger_accounts c where c.account_key = ${a.supplierKey}), cast(${e.type} as text), cast(${a.merchantCents} as bigint),
+      (select c.id from ledger_accounts c where c.account_key = ${a.supplierKey} and c.currency = m.currency), cast(${e.type} as text), cast(${a.merchantCents} as bigint),
       m.balance_cents, m.currency, cast(${e.order_id} as bigint), cast(${e.refund_id} as bigint), cast(${e.split_order_id} as bigint),
       cast(${e.reference} as text), cast(${e.description} as text), m.last_posted_at
     from ${moved} m

@@ -214,6 +214,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await rulesOf(t), [
         { rule: 'entry_account', message: `entry ${first.id}: merchant ${other.merchantId}, its account is merchant ${merchantId}'s` },
         { rule: 'entry_account', message: `entry ${second.id}: currency EUR, its account's is USD` },
+        // …and no longer the currency of the supplier account on its other side.
+        { rule: 'entry_account', message: `entry ${second.id}: a EUR order_charge against the sales account in USD` },
       ]);
     });
 

@@ -202,7 +202,7 @@ describe('the product form (views["product-form"] → ProductFormView)', () => {
   });
 
   it('create: posts to New product, back to the catalogue, the category chosen, a field not sent is blank', () => {
-    const view = presentProductForm('create', { sku: 'T1', name: 'Tea', categoryId: '4', price: '2' }, categories);
+    const view = presentProductForm('create', { sku: 'T1', name: 'Tea', categoryId: '4', price: '2' }, categories, 'EUR');
     assert.equal(view.title, 'New product');
     assert.equal(view.create, true);
     assert.equal(view.action, '/console/new-product');
@@ -214,24 +214,25 @@ describe('the product form (views["product-form"] → ProductFormView)', () => {
     ]);
     assert.deepEqual(view.values, { sku: 'T1', name: 'Tea', price: '2', weightGrams: '', imageUrl: '', optionsJson: '' });
     assert.deepEqual([view.refused, view.invalid, view.editExisting], [null, [], null]);
+    assert.equal(view.currency, 'EUR', "the price is in the supplier's currency, as configured");
   });
 
   it('a refusal: its sentence, the fields it names; a SKU in use links that product’s edit form', () => {
-    const refused = presentProductForm('create', productFormOf(product()), categories, {
+    const refused = presentProductForm('create', productFormOf(product()), categories, 'EUR', {
       message: 'price must be a price',
       fields: { price: 'must be a price' },
     });
     assert.equal(refused.refused, 'price must be a price');
     assert.deepEqual(refused.invalid, ['price']);
     assert.equal(refused.editExisting, null);
-    const taken = presentProductForm('create', productFormOf(product()), categories, { message: 'product A/1 exists already', fields: {} });
+    const taken = presentProductForm('create', productFormOf(product()), categories, 'EUR', { message: 'product A/1 exists already', fields: {} });
     assert.deepEqual(taken.editExisting, { href: '/console/products/A%2F1/edit', text: 'Edit A/1' });
-    const edit = presentProductForm('update', productFormOf(product()), categories, { message: 'product A/1 exists already', fields: {} });
+    const edit = presentProductForm('update', productFormOf(product()), categories, 'EUR', { message: 'product A/1 exists already', fields: {} });
     assert.equal(edit.editExisting, null, 'only a create form offers it');
   });
 
   it('update: titled and posted by its SKU, back to the product’s page', () => {
-    const view = presentProductForm('update', productFormOf(product()), categories);
+    const view = presentProductForm('update', productFormOf(product()), categories, 'EUR');
     assert.equal(view.title, 'Edit A/1');
     assert.equal(view.create, false);
     assert.equal(view.action, '/console/products/A%2F1/edit');
@@ -314,7 +315,7 @@ describe('channels (views.channels, views["channel-form"])', () => {
       [[], ['G007'], ['G007', 'US01']],
     );
     const warehouses = [warehouse('G007'), warehouse('US01')];
-    const edit = presentChannelForm('update', channelFormOf(channel({ channel_type: 'Express', warehouseCodes: ['US01'] })), warehouses);
+    const edit = presentChannelForm('update', channelFormOf(channel({ channel_type: 'Express', warehouseCodes: ['US01'] })), warehouses, 'EUR');
     assert.deepEqual([edit.title, edit.action, edit.submit, edit.create], ['Edit channel STD', '/console/channels/STD/edit', 'Save channel', false]);
     assert.deepEqual(edit.types, [
       { value: 'Standard', selected: false },
@@ -326,7 +327,7 @@ describe('channels (views.channels, views["channel-form"])', () => {
       { code: 'US01', text: 'US01 · US01 hall', checked: true },
     ]);
     assert.equal(edit.values.baseFee, '5.00');
-    const refused = presentChannelForm('create', { channelCode: 'N1', warehouseCodes: 'G007', baseFee: 'x' }, warehouses, {
+    const refused = presentChannelForm('create', { channelCode: 'N1', warehouseCodes: 'G007', baseFee: 'x' }, warehouses, 'EUR', {
       message: 'baseFee must be an amount; carrierList has too many',
       fields: { baseFee: 'must be an amount', carrierList: 'has too many' },
     });

@@ -393,7 +393,7 @@ describe("all refunds (views['refund-list'] → RefundListView)", () => {
   const REFUND_STATES = ['pending_review', 'refund_successfully', 'refund_failed'];
 
   it('keeps the filters as typed, the status chosen selected, the merchant filtered on linked', () => {
-    const view = presentRefundList(answer, REFUND_STATES);
+    const view = presentRefundList(answer, REFUND_STATES, 'EUR');
     assert.equal(view.title, 'All refunds');
     assert.deepEqual(view.filters, answer.filters);
     assert.deepEqual(view.statuses, [
@@ -407,21 +407,21 @@ describe("all refunds (views['refund-list'] → RefundListView)", () => {
   });
 
   it('gives each refund its links, time, items, amount as money text, status with the failure, and who decided when', () => {
-    const [pending, failed, approved] = presentRefundList(answer, REFUND_STATES).rows;
+    const [pending, failed, approved] = presentRefundList(answer, REFUND_STATES, 'EUR').rows;
     assert.deepEqual(pending, {
       refundNo: '77',
       order: { href: '/console/orders/100', text: '100' },
       merchant: { href: '/console/merchants/42', text: 'Shop', data: { name: 'merchant', value: '42' } },
       requested: CREATED_TIME,
       items: 'SKU-1 × 1, SKU-2 × 2',
-      amount: '9.99',
+      amount: '9.99 EUR',
       status: 'pending_review',
       statusText: 'pending_review',
       decided: null,
     });
     assert.deepEqual(
       [failed.amount, failed.status, failed.statusText, failed.decided],
-      ['1250.50', 'refund_failed', 'refund_failed: card expired', { when: LATER_TIME, by: 'automatically' }],
+      ['1250.50 EUR', 'refund_failed', 'refund_failed: card expired', { when: LATER_TIME, by: 'automatically' }],
     );
     assert.deepEqual(approved.decided, { when: LATER_TIME, by: 'by the operator' });
   });
@@ -436,6 +436,7 @@ describe("all refunds (views['refund-list'] → RefundListView)", () => {
         counts: { first: 0, last: 0, about: 0, capped: false },
       },
       REFUND_STATES,
+      'EUR',
     );
     assert.deepEqual([view.rows, view.merchant, view.next, view.empty], [[], null, null, { text: 'No refunds match.' }]);
     assert.equal(view.tools.csv, '/console/refunds/all.csv?status=&merchant=&from=&to=');

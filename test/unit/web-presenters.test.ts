@@ -405,12 +405,16 @@ describe('account transactions (console views.transactions, manager views.balanc
   const result = { list: [entry], pageNumber: 1, pageSize: 50, total: 10_000, nextCursor: 'c/1 2' };
 
   it('console: amounts signed with two decimals, the count capped, the next page keeps the environment', () => {
-    const view = presentTransactions({ id: '42', name: 'Shop' }, 'sandbox', result, 10_000);
+    const view = presentTransactions({ id: '42', name: 'Shop' }, 'sandbox', result, 10_000, 'EUR');
     assert.deepEqual([view.rows[0].amount, view.rows[0].balanceAfter, view.rows[0].when], ['-48.96', '-1250.50', PLACED_TIME]);
     assert.equal(view.counts, '1–1 of 10,000 or more transactions, newest first');
     assert.equal(view.csv, '/console/merchants/42/transactions.csv?environment=sandbox');
     assert.equal(view.next, '/console/merchants/42/transactions?environment=sandbox&cursor=c%2F1+2');
-    assert.equal(presentTransactions({ id: '42', name: 'Shop' }, 'sandbox', { ...result, list: [], nextCursor: null }, 10_000).counts, 'No transactions');
+    assert.equal(view.currency, 'EUR', 'the headings name the currency');
+    assert.equal(
+      presentTransactions({ id: '42', name: 'Shop' }, 'sandbox', { ...result, list: [], nextCursor: null }, 10_000, 'EUR').counts,
+      'No transactions',
+    );
   });
 
   it('manager: the balance with its currency, the other figures without, prepaid said once', () => {

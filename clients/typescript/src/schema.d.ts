@@ -775,7 +775,7 @@ export interface components {
         AccountRecord: {
             /** @enum {string} */
             environment: "sandbox" | "production";
-            /** @description ISO 4217 (SUPPLIER_CURRENCY) */
+            /** @description ISO 4217: the supplier's currency (SUPPLIER_CURRENCY), the same for every amount */
             currency: string;
             /** @description what the supplier holds for the merchant: negative when the merchant owes */
             balance: number;
@@ -800,6 +800,7 @@ export interface components {
             /** @description signed: negative for a charge, positive for a credit */
             amount: number;
             balanceAfter: number;
+            /** @description ISO 4217: the supplier's currency (SUPPLIER_CURRENCY), the same for every amount */
             currency: string;
             orderId: string | null;
             refundNo: string | null;
@@ -932,7 +933,7 @@ export interface components {
             channelType: "Standard" | "Express" | "Expedited";
             warehouseCode: string;
             estimatedFreight: number;
-            /** @description always USD */
+            /** @description ISO 4217: the supplier's currency (SUPPLIER_CURRENCY), the same for every amount */
             estimatedFreightCurrency: string;
             /** @description e.g. "6~10 Business Days" */
             deliveryTime: string;
@@ -942,7 +943,7 @@ export interface components {
             channelType: "Standard" | "Express" | "Expedited";
             /** @description summed over the warehouse groups */
             estimatedFreight: number;
-            /** @description always USD */
+            /** @description ISO 4217: the supplier's currency (SUPPLIER_CURRENCY), the same for every amount */
             estimatedFreightCurrency: string;
             /** @description the slowest group, e.g. "6~10 Business Days" */
             deliveryTime: string;
@@ -964,6 +965,7 @@ export interface components {
             completedDate: string | null;
             cancelDate: string | null;
             refundDate: string | null;
+            /** @description ISO 4217: the supplier's currency (SUPPLIER_CURRENCY), the same for every amount */
             currencyCode: string;
             subTotalAmount: number;
             freightAmount: number;

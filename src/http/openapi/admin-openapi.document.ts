@@ -99,7 +99,7 @@ const DESCRIPTION = `The supplier's own API: catalogue, stock, merchants and the
 
 **Audit.** Every write is recorded in the audit log (\`GET /audit\`) with the key's fingerprint as the actor, the action, the target, a before/after summary, the time and the request id — in the same transaction as the change; a refused write records nothing. Secrets (client secrets, tokens) are never recorded.
 
-**Identifiers** of merchants, orders, refunds and tokens are decimal digit strings; **times** ISO 8601 UTC with a \`Z\`; **money** JSON numbers with two decimals, in USD.`;
+**Identifiers** of merchants, orders, refunds and tokens are decimal digit strings; **times** ISO 8601 UTC with a \`Z\`; **money** JSON numbers with two decimals, in the supplier's one currency (\`SUPPLIER_CURRENCY\`; named by orders' \`currencyCode\` and accounts' \`currency\`).`;
 
 /** The document for the operator routes of one app. */
 export function buildAdminOpenApiDocument(routes: readonly RouteOptions[]): Json {

@@ -319,7 +319,7 @@ const DESCRIPTION = `The supplier's Order, Refund and Stock Open API.
 
 **Envelope.** Every response body except the token endpoint's is \`{"code", "message", "data"}\`; success is HTTP 200 with \`code = 10000\`, \`message = "success"\`. Errors carry \`data: null\`, a \`requestId\` and, where a field or line is at fault, \`errors: [{field, message, …}]\`. \`code\` is HTTP status × 100 + n; every code is listed with an example under its status. Every response carries \`X-Request-Id\`.
 
-**Identifiers** are decimal digit strings; **times** ISO 8601 UTC with a \`Z\`; **money** JSON numbers with two decimals, in USD.
+**Identifiers** are decimal digit strings; **times** ISO 8601 UTC with a \`Z\`; **money** JSON numbers with two decimals, in the supplier's one currency (the server's \`SUPPLIER_CURRENCY\`), which the answers name beside the amounts: an order's \`currencyCode\`, a quote's \`estimatedFreightCurrency\`, the account's and each transaction's \`currency\`.
 
 **Text.** Strings must be valid Unicode without control characters (tab and newline are allowed in \`remark\`), else 400 naming the field; bodies are UTF-8 (another \`charset\` is 415). SKUs are compared in Unicode NFC; country codes are assigned ISO 3166-1 alpha-2 codes. An order's final amount is at most 100000000.00.
 

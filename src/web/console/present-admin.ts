@@ -48,7 +48,7 @@ export interface DashboardView extends PageModel {
     days: { day: string; orders: string; refunds: string }[];
   };
   money: {
-    /** `Money (production, USD)`. */
+    /** `Money (production, EUR)`: the environment and the supplier's currency. */
     heading: string;
     received: string;
     owed: string;

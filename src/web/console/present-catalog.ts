@@ -78,6 +78,8 @@ export interface ProductFormView extends FormModel {
   /** A create refused because the SKU exists: its edit form. */
   editExisting: Link | null;
   values: { sku: string; name: string; price: string; weightGrams: string; imageUrl: string; optionsJson: string };
+  /** The supplier's currency, which the price is in (`Price (EUR)`). */
+  currency: string;
   /** `None` first (in the template), then each category, `<id> · <name>`. */
   categories: (Choice & { text: string })[];
 }
@@ -86,6 +88,7 @@ export function presentProductForm(
   mode: 'create' | 'update',
   form: ProductForm,
   categories: readonly Pick<Category, 'id' | 'name'>[],
+  currency: string,
   refusal: FormRefusal | null = null,
 ): ProductFormView {
   const create = mode === 'create';
@@ -109,6 +112,7 @@ export function presentProductForm(
       imageUrl: text(form.imageUrl),
       optionsJson: text(form.optionsJson),
     },
+    currency,
     categories: categories.map((c) => ({ value: String(c.id), text: `${c.id} · ${c.name}`, selected: String(c.id) === form.categoryId })),
   };
 }
@@ -136,7 +140,7 @@ export interface ProductView extends PageModel {
   sku: string;
   /** `<sku> · <name>`. */
   heading: string;
-  /** `12.50 USD`. */
+  /** `12.50 EUR`: the supplier's currency. */
   price: string;
   /** `350 g`. */
   weight: string;
@@ -343,6 +347,8 @@ export interface ChannelFormView extends FormModel {
     carrierList: string;
     trackingUrlTemplate: string;
   };
+  /** The supplier's currency, which the fees are in (`Base fee (EUR)`). */
+  currency: string;
   types: Choice[];
   /** A checkbox per warehouse, `<code> · <name>`, ticked as the form was. */
   warehouses: { code: string; text: string; checked: boolean }[];
@@ -352,6 +358,7 @@ export function presentChannelForm(
   mode: 'create' | 'update',
   form: ChannelForm,
   warehouses: readonly Pick<Warehouse, 'code' | 'name'>[],
+  currency: string,
   refusal: FormRefusal | null = null,
 ): ChannelFormView {
   const create = mode === 'create';
@@ -375,6 +382,7 @@ export function presentChannelForm(
       carrierList: text(form.carrierList),
       trackingUrlTemplate: text(form.trackingUrlTemplate),
     },
+    currency,
     types: CHANNEL_TYPES.map((t) => ({ value: t, selected: t === form.channelType })),
     warehouses: warehouses.map((w) => ({ code: w.code, text: `${w.code} · ${w.name}`, checked: picked.includes(w.code) })),
   };
@@ -591,7 +599,12 @@ export function presentImportPreview(preview: { id: string; fileName: string; re
 // ---- Edit conflicts: a save whose version is no longer the stored one (docs/web.md, "Edit conflicts").
 
 /** The product form sent against an older version, beside the product as stored now. */
-export function presentProductConflict(sent: ProductForm, stored: Product, categories: readonly Pick<Category, 'id' | 'name'>[]): EditConflictView {
+export function presentProductConflict(
+  sent: ProductForm,
+  stored: Product,
+  categories: readonly Pick<Category, 'id' | 'name'>[],
+  currency: string,
+): EditConflictView {
   const now = productFormOf(stored);
   const category = (id: string | undefined) => {
     const c = categories.find((x) => String(x.id) === id);
@@ -612,7 +625,7 @@ export function presentProductConflict(sent: ProductForm, stored: Product, categ
         stored: text(now.categoryId),
         shown: { yours: category(sent.categoryId), stored: category(now.categoryId) },
       },
-      { name: 'price', label: 'Price (USD)', yours: text(sent.price), stored: text(now.price), compare: 'number' },
+      { name: 'price', label: `Price (${currency})`, yours: text(sent.price), stored: text(now.price), compare: 'number' },
       { name: 'weightGrams', label: 'Weight (grams)', yours: text(sent.weightGrams), stored: text(now.weightGrams), compare: 'number' },
       { name: 'imageUrl', label: 'Image URL', yours: text(sent.imageUrl), stored: text(now.imageUrl) },
       { name: 'optionsJson', label: 'Options', yours: text(sent.optionsJson), stored: text(now.optionsJson), compare: 'json' },
@@ -639,7 +652,7 @@ export function presentWarehouseConflict(sent: WarehouseForm, stored: Warehouse)
 }
 
 /** The channel form sent against an older version, beside the channel as stored now. */
-export function presentChannelConflict(sent: ChannelForm, stored: Channel): EditConflictView {
+export function presentChannelConflict(sent: ChannelForm, stored: Channel, currency: string): EditConflictView {
   const now = channelFormOf(stored);
   return presentEditConflict({
     what: `Channel ${stored.code}`,
@@ -651,8 +664,8 @@ export function presentChannelConflict(sent: ChannelForm, stored: Channel): Edit
       { name: 'channelType', label: 'Type', yours: text(sent.channelType), stored: text(now.channelType) },
       { name: 'warehouseCodes', label: 'Warehouses', yours: pickedWarehouses(sent), stored: pickedWarehouses(now), compare: 'set' },
       { name: 'countries', label: 'Destination countries', yours: text(sent.countries).toUpperCase(), stored: text(now.countries), compare: 'set' },
-      { name: 'baseFee', label: 'Base fee (USD)', yours: text(sent.baseFee), stored: text(now.baseFee), compare: 'number' },
-      { name: 'perKgFee', label: 'Fee per kg (USD)', yours: text(sent.perKgFee), stored: text(now.perKgFee), compare: 'number' },
+      { name: 'baseFee', label: `Base fee (${currency})`, yours: text(sent.baseFee), stored: text(now.baseFee), compare: 'number' },
+      { name: 'perKgFee', label: `Fee per kg (${currency})`, yours: text(sent.perKgFee), stored: text(now.perKgFee), compare: 'number' },
       { name: 'deliveryDaysMin', label: 'Delivery days, at least', yours: text(sent.deliveryDaysMin), stored: text(now.deliveryDaysMin), compare: 'number' },
       { name: 'deliveryDaysMax', label: 'Delivery days, at most', yours: text(sent.deliveryDaysMax), stored: text(now.deliveryDaysMax), compare: 'number' },
       { name: 'carrierList', label: 'Carriers', yours: text(sent.carrierList), stored: text(now.carrierList) },

@@ -190,6 +190,8 @@ export interface MoneyFormState {
 /** One environment's account on the merchant page: its figures, newest transactions and (owners) the money forms. */
 export interface MerchantAccountView {
   environment: string;
+  /** The account's currency, which its amounts are in (the table's headings say it). */
+  currency: string;
   /** `test account (this server)`. */
   heading: string;
   facts: Fact[];
@@ -330,6 +332,7 @@ function accountView(
   const termsState = state('terms', {});
   return {
     environment: a.environment,
+    currency: a.currency,
     heading: `${a.environment} account${a.current ? ' (this server)' : ''}`,
     facts: [
       { label: 'Balance', field: 'balance', text: shown.balance },
@@ -527,7 +530,11 @@ export interface RefundListView extends PageModel {
   next: string | null;
 }
 
-export function presentRefundList({ filters, merchant, list, after, counts }: RefundSearchAnswer, statuses: readonly string[]): RefundListView {
+export function presentRefundList(
+  { filters, merchant, list, after, counts }: RefundSearchAnswer,
+  statuses: readonly string[],
+  currency: string,
+): RefundListView {
   const all = `${PREFIX}/refunds/all`;
   return {
     title: 'All refunds',
@@ -541,7 +548,7 @@ export function presentRefundList({ filters, merchant, list, after, counts }: Re
       merchant: merchantLink(r.merchantId, r.merchantName),
       requested: moment(r.createDate),
       items: r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
-      amount: money(r.amount),
+      amount: money(r.amount, currency),
       status: r.refundStatus,
       statusText: r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
       decided: r.decidedAt ? { when: moment(r.decidedAt), by: r.decidedBy === 'auto' ? 'automatically' : 'by the operator' } : null,

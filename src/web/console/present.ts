@@ -491,6 +491,8 @@ export function accountFigures(a: { balance: number; currency: string; creditLim
 /** views.transactions: one page of a merchant account's transactions, newest first. */
 export interface TransactionsView extends PageModel {
   merchant: { name: string; href: string };
+  /** The account's currency, which its amounts are in (the table's headings say it). */
+  currency: string;
   /** `1–50 of 120 transactions, newest first`, or `No transactions`. */
   counts: string;
   csv: string;
@@ -503,6 +505,7 @@ export function presentTransactions(
   environment: string,
   result: { list: readonly TransactionRecord[]; pageNumber: number; pageSize: number; total: number; nextCursor: string | null },
   countCap: number,
+  currency: string,
 ): TransactionsView {
   const first = (result.pageNumber - 1) * result.pageSize + 1;
   const counts = countsText({ first, last: first + result.list.length - 1, about: result.total, capped: result.total >= countCap });
@@ -510,6 +513,7 @@ export function presentTransactions(
   return {
     title: `Transactions of ${merchant.name} (${environment})`,
     merchant: { name: merchant.name, href: `${base}#account-${environment}` },
+    currency,
     counts: result.list.length && counts ? `${counts} transactions, newest first` : 'No transactions',
     csv: `${base}/transactions.csv?${query({ environment })}`,
     rows: result.list.map(transactionRow),

@@ -130,13 +130,15 @@ export function presentManagerOrders({ filters: all, list, after, counts }: Orde
 /** views.balance: the merchant's account in this server's environment, its statements and transactions. */
 export interface BalanceView extends PageModel {
   environment: string;
-  /** `-12.50 USD`. */
+  /** `-12.50 EUR`: the account's currency. */
   balance: string;
   available: string;
   creditLimit: string;
   prepaid: boolean;
   months: readonly string[];
   counts: string;
+  /** The account's currency, which its amounts are in (the table's headings say it). */
+  currency: string;
   rows: TransactionRow[];
   next: string | null;
 }
@@ -157,6 +159,7 @@ export function presentBalance(
     prepaid: account.billingMode === 'prepaid',
     months,
     counts: countsText({ first, last: first + result.list.length - 1, about: result.total, capped: result.total >= countCap }),
+    currency: account.currency,
     rows: result.list.map(transactionRow),
     next: result.nextCursor ? `${PREFIX}/balance?${query({ cursor: result.nextCursor })}` : null,
   };

@@ -18,7 +18,7 @@ import type { Html, PageModel } from './views.ts';
 
 /**
  * Money as the pages show it: two decimals, a leading `-` when negative, then the currency when
- * given (`12.50 USD`). `moneyFromCents` takes integer minor units (the store's); `money` takes
+ * given (`12.50 EUR`). `moneyFromCents` takes integer minor units (the store's); `money` takes
  * major units as the presenters of src/present/ give them (minor units / 100, at most two
  * decimals) and goes back to minor units first, so no float rounding reaches the text.
  */

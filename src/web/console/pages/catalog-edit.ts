@@ -129,7 +129,7 @@ export const catalogEditPage: ConsolePage = {
     { href: `${P}/warehouses`, label: 'Warehouses', permission: 'catalog:write' },
     { href: `${P}/channels`, label: 'Channels', permission: 'catalog:write' },
   ],
-  routes: async (app, { store, now, page, forms, actor }) => {
+  routes: async (app, { config, store, now, page, forms, actor }) => {
     const { db } = store;
 
     /**
@@ -158,7 +158,7 @@ export const catalogEditPage: ConsolePage = {
     // ---- Products: the list and a product's stock page are catalog.ts's; these are the forms.
 
     const productForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ProductForm, refusal: FormRefusal | null = null) =>
-      page(reply, status, 'product-form', presentProductForm(mode, form, await listCategories(db), refusal));
+      page(reply, status, 'product-form', presentProductForm(mode, form, await listCategories(db), config.supplierCurrency, refusal));
 
     app.get('/new-product', async (_request, reply) =>
       productForm(reply, 200, 'create', { sku: '', name: '', categoryId: '', price: '', weightGrams: '', imageUrl: '', optionsJson: '' }),
@@ -192,7 +192,8 @@ export const catalogEditPage: ConsolePage = {
         },
         (status, refusal) => productForm(reply, status, 'update', form, refusal),
         {},
-        async () => page(reply, 409, 'edit-conflict', presentProductConflict(form, await productBySku(db, sku), await listCategories(db))),
+        async () =>
+          page(reply, 409, 'edit-conflict', presentProductConflict(form, await productBySku(db, sku), await listCategories(db), config.supplierCurrency)),
       );
     });
 
@@ -244,7 +245,7 @@ export const catalogEditPage: ConsolePage = {
     app.get('/channels', async (_request, reply) => page(reply, 200, 'channels', presentChannels(await listChannels(db))));
 
     const channelForm = async (reply: FastifyReply, status: number, mode: 'create' | 'update', form: ChannelForm, refusal: FormRefusal | null = null) =>
-      page(reply, status, 'channel-form', presentChannelForm(mode, form, await listWarehouses(db), refusal));
+      page(reply, status, 'channel-form', presentChannelForm(mode, form, await listWarehouses(db), config.supplierCurrency, refusal));
     // API field names → the form's.
     const channelFields = { carriers: 'carrierList' };
 
@@ -293,7 +294,7 @@ export const catalogEditPage: ConsolePage = {
         },
         (status, refusal) => channelForm(reply, status, 'update', form, refusal),
         channelFields,
-        async () => page(reply, 409, 'edit-conflict', presentChannelConflict(form, await channelByCode(db, code))),
+        async () => page(reply, 409, 'edit-conflict', presentChannelConflict(form, await channelByCode(db, code), config.supplierCurrency)),
       );
     });
   },

@@ -18,11 +18,11 @@ import type { ConsolePage } from './context.ts';
  */
 export const catalogPage: ConsolePage = {
   nav: [{ href: `${CONSOLE_PREFIX}/products`, label: 'Catalogue & stock', permission: 'stock:adjust' }],
-  routes: async (app, { store, now, page, forms, user, actor }) => {
+  routes: async (app, { config, store, now, page, forms, user, actor }) => {
     app.get('/products', { schema: { querystring: ProductSearchQuery } }, async (request, reply) => {
       const q = (request.query.q ?? '').trim();
       const results = await searchCatalog(store.db, q, request.query.after ?? null);
-      return page(reply, 200, 'products', presentProducts(q, results, 'USD', can(user(request).role, 'catalog:write')));
+      return page(reply, 200, 'products', presentProducts(q, results, config.supplierCurrency, can(user(request).role, 'catalog:write')));
     });
 
     // The search's products and their stock per warehouse as a CSV file (the page's `q`; every page).
@@ -32,7 +32,7 @@ export const catalogPage: ConsolePage = {
 
     /** One SKU's page: its stock and a page of its history, with what the last adjustment did or why it was refused. */
     const productView = async (sku: string, beforeId: number | null, options: Omit<Parameters<typeof presentProduct>[1], 'currency'>) =>
-      presentProduct(await productStock(store.db, sku, beforeId), { currency: 'USD', ...options });
+      presentProduct(await productStock(store.db, sku, beforeId), { currency: config.supplierCurrency, ...options });
 
     app.get('/products/:sku', { schema: { params: ConsoleSkuParams, querystring: StockHistoryQuery } }, async (request, reply) => {
       const before = request.query.before === undefined ? null : Number(request.query.before);

@@ -256,7 +256,7 @@ export const merchantsPage: ConsolePage = {
         pageSize: TRANSACTIONS_PAGE,
         cursor: request.query.cursor || undefined,
       });
-      return page(reply, 200, 'transactions', presentTransactions(merchant, environment, result, TRANSACTIONS_COUNT_CAP));
+      return page(reply, 200, 'transactions', presentTransactions(merchant, environment, result, TRANSACTIONS_COUNT_CAP, config.supplierCurrency));
     });
 
     // Every transaction of the account as a CSV file.

@@ -30,7 +30,12 @@ export const refundsPage: ConsolePage = {
       refused: { refundNo: string; message: string; reason: string } | null = null,
     ) => {
       const refunds = await refundQueueForConsole(store.db, config, pageNumber, 50, now());
-      return page(reply, status, 'refunds', presentRefundQueue(refunds, { currency: 'USD', canReview: can(user(request).role, 'refunds:review'), refused }));
+      return page(
+        reply,
+        status,
+        'refunds',
+        presentRefundQueue(refunds, { currency: config.supplierCurrency, canReview: can(user(request).role, 'refunds:review'), refused }),
+      );
     };
 
     app.get('/refunds', { schema: { querystring: ConsolePageQuery } }, async (request, reply) => queue(request, reply, Number(request.query.page ?? 1)));
@@ -39,7 +44,12 @@ export const refundsPage: ConsolePage = {
     app.get('/refunds.csv', async (_request, reply) => sendCsv(reply, await refundsCsvForOperator(store.db, config, 'pending_review', now()), now()));
 
     app.get('/refunds/all', { schema: { querystring: RefundListQuery } }, async (request, reply) => {
-      return page(reply, 200, 'refund-list', presentRefundList(await searchRefundsForOperator(store.db, request.query), REFUND_STATES));
+      return page(
+        reply,
+        200,
+        'refund-list',
+        presentRefundList(await searchRefundsForOperator(store.db, request.query), REFUND_STATES, config.supplierCurrency),
+      );
     });
 
     // The same list as a CSV file: the page's filters (its query string), every matching refund.
@@ -64,10 +74,10 @@ export const refundsPage: ConsolePage = {
           const row = (await refundQueueForConsole(store.db, config, 1, 50, now())).list.find((r) => r.refundNo === refundNo);
           if (!row) throw error;
           reply.header('HX-Refused', 'row');
-          return page(reply, 400, 'refund-row', presentRefundRow(row, 'USD', refused, true));
+          return page(reply, 400, 'refund-row', presentRefundRow(row, config.supplierCurrency, refused, true));
         }
         // htmx swaps the row in place (and the count); without JavaScript the form posts and the queue reloads.
-        if (htmx) return page(reply, 200, 'refund-decided', presentRefundDecided(refund, 'USD', await refundsWaiting(store.db)));
+        if (htmx) return page(reply, 200, 'refund-decided', presentRefundDecided(refund, config.supplierCurrency, await refundsWaiting(store.db)));
         await forms.flash(request, 'notice', { text: `Refund ${refundNo} ${verb === 'approve' ? 'approved' : 'rejected'}.` });
         return reply.redirect(`${CONSOLE_PREFIX}/refunds`, 303);
       });
