@@ -93,26 +93,44 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return sendError(request, reply, new AppError('invalid', 40000, 'the URL is malformed'));
 }
 
+/**
+ * What an error thrown while answering a request means: an AppError, the HTTP status to answer
+ * with, and where it came from. The one fallback of the API's envelope (below), the front ends'
+ * pages (src/web/foundation.ts) and the OAuth token endpoint's RFC 6749 bodies
+ * (routes/oauth/token.ts), which differ only in the words they render it with. Storage outages
+ * and unexpected errors are logged here, once.
+ */
+export interface MappedError {
+  error: AppError;
+  status: number;
+  /** `app`: raised by our code; `validation`: the route's schema refused the input; `framework`: Fastify's own (a body it could not parse); `storage`: the store is unavailable; `unexpected`: a bug. */
+  cause: 'app' | 'validation' | 'framework' | 'storage' | 'unexpected';
+}
+
+export function toAppError(error: FastifyError | Error, request: FastifyRequest): MappedError {
+  if (error instanceof AppError) return { error, status: httpStatus(error), cause: 'app' };
+  const e = error as FastifyError;
+  if (e.validation) return { error: validationFailed(toFieldErrors(e.validation as never, e.validationContext)), status: 400, cause: 'validation' };
+  const mapped = fromFramework(e);
+  if (mapped) return { error: mapped, status: httpStatus(mapped), cause: 'framework' };
+  if (isStorageUnavailable(error)) {
+    request.log.error({ err: error }, 'storage unavailable');
+    return { error: serviceUnavailable('storage is unavailable, retry shortly', 1), status: 503, cause: 'storage' };
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    // Another client error of Fastify's or a plugin's: its own status, code status × 100.
+    return { error: new AppError('invalid', e.statusCode * 100, e.message), status: e.statusCode, cause: 'framework' };
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return { error: new AppError('internal', 50000, 'internal error; quote the requestId when contacting support'), status: 500, cause: 'unexpected' };
+}
+
 /** The one place where every failure becomes the envelope. */
 export function installErrorHandling(app: FastifyInstance) {
   app.decorateRequest('errorCode', 0);
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) return sendError(request, reply, error);
-    if (error.validation) {
-      return sendError(request, reply, validationFailed(toFieldErrors(error.validation as never, error.validationContext)));
-    }
-    const mapped = fromFramework(error);
-    if (mapped) return sendError(request, reply, mapped);
-    if (isStorageUnavailable(error)) {
-      request.log.error({ err: error }, 'storage unavailable');
-      return sendError(request, reply, serviceUnavailable('storage is unavailable, retry shortly', 1));
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      // Another client error of Fastify's or a plugin's: its own status, code status × 100.
-      return sendError(request, reply, new AppError('invalid', error.statusCode * 100, error.message), error.statusCode);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, new AppError('internal', 50000, 'internal error; quote the requestId when contacting support'));
+    const { error: appError, status } = toAppError(error, request);
+    return sendError(request, reply, appError, status);
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, notFound(`route ${request.method} ${request.url.split('?')[0]}`)));
 }

@@ -11,14 +11,13 @@ import { AppError, forbidden, notFound, unauthorized } from '../domain/errors.ts
 import { FORM_KEY_PATTERN, FormAlreadySent, type FormKey } from '../domain/form-keys.ts';
 import { hashSecret, randomToken, secretsEqual } from '../domain/secrets.ts';
 import { emailFingerprint, emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
-import { httpHeaders, httpStatus } from '../http/errors.ts';
+import { httpHeaders, toAppError } from '../http/errors.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
 import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
 import type { Db } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import { passwordChangedNotice } from './shared/present.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
-import { isStorageUnavailable } from '../store/faults.ts';
 import { installFormBodyParser } from './form-body.ts';
 import { installPageSecurityHeaders, PAGE_SECURITY_HEADERS } from '../http/page-headers.ts';
 
@@ -111,31 +110,25 @@ function installHtmlErrors(
   resent: (request: FastifyRequest, reply: FastifyReply, resultPath: string | null) => Promise<FastifyReply>,
   refusedInPlace: FormRefusal,
 ) {
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    if (error instanceof FormAlreadySent) return resent(request, reply, error.resultPath);
-    if (error instanceof AppError) {
-      const headers = httpHeaders(error);
-      if (headers) reply.headers(headers);
-      const detail = error.errors?.length ? `: ${error.errors.map((e) => `${e.field} ${e.message}`).join('; ')}` : '';
-      const message = `${error.message}${detail}`;
-      if (REFUSED_IN_PLACE.has(error.kind)) {
-        const again = await refusedInPlace(request, reply, httpStatus(error), `Not done: ${message}`);
-        if (again) return again;
-      }
-      return page(reply, httpStatus(error), message);
+  app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
+    if (thrown instanceof FormAlreadySent) return resent(request, reply, thrown.resultPath);
+    // The API's mapping (toAppError), in a person's words where the API's would be a developer's.
+    const { error, status, cause } = toAppError(thrown, request);
+    const headers = httpHeaders(error);
+    if (headers) reply.headers(headers);
+    if (cause === 'storage') return page(reply, status, 'Storage is unavailable; try again shortly.');
+    if (cause === 'unexpected') return page(reply, status, `Something went wrong on our side; quote request ${request.id} when reporting it.`);
+    const message =
+      cause === 'validation'
+        ? `The form was not filled in as expected (${thrown.message}).`
+        : cause === 'framework'
+          ? thrown.message
+          : `${error.message}${error.errors?.length ? `: ${error.errors.map((e) => `${e.field} ${e.message}`).join('; ')}` : ''}`;
+    if (cause === 'validation' || (cause === 'app' && REFUSED_IN_PLACE.has(error.kind))) {
+      const again = await refusedInPlace(request, reply, status, `Not done: ${message}`);
+      if (again) return again;
     }
-    if (error.validation) {
-      const message = `The form was not filled in as expected (${error.message}).`;
-      return (await refusedInPlace(request, reply, 400, `Not done: ${message}`)) ?? page(reply, 400, message);
-    }
-    if (isStorageUnavailable(error)) {
-      request.log.error({ err: error }, 'storage unavailable');
-      reply.header('Retry-After', '1');
-      return page(reply, 503, 'Storage is unavailable; try again shortly.');
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) return page(reply, error.statusCode, error.message);
-    request.log.error({ err: error }, 'unhandled error');
-    return page(reply, 500, `Something went wrong on our side; quote request ${request.id} when reporting it.`);
+    return page(reply, status, message);
   });
   app.setNotFoundHandler((request, reply) => page(reply, 404, `There is no page at ${request.url.split('?')[0]}.`));
 }

@@ -1,9 +1,8 @@
 import formbody from '@fastify/formbody';
-import { httpHeaders, httpStatus, isStorageUnavailable } from '../../errors.ts';
+import { httpHeaders, toAppError } from '../../errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config.ts';
-import { AppError } from '../../../domain/errors.ts';
 import { clientCredentials, invalidRequest, OAuthError } from '../../../domain/oauth.ts';
 import { hashSecret } from '../../../domain/secrets.ts';
 import { msUntil } from '../../../domain/token-bucket.ts';
@@ -13,7 +12,6 @@ import type { Clock } from '../../../domain/time.ts';
 import type { Store } from '../../../store/db.ts';
 import { bodyLimitsFor } from '../../limits.ts';
 import type { BucketStore } from '../../rate-limit.ts';
-import { toFieldErrors } from '../../../schemas/validate.ts';
 
 /** RFC 6749 §5.1: token responses (and errors) must not be cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -24,24 +22,25 @@ const COUNTED = new Set(['invalid_client', 'invalid_grant']);
 /** A failed attempt refills every 30 s: OAUTH_FAILURE_LIMIT quick tries, then about two a minute. */
 const FAILURE_REFILL_MS = 30_000;
 
-function toOAuthError(error: FastifyError | Error, request: FastifyRequest): OAuthError {
-  if (error instanceof OAuthError) return error;
-  // Refusals raised before the handler (plain HTTP in production): same status, RFC-shaped body.
-  if (error instanceof AppError && httpStatus(error) < 500) return new OAuthError(httpStatus(error), 'invalid_request', error.message, httpHeaders(error));
-  if (error instanceof AppError && httpStatus(error) === 503) return new OAuthError(503, 'temporarily_unavailable', error.message, httpHeaders(error));
-  if (isStorageUnavailable(error)) return new OAuthError(503, 'temporarily_unavailable', 'storage is unavailable, retry shortly', { 'Retry-After': '1' });
-  const e = error as FastifyError;
-  if (e.validation) {
+/** Any error of the token endpoint as an RFC 6749 §5.2 body: the API's mapping (toAppError), in OAuth's vocabulary. */
+function toOAuthError(thrown: FastifyError | Error, request: FastifyRequest): OAuthError {
+  if (thrown instanceof OAuthError) return thrown;
+  const { error, status, cause } = toAppError(thrown, request);
+  if (cause === 'validation') {
     if (request.body === undefined || request.body === null) return invalidRequest('grant_type is required: send the token request parameters in the body');
-    const first = toFieldErrors(e.validation as never, e.validationContext)[0];
+    const first = error.errors?.[0];
     return invalidRequest(first ? `${first.field}: ${first.message}` : 'malformed request');
   }
-  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return invalidRequest('send the parameters as application/x-www-form-urlencoded (or application/json)');
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new OAuthError(413, 'invalid_request', 'request body is larger than the limit');
-  if (error instanceof SyntaxError || (typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP_'))) return invalidRequest(`malformed body: ${e.message}`);
-  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return invalidRequest(e.message);
-  request.log.error({ err: error }, 'token endpoint failed');
-  return new OAuthError(500, 'server_error', 'internal error; quote the X-Request-Id header when contacting support');
+  if (status === 415) return invalidRequest('send the parameters as application/x-www-form-urlencoded (or application/json)');
+  if (cause === 'framework' && status !== 413) {
+    const code = (thrown as FastifyError).code;
+    const body = thrown instanceof SyntaxError || (typeof code === 'string' && code.startsWith('FST_ERR_CTP_'));
+    return invalidRequest(body ? `malformed body: ${thrown.message}` : thrown.message);
+  }
+  if (status === 503) return new OAuthError(503, 'temporarily_unavailable', error.message, httpHeaders(error));
+  if (status >= 500) return new OAuthError(500, 'server_error', 'internal error; quote the X-Request-Id header when contacting support');
+  // Refusals raised before the handler (plain HTTP in production), and Fastify's (413): same status, RFC-shaped body.
+  return new OAuthError(status, 'invalid_request', error.message, httpHeaders(error));
 }
 
 /**
