@@ -171,7 +171,8 @@ export function presentBooks(
     exportAction: `${PREFIX}/journal.csv`,
     exportFields: { environment, month: exportFields.month ?? month, from: exportFields.from ?? '', to: exportFields.to ?? '' },
     exportThisMonth: `${PREFIX}/journal.csv?${query({ environment, month })}`,
-    matchAction: `${PREFIX}/bank-match`,
+    // The report and a refusal follow the form's heading: the browser scrolls there after the post.
+    matchAction: `${PREFIX}/bank-match#match-h`,
     matchFields: {
       environment,
       month: match.fields?.month ?? month,
