@@ -136,7 +136,6 @@ export function presentBooks(
   books: SupplierBooks,
   now: number,
   match: { fields?: Partial<BooksView['matchFields']>; refusal?: BooksView['refusal']; result?: BankMatch } = {},
-  exportFields: Partial<PeriodFields> = {},
 ): BooksView {
   const { environment } = books;
   const currency = books.accounts[0]?.currency ?? null;
@@ -169,7 +168,7 @@ export function presentBooks(
     },
     total: moneyFromCents(total, currency),
     exportAction: `${PREFIX}/journal.csv`,
-    exportFields: { environment, month: exportFields.month ?? month, from: exportFields.from ?? '', to: exportFields.to ?? '' },
+    exportFields: { environment, month, from: '', to: '' },
     exportThisMonth: `${PREFIX}/journal.csv?${query({ environment, month })}`,
     // The report and a refusal follow the form's heading: the browser scrolls there after the post.
     matchAction: `${PREFIX}/bank-match#match-h`,
