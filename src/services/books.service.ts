@@ -20,7 +20,7 @@ import type { StockistEnv } from '../domain/vocabulary.ts';
 import type { Handle } from '../store/db.ts';
 import {
   entriesInSeqRange,
-  firstSeqAtOrAfter,
+  firstSeqsAtOrAfter,
   merchantAccountsAfter,
   merchantTotals,
   nonChargeSums,
@@ -110,10 +110,18 @@ export function journalCsv(db: Handle, environment: StockistEnv, period: Period,
     let afterId = 0;
     for (;;) {
       const accounts = await merchantAccountsAfter(db, environment, afterId, ACCOUNT_BATCH);
-      for (const account of accounts) {
-        if (account.last_seq === 0 || account.last_posted_at < period.start) continue;
-        const from = await firstSeqAtOrAfter(db, account, period.start);
-        const to = await firstSeqAtOrAfter(db, account, period.end);
+      // The period's bounds in every account of the batch that has entries in or after it, bisected together.
+      const inPeriod = accounts.filter((a) => a.last_seq > 0 && a.last_posted_at >= period.start);
+      const starts = await firstSeqsAtOrAfter(
+        db,
+        inPeriod.map((account) => ({ account, at: period.start, from: 1 })),
+      );
+      // An account with nothing posted since the period ended (the month still running) ends at its last entry.
+      const ending = inPeriod.map((account, i) => ({ account, at: period.end, from: starts[i] })).filter((s) => s.account.last_posted_at >= period.end);
+      const ends = new Map((await firstSeqsAtOrAfter(db, ending)).map((seq, i) => [ending[i].account.id, seq]));
+      for (const [i, account] of inPeriod.entries()) {
+        const from = starts[i];
+        const to = ends.get(account.id) ?? account.last_seq + 1;
         for (let next = from; next < to; ) {
           const entries = await entriesInSeqRange(db, account, next, to, batch);
           if (entries.length === 0) break;

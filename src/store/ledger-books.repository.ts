@@ -82,30 +82,43 @@ export async function merchantAccountsAfter(db: Handle, environment: StockistEnv
     .execute();
 }
 
+/** One bisection of `firstSeqsAtOrAfter`: an account, the time sought, and a `seq` known to be at or before the answer. */
+export interface SeqSearch {
+  account: Pick<BooksAccount, 'id' | 'merchant_id' | 'last_seq'>;
+  at: number;
+  from: number;
+}
+
 /**
- * The first `seq` of the account whose entry was posted at or after `at` (`last_seq + 1` when none
- * was): a bisection of the account's sequence, each step one seek of its index, since times never
- * go back along it. A step lands on the first entry at or after its `seq`, so a gap (an entry
- * removed behind the ledger's back) cannot make it miss one.
+ * For each search, the first `seq` of its account whose entry was posted at or after `at`
+ * (`last_seq + 1` when none was) — past a gap in the sequence, possibly the missing `seq` before it,
+ * which bounds the same range — searching from `from` on: a bisection of the account's sequence, since times never go back
+ * along it. The searches step together — each step is one statement that seeks, for every search
+ * still open, the first entry at or after the middle of its range — so a batch of accounts costs
+ * about log2(entries) round trips, not that many per account. A step lands on the first entry at
+ * or after its `seq`, so a gap (an entry removed behind the ledger's back) cannot mislead it.
  */
-export async function firstSeqAtOrAfter(db: Handle, account: Pick<BooksAccount, 'id' | 'merchant_id' | 'last_seq'>, at: number): Promise<number> {
-  let lo = 1;
-  let hi = account.last_seq + 1;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    const probe = await db
-      .selectFrom('journal_entries')
-      .select(['seq', 'created_at'])
-      .where('merchant_id', '=', account.merchant_id)
-      .where('account_id', '=', account.id)
-      .where('seq', '>=', mid)
-      .orderBy('seq')
-      .limit(1)
-      .executeTakeFirst();
-    if (!probe || probe.created_at >= at || probe.seq >= hi) hi = mid;
-    else lo = probe.seq + 1;
+export async function firstSeqsAtOrAfter(db: Handle, searches: readonly SeqSearch[]): Promise<number[]> {
+  const lo = searches.map((s) => s.from);
+  const hi = searches.map((s) => s.account.last_seq + 1);
+  for (;;) {
+    const open = searches.map((_, i) => i).filter((i) => lo[i] < hi[i]);
+    if (open.length === 0) return lo;
+    const probes = open.map((i) => {
+      const { id, merchant_id } = searches[i].account;
+      return sql`select cast(${i} as bigint) as i, cast(${merchant_id} as bigint) as merchant_id, cast(${id} as bigint) as account_id, cast(${Math.floor((lo[i] + hi[i]) / 2)} as bigint) as mid`;
+    });
+    const first = (column: 'seq' | 'created_at') =>
+      sql`(select e.${sql.ref(column)} from journal_entries e where e.merchant_id = p.merchant_id and e.account_id = p.account_id and e.seq >= p.mid order by e.seq limit 1)`;
+    const { rows } = await sql<{ i: number; mid: number; seq: number | null; created_at: number | null }>`
+      select p.i as i, p.mid as mid, ${first('seq')} as seq, ${first('created_at')} as created_at
+      from (${sql.join(probes, sql` union all `)}) p`.execute(db);
+    for (const r of rows) {
+      const i = Number(r.i);
+      if (r.seq === null || r.created_at === null || Number(r.created_at) >= searches[i].at || Number(r.seq) >= hi[i]) hi[i] = Number(r.mid);
+      else lo[i] = Number(r.seq) + 1;
+    }
   }
-  return lo;
 }
 
 /** The account's entries with `fromSeq ≤ seq < toSeq`, oldest first, at most `limit`. */
