@@ -190,6 +190,10 @@ function statementDay(text: string): number | null {
  * missing.
  */
 export function readBankStatement(text: string): BankStatement {
+  // A bank's export in a comma-decimal locale separates columns with ";" or a tab: say so rather than guess what "1,250" means there.
+  const headerLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0];
+  if (!headerLine.includes(',') && /[;\t]/.test(headerLine))
+    throw fieldError('file', 'separates its columns with ";" or tabs: export it with commas (",") between the columns and amounts written as 1250.00');
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
     records = parse(text, {

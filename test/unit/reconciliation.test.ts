@@ -195,6 +195,7 @@ describe('reading a bank statement', () => {
         e.errors[0].message === 'line 2: "abc" is not an amount such as 250.00',
     );
     assert.throws(() => readBankStatement('reference,amount,date\nX,1.001,2026-11-01'), /1 problem/);
+    assert.throws(() => readBankStatement('reference;amount;date\nX;1,50;2026-11-01'), /separates its columns with ";" or tabs/);
     assert.throws(() => readBankStatement(`reference,amount,date\n${'X,1.00,2026-11-01\n'.repeat(20_001)}`), /more than 20,000 lines/);
   });
 });
