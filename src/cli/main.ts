@@ -384,9 +384,8 @@ export function buildCli(): Command {
     .action((merchantId: string, amount: string, opts: { reason: string; environment?: StockistEnv }) =>
       postFromCli('adjustment', merchantId, amount, text('--reason', opts.reason.trim()), opts.environment),
     );
-  program
-    .command('ledger')
-    .description('the money ledger')
+  const ledger = program.command('ledger').description('the money ledger');
+  ledger
     .command('verify')
     .description('check every invariant of the money ledger over the whole database; one line per breach, exit 1 on any')
     .action(async () => {
@@ -398,6 +397,35 @@ export function buildCli(): Command {
         `ledger: ${report.entries} entries over ${report.accounts} accounts, ${report.breaches.length === 0 ? 'every invariant holds' : `${report.breaches.length} breach${report.breaches.length === 1 ? '' : 'es'}`}\n`,
       );
       if (report.breaches.length > 0) process.exitCode = 1;
+    });
+  ledger
+    .command('export')
+    .description(
+      "every journal entry of a period (a UTC month, or --from and --to days, both included) across merchants as CSV, the console Books page's export (docs/money.md)",
+    )
+    .option('--month <YYYY-MM>', 'the month, e.g. 2026-11')
+    .option('--from <YYYY-MM-DD>', 'the first day')
+    .option('--to <YYYY-MM-DD>', 'the last day')
+    .addOption(new Option('--environment <environment>', 'the environment (default: STOCKIST_ENV)').choices([...ENVIRONMENTS]))
+    .option('--output <file>', 'write the CSV here instead of standard output')
+    .action(async (opts: { month?: string; from?: string; to?: string; environment?: StockistEnv; output?: string }) => {
+      const config = configWith({});
+      const { journalCsv, periodFor } = await import('../services/books.service.ts');
+      const { csvStream } = await import('../web/csv.ts');
+      const { pipeline } = await import('node:stream/promises');
+      const fs = await import('node:fs');
+      const period = periodFor(opts, Date.now());
+      const environment = opts.environment ?? config.env;
+      await withStore(config, async (store) => {
+        // A read that fails part-way ends the file early: the command must then fail, not exit 0 on half a journal.
+        const failed: { error?: Error } = {};
+        const csv = csvStream(journalCsv(store.db, environment, period), (error) => {
+          failed.error = error;
+        });
+        await pipeline(csv, opts.output ? fs.createWriteStream(opts.output) : process.stdout);
+        if (failed.error) throw failed.error;
+      });
+      if (opts.output) process.stderr.write(`stockist: journal of ${period.label} (${environment}) written to ${opts.output}\n`);
     });
 
   const backup = program

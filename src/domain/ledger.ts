@@ -5,8 +5,8 @@
  * Sign convention (docs/money.md): every line is the change to one account's balance, and an
  * entry's lines sum to zero. A merchant account's balance is what the supplier holds for the
  * merchant: positive is prepaid money, negative is what the merchant owes. The supplier's accounts
- * carry the other side, so their balances read as the negation of what they record (sales is
- * negative by the total sold).
+ * carry the other side: sales is positive by the total charged, cash negative by the total
+ * received (the worked example of docs/money.md; `supplierBalances` in reconciliation.ts).
  */
 import { spreadsheetSafe } from './csv.ts';
 import type { StockistEnv } from './vocabulary.ts';

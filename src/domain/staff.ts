@@ -34,11 +34,13 @@ export const PERMISSIONS = [
   'audit:read',
   /** The Backups page (SPEC §17): list, back up now, download — an archive holds every merchant's data. */
   'backups:manage',
+  /** The supplier's books (issue 41, 9): its own accounts, every merchant's journal as CSV, bank statement matching. */
+  'ledger:read',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /**
- * Who may do what. Owner: everything. Support: orders (and their internal notes), refund review,
+ * Who may do what. Owner: everything (the supplier's books, every merchant's money at once, only the owner). Support: orders (and their internal notes), refund review,
  * merchants read-only, webhooks. Warehouse: ship/deliver, stock adjustments, imports (and the orders it ships).
  */
 export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>> = {

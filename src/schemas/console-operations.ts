@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SCOPES } from '../domain/scopes.ts';
-import { WEBHOOK_DELIVERY_STATUSES } from '../domain/vocabulary.ts';
+import { ENVIRONMENTS, WEBHOOK_DELIVERY_STATUSES } from '../domain/vocabulary.ts';
 import { IdText, StringEnum } from './common.ts';
 
 /**
@@ -117,3 +117,27 @@ export const AccountTermsForm = Type.Object({
 export type AccountTermsForm = Static<typeof AccountTermsForm>;
 
 export const TransactionsPageQuery = Type.Object({ environment: Type.Optional(Environment), cursor: Type.Optional(Type.String({ maxLength: 1024 })) });
+
+/**
+ * The Books page (issue 41, 9): its environment, and the period of the journal export — a month,
+ * or from and to days; blank fields are sent by the form and mean "not given" (the service says
+ * which one is malformed or missing).
+ */
+const Period = {
+  month: Type.Optional(Type.String({ maxLength: 16 })),
+  from: Type.Optional(Type.String({ maxLength: 16 })),
+  to: Type.Optional(Type.String({ maxLength: 16 })),
+};
+export const BooksQuery = Type.Object({ environment: Type.Optional(StringEnum(ENVIRONMENTS)) });
+export const JournalQuery = Type.Object({ environment: Type.Optional(StringEnum(ENVIRONMENTS)), ...Period });
+export type JournalQuery = Static<typeof JournalQuery>;
+
+/** A bank statement to match: the period, and the file's text in a form field (as the import's: docs/decisions.md, "Console import uploads"). */
+export const BankMatchForm = Type.Object({
+  ...Csrf,
+  environment: Type.Optional(StringEnum(ENVIRONMENTS)),
+  ...Period,
+  fileName: Type.Optional(Type.String({ maxLength: 200 })),
+  fileText: Type.Optional(Type.String()),
+});
+export type BankMatchForm = Static<typeof BankMatchForm>;

@@ -1,5 +1,5 @@
 import { pipeline, Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import { stringify, type Stringifier } from 'csv-stringify';
 import type { FastifyReply } from 'fastify';
 import { spreadsheetSafe, type CsvExport } from '../domain/csv.ts';
 
@@ -13,6 +13,17 @@ import { spreadsheetSafe, type CsvExport } from '../domain/csv.ts';
  * services check filters before the first row, so a bad query is still a 400 page.
  */
 export function sendCsv(reply: FastifyReply, file: CsvExport, now: number): FastifyReply {
+  const csv = csvStream(file, (error) => reply.log.error({ err: error }, `CSV export ${file.name} stopped`));
+  const day = new Date(now).toISOString().slice(0, 10);
+  return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${file.name}-${day}.csv"`).send(csv);
+}
+
+/**
+ * The export as a readable stream of CSV text, as `sendCsv` sends it (the byte order mark, CRLF,
+ * `spreadsheetSafe` cells), pulling rows only as it is read: also what `stockist ledger export`
+ * writes. `onError`: the rows failed part-way (the stream then ends early).
+ */
+export function csvStream(file: CsvExport, onError: (error: Error) => void): Stringifier {
   const csv = stringify({
     header: true,
     bom: true,
@@ -21,8 +32,7 @@ export function sendCsv(reply: FastifyReply, file: CsvExport, now: number): Fast
     cast: { string: spreadsheetSafe },
   });
   pipeline(Readable.from(file.rows), csv, (error) => {
-    if (error) reply.log.error({ err: error }, `CSV export ${file.name} stopped`);
+    if (error) onError(error);
   });
-  const day = new Date(now).toISOString().slice(0, 10);
-  return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${file.name}-${day}.csv"`).send(csv);
+  return csv;
 }

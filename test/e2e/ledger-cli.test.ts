@@ -83,4 +83,33 @@ describe('stockist account and ledger verify (real processes)', () => {
     assert.equal(within.status, 0, within.stderr);
     assert.equal(runCli(['ledger', 'verify'], env).status, 0);
   });
+
+  it('exports the journal of a month across merchants as CSV (stdout or --output), and refuses a malformed period', (c) => {
+    const dir = tempDir();
+    c.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'journal.db');
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
+    const seeded = runCli(['seed', 'demo'], env);
+    assert.equal(seeded.status, 0, seeded.stderr);
+    const merchantId = /demo merchant (\d+)/.exec(seeded.stdout)![1];
+    assert.equal(runCli(['account', 'top-up', merchantId, '120.50', '--reference', 'BANK-77'], env).status, 0);
+    const month = new Date().toISOString().slice(0, 7);
+    const out = runCli(['ledger', 'export', '--month', month], env);
+    assert.equal(out.status, 0, out.stderr);
+    assert.ok(out.stdout.startsWith('\uFEFFdate,created_at,entry_id,type,environment,merchant_id,merchant,debit_account,credit_account,amount,currency,'));
+    const topUp = out.stdout.split('\r\n').find((l) => l.includes('BANK-77'));
+    assert.match(topUp ?? '', new RegExp(`,top_up,sandbox,${merchantId},[^,]+,supplier:cash:sandbox,merchant:${merchantId}:sandbox,120\\.50,USD,BANK-77,`));
+    const written = path.join(dir, 'journal.csv');
+    const toFile = runCli(['ledger', 'export', '--month', month, '--output', written], env);
+    assert.equal(toFile.status, 0, toFile.stderr);
+    assert.equal(toFile.stdout, '');
+    assert.equal(fs.readFileSync(written, 'utf8'), out.stdout, 'the same file');
+    const bad = runCli(['ledger', 'export', '--month', '2026-13'], env);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /stockist: month: must be a month as YYYY-MM/);
+    assert.equal(bad.stdout, '');
+    const days = runCli(['ledger', 'export', '--from', '2026-11-05', '--to', '2026-11-01'], env);
+    assert.equal(days.status, 1);
+    assert.match(days.stderr, /to: must not be before from/);
+  });
 });

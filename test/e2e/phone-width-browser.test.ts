@@ -34,7 +34,9 @@ const NOT_PAGES = new Set([
   'console GET /import/template.csv',
   // A backup archive's download.
   'console GET /backups/:name',
-  ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv'].map((path) => `console GET ${path}`),
+  ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv', '/books/journal.csv'].map(
+    (path) => `console GET ${path}`,
+  ),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
 
@@ -201,6 +203,7 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     // The Backups page with an archive and its run listed.
     assert.equal(await backups!.run('console'), 'succeeded');
     await open('console GET /backups', 'console-backups', '/console/backups');
+    await open('console GET /books', 'console-books', '/console/books');
     await open('console GET /account', 'console-account', '/console/account');
     // The staff password reset link's page (no session needed), then the sign-in page it leads to.
     await open('console GET /password-reset/:token', 'console-password-reset', staffResetLink);

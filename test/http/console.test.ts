@@ -107,6 +107,10 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'GET /backups': OWNER,
   'POST /backups': OWNER,
   'GET /backups/:name': OWNER,
+  // The supplier's books (issue 41, 9): every merchant's money at once.
+  'GET /books': OWNER,
+  'GET /books/journal.csv': OWNER,
+  'POST /books/bank-match': OWNER,
   'GET /merchants/:id/transactions.csv': SUPPORT,
   'GET /account': EVERYONE,
   'POST /account/password': EVERYONE,

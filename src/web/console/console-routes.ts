@@ -124,6 +124,11 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/backups', permission: 'backups:manage', once: true },
   { method: 'GET', path: '/backups/:name', permission: 'backups:manage' },
 
+  // The supplier's books: its accounts, the journal export, bank statement matching (reads only; owner).
+  { method: 'GET', path: '/books', permission: 'ledger:read' },
+  { method: 'GET', path: '/books/journal.csv', permission: 'ledger:read' },
+  { method: 'POST', path: '/books/bank-match', permission: 'ledger:read' },
+
   // The audit log.
   { method: 'GET', path: '/audit', permission: 'audit:read' },
   { method: 'GET', path: '/audit.csv', permission: 'audit:read' },

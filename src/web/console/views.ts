@@ -25,6 +25,7 @@ import type {
 import type { AccountView, DashboardView, PasswordResetView, SignInView, StaffView, WebhooksView, WebhookView } from './present-admin.ts';
 import type { MerchantsView, MerchantView, RefundListView } from './present-merchants.ts';
 import type { BackupsView } from './present-backups.ts';
+import type { BooksView } from './present-books.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -43,6 +44,7 @@ export const CONSOLE_VIEWS = {
   account: typedView<AccountView>(at('account')),
   audit: typedView<ConsoleAuditView>(at('audit')),
   backups: typedView<BackupsView>(at('backups')),
+  books: typedView<BooksView>(at('books')),
   dashboard: typedView<DashboardView>(at('dashboard')),
   import: typedView<ImportView>(at('import')),
   'import-job': typedView<ImportJobView>(at('import-job')),

@@ -1,6 +1,7 @@
 import { accountPage } from './account.ts';
 import { auditPage } from './audit.ts';
 import { backupsPage } from './backups.ts';
+import { booksPage } from './books.ts';
 import { catalogPage } from './catalog.ts';
 import { catalogEditPage } from './catalog-edit.ts';
 import type { ConsolePage } from './context.ts';
@@ -15,8 +16,8 @@ import { webhooksPage } from './webhooks.ts';
 
 /**
  * The console's page modules, registered in this order; the navigation bar lists their links in
- * the same order: the day's work first (dashboard, refund review, orders), then the merchants and
- * their webhooks, the catalogue and its import, the staff, the audit log and the backups; your
+ * the same order: the day's work first (dashboard, refund review, orders), then the merchants, the
+ * supplier's books and the merchants' webhooks, the catalogue and its import, the staff, the audit log and the backups; your
  * account last.
  */
 export const CONSOLE_PAGES: readonly ConsolePage[] = [
@@ -25,6 +26,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   refundsPage,
   ordersPage,
   merchantsPage,
+  booksPage,
   webhooksPage,
   catalogPage,
   catalogEditPage,
