@@ -164,6 +164,11 @@ export class StatementText {
     this.#canvas = canvas;
   }
 
+  /** The name a face is registered under in the document (opened if it was not yet). */
+  fontName(face: number, weight: Weight): string {
+    return this.#face(face, weight).name;
+  }
+
   /** The width of one line of text, in points. */
   width(text: string, weight: Weight, size: number): number {
     if (ASCII.test(text)) return this.#plainWidth(text, weight) * size;

@@ -60,6 +60,43 @@ const COLUMNS = [
   { title: 'Balance', x: LEFT + 404, width: RIGHT - (LEFT + 404), align: 'right' },
 ] as const;
 
+/** pdfkit's current font as its drawing code holds it (`doc._font`, not in its typings): resource name, dictionary, glyph encoder. */
+interface PdfkitFont {
+  id: string;
+  ref(): unknown;
+  encode(text: string): [string[], unknown];
+}
+
+/**
+ * "of N" in every footer, though N is known only at the end: each page draws the same form
+ * XObject, and the form's content — N in Noto Sans — is written once the last page is done (a PDF
+ * may define an object after the pages that use it). The alternative, pdfkit's `bufferPages`,
+ * keeps every page in memory until the end: 1,500 pages for a 73k-line month.
+ */
+class PageCount {
+  readonly #doc: PDFKit.PDFDocument;
+  readonly #form: PDFKit.PDFKitReference;
+  constructor(doc: PDFKit.PDFDocument) {
+    this.#doc = doc;
+    this.#form = doc.ref({ Type: 'XObject', Subtype: 'Form', BBox: [0, -4, 80, 12], Resources: { Font: {} } });
+  }
+
+  /** Draws the count on this page with its left end at (x, baseline) (pdfkit's top-down coordinates). */
+  place(x: number, baseline: number): void {
+    this.#doc.page.xobjects.PageCount = this.#form;
+    this.#doc.addContent(`q 1 0 0 -1 ${x.toFixed(2)} ${baseline.toFixed(2)} cm /PageCount Do Q`);
+  }
+
+  /** Writes the count, in `fontName` at `size` and grey `rgb` (0..1): before `doc.end()`, which embeds the font's subset. */
+  finish(pages: number, fontName: string, size: number, rgb: number): void {
+    this.#doc.font(fontName);
+    const font = (this.#doc as unknown as { _font: PdfkitFont })._font;
+    const [glyphs] = font.encode(pages.toLocaleString('en-US'));
+    (this.#form as unknown as { data: { Resources: { Font: Record<string, unknown> } } }).data.Resources.Font[font.id] = font.ref();
+    this.#form.end(`${rgb} ${rgb} ${rgb} rg BT /${font.id} ${size} Tf 0 0 Td <${glyphs.join('')}> Tj ET`);
+  }
+}
+
 const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /**
@@ -105,6 +142,7 @@ export default function renderStatementPdf(task: PdfTask): Promise<void> {
   let y = TOP;
   let page = 0;
   let continuedHead: TextBlock | undefined;
+  const pageCount = new PageCount(doc);
 
   /** Text at (x, y) in a box `width` wide; returns the y below it. */
   const write = (
@@ -135,7 +173,9 @@ export default function renderStatementPdf(task: PdfTask): Promise<void> {
     y = TOP;
     // The footer first: the page's number is known now; the pages in all only at the end.
     write(`Statement ${task.month} · merchant ${task.merchant.id} · ${task.environment}`, LEFT, FOOTER_Y, 300, { size: 7.5, color: GREY });
-    write(`Page ${page}`, RIGHT - 120, FOOTER_Y, 120, { size: 7.5, color: GREY, align: 'right' });
+    // "Page 3 of" right-aligned up to where the count (drawn at the end) begins.
+    write(`Page ${page.toLocaleString('en-US')} of`, RIGHT - 150, FOOTER_Y, 120, { size: 7.5, color: GREY, align: 'right' });
+    pageCount.place(RIGHT - 27.5, FOOTER_Y + 7.5 * 1.069);
     if (page > 1) {
       // Laid out once: a long name in several scripts is shaped again for every try at a line break.
       continuedHead ??= text.wrap(`Statement ${task.month} — ${task.merchant.name}`, RIGHT - LEFT, 'regular', 8);
@@ -243,7 +283,11 @@ export default function renderStatementPdf(task: PdfTask): Promise<void> {
         if (!last) return askForMore();
         row([task.period.closing, lastLabel, '', formatStatementAmount(balance)], 'bold');
         y += 6;
-        write(`End of statement · ${page} ${page === 1 ? 'page' : 'pages'}`, LEFT, Math.min(y, BOTTOM), RIGHT - LEFT, { size: 7.5, color: GREY });
+        write(`End of statement · ${page.toLocaleString('en-US')} ${page === 1 ? 'page' : 'pages'}`, LEFT, Math.min(y, BOTTOM), RIGHT - LEFT, {
+          size: 7.5,
+          color: GREY,
+        });
+        pageCount.finish(page, text.fontName(0, 'regular'), 7.5, 1 / 3);
         doc.end();
       } catch (error) {
         fail(error);
