@@ -4,7 +4,7 @@
  * fonts know only Latin-1 (an Arabic name came out as `Ø>Ý„ cF1d6)`), so this module
  * - picks, for each character, the first of the bundled Noto faces that has its glyph (Noto Sans,
  *   Noto Sans Hebrew, Noto Naskh Arabic, Noto Sans CJK SC, Noto Emoji — npm packages, embedded and
- *   subsetted by pdfkit; docs/decisions.md, "Statement fonts"),
+ *   subsetted by pdfkit; docs/decisions.md, "The statement PDF in every script"),
  * - orders right-to-left text for display with the Unicode bidirectional algorithm (bidi-js), while
  *   fontkit shapes Arabic (its joining forms) within each right-to-left run,
  * - breaks text into lines that fit a width at the places UAX #14 allows (linebreak, pdfkit's own),
@@ -90,7 +90,7 @@ export interface TextBlock {
   levels: EmbeddingLevels | null;
 }
 
-// Plain Latin, Greek-less and without combining marks: glyph widths add up, no shaping needed.
+// Plain Latin (ASCII, Latin-1, the Latin extensions), no combining marks: glyph widths add up, no shaping needed.
 const SIMPLE = /^[\u0020-\u007e\u00a0-\u02ff]*$/;
 const ASCII = /^[\u0020-\u007e]*$/;
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
@@ -187,7 +187,6 @@ export class StatementText {
     let start = 0;
     let end = 0;
     const breaker = new LineBreaker(text);
-    let last = 0;
     for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) {
       const segmentEnd = bk.position;
       if (!fits(start, segmentEnd)) {
@@ -212,9 +211,8 @@ export class StatementText {
         lines.push({ start, end });
         start = end;
       }
-      last = segmentEnd;
     }
-    if (end > start || lines.length === 0) lines.push({ start, end: Math.max(end, last) });
+    if (end > start || lines.length === 0) lines.push({ start, end });
     return { text, lines, levels };
   }
 

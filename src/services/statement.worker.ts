@@ -9,7 +9,7 @@ import type { MessagePort } from 'node:worker_threads';
 import PDFDocument from 'pdfkit';
 import { formatStatementAmount, statementRows, type StatementLine, type StatementSummary } from '../domain/ledger.ts';
 import { formatInstant } from '../domain/time.ts';
-import { StatementText, type TextBlock, type Weight } from './statement-text.ts';
+import { StatementText, type TextBlock, type TextCanvas, type Weight } from './statement-text.ts';
 
 /** What a build is given: the statement's head, and the port its rows come in and its bytes go out by. */
 export interface PdfTask {
@@ -103,7 +103,7 @@ const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleS
  * Renders one statement. Resolves when the PDF has ended and its last bytes are posted, or when
  * the main thread closed the port (the client went away): the thread is then free for the next.
  *
- * The layout (docs/money.md, "Statements"): page 1 names the issuer, the merchant, the period and
+ * The layout (docs/money.md, "The statement PDF"): page 1 names the issuer, the merchant, the period and
  * when it was generated, then a summary (opening, charges, credits, top-ups, adjustments, and the
  * closing balance — "balance so far" for the month still running); every page carries the table's
  * header and its number. Text in any script is drawn by statement-text.ts, wrapped to its column.
@@ -118,7 +118,8 @@ export default function renderStatementPdf(task: PdfTask): Promise<void> {
     fontLayoutCache: false,
     info: { Title: `Statement ${task.month} — ${task.merchant.name}`, Author: task.issuer.name, Creator: 'Stockist' },
   });
-  const text = new StatementText(doc as unknown as ConstructorParameters<typeof StatementText>[0]);
+  // pdfkit's typings predate its taking a fontkit font (TextCanvas.registerFont).
+  const text = new StatementText(doc as unknown as TextCanvas);
   // pdfkit writes many small pieces (each object of a page); they are posted together, once per
   // batch, instead of one message each.
   let pending: Buffer[] = [];
