@@ -25,7 +25,8 @@ const stamp = path.join(dist, '.build-stamp');
 /** Loaded from node_modules at run time: native addons, worker-thread loggers, optional natives. */
 // pdfkit reads its font metrics from its own package folder at run time (the statement PDF, SPEC §15);
 // piscina starts its threads from a file of its own (the statement PDF's worker pool, issue 41).
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2', 'pdfkit', 'piscina'];
+// fontkit is pdfkit's own, loaded once for both (the statement's faces are fontkit fonts).
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'pino', 'pino-pretty', 'thread-stream', '@node-rs/argon2', 'pdfkit', 'fontkit', 'piscina'];
 
 let esbuild;
 try {

@@ -58,6 +58,8 @@ export interface Config {
   defaultWarehouse: string;
   /** SPEC §15: the ledger's currency (ISO 4217), fixed for an account once money moved in it. */
   supplierCurrency: string;
+  /** Who issues the statements (SUPPLIER_NAME, SUPPLIER_ADDRESS): printed at the head of the statement PDF. */
+  supplier: { name: string; address: string | null };
   seed: 'demo' | 'none';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
@@ -149,6 +151,18 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The supplier's name or address as the statement prints it: at most `max` characters, a line
+ * break as `\n` (typed in a shell) or a real one, no other control characters.
+ */
+function supplierText(env: Env, name: string, max: number): string | undefined {
+  const value = present(env, name)?.replace(/\\n/g, '\n');
+  if (value === undefined) return undefined;
+  if ([...value].length > max) throw new ConfigError(name, `must be at most ${max} characters`);
+  if (/(?!\n)\p{Cc}/u.test(value)) throw new ConfigError(name, 'may not hold control characters (a line break is written \\n)');
+  return value;
+}
 
 function present(env: Env, name: string): string | undefined {
   const raw = env[name];
@@ -320,6 +334,7 @@ export function loadConfig(env: Env = process.env): Config {
   const supplierCurrency = present(env, 'SUPPLIER_CURRENCY') ?? 'USD';
   if (!isCurrencyCode(supplierCurrency))
     throw new ConfigError('SUPPLIER_CURRENCY', `must be an ISO 4217 code of three capital letters (got "${supplierCurrency}")`);
+  const supplier = { name: supplierText(env, 'SUPPLIER_NAME', 200) ?? 'Stockist Supplier', address: supplierText(env, 'SUPPLIER_ADDRESS', 500) ?? null };
   const redisUrl = present(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got "${redisUrl}")`);
@@ -358,6 +373,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxLoopbackWebhooks: flag(env, 'SANDBOX_LOOPBACK_WEBHOOKS', stockistEnv === 'sandbox'),
     defaultWarehouse,
     supplierCurrency,
+    supplier,
     seed: oneOf(env, 'SEED', ['demo', 'none'] as const, 'none'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),

@@ -297,6 +297,17 @@ export function formatSigned(cents: number): string {
 }
 
 /**
+ * An amount as the statement PDF prints it: thousands grouped with commas, two decimals, a minus
+ * when negative (-123456789 → "-1,234,567.89"). The CSV keeps `formatSigned` (spreadsheets parse
+ * plain numbers); the one place to change when amounts carry their currency's own digits.
+ */
+export function formatStatementAmount(cents: number): string {
+  const plain = formatSigned(cents);
+  const [whole, fraction] = plain.replace('-', '').split('.');
+  return `${cents < 0 ? '-' : ''}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}.${fraction}`;
+}
+
+/**
  * A transactions walk's keyset cursor: the last row's place in the account's sequence (`seq`, the
  * order in which postings changed the account) and the query it belongs to. Opaque to clients.
  */
@@ -378,6 +389,32 @@ export function* statementRows(openingCents: number, lines: Iterable<StatementLi
     balance += line.amountCents;
     yield { ...line, balanceCents: balance };
   }
+}
+
+/** A statement's summary: what the month's entries added up to, by kind, in minor units. */
+export interface StatementSummary {
+  /** Orders charged (negative or zero). */
+  chargesCents: number;
+  /** Refunds and cancellations credited. */
+  creditsCents: number;
+  /** Payments received. */
+  topUpsCents: number;
+  /** The operator's adjustments, both ways. */
+  adjustmentsCents: number;
+  /** How many entries the month holds. */
+  entries: number;
+}
+
+/** The summary from the month's sums by entry type; closing = opening + the four amounts. */
+export function statementSummary(byType: readonly { type: EntryType; sumCents: number; count: number }[]): StatementSummary {
+  const sum = (...types: EntryType[]) => byType.filter((t) => types.includes(t.type)).reduce((a, t) => a + t.sumCents, 0);
+  return {
+    chargesCents: sum('order_charge'),
+    creditsCents: sum('refund_credit', 'cancellation_credit'),
+    topUpsCents: sum('top_up'),
+    adjustmentsCents: sum('adjustment'),
+    entries: byType.reduce((a, t) => a + t.count, 0),
+  };
 }
 
 /**

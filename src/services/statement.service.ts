@@ -1,12 +1,22 @@
 import { Readable } from 'node:stream';
 import { UTF8_BOM } from '../domain/csv.ts';
 import { fieldError } from '../domain/errors.ts';
-import { csvField, formatSigned, monthOf, monthWindow, statementPeriod, statementRows, type StatementLine } from '../domain/ledger.ts';
+import {
+  csvField,
+  formatSigned,
+  monthOf,
+  monthWindow,
+  statementPeriod,
+  statementRows,
+  statementSummary,
+  type StatementLine,
+  type StatementSummary,
+} from '../domain/ledger.ts';
 import { formatInstant } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
-import { balanceBefore, entriesBetween, merchantAccount, type EntryRow } from '../store/ledger.repository.ts';
+import { balanceBefore, entriesBetween, entryTotalsBetween, merchantAccount, type EntryRow } from '../store/ledger.repository.ts';
 import type { MerchantScope } from '../store/tenancy.ts';
-import type { StatementBuilds } from './statement-builds.ts';
+import type { PdfHead, StatementBuilds } from './statement-builds.ts';
 
 /** Entries read per round trip while a statement streams: memory stays bounded however busy the month. */
 const BATCH = 500;
@@ -26,9 +36,13 @@ export interface Statement {
   month: string;
   /** The month's first day and the day the closing balance is dated (`statementPeriod`). */
   period: { first: string; closing: string };
+  /** The month is still running: its last balance is "so far", dated today. */
+  running: boolean;
   environment: StockistEnv;
   currency: string;
   openingCents: number;
+  /** The month's entries added up by kind — the same entries `batches` yields. */
+  summary: StatementSummary;
   /** The month's transactions in the account's sequence (oldest first), in batches read by keyset as they are consumed. */
   batches(): AsyncGenerator<StatementLine[]>;
 }
@@ -41,17 +55,22 @@ async function statementOf(scope: MerchantScope, environment: StockistEnv, month
   if (!period) throw fieldError('month', `${month} has not begun: the latest statement is of ${monthOf(now)}`);
   const account = await merchantAccount(scope, environment);
   const openingCents = account ? await balanceBefore(scope, account.id, window.start) : 0;
+  // The entries as of now: a posting made while the file streams is in neither the summary nor the lines.
+  const entries = account ? { ...window, uptoSeq: account.last_seq } : null;
+  const summary = statementSummary(account && entries ? await entryTotalsBetween(scope, account.id, entries) : []);
   return {
     month,
     period,
+    running: now < window.end,
     environment,
     currency: account?.currency ?? currency,
     openingCents,
+    summary,
     async *batches() {
-      if (!account) return;
+      if (!account || !entries) return;
       let afterSeq = 0;
       for (;;) {
-        const batch = await entriesBetween(scope, account.id, window.start, window.end, afterSeq, BATCH);
+        const batch = await entriesBetween(scope, account.id, entries, afterSeq, BATCH);
         if (batch.length > 0) yield batch.map(lineOf);
         if (batch.length < BATCH) return;
         afterSeq = batch[batch.length - 1].seq;
@@ -106,7 +125,16 @@ export type StatementFormat = 'csv' | 'pdf';
 export async function statementFile(
   builds: StatementBuilds,
   scope: MerchantScope,
-  request: { environment: StockistEnv; month: string; currency: string; format: StatementFormat; merchantName: string; now: number },
+  request: {
+    environment: StockistEnv;
+    month: string;
+    currency: string;
+    format: StatementFormat;
+    merchantName: string;
+    /** The supplier who issues the statement (SUPPLIER_NAME, SUPPLIER_ADDRESS). */
+    issuer: { name: string; address: string | null };
+    now: number;
+  },
   /** Called when the file's making has begun (a PDF may first wait for a thread). */
   onStart: () => void = () => {},
 ): Promise<Readable> {
@@ -119,7 +147,18 @@ export async function statementFile(
     throw error;
   }
   if (request.format === 'pdf') {
-    const head = { month: s.month, environment: s.environment, currency: s.currency, openingCents: s.openingCents, merchantName: request.merchantName };
+    const head: PdfHead = {
+      month: s.month,
+      period: s.period,
+      running: s.running,
+      environment: s.environment,
+      currency: s.currency,
+      openingCents: s.openingCents,
+      summary: s.summary,
+      merchant: { id: scope.merchantId, name: request.merchantName },
+      issuer: request.issuer,
+      generatedAt: request.now,
+    };
     return builds.pdf(head, s.batches(), release, onStart);
   }
   onStart();

@@ -329,12 +329,14 @@ export async function balanceBefore(scope: MerchantScope, accountId: number, bef
   return Number(row.sum ?? 0);
 }
 
-/** An account's entries in [start, end), in its sequence (oldest first), `limit` after `afterSeq` (0: from the start). */
+/**
+ * An account's entries in [start, end), in its sequence (oldest first), `limit` after `afterSeq`
+ * (0: from the start), up to `uptoSeq`: a statement stops where its summary was counted.
+ */
 export async function entriesBetween(
   scope: MerchantScope,
   accountId: number,
-  start: number,
-  end: number,
+  window: { start: number; end: number; uptoSeq: number },
   afterSeq: number,
   limit: number,
 ): Promise<EntryRow[]> {
@@ -342,12 +344,31 @@ export async function entriesBetween(
     .selectFrom('journal_entries')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('created_at', '>=', start)
-    .where('created_at', '<', end)
+    .where('created_at', '>=', window.start)
+    .where('created_at', '<', window.end)
     .where('seq', '>', afterSeq)
+    .where('seq', '<=', window.uptoSeq)
     .orderBy('seq')
     .limit(limit)
     .execute();
+}
+
+/** The sums and counts by type of an account's entries in [start, end), up to `uptoSeq` (a statement's summary). */
+export async function entryTotalsBetween(
+  scope: MerchantScope,
+  accountId: number,
+  window: { start: number; end: number; uptoSeq: number },
+): Promise<{ type: EntryType; sumCents: number; count: number }[]> {
+  const rows = await scope
+    .selectFrom('journal_entries')
+    .select((eb) => ['type', eb.fn.sum<number | string>('amount_cents').as('sum'), eb.fn.countAll<number | string>().as('count')])
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', window.start)
+    .where('created_at', '<', window.end)
+    .where('seq', '<=', window.uptoSeq)
+    .groupBy('type')
+    .execute();
+  return rows.map((r) => ({ type: r.type, sumCents: Number(r.sum), count: Number(r.count) }));
 }
 
 /**

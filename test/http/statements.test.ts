@@ -129,7 +129,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(order, ['account', 'pdf'], 'the account answered before the PDF was finished');
       assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
       assert.match(bytes.subarray(-32).toString(), /%%EOF\s*$/);
-      // 20,000 lines at ~54 a page (A4, 9 pt): every page of the month is there.
+      // 20,000 lines at ~48 a page (A4, 8.5 pt): every page of the month is there.
       const pages = bytes.toString('latin1').match(/\/Type \/Page\b/g)?.length ?? 0;
       assert.ok(pages >= 20_000 / 60 && pages <= 20_000 / 45, `${pages} pages`);
     });

@@ -1,9 +1,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StatementLine } from '../../src/domain/ledger.ts';
-import { StatementBuilds } from '../../src/services/statement-builds.ts';
+import { StatementBuilds, type PdfHead } from '../../src/services/statement-builds.ts';
 
-const HEAD = { month: '2026-11', environment: 'sandbox', currency: 'USD', openingCents: 0, merchantName: 'Unit Shop' };
+const HEAD: PdfHead = {
+  month: '2026-11',
+  period: { first: '2026-11-01', closing: '2026-11-30' },
+  running: false,
+  environment: 'sandbox',
+  currency: 'USD',
+  openingCents: 0,
+  summary: { chargesCents: 0, creditsCents: 0, topUpsCents: 0, adjustmentsCents: 0, entries: 0 },
+  merchant: { id: 1, name: 'Unit Shop' },
+  issuer: { name: 'Unit Supplier', address: null },
+  generatedAt: Date.UTC(2026, 11, 6),
+};
 
 /** Batches of `size` lines, `count` of them; notes how many were read and whether the reader stopped early. */
 function lines(count: number, size: number) {

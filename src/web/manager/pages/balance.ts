@@ -47,7 +47,15 @@ export const balancePage: ManagerPage = {
       const file = await statementFile(
         statements,
         scopeOf(request),
-        { environment: config.env, month, currency: config.supplierCurrency, format, merchantName: user(request).merchantName, now: now() },
+        {
+          environment: config.env,
+          month,
+          currency: config.supplierCurrency,
+          format,
+          merchantName: user(request).merchantName,
+          issuer: config.supplier,
+          now: now(),
+        },
         timeoutAgain,
       ).catch((error: unknown) => {
         timeoutAgain();
