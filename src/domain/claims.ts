@@ -1,0 +1,186 @@
+/**
+ * SPEC §18: claims after shipment — a parcel lost, damaged, wrong or incomplete — as pure rules:
+ * the state machine (one table of allowed transitions), what each line may still claim, and the
+ * credit in integer minor units. The store keeps the rows; services/claims.service.ts decides with
+ * these (docs/claims.md).
+ */
+import { AppError, validationFailed, type FieldError } from './errors.ts';
+
+export const CLAIM_REASONS = ['not_received', 'damaged', 'wrong_item', 'missing_parts', 'quality'] as const;
+export type ClaimReason = (typeof CLAIM_REASONS)[number];
+
+export const CLAIM_RESOLUTIONS = ['refund', 'reship'] as const;
+export type ClaimResolution = (typeof CLAIM_RESOLUTIONS)[number];
+
+export const CLAIM_STATUSES = ['open', 'approved', 'rejected', 'cancelled', 'awaiting_return', 'received', 'credited', 'reshipped'] as const;
+export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
+
+/**
+ * What can happen to a claim. `approve` with `returnRequired` is `approve` then `require_return` in
+ * one transaction; an approval (or a receipt) without a return is followed, in the same
+ * transaction, by `credit` or `reship` as the claim's resolution says.
+ */
+export const CLAIM_ACTIONS = ['approve', 'reject', 'cancel', 'require_return', 'post_return', 'receive', 'credit', 'reship', 'switch_resolution'] as const;
+export type ClaimAction = (typeof CLAIM_ACTIONS)[number];
+
+/** Who may take each action: the merchant (its API) or the operator (its API, the console). */
+export const CLAIM_ACTION_ACTOR: Record<ClaimAction, 'merchant' | 'operator'> = {
+  approve: 'operator',
+  reject: 'operator',
+  cancel: 'merchant',
+  require_return: 'operator',
+  post_return: 'merchant',
+  receive: 'operator',
+  credit: 'operator',
+  reship: 'operator',
+  switch_resolution: 'operator',
+};
+
+/**
+ * The state machine (issue 40): every state, and the state each allowed action leads to. An action
+ * missing from a state's row is refused (409). `post_return` keeps the claim awaiting its return
+ * (the merchant may correct the tracking); `switch_resolution` keeps the claim where it is.
+ */
+const TRANSITIONS: Record<ClaimStatus, Partial<Record<ClaimAction, ClaimStatus>>> = {
+  open: { approve: 'approved', reject: 'rejected', cancel: 'cancelled' },
+  approved: { require_return: 'awaiting_return', credit: 'credited', reship: 'reshipped', switch_resolution: 'approved' },
+  awaiting_return: { post_return: 'awaiting_return', receive: 'received', switch_resolution: 'awaiting_return' },
+  received: { credit: 'credited', reship: 'reshipped', switch_resolution: 'received' },
+  rejected: {},
+  cancelled: {},
+  credited: {},
+  reshipped: {},
+};
+
+/** The state `action` leads to from `status`, or null when the table does not allow it. */
+export function claimTransition(status: ClaimStatus, action: ClaimAction): ClaimStatus | null {
+  return TRANSITIONS[status][action] ?? null;
+}
+
+/** The states from which `action` is allowed (for a refusal's message and the SQL guard of a decision). */
+export function statesAllowing(action: ClaimAction): ClaimStatus[] {
+  return CLAIM_STATUSES.filter((s) => claimTransition(s, action) !== null);
+}
+
+/** A claim that holds its lines' quantities: every state but the two that end it without effect. */
+export const holdsQuantity = (status: ClaimStatus) => status !== 'rejected' && status !== 'cancelled';
+
+/** A claim whose money or goods moved: it can never move again. */
+export const isResolved = (status: ClaimStatus) => status === 'credited' || status === 'reshipped';
+
+/** 409/40903: the claim is not in a state that allows this action. */
+export function claimStateRefusal(status: ClaimStatus, action: ClaimAction): AppError {
+  const allowed = statesAllowing(action);
+  return new AppError('conflict', 40903, `claim is ${status}: ${action.replace('_', ' ')} is allowed only while it is ${allowed.join(' or ')}`, [
+    { field: 'status', message: `is ${status}`, status, allowed },
+  ]);
+}
+
+/** SPEC §18 default: a claim may be opened up to this many days after its split order shipped. */
+export const DEFAULT_CLAIM_WINDOW_DAYS = 60;
+const DAY_MS = 86_400_000;
+
+/** Whether a split order shipped at `shippedAt` may still be claimed at `now`. */
+export const withinClaimWindow = (shippedAt: number, now: number, windowDays: number) => now - shippedAt <= windowDays * DAY_MS;
+
+/** One line of a split order as a claim sees it. */
+export interface ClaimableItem {
+  itemId: number;
+  sku: string;
+  unitCents: number;
+  /** Units of the line that shipped: ordered − refunded (a shipped split is refunded only before it shipped). */
+  quantity: number;
+  refunded: number;
+  /** Units of the line held by the split's other claims (open, approved or resolved: not rejected, not cancelled). */
+  claimed: number;
+}
+
+/** The units of one line that may still be claimed: shipped − refunded − claimed (never below zero). */
+export const claimableQuantity = (i: Pick<ClaimableItem, 'quantity' | 'refunded' | 'claimed'>) => Math.max(0, i.quantity - i.refunded - i.claimed);
+
+export interface ClaimRequestLine {
+  sku: string;
+  quantity: number;
+}
+
+/** A claim line as stored: a quantity of one order item, at that item's unit price. */
+export interface ClaimLinePlan {
+  itemId: number;
+  sku: string;
+  quantity: number;
+  unitCents: number;
+}
+
+/**
+ * The lines a claim takes (SPEC §18): each requested SKU must be in the split (400, `items[i].sku`)
+ * and named once (400), and its quantity may not pass what is still claimable of it (422/42204,
+ * `items[i].quantity`, with `claimable`). A SKU that sits on several lines of the split is taken from
+ * them in item order. Input errors (400) are reported before the quantity refusal.
+ */
+export function planClaimLines(items: readonly ClaimableItem[], requested: readonly ClaimRequestLine[]): ClaimLinePlan[] {
+  const invalid: FieldError[] = [];
+  const seen = new Map<string, number>();
+  requested.forEach((r, index) => {
+    const earlier = seen.get(r.sku);
+    if (earlier !== undefined) invalid.push({ field: `items[${index}].sku`, message: `${r.sku} is already claimed by items[${earlier}]; name each SKU once` });
+    else if (!items.some((i) => i.sku === r.sku)) invalid.push({ field: `items[${index}].sku`, message: `${r.sku} is not in this split order` });
+    seen.set(r.sku, seen.get(r.sku) ?? index);
+  });
+  if (invalid.length) throw validationFailed(invalid);
+
+  const tooMany: FieldError[] = [];
+  const lines: ClaimLinePlan[] = [];
+  requested.forEach((r, index) => {
+    const ofSku = items.filter((i) => i.sku === r.sku).sort((a, b) => a.itemId - b.itemId);
+    const claimable = ofSku.reduce((n, i) => n + claimableQuantity(i), 0);
+    if (r.quantity > claimable) {
+      tooMany.push({
+        field: `items[${index}].quantity`,
+        message: `at most ${claimable} of ${r.sku} can still be claimed`,
+        sku: r.sku,
+        requested: r.quantity,
+        claimable,
+      });
+      return;
+    }
+    let left = r.quantity;
+    for (const i of ofSku) {
+      const take = Math.min(left, claimableQuantity(i));
+      if (take > 0) lines.push({ itemId: i.itemId, sku: i.sku, quantity: take, unitCents: i.unitCents });
+      left -= take;
+    }
+  });
+  if (tooMany.length) throw new AppError('unprocessable', 42204, 'claim quantity exceeds what can still be claimed', tooMany);
+  return lines;
+}
+
+/**
+ * Whether the claim covers everything of the split that is still claimable (every unit that shipped
+ * and no other claim holds): what makes a `not_received` claim a whole one, credited with the
+ * split's freight.
+ */
+export function coversWholeSplit(items: readonly ClaimableItem[], lines: readonly Pick<ClaimLinePlan, 'itemId' | 'quantity'>[]): boolean {
+  const taken = new Map<number, number>();
+  for (const l of lines) taken.set(l.itemId, (taken.get(l.itemId) ?? 0) + l.quantity);
+  return items.every((i) => i.claimed === 0 && (taken.get(i.itemId) ?? 0) === i.quantity - i.refunded);
+}
+
+/**
+ * The credit of a claim resolved by refund (SPEC §18), in minor units: its lines' unit prices ×
+ * quantities, plus the split's freight when the claim is a whole `not_received` (the parcel never
+ * came, so its shipping was paid for nothing).
+ */
+export function claimCreditCents(
+  lines: readonly Pick<ClaimLinePlan, 'quantity' | 'unitCents'>[],
+  freight: { wholeNotReceived: boolean; freightCents: number },
+): number {
+  const goods = lines.reduce((sum, l) => sum + l.unitCents * l.quantity, 0);
+  return goods + (freight.wholeNotReceived ? freight.freightCents : 0);
+}
+
+/** The claim's lines by SKU, in first-seen order, as the API shows them (`items: [{sku, quantity}]`). */
+export function linesBySku(lines: readonly Pick<ClaimLinePlan, 'sku' | 'quantity'>[]): ClaimRequestLine[] {
+  const bySku = new Map<string, number>();
+  for (const l of lines) bySku.set(l.sku, (bySku.get(l.sku) ?? 0) + l.quantity);
+  return [...bySku].map(([sku, quantity]) => ({ sku, quantity }));
+}
