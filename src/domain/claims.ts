@@ -5,6 +5,7 @@
  * these (docs/claims.md).
  */
 import { AppError, validationFailed, type FieldError } from './errors.ts';
+import type { OrderPlan } from './order-plan.ts';
 
 export const CLAIM_REASONS = ['not_received', 'damaged', 'wrong_item', 'missing_parts', 'quality'] as const;
 export type ClaimReason = (typeof CLAIM_REASONS)[number];
@@ -183,4 +184,66 @@ export function linesBySku(lines: readonly Pick<ClaimLinePlan, 'sku' | 'quantity
   const bySku = new Map<string, number>();
   for (const l of lines) bySku.set(l.sku, (bySku.get(l.sku) ?? 0) + l.quantity);
   return [...bySku].map(([sku, quantity]) => ({ sku, quantity }));
+}
+
+/** A claim names at most this many SKUs (an order has at most 100 lines). */
+export const MAX_CLAIM_LINES = 100;
+/** SPEC §18: at most six evidence files per claim. */
+export const MAX_CLAIM_EVIDENCE = 6;
+
+/** Where a keyset walk of the merchant's claims stands: after (below) claim `beforeId`, with the walk's filters and page size. */
+export interface ClaimCursor {
+  beforeId: number;
+  pageSize: number;
+  page: number;
+  status: ClaimStatus | null;
+  splitOrderId: number | null;
+  createStart: number | null;
+  createEnd: number | null;
+}
+
+const CLAIM_CURSOR_PREFIX = 'cl1_';
+
+export const encodeClaimCursor = (c: ClaimCursor) =>
+  CLAIM_CURSOR_PREFIX +
+  Buffer.from(JSON.stringify({ b: c.beforeId, z: c.pageSize, p: c.page, s: c.status, o: c.splitOrderId, cs: c.createStart, ce: c.createEnd })).toString(
+    'base64url',
+  );
+
+/** The cursor, or null when the text is not one this API issued. */
+export function decodeClaimCursor(text: string): ClaimCursor | null {
+  if (!text.startsWith(CLAIM_CURSOR_PREFIX)) return null;
+  let b: Record<string, unknown>;
+  try {
+    b = JSON.parse(Buffer.from(text.slice(CLAIM_CURSOR_PREFIX.length), 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  const id = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
+  const orNull = (v: unknown) => v === null || id(v);
+  if (typeof b !== 'object' || b === null || !id(b.b) || !id(b.z) || (b.z as number) > 250 || !id(b.p)) return null;
+  if (!(b.s === null || (CLAIM_STATUSES as readonly unknown[]).includes(b.s)) || !orNull(b.o) || !orNull(b.cs) || !orNull(b.ce)) return null;
+  return {
+    beforeId: b.b as number,
+    pageSize: b.z as number,
+    page: b.p as number,
+    status: b.s as ClaimStatus | null,
+    splitOrderId: b.o as number | null,
+    createStart: b.cs as number | null,
+    createEnd: b.ce as number | null,
+  };
+}
+
+/**
+ * A reshipment's order plan (SPEC §18: charged nothing): the same allocation, split and stock as any
+ * order, with every unit price and freight at zero, so the replacement's `finalAmount` is 0 and a
+ * later refund or claim of it gives nothing back that was never paid.
+ */
+export function freeOfCharge(plan: OrderPlan): OrderPlan {
+  return {
+    ...plan,
+    subtotalCents: 0,
+    freightCents: 0,
+    splits: plan.splits.map((s) => ({ ...s, freightCents: 0, items: s.items.map((i) => ({ ...i, unitCents: 0 })) })),
+  };
 }

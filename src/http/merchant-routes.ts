@@ -41,6 +41,11 @@ export const MERCHANT_ROUTES: readonly MerchantRoute[] = [
   { method: 'POST', path: '/v1/webhooks/:id/deliveries/:deliveryId/retry', scope: 'orders:read' },
   { method: 'GET', path: '/v1/account', scope: 'account:read' },
   { method: 'GET', path: '/v1/account/transactions', scope: 'account:read' },
+  { method: 'POST', path: '/v1/claims', scope: 'claims:write' },
+  { method: 'GET', path: '/v1/claims', scope: 'claims:read' },
+  { method: 'GET', path: '/v1/claims/:claimNo', scope: 'claims:read' },
+  { method: 'POST', path: '/v1/claims/:claimNo/cancel', scope: 'claims:write' },
+  { method: 'POST', path: '/v1/claims/:claimNo/return', scope: 'claims:write' },
 ];
 
 /** `/v2/order/orders/:orderId` → `/v2/order/orders/:`: routes match whatever their parameters are called. */

@@ -29,6 +29,22 @@ async function ownedDelivery(t: TestApp, owner: Owner): Promise<{ id: string; de
   return { id, deliveryId: log.body.data.list[0].id };
 }
 
+/** An open claim of `owner` on the shipped split order of one of its orders. */
+async function ownedClaim(t: TestApp, owner: Owner): Promise<string> {
+  const orderId = await ownedOrder(t, owner);
+  const order = (await t.merchant(owner.token, 'GET', `/openapi/v2/order/orders/${orderId}`)).body.data;
+  const splitId = order.splitOrders[0].id;
+  await t.admin('POST', `/admin/v1/split-orders/${splitId}/ship`, { carrier: 'UPS', trackingCode: '1Z' });
+  const r = await t.merchant(owner.token, 'POST', '/openapi/v1/claims', {
+    orderId: splitId,
+    reason: 'damaged',
+    resolution: 'refund',
+    items: [{ sku: 'C', quantity: 1 }],
+  });
+  if (r.status !== 200) throw new Error(`claim open failed: ${r.raw}`);
+  return r.body.data.claimNo;
+}
+
 interface TenancyCase {
   /**
    * Creates, as `owner`, the resource(s) the route's ids name and returns the path parameters (by
@@ -57,6 +73,11 @@ export const TENANCY_CASES: Record<string, TenancyCase> = {
   'POST /v1/webhooks/:id/rotate-secret': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
   'GET /v1/webhooks/:id/deliveries': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
   'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': { fixture: async (t, owner) => ({ params: await ownedDelivery(t, owner) }) },
+  'GET /v1/claims/:claimNo': { fixture: async (t, owner) => ({ params: { claimNo: await ownedClaim(t, owner) } }) },
+  'POST /v1/claims/:claimNo/cancel': { fixture: async (t, owner) => ({ params: { claimNo: await ownedClaim(t, owner) } }) },
+  'POST /v1/claims/:claimNo/return': {
+    fixture: async (t, owner) => ({ params: { claimNo: await ownedClaim(t, owner) }, body: { carrier: 'DHL', trackingCode: 'JD1' } }),
+  },
 };
 
 const caseKey = (method: string, path: string) => `${method} ${routeShape(path)}`;

@@ -82,6 +82,11 @@ export const OPERATION_METHODS = {
   retryWebhookDelivery: 'retryWebhookDelivery',
   getAccount: 'getAccount',
   listAccountTransactions: 'listAccountTransactions',
+  openClaim: 'openClaim',
+  listClaims: 'listClaims',
+  getClaim: 'getClaim',
+  cancelClaim: 'cancelClaim',
+  postClaimReturn: 'postClaimReturn',
 } as const satisfies Record<keyof operations, string>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -218,6 +223,54 @@ export class StockistClient {
   readonly account = {
     get: () => this.getAccount(),
     transactions: (query: Omit<QueryOf<'listAccountTransactions'>, 'cursor' | 'pageNumber'> = {}) => this.iterateAccountTransactions(query),
+  };
+
+  // ---- claims after shipment (SPEC §18) --------------------------------------------------
+
+  /** Opens a claim on a shipped split order (`orderId` = `splitOrders[].id`); returns `{claimNo, status: "open"}`. */
+  async openClaim(body: BodyOf<'openClaim'>, options: PostOptions = {}): Promise<ResponseData<'openClaim'>> {
+    return (await this.call<ResponseData<'openClaim'>>('POST', '/v1/claims', { body, ...options })).data;
+  }
+
+  /** One page of your claims, newest first: by `pageNumber`, or by `cursor`. */
+  async listClaims(query: QueryOf<'listClaims'> = {}): Promise<ResponseData<'listClaims'>> {
+    return (await this.call<ResponseData<'listClaims'>>('GET', '/v1/claims', { query })).data;
+  }
+
+  /** Every claim the query selects, newest first, page after page by keyset cursor. */
+  async *iterateClaims(query: Omit<QueryOf<'listClaims'>, 'cursor' | 'pageNumber'> = {}): AsyncGenerator<Schemas['ClaimRecord'], void, undefined> {
+    let page = await this.listClaims(query);
+    for (;;) {
+      yield* page.list;
+      if (page.nextCursor === null) return;
+      page = await this.listClaims({ cursor: page.nextCursor });
+    }
+  }
+
+  async getClaim(claimNo: string): Promise<ResponseData<'getClaim'>> {
+    return (await this.call<ResponseData<'getClaim'>>('GET', `/v1/claims/${encodeURIComponent(claimNo)}`)).data;
+  }
+
+  /** Withdraws an open claim. */
+  async cancelClaim(claimNo: string, options: PostOptions = {}): Promise<ResponseData<'cancelClaim'>> {
+    return (await this.call<ResponseData<'cancelClaim'>>('POST', `/v1/claims/${encodeURIComponent(claimNo)}/cancel`, { ...options })).data;
+  }
+
+  /** The return's carrier and tracking code, when the approval asked for the goods back. */
+  async postClaimReturn(claimNo: string, body: BodyOf<'postClaimReturn'>, options: PostOptions = {}): Promise<ResponseData<'postClaimReturn'>> {
+    return (await this.call<ResponseData<'postClaimReturn'>>('POST', `/v1/claims/${encodeURIComponent(claimNo)}/return`, { body, ...options })).data;
+  }
+
+  /**
+   * Claims, as `client.claims.open({...})`, `client.claims.get(claimNo)` and
+   * `for await (const claim of client.claims.list({ status: 'open' }))`.
+   */
+  readonly claims = {
+    open: (body: BodyOf<'openClaim'>, options: PostOptions = {}) => this.openClaim(body, options),
+    get: (claimNo: string) => this.getClaim(claimNo),
+    list: (query: Omit<QueryOf<'listClaims'>, 'cursor' | 'pageNumber'> = {}) => this.iterateClaims(query),
+    cancel: (claimNo: string, options: PostOptions = {}) => this.cancelClaim(claimNo, options),
+    postReturn: (claimNo: string, body: BodyOf<'postClaimReturn'>, options: PostOptions = {}) => this.postClaimReturn(claimNo, body, options),
   };
 
   // ---- refunds ---------------------------------------------------------------------------

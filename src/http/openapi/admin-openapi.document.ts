@@ -14,6 +14,7 @@ import {
 import { ErrorEnvelope } from '../../schemas/common.ts';
 import { AddressBody, FulfillmentRecord, OrderItemRecord, OrderRecord, SplitOrderRecord } from '../../schemas/orders.ts';
 import { RefundRecord } from '../../schemas/refunds.ts';
+import { ClaimRecord } from '../../schemas/claims.ts';
 import { SchemaNamer, errorResponses, errorStatuses, parameters, pathsUnder, requestBody } from './openapi.document.ts';
 
 /**
@@ -46,6 +47,7 @@ const NAMED: Record<string, unknown> = {
   AuditPage,
   AccountRecord,
   TransactionRecord,
+  ClaimRecord,
 };
 
 /** `/admin/v1/merchants/:id/tokens` → `/merchants/{id}/tokens` (relative to the `/admin/v1` server). */
@@ -116,6 +118,7 @@ export function buildAdminOpenApiDocument(routes: readonly RouteOptions[]): Json
       { name: 'Merchants', description: 'Merchants, their OAuth clients and bearer tokens.' },
       { name: 'Orders', description: "Every merchant's orders; shipping and delivery of split orders." },
       { name: 'Refunds', description: 'Refund review (manual, or after the worker gave up).' },
+      { name: 'Claims', description: 'Claims after shipment: the queue, approve (with or without a return), reject, received, switch the resolution.' },
       { name: 'Webhooks', description: "Every merchant's webhook endpoints: disable and re-enable." },
       { name: 'Audit', description: 'Who changed what, newest first.' },
       { name: 'Accounts', description: "Merchants' money accounts: billing terms, payments received, adjustments, transactions (SPEC §15)." },

@@ -17,10 +17,12 @@ import { ErrorEnvelope } from '../../schemas/common.ts';
 import { AccountRecord, TransactionRecord } from '../../schemas/account.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../schemas/oauth.ts';
 import { RefundBody, RefundItemBody, RefundRecord } from '../../schemas/refunds.ts';
+import { ClaimRecord, OpenClaimBody } from '../../schemas/claims.ts';
 import { StockChange, StockRecord, WarehouseStock } from '../../schemas/stock.ts';
 import { SCOPES } from '../../schemas/admin.ts';
 import {
   BalanceLowEvent,
+  ClaimEvent,
   OrderCancelledEvent,
   RefundEvent,
   SplitOrderEvent,
@@ -77,6 +79,9 @@ const NAMED: Record<string, unknown> = {
   SplitOrderEvent,
   OrderCancelledEvent,
   BalanceLowEvent,
+  ClaimEvent,
+  OpenClaimBody,
+  ClaimRecord,
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -343,6 +348,11 @@ const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
   'balance.low':
     "Your account's `available` (balance + credit limit) fell below its `lowBalanceThreshold` through `transactionId`: sent once per crossing " +
     '(a credit back above the threshold re-arms it). `account` is as after that transaction.',
+  'claim.approved':
+    'The operator approved your claim; `claim` is the record of `GET /v1/claims/{claimNo}` (with `returnRequired`, send the goods back and post the tracking).',
+  'claim.rejected': 'The operator rejected your claim; `claim.decisionReason` says why.',
+  'claim.credited': 'Your claim was credited to your account (`claim.amount`, a `claim_credit` transaction).',
+  'claim.reshipped': 'Your claim was resolved by a replacement order, charged nothing: `claim.replacementOrderId`.',
 };
 
 /**
@@ -404,6 +414,7 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
       { name: 'Refunds', description: 'Refund requests, decided asynchronously.' },
       { name: 'Webhooks', description: 'Endpoints that receive signed event deliveries, and their delivery log; the `webhooks` section lists the events.' },
       { name: 'Account', description: 'Your money account with the supplier: balance, billing mode and every charge and credit.' },
+      { name: 'Claims', description: 'Claims after shipment: a parcel lost, damaged, wrong or incomplete, resolved by a credit or a replacement order.' },
     ],
     paths,
     webhooks: webhookSection(namer),
@@ -460,4 +471,6 @@ const SCOPE_TEXT: Record<(typeof SCOPES)[number], string> = {
   'orders:write': 'create orders',
   'refunds:write': 'request refunds',
   'account:read': 'read the money account: balance and transactions',
+  'claims:read': 'read claims after shipment',
+  'claims:write': 'open, cancel and post returns of claims after shipment',
 };
