@@ -247,3 +247,35 @@ export function freeOfCharge(plan: OrderPlan): OrderPlan {
     splits: plan.splits.map((s) => ({ ...s, freightCents: 0, items: s.items.map((i) => ({ ...i, unitCents: 0 })) })),
   };
 }
+
+/** SPEC §18: the evidence types a claim takes, each recognised by its bytes, never by its header. */
+export const EVIDENCE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'application/pdf'] as const;
+export type EvidenceType = (typeof EVIDENCE_TYPES)[number];
+
+/** SPEC §18: an evidence file is at most 5 MB (5 × 1024 × 1024 bytes). */
+export const MAX_EVIDENCE_BYTES = 5 * 1024 * 1024;
+
+/** How many leading bytes `evidenceTypeOf` needs. */
+export const EVIDENCE_SNIFF_BYTES = 12;
+
+/** The file name extension a download of each type gets. */
+export const EVIDENCE_EXTENSION: Record<EvidenceType, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'application/pdf': 'pdf' };
+
+const startsWith = (head: Uint8Array, bytes: readonly number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
+const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+
+/**
+ * The type of a file from its first bytes (magic numbers): JPEG `FF D8 FF`, PNG `89 50 4E 47 0D 0A
+ * 1A 0A`, WebP `RIFF····WEBP`, PDF `%PDF-`; null for anything else (an SVG, HTML, a renamed
+ * executable), whatever the upload's Content-Type said.
+ */
+export function evidenceTypeOf(head: Uint8Array): EvidenceType | null {
+  if (startsWith(head, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8)) return 'image/webp';
+  if (startsWith(head, ascii('%PDF-'))) return 'application/pdf';
+  return null;
+}
+
+/** Unreferenced evidence files are removed this long after their upload (SPEC §18: a day). */
+export const ORPHAN_EVIDENCE_MS = 24 * 3600 * 1000;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CLAIM_REASONS, CLAIM_RESOLUTIONS, CLAIM_STATUSES, MAX_CLAIM_EVIDENCE, MAX_CLAIM_LINES } from '../domain/claims.ts';
+import { CLAIM_REASONS, CLAIM_RESOLUTIONS, CLAIM_STATUSES, EVIDENCE_TYPES, MAX_CLAIM_EVIDENCE, MAX_CLAIM_LINES } from '../domain/claims.ts';
 import { Amount, IdLike, IdString, IdText, Instant, IntegerLike, Nullable, OptStr, PageQueryFields, SkuRef, Str, StringEnum } from './common.ts';
 
 /** SPEC §18: `POST /openapi/v1/claims`. */
@@ -28,6 +28,14 @@ export const ClaimReturnBody = Type.Object({ carrier: Str(64), trackingCode: Str
 export type ClaimReturnBody = Static<typeof ClaimReturnBody>;
 
 export const ClaimNoParams = Type.Object({ claimNo: IdText('a claim number') });
+export const FileIdParams = Type.Object({ fileId: IdText('an evidence file id') });
+
+/** `data` of an evidence upload. */
+export const UploadedEvidence = Type.Object({
+  fileId: IdString(),
+  size: Type.Integer({ description: 'bytes' }),
+  contentType: StringEnum(EVIDENCE_TYPES, { description: 'as read from the bytes (the declared type must agree)' }),
+});
 
 export const ClaimListQuery = Type.Object({
   status: Type.Optional(StringEnum(CLAIM_STATUSES)),

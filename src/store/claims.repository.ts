@@ -265,3 +265,40 @@ export async function latestClaimOf(scope: MerchantScope): Promise<ScopedClaimRo
   const row = await scope.selectFrom('claims').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst();
   return row && scoped(row);
 }
+
+/** Records an uploaded evidence file of the merchant (its bytes are already stored under `storage_key`). */
+export async function insertClaimFile(
+  scope: MerchantScope<Trx>,
+  file: { content_type: string; size_bytes: number; sha256: string; storage_key: string; created_at: number },
+): Promise<number> {
+  const row = await scope
+    .insertInto('claim_files', { ...file, claim_id: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** An evidence file as the reader may see it: the merchant's own, or any for the operator. */
+export async function claimFileOf(reader: TenantScope, fileId: number) {
+  const q = isMerchantScope(reader) ? reader.selectFrom('claim_files') : handleOf(reader).selectFrom('claim_files');
+  return q.selectAll().where('id', '=', fileId).executeTakeFirst();
+}
+
+/** Evidence files no claim references, uploaded before `before` (at most `limit`). */
+export async function orphanFiles(db: Handle, before: number, limit: number) {
+  return db
+    .selectFrom('claim_files')
+    .select(['id', 'storage_key'])
+    .where('claim_id', 'is', null)
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes these evidence rows if they are still unreferenced; returns the ids deleted. */
+export async function deleteOrphanFiles(trx: Trx, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx.deleteFrom('claim_files').where('id', 'in', ids).where('claim_id', 'is', null).returning('id').execute();
+  return rows.map((r) => Number(r.id));
+}

@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
+import { purgeOrphanEvidence } from '../../src/services/claim-files.service.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
@@ -16,7 +20,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     /** An app with the order catalogue, two merchants, and helpers for the claim's flow. */
     async function build(ctx: TestContext, env: Record<string, string> = {}) {
-      const t = await buildTestApp(ctx, dialect, env);
+      // Evidence bytes go to DATA_DIR/files: a directory of the test's own.
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-claims-'));
+      ctx.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+      const t = await buildTestApp(ctx, dialect, { DATA_DIR: dataDir, ...env });
       await loadCatalogue(t, ORDER_CATALOGUE);
       await t.admin('PUT', '/admin/v1/stocks', {
         items: [
@@ -53,7 +60,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.deepEqual(report.breaches, [], 'ledger verify finds nothing');
         assert.deepEqual(await ledgerMismatches(t.store.db), [], 'stock equals its ledger');
       };
-      return { t, shop, other, shippedOrder, open, claim, decide, transactions, verified };
+      const upload = (bytes: Buffer, contentType: string, as = shop, headers: Record<string, string> = {}) =>
+        t.app
+          .inject({
+            method: 'POST',
+            url: '/openapi/v1/claims/files',
+            payload: bytes,
+            headers: { authorization: `Bearer ${as}`, 'content-type': contentType, ...headers },
+          })
+          .then((r) => ({ status: r.statusCode, body: r.json() }));
+      const filesIn = () =>
+        fs.existsSync(path.join(dataDir, 'files'))
+          ? fs.readdirSync(path.join(dataDir, 'files'), { recursive: true }).filter((f) => String(f).includes('-'))
+          : [];
+      return { t, shop, other, shippedOrder, open, claim, decide, transactions, verified, upload, filesIn, dataDir };
     }
 
     it('a damaged line credited once: open → approve → credited, one claim_credit of price × quantity, verify holds', async (ctx) => {
@@ -400,6 +420,124 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       assert.match(breaches[0].message, new RegExp(`claim ${uncredited}: 0 credits, expected exactly 1`));
       assert.match(breaches[1].message, new RegExp(`claim:${credited}\\) without a credited claim`));
+    });
+
+    const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2000, 7)]);
+    const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 1)]);
+    const PDF = Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj <<>> endobj\n');
+
+    it('evidence: typed from the bytes, attached to a claim, served only to its merchant and the operator as an attachment', async (ctx) => {
+      const { t, shop, other, shippedOrder, open, claim, upload } = await build(ctx);
+      const png = await upload(PNG, 'image/png');
+      assert.equal(png.status, 200, JSON.stringify(png.body));
+      assert.deepEqual({ ...png.body.data, fileId: undefined }, { fileId: undefined, size: PNG.length, contentType: 'image/png' });
+      const pdf = await upload(PDF, 'application/pdf');
+      assert.equal(pdf.status, 200, JSON.stringify(pdf.body));
+      const { a } = await shippedOrder();
+      const opened = await open({
+        orderId: a,
+        reason: 'damaged',
+        resolution: 'refund',
+        items: [{ sku: 'A', quantity: 1 }],
+        evidence: [png.body.data.fileId, pdf.body.data.fileId],
+      });
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      assert.deepEqual((await claim(opened.body.data.claimNo)).evidence, [png.body.data.fileId, pdf.body.data.fileId]);
+      const got = await t.app.inject({ method: 'GET', url: `/openapi/v1/claims/files/${png.body.data.fileId}`, headers: { authorization: `Bearer ${shop}` } });
+      assert.equal(got.statusCode, 200);
+      assert.deepEqual(got.rawPayload, PNG);
+      assert.equal(got.headers['content-type'], 'image/png');
+      assert.equal(got.headers['x-content-type-options'], 'nosniff');
+      assert.match(String(got.headers['content-disposition']), /^attachment; filename="claim-evidence-\d+\.png"$/);
+      const theirs = await t.app.inject({
+        method: 'GET',
+        url: `/openapi/v1/claims/files/${png.body.data.fileId}`,
+        headers: { authorization: `Bearer ${other}` },
+      });
+      assert.equal(theirs.statusCode, 404);
+      assert.equal(theirs.json().code, 40400);
+      const operator = await t.app.inject({
+        method: 'GET',
+        url: `/admin/v1/claims/files/${pdf.body.data.fileId}`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      assert.equal(operator.statusCode, 200);
+      assert.deepEqual(operator.rawPayload, PDF);
+      // A file on one claim cannot be named by another, nor by another merchant.
+      const again = await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }], evidence: [png.body.data.fileId] });
+      assert.equal(again.status, 400);
+      assert.equal(again.body.errors[0].field, 'evidence[0]');
+      const mine = await upload(JPEG, 'image/jpeg', other);
+      const foreign = await open({
+        orderId: a,
+        reason: 'damaged',
+        resolution: 'refund',
+        items: [{ sku: 'A', quantity: 1 }],
+        evidence: [mine.body.data.fileId],
+      });
+      assert.equal(foreign.status, 400);
+      assert.equal(foreign.body.errors[0].field, 'evidence[0]');
+    });
+
+    it('evidence refused, and nothing kept: bytes not of their type, a 6 MB file, another content type, an empty body', async (ctx) => {
+      const { t, shop, upload, filesIn } = await build(ctx);
+      const before = await everyTableCount(t.store);
+      const cases: [string, Buffer, string, number, number][] = [
+        ['JPEG bytes sent as PNG', JPEG, 'image/png', 415, 41500],
+        ['HTML sent as JPEG', Buffer.from('<html><script>alert(1)</script></html>'), 'image/jpeg', 415, 41500],
+        ['SVG sent as PNG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/png', 415, 41500],
+        ['a 6 MB file', Buffer.concat([JPEG, Buffer.alloc(6 * 1024 * 1024)]), 'image/jpeg', 413, 41300],
+        ['text/plain', Buffer.from('hello'), 'text/plain', 415, 41500],
+        ['image/svg+xml', Buffer.from('<svg/>'), 'image/svg+xml', 415, 41500],
+        ['an empty body', Buffer.alloc(0), 'image/png', 400, 40000],
+      ];
+      for (const [name, bytes, type, status, code] of cases) {
+        const r = await upload(bytes, type);
+        assert.equal(r.status, status, `${name}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, code, name);
+      }
+      assert.deepEqual(await everyTableCount(t.store), before, 'no row written');
+      assert.deepEqual(filesIn(), [], 'no file kept');
+      // Sent in chunks, without a length: read up to the limit, the rest dropped, then 413.
+      const { Readable } = await import('node:stream');
+      const big = Buffer.concat([JPEG, Buffer.alloc(6 * 1024 * 1024)]);
+      const chunked = await t.app.inject({
+        method: 'POST',
+        url: '/openapi/v1/claims/files',
+        payload: Readable.from([big.subarray(0, 1 << 20), big.subarray(1 << 20)]),
+        headers: { authorization: `Bearer ${shop}`, 'content-type': 'image/jpeg', 'transfer-encoding': 'chunked' },
+      });
+      assert.equal(chunked.statusCode, 413, chunked.body);
+      assert.deepEqual(filesIn(), [], 'no file kept');
+      assert.deepEqual(await everyTableCount(t.store), before, 'no row written');
+    });
+
+    it('evidence no claim names is purged after a day; a named file stays', async (ctx) => {
+      const { t, shippedOrder, open, upload, filesIn, shop, dataDir } = await build(ctx);
+      const named = (await upload(PNG, 'image/png')).body.data.fileId;
+      const orphan = (await upload(JPEG, 'image/jpeg')).body.data.fileId;
+      const { a } = await shippedOrder();
+      await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }], evidence: [named] });
+      assert.equal(filesIn().length, 2);
+      assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir }, Date.now()), 0, 'not before a day');
+      assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir }, Date.now() + 25 * 3600 * 1000), 1);
+      assert.equal(filesIn().length, 1);
+      assert.equal((await t.merchant(shop, 'GET', `/openapi/v1/claims/files/${orphan}`)).status, 404);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: `/openapi/v1/claims/files/${named}`, headers: { authorization: `Bearer ${shop}` } })).statusCode,
+        200,
+      );
+    });
+
+    it('evidence upload honours Idempotency-Key: a retry answers the first file and keeps one copy', async (ctx) => {
+      const { upload, filesIn } = await build(ctx);
+      const first = await upload(PNG, 'image/png', undefined, { 'idempotency-key': 'photo-1' });
+      const retry = await upload(PNG, 'image/png', undefined, { 'idempotency-key': 'photo-1' });
+      assert.equal(retry.body.data.fileId, first.body.data.fileId);
+      assert.equal(filesIn().length, 1);
+      const other = await upload(JPEG, 'image/jpeg', undefined, { 'idempotency-key': 'photo-1' });
+      assert.equal(other.status, 409);
+      assert.equal(filesIn().length, 1);
     });
 
     it('two decisions of one claim at once, on two servers: one wins, the other is 409 and changes nothing', async (ctx) => {

@@ -39,6 +39,8 @@ const EXPECTED_SCOPES: Record<string, Scope> = {
   'GET /v1/account': 'account:read',
   'GET /v1/account/transactions': 'account:read',
   'POST /v1/claims': 'claims:write',
+  'POST /v1/claims/files': 'claims:write',
+  'GET /v1/claims/files/:fileId': 'claims:read',
   'GET /v1/claims': 'claims:read',
   'GET /v1/claims/:claimNo': 'claims:read',
   'POST /v1/claims/:claimNo/cancel': 'claims:write',

@@ -49,6 +49,16 @@ interface CallOptions extends PostOptions {
   headers?: Record<string, string>;
   /** The body is the payload itself (the token endpoint), not an envelope. */
   raw?: boolean;
+  /** Raw bytes as the body, with their media type (a claim's evidence upload). */
+  bytes?: { data: Uint8Array<ArrayBuffer> | Blob; contentType: string };
+  /** The success body is a file: returned as bytes with its media type, not read as JSON. */
+  binary?: boolean;
+}
+
+/** A downloaded file: its bytes and media type. */
+export interface DownloadedFile {
+  contentType: string;
+  bytes: Uint8Array;
 }
 
 interface HeldToken {
@@ -87,6 +97,8 @@ export const OPERATION_METHODS = {
   getClaim: 'getClaim',
   cancelClaim: 'cancelClaim',
   postClaimReturn: 'postClaimReturn',
+  uploadClaimEvidence: 'uploadClaimEvidence',
+  downloadClaimEvidence: 'downloadClaimEvidence',
 } as const satisfies Record<keyof operations, string>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -262,6 +274,23 @@ export class StockistClient {
   }
 
   /**
+   * Uploads one evidence file (JPEG, PNG, WebP or PDF, at most 5 MB; the server reads the type from
+   * the bytes); returns `{fileId, size, contentType}` to name in `evidence` when opening the claim.
+   */
+  async uploadClaimEvidence(
+    data: Uint8Array<ArrayBuffer> | Blob,
+    contentType: string,
+    options: PostOptions = {},
+  ): Promise<ResponseData<'uploadClaimEvidence'>> {
+    return (await this.call<ResponseData<'uploadClaimEvidence'>>('POST', '/v1/claims/files', { bytes: { data, contentType }, ...options })).data;
+  }
+
+  /** Downloads one of your evidence files. */
+  async downloadClaimEvidence(fileId: string): Promise<DownloadedFile> {
+    return (await this.call<DownloadedFile>('GET', `/v1/claims/files/${encodeURIComponent(fileId)}`, { binary: true })).data;
+  }
+
+  /**
    * Claims, as `client.claims.open({...})`, `client.claims.get(claimNo)` and
    * `for await (const claim of client.claims.list({ status: 'open' }))`.
    */
@@ -271,6 +300,8 @@ export class StockistClient {
     list: (query: Omit<QueryOf<'listClaims'>, 'cursor' | 'pageNumber'> = {}) => this.iterateClaims(query),
     cancel: (claimNo: string, options: PostOptions = {}) => this.cancelClaim(claimNo, options),
     postReturn: (claimNo: string, body: BodyOf<'postClaimReturn'>, options: PostOptions = {}) => this.postClaimReturn(claimNo, body, options),
+    upload: (data: Uint8Array<ArrayBuffer> | Blob, contentType: string, options: PostOptions = {}) => this.uploadClaimEvidence(data, contentType, options),
+    download: (fileId: string) => this.downloadClaimEvidence(fileId),
   };
 
   // ---- refunds ---------------------------------------------------------------------------
@@ -374,8 +405,11 @@ export class StockistClient {
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-    let payload: string | undefined;
-    if (options.form) {
+    let payload: string | Uint8Array<ArrayBuffer> | Blob | undefined;
+    if (options.bytes) {
+      headers['content-type'] = options.bytes.contentType;
+      payload = options.bytes.data;
+    } else if (options.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       payload = options.form.toString();
     } else if (options.body !== undefined) {
@@ -404,6 +438,10 @@ export class StockistClient {
       }
       if (response.ok || response.status === 304) {
         if (response.status === 304) return { data: undefined as T, response };
+        if (options.binary) {
+          const file: DownloadedFile = { contentType: response.headers.get('content-type') ?? '', bytes: new Uint8Array(await response.arrayBuffer()) };
+          return { data: file as T, response };
+        }
         const json = (await response.json()) as { data: T } & T;
         return { data: options.raw ? json : json.data, response };
       }

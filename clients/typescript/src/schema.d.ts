@@ -156,6 +156,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/claims/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an evidence file (photo or PDF) for a claim
+         * @description The raw bytes as the body, with `Content-Type` image/jpeg, image/png, image/webp or application/pdf; at most 5 MB (413/41300). The type is read from the bytes: a file whose bytes are not of its Content-Type is 415/41500. Returns `{fileId, size, contentType}`; name the `fileId` in `evidence` when opening the claim (at most 6). Files no claim names are removed after a day. Honours `Idempotency-Key`.
+         *
+         *     Scope: `claims:write`.
+         */
+        post: operations["uploadClaimEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an evidence file
+         * @description Your own files only (another merchant’s answers 404). Sent as an attachment with `X-Content-Type-Options: nosniff`.
+         *
+         *     Scope: `claims:read`.
+         */
+        get: operations["downloadClaimEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/order/orders": {
         parameters: {
             query?: never;
@@ -2229,6 +2273,103 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    uploadClaimEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "application/pdf": string;
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            fileId: string;
+                            /** @description bytes */
+                            size: number;
+                            /**
+                             * @description as read from the bytes (the declared type must agree)
+                             * @enum {string}
+                             */
+                            contentType: "image/jpeg" | "image/png" | "image/webp" | "application/pdf";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadClaimEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an evidence file id */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, as an attachment (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`) */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    "X-Content-Type-Options"?: "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

@@ -15,7 +15,7 @@ import { ErrorEnvelope } from '../../schemas/common.ts';
 import { AddressBody, FulfillmentRecord, OrderItemRecord, OrderRecord, SplitOrderRecord } from '../../schemas/orders.ts';
 import { RefundRecord } from '../../schemas/refunds.ts';
 import { ClaimRecord } from '../../schemas/claims.ts';
-import { SchemaNamer, errorResponses, errorStatuses, parameters, pathsUnder, requestBody } from './openapi.document.ts';
+import { SchemaNamer, binaryContent, binaryResponse, errorResponses, errorStatuses, parameters, pathsUnder, requestBody } from './openapi.document.ts';
 
 /**
  * The operator API's OpenAPI 3.1 document (issue 16): generated, like the merchant one, from the
@@ -86,6 +86,8 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
       content: { 'application/json': { schema: namer.convert(response) } },
     };
   }
+  const binary = binaryContent(route);
+  if (binary && method === 'GET') responses['200'] = binaryResponse(binary);
   const statuses = conditional ? [...adminErrorStatuses(method), 412].sort((a, b) => a - b) : adminErrorStatuses(method);
   for (const status of statuses) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   op.responses = responses;

@@ -251,7 +251,29 @@ export function errorResponses(): Record<string, Json> {
   return out;
 }
 
+/**
+ * A route that sends or takes raw bytes names their media types in `x-binary` (the claim evidence
+ * routes): a POST takes them as its body, a GET answers them as an attachment.
+ */
+export function binaryContent(route: RouteOptions): Json | null {
+  const types = (route.schema as Json | undefined)?.['x-binary'] as string[] | undefined;
+  return types ? Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) : null;
+}
+
+/** The 200 of a binary download: the bytes, as an attachment that browsers do not sniff or render. */
+export const binaryResponse = (content: Json) => ({
+  description: 'the file, as an attachment (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`)',
+  headers: {
+    'Content-Disposition': { schema: { type: 'string' } },
+    'X-Content-Type-Options': { schema: { type: 'string', const: 'nosniff' } },
+  },
+  content,
+});
+
 export function requestBody(route: RouteOptions, namer: SchemaNamer, oauth: boolean): Json | undefined {
+  const binary = binaryContent(route);
+  const method = [route.method].flat()[0];
+  if (binary && method === 'POST') return { required: true, content: binary };
   const body = (route.schema as Json | undefined)?.body as Json | undefined;
   if (!body) return undefined;
   const schema = namer.convert(body);
@@ -299,6 +321,8 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
       headers['Idempotent-Replayed'] = { description: '`true` when this is a replay of an earlier response', schema: { type: 'string', const: 'true' } };
     responses[status] = { description, headers, content: { 'application/json': { schema: namer.convert(response) } } };
   }
+  const binary = binaryContent(route);
+  if (binary && method === 'GET') responses['200'] = binaryResponse(binary);
   if (Object.keys(declared).length === 0) {
     // A route that has not declared its response yet: documented as the envelope around anything.
     responses['200'] = {

@@ -11,11 +11,17 @@ import {
   ClaimNoParams,
   ClaimRecord,
   ClaimResolutionBody,
+  FileIdParams,
   ReceiveClaimBody,
   RejectClaimBody,
 } from '../../../schemas/claims.ts';
 import { approveClaim, getClaimForOperator, listClaimsForOperator, receiveClaim, rejectClaim, setClaimResolution } from '../../../services/claims.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { allMerchants } from '../../../store/tenancy.ts';
+import { EVIDENCE_TYPES } from '../../../domain/claims.ts';
+import { ErrorEnvelope } from '../../../schemas/common.ts';
+import { evidenceDownload } from '../../../services/claim-files.service.ts';
+import { sendEvidence } from '../../downloads.ts';
 
 /** SPEC §18: the operator's claims queue and decisions; each decision is audited in its transaction. */
 export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Config; adminApiKey: string }> = async (
@@ -34,6 +40,20 @@ export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       },
     },
     async (request) => listClaimsForOperator(store.db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50),
+  );
+  app.get(
+    '/claims/files/:fileId',
+    {
+      schema: {
+        summary: 'Download an evidence file of any merchant (an attachment, nosniff)',
+        tags: ['Claims'],
+        params: FileIdParams,
+        response: { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
+        'x-binary': [...EVIDENCE_TYPES],
+      },
+      config: { envelope: false },
+    },
+    async (request, reply) => sendEvidence(reply, await evidenceDownload(allMerchants(store.db), config, lookupId(request.params.fileId))),
   );
   app.get('/claims/:claimNo', { schema: { ...doc('One claim', ClaimRecord), params: ClaimNoParams } }, async (request) =>
     getClaimForOperator(store.db, lookupId(request.params.claimNo)),
