@@ -540,6 +540,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(filesIn().length, 1);
     });
 
+    it('webhook events: claim.approved and claim.credited, committed with the decision; claim.rejected on a rejection', async (ctx) => {
+      const { t, shop, shippedOrder, open, decide } = await build(ctx);
+      const hook = await t.merchant(shop, 'POST', '/openapi/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['claim.approved', 'claim.rejected', 'claim.credited', 'claim.reshipped'],
+      });
+      assert.equal(hook.status, 200, hook.raw);
+      const { a } = await shippedOrder();
+      const credited = (await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }] })).body.data.claimNo;
+      await decide(credited, 'approve');
+      const rejected = (await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }] })).body.data.claimNo;
+      await decide(rejected, 'reject', { reason: 'no damage visible' });
+      const log = (await t.merchant(shop, 'GET', `/openapi/v1/webhooks/${hook.body.data.id}/deliveries`)).body.data.list;
+      assert.deepEqual(log.map((d: any) => d.type).sort(), ['claim.approved', 'claim.credited', 'claim.rejected']);
+      const { rows } = await sql<{ payload: string }>`select payload from webhook_events where type = 'claim.credited'`.execute(t.store.db);
+      const body = JSON.parse(rows[0].payload);
+      assert.equal(body.data.claimNo, credited);
+      assert.equal(body.data.claim.status, 'credited');
+      assert.equal(body.data.claim.amount, 9.32);
+    });
+
     it('two decisions of one claim at once, on two servers: one wins, the other is 409 and changes nothing', async (ctx) => {
       const { t, shippedOrder, open, transactions, verified } = await build(ctx);
       const { a } = await shippedOrder();

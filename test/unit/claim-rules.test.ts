@@ -15,6 +15,7 @@ import {
   planClaimLines,
   statesAllowing,
   withinClaimWindow,
+  evidenceTypeOf,
   type ClaimableItem,
   type ClaimAction,
   type ClaimStatus,
@@ -211,5 +212,27 @@ describe('claim window', () => {
   it('is open for the window days after shipment and closed after', () => {
     assert.equal(withinClaimWindow(0, 60 * day, 60), true);
     assert.equal(withinClaimWindow(0, 60 * day + 1, 60), false);
+  });
+});
+
+describe('evidence type from the bytes', () => {
+  const bytes = (...b: (number | string)[]) => Buffer.concat(b.map((x) => (typeof x === 'string' ? Buffer.from(x, 'latin1') : Buffer.from([x]))));
+  it('knows JPEG, PNG, WebP and PDF by their magic numbers', () => {
+    assert.equal(evidenceTypeOf(bytes(0xff, 0xd8, 0xff, 0xe0, 0, 0x10)), 'image/jpeg');
+    assert.equal(evidenceTypeOf(bytes(0x89, 'PNG\r\n', 0x1a, '\n', 0, 0, 0, 13)), 'image/png');
+    assert.equal(evidenceTypeOf(bytes('RIFF', 0x24, 0, 0, 0, 'WEBPVP8 ')), 'image/webp');
+    assert.equal(evidenceTypeOf(bytes('%PDF-1.4\n')), 'application/pdf');
+  });
+  it('knows nothing else, whatever it claims to be', () => {
+    for (const other of [
+      bytes('<svg xmlns="http://www.w3.org/2000/svg">'),
+      bytes('<!DOCTYPE html>'),
+      bytes('GIF89a'),
+      bytes('RIFF', 0, 0, 0, 0, 'WAVE'),
+      bytes(0xff, 0xd8),
+      bytes('MZ'),
+    ]) {
+      assert.equal(evidenceTypeOf(other), null);
+    }
   });
 });
