@@ -353,8 +353,10 @@ export async function approveClaim(deps: ClaimDeps, actor: Actor, claimNo: numbe
       decided_at: now,
       updated_at: now,
     });
+    // The event shows the claim as the merchant must act on it: awaiting the return when one is required.
+    if (returnRequired) row = await transition(trx, deps.store.dialect, row, 'require_return', { updated_at: now });
     await emitClaimEvent(forMerchant(trx, claim.merchant_id), 'claim.approved', row, now);
-    row = returnRequired ? await transition(trx, deps.store.dialect, row, 'require_return', { updated_at: now }) : await resolve(trx, deps, row, now);
+    if (!returnRequired) row = await resolve(trx, deps, row, now);
     await auditClaim(trx, actor, 'claim.approve', claim, row, now);
     return record(allMerchants(trx), row);
   });
