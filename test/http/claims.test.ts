@@ -7,6 +7,8 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
 import { purgeOrphanEvidence } from '../../src/services/claim-files.service.ts';
+import { createBackup, restoreBackup } from '../../src/services/backup.service.ts';
+import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
@@ -559,6 +561,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(body.data.claimNo, credited);
       assert.equal(body.data.claim.status, 'credited');
       assert.equal(body.data.claim.amount, 9.32);
+    });
+
+    it('evidence is in the backup and comes back with the restore', {
+      skip: dialect === 'postgres' ? 'the restore into a fresh DATA_DIR is the SQLite case' : false,
+    }, async (ctx) => {
+      const { t, shippedOrder, open, upload, dataDir } = await build(ctx);
+      const fileId = (await upload(PNG, 'image/png')).body.data.fileId;
+      const { a } = await shippedOrder();
+      await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }], evidence: [fileId] });
+      const config = loadConfig({ DATABASE_URL: t.config.databaseUrl, DATA_DIR: dataDir });
+      const archives = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-claims-backup-'));
+      ctx.after(() => fs.rmSync(archives, { recursive: true, force: true }));
+      const backup = await createBackup({ config, store: t.store }, { toDir: archives });
+      const evidence = Object.keys(backup.manifest.files).filter((f) => f.startsWith('files/'));
+      assert.equal(evidence.length, 1);
+      const target = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-claims-restore-'));
+      ctx.after(() => fs.rmSync(target, { recursive: true, force: true }));
+      const restored = await restoreBackup({ config: loadConfig({ DATA_DIR: target }) }, backup.file);
+      assert.equal(restored.evidenceWritten, 1);
+      assert.deepEqual(fs.readFileSync(path.join(target, ...evidence[0].split('/'))), PNG);
     });
 
     it('two decisions of one claim at once, on two servers: one wins, the other is 409 and changes nothing', async (ctx) => {
