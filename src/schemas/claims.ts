@@ -39,7 +39,7 @@ export const UploadedEvidence = Type.Object({
 
 export const ClaimListQuery = Type.Object({
   status: Type.Optional(StringEnum(CLAIM_STATUSES)),
-  orderId: Type.Optional(IdText('only the claims on this split order')),
+  orderId: Type.Optional(IdText('only the claims on this split order (or on any split order of this kkOrderId)')),
   createStartTime: Type.Optional(Type.String({ maxLength: 64 })),
   createEndTime: Type.Optional(Type.String({ maxLength: 64 })),
   ...PageQueryFields(250, { pageNumber: 'page by number (default 1); not with `cursor`', pageSize: 'default 20' }),

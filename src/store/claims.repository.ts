@@ -222,7 +222,9 @@ const CLAIM_TOTAL_CAP = 10_000;
 function filtered(reader: TenantScope, f: ClaimFilter) {
   let q = claimsOf(reader);
   if (f.status !== null) q = q.where('status', '=', f.status);
-  if (f.splitOrderId !== null) q = q.where('split_order_id', '=', f.splitOrderId);
+  // A split order id, or the parent order's (ids never collide across the two: SPEC §1).
+  const orderId = f.splitOrderId;
+  if (orderId !== null) q = q.where((eb) => eb.or([eb('split_order_id', '=', orderId), eb('order_id', '=', orderId)]));
   if (f.createStart !== null) q = q.where('created_at', '>=', f.createStart);
   if (f.createEnd !== null) q = q.where('created_at', '<=', f.createEnd);
   return q;

@@ -357,7 +357,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('lists claims newest first, by page or cursor, with filters; the operator sees them oldest open first', async (ctx) => {
       const { t, shop, shippedOrder, open, decide } = await build(ctx);
-      const { a, b } = await shippedOrder();
+      const { order, a, b } = await shippedOrder();
       const c1 = (await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }] })).body.data.claimNo;
       const c2 = (await open({ orderId: b, reason: 'damaged', resolution: 'refund', items: [{ sku: 'B', quantity: 1 }] })).body.data.claimNo;
       const c3 = (await open({ orderId: a, reason: 'quality', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }] })).body.data.claimNo;
@@ -378,6 +378,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal((await t.merchant(shop, 'GET', '/openapi/v1/claims?cursor=bogus')).status, 400);
       const ofA = (await t.merchant(shop, 'GET', `/openapi/v1/claims?orderId=${a}&status=open`)).body.data.list.map((c: any) => c.claimNo);
       assert.deepEqual(ofA, [c1]);
+      const ofOrder = (await t.merchant(shop, 'GET', `/openapi/v1/claims?orderId=${order.id}`)).body.data.list.map((c: any) => c.claimNo);
+      assert.deepEqual(ofOrder, [c3, c2, c1], 'the parent order id selects the claims of all its split orders');
       const queue = (await t.admin('GET', '/admin/v1/claims')).body.data;
       assert.deepEqual(
         queue.list.map((c: any) => [c.claimNo, c.status, c.overSla]),

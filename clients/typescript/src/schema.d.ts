@@ -2027,7 +2027,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "open" | "approved" | "rejected" | "cancelled" | "awaiting_return" | "received" | "credited" | "reshipped";
-                /** @description only the claims on this split order */
+                /** @description only the claims on this split order (or on any split order of this kkOrderId) */
                 orderId?: string;
                 createStartTime?: string;
                 createEndTime?: string;
