@@ -258,6 +258,17 @@ async function main() {
     show(`  ${entry.type}`, `${entry.amount} → balance ${entry.balanceAfter}${entry.orderId ? ` (order ${entry.orderId})` : ''}`);
     if (++shown === 3) break;
   }
+
+  step('Claims after shipment');
+  // Once a split order has shipped, a lost or damaged parcel is a claim (SPEC §18): upload photos with
+  // client.claims.upload(bytes, 'image/jpeg'), then client.claims.open({ orderId: <split order id>,
+  // reason: 'damaged', resolution: 'refund', items: [{ sku, quantity }], evidence: [fileId] }).
+  let claims = 0;
+  for await (const claim of client.claims.list()) {
+    show(`  claim ${claim.claimNo}`, `${claim.status} (${claim.reason}, ${claim.resolution}) on split order ${claim.orderId}`);
+    if (++claims === 3) break;
+  }
+  if (claims === 0) show('GET /openapi/v1/claims', `no claims yet (split order ${order.splitOrders[0].id} can be claimed once it ships)`);
   console.log('\nDone.');
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Cron } from 'croner';
 import { isCurrencyCode } from './domain/money.ts';
 import { ENVIRONMENTS, type StockistEnv } from './domain/vocabulary.ts';
+import { DEFAULT_CLAIM_WINDOW_DAYS } from './domain/claims.ts';
 
 export interface Config {
   port: number;
@@ -45,6 +46,10 @@ export interface Config {
   refundReview: 'auto' | 'manual';
   refundAutoDelayMs: number;
   refundSlaHours: number;
+  /** SPEC §18: a claim may be opened up to this many days after its split order shipped. */
+  claimWindowDays: number;
+  /** SPEC §18: open claims older than this are overdue in the operator's queue. */
+  claimSlaHours: number;
   /** How long a worker's claim on a refund holds; a crashed worker's refunds are retried after it lapses. */
   refundClaimMs: number;
   /** Worker attempts at deciding one refund before it is parked for the operator (manual review). */
@@ -367,6 +372,8 @@ export function loadConfig(env: Env = process.env): Config {
     refundReview: oneOf(env, 'REFUND_REVIEW', ['auto', 'manual'] as const, 'auto'),
     refundAutoDelayMs: integer(env, 'REFUND_AUTO_DELAY_MS', 2000, 0, 86_400_000),
     refundSlaHours: integer(env, 'REFUND_SLA_HOURS', 24, 1, 8760),
+    claimWindowDays: integer(env, 'CLAIM_WINDOW_DAYS', DEFAULT_CLAIM_WINDOW_DAYS, 1, 3650),
+    claimSlaHours: integer(env, 'CLAIM_SLA_HOURS', 48, 1, 8760),
     refundClaimMs: integer(env, 'REFUND_CLAIM_MS', 30_000, 100, 3_600_000),
     refundMaxAttempts: integer(env, 'REFUND_MAX_ATTEMPTS', DEFAULT_REFUND_MAX_ATTEMPTS, 1, 1000),
     sandboxAutoShipSeconds: optionalInteger(env, 'SANDBOX_AUTO_SHIP_SECONDS', 1, 86_400),

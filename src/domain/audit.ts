@@ -88,6 +88,10 @@ export const AUDIT_ACTIONS = [
   'order.note',
   'backup.start',
   'backup.download',
+  'claim.approve',
+  'claim.reject',
+  'claim.receive',
+  'claim.set_resolution',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

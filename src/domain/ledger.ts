@@ -11,12 +11,12 @@
 import { spreadsheetSafe } from './csv.ts';
 import type { StockistEnv } from './vocabulary.ts';
 
-/** A merchant's account, and the supplier's four: sales, refunds (given back), cash received, adjustments. */
-export const ACCOUNT_KINDS = ['merchant', 'sales', 'refunds', 'cash', 'adjustments'] as const;
+/** A merchant's account, and the supplier's five: sales, refunds (given back), cash received, adjustments, claims (credited after shipment, SPEC §18). */
+export const ACCOUNT_KINDS = ['merchant', 'sales', 'refunds', 'cash', 'adjustments', 'claims'] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 export type SupplierAccountKind = Exclude<AccountKind, 'merchant'>;
 
-export const ENTRY_TYPES = ['order_charge', 'refund_credit', 'cancellation_credit', 'top_up', 'adjustment'] as const;
+export const ENTRY_TYPES = ['order_charge', 'refund_credit', 'cancellation_credit', 'top_up', 'adjustment', 'claim_credit'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
 /** `on_account`: charged, may go below zero without limit (the default); `prepaid`: an order must be covered by `available`. */
@@ -36,6 +36,7 @@ const COUNTER_ACCOUNT: Record<EntryType, SupplierAccountKind> = {
   cancellation_credit: 'sales',
   top_up: 'cash',
   adjustment: 'adjustments',
+  claim_credit: 'claims',
 };
 
 /** The sign of the merchant's side of each type (adjustments carry their own). */
@@ -44,6 +45,7 @@ const MERCHANT_SIGN: Record<Exclude<EntryType, 'adjustment'>, 1 | -1> = {
   refund_credit: 1,
   cancellation_credit: 1,
   top_up: 1,
+  claim_credit: 1,
 };
 
 /** The merchant account's change for an entry of this type and (positive, or signed for adjustments) amount. */
@@ -101,6 +103,7 @@ export const causeOf = {
   orderCharge: (orderId: number) => `order:${orderId}`,
   refundCredit: (refundId: number) => `refund:${refundId}`,
   cancellationCredit: (splitOrderId: number) => `split_cancel:${splitOrderId}`,
+  claimCredit: (claimId: number) => `claim:${claimId}`,
   /** The reference without letter case: `BANK-X` and `bank-x` are one payment (docs/money.md). */
   topUp: (accountId: number, reference: string) => `top_up:${accountId}:${foldReference(reference)}`,
   adjustment: (accountId: number, key: string) => `adjustment:${accountId}:${key}`,
@@ -241,6 +244,7 @@ export interface LedgerBreach {
     | 'order_charge'
     | 'refund_credit'
     | 'cancellation_credit'
+    | 'claim_credit'
     | 'prepaid_floor'
     | 'entry_chain'
     | 'entry_account'

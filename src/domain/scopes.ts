@@ -1,7 +1,7 @@
 import { fieldError } from './errors.ts';
 
 /** What a merchant token may do (SPEC §2.3); one list for the schemas, the token endpoint and the CLI. */
-export const SCOPES = ['catalog:read', 'stock:read', 'orders:read', 'orders:write', 'refunds:write', 'account:read'] as const;
+export const SCOPES = ['catalog:read', 'stock:read', 'orders:read', 'orders:write', 'refunds:write', 'account:read', 'claims:read', 'claims:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The scopes that only read: what a token form starts with ticked (least privilege). */

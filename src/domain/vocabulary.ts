@@ -46,6 +46,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.cancelled',
   'stock.changed',
   'balance.low',
+  'claim.approved',
+  'claim.rejected',
+  'claim.credited',
+  'claim.reshipped',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

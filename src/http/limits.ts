@@ -5,6 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { Config } from '../config.ts';
+import { MAX_EVIDENCE_BYTES } from '../domain/claims.ts';
 import { AppError, invalidJson, serviceUnavailable } from '../domain/errors.ts';
 import { merchantRouteFor } from './merchant-routes.ts';
 
@@ -60,16 +61,20 @@ export function exceedsDepth(text: string, limit: number): boolean {
  *   (723 KB pretty-printed, about 10,030 values).
  * - `token`: the OAuth token endpoint, which nobody needs to send more than a few hundred bytes,
  *   and which anyone may call without a token.
+ * - `file`: a claim's evidence upload (SPEC §18: at most 5 MB), streamed to storage and never held
+ *   in memory, so BODY_LIMIT_BYTES (a bound on what is parsed in memory) does not cap it; no JSON.
  */
 export const BODY_LIMITS = {
   merchant: { bytes: 128 * 1024, values: 4096 },
   bulk: { bytes: 1024 * 1024, values: 16_384 },
   token: { bytes: 16 * 1024, values: 256 },
+  file: { bytes: MAX_EVIDENCE_BYTES, values: 0 },
 } as const;
 
 export function bodyLimitsFor(kind: keyof typeof BODY_LIMITS, config: Config): { bodyLimit: number; maxJsonValues: number } {
   const limits = BODY_LIMITS[kind];
-  return { bodyLimit: Math.min(limits.bytes, config.bodyLimitBytes), maxJsonValues: limits.values };
+  const bodyLimit = kind === 'file' ? limits.bytes : Math.min(limits.bytes, config.bodyLimitBytes);
+  return { bodyLimit, maxJsonValues: limits.values };
 }
 
 /**

@@ -8,8 +8,8 @@ export interface MerchantRoute {
   /** Relative to MERCHANT_PREFIX, Fastify syntax (`:id`); parameter names do not matter. */
   path: string;
   scope: Scope;
-  /** `bulk`: the route takes large bodies (webhook SKU lists); others take the merchant limit (src/http/limits.ts). */
-  body?: 'bulk';
+  /** `bulk`: the route takes large bodies (webhook SKU lists); `file`: a streamed upload (claim evidence); others take the merchant limit (src/http/limits.ts). */
+  body?: 'bulk' | 'file';
 }
 
 /**
@@ -41,6 +41,13 @@ export const MERCHANT_ROUTES: readonly MerchantRoute[] = [
   { method: 'POST', path: '/v1/webhooks/:id/deliveries/:deliveryId/retry', scope: 'orders:read' },
   { method: 'GET', path: '/v1/account', scope: 'account:read' },
   { method: 'GET', path: '/v1/account/transactions', scope: 'account:read' },
+  { method: 'POST', path: '/v1/claims', scope: 'claims:write' },
+  { method: 'POST', path: '/v1/claims/files', scope: 'claims:write', body: 'file' },
+  { method: 'GET', path: '/v1/claims/files/:fileId', scope: 'claims:read' },
+  { method: 'GET', path: '/v1/claims', scope: 'claims:read' },
+  { method: 'GET', path: '/v1/claims/:claimNo', scope: 'claims:read' },
+  { method: 'POST', path: '/v1/claims/:claimNo/cancel', scope: 'claims:write' },
+  { method: 'POST', path: '/v1/claims/:claimNo/return', scope: 'claims:write' },
 ];
 
 /** `/v2/order/orders/:orderId` → `/v2/order/orders/:`: routes match whatever their parameters are called. */

@@ -185,8 +185,11 @@ export function installMerchantBodyBudget(app: FastifyInstance, config: Config, 
     const streamed = request.headers['transfer-encoding'] !== undefined;
     if (!request.principal || (!streamed && (declared === undefined || declared === '0'))) return payload;
     const routeLimit = request.routeOptions.bodyLimit ?? config.bodyLimitBytes;
-    const charge = streamed ? routeLimit : Number(declared);
-    if (!(charge <= routeLimit)) return payload;
+    const size = streamed ? routeLimit : Number(declared);
+    if (!(size <= routeLimit)) return payload;
+    // An evidence upload (up to 5 MB) may be larger than the bucket: it takes the whole bucket, so it
+    // passes only when the merchant has sent nothing else lately, and leaves nothing for a while.
+    const charge = Math.min(size, capacity);
     const key = `body:${merchantBucketKey(config.env, request.principal)}`;
     // Redis unreachable: let the body through, like the request limit (skipOnError).
     const taken = await buckets.take(key, limits, charge).catch(() => null);

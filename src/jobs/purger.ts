@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
+import { purgeOrphanEvidence } from '../services/claim-files.service.ts';
 import { purgeExpiredSessions } from '../services/console-sessions.service.ts';
 import { purgeExpiredKeys } from '../services/idempotency.service.ts';
 import { purgeExpiredManagerSessions } from '../services/merchant-users.service.ts';
@@ -54,13 +55,16 @@ export class Purger {
  *   for: every five minutes (an expired session signs nobody in meanwhile).
  * - Usage counters and recent errors older than the 30 days the Usage page shows: every ten minutes
  *   (a day's rows become purgeable once a day).
+ * - Claim evidence files that no claim named within a day of their upload (SPEC §18): rows and bytes,
+ *   every ten minutes.
  */
-export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours'>): PurgeTask[] {
+export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir'>): PurgeTask[] {
   const consoleLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   return [
     { what: 'expired idempotency keys', everyMs: 60_000, purge: (now) => purgeExpiredKeys(store.db, now) },
     { what: 'expired console sessions', everyMs: 5 * 60_000, purge: (now, maxBatches) => purgeExpiredSessions(store.db, consoleLimits, now, maxBatches) },
     { what: 'expired business manager sessions', everyMs: 5 * 60_000, purge: (now, maxBatches) => purgeExpiredManagerSessions(store.db, now, maxBatches) },
     { what: 'old usage counters', everyMs: 10 * 60_000, purge: (now) => purgeOldUsage(store.db, now) },
+    { what: 'claim evidence no claim referenced within a day', everyMs: 10 * 60_000, purge: (now) => purgeOrphanEvidence(store.db, config, now) },
   ];
 }

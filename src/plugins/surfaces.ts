@@ -11,6 +11,7 @@ import { installMerchantBodyBudget, installMerchantRateLimit } from '../http/rat
 import { adminAccountRoutes } from '../http/routes/admin/accounts.ts';
 import { adminAuditRoutes } from '../http/routes/admin/audit.ts';
 import { adminCatalogRoutes } from '../http/routes/admin/catalog.ts';
+import { adminClaimRoutes } from '../http/routes/admin/claims.ts';
 import { adminFulfillmentRoutes } from '../http/routes/admin/fulfillment.ts';
 import { adminMerchantRoutes } from '../http/routes/admin/merchants.ts';
 import { adminOrderRoutes } from '../http/routes/admin/orders.ts';
@@ -19,6 +20,7 @@ import { docsRoutes } from '../http/routes/docs.ts';
 import { healthRoutes } from '../http/routes/health.ts';
 import { accountRoutes } from '../http/routes/merchant/account.ts';
 import { catalogRoutes } from '../http/routes/merchant/catalog.ts';
+import { claimRoutes } from '../http/routes/merchant/claims.ts';
 import { orderRoutes } from '../http/routes/merchant/orders.ts';
 import { refundRoutes } from '../http/routes/merchant/refunds.ts';
 import { stockChangesRoutes } from '../http/routes/merchant/stock-changes.ts';
@@ -73,6 +75,7 @@ export const operatorApiPlugin = fp(
         await admin.register(adminAccountRoutes, { store, config, adminApiKey });
         await admin.register(adminOrderRoutes, { store });
         await admin.register(adminFulfillmentRoutes, { store, config, adminApiKey });
+        await admin.register(adminClaimRoutes, { store, config, adminApiKey });
         await admin.register(adminAuditRoutes, { store });
         await admin.register(adminWebhookRoutes, { store, adminApiKey });
       },
@@ -109,6 +112,7 @@ export const merchantApiPlugin = fp(
         await merchant.register(catalogRoutes, { store });
         await merchant.register(webhookRoutes, { store, config, resolve: resolveHost });
         await merchant.register(accountRoutes, { store, config });
+        await merchant.register(claimRoutes, { store, config });
       },
       { prefix: MERCHANT_PREFIX },
     );

@@ -5,6 +5,7 @@ import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.ts';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/vocabulary.ts';
 import { OrderRecord } from './orders.ts';
 import { RefundRecord } from './refunds.ts';
+import { ClaimRecord } from './claims.ts';
 
 /** SKUs one endpoint may follow by stock.changed. */
 const MAX_WEBHOOK_SKUS = 10_000;
@@ -154,6 +155,14 @@ export const BalanceLowEvent = Type.Object({
   data: Type.Object({ account: AccountRecord, transactionId: Type.String({ description: 'the transaction that took it below' }) }),
 });
 
+/** SPEC §18: a claim was decided (approved, rejected) or resolved (credited, reshipped). */
+export const ClaimEvent = Type.Object({
+  type: StringEnum(['claim.approved', 'claim.rejected', 'claim.credited', 'claim.reshipped'] as const),
+  timestamp: EventTime(),
+  test: TestMark(),
+  data: Type.Object({ claimNo: Type.String(), orderId: Type.String({ description: 'the split order id' }), claim: ClaimRecord }),
+});
+
 /** The body schema of each event type. */
 export const WEBHOOK_EVENT_BODIES = {
   'refund.succeeded': RefundEvent,
@@ -163,4 +172,8 @@ export const WEBHOOK_EVENT_BODIES = {
   'order.cancelled': OrderCancelledEvent,
   'stock.changed': StockChangedEvent,
   'balance.low': BalanceLowEvent,
+  'claim.approved': ClaimEvent,
+  'claim.rejected': ClaimEvent,
+  'claim.credited': ClaimEvent,
+  'claim.reshipped': ClaimEvent,
 } as const satisfies Record<WebhookEventType, unknown>;

@@ -72,6 +72,8 @@ export interface RestoreReport {
   /** Files of DATA_DIR written from the archive, and those left as they were (already there). */
   secretsWritten: string[];
   secretsKept: string[];
+  /** Claims' evidence files written into DATA_DIR/files (one already there is kept). */
+  evidenceWritten: number;
 }
 
 /** The secrets of DATA_DIR an archive may carry, and where they live. */
@@ -82,6 +84,23 @@ function secretFiles(config: Config): { member: string; file: string }[] {
     { member: SECRET_MEMBERS.tlsKey, file: config.tlsKeyFile ?? path.join(tlsDir, 'key.pem') },
     { member: SECRET_MEMBERS.tlsCert, file: config.tlsCertFile ?? path.join(tlsDir, 'cert.pem') },
   ];
+}
+
+/** Archive members of claims' evidence files (SPEC §18): `files/<merchantId>/<name>`, from DATA_DIR/files. */
+const EVIDENCE_MEMBER_PREFIX = 'files/';
+
+/** The evidence files of DATA_DIR/files (uploads still being written, `.part`, left out), as archive members. */
+function evidenceFiles(config: Config): { member: string; file: string }[] {
+  const root = path.join(config.dataDir, 'files');
+  if (!fs.existsSync(root)) return [];
+  return fs
+    .readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && !d.name.endsWith('.part'))
+    .map((d) => {
+      const file = path.join(d.parentPath, d.name);
+      return { member: EVIDENCE_MEMBER_PREFIX + path.relative(root, file).split(path.sep).join('/'), file };
+    })
+    .sort((a, b) => a.member.localeCompare(b.member));
 }
 
 // --- Taking a backup ----------------------------------------------------------------------------
@@ -120,6 +139,19 @@ export async function createBackup(
         fs.copyFileSync(s.file, path.join(work, s.member));
         members.push(s.member);
       }
+    }
+    // Claims' evidence, read after the snapshot: a file a claim of the snapshot names is never purged,
+    // so every such file is here; one uploaded meanwhile comes along unreferenced (purged after a day).
+    for (const e of evidenceFiles(config)) {
+      fs.mkdirSync(path.join(work, path.dirname(e.member)), { recursive: true });
+      try {
+        fs.copyFileSync(e.file, path.join(work, e.member));
+      } catch (error) {
+        // Purged between the listing and the copy: an orphan, not needed.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      members.push(e.member);
     }
     const files: Record<string, string> = {};
     for (const m of members) files[m] = await sha256File(path.join(work, m));
@@ -506,6 +538,7 @@ export async function restoreBackup(deps: { config: Config }, archive: string): 
   if (dialect === 'sqlite') trial = await restoreSqlite(config, archive, manifest);
   else trial = await restorePostgres(config, archive, manifest);
   const secrets = await restoreSecrets(config, archive, manifest);
+  const evidenceWritten = await restoreEvidence(config, archive, manifest);
   return {
     manifest,
     target: dialect === 'sqlite' ? target : `${target} schema ${pgTargetSchema(config.databaseUrl)}`,
@@ -514,6 +547,7 @@ export async function restoreBackup(deps: { config: Config }, archive: string): 
     ledgerEntries: trial.ledgerEntries,
     secretsWritten: secrets.written,
     secretsKept: secrets.kept,
+    evidenceWritten,
   };
 }
 
@@ -581,6 +615,19 @@ async function restorePostgres(config: Config, archive: string, manifest: Backup
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** Claims' evidence files of the archive go into DATA_DIR/files where nothing is yet; returns how many were written. */
+async function restoreEvidence(config: Config, archive: string, manifest: BackupManifest): Promise<number> {
+  const root = path.join(config.dataDir, 'files');
+  const wanted = Object.keys(manifest.files)
+    .filter((m) => m.startsWith(EVIDENCE_MEMBER_PREFIX))
+    .map((m) => ({ member: m, file: path.join(root, ...m.slice(EVIDENCE_MEMBER_PREFIX.length).split('/')) }))
+    .filter((e) => e.file.startsWith(root + path.sep) && !fs.existsSync(e.file));
+  if (wanted.length === 0) return 0;
+  for (const e of wanted) fs.mkdirSync(path.dirname(e.file), { recursive: true, mode: 0o700 });
+  await scanArchive(archive, { extract: new Map(wanted.map((e) => [e.member, e.file])) });
+  return wanted.length;
 }
 
 /** Secrets of the archive go into DATA_DIR where nothing is yet (an existing key or certificate is kept). */

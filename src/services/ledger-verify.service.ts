@@ -19,7 +19,8 @@ export interface LedgerReport {
  * with their accounts, balances equal their lines, one charge per order and one credit per
  * succeeded refund (orders placed since the ledger began), an order's refunded amount is what was
  * credited for it, nothing moved for an order before the ledger, cancellation credits only for
- * cancelled split orders, no prepaid account below its floor. One breach a line. An entry's lines
+ * cancelled split orders, one credit of its amount per credited claim and none without one (SPEC §18),
+ * no prepaid account below its floor. One breach a line. An entry's lines
  * sum to zero by construction (migration 0044): there is no row that could say otherwise.
  */
 export async function verifyLedger(db: Handle): Promise<LedgerReport> {
@@ -91,6 +92,17 @@ export async function verifyLedger(db: Handle): Promise<LedgerReport> {
   }
   for (const e of await verify.cancellationsWithoutCancelledSplit(db, PER_RULE)) {
     add('cancellation_credit', `entry ${e.id}: credits the cancellation of split order ${e.splitOrderId}, which is not a cancelled split of its order`);
+  }
+  for (const c of await verify.claimsWithoutOneCredit(db, before, PER_RULE)) {
+    add(
+      'claim_credit',
+      c.credits === 1
+        ? `claim ${c.id}: credited ${centsToAmount(c.credited)}, its amount is ${centsToAmount(c.amount ?? 0)}`
+        : `claim ${c.id}: ${c.credits} credits, expected exactly 1`,
+    );
+  }
+  for (const e of await verify.claimCreditsWithoutCreditedClaim(db, PER_RULE)) {
+    add('claim_credit', `entry ${e.id}: a claim credit (${e.cause}) without a credited claim of its order behind it`);
   }
   for (const o of await verify.ordersRefundedOtherwise(db, before, PER_RULE)) {
     add(

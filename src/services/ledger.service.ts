@@ -158,7 +158,7 @@ async function noticeLowBalance(scope: MerchantScope<Trx>, after: AccountRow, mo
 async function creditChargedAccount(
   trx: Trx,
   orderId: number,
-  credit: Pick<Posting, 'cause' | 'type' | 'refundId' | 'splitOrderId' | 'description'>,
+  credit: Pick<Posting, 'cause' | 'type' | 'refundId' | 'splitOrderId' | 'reference' | 'description'>,
   amountCents: number,
   now: number,
 ): Promise<number | null> {
@@ -190,6 +190,25 @@ export const creditCancellation = (trx: Trx, splitOrderId: number, orderId: numb
       type: 'cancellation_credit',
       splitOrderId,
       description: `Split order ${splitOrderId} of order ${orderId} cancelled`,
+    },
+    amountCents,
+    now,
+  );
+
+/**
+ * A claim's credit (SPEC §18 `claim_credit`), in the decision's transaction: unique per claim by its
+ * cause, so a claim is credited once whatever runs twice. Its reference is the claim number.
+ */
+export const creditClaim = (trx: Trx, claimId: number, orderId: number, splitOrderId: number, amountCents: number, now: number) =>
+  creditChargedAccount(
+    trx,
+    orderId,
+    {
+      cause: causeOf.claimCredit(claimId),
+      type: 'claim_credit',
+      splitOrderId,
+      reference: String(claimId),
+      description: `Claim ${claimId} on split order ${splitOrderId} of order ${orderId}`,
     },
     amountCents,
     now,

@@ -6,6 +6,7 @@ import { normalizeChannelType, CHANNEL_TYPES, type ChannelType } from '../domain
 import { fieldError, validationFailed, type AppError, type FieldError } from '../domain/errors.ts';
 import type { ChannelOffer } from '../domain/freight.ts';
 import { allocateOrder, planOrder, type OrderLine, type ProductFacts } from '../domain/order-plan.ts';
+import { freeOfCharge } from '../domain/claims.ts';
 import { normalizeSalePlatform } from '../domain/sale-platforms.ts';
 import type { AddressBody, CreateOrderBody } from '../schemas/orders.ts';
 import { listChannels } from '../store/channels.repository.ts';
@@ -152,6 +153,8 @@ async function createOrderIn(
   order: NormalizedOrder,
   hash: string,
   now: number,
+  /** A claim's reshipment (SPEC §18): planned like any order, every price and freight zero, charged 0. */
+  free = false,
 ): Promise<CreatedOrder> {
   if (order.customOrderId !== null) {
     const existing = await orders.findOrderByCustomId(scope, order.customOrderId);
@@ -170,7 +173,8 @@ async function createOrderIn(
     [...products.values()].map((p) => p.id),
   );
   const offers = (await listChannels(trx)).map(toOffer);
-  const plan = planOrder(order, products, stock, offers, config.defaultWarehouse);
+  const planned = planOrder(order, products, stock, offers, config.defaultWarehouse);
+  const plan = free ? freeOfCharge(planned) : planned;
 
   const orderId = await orders.insertOrder(scope, {
     custom_order_id: order.customOrderId,
@@ -252,6 +256,25 @@ async function createOrderIn(
   if (!applied) throw new RetryAttempt(`stock moved under order ${orderId}`);
   await chargeOrder(scope, dialect, ledger, orderId, finalCents, now, posted);
   return { orderId, replayed: false };
+}
+
+/**
+ * The replacement order of a claim resolved by reshipment (SPEC §18), in the decision's
+ * transaction: allocated, split by warehouse and its stock taken like any order (42201 when the stock
+ * is short, which the caller turns into the claim's reason), every price and freight zero, and a
+ * charge of 0 so the ledger still has one charge per order.
+ */
+export async function placeReplacementOrder(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  config: OrderConfig,
+  scope: MerchantScope<Trx>,
+  order: NormalizedOrder,
+  claimId: number,
+  now: number,
+): Promise<number> {
+  const created = await createOrderIn(trx, dialect, config, scope, order, `claim:${claimId}`, now, true);
+  return created.orderId;
 }
 
 type OrderConfig = Pick<Config, 'defaultWarehouse' | 'env' | 'supplierCurrency'>;

@@ -5,7 +5,10 @@ import type { Trx } from '../store/db.ts';
 import { loadOrders, resolveOrderId } from '../store/orders.repository.ts';
 import { refundById, refundItems, refundItemsIn, resolveRefund } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
-import { forMerchant, type MerchantScope, type ScopedRefundId } from '../store/tenancy.ts';
+import { forMerchant, type MerchantScope, type ScopedRefundId, type TenantScope } from '../store/tenancy.ts';
+import { claimEvidence, claimLines, latestClaimOf, type ScopedClaimRow } from '../store/claims.repository.ts';
+import { presentClaim } from '../present/claim.presenter.ts';
+import type { ClaimRecord } from '../schemas/claims.ts';
 import { ACCOUNT_LANE, activeEndpoints, insertEvent, latestRecords } from '../store/webhooks.repository.ts';
 import { merchantAccount, type AccountRow } from '../store/ledger.repository.ts';
 import { conflictState } from '../domain/errors.ts';
@@ -90,6 +93,25 @@ export async function emitSplitOrderEvent(
   );
 }
 
+/** Claims (SPEC §18) as the API shows them: each with its lines by SKU and its evidence files. */
+export async function claimRecords(reader: TenantScope, rows: readonly ScopedClaimRow[]): Promise<ClaimRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const [lines, evidence] = await Promise.all([claimLines(reader, ids), claimEvidence(reader, ids)]);
+  return rows.map((r) => presentClaim(r, lines.get(r.id) ?? [], evidence.get(r.id) ?? []));
+}
+
+const claimEventData = (claim: ClaimRecord) => ({ claimNo: claim.claimNo, orderId: claim.orderId, claim });
+
+/** `claim.approved` / `rejected` / `credited` / `reshipped` (SPEC §18): the claim as the decision's transaction commits it. */
+export async function emitClaimEvent(
+  scope: MerchantScope<Trx>,
+  type: 'claim.approved' | 'claim.rejected' | 'claim.credited' | 'claim.reshipped',
+  claim: ScopedClaimRow,
+  now: number,
+): Promise<void> {
+  await emit(scope, claim.order_id, type, async () => claimEventData((await claimRecords(scope, [claim]))[0]), now);
+}
+
 /** Changes a test stock.changed event shows at most (a real one carries up to 500). */
 const TEST_STOCK_CHANGES = 5;
 
@@ -102,6 +124,10 @@ const TEST_RECORD: Record<WebhookEventType, string> = {
   'order.cancelled': 'order',
   'balance.low': 'account transaction',
   'stock.changed': 'stock change',
+  'claim.approved': 'claim',
+  'claim.rejected': 'claim',
+  'claim.credited': 'claim',
+  'claim.reshipped': 'claim',
 };
 
 /**
@@ -116,13 +142,14 @@ export async function testEventGaps(
   skus: readonly string[] | null,
 ): Promise<Record<WebhookEventType, string | null>> {
   const account = await merchantAccount(scope, environment);
-  const [latest, stock] = await Promise.all([latestRecords(scope, account?.id ?? null), feedLatestIn(scope, dialect, skus, 1)]);
+  const [latest, stock, claim] = await Promise.all([latestRecords(scope, account?.id ?? null), feedLatestIn(scope, dialect, skus, 1), latestClaimOf(scope)]);
   const has: Record<string, boolean> = {
     refund: latest.refundId !== null,
     'split order': latest.split !== null,
     order: latest.orderId !== null,
     'account transaction': account !== undefined && latest.entryId !== null,
     'stock change': stock.length > 0,
+    claim: claim !== undefined,
   };
   const gaps = {} as Record<WebhookEventType, string | null>;
   for (const [type, what] of Object.entries(TEST_RECORD) as [WebhookEventType, string][])
@@ -170,6 +197,14 @@ export async function testEventData(
       const { entryId } = await latestRecords(scope, account?.id ?? null);
       if (!account || entryId === null) throw noRecord(type, 'account transaction');
       return { account: presentAccount(account), transactionId: String(entryId) };
+    }
+    case 'claim.approved':
+    case 'claim.rejected':
+    case 'claim.credited':
+    case 'claim.reshipped': {
+      const claim = await latestClaimOf(scope);
+      if (!claim) throw noRecord(type, 'claim');
+      return claimEventData((await claimRecords(scope, [claim]))[0]);
     }
     case 'stock.changed': {
       const newest = await feedLatestIn(scope, dialect, skus, TEST_STOCK_CHANGES);

@@ -374,10 +374,10 @@ export async function ping(db: Handle): Promise<void> {
 }
 
 /** A savepoint in the transaction: work after it can be undone alone (`rollbackToSavepoint`), keeping what came before. */
-export async function savepoint(trx: Trx, name: 'idempotent_work'): Promise<void> {
+export async function savepoint(trx: Trx, name: 'idempotent_work' | 'claim_reship'): Promise<void> {
   await sql`savepoint ${sql.raw(name)}`.execute(trx);
 }
 
-export async function rollbackToSavepoint(trx: Trx, name: 'idempotent_work'): Promise<void> {
+export async function rollbackToSavepoint(trx: Trx, name: 'idempotent_work' | 'claim_reship'): Promise<void> {
   await sql`rollback to savepoint ${sql.raw(name)}`.execute(trx);
 }

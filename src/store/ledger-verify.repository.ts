@@ -218,6 +218,40 @@ export async function cancellationsWithoutCancelledSplit(db: Handle, limit: numb
 }
 
 /**
+ * Credited claims (SPEC §18) of orders placed since the ledger without exactly one `claim_credit` of
+ * their amount: found by the credit's cause, `claim:<claimNo>` (unique, so more than one cannot
+ * exist; none, or another amount, can).
+ */
+export async function claimsWithoutOneCredit(db: Handle, afterOrderId: number, limit: number) {
+  const r = await sql<{ id: number; amount: number | string | null; credits: number | string; credited: number | string | null }>`
+    select c.id as id, c.amount_cents as amount, count(e.id) as credits, sum(e.amount_cents) as credited
+    from claims c
+    left join journal_entries e on e.cause = 'claim:' || cast(c.id as text)
+    where c.status = 'credited' and c.order_id > ${afterOrderId}
+    group by c.id, c.amount_cents
+    having count(e.id) <> 1 or sum(e.amount_cents) <> c.amount_cents
+    order by c.id
+    limit ${limit}`.execute(db);
+  return r.rows.map((row) => ({
+    id: Number(row.id),
+    amount: row.amount === null ? null : Number(row.amount),
+    credits: Number(row.credits),
+    credited: Number(row.credited ?? 0),
+  }));
+}
+
+/** `claim_credit` entries without a credited claim behind them (a credit posted without its cause). */
+export async function claimCreditsWithoutCreditedClaim(db: Handle, limit: number) {
+  const r = await sql<{ id: number; cause: string }>`
+    select e.id as id, e.cause as cause from journal_entries e
+    left join claims c on c.status = 'credited' and e.cause = 'claim:' || cast(c.id as text) and c.order_id = e.order_id
+    where e.type = 'claim_credit' and c.id is null
+    order by e.id
+    limit ${limit}`.execute(db);
+  return r.rows.map((row) => ({ id: Number(row.id), cause: row.cause }));
+}
+
+/**
  * Orders placed since the ledger whose `refundedAmount` is not what was credited for them: the
  * sum of their refund and cancellation credits (both grow the order's refunded amount in the
  * credit's transaction).

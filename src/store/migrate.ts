@@ -36,6 +36,7 @@ import * as m0041 from './migrations/0041_console_list_indexes.ts';
 import * as m0042 from './migrations/0042_backups.ts';
 import * as m0043 from './migrations/0043_edit_versions.ts';
 import * as m0044 from './migrations/0044_ledger_sequence.ts';
+import * as m0045 from './migrations/0045_claims.ts';
 import * as m0046 from './migrations/0046_order_currency.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0042_backups': m0042,
   '0043_edit_versions': m0043,
   '0044_ledger_sequence': m0044,
+  '0045_claims': m0045,
   '0046_order_currency': m0046,
 };
 

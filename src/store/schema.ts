@@ -14,6 +14,7 @@ import type {
   WebhookEndpointStatus,
 } from '../domain/vocabulary.ts';
 import type { RefundReason } from '../domain/refunds.ts';
+import type { ClaimReason, ClaimResolution, ClaimStatus } from '../domain/claims.ts';
 import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { ActorKind, AuditAction } from '../domain/audit.ts';
 import type { MerchantRole } from '../domain/merchant-users.ts';
@@ -379,7 +380,71 @@ export interface OrderNotesTable {
   updated_at: number;
 }
 
+/** SPEC §18: a claim after shipment (migration 0045); its id is the `claimNo`. */
+export interface ClaimsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  order_id: number;
+  split_order_id: number;
+  status: ClaimStatus;
+  reason: ClaimReason;
+  resolution: ClaimResolution;
+  description: string | null;
+  /** 1: the operator asked for the goods back before the claim resolves. */
+  return_required: ColumnType<number, number | undefined, number>;
+  return_carrier: string | null;
+  return_tracking_code: string | null;
+  returned_at: number | null;
+  received_warehouse_id: number | null;
+  received_at: number | null;
+  /** The reject's reason, the approval's note, or why a reshipment could not be made. */
+  decision_reason: string | null;
+  /** The credit, once credited. */
+  amount_cents: number | null;
+  replacement_order_id: number | null;
+  decided_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A quantity of one order item a claim takes, at the item's unit price. */
+export interface ClaimLinesTable {
+  id: Generated<number>;
+  claim_id: number;
+  merchant_id: number;
+  order_item_id: number;
+  sku: string;
+  quantity: number;
+  unit_cents: number;
+}
+
+/** Evidence metadata (the bytes are in the file store); `claim_id` null until a claim references it. */
+export interface ClaimFilesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  claim_id: number | null;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  storage_key: string;
+  created_at: number;
+}
+
+/** The one credit or reshipment of a claim (its key is the claim). */
+export interface ClaimResolutionsTable {
+  claim_id: number;
+  merchant_id: number;
+  kind: 'credit' | 'reship';
+  journal_entry_id: number | null;
+  replacement_order_id: number | null;
+  created_at: number;
+}
+
 export interface Database {
+  claims: ClaimsTable;
+  claim_lines: ClaimLinesTable;
+  claim_files: ClaimFilesTable;
+  claim_resolutions: ClaimResolutionsTable;
   warehouses: WarehousesTable;
   categories: CategoriesTable;
   products: ProductsTable;

@@ -140,6 +140,16 @@ export type ScopedSplitId = number & { readonly [resolved]: 'split' };
 export const resolvedSplitId = (id: number): ScopedSplitId => id as ScopedSplitId;
 
 /**
+ * A claim id found through a tenant scope (`resolveClaim(scope, claimNo)`, the operator's
+ * `resolveClaim(allMerchants(db), claimNo)`, a scoped page). A claim's rows are changed, resolved
+ * and read by such an id. Only the store's readers make one.
+ */
+export type ScopedClaimId = number & { readonly [resolved]: 'claim' };
+
+/** For store readers only: the claim id a scoped query just returned. */
+export const resolvedClaimId = (id: number): ScopedClaimId => id as ScopedClaimId;
+
+/**
  * Runs `work` in one transaction with the same merchant's scope over it: how a service that was
  * handed a scope on the database makes the writes that need `MerchantScope<Trx>`.
  */

@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { StockistClient, StockistError } from '../../clients/typescript/src/index.ts';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
@@ -109,6 +112,36 @@ describe('typed client against a live server', () => {
     const refunds = await client.listRefunds(orderId);
     assert.equal(refunds.list[0].refundNo, refundNo);
     assert.equal(refunds.list[0].refundStatus, 'refund_successfully');
+  });
+
+  it('claims: uploads evidence, opens a claim naming it, reads, lists, cancels and downloads', async (t) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-client-claims-'));
+    t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const { testApp, merchant, baseUrl } = await liveServer(t, { DATA_DIR: dataDir });
+    const client = new StockistClient({ baseUrl, clientId: merchant.clientId, clientSecret: merchant.clientSecret });
+    const orderId = await client.createOrder({ orderAddress: ADDRESS, orderItemsList: [{ sku: 'C', quantity: 2 }] });
+    const split = (await client.getOrder(orderId)).splitOrders[0].id;
+    await testApp.admin('POST', `/admin/v1/split-orders/${split}/ship`, { carrier: 'UPS', trackingCode: '1Z1' });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
+    const file = await client.claims.upload(png, 'image/png');
+    assert.deepEqual([file.size, file.contentType], [png.length, 'image/png']);
+    const opened = await client.claims.open({
+      orderId: split,
+      reason: 'damaged',
+      resolution: 'refund',
+      items: [{ sku: 'C', quantity: 1 }],
+      evidence: [file.fileId],
+    });
+    assert.equal(opened.status, 'open');
+    const claim = await client.claims.get(opened.claimNo);
+    assert.deepEqual(claim.evidence, [file.fileId]);
+    const listed: string[] = [];
+    for await (const c of client.claims.list({ status: 'open' })) listed.push(c.claimNo);
+    assert.deepEqual(listed, [opened.claimNo]);
+    assert.equal((await client.claims.cancel(opened.claimNo)).status, 'cancelled');
+    const downloaded = await client.claims.download(file.fileId);
+    assert.equal(downloaded.contentType, 'image/png');
+    assert.deepEqual(downloaded.bytes, png);
   });
 
   it('sends an Idempotency-Key on every POST: a caller-chosen key replays, a fresh one per call otherwise', async (t) => {

@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
       const dev = await member(t, m.merchantId, 'least@example.com', 'developer');
       const page = await dev.get('/manager/credentials');
       const ticked = [...page.body.matchAll(/name="scopes" value="([a-z:]+)" checked/g)].map((x) => x[1]);
-      assert.deepEqual(ticked, ['catalog:read', 'stock:read', 'orders:read', 'account:read']);
+      assert.deepEqual(ticked, ['catalog:read', 'stock:read', 'orders:read', 'account:read', 'claims:read']);
       const before = await tableDigests(t.store);
       const r = await dev.post('/manager/credentials/tokens', { _csrf: await dev.csrf('/manager/credentials'), name: 'Nothing', expiresInDays: '30' });
       assert.equal(r.statusCode, 400);
@@ -58,7 +58,7 @@ for (const dialect of DIALECTS) {
       const m = await newMerchant(t, 'Console least shop');
       const page = await owner.get(`/console/merchants/${m.merchantId}`);
       const ticked = [...page.body.matchAll(/name="scopes" value="([a-z:]+)" checked/g)].map((x) => x[1]);
-      assert.deepEqual(ticked, ['catalog:read', 'stock:read', 'orders:read', 'account:read']);
+      assert.deepEqual(ticked, ['catalog:read', 'stock:read', 'orders:read', 'account:read', 'claims:read']);
       const before = await tableDigests(t.store);
       const r = await owner.post(`/console/merchants/${m.merchantId}/tokens`, {
         _csrf: await owner.csrf(`/console/merchants/${m.merchantId}`),

@@ -320,7 +320,10 @@ for (const dialect of DIALECTS) {
       await placeOrder(t, fresh.token, [{ sku: 'C', quantity: 1 }]);
       const ordered = await offered();
       assert.deepEqual(ordered.types, ['webhook.test', 'split_order.shipped', 'split_order.delivered', 'order.cancelled', 'stock.changed', 'balance.low']);
-      assert.match(htmlText(ordered.body), /refund\.succeeded: no refund yet; refund\.failed: no refund yet\./);
+      assert.match(
+        htmlText(ordered.body),
+        /refund\.succeeded: no refund yet; refund\.failed: no refund yet; claim\.approved: no claim yet; claim\.rejected: no claim yet; claim\.credited: no claim yet; claim\.reshipped: no claim yet\./,
+      );
       // Every type offered is sent (303), none ends on a refusal.
       const csrf = await freshDev.csrf(`/manager/webhooks/${id}`);
       for (const type of ordered.types) {

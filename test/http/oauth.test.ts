@@ -4,7 +4,7 @@ import { DIALECTS, PG_SKIP, newMerchant, useApp } from '../helpers.ts';
 import { basic, form, tokenRequest } from './oauth-helpers.ts';
 
 const STOCK_URL = '/openapi/v1/product/stocks?skus=SKU-A';
-const ALL_SCOPES = 'catalog:read stock:read orders:read orders:write refunds:write account:read';
+const ALL_SCOPES = 'catalog:read stock:read orders:read orders:write refunds:write account:read claims:read claims:write';
 
 function assertOAuthError(r: { status: number; headers: Record<string, unknown>; body: Record<string, any> }, status: number, error: string) {
   assert.equal(r.status, status, JSON.stringify(r.body));

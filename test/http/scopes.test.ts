@@ -10,7 +10,7 @@ import { freshStore, newMerchant, tableDigests, testConfig, useApp } from '../he
 const concrete = (path: string) => MERCHANT_PREFIX + path.replace(/:[^/]+/g, '987654321');
 
 /**
- * The scope of every merchant route, written out by hand from SPEC §2.1, §3, §13 and §15
+ * The scope of every merchant route, written out by hand from SPEC §2.1, §3, §13, §15 and §18
  * (Hardening III, 11) — not read from MERCHANT_ROUTES, whose scopes the app enforces: a route given
  * the wrong scope there (a webhook write behind another scope, say) fails here, where before only
  * the OpenAPI snapshot noticed.
@@ -38,6 +38,13 @@ const EXPECTED_SCOPES: Record<string, Scope> = {
   'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': 'orders:read',
   'GET /v1/account': 'account:read',
   'GET /v1/account/transactions': 'account:read',
+  'POST /v1/claims': 'claims:write',
+  'POST /v1/claims/files': 'claims:write',
+  'GET /v1/claims/files/:fileId': 'claims:read',
+  'GET /v1/claims': 'claims:read',
+  'GET /v1/claims/:claimNo': 'claims:read',
+  'POST /v1/claims/:claimNo/cancel': 'claims:write',
+  'POST /v1/claims/:claimNo/return': 'claims:write',
 };
 
 describe('scopes, per the SPEC §3 table written out above (Hardening III, 11)', () => {

@@ -1,4 +1,7 @@
-import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { idRoutes, MERCHANT_PREFIX, routeShape } from '../../src/http/merchant-routes.ts';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp, type TestApp } from '../helpers.ts';
@@ -29,6 +32,22 @@ async function ownedDelivery(t: TestApp, owner: Owner): Promise<{ id: string; de
   return { id, deliveryId: log.body.data.list[0].id };
 }
 
+/** An open claim of `owner` on the shipped split order of one of its orders. */
+async function ownedClaim(t: TestApp, owner: Owner): Promise<string> {
+  const orderId = await ownedOrder(t, owner);
+  const order = (await t.merchant(owner.token, 'GET', `/openapi/v2/order/orders/${orderId}`)).body.data;
+  const splitId = order.splitOrders[0].id;
+  await t.admin('POST', `/admin/v1/split-orders/${splitId}/ship`, { carrier: 'UPS', trackingCode: '1Z' });
+  const r = await t.merchant(owner.token, 'POST', '/openapi/v1/claims', {
+    orderId: splitId,
+    reason: 'damaged',
+    resolution: 'refund',
+    items: [{ sku: 'C', quantity: 1 }],
+  });
+  if (r.status !== 200) throw new Error(`claim open failed: ${r.raw}`);
+  return r.body.data.claimNo;
+}
+
 interface TenancyCase {
   /**
    * Creates, as `owner`, the resource(s) the route's ids name and returns the path parameters (by
@@ -57,6 +76,24 @@ export const TENANCY_CASES: Record<string, TenancyCase> = {
   'POST /v1/webhooks/:id/rotate-secret': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
   'GET /v1/webhooks/:id/deliveries': { fixture: async (t, owner) => ({ params: { id: await ownedWebhook(t, owner) } }) },
   'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': { fixture: async (t, owner) => ({ params: await ownedDelivery(t, owner) }) },
+  'GET /v1/claims/files/:fileId': {
+    fixture: async (t, owner) => {
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/openapi/v1/claims/files',
+        payload: png,
+        headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'image/png' },
+      });
+      if (r.statusCode !== 200) throw new Error(`upload failed: ${r.body}`);
+      return { params: { fileId: r.json().data.fileId } };
+    },
+  },
+  'GET /v1/claims/:claimNo': { fixture: async (t, owner) => ({ params: { claimNo: await ownedClaim(t, owner) } }) },
+  'POST /v1/claims/:claimNo/cancel': { fixture: async (t, owner) => ({ params: { claimNo: await ownedClaim(t, owner) } }) },
+  'POST /v1/claims/:claimNo/return': {
+    fixture: async (t, owner) => ({ params: { claimNo: await ownedClaim(t, owner) }, body: { carrier: 'DHL', trackingCode: 'JD1' } }),
+  },
 };
 
 const caseKey = (method: string, path: string) => `${method} ${routeShape(path)}`;
@@ -70,9 +107,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`tenancy: another merchant’s id answers like a missing one (${dialect})`, { skip: dialect === 'postgres' ? PG_SKIP : false }, () => {
     if (!DIALECTS.includes(dialect)) return;
     const registered: { method: string; url: string }[] = [];
+    // Claim evidence is written under DATA_DIR/files: a directory of this suite's own.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-tenancy-'));
+    after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const t = useApp(
       dialect,
-      { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' },
+      { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000', DATA_DIR: dataDir },
       {
         onRoute: (r) => registered.push(...[r.method].flat().map((method) => ({ method, url: r.url ?? '' }))),
       },

@@ -25,6 +25,7 @@ import {
   resolveRefund,
 } from '../../src/store/refunds.repository.ts';
 import { hasPendingRefund, itemsLeft, markShipped, resolveSplitOrder } from '../../src/store/split-orders.repository.ts';
+import { claimableItems, claimLines, lockClaim, moveClaim } from '../../src/store/claims.repository.ts';
 import { allMerchants, forMerchant, type ScopedOrderId, type ScopedRefundId } from '../../src/store/tenancy.ts';
 
 declare const db: Db;
@@ -126,6 +127,16 @@ export const unscopedRefundAndSplitRows = () => [
   lockPendingRefund(trx, resolved, 0),
   // @ts-expect-error nor a refund id a split order's
   cancelSplitOrder(trx, scopedRefund, 0),
+  // @ts-expect-error a claim is locked for a decision only once resolved (resolveClaim, in a scope)
+  lockClaim(trx, 'sqlite', 12),
+  // @ts-expect-error nor moved by a raw claim number
+  moveClaim(trx, 12, ['open'], { status: 'approved', updated_at: 0 }),
+  // @ts-expect-error nor its lines read
+  claimLines(allMerchants(db), [12]),
+  // @ts-expect-error a split order's claimable lines are read only by a resolved split-order id
+  claimableItems(db, 3),
+  // @ts-expect-error an order id is no claim id
+  lockClaim(trx, 'sqlite', resolved),
 ];
 
 /**

@@ -21,6 +21,8 @@ import * as staff from '../../src/store/staff.repository.ts';
 import { takeFlash } from '../../src/store/web-forms.repository.ts';
 import { claimDueDeliveries, insertEndpoint } from '../../src/store/webhooks.repository.ts';
 import { upsertWarehouse } from '../../src/store/warehouses.repository.ts';
+import { attachFiles, deleteOrphanFiles, lockClaim, moveClaim } from '../../src/store/claims.repository.ts';
+import type { ScopedClaimId } from '../../src/store/tenancy.ts';
 
 declare const db: Db;
 declare const trx: Trx;
@@ -28,6 +30,7 @@ declare const posting: Posting;
 // Resolved ids (test/types/tenancy.types.ts holds the calls with raw ones): only the handle is wrong below.
 declare const orderId: ScopedOrderId;
 declare const refundId: ScopedRefundId;
+declare const claimId: ScopedClaimId;
 declare const splitId: ScopedSplitId;
 const stockRow = { productId: 1, warehouseId: 1 };
 const session = {} as Parameters<typeof managerUsers.insertSession>[1];
@@ -112,4 +115,12 @@ export const onABareHandle = () => [
   purgeExpiredKeys(db, 0, 1),
   // @ts-expect-error reading a one-time display deletes it
   takeFlash(db, 'h', 'notice', 0, 1),
+  // @ts-expect-error a claim is locked for a decision inside the decision's transaction
+  lockClaim(db, 'postgres', claimId),
+  // @ts-expect-error and moved there, with the decision's effects
+  moveClaim(db, claimId, ['open'], { status: 'approved', updated_at: 0 }),
+  // @ts-expect-error evidence is attached in the opening's transaction
+  attachFiles(forMerchant(db, 1), claimId, [1]),
+  // @ts-expect-error an orphan purge batch is a write
+  deleteOrphanFiles(db, [1]),
 ];

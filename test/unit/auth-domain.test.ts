@@ -102,7 +102,16 @@ describe('OAuth requests', () => {
   });
 
   it('grants scopes within what is allowed, in a stable order', () => {
-    assert.deepEqual(grantedScopes(undefined), ['catalog:read', 'stock:read', 'orders:read', 'orders:write', 'refunds:write', 'account:read']);
+    assert.deepEqual(grantedScopes(undefined), [
+      'catalog:read',
+      'stock:read',
+      'orders:read',
+      'orders:write',
+      'refunds:write',
+      'account:read',
+      'claims:read',
+      'claims:write',
+    ]);
     assert.deepEqual(grantedScopes('  orders:write  stock:read stock:read'), ['stock:read', 'orders:write']);
     assert.deepEqual(grantedScopes(undefined, ['orders:read']), ['orders:read']);
     assert.throws(

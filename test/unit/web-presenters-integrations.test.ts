@@ -204,6 +204,8 @@ describe('API credentials (views.credentials → CredentialsView)', () => {
         { value: 'orders:write', checked: false },
         { value: 'refunds:write', checked: false },
         { value: 'account:read', checked: true },
+        { value: 'claims:read', checked: true },
+        { value: 'claims:write', checked: false },
       ],
     });
   });

@@ -49,6 +49,16 @@ interface CallOptions extends PostOptions {
   headers?: Record<string, string>;
   /** The body is the payload itself (the token endpoint), not an envelope. */
   raw?: boolean;
+  /** Raw bytes as the body, with their media type (a claim's evidence upload). */
+  bytes?: { data: Uint8Array<ArrayBuffer> | Blob; contentType: string };
+  /** The success body is a file: returned as bytes with its media type, not read as JSON. */
+  binary?: boolean;
+}
+
+/** A downloaded file: its bytes and media type. */
+export interface DownloadedFile {
+  contentType: string;
+  bytes: Uint8Array;
 }
 
 interface HeldToken {
@@ -82,6 +92,13 @@ export const OPERATION_METHODS = {
   retryWebhookDelivery: 'retryWebhookDelivery',
   getAccount: 'getAccount',
   listAccountTransactions: 'listAccountTransactions',
+  openClaim: 'openClaim',
+  listClaims: 'listClaims',
+  getClaim: 'getClaim',
+  cancelClaim: 'cancelClaim',
+  postClaimReturn: 'postClaimReturn',
+  uploadClaimEvidence: 'uploadClaimEvidence',
+  downloadClaimEvidence: 'downloadClaimEvidence',
 } as const satisfies Record<keyof operations, string>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -220,6 +237,73 @@ export class StockistClient {
     transactions: (query: Omit<QueryOf<'listAccountTransactions'>, 'cursor' | 'pageNumber'> = {}) => this.iterateAccountTransactions(query),
   };
 
+  // ---- claims after shipment (SPEC §18) --------------------------------------------------
+
+  /** Opens a claim on a shipped split order (`orderId` = `splitOrders[].id`); returns `{claimNo, status: "open"}`. */
+  async openClaim(body: BodyOf<'openClaim'>, options: PostOptions = {}): Promise<ResponseData<'openClaim'>> {
+    return (await this.call<ResponseData<'openClaim'>>('POST', '/v1/claims', { body, ...options })).data;
+  }
+
+  /** One page of your claims, newest first: by `pageNumber`, or by `cursor`. */
+  async listClaims(query: QueryOf<'listClaims'> = {}): Promise<ResponseData<'listClaims'>> {
+    return (await this.call<ResponseData<'listClaims'>>('GET', '/v1/claims', { query })).data;
+  }
+
+  /** Every claim the query selects, newest first, page after page by keyset cursor. */
+  async *iterateClaims(query: Omit<QueryOf<'listClaims'>, 'cursor' | 'pageNumber'> = {}): AsyncGenerator<Schemas['ClaimRecord'], void, undefined> {
+    let page = await this.listClaims(query);
+    for (;;) {
+      yield* page.list;
+      if (page.nextCursor === null) return;
+      page = await this.listClaims({ cursor: page.nextCursor });
+    }
+  }
+
+  async getClaim(claimNo: string): Promise<ResponseData<'getClaim'>> {
+    return (await this.call<ResponseData<'getClaim'>>('GET', `/v1/claims/${encodeURIComponent(claimNo)}`)).data;
+  }
+
+  /** Withdraws an open claim. */
+  async cancelClaim(claimNo: string, options: PostOptions = {}): Promise<ResponseData<'cancelClaim'>> {
+    return (await this.call<ResponseData<'cancelClaim'>>('POST', `/v1/claims/${encodeURIComponent(claimNo)}/cancel`, { ...options })).data;
+  }
+
+  /** The return's carrier and tracking code, when the approval asked for the goods back. */
+  async postClaimReturn(claimNo: string, body: BodyOf<'postClaimReturn'>, options: PostOptions = {}): Promise<ResponseData<'postClaimReturn'>> {
+    return (await this.call<ResponseData<'postClaimReturn'>>('POST', `/v1/claims/${encodeURIComponent(claimNo)}/return`, { body, ...options })).data;
+  }
+
+  /**
+   * Uploads one evidence file (JPEG, PNG, WebP or PDF, at most 5 MB; the server reads the type from
+   * the bytes); returns `{fileId, size, contentType}` to name in `evidence` when opening the claim.
+   */
+  async uploadClaimEvidence(
+    data: Uint8Array<ArrayBuffer> | Blob,
+    contentType: string,
+    options: PostOptions = {},
+  ): Promise<ResponseData<'uploadClaimEvidence'>> {
+    return (await this.call<ResponseData<'uploadClaimEvidence'>>('POST', '/v1/claims/files', { bytes: { data, contentType }, ...options })).data;
+  }
+
+  /** Downloads one of your evidence files. */
+  async downloadClaimEvidence(fileId: string): Promise<DownloadedFile> {
+    return (await this.call<DownloadedFile>('GET', `/v1/claims/files/${encodeURIComponent(fileId)}`, { binary: true })).data;
+  }
+
+  /**
+   * Claims, as `client.claims.open({...})`, `client.claims.get(claimNo)` and
+   * `for await (const claim of client.claims.list({ status: 'open' }))`.
+   */
+  readonly claims = {
+    open: (body: BodyOf<'openClaim'>, options: PostOptions = {}) => this.openClaim(body, options),
+    get: (claimNo: string) => this.getClaim(claimNo),
+    list: (query: Omit<QueryOf<'listClaims'>, 'cursor' | 'pageNumber'> = {}) => this.iterateClaims(query),
+    cancel: (claimNo: string, options: PostOptions = {}) => this.cancelClaim(claimNo, options),
+    postReturn: (claimNo: string, body: BodyOf<'postClaimReturn'>, options: PostOptions = {}) => this.postClaimReturn(claimNo, body, options),
+    upload: (data: Uint8Array<ArrayBuffer> | Blob, contentType: string, options: PostOptions = {}) => this.uploadClaimEvidence(data, contentType, options),
+    download: (fileId: string) => this.downloadClaimEvidence(fileId),
+  };
+
   // ---- refunds ---------------------------------------------------------------------------
 
   /** Requests a refund of order `orderId`; returns the refund number. Decided asynchronously. */
@@ -321,8 +405,11 @@ export class StockistClient {
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-    let payload: string | undefined;
-    if (options.form) {
+    let payload: string | Uint8Array<ArrayBuffer> | Blob | undefined;
+    if (options.bytes) {
+      headers['content-type'] = options.bytes.contentType;
+      payload = options.bytes.data;
+    } else if (options.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       payload = options.form.toString();
     } else if (options.body !== undefined) {
@@ -351,6 +438,10 @@ export class StockistClient {
       }
       if (response.ok || response.status === 304) {
         if (response.status === 304) return { data: undefined as T, response };
+        if (options.binary) {
+          const file: DownloadedFile = { contentType: response.headers.get('content-type') ?? '', bytes: new Uint8Array(await response.arrayBuffer()) };
+          return { data: file as T, response };
+        }
         const json = (await response.json()) as { data: T } & T;
         return { data: options.raw ? json : json.data, response };
       }

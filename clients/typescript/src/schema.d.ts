@@ -64,6 +64,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your claims, newest first
+         * @description Filters `status`, `orderId` (a split order id), `createStartTime`/`createEndTime`. Page by number, or walk with `cursor` (follow `nextCursor` until it is null).
+         *
+         *     Scope: `claims:read`.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        /**
+         * Open a claim on a shipped split order
+         * @description A parcel lost (`not_received`), damaged, wrong, incomplete or of poor quality: name the split order (`orderId` = `splitOrders[].id`), the SKUs and quantities, and the resolution you want — `refund` (credited to your account) or `reship` (a replacement order, charged nothing). Only on a shipped or delivered split order, within CLAIM_WINDOW_DAYS (default 60) of its shipment (else 409/40904; before shipment, request a refund); each SKU at most what shipped less what was refunded and what other claims hold (else 422/42204 naming `items[i].quantity`). Attach evidence uploaded first with `POST /v1/claims/files` (at most 6). Honours `Idempotency-Key`.
+         *
+         *     Scope: `claims:write`.
+         */
+        post: operations["openClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{claimNo}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One claim
+         * @description Scope: `claims:read`.
+         */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{claimNo}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an open claim
+         * @description Only while the claim is `open` (else 409/40903). Honours `Idempotency-Key`.
+         *
+         *     Scope: `claims:write`.
+         */
+        post: operations["cancelClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{claimNo}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The return's carrier and tracking code
+         * @description When the approval asked for the goods back (`awaiting_return`; else 409/40903); may be sent again to correct it. Honours `Idempotency-Key`.
+         *
+         *     Scope: `claims:write`.
+         */
+        post: operations["postClaimReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an evidence file (photo or PDF) for a claim
+         * @description The raw bytes as the body, with `Content-Type` image/jpeg, image/png, image/webp or application/pdf; at most 5 MB (413/41300). The type is read from the bytes: a file whose bytes are not of its Content-Type is 415/41500. Returns `{fileId, size, contentType}`; name the `fileId` in `evidence` when opening the claim (at most 6). Files no claim names are removed after a day. Honours `Idempotency-Key`.
+         *
+         *     Scope: `claims:write`.
+         */
+        post: operations["uploadClaimEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an evidence file
+         * @description Your own files only (another merchant’s answers 404). Sent as an attachment with `X-Content-Type-Options: nosniff`.
+         *
+         *     Scope: `claims:read`.
+         */
+        get: operations["downloadClaimEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/order/orders": {
         parameters: {
             query?: never;
@@ -749,6 +885,178 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "claim.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.approved event
+         * @description The operator approved your claim; `claim` is the record of `GET /v1/claims/{claimNo}` (with `returnRequired`, send the goods back and post the tracking).
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaimEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.rejected event
+         * @description The operator rejected your claim; `claim.decisionReason` says why.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaimEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.credited event
+         * @description Your claim was credited to your account (`claim.amount`, a `claim_credit` transaction).
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaimEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.reshipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.reshipped event
+         * @description Your claim was resolved by a replacement order, charged nothing: `claim.replacementOrderId`.
+         *
+         *     Signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); check it with `verifyWebhook` of the typed client. Any 2xx within 5 s acknowledges; anything else is retried with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaimEvent"];
+                };
+            };
+            responses: {
+                /** @description acknowledged (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -796,7 +1104,7 @@ export interface components {
             /** @description its place in the account's sequence (1, 2, 3, …): the order postings changed the balance; pass the last one you saw as `afterSeq` to sync */
             seq: number;
             /** @enum {string} */
-            type: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment";
+            type: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment" | "claim_credit";
             /** @description signed: negative for a charge, positive for a credit */
             amount: number;
             balanceAfter: number;
@@ -1248,6 +1556,78 @@ export interface components {
                 transactionId: string;
             };
         };
+        ClaimEvent: {
+            /** @enum {string} */
+            type: "claim.approved" | "claim.rejected" | "claim.credited" | "claim.reshipped";
+            /**
+             * Format: date-time
+             * @description when the event was committed (ISO 8601 UTC, seconds)
+             */
+            timestamp: string;
+            /**
+             * @description present, and true, only on a test event sent from the business manager: the body has this type’s real shape, filled from your latest records, and reports nothing new — acknowledge it and act on nothing
+             * @constant
+             */
+            test?: true;
+            data: {
+                claimNo: string;
+                /** @description the split order id */
+                orderId: string;
+                claim: components["schemas"]["ClaimRecord"];
+            };
+        };
+        OpenClaimBody: {
+            /** @description the split order id (`splitOrders[].id` of the order) whose parcel the claim is about */
+            orderId: number | string;
+            /** @enum {string} */
+            reason: "not_received" | "damaged" | "wrong_item" | "missing_parts" | "quality";
+            /**
+             * @description `refund`: credit the account; `reship`: send the lines again in a replacement order, charged nothing
+             * @enum {string}
+             */
+            resolution: "refund" | "reship";
+            /** @description the SKUs of the split order and how many of each are claimed; each SKU once */
+            items: {
+                sku: string;
+                /** @description an integer from 1 to 1000000000 */
+                quantity: number | string;
+            }[];
+            /** @description a string of at most 2000 characters */
+            description?: string | null;
+            /** @description at most 6 files, each uploaded by this merchant and on no other claim */
+            evidence?: (number | string)[];
+        };
+        ClaimRecord: {
+            claimNo: string;
+            /** @description the split order id */
+            orderId: string;
+            /** @description the order (kkOrderId) the split order belongs to */
+            parentOrderId: string;
+            /** @enum {string} */
+            status: "open" | "approved" | "rejected" | "cancelled" | "awaiting_return" | "received" | "credited" | "reshipped";
+            /** @enum {string} */
+            reason: "not_received" | "damaged" | "wrong_item" | "missing_parts" | "quality";
+            /** @enum {string} */
+            resolution: "refund" | "reship";
+            items: {
+                sku: string;
+                quantity: number;
+            }[];
+            description: string | null;
+            evidence: string[];
+            amount: number | null;
+            replacementOrderId: string | null;
+            returnRequired: boolean;
+            returnTracking: {
+                carrier: string;
+                trackingCode: string;
+            } | null;
+            decisionReason: string | null;
+            /** Format: date-time */
+            createDate: string;
+            /** Format: date-time */
+            updateDate: string;
+        };
         CategoryNode: {
             categoryId: number;
             name: string;
@@ -1303,7 +1683,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Conflict: 40900 idempotency conflict (same key or customOrderId, different request; or still in flight); 40901 refund refused: the items' order has shipped; 40902 refund quantity exceeds what is still refundable; 40903 operator action refused by state (e.g. ship while a refund is pending) */
+        /** @description Conflict: 40900 idempotency conflict (same key or customOrderId, different request; or still in flight); 40901 refund refused: the items' order has shipped; 40902 refund quantity exceeds what is still refundable; 40903 operator action refused by state (e.g. ship while a refund is pending); a claim decision, cancel or return in a state that does not allow it; 40904 claim refused: the split order has not shipped (request a refund instead), or it shipped more than CLAIM_WINDOW_DAYS ago */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1373,7 +1753,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Unprocessable: 42200 unknown SKU(s) — each listed; 42201 insufficient stock — each short line listed with sku, requested, available; 42202 no logistics channel serves a warehouse/destination pair; 42203 insufficient funds: a prepaid account cannot cover the order (nothing reserved, charged or stored) */
+        /** @description Unprocessable: 42200 unknown SKU(s) — each listed; 42201 insufficient stock — each short line listed with sku, requested, available; 42202 no logistics channel serves a warehouse/destination pair; 42203 insufficient funds: a prepaid account cannot cover the order (nothing reserved, charged or stored); 42204 claim quantity exceeds what can still be claimed: shipped − refunded − held by other claims (each line listed) */
         Error422: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1592,7 +1972,7 @@ export interface operations {
     listAccountTransactions: {
         parameters: {
             query?: {
-                type?: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment";
+                type?: "order_charge" | "refund_credit" | "cancellation_credit" | "top_up" | "adjustment" | "claim_credit";
                 createStartTime?: string;
                 createEndTime?: string;
                 /** @description page by number (default 1); not with `cursor` */
@@ -1634,6 +2014,358 @@ export interface operations {
                             nextCursor: string | null;
                         };
                     };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listClaims: {
+        parameters: {
+            query?: {
+                status?: "open" | "approved" | "rejected" | "cancelled" | "awaiting_return" | "received" | "credited" | "reshipped";
+                /** @description only the claims on this split order (or on any split order of this kkOrderId) */
+                orderId?: string;
+                createStartTime?: string;
+                createEndTime?: string;
+                /** @description page by number (default 1); not with `cursor` */
+                pageNumber?: number;
+                /** @description default 20 */
+                pageSize?: number;
+                /** @description continue a keyset walk: `nextCursor` of the previous page, unchanged */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** @description counted up to 10,000 (then exactly 10,000: "10,000 or more") */
+                            total: number;
+                            pageNumber: number;
+                            pageSize: number;
+                            list: components["schemas"]["ClaimRecord"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    openClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenClaimBody"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            claimNo: string;
+                            /** @constant */
+                            status: "open";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a claim number */
+                claimNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["ClaimRecord"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    cancelClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description a claim number */
+                claimNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["ClaimRecord"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postClaimReturn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description a claim number */
+                claimNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    carrier: string;
+                    trackingCode: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["ClaimRecord"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    uploadClaimEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for the same key and request for 24 h; a different request with the key → 409/40900. The typed client sends a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "application/pdf": string;
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` when this is a replay of an earlier response */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 10000;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            fileId: string;
+                            /** @description bytes */
+                            size: number;
+                            /**
+                             * @description as read from the bytes (the declared type must agree)
+                             * @enum {string}
+                             */
+                            contentType: "image/jpeg" | "image/png" | "image/webp" | "application/pdf";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadClaimEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an evidence file id */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, as an attachment (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`) */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    "X-Content-Type-Options"?: "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["Error400"];
@@ -2002,7 +2734,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed" | "balance.low")[];
+                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed" | "balance.low" | "claim.approved" | "claim.rejected" | "claim.credited" | "claim.reshipped")[];
                     /** @description stock.changed only: the SKUs to follow (at most 10,000; repeats ignored). Absent or null: every SKU. */
                     skus?: string[] | null;
                     /** @description stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands. */
@@ -2076,7 +2808,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed" | "balance.low")[];
+                    events: ("refund.succeeded" | "refund.failed" | "split_order.shipped" | "split_order.delivered" | "order.cancelled" | "stock.changed" | "balance.low" | "claim.approved" | "claim.rejected" | "claim.credited" | "claim.reshipped")[];
                     /** @description stock.changed only: the SKUs to follow (at most 10,000; repeats ignored). Absent or null: every SKU. */
                     skus?: string[] | null;
                     /** @description stock.changed only: deliver the changes after this change-feed cursor (a `nextCursor` of `GET /v1/product/stocks/changes`, or a delivery's `cursor`), to switch from polling to push without a gap or a repeat. Default when registering: `now`; when replacing: where the endpoint stands. */

@@ -14,7 +14,8 @@ import {
 import { ErrorEnvelope } from '../../schemas/common.ts';
 import { AddressBody, FulfillmentRecord, OrderItemRecord, OrderRecord, SplitOrderRecord } from '../../schemas/orders.ts';
 import { RefundRecord } from '../../schemas/refunds.ts';
-import { SchemaNamer, errorResponses, errorStatuses, parameters, pathsUnder, requestBody } from './openapi.document.ts';
+import { ClaimRecord } from '../../schemas/claims.ts';
+import { SchemaNamer, binaryContent, binaryResponse, errorResponses, errorStatuses, parameters, pathsUnder, requestBody } from './openapi.document.ts';
 
 /**
  * The operator API's OpenAPI 3.1 document (issue 16): generated, like the merchant one, from the
@@ -46,6 +47,7 @@ const NAMED: Record<string, unknown> = {
   AuditPage,
   AccountRecord,
   TransactionRecord,
+  ClaimRecord,
 };
 
 /** `/admin/v1/merchants/:id/tokens` → `/merchants/{id}/tokens` (relative to the `/admin/v1` server). */
@@ -84,6 +86,8 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
       content: { 'application/json': { schema: namer.convert(response) } },
     };
   }
+  const binary = binaryContent(route);
+  if (binary && method === 'GET') responses['200'] = binaryResponse(binary);
   const statuses = conditional ? [...adminErrorStatuses(method), 412].sort((a, b) => a - b) : adminErrorStatuses(method);
   for (const status of statuses) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   op.responses = responses;
@@ -116,6 +120,7 @@ export function buildAdminOpenApiDocument(routes: readonly RouteOptions[]): Json
       { name: 'Merchants', description: 'Merchants, their OAuth clients and bearer tokens.' },
       { name: 'Orders', description: "Every merchant's orders; shipping and delivery of split orders." },
       { name: 'Refunds', description: 'Refund review (manual, or after the worker gave up).' },
+      { name: 'Claims', description: 'Claims after shipment: the queue, approve (with or without a return), reject, received, switch the resolution.' },
       { name: 'Webhooks', description: "Every merchant's webhook endpoints: disable and re-enable." },
       { name: 'Audit', description: 'Who changed what, newest first.' },
       { name: 'Accounts', description: "Merchants' money accounts: billing terms, payments received, adjustments, transactions (SPEC §15)." },

@@ -50,8 +50,18 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   {
     status: 409,
     code: 40903,
-    when: 'operator action refused by state (e.g. ship while a refund is pending)',
+    when: 'operator action refused by state (e.g. ship while a refund is pending); a claim decision, cancel or return in a state that does not allow it',
     example: { message: 'split order 1000000371652 has a pending refund' },
+  },
+  {
+    status: 409,
+    code: 40904,
+    when: 'claim refused: the split order has not shipped (request a refund instead), or it shipped more than CLAIM_WINDOW_DAYS ago',
+    example: {
+      message:
+        'split order 5000000000001 is waiting_to_ship: a claim is for a parcel that shipped; before shipment, request a refund (POST /openapi/v2/order/orders/1000000000001/refund)',
+      errors: [{ field: 'orderId', message: 'not shipped', status: 'waiting_to_ship' }],
+    },
   },
   {
     status: 408,
@@ -118,6 +128,15 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
     example: {
       message: 'insufficient funds: the order needs 54.2 and the account has 20 available',
       errors: [{ field: 'account', message: 'the prepaid account cannot cover the order', required: 54.2, available: 20 }],
+    },
+  },
+  {
+    status: 422,
+    code: 42204,
+    when: 'claim quantity exceeds what can still be claimed: shipped − refunded − held by other claims (each line listed)',
+    example: {
+      message: 'claim quantity exceeds what can still be claimed',
+      errors: [{ field: 'items[0].quantity', message: 'at most 1 of MUG-1 can still be claimed', sku: 'MUG-1', requested: 2, claimable: 1 }],
     },
   },
   { status: 429, code: 42900, when: 'rate limited (Retry-After header)', example: { message: 'rate limit exceeded; retry after 1 s' } },

@@ -17,10 +17,12 @@ import { ErrorEnvelope } from '../../schemas/common.ts';
 import { AccountRecord, TransactionRecord } from '../../schemas/account.ts';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../schemas/oauth.ts';
 import { RefundBody, RefundItemBody, RefundRecord } from '../../schemas/refunds.ts';
+import { ClaimRecord, OpenClaimBody } from '../../schemas/claims.ts';
 import { StockChange, StockRecord, WarehouseStock } from '../../schemas/stock.ts';
 import { SCOPES } from '../../schemas/admin.ts';
 import {
   BalanceLowEvent,
+  ClaimEvent,
   OrderCancelledEvent,
   RefundEvent,
   SplitOrderEvent,
@@ -77,6 +79,9 @@ const NAMED: Record<string, unknown> = {
   SplitOrderEvent,
   OrderCancelledEvent,
   BalanceLowEvent,
+  ClaimEvent,
+  OpenClaimBody,
+  ClaimRecord,
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -246,7 +251,29 @@ export function errorResponses(): Record<string, Json> {
   return out;
 }
 
+/**
+ * A route that sends or takes raw bytes names their media types in `x-binary` (the claim evidence
+ * routes): a POST takes them as its body, a GET answers them as an attachment.
+ */
+export function binaryContent(route: RouteOptions): Json | null {
+  const types = (route.schema as Json | undefined)?.['x-binary'] as string[] | undefined;
+  return types ? Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) : null;
+}
+
+/** The 200 of a binary download: the bytes, as an attachment that browsers do not sniff or render. */
+export const binaryResponse = (content: Json) => ({
+  description: 'the file, as an attachment (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`)',
+  headers: {
+    'Content-Disposition': { schema: { type: 'string' } },
+    'X-Content-Type-Options': { schema: { type: 'string', const: 'nosniff' } },
+  },
+  content,
+});
+
 export function requestBody(route: RouteOptions, namer: SchemaNamer, oauth: boolean): Json | undefined {
+  const binary = binaryContent(route);
+  const method = [route.method].flat()[0];
+  if (binary && method === 'POST') return { required: true, content: binary };
   const body = (route.schema as Json | undefined)?.body as Json | undefined;
   if (!body) return undefined;
   const schema = namer.convert(body);
@@ -294,6 +321,8 @@ function operation(route: RouteOptions, method: string, namer: SchemaNamer): Jso
       headers['Idempotent-Replayed'] = { description: '`true` when this is a replay of an earlier response', schema: { type: 'string', const: 'true' } };
     responses[status] = { description, headers, content: { 'application/json': { schema: namer.convert(response) } } };
   }
+  const binary = binaryContent(route);
+  if (binary && method === 'GET') responses['200'] = binaryResponse(binary);
   if (Object.keys(declared).length === 0) {
     // A route that has not declared its response yet: documented as the envelope around anything.
     responses['200'] = {
@@ -343,6 +372,11 @@ const EVENT_TEXT: Record<keyof typeof WEBHOOK_EVENT_BODIES, string> = {
   'balance.low':
     "Your account's `available` (balance + credit limit) fell below its `lowBalanceThreshold` through `transactionId`: sent once per crossing " +
     '(a credit back above the threshold re-arms it). `account` is as after that transaction.',
+  'claim.approved':
+    'The operator approved your claim; `claim` is the record of `GET /v1/claims/{claimNo}` (with `returnRequired`, send the goods back and post the tracking).',
+  'claim.rejected': 'The operator rejected your claim; `claim.decisionReason` says why.',
+  'claim.credited': 'Your claim was credited to your account (`claim.amount`, a `claim_credit` transaction).',
+  'claim.reshipped': 'Your claim was resolved by a replacement order, charged nothing: `claim.replacementOrderId`.',
 };
 
 /**
@@ -404,6 +438,7 @@ export function buildOpenApiDocument(routes: readonly RouteOptions[]): Json {
       { name: 'Refunds', description: 'Refund requests, decided asynchronously.' },
       { name: 'Webhooks', description: 'Endpoints that receive signed event deliveries, and their delivery log; the `webhooks` section lists the events.' },
       { name: 'Account', description: 'Your money account with the supplier: balance, billing mode and every charge and credit.' },
+      { name: 'Claims', description: 'Claims after shipment: a parcel lost, damaged, wrong or incomplete, resolved by a credit or a replacement order.' },
     ],
     paths,
     webhooks: webhookSection(namer),
@@ -460,4 +495,6 @@ const SCOPE_TEXT: Record<(typeof SCOPES)[number], string> = {
   'orders:write': 'create orders',
   'refunds:write': 'request refunds',
   'account:read': 'read the money account: balance and transactions',
+  'claims:read': 'read claims after shipment',
+  'claims:write': 'open, cancel and post returns of claims after shipment',
 };

@@ -23,6 +23,7 @@ const SUPPLIER_ACCOUNT_TEXT: Record<SupplierAccountKind, { name: string; reads: 
   refunds: { name: 'Refunds', reads: 'refunds credited to merchants (negative: given back)' },
   cash: { name: 'Cash', reads: 'payments received from merchants, the top-ups (negative: received)' },
   adjustments: { name: 'Adjustments', reads: 'corrections, fees and goodwill (positive: charged to merchants)' },
+  claims: { name: 'Claims', reads: 'claims after shipment credited to merchants (negative: given back)' },
 };
 
 /** The period and environment fields as typed (the forms show them again). */

@@ -1,0 +1,27 @@
+import { linesBySku } from '../domain/claims.ts';
+import { centsToAmount } from '../domain/money.ts';
+import { formatInstant } from '../domain/time.ts';
+import type { ClaimRecord } from '../schemas/claims.ts';
+import type { ClaimRow } from '../store/claims.repository.ts';
+
+/** The claim record of SPEC §18. */
+export function presentClaim(c: ClaimRow, lines: readonly { sku: string; quantity: number }[], evidence: readonly number[]): ClaimRecord {
+  return {
+    claimNo: String(c.id),
+    orderId: String(c.split_order_id),
+    parentOrderId: String(c.order_id),
+    status: c.status,
+    reason: c.reason,
+    resolution: c.resolution,
+    items: linesBySku(lines.map((l) => ({ sku: l.sku, quantity: Number(l.quantity) }))),
+    description: c.description,
+    evidence: evidence.map(String),
+    amount: c.amount_cents === null ? null : centsToAmount(c.amount_cents),
+    replacementOrderId: c.replacement_order_id === null ? null : String(c.replacement_order_id),
+    returnRequired: c.return_required === 1,
+    returnTracking: c.return_carrier !== null && c.return_tracking_code !== null ? { carrier: c.return_carrier, trackingCode: c.return_tracking_code } : null,
+    decisionReason: c.decision_reason,
+    createDate: formatInstant(c.created_at),
+    updateDate: formatInstant(c.updated_at),
+  };
+}
