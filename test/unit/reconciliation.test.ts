@@ -71,7 +71,7 @@ describe("the supplier's balances", () => {
   it('are the worked example of docs/money.md, the charges read from the merchants’ balances', () => {
     // Top-up 100.00, order 54.20, refund 9.32, fee 1.50: the merchant holds 53.62.
     const balances = supplierBalances(5362, { top_up: 10000, refund_credit: 932, adjustment: -150 });
-    assert.deepEqual(Object.fromEntries(balances), { sales: 5420, refunds: -932, cash: -10000, adjustments: 150 });
+    assert.deepEqual(Object.fromEntries(balances), { sales: 5420, refunds: -932, cash: -10000, adjustments: 150, claims: 0 });
     assert.equal(
       [...balances.values()].reduce((a, b) => a + b, 5362),
       0,
@@ -80,8 +80,13 @@ describe("the supplier's balances", () => {
   });
 
   it('take a split cancellation off sales, and are zero with no money', () => {
-    assert.deepEqual(Object.fromEntries(supplierBalances(-4000, { cancellation_credit: 1000 })), { sales: 4000, refunds: 0, cash: 0, adjustments: 0 });
-    assert.deepEqual(Object.fromEntries(supplierBalances(0, {})), { sales: 0, refunds: 0, cash: 0, adjustments: 0 });
+    assert.deepEqual(Object.fromEntries(supplierBalances(-4000, { cancellation_credit: 1000 })), { sales: 4000, refunds: 0, cash: 0, adjustments: 0, claims: 0 });
+    assert.deepEqual(Object.fromEntries(supplierBalances(0, {})), { sales: 0, refunds: 0, cash: 0, adjustments: 0, claims: 0 });
+  });
+
+  it('take a claim credit off the claims account (claims after shipment)', () => {
+    // Order 54.20 charged, then 12.00 credited for a claim: the merchant is at -42.20.
+    assert.deepEqual(Object.fromEntries(supplierBalances(-4220, { claim_credit: 1200 })), { sales: 5420, refunds: 0, cash: 0, adjustments: 0, claims: -1200 });
   });
 });
 
