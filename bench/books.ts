@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { journalCsv, matchBankStatement, periodFor, supplierBooks } from '../src/services/books.service.ts';
-import { csvStream } from '../src/web/csv.ts';
+import { csvStream } from '../src/present/csv.presenter.ts';
 import { freshStore } from './fresh-store.ts';
 
 const { values: args } = parseArgs({

@@ -411,7 +411,7 @@ export function buildCli(): Command {
     .action(async (opts: { month?: string; from?: string; to?: string; environment?: StockistEnv; output?: string }) => {
       const config = configWith({});
       const { journalCsv, periodFor } = await import('../services/books.service.ts');
-      const { csvStream } = await import('../web/csv.ts');
+      const { csvStream } = await import('../present/csv.presenter.ts');
       const { pipeline } = await import('node:stream/promises');
       const fs = await import('node:fs');
       const period = periodFor(opts, Date.now());

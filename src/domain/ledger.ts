@@ -8,7 +8,6 @@
  * carry the other side: sales is positive by the total charged, cash negative by the total
  * received (the worked example of docs/money.md; `supplierBalances` in reconciliation.ts).
  */
-import { spreadsheetSafe } from './csv.ts';
 import type { StockistEnv } from './vocabulary.ts';
 
 /** A merchant's account, and the supplier's five: sales, refunds (given back), cash received, adjustments, claims (credited after shipment, SPEC §18). */
@@ -419,15 +418,4 @@ export function statementSummary(byType: readonly { type: EntryType; sumCents: n
     adjustmentsCents: sum('adjustment'),
     entries: byType.reduce((a, t) => a + t.count, 0),
   };
-}
-
-/**
- * A CSV field: quoted when it holds a comma, quote or line break. Text starting with =, +, -, @,
- * tab or CR is defused with a leading ' (a spreadsheet would run it as a formula); a plain number
- * ("-12.50") is left as it is.
- */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  const text = typeof value === 'string' ? spreadsheetSafe(value) : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -1,8 +1,7 @@
-import { Readable } from 'node:stream';
-import { UTF8_BOM } from '../domain/csv.ts';
+import type { Readable } from 'node:stream';
+import type { CsvCell } from '../domain/csv.ts';
 import { fieldError } from '../domain/errors.ts';
 import {
-  csvField,
   formatSigned,
   monthOf,
   monthWindow,
@@ -16,6 +15,7 @@ import { formatInstant } from '../domain/time.ts';
 import type { StockistEnv } from '../domain/vocabulary.ts';
 import { balanceBefore, entriesBetween, entryTotalsBetween, merchantAccount, type EntryRow } from '../store/ledger.repository.ts';
 import type { MerchantScope } from '../store/tenancy.ts';
+import { csvStream } from '../present/csv.presenter.ts';
 import type { PdfHead, StatementBuilds } from './statement-builds.ts';
 
 /** Entries read per round trip while a statement streams: memory stays bounded however busy the month. */
@@ -80,39 +80,40 @@ async function statementOf(scope: MerchantScope, environment: StockistEnv, month
 }
 
 /**
- * The statement as CSV (RFC 4180, CRLF), streamed: a UTF-8 byte order mark, a header, an opening
- * row naming the merchant and the period, one row per transaction, and a closing row dated the
- * period's last day. Every row carries the currency.
+ * The statement as CSV, streamed (present/csv.presenter.ts: RFC 4180, CRLF, a UTF-8 byte order
+ * mark, formula-safe cells): a header, an opening row naming the merchant and the period, one row
+ * per transaction, and a closing row dated the period's last day. Every row carries the currency.
  */
 function statementCsv(s: Statement, merchant: { id: number; name: string }): Readable {
-  const row = (fields: (string | number | null)[]) => `${fields.map(csvField).join(',')}\r\n`;
-  async function* chunks() {
-    yield UTF8_BOM + row(['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency']);
+  async function* rows(): AsyncGenerator<Record<(typeof STATEMENT_CSV_COLUMNS)[number], CsvCell>> {
     const opening = `Opening balance of ${merchant.name} (merchant ${merchant.id}) for ${s.period.first} to ${s.period.closing} (${s.environment})`;
-    yield row([s.period.first, 'opening_balance', opening, null, null, null, null, formatSigned(s.openingCents), s.currency]);
+    const row = (date: string, type: string, description: string, line: Partial<StatementLine> | null, balanceCents: number) => ({
+      date,
+      type,
+      description,
+      order: line?.orderId ?? null,
+      refund: line?.refundId ?? null,
+      reference: line?.reference ?? null,
+      amount: line?.amountCents === undefined ? null : formatSigned(line.amountCents),
+      balance: formatSigned(balanceCents),
+      currency: s.currency,
+    });
+    yield row(s.period.first, 'opening_balance', opening, null, s.openingCents);
     let balance = s.openingCents;
     for await (const batch of s.batches()) {
-      let text = '';
       for (const l of statementRows(balance, batch)) {
-        text += row([
-          formatInstant(l.createdAt),
-          l.type,
-          l.description,
-          l.orderId,
-          l.refundId,
-          l.reference,
-          formatSigned(l.amountCents),
-          formatSigned(l.balanceCents),
-          s.currency,
-        ]);
+        yield row(formatInstant(l.createdAt), l.type, l.description, l, l.balanceCents);
         balance = l.balanceCents;
       }
-      yield text;
     }
-    yield row([s.period.closing, 'closing_balance', 'Closing balance', null, null, null, null, formatSigned(balance), s.currency]);
+    yield row(s.period.closing, 'closing_balance', 'Closing balance', null, balance);
   }
-  return Readable.from(chunks(), { objectMode: false });
+  // A failure part-way destroys the stream with its error: the download is cut short and logged
+  // where the response is sent (the status line has gone by then).
+  return csvStream({ columns: STATEMENT_CSV_COLUMNS, rows: rows() }, () => {});
 }
+
+const STATEMENT_CSV_COLUMNS = ['date', 'type', 'description', 'order', 'refund', 'reference', 'amount', 'balance', 'currency'] as const;
 
 export type StatementFormat = 'csv' | 'pdf';
 

@@ -4,7 +4,6 @@ import fc from 'fast-check';
 import {
   ENTRY_TYPES,
   canCover,
-  csvField,
   monthWindow,
   statementRows,
   crossesBelow,
@@ -20,6 +19,8 @@ import {
   belowPrepaidFloor,
   statementPeriod,
 } from '../../src/domain/ledger.ts';
+import type { CsvCell } from '../../src/domain/csv.ts';
+import { csvStream } from '../../src/present/csv.presenter.ts';
 
 /** SPEC §15's pure rules (src/domain/ledger.ts). */
 describe('ledger rules', () => {
@@ -142,15 +143,31 @@ describe('ledger rules', () => {
     fc.assert(fc.property(fc.integer({ min: -10_000_000_000, max: 10_000_000_000 }), (c) => assert.equal(parseAmount(formatSigned(c), true), c)));
   });
 
-  it('writes CSV fields that spreadsheets read as data, never as formulas', () => {
-    assert.equal(csvField('-12.50'), '-12.50');
-    assert.equal(csvField(1000000000001), '1000000000001');
-    assert.equal(csvField(null), '');
-    assert.equal(csvField('=HYPERLINK("x")'), `"'=HYPERLINK(""x"")"`);
-    assert.equal(csvField('@SUM(A1)'), "'@SUM(A1)");
-    assert.equal(csvField('-1+1'), "'-1+1");
-    assert.equal(csvField('a,b'), '"a,b"');
-    assert.equal(csvField('line\nbreak'), '"line\nbreak"');
+  it('writes CSV fields that spreadsheets read as data, never as formulas (the statement CSV’s writer)', async () => {
+    const cells: CsvCell[] = ['-12.50', 1000000000001, null, '=HYPERLINK("x")', '@SUM(A1)', '-1+1', 'a,b', 'line\nbreak'];
+    const csv = csvStream(
+      {
+        columns: ['cell'],
+        rows: (async function* () {
+          for (const cell of cells) yield { cell };
+        })(),
+      },
+      (error) => assert.fail(error),
+    );
+    let text = '';
+    for await (const chunk of csv) text += String(chunk);
+    assert.deepEqual(text.split('\r\n'), [
+      '\uFEFFcell',
+      '-12.50',
+      '1000000000001',
+      '',
+      `"'=HYPERLINK(""x"")"`,
+      "'@SUM(A1)",
+      "'-1+1",
+      '"a,b"',
+      '"line\nbreak"',
+      '',
+    ]);
   });
 
   it('a monthly window is the UTC month; a statement runs its balance from the opening', () => {

@@ -80,7 +80,13 @@ describe("the supplier's balances", () => {
   });
 
   it('take a split cancellation off sales, and are zero with no money', () => {
-    assert.deepEqual(Object.fromEntries(supplierBalances(-4000, { cancellation_credit: 1000 })), { sales: 4000, refunds: 0, cash: 0, adjustments: 0, claims: 0 });
+    assert.deepEqual(Object.fromEntries(supplierBalances(-4000, { cancellation_credit: 1000 })), {
+      sales: 4000,
+      refunds: 0,
+      cash: 0,
+      adjustments: 0,
+      claims: 0,
+    });
     assert.deepEqual(Object.fromEntries(supplierBalances(0, {})), { sales: 0, refunds: 0, cash: 0, adjustments: 0, claims: 0 });
   });
 
