@@ -54,7 +54,7 @@ describe('credentials in a real browser', { skip: SKIP }, () => {
     await Promise.all([page.waitForURL(`${origin}/manager`), page.click('main button[type=submit]')]);
     await page.goto(`${origin}/manager/credentials`);
     const ticked = await page.$$eval('form[data-form="new-token"] input[name=scopes]:checked', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
-    assert.deepEqual(ticked, ['catalog:read', 'stock:read', 'orders:read', 'account:read']);
+    assert.deepEqual(ticked, ['catalog:read', 'stock:read', 'orders:read', 'account:read', 'claims:read']);
     await look('manager-credentials');
 
     // Nothing ticked: refused with the reason, the form back with what was typed.
@@ -105,7 +105,7 @@ describe('credentials in a real browser', { skip: SKIP }, () => {
     await consoleSignIn(page, origin, 'owner@example.com', PASSWORD);
     await page.goto(`${origin}/console/merchants/${m.merchantId}`);
     const consoleTicked = await page.$$eval('input[name=scopes]:checked', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
-    assert.deepEqual(consoleTicked, ['catalog:read', 'stock:read', 'orders:read', 'account:read']);
+    assert.deepEqual(consoleTicked, ['catalog:read', 'stock:read', 'orders:read', 'account:read', 'claims:read']);
     await Promise.all([page.waitForURL(`${origin}/console/merchants/${m.merchantId}`), page.click('button[data-action=issue-token]')]);
     const issued = (await page.textContent('[data-secret]'))!;
     assert.equal(await copy('[data-secret]'), issued);
