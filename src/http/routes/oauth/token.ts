@@ -31,7 +31,7 @@ function toOAuthError(thrown: FastifyError | Error, request: FastifyRequest): OA
     const first = error.errors?.[0];
     return invalidRequest(first ? `${first.field}: ${first.message}` : 'malformed request');
   }
-  if (status === 415) return invalidRequest('send the parameters as application/x-www-form-urlencoded (or application/json)');
+  if (cause === 'framework' && status === 415) return invalidRequest('send the parameters as application/x-www-form-urlencoded (or application/json)');
   if (cause === 'framework' && status !== 413) {
     const code = (thrown as FastifyError).code;
     const body = thrown instanceof SyntaxError || (typeof code === 'string' && code.startsWith('FST_ERR_CTP_'));
