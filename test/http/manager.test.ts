@@ -114,13 +114,13 @@ for (const dialect of DIALECTS) {
       const shown = await dev.get('/manager');
       const token = /data-curl>curl -H "Authorization: Bearer (stk_test_[A-Za-z0-9_]+)"/.exec(shown.body)?.[1];
       assert.ok(token, shown.body.slice(0, 500));
-      assert.match(shown.body, /only reads \(<span data-token-scopes>catalog:read, stock:read, orders:read, account:read<\/span>\)/);
+      assert.match(shown.body, /only reads \(<span data-token-scopes>catalog:read, stock:read, orders:read, account:read, claims:read<\/span>\)/);
       const read = await t.merchant(token, 'GET', '/openapi/v1/product/products?pageSize=5');
       assert.equal(read.status, 200, read.raw);
       const write = await t.merchant(token, 'POST', '/openapi/v2/order/orders', { orderItems: [{ sku: 'NONE', quantity: 1 }] });
       assert.equal(write.status, 403, write.raw);
       const row = await t.store.db.selectFrom('api_tokens').select('scopes').where('name', '=', 'Get started (starter@example.com)').executeTakeFirstOrThrow();
-      assert.deepEqual(String(row.scopes).split(' ').sort(), ['account:read', 'catalog:read', 'orders:read', 'stock:read']);
+      assert.deepEqual(String(row.scopes).split(' ').sort(), ['account:read', 'catalog:read', 'claims:read', 'orders:read', 'stock:read']);
     });
 
     it('serves exactly the routes of the role matrix written out below, and checks the session, the role and (POST) the CSRF token on each', async () => {
