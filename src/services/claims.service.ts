@@ -381,10 +381,11 @@ export async function rejectClaim(deps: ClaimDeps, actor: Actor, claimNo: number
  */
 export async function receiveClaim(deps: ClaimDeps, actor: Actor, claimNo: number, body: ReceiveClaimBody, now = Date.now()): Promise<ClaimRecord> {
   const db = deps.store.db;
-  const warehouse = (await warehousesByCode(db, [body.warehouseCode])).get(body.warehouseCode);
-  if (!warehouse) throw fieldError('warehouseCode', `no warehouse ${body.warehouseCode}`);
   return db.transaction().execute(async (trx) => {
+    // The claim first: an unknown claim is 404 whatever the body names (as every operator id route answers).
     const claim = await operatorClaim(trx, claimNo);
+    const warehouse = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
+    if (!warehouse) throw fieldError('warehouseCode', `no warehouse ${body.warehouseCode}`);
     let row = await transition(trx, deps.store.dialect, claim, 'receive', { received_warehouse_id: warehouse.id, received_at: now, updated_at: now });
     const products = new Map((await claims.claimableItems(trx, claim.split_order_id)).map((i) => [i.itemId, i.productId]));
     const lines = (await claims.claimLines(allMerchants(trx), [claim.id])).get(claim.id) ?? [];

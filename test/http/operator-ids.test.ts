@@ -43,6 +43,13 @@ const PATH_ROUTES: PathRoute[] = [
   { method: 'POST', url: '/admin/v1/merchants/:id/account/top-ups', param: 'id', body: { environment: 'sandbox', amount: 5, reference: 'ids' } },
   { method: 'POST', url: '/admin/v1/merchants/:id/account/adjustments', param: 'id', body: { environment: 'sandbox', amount: 5, reason: 'ids' } },
   { method: 'GET', url: '/admin/v1/merchants/:id/account/transactions', param: 'id' },
+  // Claims after shipment (SPEC §18).
+  { method: 'GET', url: '/admin/v1/claims/:claimNo', param: 'claimNo' },
+  { method: 'GET', url: '/admin/v1/claims/files/:fileId', param: 'fileId' },
+  { method: 'POST', url: '/admin/v1/claims/:claimNo/approve', param: 'claimNo', body: {} },
+  { method: 'POST', url: '/admin/v1/claims/:claimNo/reject', param: 'claimNo', body: { reason: 'ids' } },
+  { method: 'POST', url: '/admin/v1/claims/:claimNo/received', param: 'claimNo', body: { warehouseCode: 'G007' } },
+  { method: 'POST', url: '/admin/v1/claims/:claimNo/resolution', param: 'claimNo', body: { resolution: 'refund' } },
 ];
 
 /** Routes whose path parameter is a code, not an id (a SKU, a warehouse or channel code): their own rules (test/http/edit-versions-api.test.ts). */
