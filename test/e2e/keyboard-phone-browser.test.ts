@@ -39,7 +39,8 @@ const offScreen = (page: Page, selector: string) =>
         .filter((e) => {
           const box = e.getBoundingClientRect();
           if (box.right > width + 0.5 || box.left < -0.5) return true;
-          for (let p = e.parentElement; p; p = p.parentElement) if (p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== 'visible') return true;
+          for (let p = e.parentElement; p; p = p.parentElement)
+            if (p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== 'visible') return true;
           return false;
         })
         .map((e) => `${e.tagName.toLowerCase()} ${(e.textContent ?? '').trim().slice(0, 40)}`),
@@ -71,7 +72,8 @@ async function everyStopHasARing(page: Page, where: string, stops = 25) {
     const ring = await focusOutline(page);
     const at = await focused(page);
     if (at?.tag === 'body') break;
-    if (!(ring.focusVisible && ring.style !== 'none' && ring.width >= 2)) missing.push(`${at?.tag}.${at?.className} "${at?.text.slice(0, 30)}": ${JSON.stringify(ring)}`);
+    if (!(ring.focusVisible && ring.style !== 'none' && ring.width >= 2))
+      missing.push(`${at?.tag}.${at?.className} "${at?.text.slice(0, 30)}": ${JSON.stringify(ring)}`);
   }
   assert.deepEqual(missing, [], `${where}: focus stops without a visible ring`);
 }
