@@ -461,7 +461,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok(actions.every((a) => a === 'stock.adjust'));
       const byEmail = await owner.get('/console/audit?actor=wh%40example.com');
       assert.match(byEmail.body, /catalog\.import/);
-      const actors = [...byEmail.body.matchAll(/<td data-actor>([^<]+)/g)].map((m) => m[1].trim());
+      const actors = [...byEmail.body.matchAll(/<td role="cell" data-label="Actor" data-actor>([^<]+)/g)].map((m) => m[1].trim());
       assert.ok(actors.length > 0 && actors.every((a) => a === 'wh@example.com'), actors.join(', '));
       const byKind = await owner.get('/console/audit?actor=admin_key%3A');
       assert.match(byKind.body, /data-empty="audit"/, 'an actor id must match exactly');

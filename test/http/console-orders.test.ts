@@ -169,7 +169,7 @@ for (const dialect of DIALECTS) {
       assert.match(shownShipped.body, /data-tracking>1Z999AA10123456784</);
       assert.match(
         shownShipped.body,
-        /<td>split_order.shipped<\/td><td>http:\/\/127.0.0.1:9\/hook<\/td><td>pending<\/td>/,
+        /<td>split_order.shipped<\/td><td>http:\/\/127.0.0.1:9\/hook<\/td><td>Pending<\/td>/,
         'the delivery of the shipped event',
       );
       const supportView = await support.get(`/console/orders/${o.id}`);

@@ -25,6 +25,51 @@ import type { Html, PageModel } from './views.ts';
 export const moneyFromCents = (cents: number, currency?: string | null) => `${formatSigned(cents)}${currency ? ` ${currency}` : ''}`;
 export const money = (amount: number, currency?: string | null) => moneyFromCents(Math.round(amount * 100), currency);
 
+/**
+ * A status as the pages say it (issue 44, 7): "Waiting to ship", not `waiting_to_ship`. The API,
+ * the CSV files and the `data-status` attributes keep the codes; a code without words here (a new
+ * one) is shown with its underscores as spaces and a capital, never as the raw code.
+ */
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  // Orders (SPEC §4.6) and their fulfilment.
+  processing: 'Processing',
+  completed: 'Completed',
+  cancel: 'Cancelled',
+  waiting_to_ship: 'Waiting to ship',
+  partially_shipped: 'Partly shipped',
+  fully_shipped: 'Shipped',
+  // Split orders.
+  shipped: 'Shipped',
+  cancelled: 'Cancelled',
+  // An order's refund state, and a refund's (SPEC §5.2).
+  refunding: 'Refund in progress',
+  partial_refund: 'Partly refunded',
+  refunded: 'Refunded',
+  pending_review: 'Waiting for review',
+  refund_successfully: 'Refunded',
+  refund_failed: 'Refund failed',
+  // Webhook deliveries, endpoints, merchants, staff, warehouses.
+  pending: 'Pending',
+  succeeded: 'Delivered',
+  failed: 'Failed',
+  active: 'Active',
+  disabled: 'Disabled',
+};
+export const statusWords = (code: string): string => {
+  const known = Object.hasOwn(STATUS_WORDS, code) ? STATUS_WORDS[code] : undefined;
+  if (known) return known;
+  const spaced = code.replace(/_/g, ' ').trim();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
+
+/** An order's fulfilment in words: a cancelled order ships nothing, so it no longer reads "Waiting to ship". */
+export const fulfilmentWords = (order: Pick<OrderRecord, 'status' | 'fulfillmentStatus'>): string =>
+  order.status === 'cancel' && order.fulfillmentStatus === 'waiting_to_ship' ? 'None: cancelled' : statusWords(order.fulfillmentStatus);
+
+/** An order's status with its refund state, in words: "Completed (Partly refunded)". */
+export const orderStatusWords = (order: Pick<OrderRecord, 'status' | 'refundStatus'>): string =>
+  order.refundStatus ? `${statusWords(order.status)} (${statusWords(order.refundStatus)})` : statusWords(order.status);
+
 /** An instant as a `<time>` element (web/times.ts: UTC text the browser turns into the viewer's zone); `none` for a missing one. */
 export const moment = (value: Instant | null | undefined, none?: string) => timeElement(value, none) as Html;
 
@@ -105,7 +150,7 @@ export function splitHead(
 ): SplitHead {
   return {
     id: split.id,
-    status: split.status,
+    status: statusWords(split.status),
     route: `Ships from warehouse ${split.warehouseCode} (${split.countryCode}) to ${order.shippingAddress.country} by ${split.channelCode}`,
     freight: freight ? money(split.freightAmount, order.currencyCode) : null,
     tracking: split.trackingCode ? { carrier: split.carrier ?? '', code: split.trackingCode, href: trackingLink(split.channelCode, split.trackingCode) } : null,
@@ -131,7 +176,7 @@ export function refundsTable(refunds: readonly RefundRecord[], statusHeading: st
         r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
         money(r.amount),
         r.refundReason,
-        r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
+        r.failureReason ? `${statusWords(r.refundStatus)}: ${r.failureReason}` : statusWords(r.refundStatus),
       ],
     })),
     empty: NONE,
@@ -142,10 +187,12 @@ export function refundsTable(refunds: readonly RefundRecord[], statusHeading: st
 export interface Choice {
   value: string;
   selected: boolean;
+  /** What the option says, when not its value (a status in words). */
+  text?: string;
 }
 
 /** The order search's status options, the one searched for selected. */
-export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value }));
+export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value, text: statusWords(value) }));
 
 /** A row of an order search (both lists): the order's link, and the merchant's cell where the list spans merchants. */
 export function ordersTable<O extends OrderRecord>(
@@ -164,8 +211,8 @@ export function ordersTable<O extends OrderRecord>(
         o.customOrderId ?? '',
         ...(merchant ? [merchant(o)] : []),
         { html: moment(o.purchaseDate) },
-        o.refundStatus ? `${o.status} (${o.refundStatus})` : o.status,
-        o.fulfillmentStatus,
+        orderStatusWords(o),
+        fulfilmentWords(o),
         money(o.finalAmount, o.currencyCode),
       ],
     })),
