@@ -135,5 +135,38 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const deleted = await sent(admin, `/manager/webhooks/${hook.body.data.id}`, `/manager/webhooks/${hook.body.data.id}/delete`, {});
       assert.equal(noticeOf(deleted.body), 'Endpoint deleted.');
     });
+
+    it('a name over its limit is refused with the limit named, not cut by the form (no maxlength), nothing written', async (c) => {
+      const { t, m, owner } = await build(c, dialect);
+      const merchants = (await t.store.db.selectFrom('merchants').select('id').execute()).length;
+      const page = (await owner.get('/console/merchants')).body;
+      assert.match(page, /<input id="name" name="name" required>/, 'the browser does not cut a long name silently');
+      assert.match(page, /at most 128 characters/);
+      const long = await owner.post('/console/merchants', { _csrf: await owner.csrf('/console/merchants'), name: 'N'.repeat(129) });
+      assert.equal(long.statusCode, 400);
+      assert.match(long.body, /128 characters/);
+      assert.equal((await t.store.db.selectFrom('merchants').select('id').execute()).length, merchants, 'nothing written');
+      const fits = await owner.post('/console/merchants', { _csrf: await owner.csrf('/console/merchants'), name: 'N'.repeat(128) });
+      assert.equal(fits.statusCode, 303, fits.body);
+      const warehouse = await owner.post('/console/warehouses/new', {
+        _csrf: await owner.csrf('/console/warehouses/new'),
+        warehouseCode: 'W9',
+        name: 'W'.repeat(129),
+        countryCode: 'DE',
+      });
+      assert.equal(warehouse.statusCode, 400);
+      assert.match(warehouse.body, /name must NOT have more than 128 characters/);
+      assert.match(warehouse.body, /<input id="name" name="name" required value="W{129}"/, 'what was typed comes back whole');
+      const admin = await member(t, m.merchantId, 'admin@notice.example', 'admin');
+      assert.match((await admin.get('/manager/credentials')).body, /<input id="token-name" name="name" required value="">/);
+      const token = await admin.post('/manager/credentials/tokens', {
+        _csrf: await admin.csrf('/manager/credentials'),
+        name: 'T'.repeat(81),
+        scopes: 'stock:read',
+        expiresInDays: '30',
+      });
+      assert.equal(token.statusCode, 400, token.body.slice(0, 200));
+      assert.match(token.body, /80 characters/);
+    });
   });
 }
