@@ -191,4 +191,43 @@ describe('keyboard and phone (issue 44, 6)', { skip: SKIP }, () => {
     assert.deepEqual(foreign, [], 'no request leaves the server');
     assert.deepEqual(consoleErrors, [], 'no script error');
   });
+
+  it("amounts and quantities in the viewer's locale (issue 44, 7): 1,234.50 in English, 1.234,50 in German; the CSV keeps 1234.50", {
+    timeout: 120_000,
+  }, async (t) => {
+    const app = await buildTestApp(t, 'sqlite');
+    const demo = await seedDemo(app.store, app.config);
+    await createStaff(
+      app.store.db,
+      { kind: 'cli', id: 'test', requestId: null },
+      { email: 'owner@stockist.test', role: 'owner', password: PASSWORD },
+      Date.now(),
+    );
+    const topUp = await app.admin('POST', `/admin/v1/merchants/${demo.merchantId}/account/top-ups`, {
+      environment: 'sandbox',
+      amount: 1234.5,
+      reference: 'BANK-LOCALE',
+    });
+    assert.equal(topUp.status, 200, topUp.raw);
+    await app.app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
+    const cells = (page: Page) => page.locator('table tr[data-transaction] td.num').allTextContents();
+    for (const [locale, amount, balance] of [
+      ['en-US', '1,234.50', '1,734.50 USD'],
+      ['de-DE', '1.234,50', '1.734,50 USD'],
+    ] as const) {
+      const { page } = await localOnlyPage(t, origin, { width: 1280, height: 900 }, [], { locale });
+      await consoleSignIn(page, origin, 'owner@stockist.test', PASSWORD);
+      await page.goto(`${origin}/console/merchants/${demo.merchantId}/transactions?environment=sandbox`);
+      assert.ok((await cells(page)).includes(amount), `${locale}: the top-up reads ${amount} (${(await cells(page)).join(' | ')})`);
+      await page.goto(`${origin}/console/merchants/${demo.merchantId}`);
+      assert.equal(await page.textContent('[data-account="sandbox"] [data-field="balance"]'), balance, `${locale}: the balance`);
+      // The download is for machines: no separators, a point for decimals.
+      const csv = await page.evaluate(
+        async (url) => (await fetch(url)).text(),
+        `${origin}/console/merchants/${demo.merchantId}/transactions.csv?environment=sandbox`,
+      );
+      assert.match(csv, /,1234\.50,/);
+    }
+  });
 });

@@ -158,11 +158,11 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     assert.equal(production.heading, 'production account (this server)');
     assert.equal(sandbox.heading, 'sandbox account');
     assert.deepEqual(production.facts, [
-      { label: 'Balance', field: 'balance', text: '-1250.50 USD' },
+      { label: 'Balance', field: 'balance', num: true, text: '-1250.50 USD' },
       { label: 'Billing mode', field: 'billing-mode', text: 'on account' },
-      { label: 'Credit limit', field: 'credit-limit', text: '2000.00' },
-      { label: 'Available', field: 'available', text: '749.50' },
-      { label: 'Low-balance threshold', text: 'none' },
+      { label: 'Credit limit', field: 'credit-limit', num: true, text: '2000.00' },
+      { label: 'Available', field: 'available', num: true, text: '749.50' },
+      { label: 'Low-balance threshold', num: true, text: 'none' },
     ]);
     assert.deepEqual(
       sandbox.facts.map((f) => ('text' in f ? f.text : '')),

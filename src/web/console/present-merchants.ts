@@ -336,11 +336,11 @@ function accountView(
     currency: a.currency,
     heading: `${a.environment} account${a.current ? ' (this server)' : ''}`,
     facts: [
-      { label: 'Balance', field: 'balance', text: shown.balance },
+      { label: 'Balance', field: 'balance', num: true, text: shown.balance },
       { label: 'Billing mode', field: 'billing-mode', text: a.billingMode === 'prepaid' ? 'prepaid' : 'on account' },
-      { label: 'Credit limit', field: 'credit-limit', text: shown.creditLimit },
-      { label: 'Available', field: 'available', text: shown.available },
-      { label: 'Low-balance threshold', text: shown.threshold },
+      { label: 'Credit limit', field: 'credit-limit', num: true, text: shown.creditLimit },
+      { label: 'Available', field: 'available', num: true, text: shown.available },
+      { label: 'Low-balance threshold', num: true, text: shown.threshold },
     ],
     transactions: a.transactions.map((t) => {
       const row = transactionRow(t);

@@ -96,7 +96,7 @@ export function presentManagerOrder({ order: o, refunds }: OrderDetail, tracking
       { label: 'Refund', text: o.refundStatus ? statusWords(o.refundStatus) : '—' },
       { label: 'Placed', html: moment(o.purchaseDate) },
       { label: 'Total', text: `${money(o.finalAmount, currency)} (items ${money(o.subTotalAmount)}, freight ${money(o.freightAmount)})` },
-      { label: 'Refunded', text: money(o.refundedAmount, currency) },
+      { label: 'Refunded', num: true, text: money(o.refundedAmount, currency) },
       { label: 'Ship to', text: shipTo(o.shippingAddress) },
     ],
     splits: o.splitOrders.map((s) => ({

@@ -83,7 +83,8 @@ export interface Link {
 }
 
 /** One fact of a `<dl class="facts">` (shared/partials/facts.eta): text, a link, or markup a presenter made (a time). */
-export type Fact = { label: string; field?: string } & ({ text: string } | { link: Link } | { html: Html });
+/** `num`: the text is an amount or a quantity, shown in the viewer's locale by local-time.js (issue 44, 7). */
+export type Fact = { label: string; field?: string; num?: boolean } & ({ text: string } | { link: Link } | { html: Html });
 
 /** A table cell: text, a link, or markup a presenter made (a time). */
 export type Cell = string | Link | { html: Html };
