@@ -15,7 +15,7 @@ async function build(c: { after(fn: () => Promise<void>): void }, dialect: 'sqli
 
 const facts = (html: string, environment: string) => {
   const section = html.slice(html.indexOf(`data-account="${environment}"`));
-  const field = (name: string) => new RegExp(`data-field="${name}">([^<]+)<`).exec(section)?.[1];
+  const field = (name: string) => new RegExp(`data-field="${name}"[^>]*>([^<]+)<`).exec(section)?.[1];
   return { balance: field('balance'), mode: field('billing-mode'), available: field('available') };
 };
 
