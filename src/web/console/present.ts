@@ -193,6 +193,7 @@ export function presentConsoleOrder(
           label: { text: `Items of split ${s.id}` },
           caption: `Items of split ${s.id}`,
           columns: ['SKU', 'Product', 'Quantity', 'Refunded', 'Unit', 'Total'],
+          numeric: [2, 3, 4, 5],
           rows: itemsOf(o, s.id).map((i) => ({
             data: null,
             cells: [i.skuCode, i.productName, String(i.productNum), String(i.refundedQuantity), money(i.amount), money(i.total)],

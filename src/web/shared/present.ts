@@ -101,6 +101,8 @@ export interface TableView {
   columns: readonly string[];
   rows: readonly { data: { name: string; value: string } | null; cells: readonly Cell[] }[];
   empty: EmptyState | null;
+  /** The columns (0-based) of amounts and quantities: their cells get class "num", shown in the viewer's locale. */
+  numeric?: readonly number[];
 }
 
 /** What a list shows when it has nothing (shared/partials/empty.eta). */
@@ -169,6 +171,7 @@ export function refundsTable(refunds: readonly RefundRecord[], statusHeading: st
     label: { by: 'refunds' },
     caption: null,
     columns: ['Refund', 'Requested', 'Items', 'Amount', 'Reason', statusHeading],
+    numeric: [3],
     rows: refunds.map((r) => ({
       data: { name: 'refund', value: r.refundNo },
       cells: [
@@ -205,6 +208,7 @@ export function ordersTable<O extends OrderRecord>(
     label: { text: 'Orders found' },
     caption: 'Orders found, newest first',
     columns: ['Order', 'Custom id', ...(merchants ? ['Merchant'] : []), 'Placed', 'Status', 'Fulfilment', 'Total'],
+    numeric: [merchants ? 6 : 5],
     rows: list.map((o) => ({
       data: { name: 'order', value: o.id },
       cells: [
