@@ -336,10 +336,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
 
       assert.equal((await post(support, `/console/webhooks/${endpointId}/disable`, { reason: 'receiver down' })).statusCode, 303);
-      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">disabled: receiver down/);
+      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">Disabled: receiver down/);
       assert.equal((await post(support, `/console/webhooks/${endpointId}/deliveries/${deliveryId}/retry`)).statusCode, 409, 'no retry while disabled');
       assert.equal((await post(support, `/console/webhooks/${endpointId}/enable`)).statusCode, 303);
-      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">active</);
+      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">Active</);
 
       const audit = await auditRows(t);
       for (const action of ['webhook.retry', 'webhook.disable', 'webhook.enable'])

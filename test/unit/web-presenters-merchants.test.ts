@@ -130,7 +130,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     const view = presentMerchant(credentials, input(false));
     assert.deepEqual(
       [view.title, view.id, view.name, view.back, view.status, view.clientId],
-      ['Merchant Shop', '7', 'Shop', '/console/merchants', 'active', 'cli_abc'],
+      ['Merchant Shop', '7', 'Shop', '/console/merchants', 'Active', 'cli_abc'],
     );
     assert.equal(view.created, CREATED_TIME);
     assert.deepEqual(view.rateLimit, [

@@ -416,7 +416,7 @@ export function presentMerchant(
     name: m.name,
     back: MERCHANTS,
     secret: secret && { title: secret.title, what: secret.what, fields: secret.fields },
-    status: m.status,
+    status: statusWords(m.status),
     clientId: m.clientId,
     created: moment(m.createdAt),
     disable: canWrite && m.status === 'active' ? `${base}/disable` : null,
