@@ -390,7 +390,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
       const role = await follow(owner, await owner.post(`/console/staff/${id}/role`, { _csrf: token, role: 'warehouse' }));
       assert.equal(role.statusCode, 200);
-      assert.match(rowOf(role.body, 'data-staff="new.hire@example.com"')!, /warehouse active/);
+      assert.match(rowOf(role.body, 'data-staff="new.hire@example.com"')!, /warehouse Active/);
       assert.equal((await hire.get('/console/products')).statusCode, 200, 'the new role applies from the next request');
 
       const disable = await follow(owner, await owner.post(`/console/staff/${id}/disable`, { _csrf: token }));
