@@ -39,7 +39,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const after = await owner.get(url);
       assert.equal(facts(after.body, 'sandbox').balance, '120.50 USD', 'posted once');
       assert.equal(facts(after.body, 'production').balance, '0.00 USD', 'sandbox money is not production money');
-      assert.match(after.body, /<td>top_up<\/td><td class="num">120\.50<\/td>/);
+      assert.match(after.body, /<td>Top-up<\/td><td class="num">120\.50<\/td>/);
       // The dashboard's money figures (this server's environment).
       const dashboard = (await owner.get('/console')).body;
       assert.match(dashboard, /data-stat="received">120\.50</);

@@ -171,7 +171,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     assert.deepEqual(production.transactions[0], {
       id: '11',
       when: CREATED_TIME,
-      type: 'order_charge',
+      type: 'Order charge',
       amount: '-48.96',
       balanceAfter: '-1250.50',
       order: { href: '/console/orders/100', text: 'order 100' },

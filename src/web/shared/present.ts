@@ -54,6 +54,12 @@ const STATUS_WORDS: Readonly<Record<string, string>> = {
   failed: 'Failed',
   active: 'Active',
   disabled: 'Disabled',
+  // A transaction's type (the account's kinds of entry; the CSV keeps the code).
+  top_up: 'Top-up',
+  order_charge: 'Order charge',
+  refund_credit: 'Refund credit',
+  cancellation_credit: 'Cancellation credit',
+  adjustment: 'Adjustment',
 };
 export const statusWords = (code: string): string => {
   const known = Object.hasOwn(STATUS_WORDS, code) ? STATUS_WORDS[code] : undefined;
@@ -254,7 +260,7 @@ export interface TransactionRow {
 export const transactionRow = (t: TransactionRecord): TransactionRow => ({
   id: t.id,
   when: moment(t.createDate),
-  type: t.type,
+  type: statusWords(t.type),
   amount: money(t.amount),
   balanceAfter: money(t.balanceAfter),
   orderId: t.orderId,
