@@ -19,14 +19,14 @@ export const chromiumSkip = (what: string) =>
  * refused and listed in `foreign`, so a test can assert that a page needs no CDN (`alsoAllowed`:
  * origins a test serves itself, such as another site's page for a CSRF check). Console errors
  * are collected in `consoleErrors` (of every tab `newTab` opens too). The browser closes with the test. `timezoneId` sets the
- * browser's zone (`Asia/Tokyo`), for pages that show times in the viewer's zone.
+ * browser's zone (`Asia/Tokyo`), for pages that show times in the viewer's zone; `locale` its language (`de-DE`), for numbers.
  */
 export async function localOnlyPage(
   t: TestContext,
   origin: string,
   viewport: { width: number; height: number },
   alsoAllowed: string[] = [],
-  { timezoneId }: { timezoneId?: string } = {},
+  { timezoneId, locale }: { timezoneId?: string; locale?: string } = {},
 ) {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
@@ -43,7 +43,7 @@ export async function localOnlyPage(
     ],
   });
   t.after(() => browser.close());
-  const context = await browser.newContext({ viewport, ...(timezoneId ? { timezoneId } : {}) });
+  const context = await browser.newContext({ viewport, ...(timezoneId ? { timezoneId } : {}), ...(locale ? { locale } : {}) });
   const foreign: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();

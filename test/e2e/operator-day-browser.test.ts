@@ -120,7 +120,7 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
     assert.equal(await page.textContent(`#split-${splitId} [data-tracking]`), '1ZBROWSER0001');
     await page.locator(`#split-${splitId} button[data-action=deliver]`).click();
     await page.waitForSelector(`#split-${splitId} [data-split-status]:text("completed")`, { timeout: 30_000 });
-    assert.equal(await page.textContent('[data-field="status"]'), 'completed');
+    assert.equal(await page.textContent('[data-field="status"]'), 'Completed');
     assert.deepEqual(
       await app.store.db.selectFrom('split_orders').select(['status', 'tracking_code']).where('id', '=', Number(splitId)).executeTakeFirstOrThrow(),
       { status: 'completed', tracking_code: '1ZBROWSER0001' },

@@ -130,7 +130,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
       assert.equal(response?.status(), 200, `${url} answers 200`);
       await look(route, name);
     };
-    const submit = (selector: string) => Promise.all([page.waitForLoadState(), page.click(selector)]);
+    // The page the form leads to, loaded with its stylesheet (waitForLoadState() alone answers at once for the page already
+    // loaded: without screenshots' delay the next page was measured before its CSS applied).
+    const submit = (selector: string) => Promise.all([page.waitForEvent('load'), page.click(selector)]);
 
     // The operator console, signed in as its owner.
     await open('console GET /sign-in', 'console-sign-in', '/console/sign-in');
@@ -263,6 +265,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     const reset = await app.admin('POST', `/admin/v1/merchants/${demo.merchantId}/password-resets`, { email: 'admin@demo-merchant.example' });
     assert.equal(reset.status, 200, reset.raw);
     await open('manager GET /password-reset/:token', 'manager-password-reset', new URL(reset.body.data.resetUrl).pathname);
+
+    // The client package's page (issue 44, 6: it was 398 px wide).
+    await open('GET /sdk', 'sdk', '/sdk');
 
     const pages = [
       ...CONSOLE_ROUTES.filter((r) => r.method === 'GET').map((r) => `console GET ${r.path}`),

@@ -121,11 +121,11 @@ describe('web forms in a real browser', { skip: SKIP }, () => {
     assert.match((await page.locator('details.confirm[open] .confirm-body').textContent())!, /Disabling Forms shop refuses every API call/);
     await disable.click();
     await page.reload();
-    assert.equal(await page.textContent('[data-field="merchant-status"]'), 'active');
+    assert.equal(await page.textContent('[data-field="merchant-status"]'), 'Active');
     await disable.click();
     await page.locator('button[data-action=disable]').focus();
     await page.keyboard.press('Enter');
-    await page.waitForSelector('[data-field="merchant-status"]:text("disabled")', { timeout: 30_000 });
+    await page.waitForSelector('[data-field="merchant-status"]:text("Disabled")', { timeout: 30_000 });
 
     assert.deepEqual(consoleErrors, []);
     assert.deepEqual(foreign, []);

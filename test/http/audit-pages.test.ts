@@ -67,7 +67,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.match(topUp.actor!, /^admin_key:key_/, 'the operator API has no email: kind and id');
       assert.match(topUp.change!, /balance: 0\.00 → 12\.50/);
       assert.match(topUp.change!, /amount: 12\.50/);
-      const table = /<table class="queue" id="audit-log">[\s\S]*?<\/table>/.exec(page.body)![0];
+      const table = /<table class="queue stacked" id="audit-log" role="table">[\s\S]*?<\/table>/.exec(page.body)![0];
       assert.doesNotMatch(table.replace(/<time [^>]+>/g, '<time>'), /\{&#34;|\{"|\{&quot;|\d{13}/, 'no JSON and no epoch milliseconds in the log');
       assert.match(page.body, /<time datetime="[^"]+Z" title="[^"]+ UTC">/);
     });

@@ -390,7 +390,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
       const role = await follow(owner, await owner.post(`/console/staff/${id}/role`, { _csrf: token, role: 'warehouse' }));
       assert.equal(role.statusCode, 200);
-      assert.match(rowOf(role.body, 'data-staff="new.hire@example.com"')!, /warehouse active/);
+      assert.match(rowOf(role.body, 'data-staff="new.hire@example.com"')!, /warehouse Active/);
       assert.equal((await hire.get('/console/products')).statusCode, 200, 'the new role applies from the next request');
 
       const disable = await follow(owner, await owner.post(`/console/staff/${id}/disable`, { _csrf: token }));
@@ -461,7 +461,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.ok(actions.every((a) => a === 'stock.adjust'));
       const byEmail = await owner.get('/console/audit?actor=wh%40example.com');
       assert.match(byEmail.body, /catalog\.import/);
-      const actors = [...byEmail.body.matchAll(/<td data-actor>([^<]+)/g)].map((m) => m[1].trim());
+      const actors = [...byEmail.body.matchAll(/<td role="cell" data-label="Actor" data-actor>([^<]+)/g)].map((m) => m[1].trim());
       assert.ok(actors.length > 0 && actors.every((a) => a === 'wh@example.com'), actors.join(', '));
       const byKind = await owner.get('/console/audit?actor=admin_key%3A');
       assert.match(byKind.body, /data-empty="audit"/, 'an actor id must match exactly');

@@ -15,7 +15,7 @@ async function build(c: { after(fn: () => Promise<void>): void }, dialect: 'sqli
 
 const facts = (html: string, environment: string) => {
   const section = html.slice(html.indexOf(`data-account="${environment}"`));
-  const field = (name: string) => new RegExp(`data-field="${name}">([^<]+)<`).exec(section)?.[1];
+  const field = (name: string) => new RegExp(`data-field="${name}"[^>]*>([^<]+)<`).exec(section)?.[1];
   return { balance: field('balance'), mode: field('billing-mode'), available: field('available') };
 };
 
@@ -39,7 +39,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const after = await owner.get(url);
       assert.equal(facts(after.body, 'sandbox').balance, '120.50 USD', 'posted once');
       assert.equal(facts(after.body, 'production').balance, '0.00 USD', 'sandbox money is not production money');
-      assert.match(after.body, /<td>top_up<\/td><td class="num">120\.50<\/td>/);
+      assert.match(after.body, /<td>Top-up<\/td><td class="num">120\.50<\/td>/);
       // The dashboard's money figures (this server's environment).
       const dashboard = (await owner.get('/console')).body;
       assert.match(dashboard, /data-stat="received">120\.50</);

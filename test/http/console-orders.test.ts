@@ -129,8 +129,8 @@ for (const dialect of DIALECTS) {
       const page = await support.get(`/console/orders/${o.id}`);
       assert.equal(page.statusCode, 200);
       for (const s of o.splitOrders) assert.match(page.body, new RegExp(`id="split-${s.id}"`));
-      assert.match(page.body, /<td>C<\/td><td>Bowl<\/td><td>3<\/td>/);
-      assert.match(page.body, new RegExp(`Freight</dt><dd>${o.freightAmount.toFixed(2)} USD`));
+      assert.match(page.body, /<td>C<\/td><td>Bowl<\/td><td class="num">3<\/td>/);
+      assert.match(page.body, new RegExp(`Freight</dt><dd data-num>${o.freightAmount.toFixed(2)} USD`));
       // Each split says where it ships from (the warehouse and its country) and where to: the order's ship-to country (issue 29, 10).
       for (const s of o.splitOrders)
         assert.match(page.body, new RegExp(`Ships from warehouse ${s.warehouseCode} \\(${s.countryCode}\\) to ${o.shippingAddress.country} by `));
@@ -169,7 +169,7 @@ for (const dialect of DIALECTS) {
       assert.match(shownShipped.body, /data-tracking>1Z999AA10123456784</);
       assert.match(
         shownShipped.body,
-        /<td>split_order.shipped<\/td><td>http:\/\/127.0.0.1:9\/hook<\/td><td>pending<\/td>/,
+        /<td>split_order.shipped<\/td><td>http:\/\/127.0.0.1:9\/hook<\/td><td>Pending<\/td>/,
         'the delivery of the shipped event',
       );
       const supportView = await support.get(`/console/orders/${o.id}`);
@@ -336,10 +336,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before, 'refused: nothing written');
 
       assert.equal((await post(support, `/console/webhooks/${endpointId}/disable`, { reason: 'receiver down' })).statusCode, 303);
-      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">disabled: receiver down/);
+      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">Disabled: receiver down/);
       assert.equal((await post(support, `/console/webhooks/${endpointId}/deliveries/${deliveryId}/retry`)).statusCode, 409, 'no retry while disabled');
       assert.equal((await post(support, `/console/webhooks/${endpointId}/enable`)).statusCode, 303);
-      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">active</);
+      assert.match((await support.get(`/console/webhooks/${endpointId}`)).body, /data-field="webhook-status">Active</);
 
       const audit = await auditRows(t);
       for (const action of ['webhook.retry', 'webhook.disable', 'webhook.enable'])

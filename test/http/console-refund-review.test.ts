@@ -58,9 +58,12 @@ for (const dialect of DIALECTS) {
       const page = await b.get('/console/refunds');
       assert.equal(page.statusCode, 200);
       const row = rowOf(page.body, refundNos[0]);
-      assert.match(row, /<td data-merchant-reason>Don&#39;t Want Anymore<br><q data-remark>box 1 dented<\/q><\/td>/);
-      assert.match(row, new RegExp(`<ul class="lines" data-lines><li>C Bowl × 1 \\(split ${splitC}, waiting_to_ship\\)</li></ul>`));
-      assert.match(row, new RegExp(`<td data-shipped="yes"><strong>Split ${splitB} shipped</strong></td>`));
+      assert.match(
+        row,
+        /<td role="cell" data-label="Merchant&#39;s reason" data-merchant-reason>Don&#39;t Want Anymore<br><q data-remark>box 1 dented<\/q><\/td>/,
+      );
+      assert.match(row, new RegExp(`<ul class="lines" data-lines><li>C Bowl × 1 \\(split ${splitC}, waiting to ship\\)</li></ul>`));
+      assert.match(row, new RegExp(`<td role="cell" data-label="Shipped" data-shipped="yes"><strong>Split ${splitB} shipped</strong></td>`));
       assert.match(page.body, /<p id="queue-summary" data-waiting>\d+ refunds? waiting, oldest first\.<\/p>/);
     });
 
@@ -121,7 +124,7 @@ for (const dialect of DIALECTS) {
       const viewer: Browser = await member(t, m.merchantId, 'queue-merchant-viewer@example.com', 'viewer');
       const order = await viewer.get(`/manager/orders/${o.id}`);
       assert.equal(order.statusCode, 200);
-      assert.match(order.body, /refund_failed: Opened and used/);
+      assert.match(order.body, /Refund failed: Opened and used/);
     });
 
     it('the count of refunds waiting follows each decision: htmx swaps it out of band with the decided row', async () => {

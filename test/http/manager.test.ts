@@ -937,7 +937,7 @@ for (const dialect of DIALECTS) {
       const id = (await t.store.db.selectFrom('webhook_endpoints').select('id').where('merchant_id', '=', Number(m.merchantId)).executeTakeFirstOrThrow()).id;
       assert.equal((await dev.post(`/manager/webhooks/${id}/test`, { _csrf: token })).statusCode, 303);
       const log = await dev.get(`/manager/webhooks/${id}`);
-      assert.match(log.body, /<td>webhook\.test <span class="tag" data-test>test<\/span><\/td><td>pending<\/td>/);
+      assert.match(log.body, /<td>webhook\.test <span class="tag" data-test>test<\/span><\/td><td>Pending<\/td>/);
       const api = await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${id}/deliveries`);
       assert.equal(api.status, 200, api.raw);
       assert.equal(api.body.data.list[0].type, 'webhook.test');

@@ -27,11 +27,11 @@ function assertInPlace(r: Awaited<ReturnType<Browser['get']>>, what: string, rea
     /data-error-page|<h1>Error \d{3}<\/h1>/,
     `${what}: not the bare error page (${r.statusCode}: ${r.body.slice(r.body.indexOf('<main'), r.body.indexOf('<main') + 300)})`,
   );
-  assert.match(r.body, /<main id="main">[\s\S]*<h1>/, `${what}: a page of the front end`);
+  assert.match(r.body, /<main id="main"[^>]*>[\s\S]*<h1>/, `${what}: a page of the front end`);
   // The form's own handler shows its refusal by the form (class="error"); any other refusal is in the status region.
   const notice = /<p class="error" data-notice>([^<]*)<\/p>/.exec(r.body);
   if (!notice) {
-    assert.match(r.body, /<main id="main">[\s\S]*class="error"/, `${what}: the reason shown on the page`);
+    assert.match(r.body, /<main id="main"[^>]*>[\s\S]*class="error"/, `${what}: the reason shown on the page`);
     if (reason) assert.match(r.body, reason, what);
     return;
   }

@@ -176,7 +176,7 @@ describe('views.webhooks (presentWebhooks)', () => {
         merchant: { href: '/console/merchants/7', text: 'Acme', data: { name: 'merchant', value: '7' } },
         url: 'https://shop.test/hooks/31',
         events: 'order.created, stock.changed',
-        status: 'disabled: answered 410',
+        status: 'Disabled: answered 410',
         pending: '1',
         failed: '2',
       },
@@ -191,7 +191,7 @@ describe('views.webhooks (presentWebhooks)', () => {
   it('the next page keeps the filters; none past the last page or on an empty one', () => {
     const v = presentWebhooks(page(3, [endpoint('1'), endpoint('2')]), { merchant: '', status: 'active' });
     assert.equal(v.summary, '3 endpoints.');
-    assert.equal(v.rows[0].status, 'active');
+    assert.equal(v.rows[0].status, 'Active');
     assert.equal(v.next, '/console/webhooks?merchant=&status=active&page=2');
     const empty = presentWebhooks(page(0, []), { merchant: '', status: '' });
     assert.equal(empty.summary, '0 endpoints.');
@@ -225,7 +225,7 @@ describe('views.webhook (presentWebhook)', () => {
       { label: 'Merchant', link: { href: '/console/merchants/7', text: 'Acme', data: { name: 'merchant', value: '7' } } },
       { label: 'URL', text: 'https://shop.test/hooks/31' },
       { label: 'Events', text: 'order.created, stock.changed' },
-      { label: 'Status', field: 'webhook-status', text: 'active' },
+      { label: 'Status', field: 'webhook-status', text: 'Active' },
       { label: 'Failing since', html: AT_TIME },
     ]);
     assert.equal(v.disable, '/console/webhooks/31/disable');
@@ -236,6 +236,7 @@ describe('views.webhook (presentWebhook)', () => {
       type: 'order.created',
       order: { href: '/console/orders/1001', text: '1001' },
       status: 'failed',
+      statusText: 'Failed',
       next: null,
       attempts: '3',
       lastResult: '500 timeout',
@@ -250,7 +251,7 @@ describe('views.webhook (presentWebhook)', () => {
 
   it('a disabled endpoint: why, the Enable form, no Retry; the status filter selected', () => {
     const v = presentWebhook(log(endpoint('32', { status: 'disabled', disabledReason: 'by the operator' }), [delivery('6')]), 'Acme', 'failed');
-    assert.deepEqual(v.facts[3], { label: 'Status', field: 'webhook-status', text: 'disabled: by the operator' });
+    assert.deepEqual(v.facts[3], { label: 'Status', field: 'webhook-status', text: 'Disabled: by the operator' });
     assert.deepEqual(v.facts[4], { label: 'Failing since', html: '—' });
     assert.equal(v.disable, null);
     assert.equal(v.enable, '/console/webhooks/32/enable');
@@ -292,6 +293,7 @@ describe('views.staff (presentStaff)', () => {
       id: '1',
       key: 'owner@example.com',
       status: 'active',
+      statusText: 'Active',
       email: 'Owner@example.com',
       you: true,
       role: 'owner',

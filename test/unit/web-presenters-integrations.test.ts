@@ -303,9 +303,9 @@ describe('webhooks (views.webhooks → WebhooksView)', () => {
       '3000000000001 → /manager/webhooks/3000000000001',
       'https://hooks.example.com/in',
       'refund.failed, split_order.shipped',
-      'active',
+      'Active',
     ]);
-    assert.equal(view.endpoints.rows[1].cells[3], 'disabled: every delivery failed for 24 h');
+    assert.equal(view.endpoints.rows[1].cells[3], 'Disabled: every delivery failed for 24 h');
     assert.equal(view.urlHint, 'https, or http on this machine for local testing');
   });
 
@@ -334,7 +334,7 @@ describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])
   it('states the endpoint: times as <time>, the SKUs only when it follows stock.changed, the edit form filled from it', () => {
     const view = presentWebhook(log([]), { environment: 'sandbox', canWrite: true, shown: null, refused: null });
     assert.deepEqual([view.id, view.back, view.path], ['3000000000001', '/manager/webhooks', '/manager/webhooks/3000000000001']);
-    assert.deepEqual([view.url, view.events, view.skus, view.status], ['https://hooks.example.com/in', 'refund.failed, split_order.shipped', null, 'active']);
+    assert.deepEqual([view.url, view.events, view.skus, view.status], ['https://hooks.example.com/in', 'refund.failed, split_order.shipped', null, 'Active']);
     assert.deepEqual([view.created, view.changed], [AT_TIME, LATER_TIME]);
     assert.equal(view.edit.url, 'https://hooks.example.com/in');
     assert.deepEqual(

@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  postingNotice,
   presentMerchant,
   presentMerchants,
   presentRefundList,
+  termsNotice,
   type MerchantAccountInput,
   type MerchantCredentials,
   type MerchantTeam,
@@ -128,7 +130,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     const view = presentMerchant(credentials, input(false));
     assert.deepEqual(
       [view.title, view.id, view.name, view.back, view.status, view.clientId],
-      ['Merchant Shop', '7', 'Shop', '/console/merchants', 'active', 'cli_abc'],
+      ['Merchant Shop', '7', 'Shop', '/console/merchants', 'Active', 'cli_abc'],
     );
     assert.equal(view.created, CREATED_TIME);
     assert.deepEqual(view.rateLimit, [
@@ -156,11 +158,11 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     assert.equal(production.heading, 'production account (this server)');
     assert.equal(sandbox.heading, 'sandbox account');
     assert.deepEqual(production.facts, [
-      { label: 'Balance', field: 'balance', text: '-1250.50 USD' },
+      { label: 'Balance', field: 'balance', num: true, text: '-1250.50 USD' },
       { label: 'Billing mode', field: 'billing-mode', text: 'on account' },
-      { label: 'Credit limit', field: 'credit-limit', text: '2000.00' },
-      { label: 'Available', field: 'available', text: '749.50' },
-      { label: 'Low-balance threshold', text: 'none' },
+      { label: 'Credit limit', field: 'credit-limit', num: true, text: '2000.00' },
+      { label: 'Available', field: 'available', num: true, text: '749.50' },
+      { label: 'Low-balance threshold', num: true, text: 'none' },
     ]);
     assert.deepEqual(
       sandbox.facts.map((f) => ('text' in f ? f.text : '')),
@@ -169,7 +171,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
     assert.deepEqual(production.transactions[0], {
       id: '11',
       when: CREATED_TIME,
-      type: 'order_charge',
+      type: 'Order charge',
       amount: '-48.96',
       balanceAfter: '-1250.50',
       order: { href: '/console/orders/100', text: 'order 100' },
@@ -416,12 +418,12 @@ describe("all refunds (views['refund-list'] → RefundListView)", () => {
       items: 'SKU-1 × 1, SKU-2 × 2',
       amount: '9.99 EUR',
       status: 'pending_review',
-      statusText: 'pending_review',
+      statusText: 'Waiting for review',
       decided: null,
     });
     assert.deepEqual(
       [failed.amount, failed.status, failed.statusText, failed.decided],
-      ['1250.50 EUR', 'refund_failed', 'refund_failed: card expired', { when: LATER_TIME, by: 'automatically' }],
+      ['1250.50 EUR', 'refund_failed', 'Refund failed: card expired', { when: LATER_TIME, by: 'automatically' }],
     );
     assert.deepEqual(approved.decided, { when: LATER_TIME, by: 'by the operator' });
   });
@@ -441,6 +443,24 @@ describe("all refunds (views['refund-list'] → RefundListView)", () => {
     assert.deepEqual([view.rows, view.merchant, view.next, view.empty], [[], null, null, { text: 'No refunds match.' }]);
     assert.equal(view.tools.csv, '/console/refunds/all.csv?status=&merchant=&from=&to=');
     assert.ok(view.statuses.every((s) => !s.selected));
+  });
+});
+
+describe('the notices after the money forms (issue 44, 7)', () => {
+  const account = { balance_cents: 123456, currency: 'USD', billing_mode: 'prepaid', credit_limit_cents: 1500, low_balance_threshold_cents: null };
+  it('says what a top-up or an adjustment posted and the balance it left', () => {
+    assert.equal(
+      postingNotice('top_up', 'sandbox', { replayed: false, entry: { amount_cents: 5000 }, account }),
+      'Top-up of 50.00 USD posted to the sandbox account. Balance now 1234.56 USD.',
+    );
+    assert.equal(
+      postingNotice('adjustment', 'production', { replayed: false, entry: { amount_cents: -325 }, account }),
+      'Adjustment of -3.25 USD posted to the production account. Balance now 1234.56 USD.',
+    );
+    assert.match(postingNotice('top_up', 'sandbox', { replayed: true, entry: { amount_cents: 5000 }, account }), /recorded already: nothing posted/);
+  });
+  it('states the saved terms', () => {
+    assert.equal(termsNotice('sandbox', account), 'Billing terms of the sandbox account saved: prepaid, credit limit 15.00 USD, low-balance notice none.');
   });
 });
 

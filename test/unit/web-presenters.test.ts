@@ -19,7 +19,7 @@ import {
 import { CONSOLE_VIEWS } from '../../src/web/console/views.ts';
 import { managerChrome, presentBalance, presentManagerAudit, presentManagerOrder, presentManagerOrders } from '../../src/web/manager/present.ts';
 import { MANAGER_VIEWS } from '../../src/web/manager/views.ts';
-import { money, moneyFromCents, moment, type Cell } from '../../src/web/shared/present.ts';
+import { fulfilmentWords, money, moneyFromCents, moment, orderStatusWords, statusChoices, statusWords, type Cell } from '../../src/web/shared/present.ts';
 
 // Page models without a template (issue 30, rule 3): what each presenter makes of a service's answer.
 
@@ -67,7 +67,7 @@ const order: OrderRecord = {
   salePlatform: null,
   status: 'processing',
   financialStatus: 'paid',
-  fulfillmentStatus: 'partial_fulfilled' as OrderRecord['fulfillmentStatus'],
+  fulfillmentStatus: 'partially_shipped' as OrderRecord['fulfillmentStatus'],
   refundStatus: null,
   purchaseDate: PLACED,
   payDate: PLACED,
@@ -159,6 +159,36 @@ describe('values as text (src/web/shared/present.ts)', () => {
     assert.equal(moment(null), '—');
     assert.equal(moment(null, 'never'), 'never');
   });
+
+  it('says statuses in words, never as codes (issue 44, 7)', () => {
+    assert.equal(statusWords('waiting_to_ship'), 'Waiting to ship');
+    assert.equal(statusWords('cancel'), 'Cancelled');
+    assert.equal(statusWords('pending_review'), 'Waiting for review');
+    assert.equal(statusWords('refund_successfully'), 'Refunded');
+    assert.equal(statusWords('partial_refund'), 'Partly refunded');
+    assert.equal(statusWords('some_new_state'), 'Some new state', 'a code without words: spaces and a capital');
+    assert.equal(statusWords('toString'), 'ToString', 'no inherited property is taken for words');
+    assert.equal(orderStatusWords({ status: 'completed', refundStatus: 'partial_refund' }), 'Completed (Partly refunded)');
+    assert.deepEqual(
+      statusChoices('cancel').map((c) => [c.value, c.text, c.selected]),
+      [
+        ['processing', 'Processing', false],
+        ['completed', 'Completed', false],
+        ['cancel', 'Cancelled', true],
+      ],
+      'the filter sends the code and shows the words',
+    );
+  });
+
+  it('says a cancelled order ships nothing instead of "waiting to ship" (issue 44, 7)', () => {
+    assert.equal(fulfilmentWords({ status: 'cancel', fulfillmentStatus: 'waiting_to_ship' }), 'None: cancelled');
+    assert.equal(fulfilmentWords({ status: 'processing', fulfillmentStatus: 'waiting_to_ship' }), 'Waiting to ship');
+    assert.equal(
+      fulfilmentWords({ status: 'cancel', fulfillmentStatus: 'partially_shipped' }),
+      'Partly shipped',
+      'what shipped before a cancellation stays said',
+    );
+  });
 });
 
 describe('the console order page (views.order → ConsoleOrderView)', () => {
@@ -170,8 +200,8 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
       [
         ['Merchant', 'Shop <b> → /console/merchants/42'],
         ['Custom id', '—'],
-        ['Status', 'processing'],
-        ['Fulfilment', 'partial_fulfilled'],
+        ['Status', 'Processing'],
+        ['Fulfilment', 'Partly shipped'],
         ['Refund', '—'],
         ['Placed', PLACED_TIME],
         ['Items', '39.96 USD'],
@@ -256,12 +286,12 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
     assert.deepEqual(view.refunds.label, { by: 'refunds' });
     assert.equal(view.refunds.columns.at(-1), 'Status');
     assert.deepEqual(view.refunds.rows[0].data, { name: 'refund', value: '77' });
-    assert.deepEqual(texts(view.refunds.rows[0].cells), ['77', PLACED_TIME, 'SKU-2 × 1', '9.99', 'Other', 'refund_failed: rejected by the operator']);
+    assert.deepEqual(texts(view.refunds.rows[0].cells), ['77', PLACED_TIME, 'SKU-2 × 1', '9.99', 'Other', 'Refund failed: rejected by the operator']);
     assert.deepEqual(texts(view.deliveries.rows[0].cells), [
       '5',
       'order.shipped',
       'https://example.com/hook → /console/webhooks/3',
-      'failed',
+      'Failed',
       '3',
       '500 HTTP 500',
     ]);
@@ -323,7 +353,7 @@ describe("the split cancellation and the refund queue (views['split-cancel'], vi
     );
     assert.deepEqual(
       [view.rows[0].merchantReason, view.rows[0].lines, view.rows[0].shipped, view.rows[0].shippedAny, view.rows[0].refused],
-      [refund.refundReason, ['SKU-2 Product 2 × 1 (split 11, waiting_to_ship)'], 'Nothing shipped', false, null],
+      [refund.refundReason, ['SKU-2 Product 2 × 1 (split 11, waiting to ship)'], 'Nothing shipped', false, null],
     );
     const shipped = presentRefundQueue(
       { total: 1, pageNumber: 1, pageSize: 50, list: [{ ...queued, shippedSplits: [11, 12] }] },
@@ -372,8 +402,8 @@ describe('the order searches (views.orders)', () => {
       '',
       'Shop → /console/merchants/42 [merchant=42]',
       PLACED_TIME,
-      'processing',
-      'partial_fulfilled',
+      'Processing',
+      'Partly shipped',
       '48.96 USD',
     ]);
     assert.deepEqual(

@@ -33,20 +33,20 @@ export function sdkPackage(): SdkPackage | null {
   return found;
 }
 
+/** The page's one long word, the example's path, may break after each slash (<wbr>): it fits a 390 px phone (issue 44, 6). */
 const page = (sdk: SdkPackage, certificate: boolean) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Stockist client ${sdk.version}</title>
-  <link rel="icon" href="data:,">
 </head>
 <body>
 <main>
   <h1>Stockist TypeScript client ${sdk.version}</h1>
   <ul>
     <li><a href="/sdk/${sdk.tarball}">${sdk.tarball}</a>: the npm package (no dependencies), <code>npm install</code> this address</li>
-    <li><a href="/sdk/${SDK_EXAMPLE}">${SDK_EXAMPLE}</a>: the example in it (<code>node_modules/@stockist/client/examples/${SDK_EXAMPLE}</code>)</li>
+    <li><a href="/sdk/${SDK_EXAMPLE}">${SDK_EXAMPLE}</a>: the example in it (<code>node_modules/<wbr>@stockist/<wbr>client/<wbr>examples/<wbr>${SDK_EXAMPLE}</code>)</li>
 ${certificate ? `    <li><a href="/sdk/${SDK_CERTIFICATE}">${SDK_CERTIFICATE}</a>: this server's self-signed certificate, for <code>NODE_EXTRA_CA_CERTS</code></li>\n` : ''}  </ul>
   <p>Sign in to the business manager (<a href="/manager">/manager</a>) for the commands with this server's address and a token.</p>
 </main>

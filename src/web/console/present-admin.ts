@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { WebhookDelivery, WebhookEndpoint } from '../../schemas/webhooks.ts';
 import type { dashboard } from '../../services/dashboard.service.ts';
-import { moneyFromCents, moment, query, type Choice, type Fact, type Link } from '../shared/present.ts';
+import { moneyFromCents, moment, query, statusWords, type Choice, type Fact, type Link } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 import { merchantLink } from './present.ts';
 
@@ -171,7 +171,8 @@ export function presentDashboard(stats: DashboardStats, may: { reviewRefunds: bo
 type Endpoint = Static<typeof WebhookEndpoint>;
 
 /** `disabled: the endpoint answered 410`, or the status alone. */
-const endpointStatus = (e: Pick<Endpoint, 'status' | 'disabledReason'>) => (e.disabledReason ? `${e.status}: ${e.disabledReason}` : e.status);
+const endpointStatus = (e: Pick<Endpoint, 'status' | 'disabledReason'>) =>
+  e.disabledReason ? `${statusWords(e.status)}: ${e.disabledReason}` : statusWords(e.status);
 
 /** views.webhooks: the endpoints of every merchant, filtered by merchant and status. */
 export interface WebhooksView extends PageModel {
@@ -238,7 +239,9 @@ export interface WebhookView extends PageModel {
     id: string;
     type: string;
     order: Link | null;
+    /** The code (the row's data-status) and its words. */
     status: string;
+    statusText: string;
     /** When a pending delivery is tried next. */
     next: Html | null;
     attempts: string;
@@ -285,6 +288,7 @@ export function presentWebhook(
       type: d.type,
       order: d.orderId ? { href: `${PREFIX}/orders/${d.orderId}`, text: d.orderId } : null,
       status: d.status,
+      statusText: statusWords(d.status),
       next: d.nextAttemptAt ? moment(d.nextAttemptAt) : null,
       attempts: String(d.attempts),
       lastResult: `${d.lastStatusCode ?? ''} ${d.lastError ?? ''}`,
@@ -312,7 +316,9 @@ export interface StaffRowView {
   id: string;
   /** The row's `data-staff`: the email in lower case. */
   key: string;
+  /** The code (the row's data-status) and its words. */
   status: string;
+  statusText: string;
   email: string;
   /** The signed-in owner's own account (`(you)`; no role or disable form). */
   you: boolean;
@@ -373,6 +379,7 @@ export function presentStaff(
         id: String(s.id),
         key: s.email_key,
         status: s.status,
+        statusText: statusWords(s.status),
         email: s.email,
         you,
         role: s.role,

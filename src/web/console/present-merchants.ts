@@ -9,6 +9,7 @@ import {
   moment,
   presentEditConflict,
   query,
+  statusWords,
   transactionRow,
   type Choice,
   type EditConflictView,
@@ -335,11 +336,11 @@ function accountView(
     currency: a.currency,
     heading: `${a.environment} account${a.current ? ' (this server)' : ''}`,
     facts: [
-      { label: 'Balance', field: 'balance', text: shown.balance },
+      { label: 'Balance', field: 'balance', num: true, text: shown.balance },
       { label: 'Billing mode', field: 'billing-mode', text: a.billingMode === 'prepaid' ? 'prepaid' : 'on account' },
-      { label: 'Credit limit', field: 'credit-limit', text: shown.creditLimit },
-      { label: 'Available', field: 'available', text: shown.available },
-      { label: 'Low-balance threshold', text: shown.threshold },
+      { label: 'Credit limit', field: 'credit-limit', num: true, text: shown.creditLimit },
+      { label: 'Available', field: 'available', num: true, text: shown.available },
+      { label: 'Low-balance threshold', num: true, text: shown.threshold },
     ],
     transactions: a.transactions.map((t) => {
       const row = transactionRow(t);
@@ -415,7 +416,7 @@ export function presentMerchant(
     name: m.name,
     back: MERCHANTS,
     secret: secret && { title: secret.title, what: secret.what, fields: secret.fields },
-    status: m.status,
+    status: statusWords(m.status),
     clientId: m.clientId,
     created: moment(m.createdAt),
     disable: canWrite && m.status === 'active' ? `${base}/disable` : null,
@@ -550,7 +551,7 @@ export function presentRefundList(
       items: r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
       amount: money(r.amount, currency),
       status: r.refundStatus,
-      statusText: r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
+      statusText: r.failureReason ? `${statusWords(r.refundStatus)}: ${r.failureReason}` : statusWords(r.refundStatus),
       decided: r.decidedAt ? { when: moment(r.decidedAt), by: r.decidedBy === 'auto' ? 'automatically' : 'by the operator' } : null,
     })),
     empty: { text: 'No refunds match.' },
@@ -594,4 +595,37 @@ export function presentTermsConflict(
       },
     ],
   });
+}
+
+/** An account as the notices after its forms read it (the store's row, or the part of it they need). */
+interface AccountFigures {
+  balance_cents: number;
+  currency: string;
+  billing_mode: string;
+  credit_limit_cents: number;
+  low_balance_threshold_cents: number | null;
+}
+
+/**
+ * The notice after a top-up or an adjustment (issue 44, 7): what was posted, to which environment's
+ * account, and the balance it left; a repeated top-up reference says nothing moved.
+ */
+export function postingNotice(
+  kind: 'top_up' | 'adjustment',
+  environment: string,
+  result: { replayed: boolean; entry: { amount_cents: number }; account: AccountFigures },
+): string {
+  const balance = moneyFromCents(result.account.balance_cents, result.account.currency);
+  if (result.replayed)
+    return kind === 'top_up'
+      ? `That top-up's reference is recorded already: nothing posted. The ${environment} balance stays ${balance}.`
+      : `That adjustment was posted already: nothing posted again. The ${environment} balance stays ${balance}.`;
+  const amount = moneyFromCents(Number(result.entry.amount_cents), result.account.currency);
+  return `${kind === 'top_up' ? 'Top-up' : 'Adjustment'} of ${amount} posted to the ${environment} account. Balance now ${balance}.`;
+}
+
+/** The notice after the billing terms are saved (issue 44, 7): the terms as they now stand. */
+export function termsNotice(environment: string, account: AccountFigures): string {
+  const threshold = account.low_balance_threshold_cents === null ? 'none' : moneyFromCents(account.low_balance_threshold_cents, account.currency);
+  return `Billing terms of the ${environment} account saved: ${account.billing_mode === 'prepaid' ? 'prepaid' : 'on account'}, credit limit ${moneyFromCents(account.credit_limit_cents, account.currency)}, low-balance notice ${threshold}.`;
 }

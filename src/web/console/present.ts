@@ -27,6 +27,8 @@ import {
   type TransactionRow,
   type SplitHead,
   type TableView,
+  fulfilmentWords,
+  statusWords,
 } from '../shared/present.ts';
 import type { Chrome, Html, PageModel } from '../shared/views.ts';
 
@@ -173,14 +175,14 @@ export function presentConsoleOrder(
     facts: [
       { label: 'Merchant', link: merchantLink(merchantId, merchantName) },
       { label: 'Custom id', text: o.customOrderId ?? '—' },
-      { label: 'Status', field: 'status', text: o.status },
-      { label: 'Fulfilment', field: 'fulfillment', text: o.fulfillmentStatus },
-      { label: 'Refund', text: o.refundStatus ?? '—' },
+      { label: 'Status', field: 'status', text: statusWords(o.status) },
+      { label: 'Fulfilment', field: 'fulfillment', text: fulfilmentWords(o) },
+      { label: 'Refund', text: o.refundStatus ? statusWords(o.refundStatus) : '—' },
       { label: 'Placed', html: moment(o.purchaseDate) },
-      { label: 'Items', text: money(o.subTotalAmount, currency) },
-      { label: 'Freight', text: money(o.freightAmount, currency) },
-      { label: 'Total', text: money(o.finalAmount, currency) },
-      { label: 'Refunded', text: money(o.refundedAmount, currency) },
+      { label: 'Items', num: true, text: money(o.subTotalAmount, currency) },
+      { label: 'Freight', num: true, text: money(o.freightAmount, currency) },
+      { label: 'Total', num: true, text: money(o.finalAmount, currency) },
+      { label: 'Refunded', num: true, text: money(o.refundedAmount, currency) },
       { label: 'Ship to', text: shipTo(o.shippingAddress) },
     ],
     splits: o.splitOrders.map((s) => {
@@ -191,6 +193,7 @@ export function presentConsoleOrder(
           label: { text: `Items of split ${s.id}` },
           caption: `Items of split ${s.id}`,
           columns: ['SKU', 'Product', 'Quantity', 'Refunded', 'Unit', 'Total'],
+          numeric: [2, 3, 4, 5],
           rows: itemsOf(o, s.id).map((i) => ({
             data: null,
             cells: [i.skuCode, i.productName, String(i.productNum), String(i.refundedQuantity), money(i.amount), money(i.total)],
@@ -213,7 +216,7 @@ export function presentConsoleOrder(
           d.id,
           d.type,
           may.webhooks ? { href: `${PREFIX}/webhooks/${d.endpointId}`, text: d.url } : d.url,
-          d.status,
+          statusWords(d.status),
           String(d.attempts),
           `${d.lastStatusCode ?? ''} ${d.lastError ?? ''}`,
         ],
@@ -316,7 +319,10 @@ export function presentSplitCancel(
     splitOrderId: id,
     orderId,
     orderHref: `${ORDERS}/${orderId}`,
-    refusal: preview.status === 'waiting_to_ship' ? null : `This split order is ${preview.status}: only a split order waiting to ship can be cancelled.`,
+    refusal:
+      preview.status === 'waiting_to_ship'
+        ? null
+        : `This split order is ${statusWords(preview.status).toLowerCase()}: only a split order waiting to ship can be cancelled.`,
     merchant: merchantLink(preview.merchantId, merchantName),
     units: `${preview.units} unit${preview.units === 1 ? '' : 's'}`,
     warehouseCode: preview.warehouseCode,
@@ -392,7 +398,7 @@ function refundQueueRow(r: QueuedRefund, currency: string, refused: { refundNo: 
     merchant: merchantLink(r.merchantId, r.merchantName),
     merchantReason: r.refundReason,
     remark: r.remark && r.remark.trim() !== '' ? r.remark : null,
-    lines: r.lines.map((l) => `${l.sku} ${l.productName} × ${l.quantity} (split ${l.splitOrderId}, ${l.splitStatus})`),
+    lines: r.lines.map((l) => `${l.sku} ${l.productName} × ${l.quantity} (split ${l.splitOrderId}, ${statusWords(l.splitStatus).toLowerCase()})`),
     shipped: r.shippedSplits.length === 0 ? 'Nothing shipped' : `Split${r.shippedSplits.length === 1 ? '' : 's'} ${r.shippedSplits.join(', ')} shipped`,
     shippedAny: r.shippedSplits.length > 0,
     amount: money(r.amount, currency),

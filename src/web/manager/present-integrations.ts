@@ -7,7 +7,7 @@ import { LOOPBACK_FAILURE } from '../../domain/webhook-url.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
 import type { deliveryLog, listWebhooks } from '../../services/webhooks.service.ts';
-import { moment, presentEditConflict, type EditConflictView, type TableView } from '../shared/present.ts';
+import { moment, presentEditConflict, statusWords, type EditConflictView, type TableView } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 
 /**
@@ -335,7 +335,7 @@ const urlHint = (environment: StockistEnv) => (environment === 'production' ? 'h
 type Endpoint = Awaited<ReturnType<typeof listWebhooks>>['list'][number];
 
 /** An endpoint's status and why it was disabled, if it was: `disabled: every delivery failed …`. */
-const statusOf = (e: Endpoint) => (e.disabledReason ? `${e.status}: ${e.disabledReason}` : e.status);
+const statusOf = (e: Endpoint) => (e.disabledReason ? `${statusWords(e.status)}: ${e.disabledReason}` : statusWords(e.status));
 
 /** views.webhooks: the merchant's endpoints and the form that registers one. */
 export interface WebhooksView extends PageModel {
@@ -393,7 +393,9 @@ export interface DeliveryRow {
   id: string;
   type: string;
   test: boolean;
+  /** The code (data-status) and its words. */
   status: string;
+  statusText: string;
   attempts: string;
   /** The last answer's status code (empty when none came) and error. */
   code: string;
@@ -462,6 +464,7 @@ export function presentWebhookLog(log: DeliveryLog, canWrite: boolean): WebhookL
       type: d.type,
       test: d.test,
       status: d.status,
+      statusText: statusWords(d.status),
       attempts: String(d.attempts),
       code: d.lastStatusCode === null ? '' : String(d.lastStatusCode),
       error: d.lastError,

@@ -22,6 +22,8 @@ import {
   type TransactionRow,
   type SplitHead,
   type TableView,
+  fulfilmentWords,
+  statusWords,
 } from '../shared/present.ts';
 import { countsText } from '../list-counts.ts';
 import type { Chrome, PageModel } from '../shared/views.ts';
@@ -89,12 +91,12 @@ export function presentManagerOrder({ order: o, refunds }: OrderDetail, tracking
     back: ORDERS,
     facts: [
       { label: 'Custom id', text: o.customOrderId ?? '—' },
-      { label: 'Status', field: 'status', text: o.status },
-      { label: 'Fulfilment', field: 'fulfillment', text: o.fulfillmentStatus },
-      { label: 'Refund', text: o.refundStatus ?? '—' },
+      { label: 'Status', field: 'status', text: statusWords(o.status) },
+      { label: 'Fulfilment', field: 'fulfillment', text: fulfilmentWords(o) },
+      { label: 'Refund', text: o.refundStatus ? statusWords(o.refundStatus) : '—' },
       { label: 'Placed', html: moment(o.purchaseDate) },
       { label: 'Total', text: `${money(o.finalAmount, currency)} (items ${money(o.subTotalAmount)}, freight ${money(o.freightAmount)})` },
-      { label: 'Refunded', text: money(o.refundedAmount, currency) },
+      { label: 'Refunded', num: true, text: money(o.refundedAmount, currency) },
       { label: 'Ship to', text: shipTo(o.shippingAddress) },
     ],
     splits: o.splitOrders.map((s) => ({

@@ -25,6 +25,57 @@ import type { Html, PageModel } from './views.ts';
 export const moneyFromCents = (cents: number, currency?: string | null) => `${formatSigned(cents)}${currency ? ` ${currency}` : ''}`;
 export const money = (amount: number, currency?: string | null) => moneyFromCents(Math.round(amount * 100), currency);
 
+/**
+ * A status as the pages say it (issue 44, 7): "Waiting to ship", not `waiting_to_ship`. The API,
+ * the CSV files and the `data-status` attributes keep the codes; a code without words here (a new
+ * one) is shown with its underscores as spaces and a capital, never as the raw code.
+ */
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  // Orders (SPEC §4.6) and their fulfilment.
+  processing: 'Processing',
+  completed: 'Completed',
+  cancel: 'Cancelled',
+  waiting_to_ship: 'Waiting to ship',
+  partially_shipped: 'Partly shipped',
+  fully_shipped: 'Shipped',
+  // Split orders.
+  shipped: 'Shipped',
+  cancelled: 'Cancelled',
+  // An order's refund state, and a refund's (SPEC §5.2).
+  refunding: 'Refund in progress',
+  partial_refund: 'Partly refunded',
+  refunded: 'Refunded',
+  pending_review: 'Waiting for review',
+  refund_successfully: 'Refunded',
+  refund_failed: 'Refund failed',
+  // Webhook deliveries, endpoints, merchants, staff, warehouses.
+  pending: 'Pending',
+  succeeded: 'Delivered',
+  failed: 'Failed',
+  active: 'Active',
+  disabled: 'Disabled',
+  // A transaction's type (the account's kinds of entry; the CSV keeps the code).
+  top_up: 'Top-up',
+  order_charge: 'Order charge',
+  refund_credit: 'Refund credit',
+  cancellation_credit: 'Cancellation credit',
+  adjustment: 'Adjustment',
+};
+export const statusWords = (code: string): string => {
+  const known = Object.hasOwn(STATUS_WORDS, code) ? STATUS_WORDS[code] : undefined;
+  if (known) return known;
+  const spaced = code.replace(/_/g, ' ').trim();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
+
+/** An order's fulfilment in words: a cancelled order ships nothing, so it no longer reads "Waiting to ship". */
+export const fulfilmentWords = (order: Pick<OrderRecord, 'status' | 'fulfillmentStatus'>): string =>
+  order.status === 'cancel' && order.fulfillmentStatus === 'waiting_to_ship' ? 'None: cancelled' : statusWords(order.fulfillmentStatus);
+
+/** An order's status with its refund state, in words: "Completed (Partly refunded)". */
+export const orderStatusWords = (order: Pick<OrderRecord, 'status' | 'refundStatus'>): string =>
+  order.refundStatus ? `${statusWords(order.status)} (${statusWords(order.refundStatus)})` : statusWords(order.status);
+
 /** An instant as a `<time>` element (web/times.ts: UTC text the browser turns into the viewer's zone); `none` for a missing one. */
 export const moment = (value: Instant | null | undefined, none?: string) => timeElement(value, none) as Html;
 
@@ -38,7 +89,8 @@ export interface Link {
 }
 
 /** One fact of a `<dl class="facts">` (shared/partials/facts.eta): text, a link, or markup a presenter made (a time). */
-export type Fact = { label: string; field?: string } & ({ text: string } | { link: Link } | { html: Html });
+/** `num`: the text is an amount or a quantity, shown in the viewer's locale by local-time.js (issue 44, 7). */
+export type Fact = { label: string; field?: string; num?: boolean } & ({ text: string } | { link: Link } | { html: Html });
 
 /** A table cell: text, a link, or markup a presenter made (a time). */
 export type Cell = string | Link | { html: Html };
@@ -55,6 +107,8 @@ export interface TableView {
   columns: readonly string[];
   rows: readonly { data: { name: string; value: string } | null; cells: readonly Cell[] }[];
   empty: EmptyState | null;
+  /** The columns (0-based) of amounts and quantities: their cells get class "num", shown in the viewer's locale. */
+  numeric?: readonly number[];
 }
 
 /** What a list shows when it has nothing (shared/partials/empty.eta). */
@@ -105,7 +159,7 @@ export function splitHead(
 ): SplitHead {
   return {
     id: split.id,
-    status: split.status,
+    status: statusWords(split.status),
     route: `Ships from warehouse ${split.warehouseCode} (${split.countryCode}) to ${order.shippingAddress.country} by ${split.channelCode}`,
     freight: freight ? money(split.freightAmount, order.currencyCode) : null,
     tracking: split.trackingCode ? { carrier: split.carrier ?? '', code: split.trackingCode, href: trackingLink(split.channelCode, split.trackingCode) } : null,
@@ -123,6 +177,7 @@ export function refundsTable(refunds: readonly RefundRecord[], statusHeading: st
     label: { by: 'refunds' },
     caption: null,
     columns: ['Refund', 'Requested', 'Items', 'Amount', 'Reason', statusHeading],
+    numeric: [3],
     rows: refunds.map((r) => ({
       data: { name: 'refund', value: r.refundNo },
       cells: [
@@ -131,7 +186,7 @@ export function refundsTable(refunds: readonly RefundRecord[], statusHeading: st
         r.items.map((i) => `${i.skuCode} × ${i.quantity}`).join(', '),
         money(r.amount),
         r.refundReason,
-        r.failureReason ? `${r.refundStatus}: ${r.failureReason}` : r.refundStatus,
+        r.failureReason ? `${statusWords(r.refundStatus)}: ${r.failureReason}` : statusWords(r.refundStatus),
       ],
     })),
     empty: NONE,
@@ -142,10 +197,12 @@ export function refundsTable(refunds: readonly RefundRecord[], statusHeading: st
 export interface Choice {
   value: string;
   selected: boolean;
+  /** What the option says, when not its value (a status in words). */
+  text?: string;
 }
 
 /** The order search's status options, the one searched for selected. */
-export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value }));
+export const statusChoices = (selected: string): Choice[] => ORDER_STATUSES.map((value) => ({ value, selected: selected === value, text: statusWords(value) }));
 
 /** A row of an order search (both lists): the order's link, and the merchant's cell where the list spans merchants. */
 export function ordersTable<O extends OrderRecord>(
@@ -157,6 +214,7 @@ export function ordersTable<O extends OrderRecord>(
     label: { text: 'Orders found' },
     caption: 'Orders found, newest first',
     columns: ['Order', 'Custom id', ...(merchants ? ['Merchant'] : []), 'Placed', 'Status', 'Fulfilment', 'Total'],
+    numeric: [merchants ? 6 : 5],
     rows: list.map((o) => ({
       data: { name: 'order', value: o.id },
       cells: [
@@ -164,8 +222,8 @@ export function ordersTable<O extends OrderRecord>(
         o.customOrderId ?? '',
         ...(merchant ? [merchant(o)] : []),
         { html: moment(o.purchaseDate) },
-        o.refundStatus ? `${o.status} (${o.refundStatus})` : o.status,
-        o.fulfillmentStatus,
+        orderStatusWords(o),
+        fulfilmentWords(o),
         money(o.finalAmount, o.currencyCode),
       ],
     })),
@@ -202,7 +260,7 @@ export interface TransactionRow {
 export const transactionRow = (t: TransactionRecord): TransactionRow => ({
   id: t.id,
   when: moment(t.createDate),
-  type: t.type,
+  type: statusWords(t.type),
   amount: money(t.amount),
   balanceAfter: money(t.balanceAfter),
   orderId: t.orderId,

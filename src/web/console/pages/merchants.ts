@@ -37,7 +37,15 @@ import { publicOrigin } from '../../foundation.ts';
 import { sendCsv } from '../../csv.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentTransactions } from '../present.ts';
-import { presentMerchant, presentMerchants, presentTermsConflict, type MoneyFormRefusal, type ShownSecret } from '../present-merchants.ts';
+import {
+  presentMerchant,
+  presentMerchants,
+  postingNotice,
+  presentTermsConflict,
+  termsNotice,
+  type MoneyFormRefusal,
+  type ShownSecret,
+} from '../present-merchants.ts';
 import type { ConsolePage } from './context.ts';
 
 const MERCHANTS = `${CONSOLE_PREFIX}/merchants`;
@@ -170,43 +178,53 @@ export const merchantsPage: ConsolePage = {
       merchantId: string,
       form: MoneyFormRefusal['form'],
       values: Record<string, string> & { environment: string },
-      write: () => Promise<unknown>,
+      write: () => Promise<string>,
     ) => {
+      let notice: string;
       try {
-        await write();
+        notice = await write();
       } catch (error) {
         if (!(error instanceof AppError) || error instanceof FormAlreadySent || (error.kind !== 'invalid' && error.kind !== 'conflict')) throw error;
         const { environment, ...typed } = values;
         const refusal = { environment, form, message: refusalText(error), invalid: (error.errors ?? []).map((e) => e.field), values: typed };
         return merchantPage(request, reply, merchantId, {}, httpStatus(error), refusal);
       }
+      await forms.flash(request, 'notice', { text: notice });
       return backTo(reply, merchantId, values.environment);
     };
 
     app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
       const b = request.body;
-      return moneyForm(request, reply, request.params.id, 'topUp', { environment: b.environment, amount: b.amount, reference: b.reference }, () =>
-        postByOperator(
-          forMerchant(db, Number(request.params.id)),
-          store.dialect,
-          config,
-          actor(request),
-          { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
-          now(),
+      return moneyForm(request, reply, request.params.id, 'topUp', { environment: b.environment, amount: b.amount, reference: b.reference }, async () =>
+        postingNotice(
+          'top_up',
+          b.environment,
+          await postByOperator(
+            forMerchant(db, Number(request.params.id)),
+            store.dialect,
+            config,
+            actor(request),
+            { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
+            now(),
+          ),
         ),
       );
     });
 
     app.post('/merchants/:id/account/adjustments', { schema: { params: ConsoleIdParams, body: AdjustmentForm } }, async (request, reply) => {
       const b = request.body;
-      return moneyForm(request, reply, request.params.id, 'adjust', { environment: b.environment, amount: b.amount, reason: b.reason }, () =>
-        postByOperator(
-          forMerchant(db, Number(request.params.id)),
-          store.dialect,
-          config,
-          actor(request),
-          { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
-          now(),
+      return moneyForm(request, reply, request.params.id, 'adjust', { environment: b.environment, amount: b.amount, reason: b.reason }, async () =>
+        postingNotice(
+          'adjustment',
+          b.environment,
+          await postByOperator(
+            forMerchant(db, Number(request.params.id)),
+            store.dialect,
+            config,
+            actor(request),
+            { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
+            now(),
+          ),
         ),
       );
     });
@@ -218,9 +236,9 @@ export const merchantsPage: ConsolePage = {
       const typed = { environment: b.environment, billingMode: b.billingMode, creditLimit: b.creditLimit, lowBalanceThreshold: b.lowBalanceThreshold ?? '' };
       const merchant = forMerchant(db, Number(request.params.id));
       try {
-        return await moneyForm(request, reply, request.params.id, 'terms', typed, () => {
+        return await moneyForm(request, reply, request.params.id, 'terms', typed, async () => {
           const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
-          return changeTerms(
+          const saved = await changeTerms(
             merchant,
             store.dialect,
             config,
@@ -230,6 +248,7 @@ export const merchantsPage: ConsolePage = {
             now(),
             formVersion(b.version),
           );
+          return termsNotice(b.environment, saved);
         });
       } catch (error) {
         if (!(error instanceof AppError) || error.kind !== 'precondition_failed') throw error;
@@ -271,6 +290,9 @@ export const merchantsPage: ConsolePage = {
     ] as const) {
       app.post(`/merchants/:id/${verb}`, { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
         await setMerchantStatus(forMerchant(db, Number(request.params.id)), actor(request), status, now());
+        await forms.flash(request, 'notice', {
+          text: verb === 'disable' ? 'Merchant disabled: its tokens are refused until it is enabled again.' : 'Merchant enabled.',
+        });
         return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
       });
     }
@@ -359,6 +381,7 @@ export const merchantsPage: ConsolePage = {
 
     app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
       await revokeMerchantToken(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.tokenId), now());
+      await forms.flash(request, 'notice', { text: `Token ${request.params.tokenId} revoked.` });
       return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
     });
   },

@@ -97,6 +97,7 @@ export const ordersPage: ConsolePage = {
       const { carrier, trackingCode } = request.body;
       try {
         const orderId = await shipWithChannelCarrier(db, actor(request), Number(request.params.id), { carrier, trackingCode }, now());
+        await forms.flash(request, 'notice', { text: `Split order ${request.params.id} shipped (tracking ${trackingCode.trim()}).` });
         return reply.redirect(`${ORDERS}/${orderId}`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
@@ -108,6 +109,7 @@ export const ordersPage: ConsolePage = {
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
       const orderId = await deliverSplitOrder(db, actor(request), Number(request.params.id), now());
+      await forms.flash(request, 'notice', { text: `Split order ${request.params.id} marked delivered.` });
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
 
@@ -120,6 +122,7 @@ export const ordersPage: ConsolePage = {
 
     app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {
       const orderId = await cancelUnshippedSplit(db, actor(request), Number(request.params.id), request.body.reason, now());
+      await forms.flash(request, 'notice', { text: `Split order ${request.params.id} cancelled; its lines are back in stock.` });
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
   },

@@ -20,7 +20,7 @@ const DELIVERIES_PER_PAGE = 50;
 /** Webhooks (SPEC §13–14): every merchant's endpoints, each one's delivery log, retry, disable and enable. */
 export const webhooksPage: ConsolePage = {
   nav: [{ href: WEBHOOKS, label: 'Webhooks', permission: 'webhooks:manage' }],
-  routes: async (app, { store, now, page, actor }) => {
+  routes: async (app, { store, now, page, actor, forms }) => {
     const { db } = store;
 
     app.get('/webhooks', { schema: { querystring: WebhookListQuery } }, async (request, reply) => {
@@ -48,16 +48,19 @@ export const webhooksPage: ConsolePage = {
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {
       await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'disabled', reason: request.body.reason || null }, now());
+      await forms.flash(request, 'notice', { text: 'Endpoint disabled: nothing is delivered to it until it is enabled again.' });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/enable', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
       await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'active' }, now());
+      await forms.flash(request, 'notice', { text: 'Endpoint enabled.' });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ConsoleDeliveryParams, body: ActionForm } }, async (request, reply) => {
       await retryDeliveryForOperator(db, actor(request), Number(request.params.id), Number(request.params.deliveryId), now());
+      await forms.flash(request, 'notice', { text: `Delivery ${request.params.deliveryId} will be sent again: its attempt appears in the log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
   },

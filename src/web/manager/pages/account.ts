@@ -268,6 +268,7 @@ export const accountPage: ManagerPage = {
       } catch (error) {
         return refused(request, reply, 'two-factor disable', error);
       }
+      await forms.flash(request, 'notice', { text: 'Two-factor sign-in turned off.' });
       return reply.redirect(TWO_FACTOR, 303);
     });
 

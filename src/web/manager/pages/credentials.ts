@@ -73,6 +73,7 @@ export const credentialsPage: ManagerPage = {
 
     app.post('/credentials/clients/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       await revokeClient(merchant(request), actor(request), Number(request.params.id), now());
+      await forms.flash(request, 'notice', { text: 'Client revoked: its secret no longer gets tokens.' });
       return reply.redirect(CREDENTIALS, 303);
     });
 
@@ -92,6 +93,7 @@ export const credentialsPage: ManagerPage = {
 
     app.post('/credentials/tokens/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       await revokePersonalToken(merchant(request), actor(request), Number(request.params.id), now());
+      await forms.flash(request, 'notice', { text: 'Token revoked.' });
       return reply.redirect(CREDENTIALS, 303);
     });
   },

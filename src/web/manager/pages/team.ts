@@ -45,21 +45,27 @@ export const teamPage: ManagerPage = {
 
     app.post('/team/invitations/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       await revokeInvitation(merchant(request), actor(request), Number(request.params.id), now());
+      await forms.flash(request, 'notice', { text: 'Invitation revoked: its link no longer works.' });
       return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/two-factor', { schema: { body: RequireTwoFactorForm } }, async (request, reply) => {
       await requireTwoFactor(db, user(request), request.body.required === 'on', request.id, now());
+      await forms.flash(request, 'notice', {
+        text: request.body.required === 'on' ? 'Two-factor sign-in is now required of every user.' : 'Two-factor sign-in is no longer required.',
+      });
       return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/:id/role', { schema: { params: ManagerIdParams, body: RoleForm } }, async (request, reply) => {
       await changeRole(merchant(request), user(request), Number(request.params.id), request.body.role, request.id, now());
+      await forms.flash(request, 'notice', { text: `Role changed to ${request.body.role}.` });
       return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/:id/remove', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       await removeMember(merchant(request), user(request), Number(request.params.id), request.id, now());
+      await forms.flash(request, 'notice', { text: 'User removed: their sessions are signed out.' });
       return reply.redirect(TEAM, 303);
     });
 

@@ -174,6 +174,7 @@ export const webhooksPage: ManagerPage = {
 
     app.post('/webhooks/:id/delete', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
       await deleteWebhook(merchant(request), Number(request.params.id), auditWrite(actor(request), 'webhook.delete', now()));
+      await forms.flash(request, 'notice', { text: 'Endpoint deleted.' });
       return reply.redirect(WEBHOOKS, 303);
     });
 
@@ -189,6 +190,7 @@ export const webhooksPage: ManagerPage = {
         now(),
         auditWrite(actor(request), 'webhook.retry', now(), { deliveryId }),
       );
+      await forms.flash(request, 'notice', { text: `Delivery ${deliveryId} will be sent again: its attempt appears in the log below.` });
       return reply.redirect(`${WEBHOOKS}/${id}`, 303);
     });
   },

@@ -30,3 +30,26 @@ function showLocalTimes(root) {
 showLocalTimes(document);
 // Parts of a page htmx swaps in carry server-rendered (UTC) times too.
 document.addEventListener('htmx:afterSettle', (event) => showLocalTimes(event.target));
+
+// Numbers in the viewer's own locale (issue 44, 7): the server writes amounts and quantities as
+// machine-readable text ("1234.50 USD", "-3.25", "1200"), as the CSV files and the API do; this
+// rewrites the marked ones — table cells of class "num", a statistic's figure (.stats dd), an
+// element with data-num — with the browser's thousands separator and decimal mark ("1,234.50 USD",
+// "1.234,50 USD"), keeping the decimals. Ids are never marked. Without script the plain text stays.
+const NUMBER = /^(-?\d+)(?:\.(\d+))?( [A-Z]{3})?$/;
+
+function showLocalNumbers(root) {
+  for (const element of root.querySelectorAll('td.num, .stats dd, [data-num]')) {
+    if (element.children.length > 0 || element.hasAttribute('data-num-shown')) continue;
+    const match = NUMBER.exec(element.textContent.trim());
+    if (!match) continue;
+    const decimals = match[2]?.length ?? 0;
+    const value = Number(`${match[1]}.${match[2] ?? '0'}`);
+    const text = new Intl.NumberFormat(navigator.languages, { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(value);
+    element.textContent = `${text}${match[3] ?? ''}`;
+    element.setAttribute('data-num-shown', '');
+  }
+}
+
+showLocalNumbers(document);
+document.addEventListener('htmx:afterSettle', (event) => showLocalNumbers(event.target));

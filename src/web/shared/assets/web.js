@@ -27,3 +27,21 @@ document.addEventListener('change', async (event) => {
   form.elements.fileName.value = file.name;
   form.elements.fileText.value = await file.text();
 });
+
+// The navigation's Menu button (issue 44, 6): on a phone the navigation folds away behind it
+// (stockist.css); pressing it (mouse, Enter or Space) opens or closes it, aria-expanded says which,
+// and Escape closes it from inside and puts the focus back on the button. Without this script the
+// button stays hidden and the navigation is shown in full.
+{
+  const menu = document.querySelector('.menu-toggle');
+  if (menu) {
+    const nav = document.getElementById(menu.getAttribute('aria-controls'));
+    menu.hidden = false;
+    menu.addEventListener('click', () => menu.setAttribute('aria-expanded', String(menu.getAttribute('aria-expanded') !== 'true')));
+    nav?.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape' || menu.getAttribute('aria-expanded') !== 'true') return;
+      menu.setAttribute('aria-expanded', 'false');
+      menu.focus();
+    });
+  }
+}
