@@ -148,10 +148,10 @@ for (const dialect of DIALECTS) {
         .replace(/^\uFEFF/, '')
         .trim()
         .split('\r\n');
-      assert.match(lines[0], /^claimNo,merchantId,merchant,orderId,parentOrderId,status,reason,resolution,items,description,/);
+      assert.match(lines[0], /^claim_no,merchant_id,merchant,split_order_id,order_id,opened_at,status,reason,resolution,items,description,amount,/);
       const row = lines.find((l) => l.startsWith(`${c.claimNo},`));
       assert.ok(row, 'the claim is a row');
-      assert.match(row, /,missing_parts,refund,A x 2,/);
+      assert.match(row, /,open,missing_parts,refund,A x 2,/);
       assert.match(row, /,yes$/, 'overSla');
       assert.match(row, /'=HYPERLINK/, 'a formula is neutralised');
       assert.ok(
