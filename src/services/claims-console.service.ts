@@ -209,10 +209,5 @@ export async function claimForConsole(db: Db, config: SlaConfig, claimNo: number
 
 export type ConsoleClaim = Awaited<ReturnType<typeof claimForConsole>>;
 
-/** The dashboard's figures: open claims, and those open past CLAIM_SLA_HOURS. */
-export async function claimCounts(db: Db, config: SlaConfig, now: number) {
-  return { ...(await claims.openClaimCounts(allMerchants(db), now - config.claimSlaHours * 3600 * 1000)), slaHours: config.claimSlaHours };
-}
-
 /** An evidence file of any merchant, for the console's thumbnails and links (the operator's download). */
 export const evidenceForConsole = (db: Db, config: Pick<Config, 'dataDir'>, fileId: number) => evidenceDownload(allMerchants(db), config, fileId);

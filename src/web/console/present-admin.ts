@@ -116,11 +116,8 @@ export interface DashboardView extends PageModel {
 /** The UTC day of a chart point (epoch seconds of its midnight): `2026-05-01`. */
 const utcDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
-export function presentDashboard(
-  stats: DashboardStats,
-  may: { reviewRefunds: boolean; openClaims?: boolean; openProducts: boolean },
-  claims: { open: number; overdue: number; slaHours: number } = { open: 0, overdue: 0, slaHours: 48 },
-): DashboardView {
+export function presentDashboard(stats: DashboardStats, may: { reviewRefunds: boolean; openClaims: boolean; openProducts: boolean }): DashboardView {
+  const claims = stats.claims;
   const { series, refundWorker: worker, lowStock, failingEndpoints: failing } = stats;
   const auto = worker.mode === 'auto';
   return {

@@ -1,6 +1,5 @@
 import { ClosedDayCounts, dashboard } from '../../../services/dashboard.service.ts';
 import { can } from '../../../domain/staff.ts';
-import { claimCounts } from '../../../services/claims-console.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentDashboard } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';
@@ -13,17 +12,13 @@ export const dashboardPage: ConsolePage = {
     const closedDays = new ClosedDayCounts();
     app.get('', async (request, reply) => {
       const { role } = user(request);
-      const [stats, claims] = await Promise.all([dashboard(store.db, closedDays, config, now()), claimCounts(store.db, config, now())]);
+      const stats = await dashboard(store.db, closedDays, config, now());
       // The links the navigation offers this role: the review queue, the claims queue, a low-stock SKU's product page.
       return page(
         reply,
         200,
         'dashboard',
-        presentDashboard(
-          stats,
-          { reviewRefunds: can(role, 'refunds:read'), openClaims: can(role, 'claims:read'), openProducts: can(role, 'stock:adjust') },
-          claims,
-        ),
+        presentDashboard(stats, { reviewRefunds: can(role, 'refunds:read'), openClaims: can(role, 'claims:read'), openProducts: can(role, 'stock:adjust') }),
       );
     });
   },
