@@ -336,6 +336,35 @@ for (const dialect of DIALECTS) {
       assert.equal(await status(c.claimNo), 'reshipped');
     });
 
+    it('a reshipment out of stock stays approved with the reason; retry offered, and a switch to refund credits it', async () => {
+      const { shop } = await setUp();
+      const c = await claimOn(shop.token, { resolution: 'reship' });
+      const b = await as('support');
+      const token = csrfOf((await b.get(`/console/claims/${c.claimNo}`)).body);
+      // No A anywhere: the replacement cannot be made.
+      const held = await t.store.db
+        .selectFrom('stocks as s')
+        .innerJoin('products as p', 'p.id', 's.product_id')
+        .innerJoin('warehouses as w', 'w.id', 's.warehouse_id')
+        .select(['w.code as warehouseCode', 's.qty as qty'])
+        .where('p.sku', '=', 'A')
+        .execute();
+      await t.admin('PUT', '/admin/v1/stocks', { items: held.map((h) => ({ sku: 'A', warehouseCode: h.warehouseCode, qty: 0 })) });
+      try {
+        const approved = await follow(b, await b.post(`/console/claims/${c.claimNo}/approve`, { _csrf: token }));
+        assert.match(approved.body, new RegExp(`Claim ${c.claimNo} is approved: could not reship`));
+        assert.match(approved.body, /<dt>Decision note<\/dt><dd>could not reship/);
+        assert.match(approved.body, /data-action="retry-reship"/);
+        assert.match(approved.body, /data-action="resolution-refund"/);
+        assert.equal(await status(c.claimNo), 'approved');
+      } finally {
+        await t.admin('PUT', '/admin/v1/stocks', { items: held.map((h) => ({ sku: 'A', warehouseCode: h.warehouseCode, qty: Number(h.qty) })) });
+      }
+      const switched = await follow(b, await b.post(`/console/claims/${c.claimNo}/resolution`, { _csrf: token, resolution: 'refund' }));
+      assert.match(switched.body, new RegExp(`Claim ${c.claimNo} resolves by refund; approved and credited\\.`));
+      assert.equal(await status(c.claimNo), 'credited');
+    });
+
     it('the dashboard counts open and overdue claims, and links the queue for roles that may open it', async () => {
       await setUp();
       const b = await as('support');
