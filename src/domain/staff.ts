@@ -24,6 +24,12 @@ export const PERMISSIONS = [
   'orders:note',
   'refunds:read',
   'refunds:review',
+  /** The claims queue and a claim's page (SPEC §18): everyone who decides or receives claims. */
+  'claims:read',
+  /** Approve, reject, require the goods back, switch the resolution: it credits or reships, so the people who talk to merchants. */
+  'claims:decide',
+  /** Mark a claim's returned goods received into a warehouse: a stock change, so the warehouse. */
+  'claims:receive',
   'merchants:read',
   'merchants:write',
   'webhooks:manage',
@@ -41,12 +47,24 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 /**
  * Who may do what. Owner: everything (the supplier's books, every merchant's money at once, only the owner). Support: orders (and their internal notes), refund review,
- * merchants read-only, webhooks. Warehouse: ship/deliver, stock adjustments, imports (and the orders it ships).
+ * claim decisions, merchants read-only, webhooks. Warehouse: ship/deliver, stock adjustments, imports (and the orders it ships), marking a claim's
+ * returned goods received.
  */
 export const ROLE_PERMISSIONS: Readonly<Record<StaffRole, readonly Permission[]>> = {
   owner: PERMISSIONS,
-  support: ['dashboard:read', 'orders:read', 'orders:cancel', 'orders:note', 'refunds:read', 'refunds:review', 'merchants:read', 'webhooks:manage'],
-  warehouse: ['dashboard:read', 'orders:read', 'orders:fulfil', 'stock:adjust', 'import:run'],
+  support: [
+    'dashboard:read',
+    'orders:read',
+    'orders:cancel',
+    'orders:note',
+    'refunds:read',
+    'refunds:review',
+    'claims:read',
+    'claims:decide',
+    'merchants:read',
+    'webhooks:manage',
+  ],
+  warehouse: ['dashboard:read', 'orders:read', 'orders:fulfil', 'stock:adjust', 'import:run', 'claims:read', 'claims:receive'],
 };
 
 export const can = (role: StaffRole, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);

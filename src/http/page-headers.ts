@@ -16,10 +16,16 @@ export const PAGE_SECURITY_HEADERS = {
   'Referrer-Policy': 'same-origin',
 } as const;
 
-/** Adds PAGE_SECURITY_HEADERS to every answer of `app` (an encapsulated plugin: its routes only). */
+/**
+ * Adds PAGE_SECURITY_HEADERS to every answer of `app` (an encapsulated plugin: its routes only). A
+ * route that set its own Content-Security-Policy keeps it: the console's evidence files carry the
+ * operator download's `sandbox` policy, stricter than a page's.
+ */
 export function installPageSecurityHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (_request, reply, payload) => {
+    const own = reply.getHeader('content-security-policy');
     reply.headers(PAGE_SECURITY_HEADERS);
+    if (own !== undefined) reply.header('content-security-policy', own);
     return payload;
   });
 }

@@ -41,6 +41,29 @@ export type RefundDecisionForm = Static<typeof RefundDecisionForm>;
 
 export const ConsoleRefundParams = Type.Object({ refundNo: IdText('a refund number') });
 
+// ---- Claims after shipment (SPEC §18): the queue's filters and the decisions' forms.
+
+export const ConsoleClaimQuery = Type.Object({
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+  merchant: Type.Optional(Type.String({ maxLength: 32 })),
+  reason: Type.Optional(Type.String({ maxLength: 32 })),
+  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+});
+export type ConsoleClaimQuery = Static<typeof ConsoleClaimQuery>;
+
+export const ConsoleClaimParams = Type.Object({ claimNo: IdText('a claim number') });
+export const ConsoleClaimFileParams = Type.Object({ fileId: IdText('an evidence file id') });
+
+/** Approve (with or without the return), reject, received, resolution: one form shape, each route reads its field. */
+export const ClaimDecisionForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+  note: Type.Optional(Type.String({ maxLength: 500 })),
+  reason: Type.Optional(Type.String({ maxLength: 500 })),
+  warehouseCode: Type.Optional(Type.String({ maxLength: 32 })),
+  resolution: Type.Optional(Type.String({ maxLength: 16 })),
+});
+export type ClaimDecisionForm = Static<typeof ClaimDecisionForm>;
+
 export const ConsolePageQuery = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })) });
 export type ConsolePageQuery = Static<typeof ConsolePageQuery>;
 

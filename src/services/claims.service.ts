@@ -425,13 +425,13 @@ export async function setClaimResolution(deps: ClaimDeps, actor: Actor, claimNo:
 export async function listClaimsForOperator(
   db: Db,
   config: Pick<ClaimConfig, 'claimSlaHours'>,
-  status: claims.ClaimFilter['status'],
+  filter: claims.ClaimQueueFilter,
   pageNumber: number,
   pageSize: number,
   now = Date.now(),
 ) {
   const operator = allMerchants(db);
-  const { rows, total } = await claims.queueClaims(operator, status, (pageNumber - 1) * pageSize, pageSize);
+  const { rows, total } = await claims.queueClaims(operator, filter, (pageNumber - 1) * pageSize, pageSize);
   const records = await claimRecords(operator, rows);
   const sla = config.claimSlaHours * 3600 * 1000;
   const list: AdminClaimRecord[] = rows.map((r, i) => ({

@@ -2,6 +2,8 @@ import { supplierMoney } from '../store/ledger.repository.ts';
 import type { Config } from '../config.ts';
 import type { Handle } from '../store/db.ts';
 import { merchantNames } from '../store/merchants.repository.ts';
+import { openClaimCounts } from '../store/claims.repository.ts';
+import { allMerchants } from '../store/tenancy.ts';
 import { countsPerDay, lowStockRows, refundWorkerCounts, reviewCounts, troubledEndpoints } from '../store/dashboard.repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -56,12 +58,12 @@ export class ClosedDayCounts {
 export async function dashboard(
   db: Handle,
   closedDays: ClosedDayCounts,
-  config: Pick<Config, 'refundSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs' | 'env' | 'supplierCurrency'>,
+  config: Pick<Config, 'refundSlaHours' | 'claimSlaHours' | 'lowStockThreshold' | 'refundReview' | 'refundAutoDelayMs' | 'env' | 'supplierCurrency'>,
   now: number,
 ) {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - (CHART_DAYS - 1);
-  const [counts, orders, refunds, low, endpoints, worker, money] = await Promise.all([
+  const [counts, orders, refunds, low, endpoints, worker, money, claims] = await Promise.all([
     reviewCounts(db, now - config.refundSlaHours * 3_600_000),
     closedDays.perDay(db, 'orders', firstDay, today, now),
     closedDays.perDay(db, 'refunds', firstDay, today, now),
@@ -69,6 +71,7 @@ export async function dashboard(
     troubledEndpoints(db, LIST_ROWS + 1),
     refundWorkerCounts(db, now - config.refundAutoDelayMs, now),
     supplierMoney(db, config.env),
+    openClaimCounts(allMerchants(db), now - config.claimSlaHours * 3_600_000),
   ]);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => firstDay + i);
   const series: DailySeries = {
@@ -93,6 +96,8 @@ export async function dashboard(
     lowStock: { threshold: config.lowStockThreshold, rows: low.slice(0, LIST_ROWS), more: low.length > LIST_ROWS },
     failingEndpoints: { rows: failing.map((e) => ({ ...e, merchantName: names.get(e.merchantId) ?? '' })), more: endpoints.length > LIST_ROWS },
     refundWorker: { mode: config.refundReview, ...worker },
+    // SPEC §18: claims open, and open past CLAIM_SLA_HOURS.
+    claims: { ...claims, slaHours: config.claimSlaHours },
     // SPEC §15, this server's environment, in minor units (the console's presenter writes them as money).
     money: {
       environment: config.env,

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
-import type { ClaimStatus } from '../domain/claims.ts';
+import type { ClaimReason, ClaimStatus } from '../domain/claims.ts';
 import type { SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { ClaimLinesTable, ClaimsTable } from './schema.ts';
 import {
@@ -246,11 +246,24 @@ export async function pageClaims(scope: MerchantScope, f: ClaimFilter, at: { off
   return { rows: rows.slice(0, limit).map(scoped), more: rows.length > limit, total };
 }
 
-/** The operator's queue: every merchant's claims, oldest first (created_at, id), optionally of one state. */
-export async function queueClaims(operator: AllMerchants, status: ClaimStatus | null, offset: number, limit: number) {
-  const f = { status, splitOrderId: null, createStart: null, createEnd: null };
+/** The operator's queue filters (the console's: a state, a merchant, a reason; null: any). */
+export interface ClaimQueueFilter {
+  status: ClaimStatus | null;
+  merchantId: number | null;
+  reason: ClaimReason | null;
+}
+
+function queueFiltered(operator: AllMerchants, q: ClaimQueueFilter) {
+  let rows = filtered(operator, { status: q.status, splitOrderId: null, createStart: null, createEnd: null });
+  if (q.merchantId !== null) rows = rows.where('merchant_id', '=', q.merchantId);
+  if (q.reason !== null) rows = rows.where('reason', '=', q.reason);
+  return rows;
+}
+
+/** The operator's queue: every merchant's claims, open ones first, each group oldest first (created_at, id), filtered. */
+export async function queueClaims(operator: AllMerchants, f: ClaimQueueFilter, offset: number, limit: number) {
   // Open claims first (the queue), each group oldest first.
-  const rows = await filtered(operator, f)
+  const rows = await queueFiltered(operator, f)
     .selectAll()
     .orderBy(sql`case when status = 'open' then 0 else 1 end`)
     .orderBy('created_at')
@@ -258,8 +271,41 @@ export async function queueClaims(operator: AllMerchants, status: ClaimStatus | 
     .offset(offset)
     .limit(limit)
     .execute();
-  const total = await countUpTo(handleOf(operator), filtered(operator, f).select('id'), CLAIM_TOTAL_CAP);
+  const total = await countUpTo(handleOf(operator), queueFiltered(operator, f).select('id'), CLAIM_TOTAL_CAP);
   return { rows: rows.map(scoped), total };
+}
+
+/** How many claims are open, and how many of them were opened before `overdueBefore` (past the SLA). */
+export async function openClaimCounts(operator: AllMerchants, overdueBefore: number): Promise<{ open: number; overdue: number }> {
+  const row = await handleOf(operator)
+    .selectFrom('claims')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('open'),
+      sql<number | string | null>`sum(case when ${sql.ref('created_at')} < ${overdueBefore} then 1 else 0 end)`.as('overdue'),
+    ])
+    .where('status', '=', 'open')
+    .executeTakeFirstOrThrow();
+  return { open: Number(row.open), overdue: Number(row.overdue ?? 0) };
+}
+
+/** The claim's evidence files with their type and size (what a thumbnail or a link needs), in the order they were uploaded. */
+export async function claimEvidenceFiles(reader: TenantScope, claimId: ScopedClaimId) {
+  const rows = await handleOf(reader)
+    .selectFrom('claim_files')
+    .select(['id', 'content_type', 'size_bytes'])
+    .where('claim_id', '=', claimId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), contentType: r.content_type, sizeBytes: Number(r.size_bytes) }));
+}
+
+/** The split order a claim is on, as its page shows it: state, warehouse, how and when it shipped. */
+export async function claimSplitSummary(reader: TenantScope, splitId: ScopedSplitId) {
+  return handleOf(reader)
+    .selectFrom('split_orders')
+    .select(['id', 'status', 'warehouse_code', 'carrier', 'tracking_code', 'shipped_at'])
+    .where('id', '=', splitId)
+    .executeTakeFirst();
 }
 
 /** The merchant's newest claim (a test event's record), if any. */

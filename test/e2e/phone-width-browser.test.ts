@@ -34,9 +34,18 @@ const NOT_PAGES = new Set([
   'console GET /import/template.csv',
   // A backup archive's download.
   'console GET /backups/:name',
-  ...['/orders.csv', '/refunds.csv', '/refunds/all.csv', '/products.csv', '/audit.csv', '/merchants/:id/transactions.csv', '/books/journal.csv'].map(
-    (path) => `console GET ${path}`,
-  ),
+  // A claim's evidence file (an attachment; the claim page shows it as a thumbnail).
+  'console GET /claims/files/:fileId',
+  ...[
+    '/orders.csv',
+    '/refunds.csv',
+    '/refunds/all.csv',
+    '/claims.csv',
+    '/products.csv',
+    '/audit.csv',
+    '/merchants/:id/transactions.csv',
+    '/books/journal.csv',
+  ].map((path) => `console GET ${path}`),
   ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
 ]);
 
@@ -102,6 +111,18 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     const invited = await app.admin('POST', `/admin/v1/merchants/${demo.merchantId}/users`, { email: 'admin@demo-merchant.example', role: 'admin' });
     assert.equal(invited.status, 200, invited.raw);
 
+    // A claim after shipment (SPEC §18) on a shipped split order of the second order.
+    const claimed = placed[1].splitOrders[0].id as string;
+    assert.equal((await app.admin('POST', `/admin/v1/split-orders/${claimed}/ship`, { carrier: 'UPS', trackingCode: '1ZPHONE' })).status, 200);
+    const claim = await app.merchant(demo.token, 'POST', '/openapi/v1/claims', {
+      orderId: claimed,
+      reason: 'damaged',
+      resolution: 'refund',
+      items: [{ sku: placed[1].orderItems.find((i: { splitOrderId: string }) => String(i.splitOrderId) === String(claimed)).skuCode, quantity: 1 }],
+      description: 'The box arrived crushed; the contents are scratched on one side.',
+    });
+    assert.equal(claim.status, 200, claim.raw);
+
     const warehouseCode: string = (await app.admin('GET', '/admin/v1/warehouses')).body.data.list[0].warehouseCode;
     const channelCode: string = (await app.admin('GET', '/admin/v1/channels')).body.data.list[0].channelCode;
     await app.app.listen({ port: 0, host: '127.0.0.1' });
@@ -142,6 +163,8 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await look('console GET ', 'console-dashboard');
     await open('console GET /refunds', 'console-refunds', '/console/refunds');
     await open('console GET /refunds/all', 'console-all-refunds', '/console/refunds/all');
+    await open('console GET /claims', 'console-claims', '/console/claims');
+    await open('console GET /claims/:claimNo', 'console-claim', `/console/claims/${claim.body.data.claimNo}`);
     await open('console GET /orders', 'console-orders', '/console/orders');
     await open('console GET /orders/:id', 'console-order', `/console/orders/${placed[0].id}`);
     await checkAccessibility(page);

@@ -55,6 +55,26 @@ for (const dialect of DIALECTS) {
       assert.equal((await admin.post('/manager/credentials/clients', { _csrf: csrf, name: 'Backend' })).statusCode, 303);
       assert.equal((await admin.post('/manager/credentials/tokens', { _csrf: csrf, name: 'CI', scopes: 'orders:read' })).statusCode, 303);
 
+      // Claims (SPEC §18): two on a shipped split order, one open, one awaiting its return.
+      await t.admin('PUT', '/admin/v1/stocks', { items: [{ sku: 'A', warehouseCode: 'G007', qty: 100 }] });
+      const shipped = await placeOrder(t, shop.token, [{ sku: 'A', quantity: 2 }], {
+        orderAddress: { country: 'DE', phone: '1', recipient: 'R', province: 'P' },
+      });
+      const split = shipped.splitOrders[0].id as string;
+      assert.equal((await t.admin('POST', `/admin/v1/split-orders/${split}/ship`, { carrier: 'UPS', trackingCode: 'C1' })).status, 200);
+      const claims: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const c = await t.merchant(shop.token, 'POST', '/openapi/v1/claims', {
+          orderId: split,
+          reason: 'damaged',
+          resolution: 'refund',
+          items: [{ sku: 'A', quantity: 1 }],
+        });
+        assert.equal(c.status, 200, c.raw);
+        claims.push(c.body.data.claimNo);
+      }
+      assert.equal((await t.admin('POST', `/admin/v1/claims/${claims[1]}/approve`, { returnRequired: true })).status, 200);
+
       // Console: an owner, another staff account to disable.
       await staff(t, 'confirm-owner@example.com', 'owner');
       await staff(t, 'confirm-other@example.com', 'support');
@@ -64,6 +84,8 @@ for (const dialect of DIALECTS) {
         { who: owner, page: `/console/merchants/${shop.merchantId}`, actions: ['disable', 'revoke', 'reset-two-factor', 'remove-user', 'cancel-invitation'] },
         { who: owner, page: '/console/staff', actions: ['disable'] },
         { who: owner, page: '/console/refunds', actions: ['approve', 'reject'] },
+        { who: owner, page: `/console/claims/${claims[0]}`, actions: ['approve', 'require-return', 'reject'] },
+        { who: owner, page: `/console/claims/${claims[1]}`, actions: ['received', 'resolution-reship'] },
         { who: owner, page: `/console/webhooks/${hookId}`, actions: ['disable'] },
         { who: owner, page: '/console/backups', actions: ['backup-now'] },
         { who: admin, page: '/manager/credentials', actions: ['rotate-client', 'revoke-client', 'revoke-token'] },

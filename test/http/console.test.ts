@@ -20,8 +20,8 @@ const OWNER: readonly StaffRole[] = ['owner'];
 
 /**
  * Who may use each console route, written out by hand from SPEC §14 and the roles' definitions
- * (owner: everything; support: orders, refund review, merchants read-only, webhooks; warehouse:
- * ship and deliver, stock, imports) — not computed from CONSOLE_ROUTES and the role table, so a
+ * (owner: everything; support: orders, refund review, claim decisions, merchants read-only, webhooks;
+ * warehouse: ship and deliver, stock, imports, claims' returned goods) — not computed from CONSOLE_ROUTES and the role table, so a
  * route given the wrong permission there fails here (Hardening III, 11).
  */
 const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
@@ -33,6 +33,16 @@ const EXPECTED_ACCESS: Record<string, readonly StaffRole[] | 'public'> = {
   'GET /refunds': SUPPORT,
   'POST /refunds/:refundNo/approve': SUPPORT,
   'POST /refunds/:refundNo/reject': SUPPORT,
+  // Claims after shipment (SPEC §18, issue 40 item 6): everyone reads the queue; support decides, the warehouse marks goods received.
+  'GET /claims': EVERYONE,
+  'GET /claims.csv': EVERYONE,
+  'GET /claims/files/:fileId': EVERYONE,
+  'GET /claims/:claimNo': EVERYONE,
+  'POST /claims/:claimNo/approve': SUPPORT,
+  'POST /claims/:claimNo/require-return': SUPPORT,
+  'POST /claims/:claimNo/reject': SUPPORT,
+  'POST /claims/:claimNo/resolution': SUPPORT,
+  'POST /claims/:claimNo/received': WAREHOUSE,
   'GET /orders': EVERYONE,
   'GET /orders/:id': EVERYONE,
   'POST /orders/:id/note': SUPPORT,

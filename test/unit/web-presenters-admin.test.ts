@@ -32,6 +32,7 @@ const stats = (extra: Partial<DashboardStats> = {}): DashboardStats => ({
   refunds: 2,
   slaHours: 48,
   pendingRefunds: 4,
+  claims: { open: 3, overdue: 2, slaHours: 48 },
   overSla: 1,
   series: { days: [MAY_1, MAY_1 + DAY, MAY_1 + 2 * DAY], orders: [3, 0, 4], refunds: [1, 1, 0] },
   lowStock: {
@@ -55,7 +56,7 @@ const stats = (extra: Partial<DashboardStats> = {}): DashboardStats => ({
 });
 
 describe('views.dashboard (presentDashboard)', () => {
-  const all = { reviewRefunds: true, openProducts: true };
+  const all = { reviewRefunds: true, openClaims: true, openProducts: true };
 
   it('counts, the chart’s data and its table by UTC day, money in minor units as text', () => {
     const v = presentDashboard(stats(), all);
@@ -72,10 +73,21 @@ describe('views.dashboard (presentDashboard)', () => {
     assert.deepEqual(v.money, { heading: 'Money (production, USD)', received: '120.50', owed: '-3.05', held: '0.00' });
   });
 
+  it('the open claims and those past CLAIM_SLA_HOURS, the claims queue’s link only for a role that may open it', () => {
+    assert.deepEqual(presentDashboard(stats(), all).claims, {
+      open: '3',
+      slaLabel: 'Past the 48 h SLA',
+      overdue: { text: '2', breach: true },
+      queue: '/console/claims',
+    });
+    const calm = presentDashboard(stats({ claims: { open: 1, overdue: 0, slaHours: 24 } }), { reviewRefunds: false, openClaims: false, openProducts: false });
+    assert.deepEqual(calm.claims, { open: '1', slaLabel: 'Past the 24 h SLA', overdue: { text: '0', breach: false }, queue: null });
+  });
+
   it('the review figures against the SLA, the queue’s link only for a role that may open it', () => {
     const v = presentDashboard(stats(), all);
     assert.deepEqual(v.review, { pending: '4', slaLabel: 'Past the 48 h SLA', overSla: { text: '1', breach: true }, queue: '/console/refunds' });
-    const calm = presentDashboard(stats({ overSla: 0 }), { reviewRefunds: false, openProducts: false });
+    const calm = presentDashboard(stats({ overSla: 0 }), { reviewRefunds: false, openClaims: false, openProducts: false });
     assert.deepEqual(calm.review.overSla, { text: '0', breach: false });
     assert.equal(calm.review.queue, null);
   });
@@ -102,7 +114,7 @@ describe('views.dashboard (presentDashboard)', () => {
     });
     assert.deepEqual([v.rows[1].qty, v.rows[1].out], ['3', false]);
     assert.equal(v.more, 'More rows are low; the lowest 2 are shown.');
-    assert.equal(presentDashboard(stats(), { reviewRefunds: true, openProducts: false }).lowStock.rows[0].href, null);
+    assert.equal(presentDashboard(stats(), { reviewRefunds: true, openClaims: true, openProducts: false }).lowStock.rows[0].href, null);
     const none = presentDashboard(stats({ lowStock: { threshold: 5, rows: [], more: false } }), all).lowStock;
     assert.equal(none.empty, 'No SKU is at or below 5 in any warehouse.');
     assert.equal(none.more, null);

@@ -46,6 +46,17 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/refunds/all', permission: 'refunds:read' },
   { method: 'GET', path: '/refunds/all.csv', permission: 'refunds:read' },
 
+  // Claims after shipment (SPEC §18): the queue, a claim's page and its evidence, the decisions.
+  { method: 'GET', path: '/claims', permission: 'claims:read' },
+  { method: 'GET', path: '/claims.csv', permission: 'claims:read' },
+  { method: 'GET', path: '/claims/files/:fileId', permission: 'claims:read' },
+  { method: 'GET', path: '/claims/:claimNo', permission: 'claims:read' },
+  { method: 'POST', path: '/claims/:claimNo/approve', permission: 'claims:decide' },
+  { method: 'POST', path: '/claims/:claimNo/require-return', permission: 'claims:decide' },
+  { method: 'POST', path: '/claims/:claimNo/reject', permission: 'claims:decide' },
+  { method: 'POST', path: '/claims/:claimNo/resolution', permission: 'claims:decide' },
+  { method: 'POST', path: '/claims/:claimNo/received', permission: 'claims:receive' },
+
   // Orders and their split orders.
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },

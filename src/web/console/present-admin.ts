@@ -54,6 +54,14 @@ export interface DashboardView extends PageModel {
     owed: string;
     held: string;
   };
+  claims: {
+    open: string;
+    /** `Past the 48 h SLA` (CLAIM_SLA_HOURS). */
+    slaLabel: string;
+    overdue: Stat;
+    /** The claims queue's link, for a role that may open it. */
+    queue: string | null;
+  };
   review: {
     pending: string;
     /** `Past the 48 h SLA`. */
@@ -108,7 +116,8 @@ export interface DashboardView extends PageModel {
 /** The UTC day of a chart point (epoch seconds of its midnight): `2026-05-01`. */
 const utcDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
-export function presentDashboard(stats: DashboardStats, may: { reviewRefunds: boolean; openProducts: boolean }): DashboardView {
+export function presentDashboard(stats: DashboardStats, may: { reviewRefunds: boolean; openClaims: boolean; openProducts: boolean }): DashboardView {
+  const claims = stats.claims;
   const { series, refundWorker: worker, lowStock, failingEndpoints: failing } = stats;
   const auto = worker.mode === 'auto';
   return {
@@ -132,6 +141,12 @@ export function presentDashboard(stats: DashboardStats, may: { reviewRefunds: bo
       slaLabel: `Past the ${stats.slaHours} h SLA`,
       overSla: { text: String(stats.overSla), breach: stats.overSla > 0 },
       queue: may.reviewRefunds ? `${PREFIX}/refunds` : null,
+    },
+    claims: {
+      open: String(claims.open),
+      slaLabel: `Past the ${claims.slaHours} h SLA`,
+      overdue: { text: String(claims.overdue), breach: claims.overdue > 0 },
+      queue: may.openClaims ? `${PREFIX}/claims` : null,
     },
     worker: {
       mode: auto ? 'automatic' : 'manual',

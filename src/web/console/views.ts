@@ -26,6 +26,7 @@ import type { AccountView, DashboardView, PasswordResetView, SignInView, StaffVi
 import type { MerchantsView, MerchantView, RefundListView } from './present-merchants.ts';
 import type { BackupsView } from './present-backups.ts';
 import type { BooksView } from './present-books.ts';
+import type { ClaimQueueView, ClaimView } from './present-claims.ts';
 
 const at = (name: string) => `console/views/${name}`;
 
@@ -49,6 +50,8 @@ export const CONSOLE_VIEWS = {
   import: typedView<ImportView>(at('import')),
   'import-job': typedView<ImportJobView>(at('import-job')),
   'import-preview': typedView<ImportPreviewView>(at('import-preview')),
+  claim: typedView<ClaimView>(at('claim')),
+  claims: typedView<ClaimQueueView>(at('claims')),
   channels: typedView<ChannelsView>(at('channels')),
   'channel-form': typedView<ChannelFormView>(at('channel-form')),
   warehouses: typedView<WarehousesView>(at('warehouses')),

@@ -39,7 +39,14 @@ export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
         querystring: AdminClaimQuery,
       },
     },
-    async (request) => listClaimsForOperator(store.db, config, request.query.status ?? null, request.query.pageNumber ?? 1, request.query.pageSize ?? 50),
+    async (request) =>
+      listClaimsForOperator(
+        store.db,
+        config,
+        { status: request.query.status ?? null, merchantId: null, reason: null },
+        request.query.pageNumber ?? 1,
+        request.query.pageSize ?? 50,
+      ),
   );
   app.get(
     '/claims/files/:fileId',

@@ -2,6 +2,7 @@ import { accountPage } from './account.ts';
 import { auditPage } from './audit.ts';
 import { backupsPage } from './backups.ts';
 import { booksPage } from './books.ts';
+import { claimsPage } from './claims.ts';
 import { catalogPage } from './catalog.ts';
 import { catalogEditPage } from './catalog-edit.ts';
 import type { ConsolePage } from './context.ts';
@@ -16,7 +17,7 @@ import { webhooksPage } from './webhooks.ts';
 
 /**
  * The console's page modules, registered in this order; the navigation bar lists their links in
- * the same order: the day's work first (dashboard, refund review, orders), then the merchants, the
+ * the same order: the day's work first (dashboard, refund review, claims, orders), then the merchants, the
  * supplier's books and the merchants' webhooks, the catalogue and its import, the staff, the audit log and the backups; your
  * account last.
  */
@@ -24,6 +25,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   signInPage,
   dashboardPage,
   refundsPage,
+  claimsPage,
   ordersPage,
   merchantsPage,
   booksPage,
