@@ -193,39 +193,32 @@ export const merchantsPage: ConsolePage = {
       return backTo(reply, merchantId, values.environment);
     };
 
+    /** A posting by the signed-in staff member on the merchant's account, and the notice that says what it did. */
+    const postAndTell = async (merchantId: string, by: ReturnType<typeof actor>, posting: Parameters<typeof postByOperator>[4]) =>
+      postingNotice(posting.type, posting.environment, await postByOperator(forMerchant(db, Number(merchantId)), store.dialect, config, by, posting, now()));
+
     app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
       const b = request.body;
-      return moneyForm(request, reply, request.params.id, 'topUp', { environment: b.environment, amount: b.amount, reference: b.reference }, async () =>
-        postingNotice(
-          'top_up',
-          b.environment,
-          await postByOperator(
-            forMerchant(db, Number(request.params.id)),
-            store.dialect,
-            config,
-            actor(request),
-            { type: 'top_up', environment: b.environment, amountCents: amountOf(b.amount, false), text: b.reference.trim() },
-            now(),
-          ),
-        ),
+      return moneyForm(request, reply, request.params.id, 'topUp', { environment: b.environment, amount: b.amount, reference: b.reference }, () =>
+        postAndTell(request.params.id, actor(request), {
+          type: 'top_up',
+          environment: b.environment,
+          amountCents: amountOf(b.amount, false),
+          text: b.reference.trim(),
+        }),
       );
     });
 
     app.post('/merchants/:id/account/adjustments', { schema: { params: ConsoleIdParams, body: AdjustmentForm } }, async (request, reply) => {
       const b = request.body;
-      return moneyForm(request, reply, request.params.id, 'adjust', { environment: b.environment, amount: b.amount, reason: b.reason }, async () =>
-        postingNotice(
-          'adjustment',
-          b.environment,
-          await postByOperator(
-            forMerchant(db, Number(request.params.id)),
-            store.dialect,
-            config,
-            actor(request),
-            { type: 'adjustment', environment: b.environment, amountCents: amountOf(b.amount, true), text: b.reason.trim(), key: `console-${b.formKey}` },
-            now(),
-          ),
-        ),
+      return moneyForm(request, reply, request.params.id, 'adjust', { environment: b.environment, amount: b.amount, reason: b.reason }, () =>
+        postAndTell(request.params.id, actor(request), {
+          type: 'adjustment',
+          environment: b.environment,
+          amountCents: amountOf(b.amount, true),
+          text: b.reason.trim(),
+          key: `console-${b.formKey}`,
+        }),
       );
     });
 
