@@ -416,7 +416,9 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       reply.header('HX-Redirect', fe.signInPath);
       // A form (not htmx's in-place post, which web.js sends to the sign-in page): kept, and the
       // sign-in page shown saying so, still 401 — signing in leads back to the form, filled in.
-      if (request.method === 'POST' && request.headers['hx-request'] !== 'true' && body && typeof body === 'object') {
+      // Only from a browser that had a session here (its cookie outlives the session server-side).
+      const hadSession = readCookie(request, cookieName(fe.cookie, isSecure(config, request))) !== null;
+      if (hadSession && request.method === 'POST' && request.headers['hx-request'] !== 'true' && body && typeof body === 'object') {
         await keepSentForm(request, reply, body);
         const signIn = await shownWith(request, fe.signInPath, KEPT_SIGN_IN);
         if (signIn !== null) return reply.code(401).type('text/html; charset=utf-8').send(signIn);

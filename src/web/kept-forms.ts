@@ -16,13 +16,25 @@ export type KeptFields = Record<string, string | string[]>;
 const NEVER_KEPT = new Set(['_csrf', '_formKey', 'formKey', 'password', 'confirm', 'current', 'code']);
 const SECRET_NAME = /pass|secret|token|csrf|recovery|totp/i;
 
-/** What of a form body may be kept: text fields only, secrets left out. */
+/**
+ * A kept form holds at most this much text, and one field at most a quarter of it: what a person
+ * types, not a pasted import file (that field is left out). Anyone can send a signed-out POST, so
+ * what one costs the database stays small.
+ */
+export const KEPT_TEXT_LIMIT = 64 * 1024;
+
+/** What of a form body may be kept: text fields only, secrets and oversized fields left out. */
 export function keptFields(body: Record<string, unknown>): KeptFields {
   const kept: KeptFields = {};
+  let size = 0;
   for (const [name, value] of Object.entries(body)) {
     if (NEVER_KEPT.has(name) || SECRET_NAME.test(name)) continue;
-    if (typeof value === 'string') kept[name] = value;
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) kept[name] = value;
+    const text = typeof value === 'string' ? value : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : null;
+    if (text === null) continue;
+    const length = [text].flat().reduce((n, v) => n + v.length, name.length);
+    if (length > KEPT_TEXT_LIMIT / 4 || size + length > KEPT_TEXT_LIMIT) continue;
+    size += length;
+    kept[name] = text;
   }
   return kept;
 }

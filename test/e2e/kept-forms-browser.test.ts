@@ -75,6 +75,11 @@ describe('a form survives the session ending, in a real browser', { skip: SKIP }
     assert.equal(created?.name, 'Kept in the browser');
 
     assert.deepEqual(foreign, [], 'no request left the server');
-    assert.deepEqual(consoleErrors, [], 'no script errors');
+    // Chromium logs the 401 of the signed-out submission itself; nothing else.
+    assert.deepEqual(
+      consoleErrors.filter((e) => !/status of 401/.test(e)),
+      [],
+      'no script errors',
+    );
   });
 });

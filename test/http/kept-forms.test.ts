@@ -160,6 +160,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await new Purger(task, { info() {}, error() {} }).runOnce(clock.now), 1);
       const back = await b.post('/console/sign-in', { email: 'late@example.com', password: PASSWORD });
       assert.equal(back.headers.location, '/console');
+
+      // A POST from a browser that never had a session here keeps nothing (and still answers 401).
+      const stranger = jar(t);
+      assert.equal((await stranger.post('/console/new-product', { _csrf: 'x', sku: 'NOBODY' }, '/console/new-product')).statusCode, 401);
+      assert.equal(stranger.cookies.size, 0);
+      assert.equal((await t.store.db.selectFrom('web_kept_forms').selectAll().execute()).length, 0);
     });
 
     it('business manager with two-factor: password, then code, then the filled token form; passwords are never kept', async (ctx) => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fillForm, keptFields } from '../../src/web/kept-forms.ts';
+import { fillForm, KEPT_TEXT_LIMIT, keptFields } from '../../src/web/kept-forms.ts';
 
 const PAGE = `<main>
 <form method="post" action="/console/other"><input name="name" value="other"></form>
@@ -37,6 +37,8 @@ describe('kept forms (Front ends III, 3)', () => {
       }),
       { name: 'Shop', scopes: ['a', 'b'] },
     );
+    // A pasted file is not kept (a quarter of the limit per field); the rest of the form is.
+    assert.deepEqual(keptFields({ fileText: 'x'.repeat(KEPT_TEXT_LIMIT / 4), note: 'kept' }), { note: 'kept' });
   });
 
   it('fills the form posting to the action: inputs, repeated names in order, textarea, select, checkboxes; escapes what it writes', () => {
