@@ -248,6 +248,15 @@ const ORDER_TEXT_PG = `lower(id::text || ' ' || coalesce(custom_order_id, '') ||
 /** An FTS5 query for `text` as one phrase: with the trigram tokenizer, "contains `text`", every character literal. */
 const ftsPhrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
+/**
+ * On SQLite, a text match reads at most this many matching orders, the newest by id: FTS5 reads a
+ * term's matches in rowid order, so the newest 10,000 cost about 20 ms at 1M orders where all of a
+ * term that is in every order cost 2.5 s (docs/decisions.md). The list's count stops at the same
+ * number, so a term matching more is shown as "10,000 or more" either way; only a walk past the
+ * 10,000th match of such a term ends there (PostgreSQL's plan needs no such bound).
+ */
+const SQLITE_TEXT_MATCH_CAP = 10_000;
+
 /** Whether a term can match nothing at all (no exact id, no merchant, no text). */
 const matchesNothing = (t: OrderTerm | null) => t !== null && t.ids.length === 0 && t.merchantIds.length === 0 && t.text === null;
 
@@ -287,7 +296,7 @@ function searchedOrders(reader: OrderReader, dialect: Dialect, s: Omit<OrderSear
       if (term.text !== null) {
         any.push(
           dialect === 'sqlite'
-            ? sql<SqlBool>`id in (select rowid from orders_search where orders_search match ${ftsPhrase(term.text)})`
+            ? sql<SqlBool>`id in (select rowid from orders_search where orders_search match ${ftsPhrase(term.text)} order by rowid desc limit ${sql.lit(SQLITE_TEXT_MATCH_CAP)})`
             : sql<SqlBool>`${sql.raw(ORDER_TEXT_PG)} like ${likeContaining(term.text)} escape '\\'`,
         );
       }
