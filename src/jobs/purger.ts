@@ -58,7 +58,7 @@ export class Purger {
  * - Claim evidence files that no claim named within a day of their upload (SPEC §18): rows and bytes,
  *   every ten minutes.
  */
-export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir'>): PurgeTask[] {
+export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir' | 'backupS3'>): PurgeTask[] {
   const consoleLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   return [
     { what: 'expired idempotency keys', everyMs: 60_000, purge: (now) => purgeExpiredKeys(store.db, now) },
