@@ -46,7 +46,7 @@ const NOT_PAGES = new Set([
     '/merchants/:id/transactions.csv',
     '/books/journal.csv',
   ].map((path) => `console GET ${path}`),
-  ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
+  ...['/orders.csv', '/audit.csv', '/balance/transactions.csv', '/claims.csv', '/claims/files/:fileId'].map((path) => `manager GET ${path}`),
 ]);
 
 const code = (secret: string, at: number) => TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: at });
@@ -263,6 +263,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await checkAccessibility(page);
     await open('manager GET /orders', 'manager-orders', '/manager/orders');
     await open('manager GET /orders/:id', 'manager-order', `/manager/orders/${placed[0].id}`);
+    await open('manager GET /claims', 'manager-claims', '/manager/claims');
+    await open('manager GET /claims/:claimNo', 'manager-claim', `/manager/claims/${claim.body.data.claimNo}`);
+    await open('manager GET /split-orders/:id/claim', 'manager-claim-form', `/manager/split-orders/${claimed}/claim`);
     await open('manager GET /usage', 'manager-usage', '/manager/usage');
     await open('manager GET /balance', 'manager-balance', '/manager/balance');
     await open('manager GET /team', 'manager-team', '/manager/team');
