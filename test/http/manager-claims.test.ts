@@ -121,6 +121,11 @@ for (const dialect of DIALECTS) {
       assert.equal(bad.statusCode, 415);
       assert.match(bad.json().message, /not a JPEG, PNG, WebP or PDF/);
       assert.deepEqual(await tableDigests(t.store), before);
+      // Past 5 MB: 413, as JSON for the script, nothing kept.
+      const huge = await upload(t, admin, csrf, 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]));
+      assert.equal(huge.statusCode, 413);
+      assert.match(huge.json().message, /at most 5242880 bytes/);
+      assert.deepEqual(await tableDigests(t.store), before);
       // Without the CSRF header: refused.
       assert.equal((await upload(t, admin, 'wrong', 'image/png', PNG)).statusCode, 403);
 
@@ -154,6 +159,13 @@ for (const dialect of DIALECTS) {
       assert.equal(list.statusCode, 200);
       assert.match(list.body, new RegExp(`data-claim="${claimNo}"`));
       assert.match(list.body, /data-label="Status"><span class="badge">Open: waiting for the supplier</);
+      // Audited as the user's change (SPEC §14), in the claim's transaction.
+      const audit = (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list.filter((a: { target: string }) => a.target === `claim:${claimNo}`);
+      assert.deepEqual(
+        audit.map((a: { action: string; actorKind: string }) => [a.action, a.actorKind]),
+        [['claim.open', 'merchant_user']],
+      );
+      assert.equal(audit[0].after.items, 'A x 2');
       const api = await t.admin('GET', `/admin/v1/claims/${claimNo}`);
       assert.deepEqual(api.body.data.items, [{ sku: 'A', quantity: 2 }]);
       assert.deepEqual(api.body.data.evidence, [fileId]);
@@ -348,6 +360,11 @@ for (const dialect of DIALECTS) {
       const cancelled = await follow(admin, await admin.post(`/manager/claims/${ids[1]}/cancel`, { _csrf: csrf }));
       assert.match(cancelled.body, /Claim \d+ cancelled/);
       assert.match(cancelled.body, /You cancelled the claim/);
+      const audit = (await t.admin('GET', '/admin/v1/audit?limit=200')).body.data.list.filter((a: { target: string }) => a.target === `claim:${ids[1]}`);
+      assert.deepEqual(
+        audit.map((a: { action: string }) => a.action),
+        ['claim.cancel'],
+      );
       const again = await admin.post(`/manager/claims/${ids[1]}/cancel`, { _csrf: csrf });
       assert.equal(again.statusCode, 409);
 

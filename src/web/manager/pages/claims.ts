@@ -26,6 +26,7 @@ import {
   unattachedEvidence,
 } from '../../../services/claims-manager.service.ts';
 import { cancelClaim, openClaim, postClaimReturn } from '../../../services/claims.service.ts';
+import { auditWrite } from '../../../services/merchant-users.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { evidenceLabel, presentClaimForm, presentManagerClaim, presentManagerClaims, type ClaimFormInput, type ClaimFormRefusal } from '../present-claims.ts';
 import type { ManagerPage } from './context.ts';
@@ -59,7 +60,7 @@ const fieldsOf = (error: AppError) => (error.errors ?? []).map((e) => e.field);
  */
 export const claimsPage: ManagerPage = {
   nav: [{ href: CLAIMS, label: 'Claims', permission: 'claims:read' }],
-  routes: async (app, { config, store, now, page, forms, user, merchant }) => {
+  routes: async (app, { config, store, now, page, forms, user, merchant, actor }) => {
     const deps = { store, config };
     const mayWrite = (request: Parameters<typeof user>[0]) => mayManage(user(request).role, 'claims:write');
     // A script's upload (POST /claims/files): streamed to storage by the API's evidence service.
@@ -115,7 +116,15 @@ export const claimsPage: ManagerPage = {
       const typed = { carrier: request.body.carrier, trackingCode: request.body.trackingCode };
       try {
         const body = parseDocument<ClaimReturnBody>(ClaimReturnBody, typed);
-        await postClaimReturn(deps, merchant(request), claimNo, body, null, request.id);
+        await postClaimReturn(
+          deps,
+          merchant(request),
+          claimNo,
+          body,
+          null,
+          request.id,
+          auditWrite(actor(request), 'claim.post_return', now(), { carrier: body.carrier, trackingCode: body.trackingCode }),
+        );
       } catch (error) {
         // Another merchant's claim (or none) stays a 404 page; the wrong state or a bad field is the claim's page again, typed values kept.
         if (!(error instanceof AppError) || error.kind === 'not_found' || !isRefusal(error)) throw error;
@@ -128,7 +137,7 @@ export const claimsPage: ManagerPage = {
 
     app.post('/claims/:claimNo/cancel', { schema: { params: ManagerClaimParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const claimNo = lookupId(request.params.claimNo);
-      await cancelClaim(deps, merchant(request), claimNo, null, request.id);
+      await cancelClaim(deps, merchant(request), claimNo, null, request.id, auditWrite(actor(request), 'claim.cancel', now()));
       await forms.flash(request, 'notice', { text: `Claim ${claimNo} cancelled: its quantities may be claimed again.` });
       return reply.redirect(`${CLAIMS}/${claimNo}`, 303);
     });
@@ -209,7 +218,20 @@ export const claimsPage: ManagerPage = {
           ...(b.description ? { description: b.description } : {}),
           evidence: kept.map((f) => f.id),
         });
-        const opened = await openClaim(deps, scope, body, null, request.id);
+        const opened = await openClaim(
+          deps,
+          scope,
+          body,
+          null,
+          request.id,
+          auditWrite(actor(request), 'claim.open', now(), {
+            splitOrderId: form.splitId,
+            reason: body.reason,
+            resolution: body.resolution,
+            items: items.map((i) => `${i.sku} x ${i.quantity}`).join('; '),
+            evidence: kept.length,
+          }),
+        );
         claimNo = (opened.body as { data: { claimNo: string } }).data.claimNo;
       } catch (error) {
         if (!(error instanceof AppError) || error.kind === 'not_found' || !isRefusal(error)) throw error;
