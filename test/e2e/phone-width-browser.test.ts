@@ -122,6 +122,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
       description: 'The box arrived crushed; the contents are scratched on one side.',
     });
     assert.equal(claim.status, 200, claim.raw);
+    // A shipped split order with nothing claimed yet: the business manager's claim form.
+    const claimable = placed[2].splitOrders[0].id as string;
+    assert.equal((await app.admin('POST', `/admin/v1/split-orders/${claimable}/ship`, { carrier: 'UPS', trackingCode: '1ZFORM' })).status, 200);
 
     const warehouseCode: string = (await app.admin('GET', '/admin/v1/warehouses')).body.data.list[0].warehouseCode;
     const channelCode: string = (await app.admin('GET', '/admin/v1/channels')).body.data.list[0].channelCode;
@@ -265,7 +268,7 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await open('manager GET /orders/:id', 'manager-order', `/manager/orders/${placed[0].id}`);
     await open('manager GET /claims', 'manager-claims', '/manager/claims');
     await open('manager GET /claims/:claimNo', 'manager-claim', `/manager/claims/${claim.body.data.claimNo}`);
-    await open('manager GET /split-orders/:id/claim', 'manager-claim-form', `/manager/split-orders/${claimed}/claim`);
+    await open('manager GET /split-orders/:id/claim', 'manager-claim-form', `/manager/split-orders/${claimable}/claim`);
     await open('manager GET /usage', 'manager-usage', '/manager/usage');
     await open('manager GET /balance', 'manager-balance', '/manager/balance');
     await open('manager GET /team', 'manager-team', '/manager/team');
