@@ -284,8 +284,9 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
     // fields become the body (the CSRF token and the one-time key are checked from it as from any
     // form), the files wait for the route, which stores them only after those checks.
     app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: limit }, (request, raw, done) => {
-      if (routeBody(request) !== 'multipart' || !fe.getUser(request))
+      if (routeBody(request) !== 'multipart')
         return done(new AppError('unsupported_format', 41500, `${fe.name} forms are sent as application/x-www-form-urlencoded`), undefined);
+      if (!fe.getUser(request)) return done(unauthorized('your session has ended; sign in again'), undefined);
       new Response(new Uint8Array(raw as Buffer), { headers: { 'content-type': String(request.headers['content-type']) } })
         .formData()
         .then((data) => {

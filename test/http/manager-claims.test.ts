@@ -243,6 +243,18 @@ for (const dialect of DIALECTS) {
       assert.equal(long.statusCode, 400);
       assert.match(long.body, /at most 2,000 characters/);
 
+      // Without a session the body is not even parsed (401); a route that takes no files refuses multipart before reading it (415).
+      const anonymous = await postMultipart(t, { ...admin, cookie: null }, `/manager/split-orders/${shipped}/claim`, base, [
+        { name: 'photo.png', type: 'image/png', bytes: PNG },
+      ]);
+      assert.equal(anonymous.statusCode, 401);
+      const elsewhere = await postMultipart(t, admin, `/manager/claims/${shipped}/return`, [
+        ['_csrf', csrf],
+        ['carrier', 'X'],
+        ['trackingCode', 'Y'],
+      ]);
+      assert.equal(elsewhere.statusCode, 415);
+
       // Right: a PNG and a PDF with the form.
       const opened = await postMultipart(
         t,
