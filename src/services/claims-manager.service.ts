@@ -114,6 +114,7 @@ export function claimListFilters(input: Partial<ManagerClaimFilters>): ManagerCl
   for (const field of ['from', 'to'] as const)
     if (f[field] !== '' && (!/^\d{4}-\d{2}-\d{2}$/.test(f[field]) || Number.isNaN(Date.parse(`${f[field]}T00:00:00Z`))))
       throw fieldError(field, 'must be a day (YYYY-MM-DD)');
+  if (f.from !== '' && f.to !== '' && f.from > f.to) throw fieldError('from', 'must not be after to');
   return f;
 }
 

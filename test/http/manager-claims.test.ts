@@ -352,6 +352,9 @@ for (const dialect of DIALECTS) {
       assert.match((await admin.get('/manager/claims?status=nonsense')).body, /status/);
       assert.equal((await admin.get('/manager/claims?status=nonsense')).statusCode, 400);
       assert.equal((await admin.get('/manager/claims?from=2026-02-30x')).statusCode, 400);
+      const backwards = await admin.get('/manager/claims?from=2026-12-02&to=2026-12-01');
+      assert.equal(backwards.statusCode, 400);
+      assert.match(backwards.body, /from: must not be after to/);
       const none = await admin.get('/manager/claims?status=credited');
       assert.match(none.body, /No claims match/);
 
