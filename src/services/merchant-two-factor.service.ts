@@ -4,6 +4,7 @@ import { conflictState, fieldError, notFound } from '../domain/errors.ts';
 import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeKey, TOTP, totpStep } from '../domain/merchant-users.ts';
 import { hashSecret } from '../domain/secrets.ts';
 import { emailKey } from '../domain/staff.ts';
+import { MERCHANT_USER_ACCOUNTS, updateAccount } from '../store/accounts.repository.ts';
 import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, merchantOfScope } from '../store/merchants.repository.ts';
@@ -71,7 +72,7 @@ export async function pendingTwoFactor(db: Db, user: ManagerUser, now: number): 
   if (!secret) {
     secret = new Secret({ size: 20 }).base32;
     const pending = secret;
-    await db.transaction().execute((trx) => users.updateUser(trx, row.id, { totp_pending_secret: pending }, now));
+    await db.transaction().execute((trx) => updateAccount(trx, MERCHANT_USER_ACCOUNTS, row.id, { totp_pending_secret: pending }, now));
   }
   const totp = new Totp({
     issuer: TOTP.issuer,
@@ -132,7 +133,7 @@ export async function enableTwoFactor(db: Db, user: ManagerUser, actor: Actor, p
     if (current.totp_secret) throw conflictState('two-factor sign-in is already on for this account');
     if (!passwordRight || !current.totp_pending_secret || !(await takeCode(trx, row.id, current.totp_pending_secret, proof.code, now)))
       throw fieldError('password', WRONG_PROOF);
-    await users.updateUser(trx, row.id, { totp_secret: current.totp_pending_secret, totp_pending_secret: null }, now);
+    await updateAccount(trx, MERCHANT_USER_ACCOUNTS, row.id, { totp_secret: current.totp_pending_secret, totp_pending_secret: null }, now);
     return { recoveryCodes: await newRecoveryCodes(trx, row, now) };
   });
 }
@@ -145,7 +146,7 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
   if (!(await accounts.verifyPassword(row.password_hash, proof.password))) throw fieldError('password', WRONG_PROOF);
   await db.transaction().execute(async (trx) => {
     if (!(await takeCode(trx, row.id, row.totp_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
-    await users.updateUser(trx, row.id, { totp_secret: null, totp_last_step: null }, now);
+    await updateAccount(trx, MERCHANT_USER_ACCOUNTS, row.id, { totp_secret: null, totp_last_step: null }, now);
     await users.replaceRecoveryCodes(forMerchant(trx, row.merchant_id), row.id, [], now);
     await insertAudit(
       trx,

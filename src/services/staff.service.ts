@@ -1,7 +1,7 @@
 import { systemActor, type Actor } from '../domain/audit.ts';
 import { AppError, conflictState, notFound } from '../domain/errors.ts';
 import { emailKey, STAFF_PASSWORD_RESET_TTL_MS, type StaffRole } from '../domain/staff.ts';
-import { deleteSessionsOf, revokePasswordResetsOf, STAFF_ACCOUNTS } from '../store/accounts.repository.ts';
+import { deleteSessionsOf, revokePasswordResetsOf, STAFF_ACCOUNTS, updateAccount } from '../store/accounts.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import * as staff from '../store/staff.repository.ts';
@@ -68,7 +68,7 @@ export async function disableStaff(db: Db, actor: Actor, email: string, now: num
   const before = await requireStaff(db, email);
   return db.transaction().execute(async (trx) => {
     await keepAnOwner(trx, before, 'disable');
-    const row = await staff.updateStaff(trx, before.id, { status: 'disabled' }, now);
+    const row = await updateAccount(trx, STAFF_ACCOUNTS, before.id, { status: 'disabled' }, now);
     const sessionsEnded = await deleteSessionsOf(trx, STAFF_ACCOUNTS, row.id);
     const revokedResets = await revokePasswordResetsOf(trx, STAFF_ACCOUNTS, row.id, now);
     await insertAudit(
@@ -90,7 +90,7 @@ export async function disableStaff(db: Db, actor: Actor, email: string, now: num
 export async function enableStaff(db: Db, actor: Actor, email: string, now: number): Promise<staff.StaffRow> {
   const before = await requireStaff(db, email);
   return db.transaction().execute(async (trx) => {
-    const row = await staff.updateStaff(trx, before.id, { status: 'active' }, now);
+    const row = await updateAccount(trx, STAFF_ACCOUNTS, before.id, { status: 'active' }, now);
     await insertAudit(trx, actor, { action: 'staff.enable', target: `staff:${row.email_key}`, before: staffSummary(before), after: staffSummary(row) }, now);
     return row;
   });
@@ -105,7 +105,7 @@ export async function setStaffRole(db: Db, actor: Actor, email: string, role: St
   const before = await requireStaff(db, email);
   return db.transaction().execute(async (trx) => {
     if (role !== 'owner') await keepAnOwner(trx, before, 'demote');
-    const row = await staff.updateStaff(trx, before.id, { role }, now);
+    const row = await updateAccount(trx, STAFF_ACCOUNTS, before.id, { role }, now);
     await insertAudit(trx, actor, { action: 'staff.set_role', target: `staff:${row.email_key}`, before: staffSummary(before), after: staffSummary(row) }, now);
     return row;
   });
@@ -127,7 +127,7 @@ export async function resetPassword(
   const before = await requireStaff(db, email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
-    const row = await staff.updateStaff(trx, before.id, { password_hash: passwordHash, password_changed_at: now }, now);
+    const row = await updateAccount(trx, STAFF_ACCOUNTS, before.id, { password_hash: passwordHash, password_changed_at: now }, now);
     const sessionsEnded = await deleteSessionsOf(trx, STAFF_ACCOUNTS, row.id);
     await insertAudit(
       trx,

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Handle, Trx } from './db.ts';
 import type { Database } from './schema.ts';
 
@@ -127,6 +127,27 @@ export async function purgeExpiredSessions(
     )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** An account row of kind `K`, exactly as its own table types it. */
+export type AccountRow<K extends AccountKind> = Selectable<Database[K['users']]>;
+
+/** Changes an account's own columns (`updated_at` too); returns the row as it is now. */
+export async function updateAccount<K extends AccountKind>(
+  db: Trx,
+  kind: K,
+  id: number,
+  changes: Omit<Updateable<Database[K['users']]>, 'id' | 'updated_at'>,
+  now: number,
+): Promise<AccountRow<K>> {
+  // Both tables' update shapes at once are wider than either; `changes` is typed exactly by `K`.
+  const row = await db
+    .updateTable(kind.users)
+    .set({ ...changes, updated_at: now } as Updateable<Database[AccountKind['users']]>)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return row as AccountRow<K>;
 }
 
 /** Sets an account's password hash (the caller ends its sessions and reset links in the same transaction). */

@@ -45,16 +45,7 @@ export async function insertUser(scope: MerchantScope<Trx>, row: Omit<Insertable
   return (await scope.insertInto('merchant_users', row).returningAll().executeTakeFirstOrThrow()) as MerchantUserRow;
 }
 
-export async function updateUser(db: Trx, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
-  return db
-    .updateTable('merchant_users')
-    .set({ ...changes, updated_at: now })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** `updateUser` of a member of the scope's merchant's team: another merchant's user is not written (and not returned). */
+/** accounts.repository.ts `updateAccount` of a member of the scope's merchant's team: another merchant's user is not written (and not returned). */
 export async function updateTeamMember(scope: MerchantScope<Trx>, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
   return scope
     .updateTable('merchant_users')

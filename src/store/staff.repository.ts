@@ -1,5 +1,4 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { StaffRole, StaffStatus } from '../domain/staff.ts';
 import type { Handle, Trx } from './db.ts';
 import type { StaffPasswordResetsTable, StaffUsersTable } from './schema.ts';
 
@@ -23,20 +22,6 @@ export const countStaff = async (db: Handle) =>
         .executeTakeFirstOrThrow()
     ).n,
   );
-
-export async function updateStaff(
-  db: Trx,
-  id: number,
-  changes: Partial<{ status: StaffStatus; role: StaffRole; password_hash: string; password_changed_at: number; last_sign_in_at: number }>,
-  now: number,
-): Promise<StaffRow> {
-  return db
-    .updateTable('staff_users')
-    .set({ ...changes, updated_at: now })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
 
 /**
  * The ids of the active owners, each row locked until the transaction ends. An UPDATE that changes
