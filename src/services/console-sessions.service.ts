@@ -1,8 +1,7 @@
 import type { Actor } from '../domain/audit.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, type SessionLimits, type StaffRole } from '../domain/staff.ts';
-import * as accountsStore from '../store/accounts.repository.ts';
-import { recordSignInTime, STAFF_ACCOUNTS } from '../store/accounts.repository.ts';
+import { listSessionsOf, recordSignInTime, STAFF_ACCOUNTS } from '../store/accounts.repository.ts';
 import type { Db } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import * as staff from '../store/staff.repository.ts';
@@ -74,7 +73,7 @@ export const changeOwnPassword = (db: Db, user: ConsoleUser, input: { current: s
 
 /** The signed-in staff member's live sessions, newest activity first; `current` marks the one asking. */
 export const mySessions = async (db: Db, user: ConsoleUser, now: number) =>
-  (await accountsStore.listSessionsOf(db, STAFF_ACCOUNTS, user.staffId, now)).map((s) => accounts.sessionView(s, user.sessionHash));
+  (await listSessionsOf(db, STAFF_ACCOUNTS, user.staffId, now)).map((s) => accounts.sessionView(s, user.sessionHash));
 
 /** Ends every session of the signed-in staff member, this one included. */
 export const signOutEverywhere = (db: Db, user: ConsoleUser, requestId: string, now: number): Promise<number> =>

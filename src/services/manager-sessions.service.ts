@@ -2,8 +2,7 @@ import type { Actor } from '../domain/audit.ts';
 import type { MerchantRole } from '../domain/merchant-users.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, type SessionLimits } from '../domain/staff.ts';
-import * as accountsStore from '../store/accounts.repository.ts';
-import { MERCHANT_USER_ACCOUNTS, recordSignInTime } from '../store/accounts.repository.ts';
+import { listSessionsOf, MERCHANT_USER_ACCOUNTS, recordSignInTime, type NewSession } from '../store/accounts.repository.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import * as users from '../store/merchant-users.repository.ts';
@@ -80,7 +79,7 @@ export async function signIn(
   const sessionId = randomToken(43);
   const stage = row.totp_secret ? 'password' : 'complete';
   await db.transaction().execute(async (trx) => {
-    const session: accountsStore.NewSession<typeof MERCHANT_USER_ACCOUNTS> = {
+    const session: NewSession<typeof MERCHANT_USER_ACCOUNTS> = {
       id_hash: hashSecret(sessionId),
       user_id: row.id,
       csrf_secret: randomToken(32),
@@ -140,7 +139,7 @@ export const changePassword = (db: Db, user: ManagerUser, input: { current: stri
 
 /** The signed-in user's sessions that still count, newest activity first; `current` marks the one asking. */
 export const mySessions = async (db: Db, user: ManagerUser, now: number) =>
-  (await accountsStore.listSessionsOf(db, MERCHANT_USER_ACCOUNTS, user.userId, now)).map((s) => ({
+  (await listSessionsOf(db, MERCHANT_USER_ACCOUNTS, user.userId, now)).map((s) => ({
     ...accounts.sessionView(s, user.sessionHash),
     stage: s.stage,
   }));
