@@ -1,7 +1,7 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Actor, ActorKind, AuditEntry, AuditSummary } from '../domain/audit.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
-import { merchantPasswordProblem } from '../domain/merchant-users.ts';
+import { weakPasswordProblem } from '../domain/password-strength.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, emailProblem, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
@@ -50,9 +50,12 @@ export function checkEmail(email: string): string {
   return email.trim();
 }
 
-/** The password rule of both front ends: 12–256 characters and not on (or built from) the common-password list. */
-export function checkPassword(password: string) {
-  const problem = merchantPasswordProblem(password);
+/**
+ * The password rule of both front ends: 12–256 characters and hard enough to guess
+ * (domain/password-strength.ts); `email`, the account's address, counts as a guess of its own.
+ */
+export function checkPassword(password: string, email?: string) {
+  const problem = weakPasswordProblem(password, email ? [email] : []);
   if (problem) throw fieldError('password', problem);
 }
 
@@ -187,7 +190,7 @@ export async function changeOwnPassword(
 ): Promise<{ sessionsEnded: number; revokedResets: number }> {
   const row = (await accounts.findAccountPassword(db, kind, me.accountId))!;
   if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
-  checkPassword(input.password);
+  checkPassword(input.password, me.email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     await accounts.setPasswordHash(trx, kind, row.id, passwordHash, now);
@@ -295,14 +298,14 @@ export const usableReset = <R extends { used_at: number | null; revoked_at: numb
 export async function completePasswordReset(
   db: Db,
   kind: accounts.AccountKind,
-  reset: { id: number; accountId: number; email_key: string; merchantId?: number } | null,
+  reset: { id: number; accountId: number; email: string; email_key: string; merchantId?: number } | null,
   password: string,
   gone: string,
   requestId: string,
   now: number,
 ): Promise<{ sessionsEnded: number }> {
   if (!reset) throw notFound(gone);
-  checkPassword(password);
+  checkPassword(password, reset.email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await accounts.claimPasswordReset(trx, kind, reset.id, now))) throw notFound(gone);

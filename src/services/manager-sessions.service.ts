@@ -162,7 +162,7 @@ export async function openPasswordReset(db: Db, token: string, now: number) {
  */
 export async function completePasswordReset(db: Db, token: string, password: string, requestId: string, now: number): Promise<{ sessionsEnded: number }> {
   const reset = await openPasswordReset(db, token, now);
-  const link = reset && { id: reset.id, accountId: reset.user_id, email_key: reset.email_key, merchantId: reset.merchant_id };
+  const link = reset && { id: reset.id, accountId: reset.user_id, email: reset.email, email_key: reset.email_key, merchantId: reset.merchant_id };
   return accounts.completePasswordReset(
     db,
     MERCHANT_USER_ACCOUNTS,
