@@ -5,7 +5,7 @@ import { mayManage, type ManagerPermission } from '../../domain/merchant-users.t
 import type { Clock } from '../../domain/time.ts';
 import type { HostResolver } from '../../domain/webhook-url.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
-import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/merchant-users.service.ts';
+import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/manager-sessions.service.ts';
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Db, Store } from '../../store/db.ts';
 import { forMerchant, type MerchantScope } from '../../store/tenancy.ts';

@@ -1,4 +1,4 @@
-import type { ManagerUser } from '../../services/merchant-users.service.ts';
+import type { ManagerUser } from '../../services/manager-sessions.service.ts';
 import type { OrderDetail, OrderSearchResult } from '../../services/order-search.service.ts';
 import {
   itemsOf,

@@ -26,7 +26,7 @@ import {
   unattachedEvidence,
 } from '../../../services/claims-manager.service.ts';
 import { cancelClaim, openClaim, postClaimReturn } from '../../../services/claims.service.ts';
-import { auditWrite } from '../../../services/merchant-users.service.ts';
+import { auditWrite } from '../../../services/merchant-team.service.ts';
 import { sendCsv } from '../../csv.ts';
 import { evidenceLabel, presentClaimForm, presentManagerClaim, presentManagerClaims, type ClaimFormInput, type ClaimFormRefusal } from '../present-claims.ts';
 import type { ManagerPage } from './context.ts';
