@@ -1,18 +1,23 @@
-import { before, describe, it } from 'node:test';
+import { before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HostResolver } from '../../src/domain/webhook-url.ts';
 import type { WebhookRequest, WebhookSender } from '../../src/jobs/webhook-sender.ts';
 import { WebhookWorker } from '../../src/jobs/webhook.worker.ts';
 import { checkWebhookBody } from '../contract.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
-import { follow, member, type Browser } from './manager-helpers.ts';
+import { buildTestApp, DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp, type TestApp } from '../helpers.ts';
+import { follow, member } from './manager-helpers.ts';
 
 /**
  * Issue 29, 15: an endpoint's page in the business manager — the edit form (the API's PUT: one
  * schema, one service), test events of a chosen type with that type's real body, and the delivery
  * log with each delivery's request body, response status, first 2 KB of the response and time,
  * refreshed by its own fragment. Roles and tenancy; refused input writes nothing.
+ *
+ * Each test makes its own merchant and endpoint (`endpointOn`), so no test sees another's edits;
+ * the tests that run the webhook worker do so on an app of their own (`ownApp`): the worker sends
+ * every pending delivery of its database, and a test event another test left would be counted by
+ * the receiver the test reads.
  */
 
 /** Names the tests resolve: a public address (the log keeps its answers) and loopback. */
@@ -56,27 +61,32 @@ const deliverySection = (html: string, type: string) => {
 
 for (const dialect of DIALECTS) {
   describe(`business manager webhook endpoint page (${dialect})`, () => {
-    const t = useApp(dialect, { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' }, { resolveHost: resolve });
-    let shop: Awaited<ReturnType<typeof newMerchant>>;
-    let dev: Browser;
-    let token: string;
-    let hookId: string;
+    const env = { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' };
+    const shared = useApp(dialect, env, { resolveHost: resolve });
+    before(() => loadCatalogue(shared, ORDER_CATALOGUE));
 
-    // Made once, before any test: a merchant, a developer and an endpoint.
-    before(async () => {
+    /** An app of the test's own, with the catalogue: for a test that runs the webhook worker. */
+    const ownApp = async (ctx: TestContext) => {
+      const t = await buildTestApp(ctx, dialect, env, { resolveHost: resolve });
       await loadCatalogue(t, ORDER_CATALOGUE);
-      shop = await newMerchant(t, 'Hook page shop');
-      dev = await member(t, shop.merchantId, 'hook-dev@example.com', 'developer');
+      return t;
+    };
+
+    /** A merchant of the test's own on `t`, its developer and one endpoint (for `refund.failed`). */
+    const endpointOn = async (t: TestApp) => {
+      const shop = await newMerchant(t, 'Hook page shop');
+      const dev = await member(t, shop.merchantId, 'hook-dev@example.com', 'developer');
       const created = await t.merchant(shop.token, 'POST', '/openapi/v1/webhooks', { url: 'https://hooks.example.com/in', events: ['refund.failed'] });
       assert.equal(created.status, 200, created.raw);
-      hookId = created.body.data.id;
-      token = await dev.csrf(`/manager/webhooks/${hookId}`);
-    });
-
-    /** The version the endpoint's edit form carries now (docs/web.md, "Edit conflicts"). */
-    const formVersion = async () => /name="version" value="(\d+)"/.exec((await dev.get(`/manager/webhooks/${hookId}`)).body)![1];
+      const hookId: string = created.body.data.id;
+      const token = await dev.csrf(`/manager/webhooks/${hookId}`);
+      /** The version the endpoint's edit form carries now (docs/web.md, "Edit conflicts"). */
+      const formVersion = async () => /name="version" value="(\d+)"/.exec((await dev.get(`/manager/webhooks/${hookId}`)).body)![1];
+      return { t, shop, dev, hookId, token, formVersion };
+    };
 
     it('edits URL, events and the stock.changed SKU list through the API’s PUT rules: 303, shown, audited', async () => {
+      const { t, shop, dev, hookId, token, formVersion } = await endpointOn(shared);
       const page = await dev.get(`/manager/webhooks/${hookId}`);
       assert.match(page.body, /<input type="checkbox" name="events" value="refund\.failed" checked>/);
       const saved = await dev.post(`/manager/webhooks/${hookId}`, {
@@ -135,6 +145,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses bad input with its reasons on the form, what was typed kept, nothing written', async () => {
+      const { t, dev, hookId, token, formVersion } = await endpointOn(shared);
       const cases: [Record<string, string | string[]>, number, RegExp][] = [
         [{ url: 'https://hooks.example.com/x' }, 400, /events/],
         [{ url: 'ftp://hooks.example.com/x', events: 'refund.failed' }, 400, /url/],
@@ -156,6 +167,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a viewer sees the page and the log but no forms, and cannot post; another merchant’s endpoint is a 404', async () => {
+      const { t, shop, hookId } = await endpointOn(shared);
       const viewer = await member(t, shop.merchantId, 'hook-viewer@example.com', 'viewer');
       const page = await viewer.get(`/manager/webhooks/${hookId}`);
       assert.equal(page.statusCode, 200);
@@ -178,12 +190,13 @@ for (const dialect of DIALECTS) {
         await stranger.post(`/manager/webhooks/${hookId}/test`, { _csrf: strangerToken, type: 'webhook.test' }),
       ]) {
         assert.equal(r.statusCode, 404, r.body.slice(0, 200));
-        assert.ok(!r.body.includes('hooks.example.com/v2'), 'nothing of the endpoint shows');
+        assert.ok(!r.body.includes('hooks.example.com/in'), 'nothing of the endpoint shows');
       }
       assert.deepEqual(await tableDigests(t.store), before, 'nothing written');
     });
 
-    it('sends a test event of the chosen type with that type’s real body, and the log shows request, status, first 2 KB and time', async () => {
+    it('sends a test event of the chosen type with that type’s real body, and the log shows request, status, first 2 KB and time', async (ctx) => {
+      const { t, shop, dev, hookId, token } = await endpointOn(await ownApp(ctx));
       const order = await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }]);
       // No refund yet: a refund test has nothing to be built from, and says so; nothing is written.
       const before = await tableDigests(t.store);
@@ -242,7 +255,8 @@ for (const dialect of DIALECTS) {
       assert.equal(audit?.after?.type, 'split_order.shipped');
     });
 
-    it('builds stock.changed, order.cancelled and balance.low tests from the merchant’s own records, each its documented body', async () => {
+    it('builds stock.changed, order.cancelled and balance.low tests from the merchant’s own records, each its documented body', async (ctx) => {
+      const { t, shop, dev, hookId, token } = await endpointOn(await ownApp(ctx));
       await placeOrder(t, shop.token, [{ sku: 'C', quantity: 1 }]); // the order the order.cancelled test is built from
       await t.admin('POST', `/admin/v1/merchants/${shop.merchantId}/account/top-ups`, { environment: 'sandbox', amount: '50.00', reference: 'HOOK-TEST-1' });
       const { sent: received, sender } = answeringSender('ok');
@@ -275,7 +289,8 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('keeps no response body from a loopback receiver (only the status class), but the time taken', async () => {
+    it('keeps no response body from a loopback receiver (only the status class), but the time taken', async (ctx) => {
+      const { t, shop, dev, token } = await endpointOn(await ownApp(ctx));
       const loop = await t.merchant(shop.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/local', events: ['refund.failed'] });
       const loopId = loop.body.data.id;
       await follow(dev, await dev.post(`/manager/webhooks/${loopId}/test`, { _csrf: token, type: 'webhook.test' }));
@@ -299,8 +314,8 @@ for (const dialect of DIALECTS) {
       assert.ok(row.last_duration_ms !== null);
     });
 
-    // Last: its merchant's test events would be counted by the receiver the tests above read.
     it('offers only the test events the merchant has data for, and says what the others wait for', async () => {
+      const t = shared;
       const fresh = await newMerchant(t, 'Fresh hook shop');
       const freshDev = await member(t, fresh.merchantId, 'fresh-hook-dev@example.com', 'developer');
       const created = await t.merchant(fresh.token, 'POST', '/openapi/v1/webhooks', { url: 'https://hooks.example.com/fresh', events: ['refund.failed'] });
