@@ -13,7 +13,7 @@
  *   declarations: arrow functions, prepared queries).
  * - A unit writes or locks when it calls a method named `insertInto`, `updateTable`, `deleteFrom`,
  *   `replaceInto`, `mergeInto`, `forUpdate` or `forNoKeyUpdate` that the checker resolves to
- *   Kysely's declarations or to `MerchantScope`'s (store/tenancy.ts); when a template tagged with
+ *   Kysely's declarations or calls on a tenant scope (`MerchantScope`'s builders); when a template tagged with
  *   Kysely's `sql` holds `insert into`, `delete from`, `update <table> set`, `for update` or an
  *   advisory lock; or when it refers to (calls, or runs as a prepared query) another unit of the
  *   store that does — the checker resolves the name through imports — followed to a fixed point.
@@ -58,7 +58,6 @@ interface Unit {
 
 const normal = (file: string) => path.resolve(file).split(path.sep).join('/');
 const fromKysely = (file: string) => normal(file).includes('/node_modules/kysely/');
-const isTenancy = (file: string) => normal(file) === normal(path.join(STORE, 'tenancy.ts'));
 
 function isExported(node: ts.Node): boolean {
   const modifiers = ts.canHaveModifiers(node) ? ts.getModifiers(node) : undefined;
@@ -82,12 +81,11 @@ function unitsOf(source: ts.SourceFile): Unit[] {
   return units;
 }
 
-/** The declaration a call resolves to lives in Kysely, or in `MerchantScope` (store/tenancy.ts). */
-function callsQueryBuilder(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
+/** The method called is Kysely's, or a tenant scope's (`MerchantScope`'s builders, store/tenancy.ts). */
+function callsQueryBuilder(checker: ts.TypeChecker, call: ts.CallExpression & { expression: ts.PropertyAccessExpression }): boolean {
   const declaration = checker.getResolvedSignature(call)?.declaration;
-  if (!declaration) return false;
-  const file = declaration.getSourceFile().fileName;
-  return fromKysely(file) || isTenancy(file);
+  if (declaration && fromKysely(declaration.getSourceFile().fileName)) return true;
+  return handleKind(checker, checker.getTypeAtLocation(call.expression.expression)) !== 'none';
 }
 
 /** The symbol a name stands for, through imports. */
@@ -104,7 +102,11 @@ function effectsOf(checker: ts.TypeChecker, unit: Unit, unitOf: (d: ts.Declarati
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const method = node.expression.name.text;
-      if ((WRITE_METHODS.has(method) || LOCK_METHODS.has(method)) && callsQueryBuilder(checker, node)) writes = true;
+      if (
+        (WRITE_METHODS.has(method) || LOCK_METHODS.has(method)) &&
+        callsQueryBuilder(checker, node as ts.CallExpression & { expression: ts.PropertyAccessExpression })
+      )
+        writes = true;
       if (RUN_METHODS.has(method)) runs = true;
     }
     if (ts.isTaggedTemplateExpression(node)) {
@@ -260,6 +262,9 @@ export async function viaImportedOk(trx: Trx): Promise<void> {
 export async function scopedBad(scope: MerchantScope, id: number) {
   await sql\`update webhooks set x = \${id} where id = 7\`.execute(handleOf(scope));
 }
+export async function scopeBuilderBad(scope: MerchantScope, id: number) {
+  await scope.deleteFrom('orders').where('id', '=', id).execute();
+}
 export async function scopedInTrxOk(scope: MerchantScope<Trx>, id: number) {
   await scope.updateTable('orders').set({ status: 'cancel' }).where('id', '=', id).execute();
 }
@@ -302,6 +307,7 @@ describe('writes and locks take a transaction', () => {
         'aliasBad',
         'viaHelperBad',
         'scopedBad',
+        'scopeBuilderBad',
         'allMerchantsBad',
         'locksBad',
         'runsBuilderBad',
