@@ -61,7 +61,7 @@ export class Purger {
  * - Forms kept after their session ended that nobody signed in again for within 15 minutes: every
  *   five minutes (each new one also removes those past their time).
  */
-export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir'>): PurgeTask[] {
+export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir' | 'backupS3'>): PurgeTask[] {
   const consoleLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   return [
     { what: 'expired idempotency keys', everyMs: 60_000, purge: (now) => purgeExpiredKeys(store.db, now) },
