@@ -2,6 +2,7 @@
 //   http/ ─▶ services/ ─▶ domain/ ;  jobs/ ─▶ services/ ;  services/ ─▶ store/ ─▶ domain/ ;  schemas/ ─▶ domain/ ;
 //   http/ and services/ (the outbox) ─▶ present/ ─▶ domain/, schemas/, store/ (row types)
 //   web/ (the server-rendered console) ─▶ services/, schemas/, domain/ and http/'s shared pieces; nothing below imports web/
+//   http/ and web/ ─▶ store/ only for types, tenancy.ts (making the scope) and faults.ts: their reads and writes go through services/
 // Any of these rules broken fails the build (severity "error").
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -49,6 +50,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/services/' },
       to: { path: '^src/web/' },
+    },
+    {
+      name: 'edge-through-services',
+      comment:
+        'http/ and web/ reach the store through services/: of store/ they import types (rows, Store, Handle, Trx), tenancy.ts (the edge makes the merchant scope) and faults.ts (which errors are outages), never a repository function, the migrator or db.ts code (docs/architecture.md; docs/decisions.md, "Routes and pages call services, never repositories")',
+      severity: 'error',
+      from: { path: '^src/(http|web)/' },
+      to: { path: '^src/store/', pathNot: '^src/store/(tenancy|faults)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'http-not-web',

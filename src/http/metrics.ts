@@ -3,9 +3,7 @@ import { requireAdmin } from './auth.ts';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
-import { pendingRefundStats } from '../store/refunds.repository.ts';
-import { backupStats } from '../store/backups.repository.ts';
-import { ordersByStatus, pendingRefundsBefore, pendingRefundsIn, refundsByStatus, stockRowCount } from '../store/metrics.repository.ts';
+import { storedStateReads } from '../services/metrics.service.ts';
 
 /**
  * GET /metrics (Prometheus text format), behind the operator key: request rate and latency per
@@ -28,7 +26,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const db = store.db;
+  const stored = storedStateReads(store.db, config.refundSlaHours);
   new Gauge({
     name: 'stockist_orders',
     help: 'Orders by status',
@@ -36,7 +34,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await ordersByStatus(db)) this.set({ status: r.status }, r.n);
+      for (const r of await stored.ordersByStatus()) this.set({ status: r.status }, r.n);
     },
   });
   new Gauge({
@@ -46,7 +44,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await refundsByStatus(db)) this.set({ status: r.status }, r.n);
+      for (const r of await stored.refundsByStatus()) this.set({ status: r.status }, r.n);
     },
   });
   new Gauge({
@@ -54,8 +52,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Age of the oldest pending refund (0 when none)',
     registers: [registry],
     async collect() {
-      const s = await pendingRefundStats(db);
-      this.set(s.oldest === null ? 0 : Math.max(0, (Date.now() - Number(s.oldest)) / 1000));
+      this.set(await stored.oldestPendingRefundAgeSeconds());
     },
   });
   new Gauge({
@@ -63,7 +60,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds older than REFUND_SLA_HOURS',
     registers: [registry],
     async collect() {
-      this.set(await pendingRefundsBefore(db, Date.now() - config.refundSlaHours * 3600_000));
+      this.set(await stored.pendingRefundsOverSla());
     },
   });
   new Gauge({
@@ -71,7 +68,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds the worker gave up on after REFUND_MAX_ATTEMPTS failed attempts; they wait for the operator (GET /admin/v1/refunds?manualReview=true)',
     registers: [registry],
     async collect() {
-      this.set(await pendingRefundsIn(db, 'manual_review'));
+      this.set(await stored.pendingRefundsIn('manual_review'));
     },
   });
   new Gauge({
@@ -79,7 +76,7 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Pending refunds whose last decision attempt failed and that the worker will try again (lastError in GET /admin/v1/refunds)',
     registers: [registry],
     async collect() {
-      this.set(await pendingRefundsIn(db, 'retrying'));
+      this.set(await stored.pendingRefundsIn('retrying'));
     },
   });
   new Gauge({
@@ -87,16 +84,16 @@ export function installMetrics(app: FastifyInstance, { store, config, adminApiKe
     help: 'Stock rows (SKU × warehouse)',
     registers: [registry],
     async collect() {
-      this.set(await stockRowCount(db));
+      this.set(await stored.stockRowCount());
     },
   });
 
   // Backups (SPEC §17) from the runs table, so every process reports the same whichever one ran
   // the backup (the lease picks any worker, or the API process a staff member asked). A scrape
   // collects every metric at once (prom-client's Promise.all): the three below share one read.
-  let backupsRead: ReturnType<typeof backupStats> | null = null;
+  let backupsRead: ReturnType<typeof stored.backupStats> | null = null;
   const backupsNow = () =>
-    (backupsRead ??= backupStats(db).finally(() => {
+    (backupsRead ??= stored.backupStats().finally(() => {
       backupsRead = null;
     }));
   new Gauge({

@@ -29,6 +29,12 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
 }
 
+/** Every warehouse's row (the operator API's list). */
+export const everyWarehouse = (db: Handle) => listWarehouses(db);
+
+/** Every category's row, flat (the operator API's list). */
+export const everyCategory = (db: Handle) => listCategories(db);
+
 export async function warehouseList(db: Handle): Promise<WarehouseList> {
   const rows = await listWarehouses(db);
   return {

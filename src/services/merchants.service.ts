@@ -14,6 +14,12 @@ import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy
 /** The names of these merchants, by id (the console's lists show names, not ids). */
 export const merchantNamesById = (db: Handle, ids: readonly number[]) => repo.merchantNames(db, ids);
 
+/** Every merchant, oldest first (the operator's list). */
+export const everyMerchant = (db: Handle) => repo.listMerchants(db);
+
+/** Whether a merchant with this id exists, whatever its status. */
+export const merchantExists = async (db: Handle, merchantId: number) => (await repo.findMerchant(db, merchantId)) !== undefined;
+
 export interface NewMerchant {
   merchantId: number;
   name: string;

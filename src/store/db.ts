@@ -373,6 +373,14 @@ export async function ping(db: Handle): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
+/**
+ * A real (tiny) write, so a database that stopped taking writes is noticed by `/readyz`. Takes a
+ * transaction, as every write does: the caller commits it (services/readiness.service.ts).
+ */
+export async function probeWrite(trx: Trx, now: number): Promise<void> {
+  await trx.updateTable('storage_probe').set({ probed_at: now }).where('id', '=', 1).execute();
+}
+
 /** A savepoint in the transaction: work after it can be undone alone (`rollbackToSavepoint`), keeping what came before. */
 export async function savepoint(trx: Trx, name: 'idempotent_work' | 'claim_reship'): Promise<void> {
   await sql`savepoint ${sql.raw(name)}`.execute(trx);

@@ -1,6 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
-
 /**
  * Storage faults: the database answers but cannot take writes — read-only (file permissions, a
  * disk remounted read-only, a PostgreSQL standby), full (disk, quota, `max_page_count`), I/O
@@ -79,11 +76,6 @@ export class StorageHealth {
     if (this.last === null || now - this.last.at > this.holdMs) return null;
     return { ageMs: now - this.last.at, kind: this.last.kind, code: this.last.code };
   }
-}
-
-/** A real (tiny) committed write, so a database that stopped taking writes is noticed by `/readyz`. */
-export async function probeWrite(db: Kysely<Database>, now = Date.now()): Promise<void> {
-  await db.updateTable('storage_probe').set({ probed_at: now }).where('id', '=', 1).execute();
 }
 
 const UNAVAILABLE_CODES = new Set([

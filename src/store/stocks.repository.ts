@@ -618,8 +618,8 @@ export interface StockRowView {
   qty: number;
 }
 
-function stockRowsQuery(db: Handle, productIds: number[], lock: boolean) {
-  const q = db
+function stockRowsQuery(db: Handle, productIds: number[]) {
+  return db
     .selectFrom('stocks')
     .innerJoin('warehouses', 'warehouses.id', 'stocks.warehouse_id')
     .select([
@@ -633,10 +633,12 @@ function stockRowsQuery(db: Handle, productIds: number[], lock: boolean) {
     .where('stocks.product_id', 'in', productIds)
     .orderBy('stocks.product_id')
     .orderBy('stocks.warehouse_id');
-  return lock ? q.forUpdate('stocks') : q;
 }
 
+// Two statements, not one with a `lock` flag: a read that cannot lock is one that
+// test/unit/writes-take-trx.test.ts can tell from the one that does.
 const stockRowViews = prepared(stockRowsQuery);
+const lockedStockRowViews = prepared((trx: Handle, productIds: number[]) => stockRowsQuery(trx, productIds).forUpdate('stocks'));
 
 const asView = (rows: { productId: number; warehouseId: number; warehouseCode: string; countryCode: string; status: number; qty: number }[]): StockRowView[] =>
   rows.map(({ status, ...r }) => ({ ...r, enabled: status === 1 }));
@@ -644,7 +646,7 @@ const asView = (rows: { productId: number; warehouseId: number; warehouseCode: s
 /** The products' stock rows, unlocked (quotes: a dry run reserves nothing). */
 export async function readStockRows(db: Handle, productIds: number[]): Promise<StockRowView[]> {
   if (productIds.length === 0) return [];
-  return asView(await stockRowViews.all(db, [...new Set(productIds)], false));
+  return asView(await stockRowViews.all(db, [...new Set(productIds)]));
 }
 
 /**
@@ -656,7 +658,8 @@ export async function readStockRows(db: Handle, productIds: number[]): Promise<S
  */
 export async function lockStockRows(trx: Transaction<Database>, dialect: Dialect, productIds: number[]): Promise<StockRowView[]> {
   if (productIds.length === 0) return [];
-  return asView(await stockRowViews.all(trx, [...new Set(productIds)], dialect === 'postgres'));
+  const ids = [...new Set(productIds)];
+  return asView(await (dialect === 'postgres' ? lockedStockRowViews : stockRowViews).all(trx, ids));
 }
 
 /** How many stock ledger rows there are (an import reports how many it wrote). */

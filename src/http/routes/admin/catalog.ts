@@ -38,8 +38,7 @@ import {
 } from '../../../services/catalog.service.ts';
 import { ifMatchCheck, withEtag } from '../../etag.ts';
 import { adjustStockLevels, setStockLevels } from '../../../services/stock.service.ts';
-import { listWarehouses } from '../../../store/warehouses.repository.ts';
-import { listCategories } from '../../../store/categories.repository.ts';
+import { everyCategory, everyWarehouse } from '../../../services/catalog-read.service.ts';
 import type { Store } from '../../../store/db.ts';
 import { presentCategory, presentChannel, presentProduct, presentWarehouse } from '../../../present/catalog.presenter.ts';
 
@@ -65,12 +64,12 @@ export const adminCatalogRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
     const warehouse = await warehouseByCode(db, request.params.code);
     return withEtag(reply, warehouse.version, presentWarehouse(warehouse));
   });
-  app.get('/warehouses', { schema: doc('Every warehouse', AdminWarehouseList) }, async () => ({ list: (await listWarehouses(db)).map(presentWarehouse) }));
+  app.get('/warehouses', { schema: doc('Every warehouse', AdminWarehouseList) }, async () => ({ list: (await everyWarehouse(db)).map(presentWarehouse) }));
 
   app.post('/categories', { schema: { ...doc('Create or update a category (by categoryId)', AdminCategory), body: CategoryBody } }, async (request) =>
     presentCategory(await saveCategory(db, actor(request), request.body, Date.now())),
   );
-  app.get('/categories', { schema: doc('Every category', AdminCategoryList) }, async () => ({ list: (await listCategories(db)).map(presentCategory) }));
+  app.get('/categories', { schema: doc('Every category', AdminCategoryList) }, async () => ({ list: (await everyCategory(db)).map(presentCategory) }));
 
   app.post(
     '/products',

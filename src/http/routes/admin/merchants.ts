@@ -17,12 +17,10 @@ import {
 } from '../../../schemas/manager.ts';
 import { inviteUser, openInvitations, revokeInvitation } from '../../../services/merchant-invitations.service.ts';
 import { createPasswordReset } from '../../../services/merchant-team.service.ts';
-import { findMerchant } from '../../../store/merchants.repository.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 import { notFound } from '../../../domain/errors.ts';
-import { createMerchant, issueToken, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
+import { createMerchant, everyMerchant, issueToken, merchantExists, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { listMerchants } from '../../../store/merchants.repository.ts';
 import { presentMerchant } from '../../../present/catalog.presenter.ts';
 
 /** Operator credentials: merchants, their client credentials and their bearer tokens. Every write is audited (never a secret). */
@@ -42,7 +40,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
       return { ...m, merchantId: String(m.merchantId) };
     },
   );
-  app.get('/merchants', { schema: doc('Every merchant', MerchantList) }, async () => ({ list: (await listMerchants(db)).map(presentMerchant) }));
+  app.get('/merchants', { schema: doc('Every merchant', MerchantList) }, async () => ({ list: (await everyMerchant(db)).map(presentMerchant) }));
   app.patch(
     '/merchants/:id',
     { schema: { ...doc('Disable or re-enable a merchant', MerchantRecord), params: IdParams, body: MerchantPatchBody } },
@@ -106,7 +104,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     },
     async (request) => {
       const merchantId = Number(request.params.id);
-      if (!(await findMerchant(db, merchantId))) throw notFound('merchant');
+      if (!(await merchantExists(db, merchantId))) throw notFound('merchant');
       const rows = await openInvitations(forMerchant(db, merchantId), now());
       return {
         list: rows.map((r) => ({

@@ -26,9 +26,8 @@ import {
   TransactionsPageQuery,
 } from '../../../schemas/console-operations.ts';
 import { merchantCredentials, merchantSummary, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
-import { createMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
+import { createMerchant, everyMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
 import { forMerchant, type MerchantScope } from '../../../store/tenancy.ts';
-import { listMerchants } from '../../../store/merchants.repository.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
@@ -80,7 +79,7 @@ export const merchantsPage: ConsolePage = {
       status: number,
       duplicate: { name: string; same: { id: string; name: string; status: string }[] } | null,
     ) => {
-      const merchants = (await listMerchants(db)).map((m) => ({ id: m.id, name: m.name, status: m.status, createdAt: m.created_at }));
+      const merchants = (await everyMerchant(db)).map((m) => ({ id: m.id, name: m.name, status: m.status, createdAt: m.created_at }));
       return page(reply, status, 'merchants', presentMerchants(merchants, { canWrite: can(user(request).role, 'merchants:write'), duplicate }));
     };
 
