@@ -22,9 +22,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs the real CLI to completion. */
+/**
+ * Runs the real CLI to completion. The bound is generous: on a loaded 2-core machine loading the
+ * sources alone took most of a minute, and a command cut short fails as if it had failed itself.
+ */
 export function runCli(args: string[], env: Record<string, string>, cwd = ROOT) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 180_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
