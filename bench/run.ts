@@ -36,7 +36,7 @@ import { queryOrders } from '../src/services/order-query.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
 import { accountOf, transactionsOf } from '../src/services/ledger.service.ts';
 import { createStaff } from '../src/services/staff.service.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
 import { freshStore } from './fresh-store.ts';
 import { benchSku, generate } from './generate.ts';

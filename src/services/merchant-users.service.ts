@@ -18,7 +18,7 @@ import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, merchantOfScope, setRequireTwoFactor } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
-import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, within, type MerchantScope } from '../store/tenancy.ts';
 import { checkEmail, generatePassword, hashPassword, verifyPassword } from './staff.service.ts';
 
 /** A signed-in business manager user, as every /manager request sees them. */
@@ -152,9 +152,9 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
-    if (await users.findTeamMemberByEmail(forMerchant(trx, invitation.merchant_id), invitation.email_key))
+    if (await users.findTeamMemberByEmail(within(invitation.owner, trx), invitation.email_key))
       throw new AppError('conflict', 40903, `${invitation.email_key} is on this team already`);
-    const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
+    const user = await users.insertUser(within(invitation.owner, trx), {
       email: invitation.email,
       email_key: invitation.email_key,
       role: invitation.role,
@@ -168,7 +168,7 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
       updated_at: now,
     });
     // Any other link for this address (an earlier role, say) stops working now.
-    const others = await users.revokeOpenInvitations(forMerchant(trx, invitation.merchant_id), { emailKey: invitation.email_key }, now);
+    const others = await users.revokeOpenInvitations(within(invitation.owner, trx), { emailKey: invitation.email_key }, now);
     await insertAudit(
       trx,
       merchantUserActor({ userId: user.id }, requestId),
@@ -319,7 +319,7 @@ export async function verifySignInCode(db: Db, user: ManagerUser, code: string, 
   const recoveryKey = recoveryCodeKey(code);
   return db.transaction().execute(async (trx) => {
     if (recoveryKey !== null) {
-      const scope = forMerchant(trx, row.merchant_id);
+      const scope = within(row.owner, trx);
       if (!(await users.claimRecoveryCode(scope, row.id, hashSecret(recoveryKey), now))) return false;
       await insertAudit(
         trx,
@@ -383,10 +383,10 @@ export interface TwoFactorProof {
 const WRONG_PROOF = 'or the code is not right: enter your current password and the code the app shows now';
 
 /** Makes RECOVERY_CODE_COUNT new recovery codes for the user, replacing any they had; returns them (the only time they are seen). */
-async function newRecoveryCodes(trx: Trx, row: users.MerchantUserRow, now: number): Promise<string[]> {
+async function newRecoveryCodes(trx: Trx, row: users.MerchantUserRow & { owner: MerchantScope }, now: number): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await users.replaceRecoveryCodes(
-    forMerchant(trx, row.merchant_id),
+    within(row.owner, trx),
     row.id,
     codes.map((c) => hashSecret(recoveryCodeKey(c)!)),
     now,
@@ -436,7 +436,7 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
   await db.transaction().execute(async (trx) => {
     if (!(await takeCode(trx, row.id, row.totp_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await users.updateUser(trx, row.id, { totp_secret: null, totp_last_step: null }, now);
-    await users.replaceRecoveryCodes(forMerchant(trx, row.merchant_id), row.id, [], now);
+    await users.replaceRecoveryCodes(within(row.owner, trx), row.id, [], now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
@@ -453,7 +453,7 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
 }
 
 /** How many unused recovery codes the signed-in user has (the two-factor page says it). */
-export const recoveryCodesLeft = (db: Db, user: ManagerUser) => users.countUnusedRecoveryCodes(forMerchant(db, user.merchantId), user.userId);
+export const recoveryCodesLeft = (merchant: MerchantScope, user: ManagerUser) => users.countUnusedRecoveryCodes(merchant, user.userId);
 
 /**
  * New recovery codes in place of the old ones (used or not), for a user with two-factor sign-in
@@ -546,7 +546,7 @@ export async function changePassword(
   return db.transaction().execute(async (trx) => {
     await users.updateUser(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
     const sessionsEnded = await users.deleteSessionsOf(trx, row.id, user.sessionHash);
-    const revokedResets = await users.revokePasswordResetsOf(forMerchant(trx, row.merchant_id), row.id, now);
+    const revokedResets = await users.revokePasswordResetsOf(within(row.owner, trx), row.id, now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),

@@ -5,6 +5,7 @@ import type { StockistEnv } from '../domain/vocabulary.ts';
 import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
 import type { Database, JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { ownedBy, type Owned } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
@@ -240,9 +241,12 @@ export async function entryByCause(scope: MerchantScope, cause: string): Promise
 }
 
 /** The account an order was charged to (a refund's credit goes back there), or undefined for an order placed before the ledger. */
-export async function chargeOfOrder(trx: Handle, orderId: number): Promise<{ merchantId: number; environment: StockistEnv } | undefined> {
+export async function chargeOfOrder<H extends Handle>(
+  trx: H,
+  orderId: number,
+): Promise<Owned<{ merchantId: number; environment: StockistEnv }, H> | undefined> {
   const row = await trx.selectFrom('journal_entries').select(['merchant_id', 'environment']).where('cause', '=', `order:${orderId}`).executeTakeFirst();
-  return row && { merchantId: row.merchant_id, environment: row.environment };
+  return row && ownedBy(trx, row.merchant_id, { merchantId: row.merchant_id, environment: row.environment });
 }
 
 export interface EntryFilter {

@@ -3,6 +3,7 @@ import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
 import type { MerchantScope, TenantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
+import { ownedBy } from './scope-mint.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
@@ -100,7 +101,10 @@ export async function insertToken(
 export const insertTokenIn = (scope: MerchantScope<Trx>, t: Omit<Parameters<typeof insertToken>[1], 'merchantId'>, now: number): Promise<ApiToken> =>
   insertToken(handleOf(scope), { ...t, merchantId: scope.merchantId }, now);
 
-export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findToken<H extends Handle>(db: H, id: number) {
+  const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && ownedBy(db, row.merchant_id, row);
+}
 
 /** One of the scope's merchant's tokens by id: another merchant's token is not found here. */
 export const findTokenIn = (scope: MerchantScope, id: number) => scope.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();

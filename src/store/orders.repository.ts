@@ -3,7 +3,8 @@ import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/voc
 import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
-import { isMerchantScope, resolvedOrderId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { isMerchantScope, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { resolvedOrderId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type OrderRow = Selectable<OrdersTable>;

@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, QueryResult, RawBuilder } from 'kysely';
 import { PREPARED_SQL_MARK, type Handle } from './db.ts';
-import { allMerchants, isMerchantScope, scopeOf, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { allMerchants, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { scopeOf } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forMerchant, type MerchantOwnedTable } from '../../src/store/tenancy.ts';
+import type { MerchantOwnedTable } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { handleOf } from '../../src/store/scope-handle.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 

@@ -26,7 +26,8 @@ import {
 } from '../../src/store/refunds.repository.ts';
 import { hasPendingRefund, itemsLeft, markShipped, resolveSplitOrder } from '../../src/store/split-orders.repository.ts';
 import { claimableItems, claimLines, lockClaim, moveClaim } from '../../src/store/claims.repository.ts';
-import { allMerchants, forMerchant, type ScopedOrderId, type ScopedRefundId } from '../../src/store/tenancy.ts';
+import { allMerchants, type ScopedOrderId, type ScopedRefundId } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 
 declare const db: Db;
 declare const trx: Trx;

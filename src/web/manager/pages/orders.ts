@@ -20,7 +20,7 @@ export const ordersPage: ManagerPage = {
     );
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
-      const detail = await orderForMerchant(merchant(request), Number(request.params.id));
+      const detail = await orderForMerchant(merchant(request), request.params.id);
       // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
       const shipping = await channelShippingByCode(store.db);
       return page(
