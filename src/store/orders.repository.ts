@@ -4,7 +4,7 @@ import { countUpTo, type Handle, type Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
 import { isMerchantScope, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
-import { resolvedOrderId } from './scope-mint.ts';
+import { merchantIdOf, resolvedOrderId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -251,7 +251,7 @@ export async function searchOrderIds(reader: OrderReader, s: OrderSearch): Promi
 /** The orders a search's filters match (no order, no page). */
 function searchedOrders(reader: OrderReader, s: Omit<OrderSearch, 'before' | 'limit'>) {
   // A merchant's scope searches its own orders whatever the search names; the operator's, the merchant it names (or all).
-  const merchantId = isMerchantScope(reader) ? reader.merchantId : s.merchantId;
+  const merchantId = isMerchantScope(reader) ? merchantIdOf(reader) : s.merchantId;
   let q = handleOf(reader).selectFrom('orders');
   if (s.ids !== null) q = q.where('id', 'in', s.ids);
   if (merchantId !== null) q = q.where('merchant_id', '=', merchantId);

@@ -82,7 +82,7 @@ export function scopeOf<H extends Handle>(handle: H, merchantId: number): Mercha
   // biome-ignore lint/suspicious/noExplicitAny: see the comment above
   const db = handle as any;
   const owner = (table: string) => sql.ref(`${table}.merchant_id`);
-  return {
+  const scope: MerchantScope<H> = {
     merchantId,
     [HANDLE]: handle,
     selectFrom: (table) => db.selectFrom(table).where(owner(table), '=', merchantId),
@@ -93,6 +93,23 @@ export function scopeOf<H extends Handle>(handle: H, merchantId: number): Mercha
       return db.insertInto(table).values(rows);
     },
   };
+  minted.set(scope, merchantId);
+  return scope;
+}
+
+/**
+ * The merchant of each scope made here. A scope's `merchantId` is a plain property, so a copy with
+ * another number (`{ ...scope, merchantId: victim }`) would type-check as a `MerchantScope`: the
+ * store never trusts that property, it reads the merchant with `merchantIdOf`, which knows only the
+ * scopes made here and throws for anything else (test/store/tenancy.test.ts).
+ */
+const minted = new WeakMap<object, number>();
+
+/** The merchant a scope was made for (store/ only): throws for an object that was not made here. */
+export function merchantIdOf(scope: MerchantScope): number {
+  const merchantId = minted.get(scope);
+  if (merchantId === undefined) throw new Error('not a merchant scope the store made (a copy of one is not)');
+  return merchantId;
 }
 
 /**
@@ -167,11 +184,11 @@ export const resolvedClaimId = (id: number): ScopedClaimId => id as ScopedClaimI
 export function transactionIn<T>(scope: MerchantScope<Db>, work: (scope: MerchantScope<Trx>) => Promise<T>): Promise<T> {
   return handleOf(scope)
     .transaction()
-    .execute((trx) => work(scopeOf(trx, scope.merchantId)));
+    .execute((trx) => work(scopeOf(trx, merchantIdOf(scope))));
 }
 
 /** The same merchant's scope over a transaction the caller already opened. */
-export const within = (scope: MerchantScope, trx: Trx): MerchantScope<Trx> => scopeOf(trx, scope.merchantId);
+export const within = (scope: MerchantScope, trx: Trx): MerchantScope<Trx> => scopeOf(trx, merchantIdOf(scope));
 
 /**
  * A row found by a store lookup, with its merchant's scope over the handle the lookup used: how a

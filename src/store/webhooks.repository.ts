@@ -3,7 +3,7 @@ import type { Dialect, Handle, Trx } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
 import type { MerchantScope, ScopedOrderId, TenantScope } from './tenancy.ts';
-import { forMerchant, ownedBy, resolvedOrderId, resolvedRefundId, resolvedSplitId } from './scope-mint.ts';
+import { merchantIdOf, forMerchant, ownedBy, resolvedOrderId, resolvedRefundId, resolvedSplitId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -250,7 +250,7 @@ export const eventBodies = (db: Handle, eventIds: readonly number[]): Promise<Ma
 
 /** `eventBodies` of the scope's merchant's events only: another merchant's event id reads nothing. */
 export const eventBodiesIn = (scope: MerchantScope, eventIds: readonly number[]): Promise<Map<number, string>> =>
-  bodiesOf(handleOf(scope), scope.merchantId, eventIds);
+  bodiesOf(handleOf(scope), merchantIdOf(scope), eventIds);
 
 async function bodiesOf(db: Handle, merchantId: number | null, eventIds: readonly number[]): Promise<Map<number, string>> {
   if (eventIds.length === 0) return new Map();

@@ -21,7 +21,8 @@
  * - Only exported declarations are held to it: a file's own helpers receive the handle of the
  *   exported function that calls them. `BUILDERS` lists the exported functions that only build a
  *   statement (for a caller's prepared query or CTE), run nothing, and so take any handle;
- *   tenancy.ts and prepared.ts (the machinery that makes scopes and prepared queries) are not read.
+ *   tenancy.ts, scope-mint.ts, edge-scopes.ts and prepared.ts (the machinery that makes scopes and
+ *   prepared queries) are not read.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +32,7 @@ import path from 'node:path';
 const STORE = path.resolve(import.meta.dirname, '../../src/store');
 
 /** The scope and prepared-query machinery: it builds handles and statements for the storage functions, and runs none itself. */
-const MACHINERY = new Set(['tenancy.ts', 'prepared.ts']);
+const MACHINERY = new Set(['tenancy.ts', 'scope-mint.ts', 'edge-scopes.ts', 'prepared.ts']);
 
 /** Exported functions that return a statement for their caller to run inside its own (transaction-typed) function. */
 const BUILDERS = new Set<string>(['postingCtes', 'orderStatusUpdate']);
