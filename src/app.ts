@@ -15,7 +15,16 @@ import { CONSOLE_PREFIX } from './web/console/console-routes.ts';
 import { MANAGER_PREFIX } from './web/manager/manager-routes.ts';
 import type { Store } from './store/db.ts';
 import { archiveEngine, BackupService } from './services/backup-runs.service.ts';
-import { PLUGIN, credentialsPlugin, envelopePlugin, rateBucketsPlugin, requestRulesPlugin, routeListPlugin, usagePlugin } from './plugins/foundation.ts';
+import {
+  PLUGIN,
+  type ProcessGroup,
+  credentialsPlugin,
+  envelopePlugin,
+  rateBucketsPlugin,
+  requestRulesPlugin,
+  routeListPlugin,
+  usagePlugin,
+} from './plugins/foundation.ts';
 import {
   consoleFrontEndPlugin,
   docsPlugin,
@@ -59,6 +68,8 @@ export interface BuildOptions {
   eagerSchemas?: boolean;
   /** DNS for webhook URL checks (default: the system resolver); tests map names to addresses. */
   resolveHost?: HostResolver;
+  /** The other processes of `serve --processes N`: the shared rate budget and the token-cache word. */
+  group?: ProcessGroup;
 }
 
 /** The published samples repeat the base segment; serve `/openapi/openapi/...` as `/openapi/...`. */
@@ -123,8 +134,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(routeListPlugin);
   await app.register(envelopePlugin);
   await app.register(requestRulesPlugin, { config, eagerSchemas: options.eagerSchemas });
-  await app.register(rateBucketsPlugin, { config, now });
-  await app.register(credentialsPlugin, { config, store });
+  await app.register(rateBucketsPlugin, { config, now, group: options.group });
+  await app.register(credentialsPlugin, { config, store, group: options.group });
   await app.register(healthPlugin, { store });
   if (surfaces.metrics ?? surfaces.admin) await app.register(metricsPlugin, { store, config, adminApiKey: deps.adminApiKey });
   if (surfaces.admin) {

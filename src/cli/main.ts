@@ -33,6 +33,29 @@ function configWith(overrides: Record<string, string | undefined>): Config {
 }
 
 /** Every command says, on stderr, which database it works on: the CLI resolves paths against the current directory. */
+/**
+ * The primary of `serve --processes N`: prepares the database once (migrations, demo data, the
+ * admin key, the certificate), holds the pid file, forks the processes (runtime/cluster.ts) and
+ * prints the banner once every one of them listens.
+ */
+async function servePrimary(config: Config, role: Role, processes: number): Promise<void> {
+  const { prepareDatabase, startupBanner } = await import('../runtime/server.ts');
+  const { runPrimary } = await import('../runtime/cluster.ts');
+  const { claimPidFile } = await import('../runtime/pid-file.ts');
+  const prepared = await prepareDatabase(config);
+  const pid = claimPidFile(config.dataDir, role);
+  if (pid.heldBy !== null) process.stderr.write(`stockist: another server (pid ${pid.heldBy}) holds ${pid.file}; this one is not recorded in it\n`);
+  runPrimary(config, {
+    processes,
+    onListening: (urls) => {
+      const facts = { ...prepared, urls, role, processes };
+      const banner = startupBanner(facts, config, { pidFile: pid.heldBy === null ? pid.file : null, tty: Boolean(process.stdout.isTTY) });
+      process.stdout.write(`${banner}\n`);
+    },
+    onStopped: () => pid.release(),
+  });
+}
+
 function announce(config: Config): void {
   process.stderr.write(`stockist: database ${describeDatabase(config.databaseUrl)}\n`);
 }
@@ -68,6 +91,19 @@ const positiveInt = (value: string) => {
 };
 
 /** Ids as the operator API takes them (1 … 2^53 − 1). */
+/** The most processes `serve --processes` takes: more than the cores only adds switching. */
+const MAX_PROCESSES = 64;
+
+/** `--processes`: a whole number from 1, or `auto` for the machine's cores. */
+const processCount = (value: string) => {
+  const cores = os.availableParallelism();
+  if (value === 'auto') return Math.min(cores, MAX_PROCESSES);
+  if (!/^[1-9]\d*$/.test(value) || Number(value) > MAX_PROCESSES) {
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_PROCESSES}, or auto (one per core: ${cores} here)`);
+  }
+  return Number(value);
+};
+
 const idArgument = (what: string) => (value: string) => {
   const id = parseId(value);
   if (id === null) throw new InvalidArgumentError(`${what} must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`);
@@ -108,9 +144,18 @@ export function buildCli(): Command {
     .addOption(new Option('--seed <mode>', 'demo: load demo data into an empty database (overrides SEED)').choices(['demo', 'none']))
     .option('--port <port>', 'listen port (overrides PORT)')
     .option('--host <host>', 'listen address (overrides HOST)')
-    .action(async (opts: { role: Role; seed?: string; port?: string; host?: string }) => {
+    .option('--processes <n>', 'API processes sharing the port and the database: a number, or auto (one per core)', processCount, 1)
+    .action(async (opts: { role: Role; seed?: string; port?: string; host?: string; processes: number }) => {
       const config = configWith({ SEED: opts.seed, PORT: opts.port, HOST: opts.host });
-      announce(config);
+      const cluster = await import('../runtime/cluster.ts');
+      const member = cluster.groupMember(opts.role);
+      if (!member) announce(config);
+      if (opts.processes > 1 && !member) {
+        if (opts.role === 'worker')
+          throw new InvalidArgumentError('--processes serves the API in several processes; run one `--role worker` process beside them');
+        await servePrimary(config, opts.role, opts.processes);
+        return;
+      }
       // V8 lets the old generation grow to ~2-4× what survived the last full collection before it
       // collects again; most of what reaches it here is request garbage promoted under load, so the
       // server's peak RSS was mostly uncollected garbage (console pages: 200 MB against a 27 MB live
@@ -120,15 +165,17 @@ export function buildCli(): Command {
       v8.setFlagsFromString('--heap-growing-percent=50');
       const { startServer, startupBanner } = await import('../runtime/server.ts');
       const { claimPidFile } = await import('../runtime/pid-file.ts');
-      const server = await startServer(config, opts.role);
+      const role = member?.role ?? opts.role;
+      const server = await startServer(config, role, member ? cluster.joinGroup() : undefined);
       const log = server.apps[0].log;
-      const pid = claimPidFile(config.dataDir, opts.role);
-      if (pid.heldBy !== null) log.warn({ pidFile: pid.file, heldBy: pid.heldBy }, 'another server holds the pid file; this one is not recorded in it');
+      // In a group the primary holds the pid file and prints the banner.
+      const pid = member ? null : claimPidFile(config.dataDir, opts.role);
+      if (pid && pid.heldBy !== null) log.warn({ pidFile: pid.file, heldBy: pid.heldBy }, 'another server holds the pid file; this one is not recorded in it');
       const stop = (signal: string) => {
         log.info({ signal }, 'shutting down');
         server.close().then(
           () => {
-            pid.release();
+            pid?.release();
             process.exit(0);
           },
           (error) => {
@@ -141,8 +188,15 @@ export function buildCli(): Command {
       // signal's default action ends the process without a clean shutdown.
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
-      log.info({ urls: server.urls, role: opts.role, pid: process.pid }, 'listening');
-      process.stdout.write(`${startupBanner(server, config, { pidFile: pid.heldBy === null ? pid.file : null, tty: Boolean(process.stdout.isTTY) })}\n`);
+      log.info({ urls: server.urls, role, pid: process.pid, ...(member ? { processIndex: member.index } : {}) }, 'listening');
+      if (member) cluster.reportListening(server.urls);
+      else {
+        const banner = startupBanner({ ...server, dialect: server.store.dialect }, config, {
+          pidFile: pid && pid.heldBy === null ? pid.file : null,
+          tty: Boolean(process.stdout.isTTY),
+        });
+        process.stdout.write(`${banner}\n`);
+      }
     });
 
   program

@@ -86,12 +86,28 @@ export const requestRulesPlugin = fp(
   { name: PLUGIN.requestRules, fastify: '5.x', dependencies: [PLUGIN.envelope], decorators: { request: ['errorCode'] } },
 );
 
-/** Rate-limit buckets: Redis when configured, so every instance draws on one budget per merchant. */
+/**
+ * The other processes of `serve --processes N` (runtime/cluster.ts), as one process's apps see
+ * them: the rate budget they share, and the word that a credential changed.
+ */
+export interface ProcessGroup {
+  /** The rate-limit buckets, kept by the primary for every process of the group. */
+  buckets: BucketStore;
+  /** A credential changed here: the other processes drop their cached token lookups. */
+  announceTokensCleared(): void;
+  /** Calls `listener` when another process changed a credential. */
+  onTokensCleared(listener: () => void): void;
+}
+
+/**
+ * Rate-limit buckets: Redis when configured, so every instance draws on one budget per merchant;
+ * else the group's (kept by the primary of `serve --processes N`), else this process's own.
+ */
 export const rateBucketsPlugin = fp(
-  async (app: FastifyInstance, { config, now }: { config: Config; now?: Clock }) => {
+  async (app: FastifyInstance, { config, now, group }: { config: Config; now?: Clock; group?: ProcessGroup }) => {
     const buckets = config.redisUrl
       ? await redisBuckets(config.redisUrl, { now, onError: (error) => app.log.warn({ err: error }, 'redis (rate limits) unavailable') })
-      : memoryBuckets(now);
+      : (group?.buckets ?? memoryBuckets(now));
     app.decorate('rateBuckets', buckets);
     app.addHook('onClose', () => buckets.close());
   },
@@ -102,11 +118,15 @@ export const rateBucketsPlugin = fp(
  * Credentials change through the operator API, the console, the business manager, the token
  * endpoint and the CLI. Any write through this process drops cached token lookups before its
  * answer is sent (clearTokensOnWrite), so a revocation holds from the next request; the CLI and
- * other instances are other processes: there it holds within TOKEN_CACHE_SECONDS.
+ * other instances are other processes: there it holds within TOKEN_CACHE_SECONDS, except among
+ * the processes of one `serve --processes N`, which tell each other at once.
  */
 export const credentialsPlugin = fp(
-  async (app: FastifyInstance, { config, store }: { config: Config; store: Store }) => {
-    app.decorate('tokenCache', new TokenCache(config.tokenCacheSeconds * 1000));
+  async (app: FastifyInstance, { config, store, group }: { config: Config; store: Store; group?: ProcessGroup }) => {
+    const tokens = new TokenCache(config.tokenCacheSeconds * 1000, undefined, group?.announceTokensCleared);
+    // Another process of the group changed a credential: its word drops this cache too.
+    group?.onTokensCleared(() => tokens.drop());
+    app.decorate('tokenCache', tokens);
     app.decorate('tokenLastUsed', new LastUsedRecorder(store.db, (error) => app.log.warn({ err: error }, 'could not record a token’s last use')));
   },
   { name: PLUGIN.credentials, fastify: '5.x' },

@@ -9,6 +9,7 @@ import { checkSupplierCurrency } from '../services/currency.service.ts';
 import { describeDatabase } from '../store/database-url.ts';
 import { resolveAdminKey, type AdminKey } from './admin-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
+import type { ProcessGroup } from '../plugins/foundation.ts';
 import { RefundWorker } from '../jobs/refund.worker.ts';
 import { Purger, purgeTasks } from '../jobs/purger.ts';
 import { SandboxShipper } from '../jobs/sandbox-shipper.ts';
@@ -36,27 +37,60 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a start found and made before listening: the banner's facts. */
+export interface Prepared {
+  migrated: string[];
+  seeded: boolean;
+  adminKey: AdminKey;
+  tls: TlsMaterial | null;
+  demo: DemoCredentials | null;
+  demoOwner: DemoOwner | null;
+  demoManager: DemoOwner | null;
+}
+
 /**
- * Opens the database, migrates it (under the migrator's lock), seeds demo data when asked and the
- * database is empty, and listens: one listener, or two when ADMIN_PORT splits off the operator API.
+ * Migrates the database (under the migrator's lock), refuses a database whose money is in another
+ * currency, seeds demo data when asked and the database is empty, and makes the admin key and the
+ * TLS certificate when they do not exist yet. `serve --processes N` runs it once in the primary
+ * before forking, so that N processes do not race to seed or to write the key.
  */
-export async function startServer(config: Config, role: Role = 'all'): Promise<RunningServer> {
+async function prepareServer(config: Config, store: Store): Promise<Prepared> {
   const adminKey = resolveAdminKey(config);
+  const migrated = await migrateToLatest(store);
+  // Before anything posts: a database whose money is in another currency is refused here.
+  await checkSupplierCurrency(store.db, config.supplierCurrency);
+  let seeded = false;
+  if (config.seed === 'demo' && (await isEmpty(store))) {
+    await seedDemo(store, config);
+    seeded = true;
+  }
+  const demo = config.env === 'sandbox' ? await demoCredentials(store, config) : null;
+  const demoPath = config.env === 'sandbox' && config.seed === 'demo';
+  const demoOwnerRow = demoPath ? await demoOwner(store) : null;
+  const manager = demoPath && demo ? await demoManager(store, demo.merchantId) : null;
+  const tls = config.tls ? await loadOrCreateCertificate(config) : null;
+  return { migrated, seeded, adminKey, tls, demo, demoOwner: demoOwnerRow, demoManager: manager };
+}
+
+/** Opens the database, prepares it (`prepareServer`) and closes it: the primary of `serve --processes N`. */
+export async function prepareDatabase(config: Config): Promise<Prepared & { dialect: Store['dialect'] }> {
+  const store = await openStore(config.databaseUrl, { poolSize: 1, connectTimeoutMs: config.dbConnectTimeoutMs });
+  try {
+    return { ...(await prepareServer(config, store)), dialect: store.dialect };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Opens the database, prepares it (`prepareServer`) and listens: one listener, or two when
+ * ADMIN_PORT splits off the operator API. In a process of `serve --processes N`, `group` is the
+ * rest of the group (runtime/cluster.ts): the shared rate budget and the token-cache word.
+ */
+export async function startServer(config: Config, role: Role = 'all', group?: ProcessGroup): Promise<RunningServer> {
   const store = await openStore(config.databaseUrl, { poolSize: config.dbPoolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
   try {
-    const migrated = await migrateToLatest(store);
-    // Before anything posts: a database whose money is in another currency is refused here.
-    await checkSupplierCurrency(store.db, config.supplierCurrency);
-    let seeded = false;
-    if (config.seed === 'demo' && (await isEmpty(store))) {
-      await seedDemo(store, config);
-      seeded = true;
-    }
-    const demo = config.env === 'sandbox' ? await demoCredentials(store, config) : null;
-    const demoPath = config.env === 'sandbox' && config.seed === 'demo';
-    const owner = demoPath ? await demoOwner(store) : null;
-    const manager = demoPath && demo ? await demoManager(store, demo.merchantId) : null;
-    const tls = config.tls ? await loadOrCreateCertificate(config) : null;
+    const { adminKey, migrated, seeded, demo, demoOwner: owner, demoManager: manager, tls } = await prepareServer(config, store);
     const https = tls ? { key: tls.key, cert: tls.cert } : null;
     // The apps' logger exists only once they are built; the backup service, which they are built
     // with, logs through it from then on.
@@ -75,13 +109,13 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     // Role "worker" runs the background jobs and serves only health and metrics.
     const serveApi = role !== 'worker';
     if (config.adminPort === null || !serveApi) {
-      const app = await buildApp(deps, { https, logStream, surfaces: { merchant: serveApi, admin: serveApi, metrics: true } });
+      const app = await buildApp(deps, { https, logStream, group, surfaces: { merchant: serveApi, admin: serveApi, metrics: true } });
       await app.listen({ port: config.port, host: config.host });
       urls.merchant = urls.admin = `${scheme}://${hostForUrl(config.host)}:${portOf(app)}`;
       apps.push(app);
     } else {
-      const merchant = await buildApp(deps, { https, logStream, surfaces: { merchant: true, admin: false } });
-      const admin = await buildApp(deps, { https, logStream, surfaces: { merchant: false, admin: true } });
+      const merchant = await buildApp(deps, { https, logStream, group, surfaces: { merchant: true, admin: false } });
+      const admin = await buildApp(deps, { https, logStream, group, surfaces: { merchant: false, admin: true } });
       await merchant.listen({ port: config.port, host: config.host });
       await admin.listen({ port: config.adminPort, host: config.host });
       urls.merchant = `${scheme}://${hostForUrl(config.host)}:${portOf(merchant)}`;
@@ -161,9 +195,17 @@ const bold = (text: string, tty: boolean) => (tty ? `\x1b[1m${text}\x1b[22m` : t
 const cyan = (text: string, tty: boolean) => (tty ? `\x1b[36m${text}\x1b[39m` : text);
 
 /** The lines `npm start` prints: where it listens, the keys, a curl line that returns stock, how to stop. */
-export function startupBanner(s: RunningServer, config: Config, options: BannerOptions = { pidFile: null, tty: false }): string {
+/** What the banner tells: the start's facts, where it listens, and in how many processes. */
+export type BannerFacts = Prepared & { dialect: Store['dialect']; urls: RunningServer['urls']; role: Role; processes?: number };
+
+export function startupBanner(s: BannerFacts, config: Config, options: BannerOptions = { pidFile: null, tty: false }): string {
   const { tty } = options;
-  const lines = [bold(`Stockist listening on ${s.urls.merchant} (${config.env}, ${s.store.dialect}, role ${s.role})`, tty)];
+  const lines = [
+    bold(
+      `Stockist listening on ${s.urls.merchant} (${config.env}, ${s.dialect}, role ${s.role}${(s.processes ?? 1) > 1 ? `, ${s.processes} processes` : ''})`,
+      tty,
+    ),
+  ];
   if (s.urls.admin !== s.urls.merchant) lines.push(`Operator API on ${s.urls.admin}`);
   lines.push(`Database: ${describeDatabase(config.databaseUrl)}`);
   if (s.migrated.length) lines.push(`Applied migrations: ${s.migrated.join(', ')}`);

@@ -147,6 +147,8 @@ export class TokenCache {
   constructor(
     private readonly ttlMs: number,
     private readonly max = 10_000,
+    /** Told of every `clear` (the other processes of `serve --processes N` drop theirs). */
+    private readonly onClear?: () => void,
   ) {}
   /** Taken before a database lookup and handed back to `set`. */
   get generation(): number {
@@ -163,7 +165,13 @@ export class TokenCache {
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { row, until: now + this.ttlMs });
   }
+  /** A credential changed through this process: every lookup is read again, here and (onClear) elsewhere. */
   clear(): void {
+    this.drop();
+    this.onClear?.();
+  }
+  /** Forgets every lookup without telling anyone (another process changed a credential and said so). */
+  drop(): void {
     this.entries.clear();
     this.cleared++;
   }

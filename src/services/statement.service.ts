@@ -18,8 +18,13 @@ import type { MerchantScope } from '../store/tenancy.ts';
 import { csvStream } from '../present/csv.presenter.ts';
 import type { PdfHead, StatementBuilds } from './statement-builds.ts';
 
-/** Entries read per round trip while a statement streams: memory stays bounded however busy the month. */
-const BATCH = 500;
+/**
+ * Entries read per round trip while a statement streams: memory stays bounded however busy the
+ * month. Each batch is read on the event loop (the worker thread only lays out the PDF), so its
+ * size is how long another merchant's request can wait behind it: 500 rows held the loop about
+ * 1.4 ms on SQLite, 100 rows about 0.3 ms, for the same total (docs/performance.md, issue 41 item 1).
+ */
+const BATCH = 100;
 
 const lineOf = (e: EntryRow): StatementLine => ({
   id: e.id,

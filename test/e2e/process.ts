@@ -51,6 +51,18 @@ export function runCliAsync(
 }
 
 /**
+ * `TEST_SERVE_PROCESSES=N` runs every API server the tests start as `serve --processes N` (the
+ * suites that start servers — the crash test, the two-process tests — then hold for a group of
+ * processes too); a `--role worker` server and a command that names its own count stay as asked.
+ */
+function withTestProcesses(args: string[]): string[] {
+  const n = process.env.TEST_SERVE_PROCESSES;
+  if (!n || args[0] !== 'serve' || args.includes('--processes')) return args;
+  const role = args[args.indexOf('--role') + 1];
+  return args.includes('--role') && role === 'worker' ? args : [...args, '--processes', n];
+}
+
+/**
  * Starts the real server process and waits until its output contains `ready`: at most
  * `readyWithinMs`, which is generous (a loaded machine takes tens of seconds to load the sources).
  */
@@ -60,7 +72,7 @@ export async function startProcess(
   ready: RegExp,
   readyWithinMs = 120_000,
 ): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...withTestProcesses(args)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
