@@ -125,6 +125,16 @@ export const IdText = (description = `an id: an integer from 1 to ${Number.MAX_S
   Type.Unsafe<RequestId>({ type: 'string', pattern: '^[0-9]{1,16}$', description, [COERCE_KEYWORD]: 'id' });
 
 /**
+ * `IdText` for a form body's field. Bodies are validated without type coercion, and then Ajv checks
+ * a string's type after the keywords that run on any type (ours among them) whenever the schema
+ * has string keywords such as `pattern`: the parsed number would fail `type: string`. Without
+ * `pattern` the type is checked first; the `id` parse checks the same digits (and answers first
+ * for bad text in `IdText` too, so the message is the same).
+ */
+export const IdField = (description = `an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`) =>
+  Type.Unsafe<RequestId>({ type: 'string', description, [COERCE_KEYWORD]: 'id' });
+
+/**
  * An id in a merchant route's path that the API answers 404 for when it cannot be one of ours (an
  * order's `id`, a webhook's): the string schema `options` give, parsed here into the number, 0 for
  * text that names no row (`lookupId`). The handler sees the number (`RequestId`), never the text.
