@@ -77,40 +77,54 @@ export function forMerchant<H extends Handle>(handle: H, merchantId: number): Me
  * when the caller's scope was made.
  */
 export function scopeOf<H extends Handle>(handle: H, merchantId: number): MerchantScope<H> {
-  // Kysely cannot type a column reference on a table chosen by a type parameter; the public
-  // signatures above carry the types, the bodies work on the untyped builder.
-  // biome-ignore lint/suspicious/noExplicitAny: see the comment above
-  const db = handle as any;
-  const owner = (table: string) => sql.ref(`${table}.merchant_id`);
-  const scope: MerchantScope<H> = {
-    merchantId,
-    [HANDLE]: handle,
-    selectFrom: (table) => db.selectFrom(table).where(owner(table), '=', merchantId),
-    updateTable: (table) => db.updateTable(table).where(owner(table), '=', merchantId),
-    deleteFrom: (table) => db.deleteFrom(table).where(owner(table), '=', merchantId),
-    insertInto: (table, values) => {
-      const rows = (Array.isArray(values) ? values : [values]).map((v) => ({ ...v, merchant_id: merchantId }));
-      return db.insertInto(table).values(rows);
-    },
-  };
-  minted.set(scope, merchantId);
-  return scope;
+  return new Scope(handle, merchantId);
 }
 
 /**
- * The merchant of each scope made here. A scope's `merchantId` is a plain property, so a copy with
- * another number (`{ ...scope, merchantId: victim }`) would type-check as a `MerchantScope`: the
- * store never trusts that property, it reads the merchant with `merchantIdOf`, which knows only the
- * scopes made here and throws for anything else (test/store/tenancy.test.ts).
+ * A merchant's scope. Its `merchantId` is a plain property, so a copy with another number
+ * (`{ ...scope, merchantId: victim }`) would type-check as a `MerchantScope`: the store never
+ * trusts that property, it reads the merchant with `merchantIdOf`, from a private field a copy
+ * does not have (a spread copies no private field), and throws for anything else
+ * (test/store/tenancy.test.ts). A private field rather than a WeakMap of the scopes made: a
+ * request makes a few short-lived scopes, and a WeakMap's entries cost the garbage collector a few
+ * per cent of an order's CPU (docs/performance.md).
  */
-const minted = new WeakMap<object, number>();
+class Scope<H extends Handle> implements MerchantScope<H> {
+  readonly #merchantId: number;
+  readonly merchantId: number;
+  readonly [HANDLE]: H;
+  readonly selectFrom: MerchantScope<H>['selectFrom'];
+  readonly updateTable: MerchantScope<H>['updateTable'];
+  readonly deleteFrom: MerchantScope<H>['deleteFrom'];
+  readonly insertInto: MerchantScope<H>['insertInto'];
+
+  constructor(handle: H, merchantId: number) {
+    // Kysely cannot type a column reference on a table chosen by a type parameter; the public
+    // signatures above carry the types, the bodies work on the untyped builder.
+    // biome-ignore lint/suspicious/noExplicitAny: see the comment above
+    const db = handle as any;
+    const owner = (table: string) => sql.ref(`${table}.merchant_id`);
+    this.#merchantId = merchantId;
+    this.merchantId = merchantId;
+    this[HANDLE] = handle;
+    this.selectFrom = (table) => db.selectFrom(table).where(owner(table), '=', merchantId);
+    this.updateTable = (table) => db.updateTable(table).where(owner(table), '=', merchantId);
+    this.deleteFrom = (table) => db.deleteFrom(table).where(owner(table), '=', merchantId);
+    this.insertInto = (table, values) => {
+      const rows = (Array.isArray(values) ? values : [values]).map((v) => ({ ...v, merchant_id: merchantId }));
+      return db.insertInto(table).values(rows);
+    };
+  }
+
+  /** The merchant a scope was made for: throws for an object this class did not make. */
+  static merchantOf(scope: object): number {
+    if (!(#merchantId in scope)) throw new Error('not a merchant scope the store made (a copy of one is not)');
+    return (scope as Scope<Handle>).#merchantId;
+  }
+}
 
 /** The merchant a scope was made for (store/ only): throws for an object that was not made here. */
-export function merchantIdOf(scope: MerchantScope): number {
-  const merchantId = minted.get(scope);
-  if (merchantId === undefined) throw new Error('not a merchant scope the store made (a copy of one is not)');
-  return merchantId;
-}
+export const merchantIdOf = (scope: MerchantScope): number => Scope.merchantOf(scope);
 
 /**
  * The operator's view of every merchant's rows. Only `allMerchants(db)` makes one, so a reader of
