@@ -24,6 +24,25 @@ module.exports = {
       to: { path: '^src/store/scope-handle\\.ts$' },
     },
     {
+      name: 'tenancy-minted-in-store',
+      comment:
+        "only the store mints tenancy: store/scope-mint.ts (forMerchant, the resolved*Id brands, ownedBy) is imported by store files alone, type-only imports included; outside store/ a scope comes from the edge's one function (store/edge-scopes.ts) or a store lookup's owner (docs/architecture.md, Structure II item 1; test/types/tenancy.types.ts)",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '^src/store/scope-mint\\.ts$' },
+    },
+    {
+      name: 'edge-scopes-only-at-the-edge',
+      comment:
+        "a merchant's scope is made from its number only where a request or command first knows the merchant: store/edge-scopes.ts is imported by the API's token hook (http/auth.ts), the manager's session (web/manager/manager.plugin.ts), the operator's routes and pages (http/routes/admin/, web/console/pages/), the CLI and the demo seed; never by services, jobs, presenters or merchant routes (docs/architecture.md)",
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: '^src/(store/|http/auth\\.ts$|http/routes/admin/|web/manager/manager\\.plugin\\.ts$|web/console/pages/|cli/|demo/)',
+      },
+      to: { path: '^src/store/edge-scopes\\.ts$' },
+    },
+    {
       name: 'domain-is-pure',
       comment: 'domain/ holds the rules and the vocabulary: it imports nothing of ours but domain/ (no store, schemas, http, config)',
       severity: 'error',
@@ -54,10 +73,10 @@ module.exports = {
     {
       name: 'edge-through-services',
       comment:
-        'http/ and web/ reach the store through services/: of store/ they import types (rows, Store, Handle, Trx), tenancy.ts (the edge makes the merchant scope) and faults.ts (which errors are outages), never a repository function, the migrator or db.ts code (docs/architecture.md; docs/decisions.md, "Routes and pages call services, never repositories")',
+        'http/ and web/ reach the store through services/: of store/ they import types (rows, Store, Handle, Trx), tenancy.ts and edge-scopes.ts (the edge gets the merchant scope, one function per edge) and faults.ts (which errors are outages), never a repository function, the migrator or db.ts code (docs/architecture.md; docs/decisions.md, "Routes and pages call services, never repositories")',
       severity: 'error',
       from: { path: '^src/(http|web)/' },
-      to: { path: '^src/store/', pathNot: '^src/store/(tenancy|faults)\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/store/', pathNot: '^src/store/(tenancy|edge-scopes|faults)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'http-not-web',

@@ -19,7 +19,7 @@ import { placeOrder } from '../src/services/orders.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
 import { queryStocks } from '../src/services/stock-query.service.ts';
 import { openStore } from '../src/store/db.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { benchSku } from './generate.ts';
 
 const { values: args } = parseArgs({ options: { url: { type: 'string' }, runs: { type: 'string', default: '7' } } });

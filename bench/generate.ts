@@ -4,7 +4,7 @@ import { createMerchant, issueToken } from '../src/services/merchants.service.ts
 import { accountKey, causeOf } from '../src/domain/ledger.ts';
 import type { Store } from '../src/store/db.ts';
 import { ensureAccounts } from '../src/store/ledger.repository.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import type { Database } from '../src/store/schema.ts';
 
 /**

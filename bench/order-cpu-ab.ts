@@ -41,7 +41,8 @@ async function side(checkout: string, data: string): Promise<Side> {
   const { openStore } = await load('src/store/db.ts');
   // Checkouts from issue 30's tenancy step on: placeOrder takes the merchant's scope, not its number.
   const { placeOrder } = await load('src/services/orders.service.ts');
-  const { forMerchant } = await load('src/store/tenancy.ts');
+  // From Structure II on, the constructor lives in store/scope-mint.ts (tenancy.ts no longer exports it).
+  const forMerchant = (await load('src/store/tenancy.ts')).forMerchant ?? (await load('src/store/scope-mint.ts')).forMerchant;
   const { benchSku } = await load('bench/generate.ts');
   let url: string;
   let scratch: string | null = null;

@@ -19,7 +19,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { benchSku, generate } from './generate.ts';
 

@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { queryOrders } from '../src/services/order-query.service.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { generate } from './generate.ts';
 
 const { values: args } = parseArgs({ options: { db: { type: 'string', default: 'sqlite' }, orders: { type: 'string', default: '10000,100000' } } });

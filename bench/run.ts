@@ -44,7 +44,7 @@ import { accountOf, transactionsOf } from '../src/services/ledger.service.ts';
 import { createStaff } from '../src/services/staff.service.ts';
 import { listClaims, openClaim } from '../src/services/claims.service.ts';
 import { MAX_EVIDENCE_BYTES } from '../src/domain/claims.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { postgresDriver, sqliteDriver, type BenchDriver, type OrderLineParam, type WindowParam } from './driver.ts';
 import { freshStore } from './fresh-store.ts';
 import { benchSku, generate } from './generate.ts';

@@ -17,7 +17,7 @@ import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { bulkSetQty } from '../src/store/stocks.repository.ts';
 import { stampBulkLedger } from '../src/store/stock-feed.repository.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { benchSku, makeImportFiles } from './make-import-files.ts';
 
 const arg = (name: string, fallback: string) => {

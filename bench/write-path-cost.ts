@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { ORDER_ID_START } from '../src/store/migrations/0004_orders.ts';
 import { openStore, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { placeOrder } from '../src/services/orders.service.ts';
 import { requestRefund } from '../src/services/refunds.service.ts';
 import { benchSku, generate } from './generate.ts';

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { WebhookWorker } from '../src/jobs/webhook.worker.ts';
 import { newWebhookSecret } from '../src/domain/webhook-signature.ts';
 import type { Dialect } from '../src/store/db.ts';
-import { forMerchant } from '../src/store/tenancy.ts';
+import { forMerchant } from '../src/store/scope-mint.ts';
 import { insertEndpoint, insertEvent } from '../src/store/webhooks.repository.ts';
 import { freshStore } from '../test/helpers.ts';
 

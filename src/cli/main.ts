@@ -271,8 +271,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { inviteUser } = await import('../services/merchant-invitations.service.ts');
-      const { forMerchant } = await import('../store/tenancy.ts');
-      const invitation = await withStore(config, (store) => inviteUser(forMerchant(store.db, id), cliActor(), { email, role: opts.role }, Date.now()));
+      const { scopeForCommand } = await import('../store/edge-scopes.ts');
+      const invitation = await withStore(config, (store) => inviteUser(scopeForCommand(store.db, id), cliActor(), { email, role: opts.role }, Date.now()));
       // No request to take an origin from: PUBLIC_BASE_URL, else this server's own address.
       const origin = config.publicBaseUrl ?? `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`;
       process.stdout.write(
@@ -289,8 +289,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { resetTwoFactor } = await import('../services/merchant-two-factor.service.ts');
-      const { forMerchant } = await import('../store/tenancy.ts');
-      const r = await withStore(config, (store) => resetTwoFactor(forMerchant(store.db, id), cliActor(), { email }, Date.now()));
+      const { scopeForCommand } = await import('../store/edge-scopes.ts');
+      const r = await withStore(config, (store) => resetTwoFactor(scopeForCommand(store.db, id), cliActor(), { email }, Date.now()));
       process.stdout.write(
         `two-factor sign-in of ${r.email} at merchant ${id} is off; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended. They sign in with their password and turn it on again.\n`,
       );
@@ -306,9 +306,9 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = positiveInt(merchantId);
       const { issueToken } = await import('../services/merchants.service.ts');
-      const { forMerchant } = await import('../store/tenancy.ts');
+      const { scopeForCommand } = await import('../store/edge-scopes.ts');
       const t = await withStore(config, (store) =>
-        issueToken(forMerchant(store.db, id), cliActor(), config.env, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
+        issueToken(scopeForCommand(store.db, id), cliActor(), config.env, { scopes: opts.scopes, expiresInSeconds: opts.expiresIn }, Date.now()),
       );
       process.stdout.write(
         `token ${t.tokenId} for merchant ${t.merchantId} (${t.scopes.join(' ')}; expires ${formatInstant(t.expiresAt) ?? 'never'})\n${t.accessToken}\n`,
@@ -397,8 +397,8 @@ export function buildCli(): Command {
       const config = configWith({});
       const id = idArgument('merchantId')(merchantId);
       const { accountForOperator } = await import('../services/ledger.service.ts');
-      const { forMerchant } = await import('../store/tenancy.ts');
-      printAccount(await withStore(config, (store) => accountForOperator(forMerchant(store.db, id), config, opts.environment ?? config.env)));
+      const { scopeForCommand } = await import('../store/edge-scopes.ts');
+      printAccount(await withStore(config, (store) => accountForOperator(scopeForCommand(store.db, id), config, opts.environment ?? config.env)));
     });
   /** A top-up or an adjustment from the command line, audited as the OS user; prints the entry. */
   const postFromCli = async (type: 'top_up' | 'adjustment', merchantId: string, amount: string, text: string, environment: StockistEnv | undefined) => {
@@ -406,10 +406,10 @@ export function buildCli(): Command {
     const id = idArgument('merchantId')(merchantId);
     const cents = amountArgument(type === 'adjustment')(amount);
     const { postByOperator } = await import('../services/ledger.service.ts');
-    const { forMerchant } = await import('../store/tenancy.ts');
+    const { scopeForCommand } = await import('../store/edge-scopes.ts');
     const r = await withStore(config, (store) =>
       postByOperator(
-        forMerchant(store.db, id),
+        scopeForCommand(store.db, id),
         store.dialect,
         config,
         cliActor(),

@@ -12,7 +12,7 @@ import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
 import { emailKey } from '../domain/staff.ts';
 import { findUsersByEmail } from '../store/merchant-users.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { scopeForCommand } from '../store/edge-scopes.ts';
 import { anyMerchant, findMerchantByName } from '../store/merchants.repository.ts';
 import { anyProduct } from '../store/products.repository.ts';
 import { findStaffByEmail } from '../store/staff.repository.ts';
@@ -42,7 +42,7 @@ export async function seedDemo(store: Store, config: Config): Promise<DemoCreden
   const credentials = (await demoCredentials(store, config, true))!;
   // SPEC §15, issue 28 item 7: money on the demo account (idempotent on its reference, so a second seed adds nothing).
   await postByOperator(
-    forMerchant(store.db, credentials.merchantId),
+    scopeForCommand(store.db, credentials.merchantId),
     store.dialect,
     config,
     systemActor('demo-seed'),
@@ -75,7 +75,7 @@ export async function demoCredentials(store: Store, config: Config, create = fal
     }
   }
   if (!token) {
-    token = (await issueToken(forMerchant(store.db, merchantId), systemActor('demo-seed'), config.env, {}, now)).accessToken;
+    token = (await issueToken(scopeForCommand(store.db, merchantId), systemActor('demo-seed'), config.env, {}, now)).accessToken;
     fs.mkdirSync(config.dataDir, { recursive: true });
     fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }
@@ -105,7 +105,7 @@ export async function demoOwner(store: Store): Promise<DemoOwner | null> {
  * merchant has no business manager user; afterwards only named. Null when its users are others.
  */
 export async function demoManager(store: Store, merchantId: number): Promise<DemoOwner | null> {
-  const created = await ensureDemoManager(store.db, forMerchant(store.db, merchantId), DEMO_MANAGER_EMAIL, Date.now());
+  const created = await ensureDemoManager(store.db, scopeForCommand(store.db, merchantId), DEMO_MANAGER_EMAIL, Date.now());
   if (created) return created;
   const existing = (await findUsersByEmail(store.db, emailKey(DEMO_MANAGER_EMAIL))).find((u) => u.merchant_id === merchantId);
   return existing ? { email: existing.email, password: null } : null;

@@ -6,7 +6,8 @@ import { authenticate, type LastUsedRecorder, type Principal, type TokenCache } 
 import { merchantRouteFor } from './merchant-routes.ts';
 import type { Clock } from '../domain/time.ts';
 import type { Db, Store } from '../store/db.ts';
-import { forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import type { MerchantScope } from '../store/tenancy.ts';
+import { scopeOfToken } from '../store/edge-scopes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,7 +60,7 @@ export function requireMerchant(app: FastifyInstance, config: Config, store: Sto
     const principal = await authenticate(store.db, config.env, bearerToken(request), now(), tokens, lastUsed);
     // Set before the scope check: a refused scope is still this merchant's request (usage counters).
     request.principal = principal;
-    request.merchant = forMerchant(store.db, principal.merchantId);
+    request.merchant = scopeOfToken(store.db, principal);
     const scope = request.routeOptions.config?.scope;
     if (scope && !principal.scopes.has(scope)) throw forbidden(`this token lacks the ${scope} scope`);
   });

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { isAssignedCountry } from '../domain/countries.ts';
 import { formatCents, MAX_PRICE_CENTS } from '../domain/money.ts';
+import { parseId, type RequestId } from '../domain/ids.ts';
 import { canonicalSku, SKU_PATTERN } from '../domain/text.ts';
 import { webUrlProblem } from '../domain/web-url.ts';
 
@@ -9,7 +10,19 @@ export const COERCE_KEYWORD = 'x-coerce';
 
 type Coerced = { ok: true; value: unknown } | { ok: false; message: string };
 
-export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { minimum?: number; maximum?: number }[] } = {}): Coerced {
+type CoercedSchema = { anyOf?: { minimum?: number; maximum?: number }[]; pattern?: string; maxLength?: number };
+
+const patterns = new Map<string, RegExp>();
+/** Whether `text` meets the string schema's `pattern` and `maxLength` as Ajv counts them (code points, a `u` regex). */
+function fitsString(text: string, { pattern, maxLength }: CoercedSchema): boolean {
+  if (maxLength !== undefined && text.length > maxLength && [...text].length > maxLength) return false;
+  if (pattern === undefined) return true;
+  let re = patterns.get(pattern);
+  if (!re) patterns.set(pattern, (re = new RegExp(pattern, 'u')));
+  return re.test(text);
+}
+
+export function coerceValue(kind: string, data: unknown, schema: CoercedSchema = {}): Coerced {
   if (kind === 'integer') {
     const n = typeof data === 'string' ? Number(data) : (data as number);
     const { minimum, maximum } = schema.anyOf?.[0] ?? {};
@@ -40,10 +53,16 @@ export function coerceValue(kind: string, data: unknown, schema: { anyOf?: { min
     return problem ? { ok: false, message: problem } : { ok: true, value: data };
   }
   if (kind === 'id') {
-    const n = Number(data);
-    if (!/^[0-9]{1,16}$/.test(data) || !Number.isSafeInteger(n) || n < 1)
-      return { ok: false, message: `must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}` };
-    return { ok: true, value: String(n) };
+    const id = parseId(data);
+    if (id === null) return { ok: false, message: `must be an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}` };
+    return { ok: true, value: id };
+  }
+  if (kind === 'lookupId') {
+    // This keyword runs before the string's own `pattern` and `maxLength`: text they refuse is left
+    // as it is, for them to answer (400) as before. Other text that cannot be one of our ids names
+    // no row: 0, so the route answers as for a missing one (404).
+    if (!fitsString(data, schema)) return { ok: true, value: data };
+    return { ok: true, value: parseId(data) ?? 0 };
   }
   return { ok: true, value: data };
 }
@@ -99,10 +118,29 @@ export const NewSku = () =>
 
 /**
  * A database id in a path or query parameter: digits, 1 … 2^53 − 1 (larger ones would not survive
- * the conversion to a number). The handler sees the canonical digit string.
+ * the conversion to a number). Parsed here, once: the handler sees the number (`RequestId`), never
+ * the text; the OpenAPI document still shows the parameter as the digit string the client sends.
  */
 export const IdText = (description = `an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`) =>
-  Type.String({ pattern: '^[0-9]{1,16}$', description, [COERCE_KEYWORD]: 'id' });
+  Type.Unsafe<RequestId>({ type: 'string', pattern: '^[0-9]{1,16}$', description, [COERCE_KEYWORD]: 'id' });
+
+/**
+ * `IdText` for a form body's field. Bodies are validated without type coercion, and then Ajv checks
+ * a string's type after the keywords that run on any type (ours among them) whenever the schema
+ * has string keywords such as `pattern`: the parsed number would fail `type: string`. Without
+ * `pattern` the type is checked first; the `id` parse checks the same digits (and answers first
+ * for bad text in `IdText` too, so the message is the same).
+ */
+export const IdField = (description = `an id: an integer from 1 to ${Number.MAX_SAFE_INTEGER}`) =>
+  Type.Unsafe<RequestId>({ type: 'string', description, [COERCE_KEYWORD]: 'id' });
+
+/**
+ * An id in a merchant route's path that the API answers 404 for when it cannot be one of ours (an
+ * order's `id`, a webhook's): the string schema `options` give, parsed here into the number, 0 for
+ * text that names no row (`lookupId`). The handler sees the number (`RequestId`), never the text.
+ */
+export const LookupId = (options: { maxLength?: number; pattern?: string; description?: string }) =>
+  Type.Unsafe<RequestId>({ type: 'string', ...options, [COERCE_KEYWORD]: 'lookupId' });
 
 /** The success envelope (SPEC §1); errors use `ErrorEnvelope`. */
 const Envelope = <T extends TSchema>(data: T) => Type.Object({ code: Type.Literal(10000), message: Type.Literal('success'), data });

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { MERCHANT_ROLES } from '../domain/merchant-users.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/vocabulary.ts';
-import { IdString, IdText, Instant, Str, StringEnum } from './common.ts';
+import { IdField, IdString, IdText, Instant, Str, StringEnum } from './common.ts';
 
 // ---- Operator API: POST /admin/v1/merchants/{id}/users.
 
@@ -48,7 +48,7 @@ export const ManagerCsrfForm = Type.Object(Csrf);
 export const ManagerSignInForm = Type.Object({
   email: Type.String({ maxLength: 254 }),
   password: Type.String({ maxLength: 256 }),
-  merchant: Type.Optional(IdText()),
+  merchant: Type.Optional(IdField()),
 });
 
 /** The sign-in code step: a 6-digit TOTP code or a recovery code (`abcd-efgh-jkmn-pqrs`, spaces allowed). */

@@ -5,6 +5,7 @@ import {
   CountryCode,
   IdString,
   IdText,
+  LookupId,
   Page,
   Instant,
   IntegerLike,
@@ -96,7 +97,7 @@ export type OrderQuery = Static<typeof OrderQuery>;
 export const AdminOrderQuery = Type.Object({ ...OrderQuery.properties, merchantId: Type.Optional(IdText('a merchant id')) });
 export type AdminOrderQuery = Static<typeof AdminOrderQuery>;
 
-export const OrderIdParams = Type.Object({ id: Type.String({ maxLength: 40 }) });
+export const OrderIdParams = Type.Object({ id: LookupId({ maxLength: 40 }) });
 
 /** `data` of a created order: the parent order id (`kkOrderId`). */
 export const OrderId = IdString('the parent order id (kkOrderId)');

@@ -32,7 +32,7 @@ export function makeAjv(coerceTypes: boolean): Ajv {
     errors: true,
     // biome-ignore lint/suspicious/noExplicitAny: Ajv's own type for the parent object of a modifying keyword
     validate: function coerce(this: unknown, kind: string, data: unknown, parent: unknown, ctx?: { parentData: any; parentDataProperty: string | number }) {
-      const result = coerceValue(kind, data, parent as { anyOf?: { minimum?: number; maximum?: number }[] });
+      const result = coerceValue(kind, data, parent as Parameters<typeof coerceValue>[2]);
       if (!result.ok) {
         (coerce as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: COERCE_KEYWORD, message: result.message, params: {} }];
         return false;

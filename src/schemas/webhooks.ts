@@ -1,6 +1,6 @@
 import { AccountRecord } from './account.ts';
 import { Type, type Static } from 'typebox';
-import { IdText, Nullable, OrNull, Page, Str, StringEnum, PageQueryFields } from './common.ts';
+import { IdText, LookupId, Nullable, OrNull, Page, Str, StringEnum, PageQueryFields } from './common.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.ts';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/vocabulary.ts';
 import { OrderRecord } from './orders.ts';
@@ -34,7 +34,7 @@ export const WebhookBody = Type.Object({
 });
 export type WebhookBody = Static<typeof WebhookBody>;
 
-const NumericId = () => Type.String({ pattern: '^[0-9]{1,18}$', description: 'a numeric id' });
+const NumericId = () => LookupId({ pattern: '^[0-9]{1,18}$', description: 'a numeric id' });
 export const WebhookIdParams = Type.Object({ id: NumericId() });
 export const DeliveryParams = Type.Object({ id: NumericId(), deliveryId: NumericId() });
 

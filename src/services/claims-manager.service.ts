@@ -1,3 +1,4 @@
+import { lookupId } from '../domain/ids.ts';
 import type { Config } from '../config.ts';
 import { CLAIM_STATUSES, claimableQuantity, withinClaimWindow, type ClaimStatus } from '../domain/claims.ts';
 import type { CsvExport } from '../domain/csv.ts';
@@ -120,7 +121,7 @@ export function claimListFilters(input: Partial<ManagerClaimFilters>): ManagerCl
 
 const listQuery = (f: ManagerClaimFilters) => ({
   ...(f.status ? { status: f.status as ClaimStatus } : {}),
-  ...(f.order ? { orderId: f.order } : {}),
+  ...(f.order ? { orderId: lookupId(f.order) } : {}),
   ...(f.from ? { createStartTime: `${f.from}T00:00:00Z` } : {}),
   ...(f.to ? { createEndTime: `${f.to}T23:59:59Z` } : {}),
 });

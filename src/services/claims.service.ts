@@ -23,7 +23,7 @@ import * as claims from '../store/claims.repository.ts';
 import { rollbackToSavepoint, savepoint, type Db, type Dialect, type Trx } from '../store/db.ts';
 import { loadOrders } from '../store/orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
-import { allMerchants, forMerchant, within, type MerchantScope } from '../store/tenancy.ts';
+import { allMerchants, within, type MerchantScope } from '../store/tenancy.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
 import { runIdempotent, type KeyStore } from './idempotency.service.ts';
 import { creditClaim } from './ledger.service.ts';
@@ -299,8 +299,8 @@ const auditClaim = (
  * replacement order, charged nothing). A reshipment the stock or the channels cannot make leaves the
  * claim where it was, with the reason in `decisionReason`: the operator may switch it to refund.
  */
-async function resolve(trx: Trx, deps: ClaimDeps, claim: claims.ScopedClaimRow, now: number): Promise<claims.ScopedClaimRow> {
-  const scope = forMerchant(trx, claim.merchant_id);
+async function resolve(trx: Trx, deps: ClaimDeps, owner: MerchantScope, claim: claims.ScopedClaimRow, now: number): Promise<claims.ScopedClaimRow> {
+  const scope = within(owner, trx);
   const lines = (await claims.claimLines(allMerchants(trx), [claim.id])).get(claim.id) ?? [];
   if (claim.resolution === 'refund') {
     const items = await claims.claimableItems(trx, claim.split_order_id, claim.id);
@@ -379,8 +379,8 @@ export async function approveClaim(deps: ClaimDeps, actor: Actor, claimNo: numbe
     });
     // The event shows the claim as the merchant must act on it: awaiting the return when one is required.
     if (returnRequired) row = await transition(trx, deps.store.dialect, row, 'require_return', { updated_at: now });
-    await emitClaimEvent(forMerchant(trx, claim.merchant_id), 'claim.approved', row, now);
-    if (!returnRequired) row = await resolve(trx, deps, row, now);
+    await emitClaimEvent(within(claim.owner, trx), 'claim.approved', row, now);
+    if (!returnRequired) row = await resolve(trx, deps, claim.owner, row, now);
     await auditClaim(trx, actor, 'claim.approve', claim, row, now);
     return record(allMerchants(trx), row);
   });
@@ -392,7 +392,7 @@ export async function rejectClaim(deps: ClaimDeps, actor: Actor, claimNo: number
   return deps.store.db.transaction().execute(async (trx) => {
     const claim = await operatorClaim(trx, claimNo);
     const row = await transition(trx, deps.store.dialect, claim, 'reject', { decision_reason: reason, decided_at: now, updated_at: now });
-    await emitClaimEvent(forMerchant(trx, claim.merchant_id), 'claim.rejected', row, now);
+    await emitClaimEvent(within(claim.owner, trx), 'claim.rejected', row, now);
     await auditClaim(trx, actor, 'claim.reject', claim, row, now);
     return record(allMerchants(trx), row);
   });
@@ -424,7 +424,7 @@ export async function receiveClaim(deps: ClaimDeps, actor: Actor, claimNo: numbe
       );
       if (!back) throw new AppError('conflict', 40903, `the return of ${l.sku} would take warehouse ${warehouse.code}'s stock above ${MAX_STOCK_QTY}`);
     }
-    row = await resolve(trx, deps, row, now);
+    row = await resolve(trx, deps, claim.owner, row, now);
     await auditClaim(trx, actor, 'claim.receive', claim, row, now);
     return record(allMerchants(trx), row);
   });
@@ -439,7 +439,7 @@ export async function setClaimResolution(deps: ClaimDeps, actor: Actor, claimNo:
   return deps.store.db.transaction().execute(async (trx) => {
     const claim = await operatorClaim(trx, claimNo);
     let row = await transition(trx, deps.store.dialect, claim, 'switch_resolution', { resolution, updated_at: now });
-    if (row.status === 'approved' || row.status === 'received') row = await resolve(trx, deps, row, now);
+    if (row.status === 'approved' || row.status === 'received') row = await resolve(trx, deps, claim.owner, row, now);
     await auditClaim(trx, actor, 'claim.set_resolution', claim, row, now);
     return record(allMerchants(trx), row);
   });

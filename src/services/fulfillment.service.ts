@@ -5,7 +5,7 @@ import type { ShipBody } from '../schemas/refunds.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db } from '../store/db.ts';
 import { cancelSplitOrder as markCancelled, creditItemQuantity, lockSplitOrders } from '../store/refunds.repository.ts';
-import { allMerchants, forMerchant } from '../store/tenancy.ts';
+import { allMerchants, within } from '../store/tenancy.ts';
 import { hasPendingRefund, itemsLeft, markDelivered, markShipped, resolveSplitOrder, splitsDue } from '../store/split-orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { channelShippingByCode } from './catalog.service.ts';
@@ -34,14 +34,14 @@ export async function splitOrdersDue(db: Db, due: number, limit: number) {
  * two never both succeed. The audit row (with the tracking code) commits with the change.
  */
 export async function shipSplitOrder(db: Db, actor: Actor, splitOrderId: number, body: ShipBody, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, splitOrderId);
+  const { id, order_id: orderId, merchant_id: merchantId, owner } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be shipped`);
     if (await hasPendingRefund(trx, id)) throw conflictState(`split order ${id} has a refund pending; decide it before shipping`);
     await markShipped(trx, id, body, now);
     await refreshOrder(trx, orderId, now);
-    await emitSplitOrderEvent(forMerchant(trx, merchantId), 'split_order.shipped', orderId, id, now);
+    await emitSplitOrderEvent(within(owner, trx), 'split_order.shipped', orderId, id, now);
     const after = { orderId, merchantId, status: 'shipped', carrier: body.carrier, trackingCode: body.trackingCode };
     await insertAudit(trx, actor, { action: 'split_order.ship', target: `split_order:${id}`, before: { orderId, merchantId, status }, after }, now);
     return orderId;
@@ -67,13 +67,13 @@ export async function shipWithChannelCarrier(db: Db, actor: Actor, splitOrderId:
 
 /** Operator marks a shipped split order delivered; the order completes when every remaining split has. Audited like shipping. */
 export async function deliverSplitOrder(db: Db, actor: Actor, splitOrderId: number, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId } = await splitOrderRef(db, splitOrderId);
+  const { id, order_id: orderId, merchant_id: merchantId, owner } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'shipped') throw conflictState(`split order ${id} is ${status}; only a shipped split order can be delivered`);
     await markDelivered(trx, id, now);
     await refreshOrder(trx, orderId, now);
-    await emitSplitOrderEvent(forMerchant(trx, merchantId), 'split_order.delivered', orderId, id, now);
+    await emitSplitOrderEvent(within(owner, trx), 'split_order.delivered', orderId, id, now);
     const entry = { before: { orderId, merchantId, status }, after: { orderId, merchantId, status: 'completed' } };
     await insertAudit(trx, actor, { action: 'split_order.deliver', target: `split_order:${id}`, ...entry }, now);
     return orderId;
@@ -105,7 +105,14 @@ export async function cancellationPreview(db: Db, splitOrderId: number) {
  * split rows are locked first, as shipping and refunds do. Audited with the reason.
  */
 export async function cancelUnshippedSplit(db: Db, actor: Actor, splitOrderId: number, reason: string, now = Date.now()): Promise<number> {
-  const { id, order_id: orderId, merchant_id: merchantId, freight_cents: freightCents, warehouse_id: warehouseId } = await splitOrderRef(db, splitOrderId);
+  const {
+    id,
+    order_id: orderId,
+    merchant_id: merchantId,
+    owner,
+    freight_cents: freightCents,
+    warehouse_id: warehouseId,
+  } = await splitOrderRef(db, splitOrderId);
   return db.transaction().execute(async (trx) => {
     const status = (await lockSplitOrders(trx, orderId)).get(id);
     if (status !== 'waiting_to_ship') throw conflictState(`split order ${id} is ${status}; only a split order waiting to ship can be cancelled`);
@@ -121,7 +128,7 @@ export async function cancelUnshippedSplit(db: Db, actor: Actor, splitOrderId: n
     const creditedCents = cancellationCents(items, freightCents);
     const order = await refreshOrder(trx, orderId, now, { refundedCents: creditedCents, refunded: true });
     const entryId = await creditCancellation(trx, id, orderId, creditedCents, now);
-    if (order.status === 'cancel' && order.previousStatus !== 'cancel') await emitOrderCancelled(forMerchant(trx, merchantId), orderId, now);
+    if (order.status === 'cancel' && order.previousStatus !== 'cancel') await emitOrderCancelled(within(owner, trx), orderId, now);
     await insertAudit(
       trx,
       actor,

@@ -46,7 +46,7 @@ import {
 } from '../store/ledger.repository.ts';
 import { topUpByReferenceIgnoringCase } from '../store/ledger-references.repository.ts';
 import { merchantOfScope } from '../store/merchants.repository.ts';
-import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
 import { isUniqueViolation } from '../store/faults.ts';
 import { emitBalanceLow } from './webhook-events.service.ts';
 
@@ -165,7 +165,7 @@ async function creditChargedAccount(
   const charge = await chargeOfOrder(trx, orderId);
   if (!charge) return null;
   const posting = { ...credit, environment: charge.environment, checkCover: false, transfer: transferOf(credit.type, amountCents), orderId };
-  const posted = await post(forMerchant(trx, charge.merchantId), posting, now);
+  const posted = await post(charge.owner, posting, now);
   if (!posted) throw new Error(`${credit.cause}: the account order ${orderId} was charged to is gone`);
   return posted.entryId;
 }

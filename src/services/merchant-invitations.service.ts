@@ -7,7 +7,7 @@ import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { merchantOfScope } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
-import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, within, type MerchantScope } from '../store/tenancy.ts';
 import * as accounts from './accounts.service.ts';
 import { merchantUserActor } from './manager-sessions.service.ts';
 
@@ -119,9 +119,9 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   const passwordHash = await accounts.hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
-    if (await users.findTeamMemberByEmail(forMerchant(trx, invitation.merchant_id), invitation.email_key))
+    if (await users.findTeamMemberByEmail(within(invitation.owner, trx), invitation.email_key))
       throw new AppError('conflict', 40903, `${invitation.email_key} is on this team already`);
-    const user = await users.insertUser(forMerchant(trx, invitation.merchant_id), {
+    const user = await users.insertUser(within(invitation.owner, trx), {
       email: invitation.email,
       email_key: invitation.email_key,
       role: invitation.role,
@@ -135,7 +135,7 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
       updated_at: now,
     });
     // Any other link for this address (an earlier role, say) stops working now.
-    const others = await users.revokeOpenInvitations(forMerchant(trx, invitation.merchant_id), { emailKey: invitation.email_key }, now);
+    const others = await users.revokeOpenInvitations(within(invitation.owner, trx), { emailKey: invitation.email_key }, now);
     await insertAudit(
       trx,
       merchantUserActor({ userId: user.id }, requestId),

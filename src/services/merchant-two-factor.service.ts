@@ -9,7 +9,7 @@ import { auditIn, insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
 import { findMerchant, merchantOfScope } from '../store/merchants.repository.ts';
 import * as users from '../store/merchant-users.repository.ts';
-import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, within, type MerchantScope } from '../store/tenancy.ts';
 import * as accounts from './accounts.service.ts';
 import { merchantUserActor, recordSignIn, type ManagerUser } from './manager-sessions.service.ts';
 
@@ -44,7 +44,7 @@ export async function verifySignInCode(db: Db, user: ManagerUser, code: string, 
   const recoveryKey = recoveryCodeKey(code);
   return db.transaction().execute(async (trx) => {
     if (recoveryKey !== null) {
-      const scope = forMerchant(trx, row.merchant_id);
+      const scope = within(row.owner, trx);
       if (!(await users.claimRecoveryCode(scope, row.id, hashSecret(recoveryKey), now))) return false;
       await insertAudit(
         trx,
@@ -94,10 +94,10 @@ export interface TwoFactorProof {
 const WRONG_PROOF = 'or the code is not right: enter your current password and the code the app shows now';
 
 /** Makes RECOVERY_CODE_COUNT new recovery codes for the user, replacing any they had; returns them (the only time they are seen). */
-async function newRecoveryCodes(trx: Trx, row: users.MerchantUserRow, now: number): Promise<string[]> {
+async function newRecoveryCodes(trx: Trx, row: users.MerchantUserRow & { owner: MerchantScope }, now: number): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await users.replaceRecoveryCodes(
-    forMerchant(trx, row.merchant_id),
+    within(row.owner, trx),
     row.id,
     codes.map((c) => hashSecret(recoveryCodeKey(c)!)),
     now,
@@ -147,7 +147,7 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
   await db.transaction().execute(async (trx) => {
     if (!(await takeCode(trx, row.id, row.totp_secret!, proof.code, now))) throw fieldError('password', WRONG_PROOF);
     await updateAccount(trx, MERCHANT_USER_ACCOUNTS, row.id, { totp_secret: null, totp_last_step: null }, now);
-    await users.replaceRecoveryCodes(forMerchant(trx, row.merchant_id), row.id, [], now);
+    await users.replaceRecoveryCodes(within(row.owner, trx), row.id, [], now);
     await insertAudit(
       trx,
       merchantUserActor(user, requestId),
@@ -164,7 +164,7 @@ export async function disableTwoFactor(db: Db, user: ManagerUser, proof: TwoFact
 }
 
 /** How many unused recovery codes the signed-in user has (the two-factor page says it). */
-export const recoveryCodesLeft = (db: Db, user: ManagerUser) => users.countUnusedRecoveryCodes(forMerchant(db, user.merchantId), user.userId);
+export const recoveryCodesLeft = (merchant: MerchantScope, user: ManagerUser) => users.countUnusedRecoveryCodes(merchant, user.userId);
 
 /**
  * New recovery codes in place of the old ones (used or not), for a user with two-factor sign-in

@@ -9,7 +9,7 @@ import type { Db, Handle } from '../store/db.ts';
 import { noteTokensUsed } from '../store/credentials.repository.ts';
 import { revokeFamilyIn } from '../store/oauth.repository.ts';
 import * as repo from '../store/merchants.repository.ts';
-import { forMerchant, transactionIn, type MerchantScope } from '../store/tenancy.ts';
+import { transactionIn, type MerchantScope } from '../store/tenancy.ts';
 
 /** The names of these merchants, by id (the console's lists show names, not ids). */
 export const merchantNamesById = (db: Handle, ids: readonly number[]) => repo.merchantNames(db, ids);
@@ -87,7 +87,7 @@ export async function revokeToken(db: Db, actor: Actor, tokenId: number, now: nu
   // The operator names a token, not its merchant: the token says whose it is (a token never changes merchant).
   const token = await repo.findToken(db, tokenId);
   if (!token) throw notFound('token');
-  return revokeTokenOf(forMerchant(db, token.merchant_id), actor, tokenId, now);
+  return revokeTokenOf(token.owner, actor, tokenId, now);
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Actor } from '../domain/audit.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
-import { parseId } from '../domain/ids.ts';
 import { formatInstant } from '../domain/time.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
@@ -23,14 +22,13 @@ export async function orderNoteForOperator(db: Handle, orderId: number) {
  * the order's merchant (not in the business manager's audit page, not in the merchant API).
  * Returns the order's id (the page to show next).
  */
-export async function setOrderNote(db: Db, actor: Actor, rawOrderId: string, text: string, now: number): Promise<number> {
+export async function setOrderNote(db: Db, actor: Actor, requested: number, text: string, now: number): Promise<number> {
   // Line ends as the browser sends them (CRLF) are kept as LF; surrounding blank space is dropped.
   const note = text.replace(/\r\n?/g, '\n').trim();
   if (note.length > MAX_ORDER_NOTE) throw fieldError('note', `is ${note.length} characters long; at most ${MAX_ORDER_NOTE}`);
   if (actor.kind !== 'staff') throw new Error('order notes are written by staff');
   return db.transaction().execute(async (trx) => {
-    const requested = parseId(rawOrderId);
-    const orderId = requested === null ? null : await resolveOrderId(allMerchants(trx), requested);
+    const orderId = await resolveOrderId(allMerchants(trx), requested);
     if (orderId === null) throw notFound('order');
     const before = await findOrderNote(trx, orderId);
     if (note === '') await deleteOrderNote(trx, orderId);

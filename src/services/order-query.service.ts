@@ -15,7 +15,7 @@ import { presentOrder } from '../present/order.presenter.ts';
 import type { OrderRecord } from '../schemas/orders.ts';
 import type { OrderQuery } from '../schemas/orders.ts';
 import type { Handle } from '../store/db.ts';
-import { allMerchants, forMerchant, type MerchantScope } from '../store/tenancy.ts';
+import { allMerchants, type MerchantScope } from '../store/tenancy.ts';
 
 import * as orders from '../store/orders.repository.ts';
 import { pageOffset } from '../domain/paging.ts';
@@ -84,9 +84,13 @@ export async function queryOrders(scope: MerchantScope, q: OrderQuery) {
   return runOrderQuery(() => scope, q, null);
 }
 
-/** GET /admin/v1/orders: every merchant's orders, or one merchant's (`merchantId`, also carried by a cursor). */
-export async function queryOrdersForOperator(db: Handle, q: OrderQuery, merchantId: number | null) {
-  return runOrderQuery((m) => (m === null ? allMerchants(db) : forMerchant(db, m)), q, merchantId);
+/**
+ * GET /admin/v1/orders: every merchant's orders, or one merchant's (`merchantId`, also carried by a
+ * cursor). `merchantScope` is the edge's (the operator route's `scopeForOperator`): the merchant may
+ * come from the cursor, so the route hands over how to make its scope rather than the scope.
+ */
+export async function queryOrdersForOperator(db: Handle, q: OrderQuery, merchantId: number | null, merchantScope: (merchantId: number) => MerchantScope) {
+  return runOrderQuery((m) => (m === null ? allMerchants(db) : merchantScope(m)), q, merchantId);
 }
 
 /** One order by its parent or split id; another tenant's order is indistinguishable from none. */

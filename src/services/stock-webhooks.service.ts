@@ -3,7 +3,7 @@ import { formatInstant } from '../domain/time.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import type { Store } from '../store/db.ts';
 import { feedAfter } from '../store/stock-feed.repository.ts';
-import { forMerchant } from '../store/tenancy.ts';
+import { within } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
 import { encodeCursor } from './stock-feed.service.ts';
 
@@ -142,8 +142,8 @@ export class StockFanOut {
         const cursors = batches.map((batch) => ({ cursorFrom: encodeCursor(batch.from), cursorTo: encodeCursor(batch.to) }));
         const byMerchant = new Map<number, webhooks.StockSubscription[]>();
         for (const sub of subs) byMerchant.set(sub.merchantId, [...(byMerchant.get(sub.merchantId) ?? []), sub]);
-        for (const [merchantId, members] of byMerchant) {
-          const scope = forMerchant(trx, merchantId);
+        for (const members of byMerchant.values()) {
+          const scope = within(members[0].owner, trx);
           const eventIds = await webhooks.insertStockEvents(scope, batchIds, now);
           // Batch by batch, so that each endpoint's deliveries get ids in feed order (its lane's order).
           const deliveries = cursors.flatMap((range, i) => members.map((sub) => ({ endpointId: sub.id, eventId: eventIds[i], ...range })));

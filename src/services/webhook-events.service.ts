@@ -5,7 +5,7 @@ import type { Trx } from '../store/db.ts';
 import { loadOrders, resolveOrderId } from '../store/orders.repository.ts';
 import { refundById, refundItems, refundItemsIn, resolveRefund } from '../store/refunds.repository.ts';
 import type { WebhookEventType } from '../domain/vocabulary.ts';
-import { forMerchant, type MerchantScope, type ScopedRefundId, type TenantScope } from '../store/tenancy.ts';
+import type { MerchantScope, ScopedRefundId, TenantScope } from '../store/tenancy.ts';
 import { claimEvidence, claimLines, latestClaimOf, type ScopedClaimRow } from '../store/claims.repository.ts';
 import { presentClaim } from '../present/claim.presenter.ts';
 import type { ClaimRecord } from '../schemas/claims.ts';
@@ -55,7 +55,7 @@ async function orderRecord(scope: MerchantScope<Trx>, orderId: number) {
 export async function emitRefundDecided(trx: Trx, refundId: ScopedRefundId, succeeded: boolean, orderCancelled: boolean, now: number): Promise<void> {
   const refund = (await refundById(trx, refundId))!;
   const ids = { orderId: String(refund.order_id), refundNo: String(refund.id) };
-  const scope = forMerchant(trx, refund.merchant_id);
+  const scope = refund.owner;
   await emit(
     scope,
     refund.order_id,

@@ -5,8 +5,8 @@ import { RETRY_WINDOW_MS } from '../domain/webhook-schedule.ts';
 import { presentDelivery, presentEndpoint } from '../present/webhook.presenter.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Handle } from '../store/db.ts';
-import { forMerchant } from '../store/tenancy.ts';
 import * as webhooks from '../store/webhooks.repository.ts';
+import { within } from '../store/tenancy.ts';
 
 async function anyEndpoint(db: Handle, id: number) {
   const endpoint = await webhooks.findAnyEndpoint(db, id);
@@ -17,7 +17,7 @@ async function anyEndpoint(db: Handle, id: number) {
 /** An endpoint (any merchant's) with one page of its delivery log, newest first. */
 export async function endpointLogForOperator(db: Handle, id: number, status: WebhookDeliveryStatus | null, pageNumber: number, pageSize: number) {
   const endpoint = await anyEndpoint(db, id);
-  const page = await webhooks.pageDeliveries(forMerchant(db, endpoint.merchant_id), endpoint.id, status, (pageNumber - 1) * pageSize, pageSize);
+  const page = await webhooks.pageDeliveries(endpoint.owner, endpoint.id, status, (pageNumber - 1) * pageSize, pageSize);
   return {
     endpoint: { ...presentEndpoint(endpoint), merchantId: String(endpoint.merchant_id) },
     total: page.total,
@@ -34,7 +34,7 @@ export async function endpointLogForOperator(db: Handle, id: number, status: Web
 export async function retryDeliveryForOperator(db: Db, actor: Actor, id: number, deliveryId: number, now: number) {
   return db.transaction().execute(async (trx) => {
     const endpoint = await anyEndpoint(trx, id);
-    const scope = forMerchant(trx, endpoint.merchant_id);
+    const scope = within(endpoint.owner, trx);
     const delivery = await webhooks.findDelivery(scope, endpoint.id, deliveryId);
     if (!delivery) throw notFound('delivery');
     if (endpoint.status !== 'active')

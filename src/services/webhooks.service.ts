@@ -348,12 +348,7 @@ export async function deliveryLog(scope: MerchantScope, id: number, pageNumber: 
 
 export async function listWebhooksForOperator(db: Handle, q: AdminWebhookQuery) {
   const { pageNumber, pageSize, offset } = pageWindow(q, 50);
-  const page = await webhooks.listAllEndpoints(
-    db,
-    { merchantId: q.merchantId === undefined ? null : Number(q.merchantId), status: q.status ?? null },
-    offset,
-    pageSize,
-  );
+  const page = await webhooks.listAllEndpoints(db, { merchantId: q.merchantId ?? null, status: q.status ?? null }, offset, pageSize);
   const counts = await webhooks.deliveryCounts(
     db,
     page.rows.map((r) => r.id),

@@ -5,6 +5,7 @@ import type { MerchantScope } from './tenancy.ts';
 import { consumeFormKey } from './web-forms.repository.ts';
 import type { AuditLogTable } from './schema.ts';
 import { handleOf } from './scope-handle.ts';
+import { merchantIdOf } from './scope-mint.ts';
 
 export type AuditRow = Selectable<AuditLogTable>;
 
@@ -71,7 +72,7 @@ export async function insertAudit(trx: Trx, actor: Actor, entry: AuditEntry, now
  * (`merchant_id`), so a service writes its audit row without taking the handle out of the scope.
  */
 export const auditIn = (scope: MerchantScope<Trx>, actor: Actor, entry: Omit<AuditEntry, 'merchantId'>, now: number): Promise<void> =>
-  insertAudit(handleOf(scope), actor, { ...entry, merchantId: scope.merchantId }, now);
+  insertAudit(handleOf(scope), actor, { ...entry, merchantId: merchantIdOf(scope) }, now);
 
 export async function listAudit(db: Handle, beforeId: number | null, limit: number): Promise<AuditRow[]> {
   let q = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
@@ -117,7 +118,7 @@ export async function countAuditFiltered(db: Handle, filter: AuditFilter, cap: n
 /** One merchant's rows, newest first (the business manager's audit page). */
 /** One merchant's rows (the audit log is not merchant-owned: the operator's rows have no merchant). */
 export async function listMerchantAudit(scope: MerchantScope, beforeId: number | null, limit: number): Promise<AuditRowWithActor[]> {
-  let q = auditWithActors(handleOf(scope)).where('audit_log.merchant_id', '=', scope.merchantId).orderBy('audit_log.id', 'desc').limit(limit);
+  let q = auditWithActors(handleOf(scope)).where('audit_log.merchant_id', '=', merchantIdOf(scope)).orderBy('audit_log.id', 'desc').limit(limit);
   if (beforeId !== null) q = q.where('audit_log.id', '<', beforeId);
   return q.execute();
 }

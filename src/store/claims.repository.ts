@@ -5,9 +5,6 @@ import type { SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { ClaimLinesTable, ClaimsTable } from './schema.ts';
 import {
   isMerchantScope,
-  resolvedClaimId,
-  resolvedOrderId,
-  resolvedSplitId,
   type AllMerchants,
   type MerchantScope,
   type ScopedClaimId,
@@ -15,6 +12,7 @@ import {
   type ScopedSplitId,
   type TenantScope,
 } from './tenancy.ts';
+import { ownedBy, resolvedClaimId, resolvedOrderId, resolvedSplitId, type Owned } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 /**
@@ -130,9 +128,9 @@ export async function attachFiles(scope: MerchantScope<Trx>, claimId: ScopedClai
 }
 
 /** The claim `claimNo` as the reader may see it: the merchant's own, or any for the operator. */
-export async function resolveClaim(reader: TenantScope, claimNo: number): Promise<ScopedClaimRow | undefined> {
+export async function resolveClaim(reader: TenantScope, claimNo: number): Promise<Owned<ScopedClaimRow> | undefined> {
   const row = await claimsOf(reader).selectAll().where('id', '=', claimNo).executeTakeFirst();
-  return row && scoped(row);
+  return row && ownedBy(handleOf(reader), row.merchant_id, scoped(row));
 }
 
 /** The claim, locked for a decision (`FOR UPDATE` on PostgreSQL): a second decider waits, then sees the first one's state. */

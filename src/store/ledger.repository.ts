@@ -5,6 +5,7 @@ import type { StockistEnv } from '../domain/vocabulary.ts';
 import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
 import type { Database, JournalEntriesTable, LedgerAccountsTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
+import { merchantIdOf, ownedBy, type Owned } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
@@ -33,7 +34,7 @@ export async function ensureAccounts(scope: MerchantScope<Trx>, environment: Sto
   await handleOf(scope)
     .insertInto('ledger_accounts')
     .values([
-      row(scope.merchantId, 'merchant', accountKey.merchant(scope.merchantId, environment)),
+      row(merchantIdOf(scope), 'merchant', accountKey.merchant(merchantIdOf(scope), environment)),
       ...SUPPLIER_KINDS.map((k) => row(0, k, accountKey.supplier(k, environment))),
     ])
     .onConflict((oc) => oc.column('account_key').doNothing())
@@ -64,7 +65,11 @@ export async function setAccountsCurrency(trx: Trx, currency: string): Promise<n
 
 /** The merchant's account of this environment, or undefined when no money has moved there yet. */
 export async function merchantAccount(scope: MerchantScope, environment: StockistEnv): Promise<AccountRow | undefined> {
-  return scope.selectFrom('ledger_accounts').selectAll().where('account_key', '=', accountKey.merchant(scope.merchantId, environment)).executeTakeFirst();
+  return scope
+    .selectFrom('ledger_accounts')
+    .selectAll()
+    .where('account_key', '=', accountKey.merchant(merchantIdOf(scope), environment))
+    .executeTakeFirst();
 }
 
 /**
@@ -72,7 +77,10 @@ export async function merchantAccount(scope: MerchantScope, environment: Stockis
  * transaction begins IMMEDIATE (store/db.ts), so its writer lock already keeps other writers out.
  */
 export async function lockMerchantAccount(scope: MerchantScope<Trx>, dialect: Dialect, environment: StockistEnv): Promise<AccountRow | undefined> {
-  const q = scope.selectFrom('ledger_accounts').selectAll().where('account_key', '=', accountKey.merchant(scope.merchantId, environment));
+  const q = scope
+    .selectFrom('ledger_accounts')
+    .selectAll()
+    .where('account_key', '=', accountKey.merchant(merchantIdOf(scope), environment));
   return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
 }
 
@@ -206,7 +214,7 @@ export interface PostingArgs {
 
 export function postingArgs(scope: MerchantScope, p: Posting): PostingArgs {
   return {
-    key: accountKey.merchant(scope.merchantId, p.environment),
+    key: accountKey.merchant(merchantIdOf(scope), p.environment),
     checkCover: p.checkCover,
     merchantCents: p.transfer.merchantCents,
     supplierKey: accountKey.supplier(p.transfer.counter, p.environment),
@@ -240,9 +248,12 @@ export async function entryByCause(scope: MerchantScope, cause: string): Promise
 }
 
 /** The account an order was charged to (a refund's credit goes back there), or undefined for an order placed before the ledger. */
-export async function chargeOfOrder(trx: Handle, orderId: number): Promise<{ merchantId: number; environment: StockistEnv } | undefined> {
+export async function chargeOfOrder<H extends Handle>(
+  trx: H,
+  orderId: number,
+): Promise<Owned<{ merchantId: number; environment: StockistEnv }, H> | undefined> {
   const row = await trx.selectFrom('journal_entries').select(['merchant_id', 'environment']).where('cause', '=', `order:${orderId}`).executeTakeFirst();
-  return row && { merchantId: row.merchant_id, environment: row.environment };
+  return row && ownedBy(trx, row.merchant_id, { merchantId: row.merchant_id, environment: row.environment });
 }
 
 export interface EntryFilter {
@@ -313,7 +324,7 @@ export async function updateTerms(
   return scope
     .updateTable('ledger_accounts')
     .set((eb) => ({ ...terms, updated_at: now, terms_version: eb('terms_version', '+', 1) }))
-    .where('account_key', '=', accountKey.merchant(scope.merchantId, environment))
+    .where('account_key', '=', accountKey.merchant(merchantIdOf(scope), environment))
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -3,6 +3,7 @@ import type { Handle, Trx } from './db.ts';
 import type { MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantRecoveryCodesTable, MerchantUsersTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
+import { ownedBy } from './scope-mint.ts';
 
 /** Business manager accounts, invitations and sessions (SPEC §14); what their sessions and reset links share with the console's: accounts.repository.ts. */
 
@@ -25,7 +26,11 @@ export const findUsersByEmail = (db: Handle, emailKey: string) =>
 export const findTeamMemberByEmail = (scope: MerchantScope, emailKey: string) =>
   scope.selectFrom('merchant_users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
 
-export const findUserById = (db: Handle, id: number) => db.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
+/** A user of any merchant by id, with its merchant's scope (`owner`): the signed-in user's own row. */
+export async function findUserById<H extends Handle>(db: H, id: number) {
+  const row = await db.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && ownedBy(db, row.merchant_id, row);
+}
 
 /** A user of this merchant; another merchant's user is not there. */
 export const findTeamMember = (scope: MerchantScope, id: number) => scope.selectFrom('merchant_users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -81,14 +86,16 @@ export async function insertInvitation(
 }
 
 /** An invitation link's row and the name of the business it is for (its page names it). */
-export const findInvitationByHash = (db: Handle, tokenHash: string) =>
-  db
+export async function findInvitationByHash<H extends Handle>(db: H, tokenHash: string) {
+  const row = await db
     .selectFrom('merchant_invitations')
     .innerJoin('merchants', 'merchants.id', 'merchant_invitations.merchant_id')
     .selectAll('merchant_invitations')
     .select('merchants.name as merchant_name')
     .where('merchant_invitations.token_hash', '=', tokenHash)
     .executeTakeFirst();
+  return row && ownedBy(db, row.merchant_id, row);
+}
 
 /** Open invitations of a merchant (not accepted, not revoked, not expired), newest first. */
 export const listOpenInvitations = (scope: MerchantScope, now: number) =>

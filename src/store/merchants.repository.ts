@@ -3,6 +3,7 @@ import { countUpTo, likeContaining, type Handle, type Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
 import { isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
+import { merchantIdOf, ownedBy } from './scope-mint.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
@@ -52,7 +53,7 @@ export const findMerchantByName = (db: Handle, name: string) =>
 export const findMerchant = (db: Handle, id: number) => db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** The scope's own merchant (undefined when there is no such merchant: an operator's route named an unknown one). */
-export const merchantOfScope = (scope: MerchantScope) => findMerchant(handleOf(scope), scope.merchantId);
+export const merchantOfScope = (scope: MerchantScope) => findMerchant(handleOf(scope), merchantIdOf(scope));
 
 export async function setMerchantStatus(db: Trx, id: number, status: Merchant['status'], now: number): Promise<Merchant | undefined> {
   return db.updateTable('merchants').set({ status, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
@@ -60,7 +61,7 @@ export async function setMerchantStatus(db: Trx, id: number, status: Merchant['s
 
 /** `setMerchantStatus` of the scope's own merchant. */
 export const setStatusOfScopeMerchant = (scope: MerchantScope<Trx>, status: Merchant['status'], now: number) =>
-  setMerchantStatus(handleOf(scope), scope.merchantId, status, now);
+  setMerchantStatus(handleOf(scope), merchantIdOf(scope), status, now);
 
 export async function insertToken(
   db: Trx,
@@ -98,9 +99,12 @@ export async function insertToken(
 
 /** `insertToken` for the scope's merchant: a service issuing a token within a scope names no merchant number. */
 export const insertTokenIn = (scope: MerchantScope<Trx>, t: Omit<Parameters<typeof insertToken>[1], 'merchantId'>, now: number): Promise<ApiToken> =>
-  insertToken(handleOf(scope), { ...t, merchantId: scope.merchantId }, now);
+  insertToken(handleOf(scope), { ...t, merchantId: merchantIdOf(scope) }, now);
 
-export const findToken = (db: Handle, id: number) => db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findToken<H extends Handle>(db: H, id: number) {
+  const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && ownedBy(db, row.merchant_id, row);
+}
 
 /** One of the scope's merchant's tokens by id: another merchant's token is not found here. */
 export const findTokenIn = (scope: MerchantScope, id: number) => scope.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
@@ -144,7 +148,7 @@ export const tokensOfMerchant = (scope: MerchantScope, beforeId: number | null, 
   let q = handleOf(scope)
     .selectFrom('api_tokens')
     .select(['id', 'merchant_id', 'environment', 'scopes', 'kind', 'name', 'expires_at', 'revoked_at', 'created_at'])
-    .where('merchant_id', '=', scope.merchantId);
+    .where('merchant_id', '=', merchantIdOf(scope));
   if (beforeId !== null) q = q.where('id', '<', beforeId);
   return q.orderBy('id', 'desc').limit(limit).execute();
 };

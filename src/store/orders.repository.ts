@@ -3,7 +3,8 @@ import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/voc
 import { countUpTo, likeContaining, type Dialect, type Handle, type Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
-import { isMerchantScope, resolvedOrderId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { isMerchantScope, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import { merchantIdOf, resolvedOrderId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -285,7 +286,7 @@ export async function searchOrderIds(reader: OrderReader, dialect: Dialect, s: O
 /** The orders a search's filters match (no order, no page). */
 function searchedOrders(reader: OrderReader, dialect: Dialect, s: Omit<OrderSearch, 'before' | 'limit'>) {
   // A merchant's scope searches its own orders whatever the search names; the operator's, the merchant it names (or all).
-  const merchantId = isMerchantScope(reader) ? reader.merchantId : s.merchantId;
+  const merchantId = isMerchantScope(reader) ? merchantIdOf(reader) : s.merchantId;
   let q = handleOf(reader).selectFrom('orders');
   const term = s.term;
   if (term !== null) {

@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, QueryResult, RawBuilder } from 'kysely';
 import { PREPARED_SQL_MARK, type Handle } from './db.ts';
-import { allMerchants, isMerchantScope, scopeOf, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { allMerchants, isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
+import { merchantIdOf, scopeOf } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 /**
@@ -148,7 +149,7 @@ export function preparedForTenant<A extends unknown[], O>(
 ): PreparedFor<TenantScope, A, O> {
   // `merchantId === null` does not touch the placeholder's value: it is a test of shape.
   const inner = prepared((db, merchantId: number | null, ...args: A) => build(merchantId === null ? allMerchants(db) : scopeOf(db, merchantId), ...args));
-  const merchantOf = (reader: TenantScope) => (isMerchantScope(reader) ? reader.merchantId : null);
+  const merchantOf = (reader: TenantScope) => (isMerchantScope(reader) ? merchantIdOf(reader) : null);
   return {
     all: (reader, ...args) => inner.all(handleOf(reader), merchantOf(reader), ...args),
     first: (reader, ...args) => inner.first(handleOf(reader), merchantOf(reader), ...args),

@@ -4,8 +4,6 @@ import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import {
   isMerchantScope,
-  resolvedRefundId,
-  resolvedSplitId,
   type AllMerchants,
   type MerchantScope,
   type ScopedOrderId,
@@ -13,6 +11,7 @@ import {
   type ScopedSplitId,
   type TenantScope,
 } from './tenancy.ts';
+import { ownedBy, resolvedRefundId, resolvedSplitId, type Owned } from './scope-mint.ts';
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { orderStatusUpdate, statusUpdateOf, type OrderStatusChange, type StatusUpdate } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
@@ -452,8 +451,10 @@ export const resolveRefund = async (reader: TenantScope, refundId: number): Prom
   scopedRow(await refundsOf(reader).selectAll().where('id', '=', refundId).executeTakeFirst());
 
 /** A refund by an id already resolved in a scope (the outbox's payload, a decision's fresh read). */
-export const refundById = async (db: Handle, refundId: ScopedRefundId): Promise<ScopedRefundRow | undefined> =>
-  scopedRow(await db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst());
+export async function refundById<H extends Handle>(db: H, refundId: ScopedRefundId): Promise<Owned<ScopedRefundRow, H> | undefined> {
+  const row = scopedRow(await db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst());
+  return row && ownedBy(db, row.merchant_id, row);
+}
 
 /** The operator's queue: oldest pending first, then by id; `manualReview` keeps only parked (true) or unparked (false) refunds. */
 export async function listRefunds(operator: AllMerchants, status: RefundState | null, offset: number, limit: number, manualReview: boolean | null = null) {

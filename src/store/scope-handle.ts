@@ -1,7 +1,7 @@
 import type { Handle } from './db.ts';
 
 /**
- * The key a tenant scope (`MerchantScope`, `AllMerchants`, store/tenancy.ts) keeps its database
+ * The key a tenant scope (`MerchantScope`, `AllMerchants`, store/scope-mint.ts) keeps its database
  * handle under, and the one way to read it. For store/ only: a scope's handle reaches every
  * merchant's rows, so code outside store/ that held it could step out of the scope and read
  * another merchant's rows by raw id (issue 30, rule 1). The scope's public surface (its scoped

@@ -1,5 +1,6 @@
 import type { Handle, Trx } from './db.ts';
-import { isMerchantScope, resolvedOrderId, resolvedSplitId, type ScopedSplitId, type TenantScope } from './tenancy.ts';
+import { isMerchantScope, type ScopedSplitId, type TenantScope } from './tenancy.ts';
+import { ownedBy, resolvedOrderId, resolvedSplitId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 /**
@@ -13,7 +14,7 @@ export async function resolveSplitOrder(reader: TenantScope, id: number) {
     .select(['id', 'order_id', 'merchant_id', 'freight_cents', 'status', 'warehouse_id', 'warehouse_code', 'channel_code'])
     .where('id', '=', id)
     .executeTakeFirst();
-  return row ? { ...row, id: resolvedSplitId(row.id), order_id: resolvedOrderId(row.order_id) } : undefined;
+  return row ? ownedBy(handleOf(reader), row.merchant_id, { ...row, id: resolvedSplitId(row.id), order_id: resolvedOrderId(row.order_id) }) : undefined;
 }
 
 /** Whether a refund is pending on any item of the split order (SPEC §5.4: it blocks shipping and cancelling). */

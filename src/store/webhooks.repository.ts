@@ -2,7 +2,8 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable
 import type { Dialect, Handle, Trx } from './db.ts';
 import type { StoredWebhookEventType, WebhookDeliveryStatus, WebhookEndpointStatus } from '../domain/vocabulary.ts';
 import type { WebhookEndpointsTable } from './schema.ts';
-import { resolvedOrderId, resolvedRefundId, resolvedSplitId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
+import type { MerchantScope, ScopedOrderId, TenantScope } from './tenancy.ts';
+import { merchantIdOf, forMerchant, ownedBy, resolvedOrderId, resolvedRefundId, resolvedSplitId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -249,7 +250,7 @@ export const eventBodies = (db: Handle, eventIds: readonly number[]): Promise<Ma
 
 /** `eventBodies` of the scope's merchant's events only: another merchant's event id reads nothing. */
 export const eventBodiesIn = (scope: MerchantScope, eventIds: readonly number[]): Promise<Map<number, string>> =>
-  bodiesOf(handleOf(scope), scope.merchantId, eventIds);
+  bodiesOf(handleOf(scope), merchantIdOf(scope), eventIds);
 
 async function bodiesOf(db: Handle, merchantId: number | null, eventIds: readonly number[]): Promise<Map<number, string>> {
   if (eventIds.length === 0) return new Map();
@@ -429,6 +430,8 @@ export async function deliveryCounts(db: Handle, endpointIds: number[]) {
 export interface StockSubscription {
   id: number;
   merchantId: number;
+  /** The endpoint's merchant's scope (over the handle the subscriptions were read with): its events and deliveries are written in it. */
+  owner: MerchantScope;
   after: { seq: number; id: number };
   filterRev: number;
 }
@@ -475,6 +478,7 @@ export async function dueStockSubscriptions(db: Handle, now: number, maxOpen: nu
   return rows.map((r) => ({
     id: r.id,
     merchantId: r.merchant_id,
+    owner: forMerchant(db, r.merchant_id),
     after: { seq: Number(r.stock_after_seq), id: Number(r.stock_after_id) },
     filterRev: r.stock_filter_rev,
   }));
@@ -600,7 +604,10 @@ export async function deliveriesOfOrder(reader: TenantScope, merchantId: number,
 }
 
 /** An endpoint by id, whichever merchant it belongs to (the operator's view). */
-export const findAnyEndpoint = (db: Handle, id: number) => db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findAnyEndpoint<H extends Handle>(db: H, id: number) {
+  const row = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && ownedBy(db, row.merchant_id, row);
+}
 
 /** An endpoint's status and why it is disabled (any merchant's: the operator's view). */
 /** One endpoint of any merchant (the operator's read). */

@@ -257,7 +257,7 @@ describe('stockist CLI', () => {
       ...(await import('../../src/services/manager-sessions.service.ts')),
     };
     const { replaceRecoveryCodes } = await import('../../src/store/merchant-users.repository.ts');
-    const { forMerchant } = await import('../../src/store/tenancy.ts');
+    const { forMerchant } = await import('../../src/store/scope-mint.ts');
     const store = await openStore(env.DATABASE_URL);
     try {
       // The person enrolled (the key and codes as enrolment leaves them) and is signed in.

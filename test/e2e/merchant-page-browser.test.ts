@@ -6,7 +6,7 @@ import { createStaff } from '../../src/services/staff.service.ts';
 import { checkAccessibility, chromiumSkip, localOnlyPage, screenshot, consoleSignIn } from './browser.ts';
 import { buildTestApp, newMerchant, tableDigests } from '../helpers.ts';
 import { enrol, invite, member } from '../http/manager-helpers.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 
 const SKIP = chromiumSkip('the console merchant page browser test');
 const PASSWORD = 'browser test passphrase';

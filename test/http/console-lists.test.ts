@@ -8,7 +8,7 @@ import { signedIn, staff, type Browser } from './console-client.ts';
 import { member } from './manager-helpers.ts';
 import { DIALECTS, loadCatalogue, newMerchant, tableDigests, useApp } from '../helpers.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 
 /**
  * Issue 29, items 7, 12 and 16, the gaps left: the console lists every refund (any status, filtered

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuditAction } from '../../src/domain/audit.ts';
 import { createClient, revokeClient } from '../../src/services/credentials.service.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { DIALECTS, PG_SKIP, buildTestApp, newMerchant, tableDigests, type TestApp } from '../helpers.ts';
 import { follow, signedIn, staff } from './console-client.ts';
 import { enrol, invite, member, signedIn as managerSignedIn } from './manager-helpers.ts';

@@ -6,7 +6,7 @@ import { auditCsv } from '../../src/services/audit.service.ts';
 import { transactionsCsv } from '../../src/services/ledger.service.ts';
 import { refundsCsvForOperator } from '../../src/services/refunds.service.ts';
 import { stockCsv } from '../../src/services/stock-history.service.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import type { CsvExport } from '../../src/domain/csv.ts';
 import { signedIn, staff, type Browser } from './console-client.ts';
 import { member } from './manager-helpers.ts';

@@ -2,7 +2,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { refreshOrder } from '../../src/services/order-state.service.ts';
 import { pageOrders } from '../../src/store/orders.repository.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { ORDER_CATALOGUE, order } from '../fixtures.ts';
 import { DIALECTS, PG_SKIP, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
 

@@ -8,7 +8,7 @@ import { RECENT_ERRORS_PER_MERCHANT, USAGE_DAYS } from '../../src/domain/usage.t
 import { Purger, purgeTasks } from '../../src/jobs/purger.ts';
 import { merchantUsage } from '../../src/services/usage.service.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { ADMIN_KEY, DIALECTS, buildTestApp, freshStore, loadCatalogue, newMerchant, testConfig, type TestApp } from '../helpers.ts';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 import { up as accountsPerMerchant } from '../../src/store/migrations/0030_accounts_per_merchant.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { signIn } from '../../src/services/manager-sessions.service.ts';
 import { acceptInvitation, inviteUser } from '../../src/services/merchant-invitations.service.ts';
 import { createMerchant } from '../../src/services/merchants.service.ts';

@@ -9,7 +9,8 @@ import { findOrderByCustomId, ordersNamedBy } from '../../src/store/orders.repos
 import { ledgerOfProduct } from '../../src/store/stock-history.repository.ts';
 import { countSearchedRefunds, searchRefunds, type RefundSearch } from '../../src/store/refunds.repository.ts';
 import { countTokensOfMerchant, tokensOfMerchant } from '../../src/store/merchants.repository.ts';
-import { allMerchants, forMerchant } from '../../src/store/tenancy.ts';
+import { allMerchants } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { ClosedDayCounts } from '../../src/services/dashboard.service.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 

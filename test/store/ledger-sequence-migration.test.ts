@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { ensureAccounts } from '../../src/store/ledger.repository.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
 
 /**

@@ -5,7 +5,7 @@ import { DIALECTS, PG_SKIP, PG_URL, freshStore } from '../helpers.ts';
 import { openStore } from '../../src/store/db.ts';
 import { LATEST_MIGRATION, migrateToLatest, migrationsCurrent } from '../../src/store/migrate.ts';
 import { ensureAccounts } from '../../src/store/ledger.repository.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
 
 const TABLES = [

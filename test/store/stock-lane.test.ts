@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { newWebhookSecret } from '../../src/domain/webhook-signature.ts';
-import { forMerchant } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { claimDueDeliveries, insertEndpoint, insertStockBatch, insertStockDeliveries, insertStockEvents } from '../../src/store/webhooks.repository.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 

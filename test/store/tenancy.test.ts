@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forMerchant, type MerchantOwnedTable } from '../../src/store/tenancy.ts';
+import { transactionIn, within, type MerchantOwnedTable, type MerchantScope } from '../../src/store/tenancy.ts';
+import { merchantOfScope } from '../../src/store/merchants.repository.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 import { handleOf } from '../../src/store/scope-handle.ts';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 
@@ -74,6 +76,35 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.equal((await inTrx.selectFrom('api_tokens').selectAll().execute()).length, 1);
       });
       assert.throws(() => forMerchant(db.store.db, 0), /bad merchant id/);
+    });
+
+    it('a copy of a scope with another merchant’s number reaches nothing: the store knows only the scopes it made', async (t) => {
+      const db = await freshStore(dialect);
+      t.after(() => db.drop());
+      const now = Date.now();
+      const merchant = async (name: string) =>
+        (
+          await db.store.db
+            .insertInto('merchants')
+            .values({ name, status: 'active', client_id: `cli_${name}`, client_secret_hash: 'x', created_at: now, updated_at: now })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
+      const a = await merchant('a');
+      const victim = await merchant('victim');
+      const own = forMerchant(db.store.db, a);
+      // Type-checks (a spread keeps every property), so the store must not trust `merchantId`.
+      const forged: MerchantScope = { ...own, merchantId: victim };
+      await assert.rejects(async () => merchantOfScope(forged), /not a merchant scope the store made/);
+      await assert.rejects(
+        transactionIn(forged, async () => 'ran'),
+        /not a merchant scope the store made/,
+      );
+      await db.store.db.transaction().execute(async (trx) => {
+        assert.throws(() => within(forged, trx), /not a merchant scope the store made/);
+        assert.equal(within(own, trx).merchantId, a);
+      });
+      assert.equal((await merchantOfScope(own))?.name, 'a');
     });
   });
 }

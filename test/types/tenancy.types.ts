@@ -27,7 +27,8 @@ import {
 } from '../../src/store/refunds.repository.ts';
 import { hasPendingRefund, itemsLeft, markShipped, resolveSplitOrder } from '../../src/store/split-orders.repository.ts';
 import { claimableItems, claimLines, lockClaim, moveClaim } from '../../src/store/claims.repository.ts';
-import { allMerchants, forMerchant, type ScopedOrderId, type ScopedRefundId } from '../../src/store/tenancy.ts';
+import { allMerchants, type ScopedOrderId, type ScopedRefundId } from '../../src/store/tenancy.ts';
+import { forMerchant } from '../../src/store/scope-mint.ts';
 
 declare const db: Db;
 declare const trx: Trx;
@@ -156,3 +157,46 @@ export const handleIsClosed = () => [
   // @ts-expect-error nor the operator's view of every merchant
   allMerchants(db).handle,
 ];
+
+/**
+ * Structure II, item 1: only the store mints tenancy. Outside src/store/ a merchant's scope comes
+ * from the edge's one function each (store/edge-scopes.ts, which dependency-cruiser's
+ * `edge-scopes-only-at-the-edge` keeps to http/auth.ts, the manager's plugin, the operator's routes
+ * and pages, the CLI and the demo seed) or from a store lookup's `owner`; store/scope-mint.ts, the
+ * one constructor, is refused outside store/ by `tenancy-minted-in-store`. tenancy.ts, which any
+ * layer may import, has no constructor to offer, and a scope cannot be written as a literal.
+ */
+// @ts-expect-error tenancy.ts no longer hands out the constructor of a merchant's scope
+import { forMerchant as forgeScope } from '../../src/store/tenancy.ts';
+// @ts-expect-error nor the brand of a resolved order id
+import { resolvedOrderId as forgeOrderId } from '../../src/store/tenancy.ts';
+// @ts-expect-error nor the brands of refund, split-order and claim ids, nor the lookups' `ownedBy`
+import { ownedBy, resolvedClaimId, resolvedRefundId, resolvedSplitId } from '../../src/store/tenancy.ts';
+import type { MerchantScope } from '../../src/store/tenancy.ts';
+
+export const forgedScopes = () => [
+  forgeScope,
+  forgeOrderId,
+  ownedBy,
+  resolvedClaimId,
+  resolvedRefundId,
+  resolvedSplitId,
+  // @ts-expect-error a scope written as a literal lacks the handle key only store/ can name
+  ((): MerchantScope => ({
+    merchantId: 2,
+    selectFrom: merchant.selectFrom,
+    updateTable: merchant.updateTable,
+    deleteFrom: merchant.deleteFrom,
+    insertInto: merchant.insertInto,
+  }))(),
+  // @ts-expect-error a raw number is no resolved order id: only a store lookup brands one
+  loadOrders(merchant, [7 as number]),
+];
+
+/** What a lookup hands back: the id it resolved and the row's merchant's scope, for the service to act in (`within(owner, trx)`). */
+export const ownedRows = async () => {
+  const split = await resolveSplitOrder(allMerchants(db), 3);
+  if (!split) return [];
+  const owner: MerchantScope = split.owner;
+  return [owner, markShipped(trx, split.id, { carrier: 'UPS', trackingCode: '1Z' }, 0)];
+};

@@ -49,8 +49,15 @@ describe('canonical SKUs, countries, ids', () => {
     assert.equal(parseId('9007199254740991'), 9007199254740991);
     for (const bad of ['0', '', '-1', '1.0', '1e3', '0x1', ' 1', '9007199254740992', '9007199254740993', '12345678901234567'])
       assert.equal(parseId(bad), null, bad);
-    assert.deepEqual(coerceValue('id', '0042'), { ok: true, value: '42' });
+    // Parsed once in the schema: the handler gets the number, never the text (Structure II, item 2).
+    assert.deepEqual(coerceValue('id', '0042'), { ok: true, value: 42 });
     assert.equal(coerceValue('id', '9007199254740993').ok, false);
+    // A merchant route's id that names no row becomes 0 (404); text the string's own pattern refuses stays, for it to answer 400.
+    assert.deepEqual(coerceValue('lookupId', '0042', { pattern: '^[0-9]{1,18}$' }), { ok: true, value: 42 });
+    assert.deepEqual(coerceValue('lookupId', '99999999999999999', { pattern: '^[0-9]{1,18}$' }), { ok: true, value: 0 });
+    assert.deepEqual(coerceValue('lookupId', 'abc', { pattern: '^[0-9]{1,18}$' }), { ok: true, value: 'abc' });
+    assert.deepEqual(coerceValue('lookupId', 'abc', { maxLength: 40 }), { ok: true, value: 0 });
+    assert.deepEqual(coerceValue('lookupId', 'x'.repeat(41), { maxLength: 40 }), { ok: true, value: 'x'.repeat(41) });
   });
 });
 

@@ -25,7 +25,7 @@
  * - A unit that returns a statement for its caller to run (its return type is a Kysely query:
  *   `compile` and `toOperationNode`) and runs nothing itself is a builder: it may take any handle,
  *   and its writes count against the units that run it (`postingCtes`, `orderStatusUpdate`).
- * - tenancy.ts, prepared.ts and scope-handle.ts (the machinery that makes scopes and prepared
+ * - tenancy.ts, scope-mint.ts, edge-scopes.ts, prepared.ts and scope-handle.ts (the machinery that makes scopes and prepared
  *   queries, and whose query calls build statements for the functions above) are not units, and
  *   the migrations (run by Kysely's migrator on its own transaction) are not read.
  */
@@ -39,7 +39,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const STORE = path.join(ROOT, 'src/store');
 
 /** The scope and prepared-query machinery: it builds handles and statements for the storage functions, and runs none itself. */
-const MACHINERY = new Set(['tenancy.ts', 'prepared.ts', 'scope-handle.ts']);
+const MACHINERY = new Set(['tenancy.ts', 'scope-mint.ts', 'edge-scopes.ts', 'prepared.ts', 'scope-handle.ts']);
 
 const WRITE_METHODS = new Set(['insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto']);
 const LOCK_METHODS = new Set(['forUpdate', 'forNoKeyUpdate']);

@@ -571,7 +571,7 @@ const billingModeText = (mode: string | undefined) => BILLING_MODES.find((m) => 
  * (docs/web.md, "Edit conflicts"): the page's "save mine" sends the same terms, made against them.
  */
 export function presentTermsConflict(
-  merchantId: string,
+  merchantId: number,
   sent: { environment: string; billingMode: string; creditLimit: string; lowBalanceThreshold?: string },
   stored: { billingMode: string; creditLimitCents: number; lowBalanceThresholdCents: number | null; termsVersion: number },
 ): EditConflictView {

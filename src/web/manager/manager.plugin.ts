@@ -8,7 +8,8 @@ import type { BucketStore } from '../../http/rate-limit.ts';
 import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/manager-sessions.service.ts';
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Db, Store } from '../../store/db.ts';
-import { forMerchant, type MerchantScope } from '../../store/tenancy.ts';
+import type { MerchantScope } from '../../store/tenancy.ts';
+import { scopeOfSession } from '../../store/edge-scopes.ts';
 import { htmxAsset, installWebFrontEnd, publicOrigin, sharedAssets, uplotAssets } from '../foundation.ts';
 import { webResource } from '../resources.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH, managerRouteFor } from './manager-routes.ts';
@@ -113,7 +114,7 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
     user: signedIn,
     merchant: (request) => {
       let scope = scopes.get(request);
-      if (!scope) scopes.set(request, (scope = forMerchant(store.db, signedIn(request).merchantId)));
+      if (!scope) scopes.set(request, (scope = scopeOfSession(store.db, signedIn(request))));
       return scope;
     },
     actor: (request) => ({ ...merchantUserActor(signedIn(request), request.id), formKey: forms.formKey(request) }),

@@ -20,7 +20,8 @@ import { ifMatchCheck, withEtag } from '../../etag.ts';
 import { IdempotencyHeaders } from '../../../schemas/orders.ts';
 import { accountForOperator, changeTerms, postByOperator, transactionsForOperator, type OperatorPosting } from '../../../services/ledger.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import type { RequestId } from '../../../domain/ids.ts';
+import { scopeForOperator } from '../../../store/edge-scopes.ts';
 
 const TAGS = ['Accounts'];
 
@@ -46,8 +47,8 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
   const { db } = store;
   const actor = (request: { id: string }) => adminKeyActor(adminApiKey, request.id);
   /** A top-up or an adjustment, answered with the transaction and the account after it (no second read). */
-  const post = async (request: { id: string; params: { id: string } }, posting: OperatorPosting) => {
-    const r = await postByOperator(forMerchant(db, Number(request.params.id)), store.dialect, config, actor(request), posting, Date.now());
+  const post = async (request: { id: string; params: { id: RequestId } }, posting: OperatorPosting) => {
+    const r = await postByOperator(scopeForOperator(db, request.params.id), store.dialect, config, actor(request), posting, Date.now());
     return { replayed: r.replayed, transaction: presentTransaction(r.entry), account: presentAccount(r.account) };
   };
 
@@ -63,7 +64,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
       },
     },
     async (request, reply) => {
-      const row = await accountForOperator(forMerchant(db, Number(request.params.id)), config, request.query.environment ?? config.env);
+      const row = await accountForOperator(scopeForOperator(db, request.params.id), config, request.query.environment ?? config.env);
       // The ETag is the terms' version: a PATCH with it in If-Match is refused once the terms change, not when the balance moves.
       return withEtag(reply, row.terms_version, presentAccount(row));
     },
@@ -84,7 +85,7 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
     async (request, reply) => {
       const b = request.body;
       const row = await changeTerms(
-        forMerchant(db, Number(request.params.id)),
+        scopeForOperator(db, request.params.id),
         store.dialect,
         config,
         actor(request),
@@ -137,6 +138,6 @@ export const adminAccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; confi
         response: AdminResponses(TransactionsPage),
       },
     },
-    async (request) => transactionsForOperator(forMerchant(db, Number(request.params.id)), request.query.environment ?? config.env, request.query),
+    async (request) => transactionsForOperator(scopeForOperator(db, request.params.id), request.query.environment ?? config.env, request.query),
   );
 };

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
 import type { Config } from '../../../config.ts';
 import { adminKeyActor } from '../../../domain/audit.ts';
-import { lookupId } from '../../../domain/ids.ts';
 import { AdminResponses } from '../../../schemas/admin-responses.ts';
 import {
   AdminClaimPage,
@@ -60,10 +59,10 @@ export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
       },
       config: { envelope: false },
     },
-    async (request, reply) => sendEvidence(reply, await evidenceDownload(allMerchants(store.db), config, lookupId(request.params.fileId))),
+    async (request, reply) => sendEvidence(reply, await evidenceDownload(allMerchants(store.db), config, request.params.fileId)),
   );
   app.get('/claims/:claimNo', { schema: { ...doc('One claim', ClaimRecord), params: ClaimNoParams } }, async (request) =>
-    getClaimForOperator(store.db, lookupId(request.params.claimNo)),
+    getClaimForOperator(store.db, request.params.claimNo),
   );
   app.post(
     '/claims/:claimNo/approve',
@@ -77,12 +76,12 @@ export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
         body: ApproveClaimBody,
       },
     },
-    async (request) => approveClaim(deps, actor(request), lookupId(request.params.claimNo), request.body ?? {}),
+    async (request) => approveClaim(deps, actor(request), request.params.claimNo, request.body ?? {}),
   );
   app.post(
     '/claims/:claimNo/reject',
     { schema: { ...doc('Reject an open claim, with the reason the merchant sees', ClaimRecord), params: ClaimNoParams, body: RejectClaimBody } },
-    async (request) => rejectClaim(deps, actor(request), lookupId(request.params.claimNo), request.body.reason),
+    async (request) => rejectClaim(deps, actor(request), request.params.claimNo, request.body.reason),
   );
   app.post(
     '/claims/:claimNo/received',
@@ -93,7 +92,7 @@ export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
         body: ReceiveClaimBody,
       },
     },
-    async (request) => receiveClaim(deps, actor(request), lookupId(request.params.claimNo), request.body),
+    async (request) => receiveClaim(deps, actor(request), request.params.claimNo, request.body),
   );
   app.post(
     '/claims/:claimNo/resolution',
@@ -104,6 +103,6 @@ export const adminClaimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config:
         body: ClaimResolutionBody,
       },
     },
-    async (request) => setClaimResolution(deps, actor(request), lookupId(request.params.claimNo), request.body.resolution),
+    async (request) => setClaimResolution(deps, actor(request), request.params.claimNo, request.body.resolution),
   );
 };

@@ -23,12 +23,12 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
   app.post(
     '/split-orders/:id/ship',
     { schema: { ...doc('Ship a split order (carrier and tracking code)', OrderRecord, 'Orders'), params: IdParams, body: ShipBody } },
-    async (request) => getOrder(allMerchants(db), await shipSplitOrder(db, actor(request), Number(request.params.id), request.body)),
+    async (request) => getOrder(allMerchants(db), await shipSplitOrder(db, actor(request), request.params.id, request.body)),
   );
   app.post(
     '/split-orders/:id/deliver',
     { schema: { ...doc('Mark a shipped split order delivered', OrderRecord, 'Orders'), params: IdParams } },
-    async (request) => getOrder(allMerchants(db), await deliverSplitOrder(db, actor(request), Number(request.params.id))),
+    async (request) => getOrder(allMerchants(db), await deliverSplitOrder(db, actor(request), request.params.id)),
   );
   app.post(
     '/split-orders/:id/cancel',
@@ -43,7 +43,7 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
         body: CancelSplitBody,
       },
     },
-    async (request) => getOrder(allMerchants(db), await cancelUnshippedSplit(db, actor(request), Number(request.params.id), request.body.reason)),
+    async (request) => getOrder(allMerchants(db), await cancelUnshippedSplit(db, actor(request), request.params.id, request.body.reason)),
   );
 
   app.get(
@@ -63,12 +63,12 @@ export const adminFulfillmentRoutes: FastifyPluginAsyncTypebox<{ store: Store; c
   app.post(
     '/refunds/:refundNo/approve',
     { schema: { ...doc('Approve a pending refund', RefundRecord), params: RefundNoParams, body: DecisionBody } },
-    async (request) => reviewRefund(db, actor(request), Number(request.params.refundNo), { approve: true }),
+    async (request) => reviewRefund(db, actor(request), request.params.refundNo, { approve: true }),
   );
   app.post(
     '/refunds/:refundNo/reject',
     { schema: { ...doc('Reject a pending refund (reason shown to the merchant)', RefundRecord), params: RefundNoParams, body: DecisionBody } },
     async (request) =>
-      reviewRefund(db, actor(request), Number(request.params.refundNo), { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
+      reviewRefund(db, actor(request), request.params.refundNo, { approve: false, reason: request.body?.reason || 'rejected by the operator' }),
   );
 };

@@ -17,7 +17,7 @@ import {
 } from '../../../schemas/manager.ts';
 import { inviteUser, openInvitations, revokeInvitation } from '../../../services/merchant-invitations.service.ts';
 import { createPasswordReset } from '../../../services/merchant-team.service.ts';
-import { forMerchant } from '../../../store/tenancy.ts';
+import { scopeForOperator } from '../../../store/edge-scopes.ts';
 import { notFound } from '../../../domain/errors.ts';
 import { createMerchant, everyMerchant, issueToken, merchantExists, revokeToken, setMerchantStatus } from '../../../services/merchants.service.ts';
 import type { Store } from '../../../store/db.ts';
@@ -44,14 +44,14 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
   app.patch(
     '/merchants/:id',
     { schema: { ...doc('Disable or re-enable a merchant', MerchantRecord), params: IdParams, body: MerchantPatchBody } },
-    async (request) => presentMerchant(await setMerchantStatus(forMerchant(db, Number(request.params.id)), actor(request), request.body.status, Date.now())),
+    async (request) => presentMerchant(await setMerchantStatus(scopeForOperator(db, request.params.id), actor(request), request.body.status, Date.now())),
   );
 
   app.post(
     '/merchants/:id/tokens',
     { schema: { ...doc('Issue a long-lived bearer token (shown once)', IssuedTokenRecord), params: IdParams, body: TokenBody } },
     async (request) => {
-      const t = await issueToken(forMerchant(db, Number(request.params.id)), actor(request), config.env, request.body ?? {}, Date.now());
+      const t = await issueToken(scopeForOperator(db, request.params.id), actor(request), config.env, request.body ?? {}, Date.now());
       return {
         tokenId: String(t.tokenId),
         merchantId: String(t.merchantId),
@@ -65,7 +65,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     '/tokens/:tokenId',
     { schema: { ...doc('Revoke a token (and its refresh-token family)', RevokedToken), params: TokenIdParams } },
     async (request) => {
-      const r = await revokeToken(db, actor(request), Number(request.params.tokenId), Date.now());
+      const r = await revokeToken(db, actor(request), request.params.tokenId, Date.now());
       return { tokenId: String(r.tokenId), revokedAt: formatInstant(r.revokedAt) };
     },
   );
@@ -81,7 +81,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
       },
     },
     async (request) => {
-      const invitation = await inviteUser(forMerchant(db, Number(request.params.id)), adminKeyActor(adminApiKey, request.id), request.body, now());
+      const invitation = await inviteUser(scopeForOperator(db, request.params.id), adminKeyActor(adminApiKey, request.id), request.body, now());
       const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
       return {
         invitationId: String(invitation.invitationId),
@@ -103,9 +103,9 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
       },
     },
     async (request) => {
-      const merchantId = Number(request.params.id);
+      const merchantId = request.params.id;
       if (!(await merchantExists(db, merchantId))) throw notFound('merchant');
-      const rows = await openInvitations(forMerchant(db, merchantId), now());
+      const rows = await openInvitations(scopeForOperator(db, merchantId), now());
       return {
         list: rows.map((r) => ({
           invitationId: String(r.id),
@@ -123,7 +123,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
     '/merchants/:id/invitations/:invitationId',
     { schema: { ...doc('Revoke an open invitation: its link stops working at once', RevokedInvitation), params: InvitationIdParams } },
     async (request) => {
-      const row = await revokeInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
+      const row = await revokeInvitation(scopeForOperator(db, request.params.id), actor(request), request.params.invitationId, now());
       return { invitationId: String(row.id), email: row.email, revokedAt: formatInstant(row.revoked_at!) };
     },
   );
@@ -138,8 +138,8 @@ export const adminMerchantRoutes: FastifyPluginAsyncTypebox<{ store: Store; conf
       },
     },
     async (request) => {
-      const merchantId = Number(request.params.id);
-      const reset = await createPasswordReset(forMerchant(db, merchantId), actor(request), { email: request.body.email }, now());
+      const merchantId = request.params.id;
+      const reset = await createPasswordReset(scopeForOperator(db, merchantId), actor(request), { email: request.body.email }, now());
       const origin = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
       return { merchantId: String(merchantId), email: reset.email, resetUrl: passwordResetUrl(origin, reset.token), expiresAt: formatInstant(reset.expiresAt) };
     },

@@ -4,6 +4,7 @@ import { IdParams } from '../../../schemas/admin.ts';
 import { AdminOrderQuery, OrderPage, OrderRecord } from '../../../schemas/orders.ts';
 import { getOrder, queryOrdersForOperator } from '../../../services/order-query.service.ts';
 import type { Store } from '../../../store/db.ts';
+import { scopeForOperator } from '../../../store/edge-scopes.ts';
 import { allMerchants } from '../../../store/tenancy.ts';
 
 /** The operator sees every merchant's orders, optionally narrowed to one merchant. */
@@ -13,12 +14,12 @@ export const adminOrderRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     { schema: { summary: "Every merchant's orders, or one merchant's", tags: ['Orders'], querystring: AdminOrderQuery, response: AdminResponses(OrderPage) } },
     async (request) => {
       const { merchantId, ...query } = request.query;
-      return queryOrdersForOperator(store.db, query, merchantId === undefined ? null : Number(merchantId));
+      return queryOrdersForOperator(store.db, query, merchantId ?? null, (m) => scopeForOperator(store.db, m));
     },
   );
   app.get(
     '/orders/:id',
     { schema: { summary: 'One order by its parent or split id', tags: ['Orders'], params: IdParams, response: AdminResponses(OrderRecord) } },
-    async (request) => getOrder(allMerchants(store.db), Number(request.params.id)),
+    async (request) => getOrder(allMerchants(store.db), request.params.id),
   );
 };

@@ -37,7 +37,7 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
       const { version, endpoint } = await setWebhookStatus(
         store.db,
         adminKeyActor(adminApiKey, request.id),
-        Number(request.params.id),
+        request.params.id,
         request.body,
         Date.now(),
         ifMatchCheck(request.headers['if-match']),
@@ -56,7 +56,7 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; admin
       },
     },
     async (request, reply) => {
-      const { version, endpoint } = await webhookForOperator(store.db, Number(request.params.id));
+      const { version, endpoint } = await webhookForOperator(store.db, request.params.id);
       return withEtag(reply, version, endpoint);
     },
   );

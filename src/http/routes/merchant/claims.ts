@@ -5,7 +5,6 @@ import { AppError } from '../../../domain/errors.ts';
 import { evidenceDownload, storeEvidence } from '../../../services/claim-files.service.ts';
 import { sendEvidence } from '../../downloads.ts';
 import type { Config } from '../../../config.ts';
-import { lookupId } from '../../../domain/ids.ts';
 import { sendStored } from '../../envelope.ts';
 import {
   ClaimListQuery,
@@ -93,7 +92,7 @@ export const claimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
       },
       config: { envelope: false },
     },
-    async (request, reply) => sendEvidence(reply, await evidenceDownload(request.merchant!, config, lookupId(request.params.fileId))),
+    async (request, reply) => sendEvidence(reply, await evidenceDownload(request.merchant!, config, request.params.fileId)),
   );
   app.post(
     '/v1/claims',
@@ -136,7 +135,7 @@ export const claimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     {
       schema: { operationId: 'getClaim', summary: 'One claim', tags: CLAIMS, params: ClaimNoParams, response: MerchantResponses(ClaimRecord) },
     },
-    async (request) => getClaim(request.merchant!, lookupId(request.params.claimNo)),
+    async (request) => getClaim(request.merchant!, request.params.claimNo),
   );
   app.post(
     '/v1/claims/:claimNo/cancel',
@@ -153,7 +152,7 @@ export const claimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
       config: { envelope: false },
     },
     async (request, reply) =>
-      sendStored(reply, await cancelClaim(deps, request.merchant!, lookupId(request.params.claimNo), request.headers['idempotency-key'] ?? null, request.id)),
+      sendStored(reply, await cancelClaim(deps, request.merchant!, request.params.claimNo, request.headers['idempotency-key'] ?? null, request.id)),
   );
   app.post(
     '/v1/claims/:claimNo/return',
@@ -174,7 +173,7 @@ export const claimRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     async (request, reply) =>
       sendStored(
         reply,
-        await postClaimReturn(deps, request.merchant!, lookupId(request.params.claimNo), request.body, request.headers['idempotency-key'] ?? null, request.id),
+        await postClaimReturn(deps, request.merchant!, request.params.claimNo, request.body, request.headers['idempotency-key'] ?? null, request.id),
       ),
   );
 };

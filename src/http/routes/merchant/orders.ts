@@ -18,7 +18,6 @@ import { getOrder, queryOrders } from '../../../services/order-query.service.ts'
 import { placeOrder } from '../../../services/orders.service.ts';
 import { quoteChannelTypes, quoteChannels } from '../../../services/quotes.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { lookupId } from '../../../domain/ids.ts';
 
 const ORDERS = ['Orders'];
 
@@ -92,7 +91,5 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Conf
     params: OrderIdParams,
     response: MerchantResponses(OrderRecord),
   };
-  app.get('/v2/order/orders/:id', { schema: getSchema, config: { scope: 'orders:read' } }, async (request) =>
-    getOrder(request.merchant!, lookupId(request.params.id)),
-  );
+  app.get('/v2/order/orders/:id', { schema: getSchema, config: { scope: 'orders:read' } }, async (request) => getOrder(request.merchant!, request.params.id));
 };

@@ -5,7 +5,6 @@ import { IdempotencyHeaders, OrderIdParams } from '../../../schemas/orders.ts';
 import { RefundBody, RefundNo, RefundPage, RefundPageQuery } from '../../../schemas/refunds.ts';
 import { refundsOfOrder, requestRefund } from '../../../services/refunds.service.ts';
 import type { Store } from '../../../store/db.ts';
-import { lookupId } from '../../../domain/ids.ts';
 
 const REFUNDS = ['Refunds'];
 
@@ -30,7 +29,7 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     const result = await requestRefund(
       { store },
       request.merchant!,
-      lookupId(request.params.id),
+      request.params.id,
       request.body ?? {},
       request.headers['idempotency-key'] ?? null,
       request.id,
@@ -48,6 +47,6 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     response: MerchantResponses(RefundPage),
   };
   app.get('/v2/order/orders/refund/:id', { schema: listSchema, config: { scope: 'orders:read' } }, async (request) =>
-    refundsOfOrder(request.merchant!, lookupId(request.params.id), request.query),
+    refundsOfOrder(request.merchant!, request.params.id, request.query),
   );
 };

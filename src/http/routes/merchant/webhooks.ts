@@ -26,7 +26,6 @@ import {
   retryDelivery,
   rotateSecret,
 } from '../../../services/webhooks.service.ts';
-import { lookupId } from '../../../domain/ids.ts';
 import type { Db, Store } from '../../../store/db.ts';
 import type { MerchantScope } from '../../../store/tenancy.ts';
 
@@ -82,7 +81,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       config: { envelope: false },
     },
     async (request, reply) =>
-      sendStored(reply, await replaceWebhook(deps, merchantOf(request), lookupId(request.params.id), request.body, idempotencyKey(request), request.id)),
+      sendStored(reply, await replaceWebhook(deps, merchantOf(request), request.params.id, request.body, idempotencyKey(request), request.id)),
   );
   app.delete(
     '/v1/webhooks/:id',
@@ -95,7 +94,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
         response: MerchantResponses(WebhookDeleted),
       },
     },
-    async (request) => deleteWebhook(merchantOf(request), lookupId(request.params.id)),
+    async (request) => deleteWebhook(merchantOf(request), request.params.id),
   );
   app.post(
     '/v1/webhooks/:id/rotate-secret',
@@ -111,8 +110,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       },
       config: { envelope: false },
     },
-    async (request, reply) =>
-      sendStored(reply, await rotateSecret(deps, merchantOf(request), lookupId(request.params.id), idempotencyKey(request), request.id)),
+    async (request, reply) => sendStored(reply, await rotateSecret(deps, merchantOf(request), request.params.id, idempotencyKey(request), request.id)),
   );
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -126,7 +124,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
         response: MerchantResponses(WebhookDeliveryPage),
       },
     },
-    async (request) => listDeliveries(merchantOf(request), lookupId(request.params.id), request.query),
+    async (request) => listDeliveries(merchantOf(request), request.params.id, request.query),
   );
   app.post(
     '/v1/webhooks/:id/deliveries/:deliveryId/retry',
@@ -143,9 +141,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ store: Store; config: Co
       config: { envelope: false },
     },
     async (request, reply) =>
-      sendStored(
-        reply,
-        await retryDelivery(deps, merchantOf(request), lookupId(request.params.id), lookupId(request.params.deliveryId), idempotencyKey(request), request.id),
-      ),
+      sendStored(reply, await retryDelivery(deps, merchantOf(request), request.params.id, request.params.deliveryId, idempotencyKey(request), request.id)),
   );
 };

@@ -35,7 +35,7 @@ export const catalogPage: ConsolePage = {
       presentProduct(await productStock(store.db, sku, beforeId), { currency: config.supplierCurrency, ...options });
 
     app.get('/products/:sku', { schema: { params: ConsoleSkuParams, querystring: StockHistoryQuery } }, async (request, reply) => {
-      const before = request.query.before === undefined ? null : Number(request.query.before);
+      const before = request.query.before ?? null;
       // The answer to an adjustment (POST → 303 → here) is shown once.
       const adjusted = await forms.take<StockResult>(request, 'adjusted');
       return page(

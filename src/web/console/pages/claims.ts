@@ -1,6 +1,5 @@
 import { CLAIM_RESOLUTIONS, type ClaimResolution } from '../../../domain/claims.ts';
 import { fieldError } from '../../../domain/errors.ts';
-import { lookupId } from '../../../domain/ids.ts';
 import { can } from '../../../domain/staff.ts';
 import { sendEvidence } from '../../../http/downloads.ts';
 import { ClaimDecisionForm, ConsoleClaimFileParams, ConsoleClaimParams, ConsoleClaimQuery } from '../../../schemas/console.ts';
@@ -40,12 +39,12 @@ export const claimsPage: ConsolePage = {
     // An evidence file, as the operator's download sends it (an attachment, nosniff, sandboxed): the
     // claim page's thumbnails load it with <img> for JPEG, PNG and WebP only.
     app.get('/claims/files/:fileId', { schema: { params: ConsoleClaimFileParams } }, async (request, reply) =>
-      sendEvidence(reply, await evidenceForConsole(store.db, config, lookupId(request.params.fileId))),
+      sendEvidence(reply, await evidenceForConsole(store.db, config, request.params.fileId)),
     );
 
     app.get('/claims/:claimNo', { schema: { params: ConsoleClaimParams } }, async (request, reply) => {
       const { role } = user(request);
-      const claim = await claimForConsole(store.db, config, lookupId(request.params.claimNo), now());
+      const claim = await claimForConsole(store.db, config, request.params.claimNo, now());
       return page(
         reply,
         200,
@@ -55,7 +54,7 @@ export const claimsPage: ConsolePage = {
     });
 
     /** The decision's notice, then the claim's page. */
-    const done = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], claimNo: string, text: string) => {
+    const done = async (request: Parameters<typeof user>[0], reply: Parameters<typeof page>[0], claimNo: number, text: string) => {
       await forms.flash(request, 'notice', { text: `Claim ${claimNo} ${text}` });
       return reply.redirect(`${CONSOLE_PREFIX}/claims/${claimNo}`, 303);
     };
@@ -75,7 +74,7 @@ export const claimsPage: ConsolePage = {
         async (request, reply) => {
           const { claimNo } = request.params;
           const note = request.body.note?.trim() ?? '';
-          const claim = await approveClaim(deps, actor(request), lookupId(claimNo), { returnRequired, ...(note ? { note } : {}) }, now());
+          const claim = await approveClaim(deps, actor(request), claimNo, { returnRequired, ...(note ? { note } : {}) }, now());
           return done(request, reply, claimNo, outcome(claim.status, claim.decisionReason));
         },
       );
@@ -83,7 +82,7 @@ export const claimsPage: ConsolePage = {
 
     app.post('/claims/:claimNo/reject', { schema: { params: ConsoleClaimParams, body: ClaimDecisionForm } }, async (request, reply) => {
       const { claimNo } = request.params;
-      await rejectClaim(deps, actor(request), lookupId(claimNo), request.body.reason?.trim() ?? '', now());
+      await rejectClaim(deps, actor(request), claimNo, request.body.reason?.trim() ?? '', now());
       return done(request, reply, claimNo, 'rejected.');
     });
 
@@ -91,7 +90,7 @@ export const claimsPage: ConsolePage = {
       const { claimNo } = request.params;
       const warehouseCode = request.body.warehouseCode?.trim() ?? '';
       if (warehouseCode === '') throw fieldError('warehouseCode', 'is required: choose the warehouse the goods came back to');
-      const claim = await receiveClaim(deps, actor(request), lookupId(claimNo), { warehouseCode }, now());
+      const claim = await receiveClaim(deps, actor(request), claimNo, { warehouseCode }, now());
       return done(request, reply, claimNo, `received into ${warehouseCode}; ${outcome(claim.status, claim.decisionReason)}`);
     });
 
@@ -99,7 +98,7 @@ export const claimsPage: ConsolePage = {
       const { claimNo } = request.params;
       const resolution = request.body.resolution ?? '';
       if (!(CLAIM_RESOLUTIONS as readonly string[]).includes(resolution)) throw fieldError('resolution', `must be one of ${CLAIM_RESOLUTIONS.join(', ')}`);
-      const claim = await setClaimResolution(deps, actor(request), lookupId(claimNo), resolution as ClaimResolution, now());
+      const claim = await setClaimResolution(deps, actor(request), claimNo, resolution as ClaimResolution, now());
       return done(request, reply, claimNo, `resolves by ${resolution}; ${outcome(claim.status, claim.decisionReason)}`);
     });
   },

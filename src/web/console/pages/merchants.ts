@@ -27,7 +27,8 @@ import {
 } from '../../../schemas/console-operations.ts';
 import { merchantCredentials, merchantSummary, merchantTeam, revokeMerchantToken } from '../../../services/merchant-credentials.service.ts';
 import { createMerchant, everyMerchant, issueToken, merchantsNamed, setMerchantStatus } from '../../../services/merchants.service.ts';
-import { forMerchant, type MerchantScope } from '../../../store/tenancy.ts';
+import type { MerchantScope } from '../../../store/tenancy.ts';
+import { scopeForOperator } from '../../../store/edge-scopes.ts';
 import { formatInstant } from '../../../domain/time.ts';
 import { invitationUrl } from '../../../domain/merchant-users.ts';
 import { InviteForm } from '../../../schemas/manager.ts';
@@ -113,16 +114,16 @@ export const merchantsPage: ConsolePage = {
     const merchantPage = async (
       request: FastifyRequest,
       reply: FastifyReply,
-      merchantId: string,
+      merchantId: number,
       query: Static<typeof MerchantPageQuery>,
       status: number,
       refusal: MoneyFormRefusal | null,
     ) => {
-      const credentials = await merchantCredentials(forMerchant(db, Number(merchantId)), now(), query);
+      const credentials = await merchantCredentials(scopeForOperator(db, merchantId), now(), query);
       const merchant = credentials.merchant;
-      const rateLimit = await merchantBucketUse(buckets, config, { merchantId: Number(merchant.id), clientId: merchant.clientId });
-      const accounts = await moneyOf(forMerchant(db, Number(merchant.id)));
-      const team = await merchantTeam(forMerchant(db, Number(merchant.id)), now());
+      const rateLimit = await merchantBucketUse(buckets, config, { merchantId, clientId: merchant.clientId });
+      const accounts = await moneyOf(scopeForOperator(db, merchantId));
+      const team = await merchantTeam(scopeForOperator(db, merchantId), now());
       return page(
         reply,
         status,
@@ -161,7 +162,7 @@ export const merchantsPage: ConsolePage = {
           };
         }),
       );
-    const backTo = (reply: FastifyReply, merchantId: string, environment: string) => reply.redirect(`${MERCHANTS}/${merchantId}#account-${environment}`, 303);
+    const backTo = (reply: FastifyReply, merchantId: number, environment: string) => reply.redirect(`${MERCHANTS}/${merchantId}#account-${environment}`, 303);
     const amountOf = (text: string, signed: boolean) => {
       const cents = parseAmount(text, signed);
       if (cents === null) throw fieldError('amount', 'must be an amount with at most two decimals, e.g. 12.50');
@@ -176,7 +177,7 @@ export const merchantsPage: ConsolePage = {
     const moneyForm = async (
       request: FastifyRequest,
       reply: FastifyReply,
-      merchantId: string,
+      merchantId: number,
       form: MoneyFormRefusal['form'],
       values: Record<string, string> & { environment: string },
       write: () => Promise<string>,
@@ -195,8 +196,8 @@ export const merchantsPage: ConsolePage = {
     };
 
     /** A posting by the signed-in staff member on the merchant's account, and the notice that says what it did. */
-    const postAndTell = async (merchantId: string, by: ReturnType<typeof actor>, posting: Parameters<typeof postByOperator>[4]) =>
-      postingNotice(posting.type, posting.environment, await postByOperator(forMerchant(db, Number(merchantId)), store.dialect, config, by, posting, now()));
+    const postAndTell = async (merchantId: number, by: ReturnType<typeof actor>, posting: Parameters<typeof postByOperator>[4]) =>
+      postingNotice(posting.type, posting.environment, await postByOperator(scopeForOperator(db, merchantId), store.dialect, config, by, posting, now()));
 
     app.post('/merchants/:id/account/top-ups', { schema: { params: ConsoleIdParams, body: TopUpForm } }, async (request, reply) => {
       const b = request.body;
@@ -228,7 +229,7 @@ export const merchantsPage: ConsolePage = {
     app.post('/merchants/:id/account', { schema: { params: ConsoleIdParams, body: AccountTermsForm } }, async (request, reply) => {
       const b = request.body;
       const typed = { environment: b.environment, billingMode: b.billingMode, creditLimit: b.creditLimit, lowBalanceThreshold: b.lowBalanceThreshold ?? '' };
-      const merchant = forMerchant(db, Number(request.params.id));
+      const merchant = scopeForOperator(db, request.params.id);
       try {
         return await moneyForm(request, reply, request.params.id, 'terms', typed, async () => {
           const threshold = b.lowBalanceThreshold === undefined || b.lowBalanceThreshold.trim() === '' ? null : amountOf(b.lowBalanceThreshold, false);
@@ -262,10 +263,10 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.get('/merchants/:id/transactions', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
-      const merchantId = Number(request.params.id);
+      const merchantId = request.params.id;
       const environment = request.query.environment ?? config.env;
-      const merchant = await merchantSummary(forMerchant(db, merchantId));
-      const result = await transactionsForOperator(forMerchant(db, merchantId), environment, {
+      const merchant = await merchantSummary(scopeForOperator(db, merchantId));
+      const result = await transactionsForOperator(scopeForOperator(db, merchantId), environment, {
         pageSize: TRANSACTIONS_PAGE,
         cursor: request.query.cursor || undefined,
       });
@@ -275,7 +276,7 @@ export const merchantsPage: ConsolePage = {
     // Every transaction of the account as a CSV file.
     app.get('/merchants/:id/transactions.csv', { schema: { params: ConsoleIdParams, querystring: TransactionsPageQuery } }, async (request, reply) => {
       const environment = request.query.environment ?? config.env;
-      return sendCsv(reply, await transactionsCsvForOperator(forMerchant(db, Number(request.params.id)), environment), now());
+      return sendCsv(reply, await transactionsCsvForOperator(scopeForOperator(db, request.params.id), environment), now());
     });
 
     for (const [verb, status] of [
@@ -283,7 +284,7 @@ export const merchantsPage: ConsolePage = {
       ['enable', 'active'],
     ] as const) {
       app.post(`/merchants/:id/${verb}`, { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-        await setMerchantStatus(forMerchant(db, Number(request.params.id)), actor(request), status, now());
+        await setMerchantStatus(scopeForOperator(db, request.params.id), actor(request), status, now());
         await forms.flash(request, 'notice', {
           text: verb === 'disable' ? 'Merchant disabled: its tokens are refused until it is enabled again.' : 'Merchant enabled.',
         });
@@ -296,7 +297,7 @@ export const merchantsPage: ConsolePage = {
       // Least privilege, the business manager's rule too: nothing ticked is refused (400), nothing written.
       const scopes = tickedScopes(request.body.scopes);
       const issued = await issueToken(
-        forMerchant(db, Number(request.params.id)),
+        scopeForOperator(db, request.params.id),
         actor(request),
         config.env,
         { scopes, expiresInSeconds: days && days * DAY_SECONDS },
@@ -329,7 +330,7 @@ export const merchantsPage: ConsolePage = {
 
     app.post('/merchants/:id/users', { schema: { params: ConsoleIdParams, body: InviteForm } }, async (request, reply) => {
       const invitation = await inviteUser(
-        forMerchant(db, Number(request.params.id)),
+        scopeForOperator(db, request.params.id),
         actor(request),
         { email: request.body.email, role: request.body.role },
         now(),
@@ -338,33 +339,28 @@ export const merchantsPage: ConsolePage = {
     });
 
     // The merchant's users and invitations, as its admins handle them on the Team page; audited as this staff member.
-    const backToUsers = async (request: FastifyRequest, reply: FastifyReply, merchantId: string, text: string) => {
+    const backToUsers = async (request: FastifyRequest, reply: FastifyReply, merchantId: number, text: string) => {
       await forms.flash(request, 'notice', { text });
       return reply.redirect(`${MERCHANTS}/${merchantId}#manager-users`, 303);
     };
 
     app.post('/merchants/:id/invitations/:invitationId/resend', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
-      const invitation = await resendInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
+      const invitation = await resendInvitation(scopeForOperator(db, request.params.id), actor(request), request.params.invitationId, now());
       return linkShownOnce(request, reply, invitation, `New invitation link for ${invitation.email}`);
     });
 
     app.post('/merchants/:id/invitations/:invitationId/cancel', { schema: { params: ConsoleInvitationParams, body: ActionForm } }, async (request, reply) => {
-      const cancelled = await revokeInvitation(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.invitationId), now());
+      const cancelled = await revokeInvitation(scopeForOperator(db, request.params.id), actor(request), request.params.invitationId, now());
       return backToUsers(request, reply, request.params.id, `Invitation of ${cancelled.email} cancelled: its link no longer works.`);
     });
 
     app.post('/merchants/:id/users/:userId/remove', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      await removeTeamMember(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.userId), now());
+      await removeTeamMember(scopeForOperator(db, request.params.id), actor(request), request.params.userId, now());
       return backToUsers(request, reply, request.params.id, 'User removed: the account and its sessions are gone.');
     });
 
     app.post('/merchants/:id/users/:userId/reset-two-factor', { schema: { params: ConsoleMemberParams, body: ActionForm } }, async (request, reply) => {
-      const { sessionsEnded } = await resetTwoFactor(
-        forMerchant(db, Number(request.params.id)),
-        actor(request),
-        { userId: Number(request.params.userId) },
-        now(),
-      );
+      const { sessionsEnded } = await resetTwoFactor(scopeForOperator(db, request.params.id), actor(request), { userId: request.params.userId }, now());
       return backToUsers(
         request,
         reply,
@@ -374,7 +370,7 @@ export const merchantsPage: ConsolePage = {
     });
 
     app.post('/merchants/:id/tokens/:tokenId/revoke', { schema: { params: ConsoleTokenParams, body: ActionForm } }, async (request, reply) => {
-      await revokeMerchantToken(forMerchant(db, Number(request.params.id)), actor(request), Number(request.params.tokenId), now());
+      await revokeMerchantToken(scopeForOperator(db, request.params.id), actor(request), request.params.tokenId, now());
       await forms.flash(request, 'notice', { text: `Token ${request.params.tokenId} revoked.` });
       return reply.redirect(`${MERCHANTS}/${request.params.id}`, 303);
     });

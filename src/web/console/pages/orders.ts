@@ -41,14 +41,14 @@ export const ordersPage: ConsolePage = {
     const orderPage = async (
       reply: FastifyReply,
       status: number,
-      orderId: string,
+      orderId: number,
       refused: {
         shipError?: { splitId: number; message: string; carrier: string; trackingCode: string };
         refusedNote?: { text: string; reason: string };
       } = {},
     ) => {
       const { role } = user(reply.request);
-      const detail = await orderForOperator(db, Number(orderId));
+      const detail = await orderForOperator(db, orderId);
       const note = await orderNoteForOperator(db, Number(detail.order.id));
       const shipping = await channelShippingByCode(db);
       const rights = {
@@ -96,32 +96,32 @@ export const ordersPage: ConsolePage = {
     app.post('/splits/:id/ship', { schema: { params: ConsoleIdParams, body: ShipForm } }, async (request, reply) => {
       const { carrier, trackingCode } = request.body;
       try {
-        const orderId = await shipWithChannelCarrier(db, actor(request), Number(request.params.id), { carrier, trackingCode }, now());
+        const orderId = await shipWithChannelCarrier(db, actor(request), request.params.id, { carrier, trackingCode }, now());
         await forms.flash(request, 'notice', { text: `Split order ${request.params.id} shipped (tracking ${trackingCode.trim()}).` });
         return reply.redirect(`${ORDERS}/${orderId}`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.kind !== 'invalid') throw error;
-        const split = await splitOrderRef(db, Number(request.params.id));
+        const split = await splitOrderRef(db, request.params.id);
         const message = error.errors?.length ? error.errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message;
-        return orderPage(reply, 400, String(split.order_id), { shipError: { splitId: split.id, message, carrier, trackingCode } });
+        return orderPage(reply, 400, split.order_id, { shipError: { splitId: split.id, message, carrier, trackingCode } });
       }
     });
 
     app.post('/splits/:id/deliver', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      const orderId = await deliverSplitOrder(db, actor(request), Number(request.params.id), now());
+      const orderId = await deliverSplitOrder(db, actor(request), request.params.id, now());
       await forms.flash(request, 'notice', { text: `Split order ${request.params.id} marked delivered.` });
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });
 
     // A destructive action asks first (SPEC §14): this page says what the cancellation does.
     app.get('/splits/:id/cancel', { schema: { params: ConsoleIdParams } }, async (request, reply) => {
-      const preview = await cancellationPreview(db, Number(request.params.id));
+      const preview = await cancellationPreview(db, request.params.id);
       const names = await merchantNamesById(db, [preview.merchantId]);
       return page(reply, 200, 'split-cancel', presentSplitCancel(preview, names.get(preview.merchantId) ?? '', config.supplierCurrency));
     });
 
     app.post('/splits/:id/cancel', { schema: { params: ConsoleIdParams, body: CancelSplitForm } }, async (request, reply) => {
-      const orderId = await cancelUnshippedSplit(db, actor(request), Number(request.params.id), request.body.reason, now());
+      const orderId = await cancelUnshippedSplit(db, actor(request), request.params.id, request.body.reason, now());
       await forms.flash(request, 'notice', { text: `Split order ${request.params.id} cancelled; its lines are back in stock.` });
       return reply.redirect(`${ORDERS}/${orderId}`, 303);
     });

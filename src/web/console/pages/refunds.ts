@@ -65,13 +65,13 @@ export const refundsPage: ConsolePage = {
         const htmx = request.headers['hx-request'] === 'true';
         let refund: Awaited<ReturnType<typeof reviewRefundInConsole>>;
         try {
-          refund = await reviewRefundInConsole(store.db, actor(request), Number(refundNo), decision);
+          refund = await reviewRefundInConsole(store.db, actor(request), refundNo, decision);
         } catch (error) {
           // A rejection without a reason: the row again, its reason field marked (htmx swaps the row alone).
           if (!(error instanceof AppError) || error.errors?.[0]?.field !== 'reason') throw error;
-          const refused = { refundNo, message: error.errors[0].message, reason };
+          const refused = { refundNo: String(refundNo), message: error.errors[0].message, reason };
           if (!htmx) return queue(request, reply, 1, 400, refused);
-          const row = (await refundQueueForConsole(store.db, config, 1, 50, now())).list.find((r) => r.refundNo === refundNo);
+          const row = (await refundQueueForConsole(store.db, config, 1, 50, now())).list.find((r) => r.refundNo === refused.refundNo);
           if (!row) throw error;
           reply.header('HX-Refused', 'row');
           return page(reply, 400, 'refund-row', presentRefundRow(row, config.supplierCurrency, refused, true));

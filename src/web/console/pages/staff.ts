@@ -42,8 +42,8 @@ export const staffPage: ConsolePage = {
       page(reply, status, 'staff', presentStaff(await listStaff(db), { me: user(reply.request).staffId, roles: STAFF_ROLES, ...shown }));
 
     /** The account a URL names; a number that names none is a 404 page. */
-    const account = async (staffId: string) => {
-      const row = (await listStaff(db)).find((s) => String(s.id) === staffId);
+    const account = async (staffId: number) => {
+      const row = (await listStaff(db)).find((s) => s.id === staffId);
       if (!row) throw notFound('staff account');
       return row;
     };

@@ -6,6 +6,7 @@ import {
   WebhookListQuery,
   WebhookStatusForm,
 } from '../../../schemas/console-operations.ts';
+import { lookupId } from '../../../domain/ids.ts';
 import { endpointLogForOperator, retryDeliveryForOperator } from '../../../services/webhook-log.service.ts';
 import { listWebhooksForOperator, setWebhookStatus } from '../../../services/webhooks.service.ts';
 import { merchantNamesById } from '../../../services/merchants.service.ts';
@@ -26,7 +27,7 @@ export const webhooksPage: ConsolePage = {
     app.get('/webhooks', { schema: { querystring: WebhookListQuery } }, async (request, reply) => {
       const { merchant, status, page: pageText } = request.query;
       const endpoints = await listWebhooksForOperator(db, {
-        merchantId: merchant || undefined,
+        merchantId: merchant ? lookupId(merchant) : undefined,
         status: status === 'active' || status === 'disabled' ? status : undefined,
         pageNumber: Number(pageText ?? 1),
         pageSize: ENDPOINTS_PER_PAGE,
@@ -41,25 +42,25 @@ export const webhooksPage: ConsolePage = {
 
     app.get('/webhooks/:id', { schema: { params: ConsoleIdParams, querystring: DeliveryLogQuery } }, async (request, reply) => {
       const status = request.query.status || null;
-      const log = await endpointLogForOperator(db, Number(request.params.id), status, Number(request.query.page ?? 1), DELIVERIES_PER_PAGE);
+      const log = await endpointLogForOperator(db, request.params.id, status, Number(request.query.page ?? 1), DELIVERIES_PER_PAGE);
       const names = await merchantNamesById(db, [Number(log.endpoint.merchantId)]);
       return page(reply, 200, 'webhook', presentWebhook(log, names.get(Number(log.endpoint.merchantId)) ?? '', status ?? ''));
     });
 
     app.post('/webhooks/:id/disable', { schema: { params: ConsoleIdParams, body: WebhookStatusForm } }, async (request, reply) => {
-      await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'disabled', reason: request.body.reason || null }, now());
+      await setWebhookStatus(db, actor(request), request.params.id, { status: 'disabled', reason: request.body.reason || null }, now());
       await forms.flash(request, 'notice', { text: 'Endpoint disabled: nothing is delivered to it until it is enabled again.' });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/enable', { schema: { params: ConsoleIdParams, body: ActionForm } }, async (request, reply) => {
-      await setWebhookStatus(db, actor(request), Number(request.params.id), { status: 'active' }, now());
+      await setWebhookStatus(db, actor(request), request.params.id, { status: 'active' }, now());
       await forms.flash(request, 'notice', { text: 'Endpoint enabled.' });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ConsoleDeliveryParams, body: ActionForm } }, async (request, reply) => {
-      await retryDeliveryForOperator(db, actor(request), Number(request.params.id), Number(request.params.deliveryId), now());
+      await retryDeliveryForOperator(db, actor(request), request.params.id, request.params.deliveryId, now());
       await forms.flash(request, 'notice', { text: `Delivery ${request.params.deliveryId} will be sent again: its attempt appears in the log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });

@@ -44,7 +44,7 @@ import type { ManagerPage } from './context.ts';
 /** Sign-in (password, then a TOTP code when enrolled), invitations, two-factor enrolment, sign-out. */
 export const accountPage: ManagerPage = {
   nav: [],
-  routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user, actor }) => {
+  routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user, merchant, actor }) => {
     const { db } = store;
     app.get('/sign-in', async (request, reply) => {
       if (request.managerUser) return reply.redirect(MANAGER_PREFIX, 303);
@@ -59,7 +59,7 @@ export const accountPage: ManagerPage = {
         reply.header('Retry-After', String(wait));
         return page(reply, 429, 'sign-in', presentManagerSignIn(email, `Too many sign-in attempts; try again in ${wait} s.`));
       }
-      const merchantId = request.body.merchant === undefined ? undefined : Number(request.body.merchant);
+      const merchantId = request.body.merchant;
       const started = await signIn(db, { email, password, address: request.ip, requestId: request.id, merchantId }, sessionLimits, now());
       if (!started) {
         request.log.warn({ emailFingerprint: emailFingerprint(email), address: request.ip }, 'manager sign-in failed');
@@ -206,7 +206,7 @@ export const accountPage: ManagerPage = {
     ) => {
       const me = user(request);
       let state: Parameters<typeof presentTwoFactor>[1];
-      if (me.twoFactor) state = { on: true, recoveryCodesLeft: await recoveryCodesLeft(db, me) };
+      if (me.twoFactor) state = { on: true, recoveryCodesLeft: await recoveryCodesLeft(merchant(request), me) };
       else {
         const pending = await pendingTwoFactor(db, me, now());
         state = { on: false, pending, qrSvg: await qrCodeSvg(pending.uri, 'QR code of the key, for an authenticator app to scan') };

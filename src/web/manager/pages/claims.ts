@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { CLAIM_REASONS, CLAIM_RESOLUTIONS, EVIDENCE_TYPES, MAX_CLAIM_EVIDENCE } from '../../../domain/claims.ts';
 import { AppError, isRefusal } from '../../../domain/errors.ts';
-import { lookupId } from '../../../domain/ids.ts';
 import { mayManage } from '../../../domain/merchant-users.ts';
 import { sendEvidence } from '../../../http/downloads.ts';
 import { httpStatus } from '../../../http/errors.ts';
@@ -78,7 +77,7 @@ export const claimsPage: ManagerPage = {
 
     // An evidence file of the merchant's: an attachment, nosniff, sandboxed (the API's download).
     app.get('/claims/files/:fileId', { schema: { params: ManagerClaimFileParams } }, async (request, reply) =>
-      sendEvidence(reply, await evidenceDownload(merchant(request), config, lookupId(request.params.fileId))),
+      sendEvidence(reply, await evidenceDownload(merchant(request), config, request.params.fileId)),
     );
 
     // The page's script uploads each file here first, with progress; the answer is JSON for it.
@@ -107,12 +106,12 @@ export const claimsPage: ManagerPage = {
     });
 
     app.get('/claims/:claimNo', { schema: { params: ManagerClaimParams } }, async (request, reply) => {
-      const claim = await claimForMerchant(merchant(request), lookupId(request.params.claimNo));
+      const claim = await claimForMerchant(merchant(request), request.params.claimNo);
       return page(reply, 200, 'claim', presentManagerClaim(claim, mayWrite(request)));
     });
 
     app.post('/claims/:claimNo/return', { schema: { params: ManagerClaimParams, body: ManagerClaimReturnForm } }, async (request, reply) => {
-      const claimNo = lookupId(request.params.claimNo);
+      const claimNo = request.params.claimNo;
       const typed = { carrier: request.body.carrier, trackingCode: request.body.trackingCode };
       try {
         const body = parseDocument<ClaimReturnBody>(ClaimReturnBody, typed);
@@ -136,20 +135,20 @@ export const claimsPage: ManagerPage = {
     });
 
     app.post('/claims/:claimNo/cancel', { schema: { params: ManagerClaimParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const claimNo = lookupId(request.params.claimNo);
+      const claimNo = request.params.claimNo;
       await cancelClaim(deps, merchant(request), claimNo, null, request.id, auditWrite(actor(request), 'claim.cancel', now()));
       await forms.flash(request, 'notice', { text: `Claim ${claimNo} cancelled: its quantities may be claimed again.` });
       return reply.redirect(`${CLAIMS}/${claimNo}`, 303);
     });
 
     app.get('/split-orders/:id/claim', { schema: { params: ManagerIdParams } }, async (request, reply) => {
-      const form = await claimFormFor(merchant(request), config, lookupId(request.params.id), now());
+      const form = await claimFormFor(merchant(request), config, request.params.id, now());
       return page(reply, form.closed ? 409 : 200, 'claim-form', presentClaimForm(form, null, null));
     });
 
     app.post('/split-orders/:id/claim', { schema: { params: ManagerIdParams, body: ManagerOpenClaimForm } }, async (request, reply) => {
       const scope = merchant(request);
-      const form = await claimFormFor(scope, config, lookupId(request.params.id), now());
+      const form = await claimFormFor(scope, config, request.params.id, now());
       const b = request.body;
       const files = forms.files(request);
       const skus = listOf(b.sku);

@@ -65,14 +65,14 @@ export const credentialsPage: ManagerPage = {
           status: 400,
           form: 'rotate',
           error: grace.error ?? '',
-          typed: { clientId: request.params.id, graceHours: request.body.graceHours },
+          typed: { clientId: String(request.params.id), graceHours: request.body.graceHours },
         });
-      const { client, secret, oldSecretUntil } = await rotateClient(merchant(request), actor(request), Number(request.params.id), grace.value, now());
+      const { client, secret, oldSecretUntil } = await rotateClient(merchant(request), actor(request), request.params.id, grace.value, now());
       return shownOnce(request, reply, { kind: 'client', name: client.name, clientId: client.client_id, secret, oldSecretUntil });
     });
 
     app.post('/credentials/clients/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await revokeClient(merchant(request), actor(request), Number(request.params.id), now());
+      await revokeClient(merchant(request), actor(request), request.params.id, now());
       await forms.flash(request, 'notice', { text: 'Client revoked: its secret no longer gets tokens.' });
       return reply.redirect(CREDENTIALS, 303);
     });
@@ -92,7 +92,7 @@ export const credentialsPage: ManagerPage = {
     });
 
     app.post('/credentials/tokens/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await revokePersonalToken(merchant(request), actor(request), Number(request.params.id), now());
+      await revokePersonalToken(merchant(request), actor(request), request.params.id, now());
       await forms.flash(request, 'notice', { text: 'Token revoked.' });
       return reply.redirect(CREDENTIALS, 303);
     });

@@ -22,7 +22,7 @@ export const ordersPage: ManagerPage = {
     );
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
-      const detail = await orderForMerchant(merchant(request), Number(request.params.id));
+      const detail = await orderForMerchant(merchant(request), request.params.id);
       // A shipped split's tracking number links to its channel's tracking page (issue 29, 10).
       const shipping = await channelShippingByCode(store.db);
       // A split order that shipped, within the claim window, with something left to claim: "Open a claim" (for roles that may).

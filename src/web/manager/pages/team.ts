@@ -37,7 +37,7 @@ export const teamPage: ManagerPage = {
     });
 
     app.post('/team/invitations/:id/revoke', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await revokeInvitation(merchant(request), actor(request), Number(request.params.id), now());
+      await revokeInvitation(merchant(request), actor(request), request.params.id, now());
       await forms.flash(request, 'notice', { text: 'Invitation revoked: its link no longer works.' });
       return reply.redirect(TEAM, 303);
     });
@@ -51,27 +51,27 @@ export const teamPage: ManagerPage = {
     });
 
     app.post('/team/:id/role', { schema: { params: ManagerIdParams, body: RoleForm } }, async (request, reply) => {
-      await changeRole(merchant(request), user(request), Number(request.params.id), request.body.role, request.id, now());
+      await changeRole(merchant(request), user(request), request.params.id, request.body.role, request.id, now());
       await forms.flash(request, 'notice', { text: `Role changed to ${request.body.role}.` });
       return reply.redirect(TEAM, 303);
     });
 
     app.post('/team/:id/remove', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await removeMember(merchant(request), user(request), Number(request.params.id), request.id, now());
+      await removeMember(merchant(request), user(request), request.params.id, request.id, now());
       await forms.flash(request, 'notice', { text: 'User removed: their sessions are signed out.' });
       return reply.redirect(TEAM, 303);
     });
 
     // A one-time link that sets the member's password (Hardening III, 5): shown once, to hand on.
     app.post('/team/:id/reset-password', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const reset = await createPasswordReset(merchant(request), actor(request), { userId: Number(request.params.id) }, now());
+      const reset = await createPasswordReset(merchant(request), actor(request), { userId: request.params.id }, now());
       return shownOnce(request, reply, { reset: { email: reset.email, url: passwordResetUrl(origin(request), reset.token) } });
     });
 
     // A member who lost their authenticator and recovery codes (issue 29, 13): two-factor off, sessions ended.
     // Asked first on the page (it ends the member's sessions); the Team page then says it was done.
     app.post('/team/:id/reset-two-factor', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      const done = await resetTwoFactor(merchant(request), actor(request), { userId: Number(request.params.id) }, now());
+      const done = await resetTwoFactor(merchant(request), actor(request), { userId: request.params.id }, now());
       await forms.flash(request, 'notice', {
         text: `Two-factor sign-in of ${done.email} is off, and their sessions have ended (${done.sessionsEnded}). They sign in with their password and turn it on again.`,
       });
@@ -79,7 +79,7 @@ export const teamPage: ManagerPage = {
     });
 
     app.get('/audit', { schema: { querystring: ManagerAuditQuery } }, async (request, reply) => {
-      const before = request.query.before ? Number(request.query.before) : null;
+      const before = request.query.before ?? null;
       const rows = await merchantAudit(merchant(request), before, 50);
       return page(reply, 200, 'audit', presentManagerAudit(rows));
     });

@@ -38,7 +38,7 @@ export const webhooksPage: ManagerPage = {
     const canWrite = (request: Parameters<typeof user>[0]) => user(request).role !== 'viewer';
     /** The delivery log shows this many deliveries, newest first. */
     const LOG_ROWS = 50;
-    const logOf = (request: Parameters<typeof user>[0], rawId: string) => deliveryLog(merchant(request), Number(rawId), 1, LOG_ROWS);
+    const logOf = (request: Parameters<typeof user>[0], id: number) => deliveryLog(merchant(request), id, 1, LOG_ROWS);
     /**
      * The endpoint's page. `refused`: a refused edit's status, reasons and what was typed (the form
      * shows it instead of the endpoint's subscription).
@@ -46,14 +46,14 @@ export const webhooksPage: ManagerPage = {
     const detail = async (
       request: Parameters<typeof user>[0],
       reply: Parameters<typeof page>[0],
-      rawId: string,
+      id: number,
       shown: string | null,
       refused: { status: number; reasons: string[]; form: WebhookEditFields } | null = null,
       testRefused: { status: number; reason: string } | null = null,
     ) => {
-      const log = await logOf(request, rawId);
+      const log = await logOf(request, id);
       // Only test events the merchant has data for are offered (a writer's form; a viewer has none).
-      const testGaps = canWrite(request) ? await testEventChoices(deps, merchant(request), Number(rawId)) : null;
+      const testGaps = canWrite(request) ? await testEventChoices(deps, merchant(request), id) : null;
       return page(
         reply,
         refused?.status ?? testRefused?.status ?? 200,
@@ -85,7 +85,7 @@ export const webhooksPage: ManagerPage = {
     });
 
     app.get('/webhooks/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
-      const rotated = await forms.take<{ id: string; secret: string }>(request, 'webhook-secret');
+      const rotated = await forms.take<{ id: number; secret: string }>(request, 'webhook-secret');
       return detail(request, reply, request.params.id, rotated?.id === request.params.id ? rotated.secret : null);
     });
 
@@ -118,7 +118,7 @@ export const webhooksPage: ManagerPage = {
         await replaceWebhook(
           deps,
           merchant(request),
-          Number(id),
+          id,
           body,
           null,
           request.id,
@@ -149,7 +149,7 @@ export const webhooksPage: ManagerPage = {
       const rotated = await rotateSecret(
         deps,
         merchant(request),
-        Number(request.params.id),
+        request.params.id,
         null,
         request.id,
         now(),
@@ -162,7 +162,7 @@ export const webhooksPage: ManagerPage = {
     app.post('/webhooks/:id/test', { schema: { params: ManagerIdParams, body: WebhookTestForm } }, async (request, reply) => {
       const type = request.body.type ?? WEBHOOK_TEST_EVENT;
       try {
-        await sendTestEvent(deps, merchant(request), Number(request.params.id), type, auditWrite(actor(request), 'webhook.send_test', now(), { type }), now());
+        await sendTestEvent(deps, merchant(request), request.params.id, type, auditWrite(actor(request), 'webhook.send_test', now(), { type }), now());
       } catch (error) {
         // No record to build the type's body from (or the endpoint is disabled): the page again, the reason by the form.
         if (!(error instanceof AppError) || error.kind !== 'conflict') throw error;
@@ -173,23 +173,14 @@ export const webhooksPage: ManagerPage = {
     });
 
     app.post('/webhooks/:id/delete', { schema: { params: ManagerIdParams, body: ManagerCsrfForm } }, async (request, reply) => {
-      await deleteWebhook(merchant(request), Number(request.params.id), auditWrite(actor(request), 'webhook.delete', now()));
+      await deleteWebhook(merchant(request), request.params.id, auditWrite(actor(request), 'webhook.delete', now()));
       await forms.flash(request, 'notice', { text: 'Endpoint deleted.' });
       return reply.redirect(WEBHOOKS, 303);
     });
 
     app.post('/webhooks/:id/deliveries/:deliveryId/retry', { schema: { params: ManagerDeliveryParams, body: ManagerCsrfForm } }, async (request, reply) => {
       const { id, deliveryId } = request.params;
-      await retryDelivery(
-        deps,
-        merchant(request),
-        Number(id),
-        Number(deliveryId),
-        null,
-        request.id,
-        now(),
-        auditWrite(actor(request), 'webhook.retry', now(), { deliveryId }),
-      );
+      await retryDelivery(deps, merchant(request), id, deliveryId, null, request.id, now(), auditWrite(actor(request), 'webhook.retry', now(), { deliveryId }));
       await forms.flash(request, 'notice', { text: `Delivery ${deliveryId} will be sent again: its attempt appears in the log below.` });
       return reply.redirect(`${WEBHOOKS}/${id}`, 303);
     });
