@@ -109,9 +109,8 @@ export class S3Target implements BackupTarget {
   }
 
   private loaded(): Promise<S3Sdk> {
-    this.sdk ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([api, storage]) => ({
+    this.sdk ??= import('./backup-s3-sdk.ts').then(({ s3Sdk: api }) => ({
       api,
-      Upload: storage.Upload,
       client: new api.S3Client({
         region: this.s3.region,
         ...(this.s3.endpoint ? { endpoint: this.s3.endpoint, forcePathStyle: true } : {}),
@@ -126,8 +125,8 @@ export class S3Target implements BackupTarget {
   }
 
   async put(name: string, file: string): Promise<void> {
-    const { client, Upload } = await this.loaded();
-    const upload = new Upload({
+    const { client, api } = await this.loaded();
+    const upload = new api.Upload({
       client,
       params: { Bucket: this.s3.bucket, Key: this.key(name), Body: fs.createReadStream(file), ContentType: 'application/x-tar' },
       partSize: PART_BYTES,
@@ -176,8 +175,7 @@ export class S3Target implements BackupTarget {
 }
 
 interface S3Sdk {
-  api: typeof import('@aws-sdk/client-s3');
-  Upload: typeof import('@aws-sdk/lib-storage').Upload;
+  api: typeof import('./backup-s3-sdk.ts')['s3Sdk'];
   client: S3Client;
 }
 
