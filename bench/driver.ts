@@ -46,6 +46,10 @@ export interface BenchDriver {
   account(): unknown;
   /** A page of the account's entries, newest first, and their count up to the API's cap (by merchant and account, as the service's scope reads them). */
   accountTransactions(pageNumber: number, pageSize: number): unknown;
+  /** SPEC §18: a claim of one unit of `sku` on a shipped split order (the split locked, what is still claimable read, the claim and its line written). */
+  openClaim(splitOrderId: number, sku: string, now: number): unknown;
+  /** The merchant's newest claims, their lines and evidence, and their count up to the API's cap. */
+  listClaims(pageSize: number): unknown;
   close(): Promise<void>;
 }
 
@@ -85,6 +89,8 @@ const ADDRESS_JSON = JSON.stringify({
 });
 /** `total` of the order query counts at most this many rows (docs/decisions.md, "Order paging"). */
 const ORDER_TOTAL_CAP = 10_000;
+/** The claim list counts up to this many, as the API does. */
+const CLAIM_TOTAL_CAP = 10_000;
 /** The transactions list counts at most this many entries (services/ledger.service.ts). */
 const ENTRY_TOTAL_CAP = 10_000;
 const ACCOUNT_SQL = `select * from ledger_accounts where account_key = ?`;
@@ -385,7 +391,36 @@ export function sqliteDriver(file: string, setup: Setup): BenchDriver {
     return refundId;
   }).immediate;
 
+  const claimSplit = db.prepare(`select id, order_id, status from split_orders where id = ? and merchant_id = ?`);
+  const claimableLine = db.prepare(`
+    select oi.id, oi.sku, oi.unit_cents, oi.quantity - oi.refunded_quantity - coalesce((select sum(cl.quantity) from claim_lines cl
+      join claims c on c.id = cl.claim_id where cl.order_item_id = oi.id and c.status not in ('rejected', 'cancelled')), 0) as q
+    from order_items oi where oi.split_order_id = ? and oi.sku = ? order by oi.id`);
+  const insertClaim = db.prepare(`
+    insert into claims (merchant_id, order_id, split_order_id, status, reason, resolution, description, created_at, updated_at)
+    values (?, ?, ?, 'open', 'damaged', 'refund', null, ?, ?) returning id`);
+  const insertClaimLine = db.prepare('insert into claim_lines (claim_id, merchant_id, order_item_id, sku, quantity, unit_cents) values (?, ?, ?, ?, 1, ?)');
+  const openClaim = db.transaction((splitOrderId: number, sku: string, now: number) => {
+    const split = claimSplit.get(splitOrderId, setup.merchantId) as { id: number; order_id: number; status: string } | undefined;
+    if (!split || (split.status !== 'shipped' && split.status !== 'completed')) throw new Error('not a shipped split order');
+    const line = (claimableLine.all(splitOrderId, sku) as { id: number; sku: string; unit_cents: number; q: number }[]).find((l) => l.q >= 1);
+    if (!line) throw new Error('nothing left to claim');
+    const { id } = insertClaim.get(setup.merchantId, split.order_id, split.id, now, now) as { id: number };
+    insertClaimLine.run(id, setup.merchantId, line.id, line.sku, line.unit_cents);
+    return id;
+  }).immediate;
+  const claimPage = db.prepare('select * from claims where merchant_id = ? order by id desc limit ?');
+  const claimLinesOf = db.prepare('select * from claim_lines where claim_id in (select value from json_each(?)) order by id');
+  const claimFilesOf = db.prepare('select id, claim_id from claim_files where claim_id in (select value from json_each(?)) order by id');
+  const claimCount = db.prepare(`select count(*) as n from (select id from claims where merchant_id = ? limit ${CLAIM_TOTAL_CAP})`);
+
   return {
+    openClaim: (splitOrderId, sku, now) => openClaim(splitOrderId, sku, now),
+    listClaims: (pageSize) => {
+      const rows = claimPage.all(setup.merchantId, pageSize + 1) as { id: number }[];
+      const ids = JSON.stringify(rows.map((r) => r.id));
+      return { rows, lines: claimLinesOf.all(ids), files: claimFilesOf.all(ids), total: claimCount.get(setup.merchantId) };
+    },
     stockBySkus: (skus) => stock30.all(...skus),
     stockByWindow,
     createOrder: (lines, key, now) => createOrder(lines, key, now),
@@ -530,6 +565,25 @@ const PG_REFUND = `
   )
   select id from r`;
 
+/** SPEC §18: a one-unit claim in one statement (the same rows as openClaim writes; the split order locked first). */
+const PG_OPEN_CLAIM = `
+  with s as (
+    select id, order_id from split_orders where id = $1 and merchant_id = $2 and status in ('shipped', 'completed') for update
+  ), i as (
+    select oi.id, oi.sku, oi.unit_cents from order_items oi join s on oi.split_order_id = s.id
+    where oi.sku = $3 and oi.quantity - oi.refunded_quantity - coalesce((select sum(cl.quantity) from claim_lines cl
+      join claims c on c.id = cl.claim_id where cl.order_item_id = oi.id and c.status not in ('rejected', 'cancelled')), 0) >= 1
+    order by oi.id limit 1
+  ), c as (
+    insert into claims (merchant_id, order_id, split_order_id, status, reason, resolution, description, created_at, updated_at)
+    select $2, s.order_id, s.id, 'open', 'damaged', 'refund', null, $4, $4 from s where exists (select 1 from i)
+    returning id
+  ), l as (
+    insert into claim_lines (claim_id, merchant_id, order_item_id, sku, quantity, unit_cents)
+    select c.id, $2, i.id, i.sku, 1, i.unit_cents from c, i
+  )
+  select id from c`;
+
 export async function postgresDriver(url: string, setup: Setup & { connections: number }): Promise<BenchDriver> {
   const int8 = (value: string) => Number(value);
   const pool = new pg.Pool({
@@ -592,6 +646,23 @@ export async function postgresDriver(url: string, setup: Setup & { connections: 
       const [{ id }] = await run('bench_account', numbered(ACCOUNT_SQL), [`merchant:${setup.merchantId}:sandbox`]);
       const list = await run('bench_entry_page', numbered(ENTRY_PAGE_SQL), [setup.merchantId, id, pageSize + 1, (pageNumber - 1) * pageSize]);
       return { list, total: await run('bench_entry_count', numbered(ENTRY_COUNT_SQL), [setup.merchantId, id]) };
+    },
+    openClaim: async (splitOrderId, sku, now) => {
+      const rows = await run('bench_open_claim', PG_OPEN_CLAIM, [splitOrderId, setup.merchantId, sku, now]);
+      if (rows.length !== 1) throw new Error('claim not written');
+      return rows[0].id;
+    },
+    listClaims: async (pageSize) => {
+      const rows = await run('bench_claim_page', 'select * from claims where merchant_id = $1 order by id desc limit $2', [setup.merchantId, pageSize + 1]);
+      const ids = rows.map((r) => r.id);
+      return {
+        rows,
+        lines: await run('bench_claim_lines', 'select * from claim_lines where claim_id = any($1) order by id', [ids]),
+        files: await run('bench_claim_files', 'select id, claim_id from claim_files where claim_id = any($1) order by id', [ids]),
+        total: await run('bench_claim_count', `select count(*) as n from (select id from claims where merchant_id = $1 limit ${CLAIM_TOTAL_CAP}) c`, [
+          setup.merchantId,
+        ]),
+      };
     },
     close: () => pool.end(),
   };

@@ -348,11 +348,19 @@ export async function loadCatalogue(t: TestApp, doc: unknown = SMALL_CATALOGUE) 
   return r.body.data;
 }
 
-/** Every table of the store (new tables are included without touching this list). */
+/**
+ * Every table of the store (new tables are included without touching this list). On SQLite, its
+ * ordinary tables: not the FTS5 search index (`orders_search`, a virtual table, and its shadow
+ * tables), which takes no trigger and is written only by the triggers on `orders`.
+ */
 export async function tableNames(store: Store): Promise<string[]> {
   const rows =
     store.dialect === 'sqlite'
-      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)).rows
+      ? (
+          await sql<{ name: string }>`select name from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite_%'`.execute(
+            store.db,
+          )
+        ).rows
       : (
           await sql<{ name: string }>`
           select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'

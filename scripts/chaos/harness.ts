@@ -13,6 +13,14 @@
  *  - every pending refund is decided once a worker runs again (REFUND_AUTO_DELAY_MS small);
  *  - repeating a request whose response was received, with the same Idempotency-Key, returns the
  *    original result (`Idempotent-Replayed: true`), including after the crashes.
+ * Claims after shipment (SPEC §18) ride the same load: a merchant opens a claim on a shipped split
+ * order (with an Idempotency-Key) and the operator decides it — credited, reshipped in a replacement
+ * order, or approved with the goods back (the merchant posts the return, the operator receives it),
+ * then credited or reshipped — so kills land between and within decisions. A decision that got no
+ * answer is followed up the way an operator would: read the claim, go on from its state. Afterwards
+ * every credited claim carries exactly one `claim_credit` of its amount, every reshipped one exactly
+ * one replacement order linked both ways, a claim's received goods are back in stock exactly once,
+ * and an unresolved claim carries none of these (no half-made decision).
  * Between the two phases, backup cycles (SPEC §17): a `stockist backup` process runs beside the
  * server under the load and both are killed (-9) mid-backup, as soon as the backup's working folder
  * (its snapshot has begun) or its `.partial` archive appears; afterwards no file with an archive's
@@ -60,7 +68,9 @@ export interface ChaosSummary {
   requests: number;
   answered: number;
   noResponse: number;
-  acknowledged: { orders: number; refunds: number; ships: number };
+  acknowledged: { orders: number; refunds: number; ships: number; claims: number; claimDecisions: number };
+  /** Claim decisions (approve, return, receive) sent while the server died: no answer, followed up from the claim's state. */
+  claimDecisionsUnanswered: number;
   rejected: number;
   verified: {
     orders: number;
@@ -79,6 +89,14 @@ export interface ChaosSummary {
     backups: number;
     /** Dot-files of killed backups that both `backup verify` and `restore` refused. */
     partialsRefused: number;
+    /** Acknowledged claims stored exactly once, each in the state its last answer gave (when no later step went unanswered). */
+    claims: number;
+    /** Credited claims with exactly one `claim_credit` of their amount and one credit resolution. */
+    claimsCredited: number;
+    /** Reshipped claims with exactly one replacement order, linked both ways (`replacementOrderId`, `customOrderId`). */
+    claimsReshipped: number;
+    /** Claims whose goods came back: their lines back in stock exactly once (`claim_return`). */
+    claimsReturned: number;
   };
   failures: string[];
 }
@@ -87,7 +105,7 @@ const ADMIN_KEY = 'chaos-admin-key-0123456789';
 const SKUS = Array.from({ length: 8 }, (_, i) => `DEMO-${String(i + 1).padStart(4, '0')}`);
 const ADDRESS = { country: 'US', phone: '+1 555 0100', recipient: 'Chaos Test', province: 'CA', city: 'LA', street1: '1 Main St', zip: '90001' };
 
-type Kind = 'order' | 'refund' | 'ship';
+type Kind = 'order' | 'refund' | 'ship' | 'claim' | 'decision';
 interface Sent {
   kind: Kind;
   tag: string;
@@ -105,6 +123,15 @@ interface AckedOrder {
   id: string;
   items: { id: string; quantity: number }[];
   splitIds: string[];
+}
+/** An opened claim as the client last saw it. */
+interface AckedClaim {
+  claimNo: string;
+  tag: string;
+  /** The status of the last answer (a decision's, or a read after a decision that got none). */
+  status: string;
+  /** A step after that answer got no answer: its outcome is not known to the client. */
+  uncertain: boolean;
 }
 
 /** A small seeded PRNG (mulberry32) so a failing run can be repeated with --seed. */
@@ -175,7 +202,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     requests: 0,
     answered: 0,
     noResponse: 0,
-    acknowledged: { orders: 0, refunds: 0, ships: 0 },
+    acknowledged: { orders: 0, refunds: 0, ships: 0, claims: 0, claimDecisions: 0 },
+    claimDecisionsUnanswered: 0,
     rejected: 0,
     verified: {
       orders: 0,
@@ -190,6 +218,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       credits: 0,
       backups: 0,
       partialsRefused: 0,
+      claims: 0,
+      claimsCredited: 0,
+      claimsReshipped: 0,
+      claimsReturned: 0,
     },
     failures: [],
   };
@@ -240,6 +272,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   let counter = 0;
   const sent: Sent[] = [];
   const orders: AckedOrder[] = [];
+  /** The SKUs of each acknowledged order's split orders, and the split orders an acknowledged ship shipped. */
+  const splitSkus = new Map<string, string[]>();
+  const shippedSplits: string[] = [];
+  const claims: AckedClaim[] = [];
+  /** Claim decisions sent and not answered yet: a server kill waits a little for one, so kills land within decisions. */
+  let decisionsInFlight = 0;
 
   const call = async (method: string, url: string, body: unknown, admin: boolean, key: string | null) => {
     const headers: Record<string, string> = { authorization: `Bearer ${admin ? ADMIN_KEY : token}`, 'content-type': 'application/json' };
@@ -304,11 +342,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       try {
         const r = await call('GET', `/admin/v1/orders/${s.data}`, undefined, true, null);
         if (r.status === 200) {
-          orders.push({
-            id: String(s.data),
-            items: r.json.data.orderItems.map((i: { id: string; productNum: number }) => ({ id: i.id, quantity: i.productNum })),
-            splitIds: r.json.data.splitOrders.map((x: { id: string }) => x.id),
-          });
+          const items: { id: string; productNum: number; skuCode: string }[] = r.json.data.orderItems;
+          const splits: { id: string; itemIds: string[] }[] = r.json.data.splitOrders;
+          orders.push({ id: String(s.data), items: items.map((i) => ({ id: i.id, quantity: i.productNum })), splitIds: splits.map((x) => x.id) });
+          for (const split of splits) splitSkus.set(split.id, [...new Set(items.filter((i) => split.itemIds.includes(i.id)).map((i) => i.skuCode))]);
         } else if (r.status === 404) fail(`order ${s.data} (${s.tag}) acknowledged but not found`);
       } catch {
         // the server died; the order is verified at the end anyway
@@ -359,7 +396,93 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     };
     sent.push(s);
     await send(s);
-    if (s.outcome === 'ok') summary.acknowledged.ships++;
+    if (s.outcome === 'ok') {
+      summary.acknowledged.ships++;
+      shippedSplits.push(splitId);
+    }
+  };
+
+  /**
+   * SPEC §18 under the kills: open a claim on a shipped split order, then decide it — credit,
+   * reship, or the goods back first (approve with returnRequired, the merchant's return, the
+   * operator's receipt). A step that gets no answer is followed up as an operator would: once the
+   * server is back, read the claim and go on from the state it is in.
+   */
+  const claimAfterShipment = async () => {
+    const claimable = shippedSplits.filter((id) => splitSkus.has(id));
+    if (claimable.length === 0) return ship();
+    const splitId = rnd.pick(claimable);
+    const n = ++counter;
+    const tag = `chaos:c:${n}`;
+    const resolution = rnd.next() < 0.5 ? 'refund' : 'reship';
+    const withReturn = rnd.next() < 0.35;
+    const opened: Sent = {
+      kind: 'claim',
+      tag,
+      key: rnd.next() < 0.85 ? `chaos-c-${n}-${seed}` : null,
+      url: '/openapi/v1/claims',
+      body: {
+        orderId: splitId,
+        reason: rnd.pick(['not_received', 'damaged', 'wrong_item', 'missing_parts', 'quality']),
+        resolution,
+        items: [{ sku: rnd.pick(splitSkus.get(splitId)!), quantity: 1 }],
+        description: tag,
+      },
+      admin: false,
+      outcome: 'pending',
+    };
+    sent.push(opened);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await send(opened);
+      if (opened.outcome !== 'unknown' || !opened.key || stopped) break;
+      await waitUp();
+    }
+    if (opened.outcome !== 'ok') return;
+    summary.acknowledged.claims++;
+    const claim: AckedClaim = { claimNo: String((opened.data as { claimNo: string }).claimNo), tag, status: 'open', uncertain: false };
+    claims.push(claim);
+    const admin = `/admin/v1/claims/${claim.claimNo}`;
+    let returnPosted = false;
+    for (let step = 0; step < 6 && !stopped; step++) {
+      let s: Sent;
+      if (claim.status === 'open') s = decision(`${admin}/approve`, withReturn ? { returnRequired: true } : {}, true);
+      else if (claim.status === 'awaiting_return' && !returnPosted)
+        s = decision(`/openapi/v1/claims/${claim.claimNo}/return`, { carrier: 'UPS', trackingCode: `RET${n}` }, false, `chaos-ret-${n}-${seed}`);
+      else if (claim.status === 'awaiting_return') s = decision(`${admin}/received`, { warehouseCode: rnd.pick(['G007', 'US01']) }, true);
+      else return; // credited or reshipped (or left approved/received by a reshipment that could not be made)
+      decisionsInFlight++;
+      await send(s).finally(() => decisionsInFlight--);
+      if (s.outcome === 'ok') {
+        summary.acknowledged.claimDecisions++;
+        claim.status = (s.data as { status: string }).status;
+        claim.uncertain = false;
+        if (s.url.endsWith('/return')) returnPosted = true;
+        continue;
+      }
+      // 40900: the same key's attempt that died with the server is still marked in flight; the verification reads the claim.
+      if (s.outcome === 'rejected' && s.code === 40900) return;
+      if (s.outcome === 'rejected')
+        return fail(`claim ${claim.claimNo} (${tag}): ${s.url} refused ${s.status}/${s.code} while the client saw it ${claim.status}`);
+      // No answer: the server died. Once it is back, read where the claim is and go on from there.
+      summary.claimDecisionsUnanswered++;
+      claim.uncertain = true;
+      await waitUp();
+      if (stopped) return;
+      try {
+        const r = await call('GET', admin, undefined, true, null);
+        if (r.status !== 200) return fail(`claim ${claim.claimNo} (${tag}) read after a lost answer: ${r.status} ${JSON.stringify(r.json)}`);
+        claim.status = r.json.data.status;
+        claim.uncertain = false;
+        returnPosted = r.json.data.returnTracking !== null;
+      } catch {
+        return; // died again: the verification reads the claim
+      }
+    }
+  };
+  const decision = (url: string, body: unknown, admin: boolean, key: string | null = null): Sent => {
+    const s: Sent = { kind: 'decision', tag: url, key, url, body, admin, outcome: 'pending' };
+    sent.push(s);
+    return s;
   };
 
   const waitUp = async () => {
@@ -371,7 +494,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       await waitUp();
       if (stopped) break;
       const roll = rnd.next();
-      await (roll < 0.55 ? createOrder() : roll < 0.85 ? requestRefund() : ship());
+      await (roll < 0.5 ? createOrder() : roll < 0.75 ? requestRefund() : roll < 0.88 ? ship() : claimAfterShipment());
     }
   };
 
@@ -485,10 +608,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     return server;
   };
 
-  const killAtRandom = async (child: ChildProcess) => {
+  const killAtRandom = async (child: ChildProcess, role: 'server' | 'worker') => {
     answeredSinceStart = 0;
     while (answeredSinceStart < options.answersBeforeKill) await sleep(10);
     await sleep(rnd.int(0, options.maxKillDelayMs));
+    // A server dies while a claim is being decided, when one comes within a second (the other requests are in flight too).
+    for (let i = 0; role === 'server' && i < 100 && decisionsInFlight === 0; i++) await sleep(10);
     await kill(child);
   };
 
@@ -509,7 +634,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     // --- phase 1: kill -9 the all-in-one server under load
     const clients = Array.from({ length: options.concurrency }, () => client());
     for (let i = 0; i < options.serverKills; i++) {
-      await killAtRandom(server);
+      await killAtRandom(server, 'server');
       up = false;
       summary.serverKills++;
       log(`  killed the server (${summary.serverKills}/${options.serverKills}) after ${summary.requests} requests`);
@@ -519,7 +644,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     for (let i = 0; i < (options.backupKills ?? 0); i++) server = await backupCycle(server);
 
     // --- phase 2: API and worker as separate processes; kill -9 the worker
-    await killAtRandom(server);
+    await killAtRandom(server, 'server');
     up = false;
     summary.serverKills++;
     log(`  killed the server (${summary.serverKills}) after ${summary.requests} requests; restarting as --role api + --role worker`);
@@ -527,7 +652,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     let worker = await start('worker', await freePort());
     up = true;
     for (let i = 0; i < options.workerKills; i++) {
-      await killAtRandom(worker);
+      await killAtRandom(worker, 'worker');
       summary.workerKills++;
       log(`  killed the worker (${summary.workerKills}/${options.workerKills})`);
       worker = await start('worker', await freePort());
@@ -564,6 +689,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       else if (s.outcome === 'ok' || s.code !== 40900) summary.verified.retriedUnknown++;
       if (s.outcome === 'ok' && s.kind === 'order') summary.acknowledged.orders++;
       if (s.outcome === 'ok' && s.kind === 'refund') summary.acknowledged.refunds++;
+      if (s.outcome === 'ok' && s.kind === 'claim') summary.acknowledged.claims++;
     }
     // Answered requests with a key replay the stored answer (40900 "in flight" is not stored).
     for (const s of sent.filter((x) => x.key && (x.outcome === 'ok' || (x.outcome === 'rejected' && x.code !== 40900)))) {
@@ -598,7 +724,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     );
 
     // Exactly once: each tag names at most one row, and each acknowledged one names its row.
-    const orderRows = await db.selectFrom('orders').select(['id', 'remark']).execute();
+    // A claim's replacement order (customOrderId `claim-<claimNo>`) is the server's, not a client's: checked with the claims.
+    const orderRows = (await db.selectFrom('orders').select(['id', 'remark', 'custom_order_id']).execute()).filter(
+      (o) => !o.custom_order_id?.startsWith('claim-'),
+    );
     const refundRows = await db.selectFrom('refunds').select(['id', 'remark', 'status']).execute();
     const byTag = (rows: { id: number; remark: string | null }[]) => {
       const m = new Map<string, number[]>();
@@ -611,7 +740,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const known = new Set(sent.map((s) => s.tag));
     for (const tag of [...orderTags.keys(), ...refundTags.keys()]) if (!known.has(tag)) fail(`row with unknown tag ${tag}`);
     for (const s of sent.filter((x) => x.outcome === 'ok')) {
-      if (s.kind === 'ship') continue;
+      if (s.kind !== 'order' && s.kind !== 'refund') continue;
       const ids = (s.kind === 'order' ? orderTags : refundTags).get(s.tag) ?? [];
       if (ids.length !== 1 || String(ids[0]) !== String(s.data)) fail(`acknowledged ${s.kind} ${s.tag} → ${s.data} is stored as [${ids.join(', ')}]`);
       else summary.verified[s.kind === 'order' ? 'orders' : 'refunds']++;
@@ -666,9 +795,112 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       if (n === 1) summary.verified.credits++;
       else fail(`succeeded refund ${r.id} carries ${n} credits`);
     }
+    await checkClaims(db, sent, claims, summary, fail);
     await ledgerVerify('at the end');
     summary.noResponse = sent.filter((s) => s.outcome === 'unknown').length;
     summary.rejected = sent.filter((s) => s.outcome === 'rejected').length;
+  }
+}
+
+/**
+ * SPEC §18 after the kills: each claim opened once per tag, in the state its last answer gave, and
+ * each decision whole — a credit posted once, a replacement order made once and linked both ways,
+ * received goods back in stock once — or not there at all.
+ */
+async function checkClaims(db: Store['db'], sent: Sent[], claims: AckedClaim[], summary: ChaosSummary, fail: (message: string) => void) {
+  const rows = await db
+    .selectFrom('claims')
+    .select(['id', 'merchant_id', 'order_id', 'status', 'description', 'amount_cents', 'replacement_order_id', 'return_required', 'received_at'])
+    .execute();
+  const byTag = new Map<string, number[]>();
+  for (const c of rows) byTag.set(c.description ?? '', [...(byTag.get(c.description ?? '') ?? []), c.id]);
+  for (const [tag, ids] of byTag) if (ids.length > 1) fail(`claim ${tag} was opened ${ids.length} times (${ids.join(', ')})`);
+  for (const s of sent.filter((x) => x.kind === 'claim' && x.outcome === 'ok')) {
+    const ids = byTag.get(s.tag) ?? [];
+    const claimNo = String((s.data as { claimNo: string }).claimNo);
+    if (ids.length !== 1 || String(ids[0]) !== claimNo) fail(`acknowledged claim ${s.tag} → ${claimNo} is stored as [${ids.join(', ')}]`);
+  }
+  const statusOf = new Map(rows.map((c) => [String(c.id), c.status as string]));
+  for (const c of claims) {
+    const status = statusOf.get(c.claimNo);
+    if (!c.uncertain && status !== c.status) fail(`claim ${c.claimNo} (${c.tag}) answered ${c.status} last but is ${status}`);
+    else summary.verified.claims++;
+  }
+
+  const credits = await db.selectFrom('journal_entries').select(['id', 'cause', 'amount_cents', 'order_id']).where('type', '=', 'claim_credit').execute();
+  const resolutions = await db.selectFrom('claim_resolutions').select(['claim_id', 'kind', 'journal_entry_id', 'replacement_order_id']).execute();
+  const replacements = await db.selectFrom('orders').select(['id', 'merchant_id', 'custom_order_id']).where('custom_order_id', 'like', 'claim-%').execute();
+  const lines = await db.selectFrom('claim_lines').select(['claim_id', 'quantity']).execute();
+  const replacementItems = await db
+    .selectFrom('order_items')
+    .select(['order_id', 'quantity'])
+    .where('order_id', 'in', replacements.map((o) => o.id).concat([-1]))
+    .execute();
+  const sum = <T>(xs: T[], pick: (x: T) => number) => xs.reduce((n, x) => n + pick(x), 0);
+  for (const c of rows) {
+    const cause = `claim:${c.id}`;
+    const itsCredits = credits.filter((e) => e.cause === cause);
+    const itsResolutions = resolutions.filter((r) => r.claim_id === c.id);
+    const itsReplacements = replacements.filter((o) => o.custom_order_id === `claim-${c.id}`);
+    const claimed = sum(
+      lines.filter((l) => l.claim_id === c.id),
+      (l) => l.quantity,
+    );
+    if (c.status === 'credited') {
+      const r = itsResolutions[0];
+      if (itsCredits.length !== 1 || itsCredits[0].amount_cents !== c.amount_cents || Number(itsCredits[0].order_id) !== c.order_id)
+        fail(
+          `credited claim ${c.id} carries ${itsCredits.length} claim credits (${itsCredits.map((e) => e.amount_cents).join(', ')}; its amount ${c.amount_cents})`,
+        );
+      else if (itsResolutions.length !== 1 || r.kind !== 'credit' || Number(r.journal_entry_id) !== Number(itsCredits[0].id))
+        fail(`credited claim ${c.id}: its resolution rows ${JSON.stringify(itsResolutions)} do not name its credit`);
+      else if (itsReplacements.length || c.replacement_order_id !== null) fail(`credited claim ${c.id} has a replacement order too`);
+      else summary.verified.claimsCredited++;
+    } else if (c.status === 'reshipped') {
+      const r = itsResolutions[0];
+      const order = itsReplacements[0];
+      if (itsReplacements.length !== 1 || order.merchant_id !== c.merchant_id || Number(order.id) !== Number(c.replacement_order_id))
+        fail(`reshipped claim ${c.id} → replacement ${c.replacement_order_id}, but orders claim-${c.id} are [${itsReplacements.map((o) => o.id).join(', ')}]`);
+      else if (itsResolutions.length !== 1 || r.kind !== 'reship' || Number(r.replacement_order_id) !== Number(order.id))
+        fail(`reshipped claim ${c.id}: its resolution rows ${JSON.stringify(itsResolutions)} do not name its replacement order`);
+      else if (
+        sum(
+          replacementItems.filter((i) => i.order_id === order.id),
+          (i) => i.quantity,
+        ) !== claimed
+      )
+        fail(`reshipped claim ${c.id}: its replacement order ${order.id} does not carry the ${claimed} claimed units`);
+      else if (itsCredits.length || c.amount_cents !== null) fail(`reshipped claim ${c.id} was credited too`);
+      else summary.verified.claimsReshipped++;
+    } else if (itsCredits.length || itsResolutions.length || itsReplacements.length || c.replacement_order_id !== null || c.amount_cents !== null) {
+      fail(
+        `claim ${c.id} is ${c.status} but carries ${itsCredits.length} credits, ${itsResolutions.length} resolutions, ${itsReplacements.length} replacement orders (a half-made decision)`,
+      );
+    }
+    // Received goods: only a claim the operator received (then resolved in that transaction, or left received).
+    const received = c.status === 'received' || (c.return_required === 1 && (c.status === 'credited' || c.status === 'reshipped'));
+    if (received !== (c.received_at !== null)) fail(`claim ${c.id} is ${c.status} (return required: ${c.return_required}) but received_at is ${c.received_at}`);
+  }
+  // Received goods back in stock exactly once: per order, the claim_return rows hold the received claims' units.
+  const returned = await db
+    .selectFrom('stock_ledger')
+    .select(['order_id', 'delta'])
+    .where('kind', '=', 'return')
+    .where('reason', '=', 'claim_return')
+    .execute();
+  const orderIds = new Set([...rows.map((c) => c.order_id), ...returned.map((r) => Number(r.order_id))]);
+  for (const orderId of orderIds) {
+    const receivedClaims = rows.filter((c) => c.order_id === orderId && c.received_at !== null);
+    const expected = sum(
+      lines.filter((l) => receivedClaims.some((c) => c.id === l.claim_id)),
+      (l) => l.quantity,
+    );
+    const back = sum(
+      returned.filter((r) => Number(r.order_id) === orderId),
+      (r) => r.delta,
+    );
+    if (back !== expected) fail(`order ${orderId}: its received claims hold ${expected} units but ${back} came back into stock`);
+    else summary.verified.claimsReturned += receivedClaims.length;
   }
 }
 
@@ -680,6 +912,8 @@ export function formatSummary(s: ChaosSummary): string {
     `  verified: ${s.verified.orders} orders and ${s.verified.refunds} refunds exactly once, ${s.verified.ships} ships, ${s.verified.replays} idempotent replays, ` +
       `${s.verified.retriedUnknown} unanswered requests retried, ${s.verified.stockRows} stock rows equal to the ledger, ${s.verified.refundsDecided} refunds decided (none pending)`,
     `  money: ${s.verified.charges} orders charged once, ${s.verified.credits} succeeded refunds credited once, stockist ledger verify passed ${s.verified.ledgerVerified} times (after every restart and at the end)`,
+    `  claims: ${s.acknowledged.claims} opened, ${s.acknowledged.claimDecisions} decisions answered, ${s.claimDecisionsUnanswered} decisions without an answer (followed up); ` +
+      `${s.verified.claims} in their last answered state, ${s.verified.claimsCredited} credited once, ${s.verified.claimsReshipped} reshipped in one linked order, ${s.verified.claimsReturned} returns back in stock once`,
     `  backups: ${s.verified.backups} archives passed backup verify, ${s.verified.partialsRefused} unfinished ones refused by verify and restore`,
     s.failures.length ? `  FAILURES (${s.failures.length}):\n${s.failures.map((f) => `    - ${f}`).join('\n')}` : '  no failures',
   ].join('\n');

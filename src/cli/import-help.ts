@@ -14,7 +14,9 @@ problem (file, line, field; the first ${MAX_REPORTED_PROBLEMS}, then how many mo
 CSV files (UTF-8, comma-separated, a header line; the header decides the kind, columns in any order):
   products: ${columns('products')}
             e.g.  MUG-1,Mug,12.50,350,1000,https://img.example/mug.jpg
-            price in currency units with at most 2 decimals; categoryId must exist
+            price in currency units with at most 2 decimals; categoryId must exist; an optional
+            column the file leaves out keeps that value (and options) on an existing product,
+            one it has but leaves empty clears it
   stocks:   ${columns('stocks')}
             e.g.  MUG-1,G007,25        (sets the quantity; the SKU and warehouse must exist)
 

@@ -5,6 +5,7 @@ import { purgeExpiredSessions } from '../services/console-sessions.service.ts';
 import { purgeExpiredKeys } from '../services/idempotency.service.ts';
 import { purgeExpiredManagerSessions } from '../services/merchant-users.service.ts';
 import { purgeOldUsage } from '../services/usage.service.ts';
+import { purgeExpiredKeptForms } from '../services/web-forms.service.ts';
 import type { Store } from '../store/db.ts';
 import { PollLoop } from './poll-loop.ts';
 
@@ -57,14 +58,17 @@ export class Purger {
  *   (a day's rows become purgeable once a day).
  * - Claim evidence files that no claim named within a day of their upload (SPEC §18): rows and bytes,
  *   every ten minutes.
+ * - Forms kept after their session ended that nobody signed in again for within 15 minutes: every
+ *   five minutes (each new one also removes those past their time).
  */
-export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir'>): PurgeTask[] {
+export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdleMinutes' | 'consoleSessionMaxHours' | 'dataDir' | 'backupS3'>): PurgeTask[] {
   const consoleLimits = { idleMs: config.consoleSessionIdleMinutes * 60_000, maxMs: config.consoleSessionMaxHours * 3_600_000 };
   return [
     { what: 'expired idempotency keys', everyMs: 60_000, purge: (now) => purgeExpiredKeys(store.db, now) },
     { what: 'expired console sessions', everyMs: 5 * 60_000, purge: (now, maxBatches) => purgeExpiredSessions(store.db, consoleLimits, now, maxBatches) },
     { what: 'expired business manager sessions', everyMs: 5 * 60_000, purge: (now, maxBatches) => purgeExpiredManagerSessions(store.db, now, maxBatches) },
     { what: 'old usage counters', everyMs: 10 * 60_000, purge: (now) => purgeOldUsage(store.db, now) },
+    { what: 'forms kept after their session ended', everyMs: 5 * 60_000, purge: (now) => purgeExpiredKeptForms(store.db, now) },
     { what: 'claim evidence no claim referenced within a day', everyMs: 10 * 60_000, purge: (now) => purgeOrphanEvidence(store.db, config, now) },
   ];
 }

@@ -136,7 +136,9 @@ export const ManagerDeliveryParams = Type.Object({ id: IdText(), deliveryId: IdT
 
 /** The order search form: every field may be blank; the service checks each (a 400 names the field). */
 export const ManagerOrderQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 128, description: 'an order, split-order or custom order id' })),
+  q: Type.Optional(
+    Type.String({ maxLength: 128, description: 'an order, split-order or custom order id; 3+ characters also match part of one or of the recipient' }),
+  ),
   status: Type.Optional(Type.String({ maxLength: 16 })),
   from: Type.Optional(Type.String({ maxLength: 10 })),
   to: Type.Optional(Type.String({ maxLength: 10 })),

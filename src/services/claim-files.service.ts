@@ -18,16 +18,14 @@ import { claimFileOf, deleteOrphanFiles, insertClaimFile, orphanFiles } from '..
 import type { Db } from '../store/db.ts';
 import { within, type MerchantScope, type TenantScope } from '../store/tenancy.ts';
 import { runIdempotent, type KeyStore } from './idempotency.service.ts';
+import { evidenceDir, evidenceStoreOf } from './evidence-store.ts';
 
 /**
  * Evidence files of claims (SPEC §18; docs/claims.md, "Evidence"): streamed to `DATA_DIR/files`
- * (never held whole in memory), typed by their bytes, at most 5 MB, served only to their merchant and
+ * (never held whole in memory), kept there or in the bucket of BACKUP_S3_URL (evidence-store.ts), typed by their bytes, at most 5 MB, served only to their merchant and
  * the operator. Steps outside the database carry their undo: a file written but refused, or whose
  * row could not be written, is removed.
  */
-
-/** Where evidence bytes live: `DATA_DIR/files/<merchantId>/<time>-<random>`. */
-const evidenceDir = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'files');
 
 const tooLarge = () => new AppError('too_large', 41300, `an evidence file is at most ${MAX_EVIDENCE_BYTES} bytes (5 MB)`);
 
@@ -82,7 +80,7 @@ async function writeStream(body: Readable, file: string): Promise<{ size: number
 
 export interface EvidenceDeps {
   store: KeyStore;
-  config: Pick<Config, 'dataDir'>;
+  config: Pick<Config, 'dataDir' | 'backupS3'>;
 }
 
 /**
@@ -108,12 +106,15 @@ export async function storeEvidence(
   const storageKey = `${merchant.merchantId}/${now}-${randomBytes(12).toString('hex')}`;
   const file = path.join(evidenceDir(deps.config), storageKey);
   const stored = await writeStream(body, `${file}.part`);
+  const evidence = evidenceStoreOf(deps.config);
   let kept = false;
+  let placed = false;
   try {
     if (stored.size === 0) throw fieldError('body', "is empty: send the file's bytes");
     const detected = evidenceTypeOf(stored.head);
     if (detected !== type) throw notItsType(type, detected);
-    await fs.promises.rename(`${file}.part`, file);
+    await evidence.keep(storageKey, `${file}.part`, type);
+    placed = true;
     const response = await runIdempotent(
       deps.store,
       { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'claims.files', type, sha256: stored.sha256, size: stored.size }, requestId },
@@ -138,19 +139,18 @@ export async function storeEvidence(
   } finally {
     if (!kept) {
       await fs.promises.rm(`${file}.part`, { force: true });
-      await fs.promises.rm(file, { force: true });
+      if (placed) await evidence.remove(storageKey);
     }
   }
 }
 
 /** An evidence file to download: the merchant's own (another's answers 404), or any for the operator. */
-export async function evidenceDownload(reader: TenantScope, config: Pick<Config, 'dataDir'>, fileId: number) {
+export async function evidenceDownload(reader: TenantScope, config: Pick<Config, 'dataDir' | 'backupS3'>, fileId: number) {
   const row = await claimFileOf(reader, fileId);
   if (!row) throw notFound('file');
-  const full = path.join(evidenceDir(config), row.storage_key);
   const type = row.content_type as EvidenceType;
   return {
-    stream: fs.createReadStream(full),
+    stream: await evidenceStoreOf(config).read(row.storage_key),
     contentType: type,
     size: row.size_bytes,
     fileName: `claim-evidence-${row.id}.${EVIDENCE_EXTENSION[type] ?? 'bin'}`,
@@ -158,7 +158,7 @@ export async function evidenceDownload(reader: TenantScope, config: Pick<Config,
 }
 
 /** Removes evidence files no claim referenced within a day of their upload (rows first, then their bytes). */
-export async function purgeOrphanEvidence(db: Db, config: Pick<Config, 'dataDir'>, now: number, batch = 500): Promise<number> {
+export async function purgeOrphanEvidence(db: Db, config: Pick<Config, 'dataDir' | 'backupS3'>, now: number, batch = 500): Promise<number> {
   const rows = await orphanFiles(db, now - ORPHAN_EVIDENCE_MS, batch);
   if (rows.length === 0) return 0;
   const deleted = new Set(
@@ -169,6 +169,7 @@ export async function purgeOrphanEvidence(db: Db, config: Pick<Config, 'dataDir'
       ),
     ),
   );
-  for (const r of rows) if (deleted.has(Number(r.id))) await fs.promises.rm(path.join(evidenceDir(config), r.storage_key), { force: true });
+  const evidence = evidenceStoreOf(config);
+  for (const r of rows) if (deleted.has(Number(r.id))) await evidence.remove(r.storage_key);
   return deleted.size;
 }

@@ -210,4 +210,4 @@ export async function claimForConsole(db: Db, config: SlaConfig, claimNo: number
 export type ConsoleClaim = Awaited<ReturnType<typeof claimForConsole>>;
 
 /** An evidence file of any merchant, for the console's thumbnails and links (the operator's download). */
-export const evidenceForConsole = (db: Db, config: Pick<Config, 'dataDir'>, fileId: number) => evidenceDownload(allMerchants(db), config, fileId);
+export const evidenceForConsole = (db: Db, config: Pick<Config, 'dataDir' | 'backupS3'>, fileId: number) => evidenceDownload(allMerchants(db), config, fileId);

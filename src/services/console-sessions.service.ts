@@ -107,7 +107,7 @@ export async function changeOwnPassword(
 ): Promise<{ sessionsEnded: number; revokedResets: number }> {
   const row = (await staff.findStaffByEmail(db, emailKey(user.email)))!;
   if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
-  checkPassword(input.password);
+  checkPassword(input.password, user.email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     await staff.updateStaff(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);

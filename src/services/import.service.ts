@@ -309,6 +309,9 @@ async function importProductsCsv(ctx: Context, file: string) {
   if (refused) return refuseCsvRows(ctx, file, refused);
   const name = path.basename(file);
   const categories = new Set((await listCategories(ctx.db)).map((c) => c.id));
+  // An optional column the file does not have leaves that value as it is on an existing product.
+  const header = await readHeader(file);
+  const given = { categoryId: Array.isArray(header) && header.includes('categoryId'), imageUrl: Array.isArray(header) && header.includes('imageUrl') };
   // Within one file a SKU appears once: which of two rows should win is ambiguous (as in PUT /stocks).
   const seen = new Map<string, number>();
   await eachBatch(
@@ -331,7 +334,7 @@ async function importProductsCsv(ctx: Context, file: string) {
     },
     async (batch) => {
       const rows: ProductInput[] = batch.map(({ row: p }) => productInput(p, null));
-      const write = () => upsertProducts(ctx.db, rows, ctx.now);
+      const write = () => upsertProducts(ctx.db, rows, ctx.now, given);
       if (ctx.preview) await ctx.preview.around(ctx.db, { products: rows.map((r) => r.sku) }, write);
       else await write();
       ctx.result.products += rows.length;

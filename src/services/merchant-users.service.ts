@@ -3,7 +3,6 @@ import { systemActor, type Actor, type AuditAction, type AuditSummary } from '..
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
 import {
   INVITATION_TTL_MS,
-  merchantPasswordProblem,
   newRecoveryCode,
   PASSWORD_RESET_TTL_MS,
   RECOVERY_CODE_COUNT,
@@ -12,6 +11,7 @@ import {
   totpStep,
   type MerchantRole,
 } from '../domain/merchant-users.ts';
+import { weakPasswordProblem } from '../domain/password-strength.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { auditIn, insertAudit } from '../store/audit.repository.ts';
@@ -39,8 +39,9 @@ export interface ManagerUser {
 
 export const merchantUserActor = (user: { userId: number }, requestId: string | null): Actor => ({ kind: 'merchant_user', id: String(user.userId), requestId });
 
-function checkPassword(password: string) {
-  const problem = merchantPasswordProblem(password);
+/** The password rule (domain/password-strength.ts): the account's address counts as a guess of its own. */
+function checkPassword(password: string, email: string) {
+  const problem = weakPasswordProblem(password, [email]);
   if (problem) throw fieldError('password', problem);
 }
 
@@ -148,7 +149,7 @@ export async function revokeInvitation(merchant: MerchantScope<Db>, actor: Actor
 export async function acceptInvitation(db: Db, token: string, password: string, requestId: string, now: number): Promise<users.MerchantUserRow> {
   const invitation = await openInvitation(db, token, now);
   if (!invitation) throw notFound('invitation (it may have expired or been used already)');
-  checkPassword(password);
+  checkPassword(password, invitation.email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');
@@ -541,7 +542,7 @@ export async function changePassword(
 ): Promise<{ sessionsEnded: number; revokedResets: number }> {
   const row = (await users.findUserById(db, user.userId))!;
   if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
-  checkPassword(input.password);
+  checkPassword(input.password, row.email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     await users.updateUser(trx, row.id, { password_hash: passwordHash, password_changed_at: now }, now);
@@ -659,7 +660,7 @@ export async function openPasswordReset(db: Db, token: string, now: number) {
 export async function completePasswordReset(db: Db, token: string, password: string, requestId: string, now: number): Promise<{ sessionsEnded: number }> {
   const reset = await openPasswordReset(db, token, now);
   if (!reset) throw notFound('password reset link (it may have expired or been used already)');
-  checkPassword(password);
+  checkPassword(password, reset.email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimPasswordReset(trx, reset.id, now))) throw notFound('password reset link (it may have expired or been used already)');

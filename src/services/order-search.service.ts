@@ -6,9 +6,9 @@ import { ORDER_STATUSES, type OrderStatus } from '../domain/vocabulary.ts';
 import { presentDelivery } from '../present/webhook.presenter.ts';
 import { presentOrder } from '../present/order.presenter.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
-import type { Handle } from '../store/db.ts';
+import type { Dialect, Handle } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
-import { merchantNamesOf } from '../store/merchants.repository.ts';
+import { merchantIdsNamedLike, merchantNamesOf } from '../store/merchants.repository.ts';
 import { refundsOfOrder } from '../store/refunds.repository.ts';
 import { allMerchants, type MerchantScope } from '../store/tenancy.ts';
 import { deliveriesOfOrder } from '../store/webhooks.repository.ts';
@@ -46,27 +46,39 @@ async function parseOrderSearch(reader: orders.OrderReader, form: OrderSearchFor
   const before = afterText === '' ? null : decodeAfter(afterText);
   if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this search gave (follow its Next link)');
 
-  const ids = term === '' ? null : await orders.ordersNamedBy(reader, term, parseId(term));
-  const search = { ids, merchantId, status, ...days };
+  const search = { term: term === '' ? null : await termOf(reader, term), merchantId, status, ...days };
   const filters = { q: term, merchant: merchantText, status: statusText, from: fromText, to: toText };
   return { search, filters, before };
 }
 
+/** A term shorter than this matches exact ids only: the trigram indexes (migration 0047) need three characters. */
+const TEXT_MATCH_MIN = 3;
+
 /**
- * The console's order search across every merchant (SPEC §14): by order, split-order or custom
- * order id, merchant, status and purchase dates (UTC days, both ends included), newest first, one
+ * What a search term matches: the order, split-order or custom order id it is; with three
+ * characters or more, also a part of an order's id, custom order id or recipient and (the
+ * operator's search) of a merchant's name — case-insensitively, every character literal.
+ */
+async function termOf(reader: orders.OrderReader, term: string): Promise<orders.OrderTerm> {
+  const text = [...term].length >= TEXT_MATCH_MIN ? term : null;
+  const [ids, merchantIds] = await Promise.all([orders.ordersNamedBy(reader, term, parseId(term)), text === null ? [] : merchantIdsNamedLike(reader, text)]);
+  return { ids, merchantIds, text };
+}
+
+/**
+ * The console's order search across every merchant (SPEC §14): by a term (`termOf`), merchant, status and purchase dates (UTC days, both ends included), newest first, one
  * keyset page at a time, each order with its merchant's name. `first`–`last` of `about` place the
  * page in the walk (the count stops at ORDER_COUNT_CAP). A malformed field is a 400 naming it.
  */
-export const searchOrdersForOperator = (db: Handle, form: OrderSearchForm) => searchOrders(allMerchants(db), form);
+export const searchOrdersForOperator = (db: Handle, dialect: Dialect, form: OrderSearchForm) => searchOrders(allMerchants(db), dialect, form);
 
 /** The search of `searchOrdersForOperator`, read through the operator's view or (the business manager) a merchant's scope. */
-async function searchOrders(reader: orders.OrderReader, form: OrderSearchForm) {
+async function searchOrders(reader: orders.OrderReader, dialect: Dialect, form: OrderSearchForm) {
   const { search, filters, before } = await parseOrderSearch(reader, form);
   const [page, about, shownBefore] = await Promise.all([
-    orders.searchOrderIds(reader, { ...search, before, limit: ORDER_SEARCH_PAGE }),
-    orders.countSearchedOrders(reader, search, ORDER_COUNT_CAP, null),
-    before === null ? 0 : orders.countSearchedOrders(reader, search, ORDER_COUNT_CAP, before),
+    orders.searchOrderIds(reader, dialect, { ...search, before, limit: ORDER_SEARCH_PAGE }),
+    orders.countSearchedOrders(reader, dialect, search, ORDER_COUNT_CAP, null),
+    before === null ? 0 : orders.countSearchedOrders(reader, dialect, search, ORDER_COUNT_CAP, before),
   ]);
   const aggregates = await orders.loadOrders(reader, page.ids);
   const names = await merchantNamesOf(
@@ -108,15 +120,16 @@ const ORDER_CSV_COLUMNS = [
  * batches while the file is written. The filters are checked before the first row, so a malformed
  * one is a 400 page, not a broken download.
  */
-export const ordersCsvForOperator = (db: Handle, form: OrderSearchForm, batch = EXPORT_BATCH): Promise<CsvExport> => ordersCsv(allMerchants(db), form, batch);
+export const ordersCsvForOperator = (db: Handle, dialect: Dialect, form: OrderSearchForm, batch = EXPORT_BATCH): Promise<CsvExport> =>
+  ordersCsv(allMerchants(db), dialect, form, batch);
 
 /** The export of `ordersCsvForOperator`, read through the operator's view or (the business manager) a merchant's scope. */
-async function ordersCsv(reader: orders.OrderReader, form: OrderSearchForm, batch: number): Promise<CsvExport> {
+async function ordersCsv(reader: orders.OrderReader, dialect: Dialect, form: OrderSearchForm, batch: number): Promise<CsvExport> {
   const { search } = await parseOrderSearch(reader, { ...form, after: '' });
   async function* rows() {
     let before: [number, number] | null = null;
     do {
-      const page = await orders.searchOrderIds(reader, { ...search, before, limit: batch });
+      const page = await orders.searchOrderIds(reader, dialect, { ...search, before, limit: batch });
       const aggregates = await orders.loadOrders(reader, page.ids);
       const names = await merchantNamesOf(
         reader,
@@ -149,12 +162,12 @@ async function ordersCsv(reader: orders.OrderReader, form: OrderSearchForm, batc
 }
 
 /** The business manager's search: the same, always within the user's merchant. */
-export const searchOrdersForMerchant = (scope: MerchantScope, form: Omit<OrderSearchForm, 'merchant'>) =>
-  searchOrders(scope, { ...form, merchant: String(scope.merchantId) });
+export const searchOrdersForMerchant = (scope: MerchantScope, dialect: Dialect, form: Omit<OrderSearchForm, 'merchant'>) =>
+  searchOrders(scope, dialect, { ...form, merchant: String(scope.merchantId) });
 
 /** The business manager's export: the same, always within the user's merchant (a `merchant` in the query is ignored). */
-export const ordersCsvForMerchant = (scope: MerchantScope, form: Omit<OrderSearchForm, 'merchant'>) =>
-  ordersCsv(scope, { ...form, merchant: String(scope.merchantId) }, EXPORT_BATCH);
+export const ordersCsvForMerchant = (scope: MerchantScope, dialect: Dialect, form: Omit<OrderSearchForm, 'merchant'>) =>
+  ordersCsv(scope, dialect, { ...form, merchant: String(scope.merchantId) }, EXPORT_BATCH);
 
 /** One order as the console shows it: the record, its merchant, its refunds and its webhook deliveries. */
 export const orderForOperator = (db: Handle, id: number) => orderDetail(allMerchants(db), id);

@@ -1,7 +1,7 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { systemActor, type Actor } from '../domain/audit.ts';
 import { AppError, conflictState, fieldError, notFound } from '../domain/errors.ts';
-import { merchantPasswordProblem } from '../domain/merchant-users.ts';
+import { weakPasswordProblem } from '../domain/password-strength.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { emailKey, emailProblem, STAFF_PASSWORD_RESET_TTL_MS, type StaffRole } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
@@ -42,9 +42,12 @@ export function checkEmail(email: string): string {
   return email.trim();
 }
 
-/** The password rule of both front ends: 12–256 characters and not on (or built from) the common-password list. */
-export function checkPassword(password: string) {
-  const problem = merchantPasswordProblem(password);
+/**
+ * The password rule of both front ends: 12–256 characters and hard enough to guess
+ * (domain/password-strength.ts); `email`, the account's address, counts as a guess of its own.
+ */
+export function checkPassword(password: string, email?: string) {
+  const problem = weakPasswordProblem(password, email ? [email] : []);
   if (problem) throw fieldError('password', problem);
 }
 
@@ -52,7 +55,7 @@ const staffSummary = (s: staff.StaffRow) => ({ email: s.email, role: s.role, sta
 
 export async function createStaff(db: Db, actor: Actor, input: { email: string; role: StaffRole; password: string }, now: number): Promise<staff.StaffRow> {
   const email = checkEmail(input.email);
-  checkPassword(input.password);
+  checkPassword(input.password, email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     if (await staff.findStaffByEmail(trx, emailKey(email))) throw new AppError('conflict', 40903, `a staff account ${emailKey(email)} already exists`);
@@ -152,7 +155,7 @@ export async function resetPassword(
   password: string,
   now: number,
 ): Promise<{ row: staff.StaffRow; sessionsEnded: number }> {
-  checkPassword(password);
+  checkPassword(password, email);
   const before = await requireStaff(db, email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
@@ -229,7 +232,7 @@ const RESET_GONE = 'password reset link (it may have expired, been replaced or b
 export async function completeStaffPasswordReset(db: Db, token: string, password: string, requestId: string, now: number): Promise<{ sessionsEnded: number }> {
   const reset = await openStaffPasswordReset(db, token, now);
   if (!reset) throw notFound(RESET_GONE);
-  checkPassword(password);
+  checkPassword(password, reset.email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await staff.claimPasswordReset(trx, reset.id, now))) throw notFound(RESET_GONE);

@@ -304,6 +304,15 @@ export async function pgRestore(dump: string, url: string, schema: string, work:
     );
     args.push('--use-list', list);
   }
+  await withClient(url, async (client) => {
+    // The order search's trigram index (migration 0047) names pg_trgm's operator class in `public`,
+    // which a dump of one schema leaves out: a database restored into must have the extension first.
+    const { rows } = await client.query(`
+      select exists (select 1 from pg_available_extensions where name = 'pg_trgm')
+        and not exists (select 1 from pg_extension where extname = 'pg_trgm')
+        and exists (select 1 from pg_namespace where nspname = 'public') as missing`);
+    if (rows[0].missing) await client.query('create extension if not exists pg_trgm with schema public');
+  });
   await runTool('pg_restore', [...args, dump], env);
 }
 

@@ -381,3 +381,9 @@ export async function savepoint(trx: Trx, name: 'idempotent_work' | 'claim_reshi
 export async function rollbackToSavepoint(trx: Trx, name: 'idempotent_work' | 'claim_reship'): Promise<void> {
   await sql`rollback to savepoint ${sql.raw(name)}`.execute(trx);
 }
+
+/**
+ * A LIKE pattern for "contains `text`", lower-cased, its `%`, `_` and `\` taken literally: for a
+ * `lower(column) like … escape '\'` (an explicit ESCAPE: SQLite's LIKE has no default escape character).
+ */
+export const likeContaining = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

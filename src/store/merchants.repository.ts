@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
-import { countUpTo, type Handle, type Trx } from './db.ts';
+import { sql, type Selectable } from 'kysely';
+import { countUpTo, likeContaining, type Handle, type Trx } from './db.ts';
 import type { ApiTokensTable, MerchantsTable } from './schema.ts';
-import type { MerchantScope, TenantScope } from './tenancy.ts';
+import { isMerchantScope, type MerchantScope, type TenantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -157,4 +157,19 @@ export async function countTokensOfMerchant(scope: MerchantScope, cap: number, f
   let inner = scope.selectFrom('api_tokens').select('id');
   if (fromId !== null) inner = inner.where('id', '>=', fromId);
   return countUpTo(handleOf(scope), inner, cap);
+}
+
+/**
+ * Merchants whose name contains `text` (case-insensitive, `%` and `_` literal), for the operator's
+ * order search: a scan of the merchants table, which is small. None for a merchant's scope (every
+ * order it sees is its own; another merchant's name must not reach its search).
+ */
+export async function merchantIdsNamedLike(reader: TenantScope, text: string): Promise<number[]> {
+  if (isMerchantScope(reader)) return [];
+  const rows = await handleOf(reader)
+    .selectFrom('merchants')
+    .select('id')
+    .where(sql<boolean>`lower(name) like ${likeContaining(text)} escape '\\'`)
+    .execute();
+  return rows.map((r) => r.id);
 }

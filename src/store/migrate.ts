@@ -38,6 +38,8 @@ import * as m0043 from './migrations/0043_edit_versions.ts';
 import * as m0044 from './migrations/0044_ledger_sequence.ts';
 import * as m0045 from './migrations/0045_claims.ts';
 import * as m0046 from './migrations/0046_order_currency.ts';
+import * as m0047 from './migrations/0047_order_text_search.ts';
+import * as m0048 from './migrations/0048_web_kept_forms.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -77,6 +79,8 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0044_ledger_sequence': m0044,
   '0045_claims': m0045,
   '0046_order_currency': m0046,
+  '0047_order_text_search': m0047,
+  '0048_web_kept_forms': m0048,
 };
 
 /** Every migration this build can apply, by name: a backup made at another one came from a newer build. */

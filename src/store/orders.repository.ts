@@ -1,6 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Expression, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/vocabulary.ts';
-import { countUpTo, type Handle, type Trx } from './db.ts';
+import { countUpTo, likeContaining, type Dialect, type Handle, type Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
 import { isMerchantScope, resolvedOrderId, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
@@ -213,9 +213,22 @@ function comesAfter(k: [number, number], after: [number, number], ascending: boo
   return ascending ? cmp > 0 : cmp < 0;
 }
 
+/**
+ * What a search term matches (any of these): orders it names exactly, orders of merchants whose
+ * name contains it, and orders whose id, custom order id or recipient contains it.
+ */
+export interface OrderTerm {
+  /** Parent order ids the term names exactly (an order, split-order or custom order id). */
+  ids: number[];
+  /** Merchants whose name contains the term (the operator's search only). */
+  merchantIds: number[];
+  /** Matched as a part of the order's id, custom order id or recipient, case-insensitively; null: no such match (a term too short for the trigram index). */
+  text: string | null;
+}
+
 export interface OrderSearch {
-  /** Parent order ids (split and custom ids resolved to them first); null: any order. */
-  ids: number[] | null;
+  /** Null: any order. */
+  term: OrderTerm | null;
   merchantId: number | null;
   status: OrderRow['status'] | null;
   createStart: number | null;
@@ -226,13 +239,35 @@ export interface OrderSearch {
 }
 
 /**
+ * The text of an order that a search term is matched in, as PostgreSQL's trigram index
+ * (orders_text_trgm_idx, migration 0047) holds it: the same expression, or the index is not used.
+ * SQLite keeps the same text in the FTS5 table `orders_search`.
+ */
+const ORDER_TEXT_PG = `lower(id::text || ' ' || coalesce(custom_order_id, '') || ' ' || coalesce(address::json ->> 'recipient', ''))`;
+
+/** An FTS5 query for `text` as one phrase: with the trigram tokenizer, "contains `text`", every character literal. */
+const ftsPhrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
+
+/**
+ * On SQLite, a text match reads at most this many matching orders, the newest by id: FTS5 reads a
+ * term's matches in rowid order, so the newest 10,000 cost about 20 ms at 1M orders where all of a
+ * term that is in every order cost 2.5 s (docs/decisions.md). The list's count stops at the same
+ * number, so a term matching more is shown as "10,000 or more" either way; only a walk past the
+ * 10,000th match of such a term ends there (PostgreSQL's plan needs no such bound).
+ */
+const SQLITE_TEXT_MATCH_CAP = 10_000;
+
+/** Whether a term can match nothing at all (no exact id, no merchant, no text). */
+const matchesNothing = (t: OrderTerm | null) => t !== null && t.ids.length === 0 && t.merchantIds.length === 0 && t.text === null;
+
+/**
  * The order search of both front ends (the operator's across merchants, a merchant's within its
  * scope): newest first by (created_at, id), one keyset page at a time (no OFFSET, no count), so a
  * page costs the same however deep the walk is.
  */
-export async function searchOrderIds(reader: OrderReader, s: OrderSearch): Promise<{ ids: ScopedOrderId[]; next: [number, number] | null }> {
-  if (s.ids !== null && s.ids.length === 0) return { ids: [], next: null };
-  let q = searchedOrders(reader, s).select(['id', 'created_at']);
+export async function searchOrderIds(reader: OrderReader, dialect: Dialect, s: OrderSearch): Promise<{ ids: ScopedOrderId[]; next: [number, number] | null }> {
+  if (matchesNothing(s.term)) return { ids: [], next: null };
+  let q = searchedOrders(reader, dialect, s).select(['id', 'created_at']);
   if (s.before !== null) {
     const [time, id] = s.before;
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
@@ -248,11 +283,26 @@ export async function searchOrderIds(reader: OrderReader, s: OrderSearch): Promi
 }
 
 /** The orders a search's filters match (no order, no page). */
-function searchedOrders(reader: OrderReader, s: Omit<OrderSearch, 'before' | 'limit'>) {
+function searchedOrders(reader: OrderReader, dialect: Dialect, s: Omit<OrderSearch, 'before' | 'limit'>) {
   // A merchant's scope searches its own orders whatever the search names; the operator's, the merchant it names (or all).
   const merchantId = isMerchantScope(reader) ? reader.merchantId : s.merchantId;
   let q = handleOf(reader).selectFrom('orders');
-  if (s.ids !== null) q = q.where('id', 'in', s.ids);
+  const term = s.term;
+  if (term !== null) {
+    q = q.where((eb) => {
+      const any: Expression<SqlBool>[] = [];
+      if (term.ids.length) any.push(eb('id', 'in', term.ids));
+      if (term.merchantIds.length) any.push(eb('merchant_id', 'in', term.merchantIds));
+      if (term.text !== null) {
+        any.push(
+          dialect === 'sqlite'
+            ? sql<SqlBool>`id in (select rowid from orders_search where orders_search match ${ftsPhrase(term.text)} order by rowid desc limit ${sql.lit(SQLITE_TEXT_MATCH_CAP)})`
+            : sql<SqlBool>`${sql.raw(ORDER_TEXT_PG)} like ${likeContaining(term.text)} escape '\\'`,
+        );
+      }
+      return eb.or(any);
+    });
+  }
   if (merchantId !== null) q = q.where('merchant_id', '=', merchantId);
   if (s.status !== null) q = q.where('status', '=', s.status);
   if (s.createStart !== null) q = q.where('created_at', '>=', s.createStart);
@@ -267,12 +317,13 @@ function searchedOrders(reader: OrderReader, s: Omit<OrderSearch, 'before' | 'li
  */
 export async function countSearchedOrders(
   reader: OrderReader,
+  dialect: Dialect,
   s: Omit<OrderSearch, 'before' | 'limit'>,
   cap: number,
   upTo: [number, number] | null,
 ): Promise<number> {
-  if (s.ids !== null && s.ids.length === 0) return 0;
-  let inner = searchedOrders(reader, s).select('id');
+  if (matchesNothing(s.term)) return 0;
+  let inner = searchedOrders(reader, dialect, s).select('id');
   if (upTo !== null) inner = inner.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(upTo[0], upTo[1])));
   return countUpTo(handleOf(reader), inner, cap);
 }

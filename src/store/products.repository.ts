@@ -90,7 +90,18 @@ export async function productsPage(db: Handle, q: ProductPageQuery): Promise<{ t
 }
 
 /** Upserts many products in one statement (the bulk import path); SKUs must be distinct. */
-export async function upsertProducts(db: Trx, rows: ProductInput[], now: number): Promise<void> {
+/** Which of a product's optional columns a CSV file has: one it lacks is left as it is on a product that exists. */
+export interface GivenProductColumns {
+  categoryId: boolean;
+  imageUrl: boolean;
+}
+
+/**
+ * Inserts or updates products by SKU (a products CSV). An existing product takes the file's name,
+ * price and weight, and its category and image only where the file has those columns (an empty
+ * cell in a column it has clears the value); its options, which a CSV cannot carry, stay.
+ */
+export async function upsertProducts(db: Trx, rows: ProductInput[], now: number, given: GivenProductColumns): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insertInto('products')
@@ -98,11 +109,10 @@ export async function upsertProducts(db: Trx, rows: ProductInput[], now: number)
     .onConflict((oc) =>
       oc.column('sku').doUpdateSet((eb) => ({
         name: eb.ref('excluded.name'),
-        category_id: eb.ref('excluded.category_id'),
+        ...(given.categoryId ? { category_id: eb.ref('excluded.category_id') } : {}),
         price_cents: eb.ref('excluded.price_cents'),
         weight_grams: eb.ref('excluded.weight_grams'),
-        image_url: eb.ref('excluded.image_url'),
-        options: eb.ref('excluded.options'),
+        ...(given.imageUrl ? { image_url: eb.ref('excluded.image_url') } : {}),
         updated_at: eb.ref('excluded.updated_at'),
         version: eb('products.version', '+', 1),
       })),

@@ -477,6 +477,7 @@ export interface Database {
   merchant_password_resets: MerchantPasswordResetsTable;
   web_form_keys: WebFormKeysTable;
   web_flashes: WebFlashesTable;
+  web_kept_forms: WebKeptFormsTable;
   merchant_recovery_codes: MerchantRecoveryCodesTable;
   manager_sessions: ManagerSessionsTable;
   oauth_clients: OAuthClientsTable;
@@ -636,6 +637,15 @@ export interface WebFlashesTable {
   session_hash: string;
   slot: string;
   payload: string;
+  created_at: number;
+}
+
+/** A form sent after its session ended (0048), kept for the browser holding `handle_hash`'s handle; `sealed` under that handle. */
+export interface WebKeptFormsTable {
+  handle_hash: string;
+  page: string;
+  action: string;
+  sealed: string;
   created_at: number;
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Handle } from './db.ts';
+import { likeContaining, type Handle } from './db.ts';
 
 /**
  * One SKU's ledger rows, newest first by (created_at, id), every warehouse: a keyset walk of
@@ -51,8 +51,6 @@ export async function stockByWarehouse(db: Handle, productId: number) {
     .execute();
 }
 
-const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /**
  * Products whose SKU or name contains `text` (case-insensitive), in SKU order after `afterSku`.
  * A scan of the products table (bounded by `limit`), never of orders or the ledger; an exact SKU
@@ -67,7 +65,7 @@ export async function searchProducts(db: Handle, text: string, afterSku: string 
 function matchingProducts(db: Handle, text: string) {
   const q = db.selectFrom('products');
   if (text === '') return q;
-  const pattern = likePattern(text);
+  const pattern = likeContaining(text);
   return q.where((eb) =>
     eb.or([
       eb('sku', '=', text),

@@ -76,3 +76,43 @@ export async function takeFlash(db: Trx, sessionHash: string, slot: string, now:
     .executeTakeFirst();
   return row && row.created_at >= now - ttlMs ? row.payload : null;
 }
+
+/** A form sent after its session ended (migration 0048): kept under its handle's hash; older ones past `ttlMs` go. */
+export async function putKeptForm(
+  db: Trx,
+  row: { handleHash: string; page: string; action: string; sealed: string },
+  now: number,
+  ttlMs: number,
+): Promise<void> {
+  await db
+    .insertInto('web_kept_forms')
+    .values({ handle_hash: row.handleHash, page: row.page, action: row.action, sealed: row.sealed, created_at: now })
+    .execute();
+  await purgeKeptForms(db, now, ttlMs);
+}
+
+/** The kept form of a handle, while it lasts; null when none. */
+export async function findKeptForm(db: Handle, handleHash: string, now: number, ttlMs: number) {
+  const row = await db
+    .selectFrom('web_kept_forms')
+    .select(['page', 'action', 'sealed'])
+    .where('handle_hash', '=', handleHash)
+    .where('created_at', '>=', now - ttlMs)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Forgets a kept form (it was filled back in); true when this call removed it. */
+export async function deleteKeptForm(db: Trx, handleHash: string): Promise<boolean> {
+  const result = await db.deleteFrom('web_kept_forms').where('handle_hash', '=', handleHash).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Kept forms past their time (nobody signed in again for them): deleted. */
+export async function purgeKeptForms(db: Trx, now: number, ttlMs: number): Promise<number> {
+  const result = await db
+    .deleteFrom('web_kept_forms')
+    .where('created_at', '<', now - ttlMs)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

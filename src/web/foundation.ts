@@ -13,12 +13,13 @@ import { hashSecret, randomToken, secretsEqual } from '../domain/secrets.ts';
 import { emailFingerprint, emailKey, SIGN_IN_LIMITS } from '../domain/staff.ts';
 import { httpHeaders, toAppError } from '../http/errors.ts';
 import type { BucketStore } from '../http/rate-limit.ts';
-import { formKeyUsed, keepFlash, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
+import { formKeyUsed, forgetKeptForm, KEPT_FORM_TTL_MS, keepFlash, keepForm, keptForm, popFlash, rememberFormResult } from '../services/web-forms.service.ts';
 import type { Db } from '../store/db.ts';
 import { webResource } from './resources.ts';
 import { passwordChangedNotice } from './shared/present.ts';
 import type { Chrome, ErrorView, Frame, Notice, PageRenderer, ViewRegistry } from './shared/views.ts';
 import { installFormBodyParser } from './form-body.ts';
+import { fillForm, type KeptFields, keptFields } from './kept-forms.ts';
 import { installPageSecurityHeaders, PAGE_SECURITY_HEADERS } from '../http/page-headers.ts';
 
 /**
@@ -259,16 +260,55 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       const user = fe.getUser(request);
       const sessionId = sessionIds.get(request);
       if (!user || !sessionId) return;
-      await keepFlash(fe.db, user.sessionHash, slot, sealFlash(sessionId, data), fe.now());
+      await keepFlash(fe.db, user.sessionHash, slot, seal(flashKey(sessionId), data), fe.now());
     },
     async take<T>(request: FastifyRequest, slot: string) {
       const user = fe.getUser(request);
       const sessionId = sessionIds.get(request);
       if (!user || !sessionId) return null;
       const sealed = await popFlash(fe.db, user.sessionHash, slot, fe.now());
-      return sealed === null ? null : (openFlash(sessionId, sealed) as T | null);
+      return sealed === null ? null : (openSealed(flashKey(sessionId), sealed) as T | null);
+    },
+    async keptPage(request) {
+      const handle = readCookie(request, keptCookie(request));
+      const kept = handle ? await keptForm(fe.db, hashSecret(handle), fe.now()) : null;
+      return kept?.page ?? null;
     },
   };
+
+  // ---- A form sent after its session ended (Front ends III, 3; docs/decisions.md, "A form
+  // ---- survives the session's end"): kept, and filled back in once its user signed in again.
+  const keptCookie = (request: FastifyRequest) => cookieName(`${fe.cookie}_form`, isSecure(config, request));
+
+  /** Keeps what a signed-out POST sent (secrets left out) under a new handle the browser gets in a cookie. */
+  async function keepSentForm(request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>): Promise<void> {
+    const handle = randomToken(32);
+    const page = formPage(request, fe.home);
+    await keepForm(fe.db, { handleHash: hashSecret(handle), page, action: request.url, sealed: seal(keptKey(handle), keptFields(body)) }, fe.now());
+    const secure = isSecure(config, request);
+    reply.header(
+      'Set-Cookie',
+      `${keptCookie(request)}=${handle}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${KEPT_FORM_TTL_MS / 1000}${secure ? '; Secure' : ''}`,
+    );
+  }
+
+  /**
+   * The browser's kept form, taken (deleted, its cookie cleared) when this GET is of the page it was
+   * sent from; null otherwise (it waits for that page, or its time runs out).
+   */
+  async function takeKeptForm(request: FastifyRequest, reply: FastifyReply): Promise<{ action: string; fields: KeptFields } | null> {
+    const handle = readCookie(request, keptCookie(request));
+    if (!handle) return null;
+    const handleHash = hashSecret(handle);
+    const kept = await keptForm(fe.db, handleHash, fe.now());
+    if (!kept || kept.page !== request.url) return null;
+    // Two tabs opening the page at once: one of them fills the form.
+    if (!(await forgetKeptForm(fe.db, handleHash))) return null;
+    const secure = isSecure(config, request);
+    reply.header('Set-Cookie', `${keptCookie(request)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
+    const fields = openSealed(keptKey(handle), kept.sealed) as KeptFields | null;
+    return fields ? { action: kept.action, fields } : null;
+  }
 
   /**
    * Refusals waiting for the page that shows them (`refusedInPlace`): a one-time random name →
@@ -283,16 +323,18 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
     const named = request.headers[REFUSAL_HEADER];
     const refusal = typeof named === 'string' ? refusals.get(named) : undefined;
     // A refusal shown now leaves any one-time notice waiting for the next page.
-    const notice = refusal ?? (user && request.method === 'GET' ? await forms.take<Notice>(request, 'notice') : null);
+    const kept = user && request.method === 'GET' && refusal === undefined ? await takeKeptForm(request, reply) : null;
+    const notice = kept ? KEPT_FILLED : (refusal ?? (user && request.method === 'GET' ? await forms.take<Notice>(request, 'notice') : null));
     const frame: Frame = { chrome: fe.chrome(user, request), csrf: user?.csrfSecret ?? null, formKey: randomToken(24), notice };
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .view(fe.views[view].template, {
-        // A view reads its model and the frame, nothing else (issue 30, rule 3).
-        ...frame,
-        ...model,
-      });
+    // A view reads its model and the frame, nothing else (issue 30, rule 3).
+    if (!kept)
+      return reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .view(fe.views[view].template, { ...frame, ...model });
+    const rendered = fillForm(await reply.viewAsync(fe.views[view].template, { ...frame, ...model }), kept.action, kept.fields);
+    const html = rendered.filled ? rendered.html : await reply.viewAsync(fe.views[view].template, { ...frame, notice: KEPT_NOT_FILLED, ...model });
+    return reply.code(status).type('text/html; charset=utf-8').send(html);
   };
 
   /** A form sent again: nothing more was applied; back to the page the first submission led to. */
@@ -311,29 +353,35 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
   const refusedInPlace: FormRefusal = async (request, reply, status, message) => {
     if (request.method !== 'POST' || request.headers['hx-request'] === 'true') return null;
     for (const url of formPages(request, fe.home)) {
-      const name = randomToken(24);
-      refusals.set(name, { text: message, kind: 'error' });
-      try {
-        const forwarded = Object.fromEntries(
-          ['host', 'cookie', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'].flatMap((h) => {
-            const v = request.headers[h];
-            return typeof v === 'string' ? [[h, v]] : [];
-          }),
-        );
-        const shown = await app.inject({
-          method: 'GET',
-          url,
-          remoteAddress: request.socket?.remoteAddress ?? request.ip,
-          headers: { ...forwarded, [REFUSAL_HEADER]: name },
-        });
-        // A page of the front end (not a fragment, a file or a redirect): shown with the reason.
-        if (shown.statusCode === 200 && /^text\/html/.test(String(shown.headers['content-type'])) && shown.body.includes('<main'))
-          return reply.code(status).type('text/html; charset=utf-8').send(shown.body);
-      } finally {
-        refusals.delete(name);
-      }
+      const shown = await shownWith(request, url, { text: message, kind: 'error' });
+      if (shown !== null) return reply.code(status).type('text/html; charset=utf-8').send(shown);
     }
     return null;
+  };
+  /**
+   * The page at `url` as this request's session sees it, with `notice` in its status region, by an
+   * internal GET; null unless it is a page of the front end (not a fragment, a file or a redirect).
+   */
+  const shownWith = async (request: FastifyRequest, url: string, notice: Notice): Promise<string | null> => {
+    const name = randomToken(24);
+    refusals.set(name, notice);
+    try {
+      const forwarded = Object.fromEntries(
+        ['host', 'cookie', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'].flatMap((h) => {
+          const v = request.headers[h];
+          return typeof v === 'string' ? [[h, v]] : [];
+        }),
+      );
+      const shown = await app.inject({
+        method: 'GET',
+        url,
+        remoteAddress: request.socket?.remoteAddress ?? request.ip,
+        headers: { ...forwarded, [REFUSAL_HEADER]: name },
+      });
+      return shown.statusCode === 200 && /^text\/html/.test(String(shown.headers['content-type'])) && shown.body.includes('<main') ? shown.body : null;
+    } finally {
+      refusals.delete(name);
+    }
   };
   installHtmlErrors(app, errorPage, resent, refusedInPlace);
 
@@ -366,6 +414,15 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
     if (!user) {
       if (isRead) return reply.redirect(fe.signInPath, 303);
       reply.header('HX-Redirect', fe.signInPath);
+      // A form (not htmx's in-place post, which web.js sends to the sign-in page): kept, and the
+      // sign-in page shown saying so, still 401 — signing in leads back to the form, filled in.
+      // Only from a browser that had a session here (its cookie outlives the session server-side).
+      const hadSession = readCookie(request, cookieName(fe.cookie, isSecure(config, request))) !== null;
+      if (hadSession && request.method === 'POST' && request.headers['hx-request'] !== 'true' && body && typeof body === 'object') {
+        await keepSentForm(request, reply, body);
+        const signIn = await shownWith(request, fe.signInPath, KEPT_SIGN_IN);
+        if (signIn !== null) return reply.code(401).type('text/html; charset=utf-8').send(signIn);
+      }
       throw unauthorized('your session has ended; sign in again');
     }
     const detour = fe.detour?.(user, permission);
@@ -426,7 +483,26 @@ export interface WebForms {
    */
   flash(request: FastifyRequest, slot: string, data: unknown): Promise<void>;
   take<T>(request: FastifyRequest, slot: string): Promise<T | null>;
+  /**
+   * Where signing in should lead: the page of a form this browser sent after its session ended
+   * (kept for KEPT_FORM_TTL_MS), or null. The sign-in handlers redirect there instead of home.
+   */
+  keptPage(request: FastifyRequest): Promise<string | null>;
 }
+
+/** The sign-in page's notice after a form was sent signed out. */
+const KEPT_SIGN_IN: Notice = {
+  text: 'Your session had ended, so that form was not sent and nothing was changed. Sign in again to go back to it, filled in as you left it (passwords and codes are not kept).',
+};
+/** The form's page after signing in again, its form filled in. */
+const KEPT_FILLED: Notice = {
+  text: 'Signed in again: the form is filled in as you left it, but not sent. Check it and press its button to send it.',
+};
+/** The form's page after signing in again, when the page no longer has that form (its state changed meanwhile). */
+const KEPT_NOT_FILLED: Notice = {
+  text: 'Signed in again. The form you sent is no longer on this page (it may have changed meanwhile), so nothing was filled in and nothing was sent.',
+  kind: 'error',
+};
 
 /** The internal GET's header naming a refusal to show (`refusedInPlace`). */
 const REFUSAL_HEADER = 'x-stockist-refusal';
@@ -456,26 +532,30 @@ function formPage(request: FastifyRequest, fallback: string): string {
   if (typeof referer !== 'string') return fallback;
   try {
     const url = new URL(referer);
-    return url.host === request.host && url.pathname.startsWith(fallback) ? `${url.pathname}${url.search}` : fallback;
+    // Through URL both: `localhost:80` and `http://localhost/` are the same host.
+    const host = new URL(`http://${request.host}`).host;
+    return url.host === host && url.pathname.startsWith(fallback) ? `${url.pathname}${url.search}` : fallback;
   } catch {
     return fallback;
   }
 }
 
 const flashKey = (sessionId: string) => createHash('sha256').update(`stockist web flash\0${sessionId}`).digest();
+/** A kept form's key: from its handle, which only the browser's cookie holds (the table keys rows by another hash of it). */
+const keptKey = (handle: string) => createHash('sha256').update(`stockist kept form\0${handle}`).digest();
 
-/** AES-256-GCM under a key derived from the session id (the table keys rows by a different hash of it). */
-function sealFlash(sessionId: string, data: unknown): string {
+/** AES-256-GCM under `key` (a flash's from the session id, a kept form's from its handle). */
+function seal(key: Buffer, data: unknown): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', flashKey(sessionId), iv);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
   const sealed = Buffer.concat([cipher.update(JSON.stringify(data), 'utf8'), cipher.final()]);
   return [iv, sealed, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
 }
 
-function openFlash(sessionId: string, sealed: string): unknown {
+function openSealed(key: Buffer, sealed: string): unknown {
   const [iv, body, tag] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
   try {
-    const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionId), iv);
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
     decipher.setAuthTag(tag);
     return JSON.parse(Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8'));
   } catch {

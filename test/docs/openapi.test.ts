@@ -108,6 +108,20 @@ describe('OpenAPI document (docs/openapi.json)', () => {
     }
   });
 
+  it("describes the claim codes SPEC §1's table lacks (40904, 42204) on the opening of a claim", () => {
+    const doc = committed();
+    const open = doc.paths['/v1/claims'].post;
+    for (const [status, code] of [
+      ['409', 40904],
+      ['422', 42204],
+    ] as const) {
+      const ref: string = open.responses[status].$ref;
+      const example = doc.components.responses[ref.split('/').at(-1)!].content['application/json'].examples[String(code)];
+      assert.equal(example?.value.code, code, `POST /v1/claims ${status} shows ${code}`);
+      assert.match(open.description, new RegExp(`${status}/${code}`), `the operation's description names ${status}/${code}`);
+    }
+  });
+
   it('hoists TypeBox $defs and $id into components (no JSON Schema ids in the document)', () => {
     const text = fs.readFileSync(DOCUMENT_FILE, 'utf8');
     assert.doesNotMatch(text, /"\$id"|"\$defs"/);

@@ -7,7 +7,10 @@ import { DIALECTS, PG_URL } from '../helpers.ts';
  * SPEC §11 reliability: the short round of `npm run chaos` (scripts/chaos/harness.ts). Real server
  * processes under concurrent creates, refunds and ships are killed with SIGKILL (one server kill at
  * a random moment, one `stockist backup` killed together with the server mid-backup, one worker
- * kill) and restarted; no acknowledged order or refund may be lost or duplicated, stock must equal
+ * kill) and restarted; claims after shipment are opened and decided (credit, reship, the goods
+ * back first) under the same kills (SPEC §18); no acknowledged order, refund or claim may be lost or
+ * duplicated, every credited claim is credited once, every reshipped one has one replacement order
+ * linked both ways, no decision is half-made; stock must equal
  * its ledger, every refund gets decided, idempotent retries replay, a killed backup leaves nothing
  * that looks whole and the next backup passes `backup verify` (SPEC §17). The dialects run side by
  * side to keep the suite short.
@@ -38,6 +41,8 @@ describe('chaos: kill -9 under write load (short round)', { concurrency: true },
       assert.ok(summary.acknowledged.orders > 0 && summary.verified.orders === summary.acknowledged.orders, report);
       assert.equal(summary.verified.refunds, summary.acknowledged.refunds, report);
       assert.ok(summary.verified.replays > 0, report);
+      assert.ok(summary.acknowledged.claims > 0, report);
+      assert.ok(summary.verified.claimsCredited + summary.verified.claimsReshipped > 0, report);
     });
   }
 });

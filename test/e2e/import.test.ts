@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { runCli, tempDir } from './process.ts';
 import { PG_SKIP, emptyPgSchema } from '../helpers.ts';
 
@@ -48,6 +49,39 @@ describe('stockist import', () => {
     const again = runCli(['import', write('same.csv', 'sku,warehouseCode,qty\nA,G007,5\n')], env);
     assert.match(again.stdout, /1 stocks; 0 stock changes/, 'the refused import changed nothing: A is still 5');
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a products CSV without categoryId and imageUrl leaves them (and the options) as they are on an existing product', (t) => {
+    const dir = tempDir();
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'import.db');
+    const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}` };
+    const write = (name: string, text: string) => {
+      fs.writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    assert.equal(runCli(['migrate'], env).status, 0);
+    const doc = write(
+      'catalogue.json',
+      JSON.stringify({
+        categories: [{ categoryId: 10, name: 'Home', parentId: 0 }],
+        products: [
+          { sku: 'A', name: 'Mug', categoryId: 10, price: '1.50', weightGrams: 100, imageUrl: 'https://img.example/a.jpg', options: { color: 'red' } },
+        ],
+      }),
+    );
+    assert.equal(runCli(['import', doc], env).status, 0);
+    const ok = runCli(['import', write('products.csv', 'sku,name,price,weightGrams\nA,Big mug,2.00,120\n')], env);
+    assert.equal(ok.status, 0, ok.stderr);
+    const db = new SQLite(file, { readonly: true });
+    t.after(() => db.close());
+    assert.deepEqual(db.prepare("select name, price_cents, category_id, image_url, options from products where sku = 'A'").get(), {
+      name: 'Big mug',
+      price_cents: 200,
+      category_id: 10,
+      image_url: 'https://img.example/a.jpg',
+      options: JSON.stringify({ color: 'red' }),
+    });
   });
 
   it('--help lists the accepted CSV headers and every field of the JSON document', async () => {

@@ -523,8 +523,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const { a } = await shippedOrder();
       await open({ orderId: a, reason: 'damaged', resolution: 'refund', items: [{ sku: 'A', quantity: 1 }], evidence: [named] });
       assert.equal(filesIn().length, 2);
-      assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir }, Date.now()), 0, 'not before a day');
-      assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir }, Date.now() + 25 * 3600 * 1000), 1);
+      assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir, backupS3: null }, Date.now()), 0, 'not before a day');
+      assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir, backupS3: null }, Date.now() + 25 * 3600 * 1000), 1);
       assert.equal(filesIn().length, 1);
       assert.equal((await t.merchant(shop, 'GET', `/openapi/v1/claims/files/${orphan}`)).status, 404);
       assert.equal(

@@ -71,7 +71,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.match(page.body, /<tr data-user="\d+"><td>admin@page\.example<\/td><td>admin<\/td><td data-field="two-factor">off<\/td>/);
         assert.match(page.body, /<tr data-invitation="\d+"><td>pending@page\.example<\/td><td>viewer<\/td>/);
         assert.match(page.body, new RegExp(`data-client="${kept.client.id}">.*?data-state="active"`, 's'));
-        assert.match(page.body, new RegExp(`data-client="${gone.client.id}"><td>Old plugin</td>.*?data-state="revoked">revoked`, 's'));
+        assert.match(page.body, new RegExp(`data-client="${gone.client.id}"><td>Old plugin</td>.*?data-state="revoked">Revoked`, 's'));
         assert.match(page.body, new RegExp(`data-token="${shop.tokenId}">.*?data-state="active"`, 's'));
         assert.doesNotMatch(page.body, /sks_/, 'no client secret is ever shown again');
       }

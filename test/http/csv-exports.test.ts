@@ -133,8 +133,9 @@ for (const dialect of DIALECTS) {
 
     it('reads in keyset batches: a batch of 1 or 2 rows gives the same file as one batch', async (ctx) => {
       const { t, shop } = await build(ctx);
-      const whole = await allRows(await ordersCsvForOperator(t.store.db, {}));
-      for (const batch of [1, 2]) assert.deepEqual(await allRows(await ordersCsvForOperator(t.store.db, {}, batch)), whole, `orders, batch ${batch}`);
+      const whole = await allRows(await ordersCsvForOperator(t.store.db, t.store.dialect, {}));
+      for (const batch of [1, 2])
+        assert.deepEqual(await allRows(await ordersCsvForOperator(t.store.db, t.store.dialect, {}, batch)), whole, `orders, batch ${batch}`);
       const scope = forMerchant(t.store.db, Number(shop.merchantId));
       const transactions = await allRows(transactionsCsv(scope, 'sandbox'));
       assert.equal(transactions.length, 4);

@@ -323,14 +323,19 @@ for (const dialect of DIALECTS) {
       const before = await tableDigests(t.store);
       for (const [password, confirm, message] of [
         ['short pass', 'short pass', /at least 12 characters/],
-        ['password1234', 'password1234', /too common/],
-        ['qwertyuiop12', 'qwertyuiop12', /too common/],
-        ['baseballbaseball', 'baseballbaseball', /too common/],
+        ['password1234', 'password1234', /too easy to guess/],
+        ['qwertyuiop12', 'qwertyuiop12', /too easy to guess/],
+        ['baseballbaseball', 'baseballbaseball', /too easy to guess/],
         // Hardening III: listed passwords of digits padded with digits, and runs of one class.
-        ['123456789012', '123456789012', /too common/],
-        ['1234567890123', '1234567890123', /too common/],
-        ['!!password2024', '!!password2024', /too common/],
-        ['098765432109', '098765432109', /too common/],
+        ['123456789012', '123456789012', /too easy to guess/],
+        ['1234567890123', '1234567890123', /too easy to guess/],
+        ['!!password2024', '!!password2024', /too easy to guess/],
+        ['098765432109', '098765432109', /too easy to guess/],
+        // Front ends III, 15: shapes the hand-written list let through, now estimated by zxcvbn-ts.
+        ['qwertyuiopas', 'qwertyuiopas', /too easy to guess.*“qwertyuiop” \(a common password\)/],
+        ['1q2w3e4r5t6y', '1q2w3e4r5t6y', /too easy to guess/],
+        ['P@ssw0rd2024', 'P@ssw0rd2024', /too easy to guess.*look-alike characters/],
+        ['dragon-dragon', 'dragon-dragon', /too easy to guess/],
         [PASSWORD, `${PASSWORD}!`, /differ/],
       ] as const) {
         const r = await browser(t).post(path, { password, confirm });
@@ -777,7 +782,7 @@ for (const dialect of DIALECTS) {
       for (const [fields, message] of [
         [{ current: 'not my password!', password: NEW, confirm: NEW }, /current password is not your current password/],
         [{ password: NEW, confirm: NEW }, /./],
-        [{ current: PASSWORD, password: 'password1234', confirm: 'password1234' }, /too common/],
+        [{ current: PASSWORD, password: 'password1234', confirm: 'password1234' }, /too easy to guess/],
         [{ current: PASSWORD, password: NEW, confirm: `${NEW}!` }, /differ/],
       ] as const) {
         const before = await tableDigests(t.store);
@@ -867,7 +872,7 @@ for (const dialect of DIALECTS) {
       const NEW = 'reset horse battery staple';
       for (const [password, confirm, message] of [
         ['short', 'short', /at least 12 characters/],
-        ['password1234', 'password1234', /too common/],
+        ['password1234', 'password1234', /too easy to guess/],
         [NEW, `${NEW}!`, /differ/],
       ] as const) {
         const before = await tableDigests(t.store);

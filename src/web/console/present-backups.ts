@@ -1,7 +1,7 @@
 import type { ArchiveEntry, RunningBackup } from '../../services/backup-runs.service.ts';
 import { requesterOf } from '../../domain/backup.ts';
 import type { BackupRunRow } from '../../store/backups.repository.ts';
-import { moment } from '../shared/present.ts';
+import { moment, statusWords } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 
 /**
@@ -28,7 +28,10 @@ export interface RunRowView {
   started: Html;
   /** `schedule`, `console (owner@example.com)`, or `cli (the OS user)`. */
   trigger: string;
+  /** The run's status code (the row's data-run-status). */
   status: string;
+  /** The same in words: `Succeeded (pruned since)`. */
+  statusText: string;
   file: string;
   error: string;
 }
@@ -113,6 +116,7 @@ export function presentBackups(input: {
       started: moment(Number(r.started_at)),
       trigger: r.trigger === 'schedule' ? 'schedule' : `${r.trigger} (${r.requested_by ?? 'unknown'})`,
       status: r.status === 'succeeded' && r.pruned_at !== null ? 'succeeded (pruned since)' : r.status,
+      statusText: r.status === 'succeeded' && r.pruned_at !== null ? `${statusWords(r.status)} (pruned since)` : statusWords(r.status),
       file: r.file ?? '—',
       error: r.error ?? '',
     })),

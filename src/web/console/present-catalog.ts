@@ -237,7 +237,7 @@ export const warehouseFormOf = (w: Warehouse): WarehouseForm => ({
 
 /** views.warehouses: every warehouse, oldest first, each with its edit link. */
 export interface WarehousesView extends PageModel {
-  rows: { code: string; name: string /** `DE · Germany`. */; country: string; status: 'enabled' | 'disabled'; edit: string }[];
+  rows: { code: string; name: string /** `DE · Germany`. */; country: string; status: 'enabled' | 'disabled'; statusText: string; edit: string }[];
 }
 
 export function presentWarehouses(warehouses: readonly Pick<Warehouse, 'code' | 'name' | 'country_code' | 'country_name' | 'status'>[]): WarehousesView {
@@ -248,6 +248,7 @@ export function presentWarehouses(warehouses: readonly Pick<Warehouse, 'code' | 
       name: w.name,
       country: `${w.country_code} · ${w.country_name}`,
       status: w.status === 1 ? 'enabled' : 'disabled',
+      statusText: w.status === 1 ? 'Enabled' : 'Disabled',
       edit: `${PREFIX}/warehouses/${enc(w.code)}/edit`,
     })),
   };

@@ -253,7 +253,9 @@ export interface MerchantView extends PageModel {
       created: Html;
       rotated: Html;
       lastUsed: Html;
+      /** The state's code (the cell's data-state) and its words. */
       state: string;
+      stateText: string;
       revoked: Html | null;
     }[];
     empty: EmptyState;
@@ -276,6 +278,7 @@ export interface MerchantView extends PageModel {
       issued: Html;
       expires: Html;
       state: string;
+      stateText: string;
       revoked: Html | null;
       /** The Revoke form's action (an active token, a role that writes). */
       revoke: string | null;
@@ -437,6 +440,7 @@ export function presentMerchant(
         rotated: moment(c.rotatedAt, 'never'),
         lastUsed: moment(c.lastUsedAt, 'never'),
         state: c.state,
+        stateText: statusWords(c.state),
         revoked: c.revokedAt ? moment(c.revokedAt) : null,
       })),
       empty: { text: 'No clients.' },
@@ -455,6 +459,7 @@ export function presentMerchant(
         issued: moment(t.createdAt),
         expires: moment(t.expiresAt, 'never'),
         state: t.state,
+        stateText: statusWords(t.state),
         revoked: t.revokedAt ? moment(t.revokedAt) : null,
         revoke: canWrite && t.state === 'active' ? `${base}/tokens/${t.id}/revoke` : null,
       })),

@@ -298,10 +298,10 @@ export function presentCredentials(
         lastUsed: moment(c.last_used_at),
         state:
           c.revoked_at !== null
-            ? { text: 'revoked', at: moment(c.revoked_at) }
+            ? { text: 'Revoked', at: moment(c.revoked_at) }
             : c.rotated_at !== null
-              ? { text: 'active, rotated', at: moment(c.rotated_at) }
-              : { text: 'active', at: null },
+              ? { text: 'Active, rotated', at: moment(c.rotated_at) }
+              : { text: 'Active', at: null },
         live: c.revoked_at === null,
         rotate: rotateRefused
           ? { open: true, graceHours: rotateRefused.typed.graceHours ?? '', error: rotateRefused.error }
@@ -315,7 +315,7 @@ export function presentCredentials(
       created: moment(t.created_at),
       lastUsed: moment(t.last_used_at),
       expires: moment(t.expires_at, 'never'),
-      state: t.revoked_at === null ? 'active' : 'revoked',
+      state: t.revoked_at === null ? 'Active' : 'Revoked',
       live: t.revoked_at === null,
     })),
     tokenForm: {

@@ -25,13 +25,13 @@ export const ordersPage: ConsolePage = {
     const { db } = store;
 
     app.get('/orders', { schema: { querystring: OrderSearchQuery } }, async (request, reply) => {
-      const result = await searchOrdersForOperator(db, request.query);
+      const result = await searchOrdersForOperator(db, store.dialect, request.query);
       return page(reply, 200, 'orders', presentConsoleOrders(result));
     });
 
     // The same search as a CSV file: the page's filters (its query string), every matching order.
     app.get('/orders.csv', { schema: { querystring: OrderSearchQuery } }, async (request, reply) =>
-      sendCsv(reply, await ordersCsvForOperator(db, request.query), now()),
+      sendCsv(reply, await ordersCsvForOperator(db, store.dialect, request.query), now()),
     );
 
     /**

@@ -9,7 +9,7 @@ import type { ConsolePage } from './context.ts';
 /** Sign-in (limited per account and per address) and sign-out. */
 export const signInPage: ConsolePage = {
   nav: [],
-  routes: async (app, { config, store, buckets, now, sessionLimits, page, user }) => {
+  routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user }) => {
     app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
       if (request.consoleUser) return reply.redirect(CONSOLE_PREFIX, 303);
       // After a password reset link was used (account.ts): say so, since the link page is gone.
@@ -32,7 +32,8 @@ export const signInPage: ConsolePage = {
       await signInSucceeded(buckets, 'console', email, request.ip);
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
-      return reply.redirect(CONSOLE_PREFIX, 303);
+      // Back to a form sent after the session ended, if this browser has one kept.
+      return reply.redirect((await forms.keptPage(request)) ?? CONSOLE_PREFIX, 303);
     });
 
     app.post('/sign-out', { schema: { body: CsrfForm } }, async (request, reply) => {

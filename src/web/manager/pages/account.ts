@@ -77,7 +77,9 @@ export const accountPage: ManagerPage = {
       await signInSucceeded(buckets, 'manager', email, request.ip);
       const secure = isSecure(config, request);
       setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
-      return reply.redirect(started.stage === 'complete' ? MANAGER_PREFIX : `${MANAGER_PREFIX}/sign-in/code`, 303);
+      // Back to a form sent after the session ended, if one is kept (once the code is in, with two-factor).
+      if (started.stage !== 'complete') return reply.redirect(`${MANAGER_PREFIX}/sign-in/code`, 303);
+      return reply.redirect((await forms.keptPage(request)) ?? MANAGER_PREFIX, 303);
     });
 
     app.get('/sign-in/code', async (_request, reply) => page(reply, 200, 'code', presentManagerCode()));
@@ -97,7 +99,7 @@ export const accountPage: ManagerPage = {
           presentManagerCode('That code is not right (or was used already): wait for the next one, or enter an unused recovery code.'),
         );
       await signInSucceeded(buckets, 'manager', user(request).email, request.ip);
-      return reply.redirect(MANAGER_PREFIX, 303);
+      return reply.redirect((await forms.keptPage(request)) ?? MANAGER_PREFIX, 303);
     });
 
     app.post('/sign-out', { schema: { body: ManagerCsrfForm } }, async (request, reply) => {

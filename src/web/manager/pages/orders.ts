@@ -10,13 +10,13 @@ export const ordersPage: ManagerPage = {
   nav: [{ href: '/manager/orders', label: 'Orders', permission: 'orders:read' }],
   routes: async (app, { store, now, page, merchant }) => {
     app.get('/orders', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) => {
-      const result = await searchOrdersForMerchant(merchant(request), request.query);
+      const result = await searchOrdersForMerchant(merchant(request), store.dialect, request.query);
       return page(reply, 200, 'orders', presentManagerOrders(result));
     });
 
     // The same search as a CSV file: the page's filters, every matching order of this merchant only.
     app.get('/orders.csv', { schema: { querystring: ManagerOrderQuery } }, async (request, reply) =>
-      sendCsv(reply, await ordersCsvForMerchant(merchant(request), request.query), now()),
+      sendCsv(reply, await ordersCsvForMerchant(merchant(request), store.dialect, request.query), now()),
     );
 
     app.get('/orders/:id', { schema: { params: ManagerIdParams } }, async (request, reply) => {
