@@ -270,7 +270,7 @@ export function buildCli(): Command {
     .action(async (merchantId: string, email: string, opts: { role: MerchantRole }) => {
       const config = configWith({});
       const id = positiveInt(merchantId);
-      const { inviteUser } = await import('../services/merchant-users.service.ts');
+      const { inviteUser } = await import('../services/merchant-invitations.service.ts');
       const { forMerchant } = await import('../store/tenancy.ts');
       const invitation = await withStore(config, (store) => inviteUser(forMerchant(store.db, id), cliActor(), { email, role: opts.role }, Date.now()));
       // No request to take an origin from: PUBLIC_BASE_URL, else this server's own address.
@@ -288,7 +288,7 @@ export function buildCli(): Command {
     .action(async (merchantId: string, email: string) => {
       const config = configWith({});
       const id = positiveInt(merchantId);
-      const { resetTwoFactor } = await import('../services/merchant-users.service.ts');
+      const { resetTwoFactor } = await import('../services/merchant-two-factor.service.ts');
       const { forMerchant } = await import('../store/tenancy.ts');
       const r = await withStore(config, (store) => resetTwoFactor(forMerchant(store.db, id), cliActor(), { email }, Date.now()));
       process.stdout.write(
@@ -529,7 +529,8 @@ export function buildCli(): Command {
     .action(async (email: string, opts: { role: StaffRole; passwordStdin?: boolean }) => {
       const config = configWith({});
       const supplied = opts.passwordStdin ? await passwordFromStdin() : null;
-      const { createStaff, generatePassword } = await import('../services/staff.service.ts');
+      const { createStaff } = await import('../services/staff.service.ts');
+      const { generatePassword } = await import('../services/accounts.service.ts');
       const password = supplied ?? generatePassword();
       const row = await withStore(config, (store) => createStaff(store.db, cliActor(), { email, role: opts.role, password }, Date.now()));
       process.stdout.write(`operator ${row.email} (${row.role}) created\n`);
@@ -598,7 +599,8 @@ export function buildCli(): Command {
         return;
       }
       const supplied = opts.passwordStdin ? await passwordFromStdin() : null;
-      const { generatePassword, resetPassword } = await import('../services/staff.service.ts');
+      const { resetPassword } = await import('../services/staff.service.ts');
+      const { generatePassword } = await import('../services/accounts.service.ts');
       const password = supplied ?? generatePassword();
       const r = await withStore(config, (store) => resetPassword(store.db, cliActor(), email, password, Date.now()));
       process.stdout.write(`operator ${r.row.email}: new password set; ${r.sessionsEnded} session${r.sessionsEnded === 1 ? '' : 's'} ended\n`);

@@ -7,7 +7,7 @@ import { SCOPES } from '../domain/scopes.ts';
 import { authenticate, createMerchant, issueToken } from '../services/merchants.service.ts';
 import { importCatalog } from '../services/catalog.service.ts';
 import { postByOperator } from '../services/ledger.service.ts';
-import { ensureDemoManager } from '../services/merchant-users.service.ts';
+import { ensureDemoManager } from '../services/merchant-invitations.service.ts';
 import { ensureDemoOwner } from '../services/staff.service.ts';
 import type { Store } from '../store/db.ts';
 import { emailKey } from '../domain/staff.ts';

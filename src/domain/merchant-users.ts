@@ -18,6 +18,8 @@ export const MANAGER_PERMISSIONS = [
   'webhooks:read',
   'webhooks:write',
   'orders:read',
+  'claims:read',
+  'claims:write',
   'team:manage',
   'audit:read',
   'account:self',
@@ -28,7 +30,8 @@ export type ManagerPermission = (typeof MANAGER_PERMISSIONS)[number];
 
 /**
  * Who may do what. Admin: everything, the team included. Developer: credentials, webhooks, read
- * orders, usage. Viewer: reads only (never a secret: secrets are shown once, to whoever created them).
+ * orders, claims (open, cancel, post a return: what a token it can make with `claims:write` does
+ * through the API anyway), usage. Viewer: reads only (never a secret: secrets are shown once, to whoever created them).
  */
 const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly ManagerPermission[]>> = {
   admin: MANAGER_PERMISSIONS,
@@ -39,11 +42,13 @@ const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly ManagerP
     'webhooks:read',
     'webhooks:write',
     'orders:read',
+    'claims:read',
+    'claims:write',
     'account:self',
     'usage:read',
     'balance:read',
   ],
-  viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self', 'usage:read', 'balance:read'],
+  viewer: ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'claims:read', 'account:self', 'usage:read', 'balance:read'],
 };
 
 export const mayManage = (role: MerchantRole, permission: ManagerPermission): boolean => MERCHANT_ROLE_PERMISSIONS[role].includes(permission);

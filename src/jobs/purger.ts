@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { purgeOrphanEvidence } from '../services/claim-files.service.ts';
 import { purgeExpiredSessions } from '../services/console-sessions.service.ts';
 import { purgeExpiredKeys } from '../services/idempotency.service.ts';
-import { purgeExpiredManagerSessions } from '../services/merchant-users.service.ts';
+import { purgeExpiredManagerSessions } from '../services/manager-sessions.service.ts';
 import { purgeOldUsage } from '../services/usage.service.ts';
 import { purgeExpiredKeptForms } from '../services/web-forms.service.ts';
 import type { Store } from '../store/db.ts';

@@ -156,3 +156,46 @@ export const StatementQuery = Type.Object({
   month: Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' }),
   format: Type.Union([Type.Literal('csv'), Type.Literal('pdf')]),
 });
+
+// ---- Claims after shipment (SPEC §18) in the business manager.
+
+/** The claims list's filters: every field may be blank; the service checks each (a 400 names the field). */
+export const ManagerClaimQuery = Type.Object({
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+  order: Type.Optional(Type.String({ maxLength: 32, description: 'an order or split order id' })),
+  from: Type.Optional(Type.String({ maxLength: 10 })),
+  to: Type.Optional(Type.String({ maxLength: 10 })),
+  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+});
+export type ManagerClaimQuery = Static<typeof ManagerClaimQuery>;
+
+export const ManagerClaimParams = Type.Object({ claimNo: IdText('a claim number') });
+export const ManagerClaimFileParams = Type.Object({ fileId: IdText('an evidence file id') });
+
+/** A field that repeats (one per line of the form): a string or a list of them. */
+const Repeated = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 100 })]));
+
+/**
+ * The claim form (urlencoded, or multipart with its files): loose on purpose — the fields become
+ * the API's body and are held to its schema (OpenClaimBody) and its service's rules, so a refusal
+ * comes back with its reasons on the form. `sku` and `quantity` repeat, one pair per line of the
+ * split order; `evidence` repeats, one per file uploaded already (by the page's script, or by an
+ * earlier submission refused).
+ */
+export const ManagerOpenClaimForm = Type.Object({
+  ...Csrf,
+  sku: Repeated(64),
+  quantity: Repeated(16),
+  reason: Type.Optional(Type.String({ maxLength: 32 })),
+  resolution: Type.Optional(Type.String({ maxLength: 32 })),
+  description: Type.Optional(Type.String({ maxLength: 8000 })),
+  evidence: Repeated(20),
+});
+export type ManagerOpenClaimForm = Static<typeof ManagerOpenClaimForm>;
+
+/** The return's carrier and tracking code (the API's ClaimReturnBody, checked by it). */
+export const ManagerClaimReturnForm = Type.Object({
+  ...Csrf,
+  carrier: Type.String({ maxLength: 200 }),
+  trackingCode: Type.String({ maxLength: 200 }),
+});

@@ -117,6 +117,9 @@ export interface ClaimHistoryEntry {
   note: string | null;
 }
 
+/** The merchant's audited steps (business manager), shown from the claim's own times instead. */
+const MERCHANT_STEPS: ReadonlySet<string> = new Set(['claim.open', 'claim.cancel', 'claim.post_return']);
+
 /** History rows shown at most (a claim has a handful of decisions). */
 const HISTORY_ROWS = 50;
 
@@ -157,6 +160,8 @@ export async function claimForConsole(db: Db, config: SlaConfig, claimNo: number
     ...audit
       .slice()
       .reverse()
+      // The merchant's own steps made from the business manager are audited too; they come from the claim's times below.
+      .filter((a) => !MERCHANT_STEPS.has(a.action))
       .map((a) => {
         const after = summary(a.after_summary);
         return {

@@ -52,8 +52,21 @@ const notClaimable = (message: string, status: string) => new AppError('conflict
 
 const record = async (reader: Parameters<typeof claimRecords>[0], row: claims.ScopedClaimRow): Promise<ClaimRecord> => (await claimRecords(reader, [row]))[0];
 
+/**
+ * The audit row of a claim change made from the business manager, in the change's transaction
+ * (`target` names the claim); the merchant API passes none.
+ */
+type ClaimAuditWrite = (scope: MerchantScope<Trx>, target: string) => Promise<void>;
+
 /** POST /openapi/v1/claims: opens a claim on a shipped split order of the merchant, under the Idempotency-Key rules. */
-export async function openClaim(deps: ClaimDeps, merchant: MerchantScope, body: OpenClaimBody, idempotencyKey: string | null, requestId: string) {
+export async function openClaim(
+  deps: ClaimDeps,
+  merchant: MerchantScope,
+  body: OpenClaimBody,
+  idempotencyKey: string | null,
+  requestId: string,
+  audit?: ClaimAuditWrite,
+) {
   const evidence = body.evidence ?? [];
   const twice = evidence.flatMap((id, i) => {
     const first = evidence.indexOf(id);
@@ -112,6 +125,7 @@ export async function openClaim(deps: ClaimDeps, merchant: MerchantScope, body: 
       );
       // Thrown after the writes: the transaction (or the key's savepoint) takes them all back.
       if (missing.length) throw validationFailed(missing);
+      await audit?.(scope, `claim:${id}`);
       return id;
     },
     (id) => ({ data: { claimNo: String(id), status: 'open' } }),
@@ -171,6 +185,7 @@ function merchantAction(
   idempotencyKey: string | null,
   requestId: string,
   request: unknown,
+  audit?: ClaimAuditWrite,
 ) {
   return runIdempotent(
     deps.store,
@@ -180,6 +195,7 @@ function merchantAction(
       const claim = await claims.resolveClaim(within(merchant, trx), claimNo);
       if (!claim) throw notFound('claim');
       const moved = await transition(trx, deps.store.dialect, claim, action, { ...set(now), updated_at: now });
+      await audit?.(within(merchant, trx), `claim:${claim.id}`);
       return record(within(merchant, trx), moved);
     },
     (claim) => ({ data: claim }),
@@ -187,8 +203,14 @@ function merchantAction(
 }
 
 /** POST /openapi/v1/claims/{claimNo}/cancel: the merchant withdraws an open claim. */
-export const cancelClaim = (deps: ClaimDeps, merchant: MerchantScope, claimNo: number, idempotencyKey: string | null, requestId: string) =>
-  merchantAction(deps, merchant, claimNo, 'cancel', () => ({}), idempotencyKey, requestId, null);
+export const cancelClaim = (
+  deps: ClaimDeps,
+  merchant: MerchantScope,
+  claimNo: number,
+  idempotencyKey: string | null,
+  requestId: string,
+  audit?: ClaimAuditWrite,
+) => merchantAction(deps, merchant, claimNo, 'cancel', () => ({}), idempotencyKey, requestId, null, audit);
 
 /** POST /openapi/v1/claims/{claimNo}/return: the return's carrier and tracking code, while the claim awaits it (may be corrected). */
 export const postClaimReturn = (
@@ -198,6 +220,7 @@ export const postClaimReturn = (
   body: ClaimReturnBody,
   idempotencyKey: string | null,
   requestId: string,
+  audit?: ClaimAuditWrite,
 ) =>
   merchantAction(
     deps,
@@ -208,6 +231,7 @@ export const postClaimReturn = (
     idempotencyKey,
     requestId,
     body,
+    audit,
   );
 
 /**

@@ -93,6 +93,9 @@ export async function claimableItems(db: Handle, splitId: ScopedSplitId, except:
   return rows.map((r) => ({ ...r, claimed: Number(r.claimed ?? 0) }));
 }
 
+/** `claimableItems` of the merchant's own split order (the business manager's claim form reads it outside a transaction). */
+export const claimableItemsOf = (scope: MerchantScope, splitId: ScopedSplitId) => claimableItems(handleOf(scope), splitId);
+
 /** Writes a new claim and its lines; returns its id (the `claimNo`). */
 export async function insertClaim(
   scope: MerchantScope<Trx>,

@@ -1,10 +1,10 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Handle, Trx } from './db.ts';
-import type { ManagerSessionsTable, MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantRecoveryCodesTable, MerchantUsersTable } from './schema.ts';
+import type { MerchantInvitationsTable, MerchantPasswordResetsTable, MerchantRecoveryCodesTable, MerchantUsersTable } from './schema.ts';
 import type { MerchantScope } from './tenancy.ts';
 import { handleOf } from './scope-handle.ts';
 
-/** Business manager accounts, invitations and sessions (SPEC §14). */
+/** Business manager accounts, invitations and sessions (SPEC §14); what their sessions and reset links share with the console's: accounts.repository.ts. */
 
 export type MerchantUserRow = Selectable<MerchantUsersTable>;
 export type InvitationRow = Selectable<MerchantInvitationsTable>;
@@ -45,16 +45,7 @@ export async function insertUser(scope: MerchantScope<Trx>, row: Omit<Insertable
   return (await scope.insertInto('merchant_users', row).returningAll().executeTakeFirstOrThrow()) as MerchantUserRow;
 }
 
-export async function updateUser(db: Trx, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
-  return db
-    .updateTable('merchant_users')
-    .set({ ...changes, updated_at: now })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** `updateUser` of a member of the scope's merchant's team: another merchant's user is not written (and not returned). */
+/** accounts.repository.ts `updateAccount` of a member of the scope's merchant's team: another merchant's user is not written (and not returned). */
 export async function updateTeamMember(scope: MerchantScope<Trx>, id: number, changes: Updateable<MerchantUsersTable>, now: number): Promise<MerchantUserRow> {
   return scope
     .updateTable('merchant_users')
@@ -138,10 +129,6 @@ export async function revokeOpenInvitations(scope: MerchantScope<Trx>, which: { 
   return (await q.returningAll().execute()) as InvitationRow[];
 }
 
-export async function insertSession(db: Trx, row: Insertable<ManagerSessionsTable>): Promise<void> {
-  await db.insertInto('manager_sessions').values(row).execute();
-}
-
 /** The session, its user and the user's merchant, in one read. */
 export const findSession = (db: Handle, idHash: string) =>
   db
@@ -166,62 +153,11 @@ export const findSession = (db: Handle, idHash: string) =>
     .where('manager_sessions.id_hash', '=', idHash)
     .executeTakeFirst();
 
-export async function touchSession(db: Trx, idHash: string, now: number, idleExpiresAt: number): Promise<void> {
-  await db.updateTable('manager_sessions').set({ last_seen_at: now, idle_expires_at: idleExpiresAt }).where('id_hash', '=', idHash).execute();
-}
-
 export async function completeSession(db: Trx, idHash: string): Promise<void> {
   await db.updateTable('manager_sessions').set({ stage: 'complete' }).where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteSession(db: Trx, idHash: string): Promise<boolean> {
-  const r = await db.deleteFrom('manager_sessions').where('id_hash', '=', idHash).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
-}
-
-export async function deleteExpiredSessionsOf(db: Trx, userId: number, now: number): Promise<void> {
-  await db
-    .deleteFrom('manager_sessions')
-    .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('idle_expires_at', '<=', now)]))
-    .execute();
-}
-
-/** At most `limit` sessions past their idle or absolute expiry, any user (the worker's purge). */
-export async function purgeExpiredSessions(db: Trx, now: number, limit: number): Promise<number> {
-  const r = await db
-    .deleteFrom('manager_sessions')
-    .where('id_hash', 'in', (eb) =>
-      eb
-        .selectFrom('manager_sessions as s')
-        .select('s.id_hash')
-        .where((w) => w.or([w('s.expires_at', '<=', now), w('s.idle_expires_at', '<=', now)]))
-        .limit(limit),
-    )
-    .executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
-
-/** The user's sessions that still count by their stored expiries, newest first (the account page). */
-export const listSessionsOf = (db: Handle, userId: number, now: number) =>
-  db
-    .selectFrom('manager_sessions')
-    .select(['id_hash', 'stage', 'address', 'created_at', 'last_seen_at'])
-    .where('user_id', '=', userId)
-    .where('expires_at', '>', now)
-    .where('idle_expires_at', '>', now)
-    .orderBy('last_seen_at', 'desc')
-    .execute();
-
-/** Ends the user's sessions, all of them or all but one (`except`, an id hash); returns how many. */
-export async function deleteSessionsOf(db: Trx, userId: number, except: string | null = null): Promise<number> {
-  let q = db.deleteFrom('manager_sessions').where('user_id', '=', userId);
-  if (except !== null) q = q.where('id_hash', '!=', except);
-  const r = await q.executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
-
-/** `deleteSessionsOf` a member of the scope's merchant's team: the sessions of another merchant's user are not touched. */
+/** Ends a team member's sessions (accounts.repository.ts `deleteSessionsOf` in the scope): another merchant's user's are not touched. */
 export async function deleteSessionsOfMember(scope: MerchantScope<Trx>, userId: number): Promise<number> {
   const r = await handleOf(scope)
     .deleteFrom('manager_sessions')
@@ -259,19 +195,6 @@ export async function revokePasswordResetsOf(scope: MerchantScope<Trx>, userId: 
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
-}
-
-/** One-time: of two concurrent uses exactly one updates the row (and none of a revoked or expired one). */
-export async function claimPasswordReset(db: Trx, id: number, now: number): Promise<boolean> {
-  const r = await db
-    .updateTable('merchant_password_resets')
-    .set({ used_at: now })
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Replaces the user's recovery codes (used or not) with these hashes. */

@@ -168,6 +168,13 @@ export interface WebRoute<P extends string> {
    * second submission of the same key applies nothing and answers 303 to the first one's page.
    */
   once?: true;
+  /**
+   * What else the POST's body may be besides a urlencoded form: `multipart` — a form with files
+   * (`multipart/form-data`; its fields become the body, its files `forms.files(request)`);
+   * `file` — one raw file of a type the route's plugin parses itself, the CSRF token in the
+   * `X-CSRF-Token` header (a script's upload). The same-origin check runs on both.
+   */
+  body?: 'multipart' | 'file';
 }
 
 const routeShape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/+$/, '');
@@ -219,14 +226,30 @@ export interface WebFrontEnd<User extends WebSession, V extends { error: ErrorVi
   refusal(user: User, permission: string): string | null;
   /** The layout's parts of this front end for this user and page (shared/partials/layout.eta). */
   chrome(user: User | null, request: FastifyRequest): Chrome;
+  /** The largest `multipart/form-data` body a `body: 'multipart'` route takes (bytes); without it, none. */
+  multipartLimit?: number;
 }
+
+/** The `body` of the request's route-table entry (WebRoute), if any. */
+const routeBody = (request: FastifyRequest) => (request.routeOptions.config as { body?: WebRoute<string>['body'] } | undefined)?.body;
 
 const isFormBody = (request: FastifyRequest) => {
   const type = request.headers['content-type'];
   const hasBody = request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
   if (!hasBody) return true;
-  return typeof type === 'string' && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+  if (typeof type !== 'string') return false;
+  if (/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return true;
+  const body = routeBody(request);
+  // A form with files, or a script's raw upload: only where the route table says the route takes one.
+  if (body === 'multipart') return /^multipart\/form-data\s*;/i.test(type);
+  return body === 'file';
 };
+
+/** A file of a `multipart/form-data` form: its field's name and the file (held in memory, at most the front end's `multipartLimit`). */
+export interface FormFile {
+  field: string;
+  file: File;
+}
 
 /**
  * Installs a server-rendered front end on `app` (an encapsulated plugin under the front end's
@@ -245,10 +268,46 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
     for (const method of [route.method].flat()) {
       const entry = fe.routeFor(method, route.url ?? '');
       if (!entry) throw new Error(`${fe.name} route ${method} ${route.url} is not in ${fe.tableName}`);
-      route.config = { ...(route.config ?? {}), permission: entry.permission, once: entry.once === true, envelope: false } as typeof route.config;
+      route.config = {
+        ...(route.config ?? {}),
+        permission: entry.permission,
+        once: entry.once === true,
+        body: entry.body,
+        envelope: false,
+      } as typeof route.config;
     }
   });
   installFormBodyParser(app);
+  const formFiles = new WeakMap<FastifyRequest, FormFile[]>();
+  if (fe.multipartLimit !== undefined) {
+    const limit = fe.multipartLimit;
+    // Parsed only for a signed-in user on a route that takes it (the same-origin check has run): the
+    // fields become the body (the CSRF token and the one-time key are checked from it as from any
+    // form), the files wait for the route, which stores them only after those checks.
+    app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: limit }, (request, raw, done) => {
+      if (routeBody(request) !== 'multipart')
+        return done(new AppError('unsupported_format', 41500, `${fe.name} forms are sent as application/x-www-form-urlencoded`), undefined);
+      if (!fe.getUser(request)) return done(unauthorized('your session has ended; sign in again'), undefined);
+      new Response(new Uint8Array(raw as Buffer), { headers: { 'content-type': String(request.headers['content-type']) } })
+        .formData()
+        .then((data) => {
+          const fields: Record<string, string | string[]> = {};
+          const files: FormFile[] = [];
+          for (const [name, value] of data) {
+            if (typeof value !== 'string') {
+              // An empty file input sends a part with no name and no bytes: no file.
+              if (value.size > 0 || value.name !== '') files.push({ field: name, file: value });
+              continue;
+            }
+            const had = fields[name];
+            fields[name] = had === undefined ? value : [had, value].flat();
+          }
+          formFiles.set(request, files);
+          done(null, fields);
+        })
+        .catch(() => done(new AppError('invalid', 40000, 'The form could not be read: its multipart body is malformed.'), undefined));
+    });
+  }
   await app.register(fastifyView, { engine: { eta: new Eta({ autoEscape: true, cache: true }) }, root: webResource(), production: true });
   installPageHeaders(app);
 
@@ -256,6 +315,7 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
   const formKeys = new WeakMap<FastifyRequest, FormKey>();
   const forms: WebForms = {
     formKey: (request) => formKeys.get(request),
+    files: (request) => formFiles.get(request) ?? [],
     async flash(request, slot, data) {
       const user = fe.getUser(request);
       const sessionId = sessionIds.get(request);
@@ -476,6 +536,8 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
 export interface WebForms {
   /** The fresh one-time key a POST carried (for the actor of its write), if any. */
   formKey(request: FastifyRequest): FormKey | undefined;
+  /** The files of a `multipart/form-data` form (a `body: 'multipart'` route), in the form's order; none for any other body. */
+  files(request: FastifyRequest): FormFile[];
   /**
    * Keeps `data` for the session's next page, read once by `take(slot)` (`notice`: any page's
    * message). Sealed with a key from the session's cookie, which the database does not hold: a

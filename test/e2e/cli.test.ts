@@ -216,7 +216,7 @@ describe('stockist CLI', () => {
     );
 
     const { openStore } = await import('../../src/store/db.ts');
-    const { verifyPassword } = await import('../../src/services/staff.service.ts');
+    const { verifyPassword } = await import('../../src/services/accounts.service.ts');
     const store = await openStore(env.DATABASE_URL);
     try {
       const pick = await store.db.selectFrom('staff_users').selectAll().where('email_key', '=', 'pick@example.com').executeTakeFirstOrThrow();
@@ -252,7 +252,10 @@ describe('stockist CLI', () => {
     const token = /invitations\/([A-Za-z0-9]{43})/.exec(invited.stdout)![1];
 
     const { openStore } = await import('../../src/store/db.ts');
-    const users = await import('../../src/services/merchant-users.service.ts');
+    const users = {
+      ...(await import('../../src/services/merchant-invitations.service.ts')),
+      ...(await import('../../src/services/manager-sessions.service.ts')),
+    };
     const { replaceRecoveryCodes } = await import('../../src/store/merchant-users.repository.ts');
     const { forMerchant } = await import('../../src/store/tenancy.ts');
     const store = await openStore(env.DATABASE_URL);

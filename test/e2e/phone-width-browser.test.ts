@@ -46,7 +46,7 @@ const NOT_PAGES = new Set([
     '/merchants/:id/transactions.csv',
     '/books/journal.csv',
   ].map((path) => `console GET ${path}`),
-  ...['/orders.csv', '/audit.csv', '/balance/transactions.csv'].map((path) => `manager GET ${path}`),
+  ...['/orders.csv', '/audit.csv', '/balance/transactions.csv', '/claims.csv', '/claims/files/:fileId'].map((path) => `manager GET ${path}`),
 ]);
 
 const code = (secret: string, at: number) => TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: at });
@@ -122,6 +122,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
       description: 'The box arrived crushed; the contents are scratched on one side.',
     });
     assert.equal(claim.status, 200, claim.raw);
+    // A shipped split order with nothing claimed yet: the business manager's claim form.
+    const claimable = placed[2].splitOrders[0].id as string;
+    assert.equal((await app.admin('POST', `/admin/v1/split-orders/${claimable}/ship`, { carrier: 'UPS', trackingCode: '1ZFORM' })).status, 200);
 
     const warehouseCode: string = (await app.admin('GET', '/admin/v1/warehouses')).body.data.list[0].warehouseCode;
     const channelCode: string = (await app.admin('GET', '/admin/v1/channels')).body.data.list[0].channelCode;
@@ -263,6 +266,9 @@ describe('every page of both front ends fits a 390 px phone', { skip: SKIP }, ()
     await checkAccessibility(page);
     await open('manager GET /orders', 'manager-orders', '/manager/orders');
     await open('manager GET /orders/:id', 'manager-order', `/manager/orders/${placed[0].id}`);
+    await open('manager GET /claims', 'manager-claims', '/manager/claims');
+    await open('manager GET /claims/:claimNo', 'manager-claim', `/manager/claims/${claim.body.data.claimNo}`);
+    await open('manager GET /split-orders/:id/claim', 'manager-claim-form', `/manager/split-orders/${claimable}/claim`);
     await open('manager GET /usage', 'manager-usage', '/manager/usage');
     await open('manager GET /balance', 'manager-balance', '/manager/balance');
     await open('manager GET /team', 'manager-team', '/manager/team');

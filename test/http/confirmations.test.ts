@@ -91,6 +91,7 @@ for (const dialect of DIALECTS) {
         { who: admin, page: '/manager/credentials', actions: ['rotate-client', 'revoke-client', 'revoke-token'] },
         { who: admin, page: `/manager/webhooks/${hookId}`, actions: ['rotate-secret', 'delete-webhook'] },
         { who: admin, page: '/manager/team', actions: ['reset-two-factor', 'remove', 'revoke-invitation'] },
+        { who: admin, page: `/manager/claims/${claims[0]}`, actions: ['cancel-claim'] },
       ];
       for (const { who, page, actions } of table) {
         const r = await who.get(page);

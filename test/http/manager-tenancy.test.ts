@@ -14,6 +14,18 @@ async function ownedIds(t: TestApp, owner: Owner) {
   const hook = await t.merchant(owner.token, 'POST', '/openapi/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['split_order.shipped'] });
   const detail = (await t.merchant(owner.token, 'GET', `/openapi/v2/order/orders/${order.id}`)).body.data;
   await t.admin('POST', `/admin/v1/split-orders/${detail.splitOrders[0].id}/ship`, { carrier: 'UPS', trackingCode: '1Z' });
+  const opened = await t.merchant(owner.token, 'POST', '/openapi/v1/claims', {
+    orderId: detail.splitOrders[0].id,
+    reason: 'damaged',
+    resolution: 'refund',
+    items: [{ sku: 'C', quantity: 1 }],
+  });
+  const file = await t.app.inject({
+    method: 'POST',
+    url: '/openapi/v1/claims/files',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/pdf' },
+    payload: Buffer.from('%PDF-1.7\n tenancy'),
+  });
   const deliveries = await t.merchant(owner.token, 'GET', `/openapi/v1/webhooks/${hook.body.data.id}/deliveries`);
   const merchantId = Number(owner.merchantId);
   const client = await t.store.db.selectFrom('oauth_clients').select('id').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
@@ -26,6 +38,9 @@ async function ownedIds(t: TestApp, owner: Owner) {
     webhook: hook.body.data.id as string,
     delivery: deliveries.body.data.list[0].id as string,
     order: order.id,
+    split: String(detail.splitOrders[0].id),
+    claim: opened.body.data.claimNo as string,
+    file: String(file.json().data.fileId),
     client: String(client.id),
     user: String(user.id),
     token: String(token.id),
@@ -46,6 +61,12 @@ const CASES: Record<string, (ids: Awaited<ReturnType<typeof ownedIds>>) => { par
   'POST /webhooks/:id/delete': (ids) => ({ params: { id: ids.webhook } }),
   'POST /webhooks/:id/deliveries/:deliveryId/retry': (ids) => ({ params: { id: ids.webhook, deliveryId: ids.delivery } }),
   'GET /orders/:id': (ids) => ({ params: { id: ids.order } }),
+  'GET /claims/:claimNo': (ids) => ({ params: { claimNo: ids.claim } }),
+  'GET /claims/files/:fileId': (ids) => ({ params: { fileId: ids.file } }),
+  'POST /claims/:claimNo/return': (ids) => ({ params: { claimNo: ids.claim }, body: { carrier: 'DHL', trackingCode: 'RT' } }),
+  'POST /claims/:claimNo/cancel': (ids) => ({ params: { claimNo: ids.claim } }),
+  'GET /split-orders/:id/claim': (ids) => ({ params: { id: ids.split } }),
+  'POST /split-orders/:id/claim': (ids) => ({ params: { id: ids.split }, body: { sku: 'C', quantity: '1', reason: 'damaged', resolution: 'refund' } }),
   'POST /credentials/clients/:id/rotate': (ids) => ({ params: { id: ids.client } }),
   'POST /credentials/clients/:id/revoke': (ids) => ({ params: { id: ids.client } }),
   'POST /credentials/tokens/:id/revoke': (ids) => ({ params: { id: ids.token } }),
@@ -67,7 +88,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(withIds.sort(), Object.keys(CASES).sort());
     });
 
-    it('A’s admin opening B’s webhook, delivery, order, client, token and team member by URL gets 404, nothing written', async () => {
+    it('A’s admin opening B’s webhook, delivery, order, claim, evidence file, split order, client, token and team member by URL gets 404, nothing written', async () => {
       const a = await newMerchant(t, 'Tenant A');
       const b = await newMerchant(t, 'Tenant B');
       const bIds = await ownedIds(t, b);

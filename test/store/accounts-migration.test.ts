@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { DIALECTS, PG_SKIP, freshStore } from '../helpers.ts';
 import { up as accountsPerMerchant } from '../../src/store/migrations/0030_accounts_per_merchant.ts';
 import { forMerchant } from '../../src/store/tenancy.ts';
-import { acceptInvitation, inviteUser, signIn } from '../../src/services/merchant-users.service.ts';
+import { signIn } from '../../src/services/manager-sessions.service.ts';
+import { acceptInvitation, inviteUser } from '../../src/services/merchant-invitations.service.ts';
 import { createMerchant } from '../../src/services/merchants.service.ts';
 
 /** Migration 0030 (Hardening III, 6): an address may have an account at each merchant; the rebuild keeps accounts, sessions and ids. */

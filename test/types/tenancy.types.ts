@@ -8,7 +8,8 @@
  */
 import type { Actor } from '../../src/domain/audit.ts';
 import { listCredentials, revokeClient } from '../../src/services/credentials.service.ts';
-import { inviteUser, team } from '../../src/services/merchant-users.service.ts';
+import { inviteUser } from '../../src/services/merchant-invitations.service.ts';
+import { team } from '../../src/services/merchant-team.service.ts';
 import { getOrder } from '../../src/services/order-query.service.ts';
 import { decideRefund, refundsOfOrder as refundPage } from '../../src/services/refunds.service.ts';
 import { deleteWebhook, listDeliveries } from '../../src/services/webhooks.service.ts';

@@ -13,11 +13,11 @@ import { forMerchant, type ScopedOrderId, type ScopedRefundId, type ScopedSplitI
 import { emitOrderCancelled } from '../../src/services/webhook-events.service.ts';
 import { noteTokensUsed } from '../../src/store/credentials.repository.ts';
 import { purgeExpiredKeys } from '../../src/store/idempotency.repository.ts';
-import * as managerUsers from '../../src/store/merchant-users.repository.ts';
 import { setMerchantStatus } from '../../src/store/merchants.repository.ts';
 import { claimRefreshToken, revokeFamily } from '../../src/store/oauth.repository.ts';
 import { updateOrderStatus } from '../../src/store/orders.repository.ts';
 import * as staff from '../../src/store/staff.repository.ts';
+import * as accounts from '../../src/store/accounts.repository.ts';
 import { takeFlash } from '../../src/store/web-forms.repository.ts';
 import { claimDueDeliveries, insertEndpoint } from '../../src/store/webhooks.repository.ts';
 import { upsertWarehouse } from '../../src/store/warehouses.repository.ts';
@@ -33,7 +33,8 @@ declare const refundId: ScopedRefundId;
 declare const claimId: ScopedClaimId;
 declare const splitId: ScopedSplitId;
 const stockRow = { productId: 1, warehouseId: 1 };
-const session = {} as Parameters<typeof managerUsers.insertSession>[1];
+const session = {} as accounts.NewSession<typeof accounts.MERCHANT_USER_ACCOUNTS>;
+const times = { created_at: 0, last_seen_at: 0, idle_expires_at: 0, expires_at: 0 };
 const change = {} as Parameters<typeof updateOrderStatus>[2];
 const warehouse = { code: 'W', name: 'W', countryCode: 'DE', countryName: 'Germany', status: 1 };
 const endpoint = {} as Parameters<typeof insertEndpoint>[1];
@@ -49,9 +50,11 @@ export const onATransaction = () => [
   setQty(trx, stockRow, 1, 0),
   post(forMerchant(trx, 1), posting, 0),
   emitOrderCancelled(forMerchant(trx, 1), 1, 0),
-  managerUsers.insertSession(trx, session),
-  managerUsers.touchSession(trx, 'h', 0, 0),
-  staff.touchSession(trx, 'h', 0, 0),
+  accounts.insertSession(trx, accounts.MERCHANT_USER_ACCOUNTS, session, times),
+  // @ts-expect-error a row is typed by its kind: a business manager session (user_id, stage) is no console session (staff_id)
+  accounts.insertSession(trx, accounts.STAFF_ACCOUNTS, session, times),
+  accounts.touchSession(trx, accounts.MERCHANT_USER_ACCOUNTS, 'h', 0, 0),
+  accounts.touchSession(trx, accounts.STAFF_ACCOUNTS, 'h', 0, 0),
   staff.lockActiveOwners(trx),
   noteTokensUsed(trx, [1], 0),
   claimRefreshToken(trx, 1, 0),
@@ -86,11 +89,11 @@ export const onABareHandle = () => [
   // @ts-expect-error an outbox row commits with the change it announces
   emitOrderCancelled(forMerchant(db, 1), 1, 0),
   // @ts-expect-error a business manager session is written in a transaction, like every write
-  managerUsers.insertSession(db, session),
+  accounts.insertSession(db, accounts.MERCHANT_USER_ACCOUNTS, session, times),
   // @ts-expect-error a session's touch (at most once a minute) too
-  managerUsers.touchSession(db, 'h', 0, 0),
+  accounts.touchSession(db, accounts.MERCHANT_USER_ACCOUNTS, 'h', 0, 0),
   // @ts-expect-error the same for a console session
-  staff.touchSession(db, 'h', 0, 0),
+  accounts.touchSession(db, accounts.STAFF_ACCOUNTS, 'h', 0, 0),
   // @ts-expect-error the owners' row locks must outlive the statement, until the change commits
   staff.lockActiveOwners(db),
   // @ts-expect-error a token's last use is a write

@@ -11,7 +11,7 @@ describe('business manager rules', () => {
     );
     assert.deepEqual(
       MANAGER_PERMISSIONS.filter((p) => mayManage('viewer', p)),
-      ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'account:self', 'usage:read', 'balance:read'],
+      ['overview:read', 'credentials:read', 'webhooks:read', 'orders:read', 'claims:read', 'account:self', 'usage:read', 'balance:read'],
     );
     assert.deepEqual(MERCHANT_ROLES, ['admin', 'developer', 'viewer']);
   });

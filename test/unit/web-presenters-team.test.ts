@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ManagerUser } from '../../src/services/merchant-users.service.ts';
+import type { ManagerUser } from '../../src/services/manager-sessions.service.ts';
 import type { InvitationRow, MerchantUserRow } from '../../src/store/merchant-users.repository.ts';
 import {
   presentInvitation,
@@ -38,7 +38,7 @@ const me: ManagerUser = {
   mustEnrol: false,
 };
 
-/** A team member as the repository lists it (services/merchant-users.service.ts `team`), secrets and all. */
+/** A team member as the repository lists it (services/merchant-team.service.ts `team`), secrets and all. */
 const memberRow = (id: number, email: string, role: MerchantUserRow['role'], extra: Partial<MerchantUserRow> = {}): MerchantUserRow => ({
   id,
   merchant_id: 42,

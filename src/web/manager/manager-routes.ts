@@ -19,7 +19,8 @@ export type ManagerGate = ManagerPermission | 'pending' | 'session';
  * Every business manager route and what it needs (roles → permissions: src/domain/merchant-users.ts).
  * The plugin refuses to register a route not listed here and enforces the listed permission on
  * every request. Every route that takes an id is listed in test/http/manager-tenancy.test.ts too.
- * `once`: a form not idempotent by nature, sent with a one-time key (web/foundation.ts).
+ * `once`: a form not idempotent by nature, sent with a one-time key (web/foundation.ts). `body`: a
+ * form with files (`multipart`) or a script's raw upload (`file`), besides urlencoded forms.
  */
 export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   // Signing in (with the second factor), invitations and reset links, the assets: no session, or a pending one.
@@ -70,6 +71,17 @@ export const MANAGER_ROUTES: readonly WebRoute<ManagerGate>[] = [
   { method: 'GET', path: '/orders', permission: 'orders:read' },
   { method: 'GET', path: '/orders/:id', permission: 'orders:read' },
   { method: 'GET', path: '/orders.csv', permission: 'orders:read' },
+
+  // Claims after shipment: opened from a shipped split order, followed in the list and on the claim's page.
+  { method: 'GET', path: '/claims', permission: 'claims:read' },
+  { method: 'GET', path: '/claims.csv', permission: 'claims:read' },
+  { method: 'GET', path: '/claims/:claimNo', permission: 'claims:read' },
+  { method: 'GET', path: '/claims/files/:fileId', permission: 'claims:read' },
+  { method: 'POST', path: '/claims/files', permission: 'claims:write', body: 'file' },
+  { method: 'POST', path: '/claims/:claimNo/return', permission: 'claims:write' },
+  { method: 'POST', path: '/claims/:claimNo/cancel', permission: 'claims:write' },
+  { method: 'GET', path: '/split-orders/:id/claim', permission: 'claims:write' },
+  { method: 'POST', path: '/split-orders/:id/claim', permission: 'claims:write', once: true, body: 'multipart' },
 
   // The team: members, invitations, the merchant's two-factor rule.
   { method: 'GET', path: '/team', permission: 'team:manage' },

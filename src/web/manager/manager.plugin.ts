@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.ts';
+import { MAX_CLAIM_EVIDENCE, MAX_EVIDENCE_BYTES } from '../../domain/claims.ts';
 import { mayManage, type ManagerPermission } from '../../domain/merchant-users.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { HostResolver } from '../../domain/webhook-url.ts';
 import type { BucketStore } from '../../http/rate-limit.ts';
-import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/merchant-users.service.ts';
+import { merchantUserActor, resumeSession, type ManagerUser } from '../../services/manager-sessions.service.ts';
 import { clearTokensOnWrite, type TokenCache } from '../../services/merchants.service.ts';
 import type { Db, Store } from '../../store/db.ts';
 import { forMerchant, type MerchantScope } from '../../store/tenancy.ts';
@@ -42,6 +43,7 @@ const assetFiles = () => ({
   ...sharedAssets('manager'),
   ...uplotAssets(),
   'usage-chart.js': { file: webResource('manager', 'assets', 'usage-chart.js'), type: 'text/javascript; charset=utf-8' },
+  'claim-upload.js': { file: webResource('manager', 'assets', 'claim-upload.js'), type: 'text/javascript; charset=utf-8' },
 });
 
 const NAV: readonly ManagerNavLink[] = MANAGER_PAGES.flatMap((p) => p.nav);
@@ -90,6 +92,8 @@ export const managerPlugin: FastifyPluginAsyncTypebox<ManagerOptions> = async (a
         ? null
         : `the ${user.role} role may not do this (${permission})`,
     chrome: (user, request) => managerChrome(user, navFor(user), request.url.split('?')[0], config.env),
+    // The claim form sent without script carries its files: at most 6 of 5 MB, and the fields.
+    multipartLimit: MAX_CLAIM_EVIDENCE * MAX_EVIDENCE_BYTES + 256 * 1024,
   });
   // Credentials change here too (revoke a token or a client): every write drops cached token lookups before its answer goes out.
   app.addHook('onSend', clearTokensOnWrite(tokens));

@@ -1,5 +1,5 @@
 import { MERCHANT_ROLES, type MerchantRole } from '../../domain/merchant-users.ts';
-import type { ManagerUser, SignInChoice } from '../../services/merchant-users.service.ts';
+import type { ManagerUser, SignInChoice } from '../../services/manager-sessions.service.ts';
 import type { InvitationRow, MerchantUserRow } from '../../store/merchant-users.repository.ts';
 import { moment, type Choice } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
@@ -93,7 +93,7 @@ export const presentManagerPasswordReset = (
 
 // ---- Your account.
 
-/** A session as services/merchant-users.service.ts `mySessions` gives it. */
+/** A session as services/manager-sessions.service.ts `mySessions` gives it. */
 export interface SessionRecord {
   current: boolean;
   stage: 'password' | 'complete';

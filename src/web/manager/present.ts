@@ -1,4 +1,4 @@
-import type { ManagerUser } from '../../services/merchant-users.service.ts';
+import type { ManagerUser } from '../../services/manager-sessions.service.ts';
 import type { OrderDetail, OrderSearchResult } from '../../services/order-search.service.ts';
 import {
   itemsOf,
@@ -72,6 +72,8 @@ export function managerChrome(
 /** A split order on the manager's order page: how it ships and its items, one line each. */
 export interface ManagerSplitView extends SplitHead {
   items: string[];
+  /** "Open a claim" on this split order (shipped, within the window, something left to claim; a role that may), or null. */
+  claim: string | null;
 }
 
 /** views.order: one of the merchant's orders (read-only). */
@@ -81,9 +83,15 @@ export interface ManagerOrderView extends PageModel {
   facts: Fact[];
   splits: ManagerSplitView[];
   refunds: TableView;
+  /** The claims list filtered to this order. */
+  claims: string;
 }
 
-export function presentManagerOrder({ order: o, refunds }: OrderDetail, trackingLink: TrackingLink): ManagerOrderView {
+export function presentManagerOrder(
+  { order: o, refunds }: OrderDetail,
+  trackingLink: TrackingLink,
+  claimable: ReadonlySet<string> = new Set(),
+): ManagerOrderView {
   const currency = o.currencyCode;
   return {
     title: `Order ${o.id}`,
@@ -102,8 +110,10 @@ export function presentManagerOrder({ order: o, refunds }: OrderDetail, tracking
     splits: o.splitOrders.map((s) => ({
       ...splitHead(o, s, { freight: false, trackingLink }),
       items: itemsOf(o, s.id).map((i) => `${i.skuCode} ${i.productName} × ${i.productNum}${i.refundedQuantity ? ` (${i.refundedQuantity} refunded)` : ''}`),
+      claim: claimable.has(s.id) ? `${PREFIX}/split-orders/${s.id}/claim` : null,
     })),
     refunds: refundsTable(refunds, 'Decision'),
+    claims: `${PREFIX}/claims?${query({ order: o.id })}`,
   };
 }
 

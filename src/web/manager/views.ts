@@ -10,6 +10,7 @@ import type {
   TeamView,
   TwoFactorView,
 } from './present-team.ts';
+import type { ClaimFormView, ManagerClaimsView, ManagerClaimView } from './present-claims.ts';
 import type { CredentialsView, GetStartedView, UsageView, WebhookLogView, WebhooksView, WebhookView } from './present-integrations.ts';
 
 const at = (name: string) => `manager/views/${name}`;
@@ -18,12 +19,15 @@ const at = (name: string) => `manager/views/${name}`;
  * The business manager's views (issue 30, rule 3): name → template and model, as CONSOLE_VIEWS;
  * models built by manager/present.ts (orders, balance, audit), present-team.ts (sign-in, account,
  * team, two-factor, invitations) and present-integrations.ts (get started, usage, credentials,
- * webhooks).
+ * webhooks) and present-claims.ts (claims).
  */
 export const MANAGER_VIEWS = {
   error: typedView<ErrorView>('shared/views/error'),
   'edit-conflict': typedView<EditConflictView>('shared/views/edit-conflict'),
   order: typedView<ManagerOrderView>(at('order')),
+  claim: typedView<ManagerClaimView>(at('claim')),
+  'claim-form': typedView<ClaimFormView>(at('claim-form')),
+  claims: typedView<ManagerClaimsView>(at('claims')),
   orders: typedView<ManagerOrdersView>(at('orders')),
   account: typedView<ManagerAccountView>(at('account')),
   audit: typedView<ManagerAuditView>(at('audit')),

@@ -15,7 +15,8 @@ import {
   PasswordResetCreated,
   RevokedInvitation,
 } from '../../../schemas/manager.ts';
-import { createPasswordReset, inviteUser, openInvitations, revokeInvitation } from '../../../services/merchant-users.service.ts';
+import { inviteUser, openInvitations, revokeInvitation } from '../../../services/merchant-invitations.service.ts';
+import { createPasswordReset } from '../../../services/merchant-team.service.ts';
 import { findMerchant } from '../../../store/merchants.repository.ts';
 import { forMerchant } from '../../../store/tenancy.ts';
 import { notFound } from '../../../domain/errors.ts';

@@ -4,15 +4,8 @@ import { httpStatus } from '../../../http/errors.ts';
 import { FormAlreadySent } from '../../../domain/form-keys.ts';
 import { STAFF_ROLES, staffPasswordResetUrl } from '../../../domain/staff.ts';
 import { StaffCreateForm, StaffParams, StaffRoleForm, CsrfForm } from '../../../schemas/console.ts';
-import {
-  createStaff,
-  createStaffPasswordReset,
-  disableStaff,
-  enableStaff,
-  generatePassword,
-  listStaff,
-  setStaffRole,
-} from '../../../services/staff.service.ts';
+import { generatePassword } from '../../../services/accounts.service.ts';
+import { createStaff, createStaffPasswordReset, disableStaff, enableStaff, listStaff, setStaffRole } from '../../../services/staff.service.ts';
 import { CONSOLE_PREFIX } from '../console-routes.ts';
 import { presentStaff } from '../present-admin.ts';
 import type { ConsolePage } from './context.ts';

@@ -11,22 +11,23 @@ import {
   TwoFactorForm,
 } from '../../../schemas/manager.ts';
 import {
-  acceptInvitation,
   changePassword,
   completePasswordReset,
   mySessions,
   openPasswordReset,
   signOutEverywhere,
+  signIn,
+  signOut,
+} from '../../../services/manager-sessions.service.ts';
+import { acceptInvitation, openInvitation } from '../../../services/merchant-invitations.service.ts';
+import {
   disableTwoFactor,
   enableTwoFactor,
-  openInvitation,
   pendingTwoFactor,
   recoveryCodesLeft,
   regenerateRecoveryCodes,
-  signIn,
-  signOut,
   verifySignInCode,
-} from '../../../services/merchant-users.service.ts';
+} from '../../../services/merchant-two-factor.service.ts';
 import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure, setSessionCookie, signInSucceeded, signInWait } from '../../foundation.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
 import {

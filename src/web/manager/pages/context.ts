@@ -7,7 +7,7 @@ import type { SessionLimits } from '../../../domain/staff.ts';
 import type { Clock } from '../../../domain/time.ts';
 import type { HostResolver } from '../../../domain/webhook-url.ts';
 import type { BucketStore } from '../../../http/rate-limit.ts';
-import type { ManagerUser } from '../../../services/merchant-users.service.ts';
+import type { ManagerUser } from '../../../services/manager-sessions.service.ts';
 import type { StatementBuilds } from '../../../services/statement-builds.ts';
 import type { Db, Store } from '../../../store/db.ts';
 import type { MerchantScope } from '../../../store/tenancy.ts';

@@ -1,5 +1,6 @@
 import { accountPage } from './account.ts';
 import { balancePage } from './balance.ts';
+import { claimsPage } from './claims.ts';
 import type { ManagerPage } from './context.ts';
 import { credentialsPage } from './credentials.ts';
 import { ordersPage } from './orders.ts';
@@ -11,6 +12,16 @@ import { webhooksPage } from './webhooks.ts';
 /**
  * The business manager's page modules, registered in this order; the navigation bar lists their
  * links in the same order (each link shown only to the roles that may open it): getting started
- * and the integration (credentials, webhooks), the orders, the team, then usage and money.
+ * and the integration (credentials, webhooks), the orders and their claims, the team, then usage and money.
  */
-export const MANAGER_PAGES: readonly ManagerPage[] = [accountPage, overviewPage, credentialsPage, webhooksPage, ordersPage, teamPage, usagePage, balancePage];
+export const MANAGER_PAGES: readonly ManagerPage[] = [
+  accountPage,
+  overviewPage,
+  credentialsPage,
+  webhooksPage,
+  ordersPage,
+  claimsPage,
+  teamPage,
+  usagePage,
+  balancePage,
+];

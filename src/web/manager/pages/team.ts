@@ -2,16 +2,9 @@ import { invitationUrl, passwordResetUrl } from '../../../domain/merchant-users.
 import { InviteForm, ManagerAuditQuery, ManagerCsrfForm, ManagerIdParams, RequireTwoFactorForm, RoleForm } from '../../../schemas/manager.ts';
 import { merchantAudit, merchantAuditCsv } from '../../../services/audit.service.ts';
 import { sendCsv } from '../../csv.ts';
-import {
-  changeRole,
-  createPasswordReset,
-  inviteUser,
-  removeMember,
-  requireTwoFactor,
-  resetTwoFactor,
-  revokeInvitation,
-  team,
-} from '../../../services/merchant-users.service.ts';
+import { inviteUser, revokeInvitation } from '../../../services/merchant-invitations.service.ts';
+import { changeRole, createPasswordReset, removeMember, requireTwoFactor, team } from '../../../services/merchant-team.service.ts';
+import { resetTwoFactor } from '../../../services/merchant-two-factor.service.ts';
 import { presentManagerAudit } from '../present.ts';
 import { presentTeam, type OneTimeLink as Link } from '../present-team.ts';
 import type { ManagerPage } from './context.ts';

@@ -5,7 +5,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../../../domain/vocabul
 import { ManagerCsrfForm, ManagerDeliveryParams, ManagerIdParams, WebhookEditForm, WebhookForm, WebhookTestForm } from '../../../schemas/manager.ts';
 import { parseDocument } from '../../../schemas/validate.ts';
 import { WebhookBody } from '../../../schemas/webhooks.ts';
-import { auditWrite } from '../../../services/merchant-users.service.ts';
+import { auditWrite } from '../../../services/merchant-team.service.ts';
 import {
   deleteWebhook,
   deliveryLog,
