@@ -677,6 +677,8 @@ interface StockWebhookResult {
   /** Bodies the receiver parsed in full, and those that were not a well-formed stock.changed. */
   sampled: number;
   bad: number;
+  /** The servers' peak RSS over the scenario (VmHWM), MB: the API process's (`all`: the only one) and the worker's. */
+  peakRssMb: { api: number; worker: number | null };
 }
 
 /** A process's CPU time so far (user + system), from /proc (Linux). */
@@ -832,8 +834,11 @@ async function stockWebhookScenario(dataUrl: string, orderToken: string, layout:
     const growth = (f: (l: StockLeg) => number) => mean(withs.map(f)) / mean(withouts.map(f)) - 1;
     const { deliveries, changes, sampled, bad } = await received();
     if (bad > 0) log(`    WARNING: ${bad} of ${sampled} sampled deliveries were not a well-formed stock.changed`);
+    const peakRssMb = { api: vmRssMb(server.child.pid!, 'VmHWM'), worker: worker ? vmRssMb(worker.child.pid!, 'VmHWM') : null };
+    log(`    peak RSS: api ${peakRssMb.api} MB${peakRssMb.worker === null ? '' : `, worker ${peakRssMb.worker} MB`}`);
     return {
       layout,
+      peakRssMb,
       legs,
       valid: legs.every((l) => l.errors === 0) && bad === 0,
       drop: 1 - mean(withs.map((l) => l.okRps)) / mean(withouts.map((l) => l.okRps)),
@@ -1279,7 +1284,8 @@ function report(r: Run) {
         (w.layout === 'split'
           ? `; the API process's alone: ${pctSigned(w.apiCpuGrowth)}; the worker process's per delivery (legs with endpoints): ${workerMsPerDelivery(w).toFixed(2)} ms. `
           : '. ') +
-        `The receiver got ${w.deliveries} deliveries carrying ${w.changes} changes (${w.bad} of ${w.sampled} sampled bodies malformed).`,
+        `The receiver got ${w.deliveries} deliveries carrying ${w.changes} changes (${w.bad} of ${w.sampled} sampled bodies malformed). ` +
+        `Peak RSS (VmHWM): API ${w.peakRssMb.api} MB${w.peakRssMb.worker === null ? '' : `, worker ${w.peakRssMb.worker} MB`}.`,
     );
   }
   if (r.consolePages) {

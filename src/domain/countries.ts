@@ -1,4 +1,7 @@
-import countries from 'i18n-iso-countries';
+// The package's main entry registers all of its ~80 languages' country names (~1 MB of strings held
+// for the process's life); only the list of codes is used here — names come from Intl.DisplayNames —
+// so the entry without languages (docs/performance.md, "Memory on Node 24").
+import countries from 'i18n-iso-countries/index.js';
 
 const names = new Intl.DisplayNames(['en'], { type: 'region' });
 

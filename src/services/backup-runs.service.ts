@@ -26,7 +26,7 @@ import {
 } from '../store/backups.repository.ts';
 import type { Store } from '../store/db.ts';
 import { type BackupTarget, DirectoryTarget, S3Target } from './backup-targets.ts';
-import { type BackupProgress, createBackup, readManifest, verifyBackup } from './backup.service.ts';
+import type { BackupProgress } from './backup.service.ts';
 
 /**
  * What this module needs of an archive's manifest: the subset of backup.service.ts's
@@ -60,12 +60,18 @@ export interface BackupEngine {
   readManifest(archive: string): Promise<ArchiveManifest>;
 }
 
-/** The real archive maker (services/backup.service.ts) for this config and store. */
-export const archiveEngine = (config: Config, store: Store): BackupEngine => ({
-  createBackup: (options) => createBackup({ config, store }, options),
-  verifyBackup: (archive) => verifyBackup({ config }, archive),
-  readManifest,
-});
+/**
+ * The real archive maker (services/backup.service.ts) for this config and store. It and `tar` are
+ * loaded at the first backup, not with the server (docs/performance.md, "Memory on Node 24").
+ */
+export const archiveEngine = (config: Config, store: Store): BackupEngine => {
+  const archives = () => import('./backup.service.ts');
+  return {
+    createBackup: async (options) => (await archives()).createBackup({ config, store }, options),
+    verifyBackup: async (archive) => (await archives()).verifyBackup({ config }, archive),
+    readManifest: async (archive) => (await archives()).readManifest(archive),
+  };
+};
 
 export interface BackupLog {
   info(obj: object, msg: string): void;

@@ -3,8 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { BackupS3Config } from '../config.ts';
 import { type BackupLocation, isArchiveName } from '../domain/backup.ts';
 import { notFound } from '../domain/errors.ts';
@@ -98,15 +97,27 @@ export class DirectoryTarget implements BackupTarget {
 export class S3Target implements BackupTarget {
   readonly location = 's3' as const;
   readonly where: string;
-  private readonly client: S3Client;
+  /**
+   * The AWS SDK (~1.5 MB of code, with lib-storage) is loaded at the first call, not with the
+   * server: a server with BACKUP_S3_URL set may not back up for hours, and the SDK held from start
+   * was a tenth of its idle RSS (docs/performance.md, "Memory on Node 24").
+   */
+  private sdk: Promise<S3Sdk> | null = null;
 
   constructor(private readonly s3: BackupS3Config) {
     this.where = `s3://${s3.bucket}/${s3.prefix}`;
-    this.client = new S3Client({
-      region: s3.region,
-      ...(s3.endpoint ? { endpoint: s3.endpoint, forcePathStyle: true } : {}),
-      ...(s3.credentials ? { credentials: s3.credentials } : {}),
-    });
+  }
+
+  private loaded(): Promise<S3Sdk> {
+    this.sdk ??= import('./backup-s3-sdk.ts').then(({ s3Sdk: api }) => ({
+      api,
+      client: new api.S3Client({
+        region: this.s3.region,
+        ...(this.s3.endpoint ? { endpoint: this.s3.endpoint, forcePathStyle: true } : {}),
+        ...(this.s3.credentials ? { credentials: this.s3.credentials } : {}),
+      }),
+    }));
+    return this.sdk;
   }
 
   private key(name: string): string {
@@ -114,8 +125,9 @@ export class S3Target implements BackupTarget {
   }
 
   async put(name: string, file: string): Promise<void> {
-    const upload = new Upload({
-      client: this.client,
+    const { client, api } = await this.loaded();
+    const upload = new api.Upload({
+      client,
       params: { Bucket: this.s3.bucket, Key: this.key(name), Body: fs.createReadStream(file), ContentType: 'application/x-tar' },
       partSize: PART_BYTES,
       queueSize: 2,
@@ -125,11 +137,12 @@ export class S3Target implements BackupTarget {
   }
 
   async list(): Promise<StoredArchive[]> {
+    const { client, api } = await this.loaded();
     const prefix = this.s3.prefix ? `${this.s3.prefix}/` : '';
     const out: StoredArchive[] = [];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.s3.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await client.send(new api.ListObjectsV2Command({ Bucket: this.s3.bucket, Prefix: prefix, ContinuationToken: token }));
       for (const o of page.Contents ?? []) {
         const name = o.Key?.slice(prefix.length) ?? '';
         if (isArchiveName(name)) out.push({ name, bytes: o.Size ?? 0, modifiedAt: o.LastModified?.getTime() ?? 0 });
@@ -140,22 +153,30 @@ export class S3Target implements BackupTarget {
   }
 
   async get(name: string): Promise<Readable> {
+    const { client, api } = await this.loaded();
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.s3.bucket, Key: this.key(name) }));
+      const r = await client.send(new api.GetObjectCommand({ Bucket: this.s3.bucket, Key: this.key(name) }));
       return r.Body as Readable;
     } catch (error) {
-      if (error instanceof NoSuchKey) throw notFound('backup archive');
+      if (error instanceof api.NoSuchKey) throw notFound('backup archive');
       throw error;
     }
   }
 
   async delete(name: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.s3.bucket, Key: this.key(name) }));
+    const { client, api } = await this.loaded();
+    await client.send(new api.DeleteObjectCommand({ Bucket: this.s3.bucket, Key: this.key(name) }));
   }
 
   close(): void {
-    this.client.destroy();
+    // Nothing to close until the SDK was loaded; a client still being made is closed once it is.
+    void this.sdk?.then(({ client }) => client.destroy());
   }
+}
+
+interface S3Sdk {
+  api: typeof import('./backup-s3-sdk.ts')['s3Sdk'];
+  client: S3Client;
 }
 
 /** The smallest part S3 accepts is 5 MiB; 8 MiB keeps a 10 GiB archive well under the 10,000-part limit. */

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { BackupS3Config, Config } from '../config.ts';
 import { notFound } from '../domain/errors.ts';
 
@@ -48,8 +46,10 @@ function directoryStore(dir: string): EvidenceStore {
  * stream would be sent aws-chunked, which S3-compatible servers do not all read).
  */
 function bucketStore(s3: BackupS3Config): EvidenceStore {
-  const client = () =>
-    new S3Client({
+  // The AWS SDK is imported at the first operation, not with the server (docs/performance.md, "Memory on Node 24").
+  const sdk = async () => (await import('./backup-s3-sdk.ts')).s3Sdk;
+  const client = async () =>
+    new (await sdk()).S3Client({
       region: s3.region,
       ...(s3.endpoint ? { endpoint: s3.endpoint, forcePathStyle: true } : {}),
       ...(s3.credentials ? { credentials: s3.credentials } : {}),
@@ -57,7 +57,8 @@ function bucketStore(s3: BackupS3Config): EvidenceStore {
   const key = (storageKey: string) => `${s3.prefix ? `${s3.prefix}/` : ''}files/${storageKey}`;
   return {
     keep: async (storageKey, file, contentType) => {
-      const c = client();
+      const { Upload } = await sdk();
+      const c = await client();
       try {
         await new Upload({
           client: c,
@@ -70,7 +71,8 @@ function bucketStore(s3: BackupS3Config): EvidenceStore {
       await fs.promises.rm(file, { force: true });
     },
     read: async (storageKey) => {
-      const c = client();
+      const { GetObjectCommand, NoSuchKey } = await sdk();
+      const c = await client();
       try {
         const r = await c.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key(storageKey) }));
         const body = r.Body as Readable;
@@ -83,7 +85,8 @@ function bucketStore(s3: BackupS3Config): EvidenceStore {
       }
     },
     remove: async (storageKey) => {
-      const c = client();
+      const { DeleteObjectCommand } = await sdk();
+      const c = await client();
       try {
         await c.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: key(storageKey) }));
       } finally {

@@ -73,6 +73,46 @@ describe('the compiled program (dist/)', () => {
     assert.equal(await exited(server.child), 0);
   });
 
+  it('loads at start only what serving needs: not the S3 client, tar, qrcode, nor the country names in every language', async (t) => {
+    // docs/performance.md, "Memory on Node 24": each was held for the process's life from start.
+    const dir = tempDir();
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const seen = path.join(dir, 'loaded.txt');
+    const hook = `export async function resolve(specifier, context, next) {
+      const r = await next(specifier, context);
+      if (r.url.startsWith('file:')) (await import('node:fs')).appendFileSync(${JSON.stringify(seen)}, r.url + '\\n');
+      return r;
+    }`;
+    const probe = path.join(dir, 'probe.mjs');
+    fs.writeFileSync(probe, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n`);
+    const port = await freePort();
+    // With BACKUP_S3_URL set: the S3 target exists from start, its SDK only at the first backup.
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'lazy.db')}`,
+      TLS: 'off',
+      LOG_LEVEL: 'warn',
+      ADMIN_API_KEY: 'dist-admin-key-0123456789',
+      BACKUP_S3_URL: 's3://stockist-backups/lazy',
+      AWS_REGION: 'eu-west-1',
+      NODE_OPTIONS: `--import ${probe}`,
+    };
+    const server = await startProcess(['serve', '--port', String(port), '--seed', 'demo'], env, /Stockist listening/);
+    t.after(() => server.child.kill('SIGKILL'));
+    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+    const chunks = [...new Set(fs.readFileSync(seen, 'utf8').split('\n'))].filter((u) => u.includes('/dist/') && u.endsWith('.js'));
+    assert.ok(chunks.length > 1, 'the hook saw the bundle load');
+    const sources = chunks.flatMap((u) => JSON.parse(fs.readFileSync(`${new URL(u).pathname}.map`, 'utf8')).sources as string[]);
+    const notNeeded = sources.filter((s) => /node_modules\/(@aws-sdk|@smithy|tar|qrcode|pngjs)\/|i18n-iso-countries\/langs\//.test(s));
+    assert.deepEqual(notNeeded, []);
+    assert.ok(
+      sources.some((s) => s.endsWith('src/services/backup-targets.ts')),
+      'the backup targets themselves are loaded',
+    );
+    server.child.kill('SIGTERM');
+    assert.equal(await exited(server.child), 0);
+  });
+
   it('says how to build it when dist/ is missing', () => {
     const dir = tempDir();
     // bin/ as a deployment copies it (stockist.js and the Node version check beside it).

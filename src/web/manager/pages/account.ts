@@ -29,7 +29,6 @@ import {
   verifySignInCode,
 } from '../../../services/merchant-two-factor.service.ts';
 import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure, setSessionCookie, signInSucceeded, signInWait } from '../../foundation.ts';
-import { qrCodeSvg } from '../../qr-code.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
 import {
   presentInvitation,
@@ -209,6 +208,8 @@ export const accountPage: ManagerPage = {
       if (me.twoFactor) state = { on: true, recoveryCodesLeft: await recoveryCodesLeft(merchant(request), me) };
       else {
         const pending = await pendingTwoFactor(db, me, now());
+        // qrcode + pngjs are loaded at the first set-up page, not with the server (docs/performance.md, "Memory on Node 24").
+        const { qrCodeSvg } = await import('../../qr-code.ts');
         state = { on: false, pending, qrSvg: await qrCodeSvg(pending.uri, 'QR code of the key, for an authenticator app to scan') };
       }
       return page(reply, status, 'two-factor', presentTwoFactor(me, state, shown));
