@@ -159,7 +159,7 @@ export class StatementBuilds {
       maxThreads: this.#limits.threads,
       idleTimeout: 30_000,
       // Below the API's priority (Linux): when every core is busy, requests go first.
-      niceIncrement: 10,
+      niceIncrement: 19,
       // Not the server's flags (the test runner's, V8's); the TypeScript loader when running the sources.
       execArgv: import.meta.url.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [],
       // One document's state at a time: pages are written out as they fill.
