@@ -25,3 +25,26 @@ export function presentClaim(c: ClaimRow, lines: readonly { sku: string; quantit
     updateDate: formatInstant(c.updated_at),
   };
 }
+
+/**
+ * A claim's cells in a CSV export (the console's queue and the business manager's list share them;
+ * the console adds the merchant and the wait). Ids stay text; amounts with two decimals.
+ */
+export function claimCsvCells(c: ClaimRecord) {
+  return {
+    split_order_id: c.orderId,
+    order_id: c.parentOrderId,
+    opened_at: c.createDate,
+    status: c.status,
+    reason: c.reason,
+    resolution: c.resolution,
+    items: c.items.map((i) => `${i.sku} x ${i.quantity}`).join('; '),
+    description: c.description,
+    amount: c.amount === null ? null : c.amount.toFixed(2),
+    replacement_order_id: c.replacementOrderId,
+    return_carrier: c.returnTracking?.carrier ?? null,
+    return_tracking_code: c.returnTracking?.trackingCode ?? null,
+    decision_reason: c.decisionReason,
+    updated_at: c.updateDate,
+  };
+}

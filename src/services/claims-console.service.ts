@@ -1,3 +1,4 @@
+import { claimCsvCells } from '../present/claim.presenter.ts';
 import type { Config } from '../config.ts';
 import { CLAIM_REASONS, CLAIM_STATUSES, type ClaimReason, type ClaimStatus } from '../domain/claims.ts';
 import type { CsvExport } from '../domain/csv.ts';
@@ -85,20 +86,7 @@ export function claimsCsvForConsole(db: Db, config: SlaConfig, filter: claims.Cl
           claim_no: c.claimNo,
           merchant_id: c.merchantId,
           merchant: c.merchantName,
-          split_order_id: c.orderId,
-          order_id: c.parentOrderId,
-          opened_at: c.createDate,
-          status: c.status,
-          reason: c.reason,
-          resolution: c.resolution,
-          items: c.items.map((i) => `${i.sku} x ${i.quantity}`).join('; '),
-          description: c.description,
-          amount: c.amount === null ? null : c.amount.toFixed(2),
-          replacement_order_id: c.replacementOrderId,
-          return_carrier: c.returnTracking?.carrier ?? null,
-          return_tracking_code: c.returnTracking?.trackingCode ?? null,
-          decision_reason: c.decisionReason,
-          updated_at: c.updateDate,
+          ...claimCsvCells(c),
           waiting_hours: Math.floor(c.ageSeconds / 3600),
           past_sla: c.overSla ? 'yes' : 'no',
         };

@@ -1,3 +1,4 @@
+import { claimCsvCells } from '../present/claim.presenter.ts';
 import { lookupId } from '../domain/ids.ts';
 import type { Config } from '../config.ts';
 import { CLAIM_STATUSES, claimableQuantity, withinClaimWindow, type ClaimStatus } from '../domain/claims.ts';
@@ -161,20 +162,7 @@ export function claimsCsvForMerchant(merchant: MerchantScope, f: ManagerClaimFil
       for (const c of page.list)
         yield {
           claim_no: c.claimNo,
-          split_order_id: c.orderId,
-          order_id: c.parentOrderId,
-          opened_at: c.createDate,
-          status: c.status,
-          reason: c.reason,
-          resolution: c.resolution,
-          items: c.items.map((i) => `${i.sku} x ${i.quantity}`).join('; '),
-          description: c.description,
-          amount: c.amount === null ? null : c.amount.toFixed(2),
-          replacement_order_id: c.replacementOrderId,
-          return_carrier: c.returnTracking?.carrier ?? null,
-          return_tracking_code: c.returnTracking?.trackingCode ?? null,
-          decision_reason: c.decisionReason,
-          updated_at: c.updateDate,
+          ...claimCsvCells(c),
         };
       if (page.nextCursor === null) return;
       page = await listClaims(merchant, { cursor: page.nextCursor });
