@@ -26,11 +26,29 @@ export function presentClaim(c: ClaimRow, lines: readonly { sku: string; quantit
   };
 }
 
+/** The columns of `claimCsvCells`, in the order the exports print them. */
+export const CLAIM_CSV_CELLS = [
+  'split_order_id',
+  'order_id',
+  'opened_at',
+  'status',
+  'reason',
+  'resolution',
+  'items',
+  'description',
+  'amount',
+  'replacement_order_id',
+  'return_carrier',
+  'return_tracking_code',
+  'decision_reason',
+  'updated_at',
+] as const;
+
 /**
  * A claim's cells in a CSV export (the console's queue and the business manager's list share them;
  * the console adds the merchant and the wait). Ids stay text; amounts with two decimals.
  */
-export function claimCsvCells(c: ClaimRecord) {
+export function claimCsvCells(c: ClaimRecord): Record<(typeof CLAIM_CSV_CELLS)[number], string | null> {
   return {
     split_order_id: c.orderId,
     order_id: c.parentOrderId,

@@ -1,4 +1,4 @@
-import { claimCsvCells } from '../present/claim.presenter.ts';
+import { CLAIM_CSV_CELLS, claimCsvCells } from '../present/claim.presenter.ts';
 import type { Config } from '../config.ts';
 import { CLAIM_REASONS, CLAIM_STATUSES, type ClaimReason, type ClaimStatus } from '../domain/claims.ts';
 import type { CsvExport } from '../domain/csv.ts';
@@ -51,27 +51,7 @@ export async function claimQueueForConsole(db: Db, config: SlaConfig, filter: cl
   return { ...page, list: page.list.map((c) => ({ ...c, merchantName: names.get(Number(c.merchantId)) ?? '' })) };
 }
 
-const CLAIM_CSV_COLUMNS = [
-  'claim_no',
-  'merchant_id',
-  'merchant',
-  'split_order_id',
-  'order_id',
-  'opened_at',
-  'status',
-  'reason',
-  'resolution',
-  'items',
-  'description',
-  'amount',
-  'replacement_order_id',
-  'return_carrier',
-  'return_tracking_code',
-  'decision_reason',
-  'updated_at',
-  'waiting_hours',
-  'past_sla',
-] as const;
+const CLAIM_CSV_COLUMNS = ['claim_no', 'merchant_id', 'merchant', ...CLAIM_CSV_CELLS, 'waiting_hours', 'past_sla'] as const;
 
 /** Rows read per query of the CSV export. */
 const CSV_BATCH = 500;

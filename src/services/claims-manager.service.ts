@@ -1,4 +1,4 @@
-import { claimCsvCells } from '../present/claim.presenter.ts';
+import { CLAIM_CSV_CELLS, claimCsvCells } from '../present/claim.presenter.ts';
 import { lookupId } from '../domain/ids.ts';
 import type { Config } from '../config.ts';
 import { CLAIM_STATUSES, claimableQuantity, withinClaimWindow, type ClaimStatus } from '../domain/claims.ts';
@@ -133,23 +133,7 @@ export const claimsPageForMerchant = (merchant: MerchantScope, f: ManagerClaimFi
 
 export type ManagerClaimsPage = Awaited<ReturnType<typeof claimsPageForMerchant>>;
 
-const CSV_COLUMNS = [
-  'claim_no',
-  'split_order_id',
-  'order_id',
-  'opened_at',
-  'status',
-  'reason',
-  'resolution',
-  'items',
-  'description',
-  'amount',
-  'replacement_order_id',
-  'return_carrier',
-  'return_tracking_code',
-  'decision_reason',
-  'updated_at',
-] as const;
+const CSV_COLUMNS = ['claim_no', ...CLAIM_CSV_CELLS] as const;
 
 /** Rows read per query of the CSV export (the API's largest page). */
 const CSV_BATCH = 250;
