@@ -61,15 +61,15 @@ export function joinGroup(): ProcessGroup {
       for (const listener of listeners) listener();
     }
   });
-  // The primary is gone (killed): nothing supervises this process or holds its port any more.
+  // The primary is gone (killed): nothing supervises this process or holds its port any more. (A
+  // stopping group never gets here: the primary waits for every process to exit before it does.)
+  // No signal listener here: one would turn off SIGTERM's default action while the process is
+  // still starting, before `serve` has put its own graceful one in place.
   process.on('disconnect', () => {
     for (const waiting of pending.values()) waiting.reject(new Error('the primary process is gone'));
     pending.clear();
-    if (!stopping) process.exit(1);
+    process.exit(1);
   });
-  let stopping = false;
-  process.once('SIGTERM', () => (stopping = true));
-  process.once('SIGINT', () => (stopping = true));
   const send = (m: Message) => {
     if (process.connected) process.send?.(m);
   };

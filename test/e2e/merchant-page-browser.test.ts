@@ -45,7 +45,7 @@ describe('console merchant page in a real browser', { skip: SKIP }, () => {
     assert.equal(await invitation.count(), 1, 'the pending invitation is listed');
     assert.equal(await page.locator(`tr[data-client="${kept.client.id}"] [data-state="active"]`).count(), 1);
     const revoked = page.locator(`tr[data-client="${gone.client.id}"] [data-state="revoked"]`);
-    assert.match((await revoked.textContent())!, /^revoked/, 'a revoked client is marked revoked');
+    assert.match((await revoked.textContent())!, /^Revoked/, 'a revoked client is marked revoked');
     assert.equal(await page.locator(`tr[data-token="${m.tokenId}"] [data-state="active"]`).count(), 1, 'the token and its state');
     await checkAccessibility(page);
     await screenshot(page, 'merchant-page', 'merchant');

@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDatabase } from '../../scripts/chaos/harness.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
 import { PG_URL } from '../helpers.ts';
-import { exited, freePort, runCli, startProcess, tempDir } from './process.ts';
+import { spawn } from 'node:child_process';
+import { BIN, ROOT, exited, freePort, runCli, startProcess, tempDir } from './process.ts';
 
 const ADMIN_KEY = 'processes-admin-key-0123456789';
 const BURST = 10;
@@ -170,6 +171,49 @@ for (const db of DIALECTS) {
       assert.equal(await exited(server.child), 0);
       for (const pid of workers) assert.equal(alive(pid), false, `process ${pid} ended with the primary`);
       assert.equal(fs.existsSync(`${dir}/stockist.pid`), false, 'the pid file is removed');
+    });
+
+    it('stops while its processes are still starting', { timeout: 300_000 }, async (t) => {
+      const dir = tempDir();
+      const database = await makeDatabase(db.dialect, dir, PG_URL ?? undefined);
+      const env = { DATA_DIR: dir, DATABASE_URL: database.url, TLS: 'off', LOG_LEVEL: 'warn', STOCKIST_ENV: 'sandbox', ADMIN_API_KEY: ADMIN_KEY, SEED: 'none' };
+      const child = spawn(process.execPath, [BIN, 'serve', '--processes', '2', '--port', String(await freePort())], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: 'ignore',
+      });
+      const primary = child.pid!;
+      t.after(async () => {
+        for (const pid of [...childrenOf(primary), primary]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        await exited(child);
+        await database.drop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      });
+      // Forked and opening the database (SQLite: the file is open), not yet listening: a SIGTERM
+      // now must still end the group (a signal listener a process installed before `serve` had
+      // its own once swallowed it, and the primary waited for ever).
+      const opened = (pid: number) => {
+        if (db.dialect !== 'sqlite') return true;
+        try {
+          return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+            try {
+              return fs.readlinkSync(`/proc/${pid}/fd/${fd}`).endsWith('.db');
+            } catch {
+              return false;
+            }
+          });
+        } catch {
+          return false;
+        }
+      };
+      await until('the processes were forked and opened the database', () => {
+        const forked = childrenOf(primary);
+        return forked.length === 2 && forked.every(opened);
+      });
+      const forked = childrenOf(primary);
+      process.kill(primary, 'SIGTERM');
+      await until('the primary exited', () => child.exitCode !== null || child.signalCode !== null);
+      await until('the processes ended', () => forked.every((pid) => !alive(pid)));
     });
 
     it('replaces a process that dies; the processes end when the primary is killed', { timeout: 600_000 }, async (t) => {

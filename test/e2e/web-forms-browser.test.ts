@@ -176,7 +176,7 @@ describe('web forms in a real browser', { skip: SKIP }, () => {
     const audit = await rows(app, 'audit_log');
     await page.reload();
     assert.equal(await rows(app, 'audit_log'), audit, 'dismissed: nothing rotated or revoked');
-    assert.match((await row.textContent())!, /active/);
+    assert.match((await row.textContent())!, /Active/);
 
     // Remove a member: asks first; dismissed, the member stays.
     await page.goto(`${origin}/manager/team`);
