@@ -247,8 +247,8 @@ describe('warehouses (views.warehouses, views["warehouse-form"])', () => {
     const view = presentWarehouses([warehouse('G007'), warehouse('W 9', { status: 0, country_code: 'FR', country_name: 'France' })]);
     assert.equal(view.title, 'Warehouses');
     assert.deepEqual(view.rows, [
-      { code: 'G007', name: 'G007 hall', country: 'DE · Germany', status: 'enabled', edit: '/console/warehouses/G007/edit' },
-      { code: 'W 9', name: 'W 9 hall', country: 'FR · France', status: 'disabled', edit: '/console/warehouses/W%209/edit' },
+      { code: 'G007', name: 'G007 hall', country: 'DE · Germany', status: 'enabled', statusText: 'Enabled', edit: '/console/warehouses/G007/edit' },
+      { code: 'W 9', name: 'W 9 hall', country: 'FR · France', status: 'disabled', statusText: 'Disabled', edit: '/console/warehouses/W%209/edit' },
     ]);
     assert.deepEqual(presentWarehouses([]).rows, []);
   });

@@ -174,10 +174,10 @@ describe('API credentials (views.credentials → CredentialsView)', () => {
     assert.equal(view.maxGraceHours, 24);
     const [fresh, rotated, revoked] = view.clients;
     assert.deepEqual([fresh.id, fresh.clientId, fresh.created, fresh.lastUsed], ['1', 'cli_1', AT_TIME, '—']);
-    assert.deepEqual(fresh.state, { text: 'active', at: null });
-    assert.deepEqual(rotated.state, { text: 'active, rotated', at: LATER_TIME });
+    assert.deepEqual(fresh.state, { text: 'Active', at: null });
+    assert.deepEqual(rotated.state, { text: 'Active, rotated', at: LATER_TIME });
     assert.equal(rotated.lastUsed, AT_TIME);
-    assert.deepEqual(revoked.state, { text: 'revoked', at: LATER_TIME });
+    assert.deepEqual(revoked.state, { text: 'Revoked', at: LATER_TIME });
     assert.deepEqual(
       view.clients.map((c) => c.live),
       [true, true, false],
@@ -190,9 +190,9 @@ describe('API credentials (views.credentials → CredentialsView)', () => {
     const [live, revoked] = view.tokens;
     assert.deepEqual(
       [live.id, live.scopes, live.created, live.lastUsed, live.expires, live.state, live.live],
-      ['7', 'orders:read stock:read', AT_TIME, AT_TIME, LATER_TIME, 'active', true],
+      ['7', 'orders:read stock:read', AT_TIME, AT_TIME, LATER_TIME, 'Active', true],
     );
-    assert.deepEqual([revoked.expires, revoked.lastUsed, revoked.state, revoked.live], ['never', '—', 'revoked', false]);
+    assert.deepEqual([revoked.expires, revoked.lastUsed, revoked.state, revoked.live], ['never', '—', 'Revoked', false]);
     assert.deepEqual(view.tokenForm, {
       name: '',
       expiresInDays: '',

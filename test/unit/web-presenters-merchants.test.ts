@@ -252,6 +252,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
       rotated: 'never',
       lastUsed: LATER_TIME,
       state: 'active',
+      stateText: 'Active',
       revoked: null,
     });
     assert.deepEqual([view.clients.rows[1].rotated, view.clients.rows[1].lastUsed, view.clients.rows[1].revoked], [LATER_TIME, 'never', LATER_TIME]);
@@ -285,6 +286,7 @@ describe('the merchant page (views.merchant → MerchantView)', () => {
       issued: CREATED_TIME,
       expires: 'never',
       state: 'active',
+      stateText: 'Active',
       revoked: null,
       revoke: null,
     });
