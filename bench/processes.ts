@@ -9,7 +9,7 @@
  * group used per request (primary and processes, from /proc). Prints one table and writes nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, mkdtempSync } from 'node:fs';
+import { rmSync, mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { freshStore } from './fresh-store.ts';
+import { childrenOf, cpuMs } from './proc-stats.ts';
 import { benchSku, generate } from './generate.ts';
 
 const { values: args } = parseArgs({
@@ -35,7 +36,6 @@ const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5
 const COUNTS = args.processes!.split(',').map(Number);
 const DURATION = Number(args.duration);
 const SKUS = Number(args.skus);
-const CLOCK_TICKS = 100;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 function freePort(): Promise<number> {
@@ -46,31 +46,6 @@ function freePort(): Promise<number> {
     });
     s.on('error', reject);
   });
-}
-
-/** CPU time (user + system, ms) of a process so far; 0 for one that is gone. */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 async function start(processes: number, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {

@@ -17,7 +17,6 @@
  * and checks that no stock row was oversold, stock equals its ledger, and no refund was decided twice.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +27,7 @@ import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { ledgerMismatches } from '../src/store/stocks.repository.ts';
 import { benchSku, generate } from './generate.ts';
+import { cpuMs } from './proc-stats.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -137,19 +137,6 @@ async function sampleWaits<T>(client: pg.Client, app: string, during: Promise<T>
   const mean = Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, Math.round((v / Math.max(1, samples)) * 100) / 100]));
   return { result, waits: mean as typeof totals };
 }
-
-/** CPU time (user + system, ms) a process has used so far; 0 for one that is gone. */
-function cpuMs(pid: number): number {
-  try {
-    // Fields after the command (which may contain spaces) start at state; utime and stime are 14 and 15.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-const CLOCK_TICKS = 100;
 
 /** CPU used by the API processes and by their PostgreSQL backends while `during` runs (same host). */
 async function measureCpu<T>(client: pg.Client, app: string, apiPids: number[], during: () => Promise<T>) {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDatabase } from '../../scripts/chaos/harness.ts';
+import { isRunning } from '../../src/runtime/pid-file.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
 import { PG_URL } from '../helpers.ts';
 import { spawn } from 'node:child_process';
@@ -53,16 +54,6 @@ function childrenOf(pid: number): number[] {
     })
     .map(Number);
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-};
 
 async function until(what: string, check: () => boolean | Promise<boolean>, withinMs = 60_000): Promise<void> {
   const end = Date.now() + withinMs;
@@ -121,7 +112,7 @@ for (const db of DIALECTS) {
       const server = await startProcess(['serve', '--processes', '2', '--port', String(port)], env, /Stop: Ctrl-C/);
       const primary = server.child.pid!;
       t.after(async () => {
-        for (const pid of [...childrenOf(primary), primary]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        for (const pid of [...childrenOf(primary), primary]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
         await exited(server.child);
         await database.drop();
         fs.rmSync(dir, { recursive: true, force: true });
@@ -169,7 +160,7 @@ for (const db of DIALECTS) {
       const stopped = runCli(['stop'], { DATA_DIR: dir });
       assert.equal(stopped.status, 0, stopped.stderr);
       assert.equal(await exited(server.child), 0);
-      for (const pid of workers) assert.equal(alive(pid), false, `process ${pid} ended with the primary`);
+      for (const pid of workers) assert.equal(isRunning(pid), false, `process ${pid} ended with the primary`);
       assert.equal(fs.existsSync(`${dir}/stockist.pid`), false, 'the pid file is removed');
     });
 
@@ -184,7 +175,7 @@ for (const db of DIALECTS) {
       });
       const primary = child.pid!;
       t.after(async () => {
-        for (const pid of [...childrenOf(primary), primary]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        for (const pid of [...childrenOf(primary), primary]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
         await exited(child);
         await database.drop();
         fs.rmSync(dir, { recursive: true, force: true });
@@ -213,7 +204,7 @@ for (const db of DIALECTS) {
       const forked = childrenOf(primary);
       process.kill(primary, 'SIGTERM');
       await until('the primary exited', () => child.exitCode !== null || child.signalCode !== null);
-      await until('the processes ended', () => forked.every((pid) => !alive(pid)));
+      await until('the processes ended', () => forked.every((pid) => !isRunning(pid)));
     });
 
     it('replaces a process that dies; the processes end when the primary is killed', { timeout: 600_000 }, async (t) => {
@@ -236,7 +227,7 @@ for (const db of DIALECTS) {
       const server = await startProcess(['serve', '--processes', '2', '--port', String(port)], env, /Stop: Ctrl-C/);
       const primary = server.child.pid!;
       t.after(async () => {
-        for (const pid of [...childrenOf(primary), primary]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        for (const pid of [...childrenOf(primary), primary]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
         await exited(server.child);
         await database.drop();
         fs.rmSync(dir, { recursive: true, force: true });
@@ -278,7 +269,7 @@ for (const db of DIALECTS) {
       // kill -9 of the primary: nothing supervises the processes any more, and they end.
       process.kill(primary, 'SIGKILL');
       await exited(server.child);
-      await until('the processes ended with their primary', () => second.every((pid) => !alive(pid)));
+      await until('the processes ended with their primary', () => second.every((pid) => !isRunning(pid)));
     });
   });
 }
