@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
 import { ADDRESS, ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
@@ -33,7 +33,8 @@ for (const dialect of DIALECTS) {
     const own = (q: string) => search(manager, 'manager', q);
     const sorted = (...xs: string[]) => [...xs].sort();
 
-    it('places the orders searched for', async () => {
+    // The orders searched for, placed once before any test: every test only searches, so each runs alone.
+    before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
       const acme = await newMerchant(t, 'Acme Widgets');
       const harbor = await newMerchant(t, 'Blue Harbor Trading');
