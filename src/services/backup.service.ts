@@ -38,6 +38,7 @@ import {
 import { describeDatabase, sqliteFile } from '../store/database-url.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { KNOWN_MIGRATIONS, LATEST_MIGRATION, migrateToLatest } from '../store/migrate.ts';
+import { claimFileStorageKeys } from '../store/claims.repository.ts';
 import { ledgerMismatches } from '../store/stocks.repository.ts';
 import { EVIDENCE_SNIFF_BYTES, evidenceTypeOf } from '../domain/claims.ts';
 import { evidenceStoreOf, isStorageKey, type EvidenceStore } from './evidence-store.ts';
@@ -77,6 +78,11 @@ export interface RestoreReport {
   /** Claims' evidence files written into the restoring configuration's store (one already there is kept), and kept. */
   evidenceWritten: number;
   evidenceKept: number;
+  /**
+   * Files of the archive no evidence row of the restored database names (uploaded while the backup
+   * ran, after its snapshot): left out, as nothing could ever read or purge them.
+   */
+  evidenceUnnamed: number;
   /** That store: DATA_DIR/files, or `s3://bucket/prefix/files/` when BACKUP_S3_URL is set. */
   evidenceWhere: string;
 }
@@ -143,8 +149,9 @@ export async function createBackup(
       }
     }
     // Claims' evidence, read after the snapshot: a file a claim of the snapshot names is never purged,
-    // so every such file is here; one uploaded meanwhile comes along unreferenced (purged after a day).
-    // Each is streamed from its store (the folder or the bucket) into the working folder.
+    // so every such file is here; one uploaded meanwhile comes along with no row in the snapshot
+    // (restore leaves it out). Each is streamed from its store (the folder or the bucket) into the
+    // working folder.
     const evidence = evidenceStoreOf(config);
     for await (const storageKey of evidence.list()) {
       const member = EVIDENCE_MEMBER_PREFIX + storageKey;
@@ -558,6 +565,7 @@ export async function restoreBackup(deps: { config: Config }, archive: string): 
     secretsKept: secrets.kept,
     evidenceWritten: restoredEvidence.written,
     evidenceKept: restoredEvidence.kept,
+    evidenceUnnamed: restoredEvidence.unnamed,
     evidenceWhere: evidence.where,
   };
 }
@@ -630,17 +638,34 @@ async function restorePostgres(config: Config, archive: string, manifest: Backup
 
 /**
  * Claims' evidence files of the archive go into the restoring configuration's store (DATA_DIR/files,
- * or the bucket when BACKUP_S3_URL is set) where none is yet; one already there is kept. They are
+ * or the bucket when BACKUP_S3_URL is set) where none is yet; one already there is kept, and one no
+ * evidence row of the restored database names is left out (an orphan nothing could purge). They are
  * extracted, their SHA-256 checked again, into a folder of DATA_DIR first, then placed one by one.
  */
-async function restoreEvidence(config: Config, evidence: EvidenceStore, archive: string, manifest: BackupManifest): Promise<{ written: number; kept: number }> {
+async function restoreEvidence(
+  config: Config,
+  evidence: EvidenceStore,
+  archive: string,
+  manifest: BackupManifest,
+): Promise<{ written: number; kept: number; unnamed: number }> {
+  const members = evidenceMembers(manifest);
+  if (members.length === 0) return { written: 0, kept: 0, unnamed: 0 };
+  const store = await openStore(config.databaseUrl, { checkpointEveryMs: 0 });
+  let named: Set<string>;
+  try {
+    named = await claimFileStorageKeys(store.db);
+  } finally {
+    await store.close();
+  }
   const wanted: { member: string; storageKey: string }[] = [];
   let kept = 0;
-  for (const e of evidenceMembers(manifest)) {
-    if (await evidence.has(e.storageKey)) kept++;
+  let unnamed = 0;
+  for (const e of members) {
+    if (!named.has(e.storageKey)) unnamed++;
+    else if (await evidence.has(e.storageKey)) kept++;
     else wanted.push(e);
   }
-  if (wanted.length === 0) return { written: 0, kept };
+  if (wanted.length === 0) return { written: 0, kept, unnamed };
   fs.mkdirSync(config.dataDir, { recursive: true });
   const stage = fs.mkdtempSync(path.join(config.dataDir, '.evidence-restoring-'));
   let written = 0;
@@ -651,7 +676,7 @@ async function restoreEvidence(config: Config, evidence: EvidenceStore, archive:
       if (await evidence.place(e.storageKey, staged(i), await evidenceContentType(staged(i)))) written++;
       else kept++;
     }
-    return { written, kept };
+    return { written, kept, unnamed };
   } catch (error) {
     // The database is in place by now: say so, and how far the evidence got.
     throw new Error(

@@ -202,6 +202,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       fs.mkdirSync(path.join(dataDir, 'files', shop.merchantId), { recursive: true });
       fs.writeFileSync(path.join(dataDir, 'files', shop.merchantId, '1-receiving.part'), PNG);
       await put(`site-a/files/${shop.merchantId}/2-uploading.part`, PNG);
+      // An object no evidence row names (uploaded after the snapshot, or left by a crash between the
+      // put and the row): archived like every object, left out by restore.
+      const stray = `${shop.merchantId}/1700000000000-0123456789abcdef01234567`;
+      const strayBytes = Buffer.from('%PDF-1.7\nnamed by no row');
+      await put(`site-a/files/${stray}`, strayBytes);
 
       const archives = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-evidence-backup-'));
       ctx.after(() => fs.rmSync(archives, { recursive: true, force: true }));
@@ -211,13 +216,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         [`files/${keyOf.get('png')}`]: sha256(PNG),
         [`files/${keyOf.get('pdf')}`]: sha256(PDF),
         [`files/${keyOf.get('jpeg')}`]: sha256(JPEG),
+        [`files/${stray}`]: sha256(strayBytes),
       });
 
       // Into a new bucket prefix (and a new DATA_DIR and database); an object already there is kept.
       const intoBucket = await freshTarget(ctx, S3_ENV(endpoint, 'site-b'));
       await put(`site-b/files/${keyOf.get('jpeg')}`, Buffer.from('already here'));
       const r1 = await restoreBackup({ config: intoBucket.config }, backup.file);
-      assert.deepEqual([r1.evidenceWritten, r1.evidenceKept, r1.evidenceWhere], [2, 1, 's3://stockist-evidence/site-b/files/']);
+      assert.deepEqual([r1.evidenceWritten, r1.evidenceKept, r1.evidenceUnnamed, r1.evidenceWhere], [2, 1, 1, 's3://stockist-evidence/site-b/files/']);
       assert.deepEqual((await objects('site-b')).map((o) => o.key).sort(), [...keyOf.values()].map((k) => `site-b/files/${k}`).sort());
       assert.deepEqual(await object(`site-b/files/${keyOf.get('jpeg')}`), Buffer.from('already here'), 'not overwritten');
       assert.deepEqual(filesUnder(path.join(intoBucket.dataDir, 'files')), [], 'nothing in DATA_DIR/files');
@@ -235,7 +241,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       fs.mkdirSync(path.dirname(pdfFile), { recursive: true });
       fs.writeFileSync(pdfFile, 'already here');
       const r2 = await restoreBackup({ config: intoDisk.config }, backup.file);
-      assert.deepEqual([r2.evidenceWritten, r2.evidenceKept, r2.evidenceWhere], [2, 1, path.join(intoDisk.dataDir, 'files')]);
+      assert.deepEqual([r2.evidenceWritten, r2.evidenceKept, r2.evidenceUnnamed, r2.evidenceWhere], [2, 1, 1, path.join(intoDisk.dataDir, 'files')]);
       assert.deepEqual(filesUnder(path.join(intoDisk.dataDir, 'files')), [...keyOf.values()].sort());
       assert.equal(fs.readFileSync(pdfFile, 'utf8'), 'already here', 'not overwritten');
       const fromDisk = await serveRestored(ctx, intoDisk.config);
@@ -275,7 +281,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       const target = await freshTarget(ctx, S3_ENV(endpoint, 'site-d'));
       const r = await restoreBackup({ config: target.config }, backup.file);
-      assert.deepEqual([r.evidenceWritten, r.evidenceKept], [3, 0]);
+      assert.deepEqual([r.evidenceWritten, r.evidenceKept, r.evidenceUnnamed], [3, 0, 0]);
       assert.deepEqual(
         (await objects('site-d')).map((o) => o.key).sort(),
         onDisk.map((f) => `site-d/files/${f}`),
