@@ -97,8 +97,12 @@ function directoryStore(dir: string): EvidenceStore {
       const dest = at(storageKey);
       await fs.promises.mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
       try {
-        // A link is refused when the name exists: nothing already there is ever replaced.
-        await fs.promises.link(file, dest);
+        // A link (or, from another file system, an exclusive copy) is refused when the name exists:
+        // nothing already there is ever replaced.
+        await fs.promises.link(file, dest).catch((error) => {
+          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+          return fs.promises.copyFile(file, dest, fs.constants.COPYFILE_EXCL);
+        });
         return true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;

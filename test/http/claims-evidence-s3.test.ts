@@ -259,6 +259,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await assert.rejects(restoreBackup({ config: intoTampered.config }, tampered), new RegExp(`files/${keyOf.get('pdf')} does not match its SHA-256`));
       assert.deepEqual(await objects('site-c'), []);
       assert.deepEqual(fs.readdirSync(intoTampered.dataDir), [], 'no database, no evidence written');
+
+      // A bucket that cannot be written: refused before the database is restored.
+      const intoMissing = await freshTarget(ctx, { ...S3_ENV(endpoint, 'site-e'), BACKUP_S3_URL: 's3://no-such-bucket/site-e' });
+      await assert.rejects(
+        restoreBackup({ config: intoMissing.config }, backup.file),
+        /the archive holds claims' evidence and s3:\/\/no-such-bucket\/site-e\/files\/ cannot be written: /,
+      );
+      assert.deepEqual(fs.readdirSync(intoMissing.dataDir), [], 'no database, no evidence written');
     });
 
     it('an archive made with evidence in DATA_DIR/files restores into the bucket', { timeout: 300_000 }, async (ctx) => {
