@@ -45,6 +45,8 @@ async function side(checkout: string) {
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
     RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
+    // A loaded machine must slow both sides alike, not refuse one of them (503 before any work).
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
   });
   const app = await buildApp({ config, store, adminApiKey: ADMIN_KEY }, { logger: false });
   const rand = (n: number) => Math.floor(Math.random() * n);
