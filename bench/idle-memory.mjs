@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// A started server's memory at idle (Performance III, item 3): `serve --seed demo` on SQLite, TLS
-// off, with the flags of bin/stockist.js's first line, read `--wait` seconds after "Stockist
+// A started server's memory at idle (Performance III, item 3): `serve --seed demo` on SQLite, TLS=off,
+// with the flags of bin/stockist.js's first line, read `--wait` seconds after "Stockist
 // listening" after a forced full collection (bench/memory-probe.mjs: VmRSS, RssAnon, RssFile,
 // heap, external, V8's code and source sizes). Each run starts on a new database, whose seed
 // creates the demo's accounts (and so checks their passwords), then starts once more on that same
@@ -34,7 +34,7 @@ async function reading(dir, label) {
     DATABASE_URL: `sqlite:${path.join(dir, 'stockist.db')}`,
     LOG_LEVEL: 'warn',
     ADMIN_API_KEY: '',
-    TLS: '',
+    TLS: 'off',
     STOCKIST_SOURCES: '',
     BENCH_MEMORY_FILE: file,
     BENCH_HEAP_SNAPSHOT: args.snapshot ? path.join(results, `${stamp}-idle-${label}.heapsnapshot`) : '',
