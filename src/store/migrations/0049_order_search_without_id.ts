@@ -38,6 +38,7 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
   }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
   const schema = installed.rows[0]?.schema;
   await sql`drop index if exists orders_text_trgm_idx`.execute(db);
+  await sql`drop index if exists orders_search_trgm_idx`.execute(db);
   if (schema === undefined) return;
   await sql
     .raw(
