@@ -272,7 +272,7 @@ const SQLITE_TEXT_MATCH_CAP = 10_000;
  * and the search's statements read those ids; one matching more is matched inside each statement
  * (then it is common, and the newest-first walk meets its matches soon).
  */
-export const TEXT_MATCH_LIST = 10_000;
+const TEXT_MATCH_LIST = 10_000;
 /** A part of an order id spread over more key ranges than this is matched inside the statements instead (a short part: common). */
 const ID_RANGES_MAX = 2_000;
 /** PostgreSQL: how many of the newest orders tell which of a term's trigrams are rare. */

@@ -34,7 +34,8 @@ for (const dialect of DIALECTS) {
       assert.equal(r.statusCode, 200, `${front} ${query}: ${r.body.slice(0, 300)}`);
       return r.body;
     };
-    const search = async (b: Browser, front: 'console' | 'manager', q: string) => sorted(listed(await page(b, front, new URLSearchParams({ q }).toString()), front));
+    const search = async (b: Browser, front: 'console' | 'manager', q: string) =>
+      sorted(listed(await page(b, front, new URLSearchParams({ q }).toString()), front));
     /** The orders whose id, custom order id or recipient contains `q` (case-insensitively), as the search must find them. */
     const expected = (q: string, merchant?: 'a') =>
       sorted(
