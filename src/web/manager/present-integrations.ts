@@ -4,6 +4,9 @@ import { READ_SCOPES, SCOPES } from '../../domain/scopes.ts';
 import { USAGE_DAYS } from '../../domain/usage.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEventType } from '../../domain/vocabulary.ts';
 import { LOOPBACK_FAILURE } from '../../domain/webhook-url.ts';
+import { STATUS_CODES } from 'node:http';
+import { merchantRouteFor } from '../../http/merchant-routes.ts';
+import { ERROR_CATALOGUE } from '../../http/openapi/error-catalogue.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
 import type { deliveryLog, listWebhooks } from '../../services/webhooks.service.ts';
@@ -146,16 +149,32 @@ export interface UsageView extends PageModel {
   chart: string;
   /** One row a UTC day, oldest first. */
   days: { day: string; counts: ClassCount[] }[];
-  /** Error responses by code, most frequent first; `status` is the code's HTTP status (404 for 40400). */
-  codes: { code: string; status: string; count: string; lastDay: string }[];
-  /** The newest 4xx answers, newest first. */
-  recent: { requestId: string; at: Html; method: string; route: string; status: string; code: string }[];
+  /** Error responses by code, most frequent first; `status` is the code's HTTP status (404 for 40400), `words` what the code means. */
+  codes: { code: string; words: string; status: string; count: string; lastDay: string }[];
+  /**
+   * The newest 4xx answers, newest first: `request` says what was asked in words ("Read an order"),
+   * `route` is its method and pattern for a developer (`GET /openapi/v2/order/orders/:id`), and
+   * `words` what the error code means.
+   */
+  recent: { requestId: string; at: Html; request: string; route: string; status: string; code: string; words: string }[];
 }
 
 const CLASSES = [2, 3, 4, 5] as const;
 
 /** Whole units left of a bucket and its size: `45 of 50`. */
 const left = (b: BucketUse) => `${Math.floor(b.available)} of ${b.capacity}`;
+
+const CODE_WORDS: ReadonlyMap<number, string> = new Map(ERROR_CATALOGUE.map((e) => [e.code, e.words]));
+
+/**
+ * An error code in words: the catalogue's (docs/errors.md), else the HTTP status's reason phrase
+ * (`40500` → "Method Not Allowed": an unknown client error is counted as its status × 100).
+ */
+export const errorCodeWords = (code: number): string => CODE_WORDS.get(code) ?? STATUS_CODES[Math.floor(code / 100)] ?? `HTTP ${Math.floor(code / 100)}`;
+
+/** What a request asked for, in words: its merchant route's (`Read an order`), else that no route of the API answers to it. */
+export const requestWords = (method: string, route: string): string =>
+  merchantRouteFor(method, route)?.what ?? (route === 'unmatched' ? 'An address the API does not have' : `${method} request`);
 
 export function presentUsage(usage: MerchantUsage, budget: BudgetUse, environment: StockistEnv): UsageView {
   const counts = (byClass: Record<(typeof CLASSES)[number], number>) => CLASSES.map((c) => ({ label: `${c}xx`, count: byClass[c] }));
@@ -179,14 +198,21 @@ export function presentUsage(usage: MerchantUsage, budget: BudgetUse, environmen
       serverError: usage.days.map((d) => d.byClass[5]),
     }),
     days: usage.days.map((d) => ({ day: d.day, counts: counts(d.byClass) })),
-    codes: usage.byCode.map((c) => ({ code: String(c.code), status: String(Math.floor(c.code / 100)), count: String(c.count), lastDay: c.lastDay })),
+    codes: usage.byCode.map((c) => ({
+      code: String(c.code),
+      words: errorCodeWords(c.code),
+      status: String(Math.floor(c.code / 100)),
+      count: String(c.count),
+      lastDay: c.lastDay,
+    })),
     recent: usage.recent.map((r) => ({
       requestId: r.requestId,
       at: moment(r.at),
-      method: r.method,
-      route: r.route,
+      request: requestWords(r.method, r.route),
+      route: r.route === 'unmatched' ? r.method : `${r.method} ${r.route}`,
       status: String(r.status),
       code: String(r.code),
+      words: errorCodeWords(r.code),
     })),
   };
 }
