@@ -194,8 +194,8 @@ describe('views.webhooks (presentWebhooks)', () => {
       },
     ]);
     assert.deepEqual(v.statuses, [
-      { value: 'active', selected: false },
-      { value: 'disabled', selected: true },
+      { value: 'active', selected: false, text: 'Active' },
+      { value: 'disabled', selected: true, text: 'Disabled' },
     ]);
     assert.equal(v.next, null);
   });
@@ -236,7 +236,7 @@ describe('views.webhook (presentWebhook)', () => {
     assert.deepEqual(v.facts, [
       { label: 'Merchant', link: { href: '/console/merchants/7', text: 'Acme', data: { name: 'merchant', value: '7' } } },
       { label: 'URL', text: 'https://shop.test/hooks/31' },
-      { label: 'Events', text: 'order.created, stock.changed' },
+      { label: 'Events', html: '<code>order.created</code>, <code>stock.changed</code>' },
       { label: 'Status', field: 'webhook-status', text: 'Active' },
       { label: 'Failing since', html: AT_TIME },
     ]);
@@ -271,9 +271,9 @@ describe('views.webhook (presentWebhook)', () => {
     assert.deepEqual(v.filter, {
       action: '/console/webhooks/32',
       statuses: [
-        { value: 'pending', selected: false },
-        { value: 'succeeded', selected: false },
-        { value: 'failed', selected: true },
+        { value: 'pending', selected: false, text: 'Pending' },
+        { value: 'succeeded', selected: false, text: 'Delivered' },
+        { value: 'failed', selected: true, text: 'Failed' },
       ],
     });
     assert.equal(v.summary, '1 delivery, newest first.');

@@ -347,7 +347,7 @@ describe('webhooks (views.webhooks → WebhooksView)', () => {
     assert.deepEqual(texts(view.endpoints.rows[0].cells), [
       '3000000000001 → /manager/webhooks/3000000000001',
       'https://hooks.example.com/in',
-      'refund.failed, split_order.shipped',
+      '<code>refund.failed</code>, <code>split_order.shipped</code>',
       'Active',
     ]);
     assert.equal(view.endpoints.rows[1].cells[3], 'Disabled: every delivery failed for 24 h');
@@ -387,8 +387,8 @@ describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])
       ['refund.failed', 'split_order.shipped'],
     );
     assert.deepEqual([view.edit.skuList, view.edit.reasons, view.edit.version], ['', [], '4']);
-    assert.deepEqual(view.testTypes[0], { value: 'webhook.test', label: 'webhook.test (a ping)' });
-    assert.deepEqual(view.testTypes[1], { value: 'refund.succeeded', label: 'refund.succeeded' });
+    assert.deepEqual(view.testTypes[0], { value: 'webhook.test', label: 'Webhook test (a ping)' });
+    assert.deepEqual(view.testTypes[1], { value: 'refund.succeeded', label: 'Refund succeeded' });
     assert.equal(view.shown, null);
   });
 

@@ -10,7 +10,7 @@ import { ERROR_CATALOGUE } from '../../http/openapi/error-catalogue.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
 import type { deliveryLog, listWebhooks } from '../../services/webhooks.service.ts';
-import { moment, presentEditConflict, statusWords, type EditConflictView, type TableView } from '../shared/present.ts';
+import { codes, eventWords, moment, presentEditConflict, statusWords, type EditConflictView, type TableView } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 
 /**
@@ -387,7 +387,7 @@ export function presentWebhooks(
       columns: ['Endpoint', 'URL', 'Events', 'Status'],
       rows: endpoints.map((e) => ({
         data: { name: 'endpoint', value: e.id },
-        cells: [{ href: `${WEBHOOKS}/${e.id}`, text: e.id }, e.url, e.events.join(', '), statusOf(e)],
+        cells: [{ href: `${WEBHOOKS}/${e.id}`, text: e.id }, e.url, { html: codes(e.events) }, statusOf(e)],
       })),
       empty: { text: 'No endpoints yet.' },
     },
@@ -591,10 +591,10 @@ export function presentWebhook(
       version: form.version,
     },
     testTypes: [
-      { value: WEBHOOK_TEST_EVENT, label: `${WEBHOOK_TEST_EVENT} (a ping)` },
-      ...WEBHOOK_EVENT_TYPES.filter((t) => !testGaps?.[t]).map((t) => ({ value: t, label: t })),
+      { value: WEBHOOK_TEST_EVENT, label: `${eventWords(WEBHOOK_TEST_EVENT)} (a ping)` },
+      ...WEBHOOK_EVENT_TYPES.filter((t) => !testGaps?.[t]).map((t) => ({ value: t, label: eventWords(t) })),
     ],
-    testUnavailable: WEBHOOK_EVENT_TYPES.filter((t) => testGaps?.[t]).map((t) => `${t}: ${testGaps![t]}`),
+    testUnavailable: WEBHOOK_EVENT_TYPES.filter((t) => testGaps?.[t]).map((t) => `${eventWords(t)}: ${testGaps![t]}`),
     testRefused,
     log: presentWebhookLog(log, canWrite),
   };
