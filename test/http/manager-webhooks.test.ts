@@ -341,7 +341,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(ordered.types, ['webhook.test', 'split_order.shipped', 'split_order.delivered', 'order.cancelled', 'stock.changed', 'balance.low']);
       assert.match(
         htmlText(ordered.body),
-        /refund\.succeeded: no refund yet; refund\.failed: no refund yet; claim\.approved: no claim yet; claim\.rejected: no claim yet; claim\.credited: no claim yet; claim\.reshipped: no claim yet\./,
+        /Refund succeeded: no refund yet; Refund failed: no refund yet; Claim approved: no claim yet; Claim rejected: no claim yet; Claim credited: no claim yet; Claim reshipped: no claim yet\./,
       );
       // Every type offered is sent (303), none ends on a refusal.
       const csrf = await freshDev.csrf(`/manager/webhooks/${id}`);
