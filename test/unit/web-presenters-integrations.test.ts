@@ -260,11 +260,24 @@ describe('API credentials (views.credentials → CredentialsView)', () => {
       ...options,
       shown: { kind: 'client', name: 'Client 2', clientId: 'cli_2', secret: 's3cret', oldSecretUntil: Date.parse(LATER) },
     });
-    assert.deepEqual(rotated.shown, { kind: 'client', name: 'Client 2', clientId: 'cli_2', secret: 's3cret', oldSecretUntil: LATER_TIME });
+    assert.deepEqual(rotated.shown, {
+      kind: 'client',
+      done: 'Secret of client Client 2 rotated',
+      name: 'Client 2',
+      clientId: 'cli_2',
+      secret: 's3cret',
+      oldSecretUntil: LATER_TIME,
+    });
+    const atOnce = presentCredentials(listed, {
+      ...options,
+      shown: { kind: 'client', name: 'Client 2', clientId: 'cli_2', secret: 's3cret', oldSecretUntil: null },
+    });
+    assert.equal(atOnce.shown?.done, 'Secret of client Client 2 rotated', 'a rotation without grace says so too');
     const created = presentCredentials(listed, { ...options, shown: { kind: 'client', name: 'Client 4', clientId: 'cli_4', secret: 's3cret' } });
     assert.equal(created.shown?.kind === 'client' && created.shown.oldSecretUntil, null);
+    assert.equal(created.shown?.done, 'Client Client 4 created');
     const issued = presentCredentials(listed, { ...options, shown: { kind: 'token', name: 'CI', secret: 'stk_test_x', scopes: 'orders:read' } });
-    assert.deepEqual(issued.shown, { kind: 'token', name: 'CI', secret: 'stk_test_x', scopes: 'orders:read' });
+    assert.deepEqual(issued.shown, { kind: 'token', done: 'Token CI created', name: 'CI', secret: 'stk_test_x', scopes: 'orders:read' });
     assert.equal(presentCredentials(listed, options).shown, null);
   });
 

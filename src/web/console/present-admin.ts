@@ -22,7 +22,8 @@ const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one 
 /** A `<select>`'s options, the one chosen selected. */
 const choices = (values: readonly string[], chosen: string): Choice[] => values.map((value) => ({ value, selected: value === chosen }));
 /** A status filter's options: each state in words (`succeeded` → "Delivered"), the code as the value. */
-const statusFilter = (values: readonly string[], chosen: string): Choice[] => values.map((value) => ({ value, selected: value === chosen, text: statusWords(value) }));
+const statusFilter = (values: readonly string[], chosen: string): Choice[] =>
+  values.map((value) => ({ value, selected: value === chosen, text: statusWords(value) }));
 
 // ---- The dashboard.
 

@@ -282,9 +282,10 @@ export interface CredentialsView extends PageModel {
   tokenPrefix: string;
   /** The OAuth token endpoint's URL. */
   tokenUrl: string;
+  /** `done` says what the form did ("Client Shop backend created"), before the secret to copy. */
   shown:
-    | { kind: 'client'; name: string; clientId: string; secret: string; oldSecretUntil: Html | null }
-    | { kind: 'token'; name: string; secret: string; scopes: string }
+    | { kind: 'client'; done: string; name: string; clientId: string; secret: string; oldSecretUntil: Html | null }
+    | { kind: 'token'; done: string; name: string; secret: string; scopes: string }
     | null;
   /** Not a viewer: the forms and actions. */
   canWrite: boolean;
@@ -311,7 +312,17 @@ export function presentCredentials(
     environment,
     tokenPrefix: tokenPrefix(environment),
     tokenUrl,
-    shown: shown === null ? null : shown.kind === 'client' ? { ...shown, oldSecretUntil: shown.oldSecretUntil ? moment(shown.oldSecretUntil) : null } : shown,
+    shown:
+      shown === null
+        ? null
+        : shown.kind === 'client'
+          ? {
+              ...shown,
+              // A rotation carries when the old secret stops (null: at once); a new client carries nothing.
+              done: shown.oldSecretUntil === undefined ? `Client ${shown.name} created` : `Secret of client ${shown.name} rotated`,
+              oldSecretUntil: shown.oldSecretUntil ? moment(shown.oldSecretUntil) : null,
+            }
+          : { ...shown, done: `Token ${shown.name} created` },
     canWrite,
     maxGraceHours: MAX_ROTATION_GRACE_HOURS,
     clients: listed.clients.map((c) => {
