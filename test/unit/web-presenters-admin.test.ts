@@ -384,6 +384,7 @@ describe('views.account, views[sign-in], views[password-reset]', () => {
   it('sign-in: empty, after a reset link was used, and refused with the email kept', () => {
     assert.deepEqual(presentSignIn(), { title: 'Sign in', email: '', error: null, done: null });
     assert.match(presentSignIn({ passwordReset: true }).done ?? '', /^Your new password is set/);
+    assert.match(presentSignIn({ signedOutEverywhere: true }).done ?? '', /^Signed out everywhere: every session of your account has ended/);
     assert.deepEqual(presentSignIn({ email: 'ops@example.com', error: 'Wrong email or password, or the account is disabled.' }), {
       title: 'Sign in',
       email: 'ops@example.com',

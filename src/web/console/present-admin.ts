@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { WebhookDelivery, WebhookEndpoint } from '../../schemas/webhooks.ts';
 import type { dashboard } from '../../services/dashboard.service.ts';
-import { codes, moneyFromCents, moment, query, statusWords, type Choice, type Fact, type Link } from '../shared/present.ts';
+import { codes, signInDone, moneyFromCents, moment, query, statusWords, type Choice, type Fact, type Link } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 import { merchantLink } from './present.ts';
 
@@ -454,15 +454,17 @@ export const presentSignIn = ({
   email = '',
   error = null,
   passwordReset = false,
+  signedOutEverywhere = false,
 }: {
   email?: string;
   error?: string | null;
   passwordReset?: boolean;
+  signedOutEverywhere?: boolean;
 } = {}): SignInView => ({
   title: 'Sign in',
   email,
   error,
-  done: passwordReset ? 'Your new password is set, and every session of the account has ended: sign in with it.' : null,
+  done: signInDone({ passwordReset, signedOutEverywhere }),
 });
 
 /** views['password-reset']: choosing a new password through an owner's reset link. */

@@ -362,6 +362,14 @@ export const auditRow = (
   changes: changeLines(e.changes, merchantLink),
 });
 
+/** What the sign-in page says after a write that ended the session (both front ends): a password reset, or signing out everywhere. */
+export const signInDone = ({ passwordReset, signedOutEverywhere }: { passwordReset: boolean; signedOutEverywhere: boolean }): string | null =>
+  passwordReset
+    ? 'Your new password is set, and every session of the account has ended: sign in with it.'
+    : signedOutEverywhere
+      ? 'Signed out everywhere: every session of your account has ended, on every device.'
+      : null;
+
 /** The notice after one's own password change (both front ends): what else it ended. */
 export function passwordChangedNotice(sessionsEnded: number, revokedResets: number): string {
   const sessions = `${sessionsEnded} other session${sessionsEnded === 1 ? '' : 's'} signed out`;
