@@ -64,7 +64,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         /<li data-field="expiresAt"><span class="field">expires at<\/span>: <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ" title="[^"]+ UTC">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time><\/li>/,
       );
       const topUp = rows.find((r) => r.html.includes('account.top_up'))!;
-      assert.match(topUp.actor!, /^the operator API admin_key:key_/, 'the operator API has no email: its kind in words, then kind and id as the filter takes them');
+      assert.match(
+        topUp.actor!,
+        /^the operator API admin_key:key_/,
+        'the operator API has no email: its kind in words, then kind and id as the filter takes them',
+      );
       assert.match(topUp.change!, /balance: 0\.00 → 12\.50/);
       assert.match(topUp.change!, /amount: 12\.50/);
       const table = /<table class="queue stacked" id="audit-log" role="table">[\s\S]*?<\/table>/.exec(page.body)![0];

@@ -67,7 +67,7 @@ export const statusWords = (code: string): string => {
 };
 
 /** A code read out: underscores as spaces and a capital (`merchant_user` → "Merchant user"); words for codes that have none of their own. */
-export const codeWords = (code: string): string => {
+const codeWords = (code: string): string => {
   const spaced = code.replace(/_/g, ' ').trim();
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 };
@@ -79,7 +79,7 @@ export const auditActionWords = (action: string): string => {
 };
 
 /** An audit target in words (`split_order:5000000000001` → "Split order 5000000000001", `catalog:import` → "Catalog import"). */
-export const auditTargetWords = (target: string): string => {
+const auditTargetWords = (target: string): string => {
   const at = target.indexOf(':');
   return at < 0 ? codeWords(target) : `${codeWords(target.slice(0, at))} ${target.slice(at + 1)}`;
 };
