@@ -1,9 +1,10 @@
 /**
- * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N]`
+ * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N] [--scenario create-order|stock-by-30-skus]`
  *
  * Like bench/order-cpu-ab.ts, one level up: each checkout's whole app (`buildApp`, its routes,
- * hooks, validation, serialisation, the order service) answering POST /openapi/v1/order/orders
- * through `app.inject`, the two interleaved in batches in one process, CPU time per order summed per
+ * hooks, validation, serialisation, the service) answering POST /openapi/v1/order/orders (or, with
+ * `--scenario stock-by-30-skus`, GET /openapi/v1/product/stocks for 30 random SKUs) through
+ * `app.inject`, the two interleaved in batches in one process, CPU time per request summed per
  * checkout. No sockets (the HTTP parser and the kernel's share of a real request are left out), so
  * what differs between the two is their own code. Each side generates its own data (5,000 SKUs).
  */
@@ -19,8 +20,10 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '30' },
     batch: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '300' },
+    scenario: { type: 'string', default: 'create-order' },
   },
 });
+if (!['create-order', 'stock-by-30-skus'].includes(args.scenario!)) throw new Error('--scenario is create-order or stock-by-30-skus');
 if (!args.a || !args.b) throw new Error('--a and --b are required');
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SKUS = 5_000;
@@ -42,12 +45,19 @@ async function side(checkout: string) {
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
     RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
+    // A loaded machine must slow both sides alike, not refuse one of them (503 before any work).
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
   });
   const app = await buildApp({ config, store, adminApiKey: ADMIN_KEY }, { logger: false });
   const rand = (n: number) => Math.floor(Math.random() * n);
   let seq = 0;
   const name = path.basename(root);
-  const one = async () => {
+  const stockBy30 = async () => {
+    const skus = Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1)).join(',');
+    const r = await app.inject({ method: 'GET', url: `/openapi/v1/product/stocks?skus=${skus}`, headers: { authorization: `Bearer ${token}` } });
+    if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
+  };
+  const createOrder = async () => {
     const r = await app.inject({
       method: 'POST',
       url: '/openapi/v1/order/orders',
@@ -65,7 +75,7 @@ async function side(checkout: string) {
   };
   return {
     name,
-    one,
+    one: args.scenario === 'stock-by-30-skus' ? stockBy30 : createOrder,
     close: async () => {
       await app.close();
       await store.close();
@@ -76,5 +86,9 @@ async function side(checkout: string) {
 
 const sides: [Side, Side] = [await side(args.a), await side(args.b)];
 process.stdout.write(
-  await interleave(`${args.db} (HTTP, app.inject)`, sides, { rounds: Number(args.rounds), batch: Number(args.batch), warmup: Number(args.warmup) }),
+  await interleave(`${args.db} ${args.scenario} (HTTP, app.inject)`, sides, {
+    rounds: Number(args.rounds),
+    batch: Number(args.batch),
+    warmup: Number(args.warmup),
+  }),
 );
