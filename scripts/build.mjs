@@ -48,9 +48,14 @@ fs.rmSync(dist, { recursive: true, force: true });
 try {
   await esbuild.build({
     absWorkingDir: root,
-    // The statement PDF's renderer runs on worker threads, which load it as a file of its own
-    // (src/services/statement-builds.ts finds dist/statement-worker.js).
-    entryPoints: { stockist: 'src/cli/main.ts', 'statement-worker': 'src/services/statement.worker.ts' },
+    // The statement PDF's renderer and the password-strength estimate run on worker threads, which
+    // load them as files of their own (src/services/statement-builds.ts finds dist/statement-worker.js,
+    // src/services/password-checks.ts dist/password-worker.js).
+    entryPoints: {
+      stockist: 'src/cli/main.ts',
+      'statement-worker': 'src/services/statement.worker.ts',
+      'password-worker': 'src/services/password-strength.worker.ts',
+    },
     outdir: dist,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
@@ -93,7 +98,7 @@ const escapeNonAscii = (file) => {
     );
 };
 for (const name of fs.readdirSync(path.join(dist, 'chunks'))) if (name.endsWith('.js')) escapeNonAscii(path.join(dist, 'chunks', name));
-for (const name of ['stockist.js', 'statement-worker.js']) escapeNonAscii(path.join(dist, name));
+for (const name of ['stockist.js', 'statement-worker.js', 'password-worker.js']) escapeNonAscii(path.join(dist, name));
 // The web front ends' templates and stylesheets are read at run time (src/web/resources.ts): beside the bundle.
 const copyWebFiles = (from, to) => {
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {

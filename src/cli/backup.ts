@@ -172,6 +172,12 @@ export async function runRestore(config: Config, archive: string, io: Io): Promi
   io.stdout.write(`ledger: ${r.ledgerEntries} entries, every invariant holds; stock equals its ledger in all ${r.found.counts.stockRows} rows\n`);
   for (const f of r.secretsWritten) io.stdout.write(`secret written: ${f}\n`);
   for (const f of r.secretsKept) io.stdout.write(`secret kept (already there, the archive's copy not used): ${f}\n`);
-  if (r.evidenceWritten > 0) io.stdout.write(`claim evidence files written: ${r.evidenceWritten}\n`);
+  if (r.evidenceWritten + r.evidenceKept + r.evidenceUnnamed > 0) {
+    const notes = [
+      ...(r.evidenceKept > 0 ? [`${r.evidenceKept} already there, kept`] : []),
+      ...(r.evidenceUnnamed > 0 ? [`${r.evidenceUnnamed} named by no claim file of the database, left out`] : []),
+    ];
+    io.stdout.write(`claim evidence files written: ${r.evidenceWritten} into ${r.evidenceWhere}${notes.length ? ` (${notes.join('; ')})` : ''}\n`);
+  }
   if (!m.withSecrets) io.stdout.write(`note: the archive has ${NO_SECRETS_NOTE}\n`);
 }

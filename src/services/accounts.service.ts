@@ -1,13 +1,13 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Actor, ActorKind, AuditEntry, AuditSummary } from '../domain/audit.ts';
 import { fieldError, notFound } from '../domain/errors.ts';
-import { weakPasswordProblem } from '../domain/password-strength.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
-import { emailKey, emailProblem, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
+import { emailKey, emailProblem, passwordProblem, SESSION_TOUCH_EVERY_MS, sessionExpiry, type SessionLimits } from '../domain/staff.ts';
 import { textProblem } from '../domain/text.ts';
 import * as accounts from '../store/accounts.repository.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Db, Trx } from '../store/db.ts';
+import { passwordProblemOf } from './password-checks.ts';
 
 /**
  * What both front ends' accounts share (the console's staff, the business manager's merchant
@@ -52,10 +52,12 @@ export function checkEmail(email: string): string {
 
 /**
  * The password rule of both front ends: 12–256 characters and hard enough to guess
- * (domain/password-strength.ts); `email`, the account's address, counts as a guess of its own.
+ * (domain/password-strength.ts, estimated on a worker thread: services/password-checks.ts); `email`,
+ * the account's address, counts as a guess of its own.
  */
-export function checkPassword(password: string, email?: string) {
-  const problem = weakPasswordProblem(password, email ? [email] : []);
+export async function checkPassword(password: string, email?: string): Promise<void> {
+  // The length rules first, here: a password they refuse starts no thread.
+  const problem = passwordProblem(password) ?? (await passwordProblemOf(password, email ? [email] : []));
   if (problem) throw fieldError('password', problem);
 }
 
@@ -190,7 +192,7 @@ export async function changeOwnPassword(
 ): Promise<{ sessionsEnded: number; revokedResets: number }> {
   const row = (await accounts.findAccountPassword(db, kind, me.accountId))!;
   if (!(await verifyPassword(row.password_hash, input.current))) throw fieldError('current', 'is not your current password');
-  checkPassword(input.password, me.email);
+  await checkPassword(input.password, me.email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     await accounts.setPasswordHash(trx, kind, row.id, passwordHash, now);
@@ -305,7 +307,7 @@ export async function completePasswordReset(
   now: number,
 ): Promise<{ sessionsEnded: number }> {
   if (!reset) throw notFound(gone);
-  checkPassword(password, reset.email);
+  await checkPassword(password, reset.email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await accounts.claimPasswordReset(trx, kind, reset.id, now))) throw notFound(gone);

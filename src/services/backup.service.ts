@@ -38,7 +38,10 @@ import {
 import { describeDatabase, sqliteFile } from '../store/database-url.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { KNOWN_MIGRATIONS, LATEST_MIGRATION, migrateToLatest } from '../store/migrate.ts';
+import { claimFileStorageKeys } from '../store/claims.repository.ts';
 import { ledgerMismatches } from '../store/stocks.repository.ts';
+import { EVIDENCE_SNIFF_BYTES, evidenceTypeOf } from '../domain/claims.ts';
+import { evidenceStoreOf, isStorageKey, type EvidenceStore } from './evidence-store.ts';
 import { verifyLedger } from './ledger-verify.service.ts';
 
 export { BackupRefused, type BackupManifest };
@@ -72,8 +75,16 @@ export interface RestoreReport {
   /** Files of DATA_DIR written from the archive, and those left as they were (already there). */
   secretsWritten: string[];
   secretsKept: string[];
-  /** Claims' evidence files written into DATA_DIR/files (one already there is kept). */
+  /** Claims' evidence files written into the restoring configuration's store (one already there is kept), and kept. */
   evidenceWritten: number;
+  evidenceKept: number;
+  /**
+   * Files of the archive no evidence row of the restored database names (uploaded while the backup
+   * ran, after its snapshot): left out, as nothing could ever read or purge them.
+   */
+  evidenceUnnamed: number;
+  /** That store: DATA_DIR/files, or `s3://bucket/prefix/files/` when BACKUP_S3_URL is set. */
+  evidenceWhere: string;
 }
 
 /** The secrets of DATA_DIR an archive may carry, and where they live. */
@@ -86,21 +97,18 @@ function secretFiles(config: Config): { member: string; file: string }[] {
   ];
 }
 
-/** Archive members of claims' evidence files (SPEC §18): `files/<merchantId>/<name>`, from DATA_DIR/files. */
+/**
+ * Archive members of claims' evidence files (SPEC §18): `files/<storageKey>`, i.e.
+ * `files/<merchantId>/<name>`, whichever store held them (DATA_DIR/files or the bucket of
+ * BACKUP_S3_URL, evidence-store.ts): an archive restores into either.
+ */
 const EVIDENCE_MEMBER_PREFIX = 'files/';
 
-/** The evidence files of DATA_DIR/files (uploads still being written, `.part`, left out), as archive members. */
-function evidenceFiles(config: Config): { member: string; file: string }[] {
-  const root = path.join(config.dataDir, 'files');
-  if (!fs.existsSync(root)) return [];
-  return fs
-    .readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile() && !d.name.endsWith('.part'))
-    .map((d) => {
-      const file = path.join(d.parentPath, d.name);
-      return { member: EVIDENCE_MEMBER_PREFIX + path.relative(root, file).split(path.sep).join('/'), file };
-    })
-    .sort((a, b) => a.member.localeCompare(b.member));
+/** The evidence members a manifest lists, with their storage keys (a member of any other shape is not evidence). */
+function evidenceMembers(manifest: BackupManifest): { member: string; storageKey: string }[] {
+  return Object.keys(manifest.files)
+    .filter((m) => m.startsWith(EVIDENCE_MEMBER_PREFIX) && isStorageKey(m.slice(EVIDENCE_MEMBER_PREFIX.length)))
+    .map((member) => ({ member, storageKey: member.slice(EVIDENCE_MEMBER_PREFIX.length) }));
 }
 
 // --- Taking a backup ----------------------------------------------------------------------------
@@ -141,17 +149,16 @@ export async function createBackup(
       }
     }
     // Claims' evidence, read after the snapshot: a file a claim of the snapshot names is never purged,
-    // so every such file is here; one uploaded meanwhile comes along unreferenced (purged after a day).
-    for (const e of evidenceFiles(config)) {
-      fs.mkdirSync(path.join(work, path.dirname(e.member)), { recursive: true });
-      try {
-        fs.copyFileSync(e.file, path.join(work, e.member));
-      } catch (error) {
-        // Purged between the listing and the copy: an orphan, not needed.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
-      }
-      members.push(e.member);
+    // so every such file is here; one uploaded meanwhile comes along with no row in the snapshot
+    // (restore leaves it out). Each is streamed from its store (the folder or the bucket) into the
+    // working folder.
+    const evidence = evidenceStoreOf(config);
+    for await (const storageKey of evidence.list()) {
+      const member = EVIDENCE_MEMBER_PREFIX + storageKey;
+      fs.mkdirSync(path.join(work, path.dirname(member)), { recursive: true });
+      // Purged between the listing and the copy: an orphan, not needed.
+      if (!(await evidence.copyOut(storageKey, path.join(work, member)))) continue;
+      members.push(member);
     }
     const files: Record<string, string> = {};
     for (const m of members) files[m] = await sha256File(path.join(work, m));
@@ -534,11 +541,20 @@ export async function restoreBackup(deps: { config: Config }, archive: string): 
   const dialect = dialectOf(config.databaseUrl);
   const manifest = await inspect(archive, dialect);
   const target = describeDatabase(config.databaseUrl);
+  const evidence = evidenceStoreOf(config);
+  // A bucket that cannot be reached refuses the restore before the database is written.
+  if (evidenceMembers(manifest).length > 0) {
+    try {
+      await evidence.probe();
+    } catch (error) {
+      throw new BackupRefused(`the archive holds claims' evidence and ${evidence.where} cannot be written: ${(error as Error).message}`);
+    }
+  }
   let trial: Trial;
   if (dialect === 'sqlite') trial = await restoreSqlite(config, archive, manifest);
   else trial = await restorePostgres(config, archive, manifest);
   const secrets = await restoreSecrets(config, archive, manifest);
-  const evidenceWritten = await restoreEvidence(config, archive, manifest);
+  const restoredEvidence = await restoreEvidence(config, evidence, archive, manifest);
   return {
     manifest,
     target: dialect === 'sqlite' ? target : `${target} schema ${pgTargetSchema(config.databaseUrl)}`,
@@ -547,7 +563,10 @@ export async function restoreBackup(deps: { config: Config }, archive: string): 
     ledgerEntries: trial.ledgerEntries,
     secretsWritten: secrets.written,
     secretsKept: secrets.kept,
-    evidenceWritten,
+    evidenceWritten: restoredEvidence.written,
+    evidenceKept: restoredEvidence.kept,
+    evidenceUnnamed: restoredEvidence.unnamed,
+    evidenceWhere: evidence.where,
   };
 }
 
@@ -617,17 +636,67 @@ async function restorePostgres(config: Config, archive: string, manifest: Backup
   }
 }
 
-/** Claims' evidence files of the archive go into DATA_DIR/files where nothing is yet; returns how many were written. */
-async function restoreEvidence(config: Config, archive: string, manifest: BackupManifest): Promise<number> {
-  const root = path.join(config.dataDir, 'files');
-  const wanted = Object.keys(manifest.files)
-    .filter((m) => m.startsWith(EVIDENCE_MEMBER_PREFIX))
-    .map((m) => ({ member: m, file: path.join(root, ...m.slice(EVIDENCE_MEMBER_PREFIX.length).split('/')) }))
-    .filter((e) => e.file.startsWith(root + path.sep) && !fs.existsSync(e.file));
-  if (wanted.length === 0) return 0;
-  for (const e of wanted) fs.mkdirSync(path.dirname(e.file), { recursive: true, mode: 0o700 });
-  await scanArchive(archive, { extract: new Map(wanted.map((e) => [e.member, e.file])) });
-  return wanted.length;
+/**
+ * Claims' evidence files of the archive go into the restoring configuration's store (DATA_DIR/files,
+ * or the bucket when BACKUP_S3_URL is set) where none is yet; one already there is kept, and one no
+ * evidence row of the restored database names is left out (an orphan nothing could purge). They are
+ * extracted, their SHA-256 checked again, into a folder of DATA_DIR first, then placed one by one.
+ */
+async function restoreEvidence(
+  config: Config,
+  evidence: EvidenceStore,
+  archive: string,
+  manifest: BackupManifest,
+): Promise<{ written: number; kept: number; unnamed: number }> {
+  const members = evidenceMembers(manifest);
+  if (members.length === 0) return { written: 0, kept: 0, unnamed: 0 };
+  const store = await openStore(config.databaseUrl, { checkpointEveryMs: 0 });
+  let named: Set<string>;
+  try {
+    named = await claimFileStorageKeys(store.db);
+  } finally {
+    await store.close();
+  }
+  const wanted: { member: string; storageKey: string }[] = [];
+  let kept = 0;
+  let unnamed = 0;
+  for (const e of members) {
+    if (!named.has(e.storageKey)) unnamed++;
+    else if (await evidence.has(e.storageKey)) kept++;
+    else wanted.push(e);
+  }
+  if (wanted.length === 0) return { written: 0, kept, unnamed };
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const stage = fs.mkdtempSync(path.join(config.dataDir, '.evidence-restoring-'));
+  let written = 0;
+  try {
+    const staged = (i: number) => path.join(stage, String(i));
+    await scanArchive(archive, { extract: new Map(wanted.map((e, i) => [e.member, staged(i)])) });
+    for (const [i, e] of wanted.entries()) {
+      if (await evidence.place(e.storageKey, staged(i), await evidenceContentType(staged(i)))) written++;
+      else kept++;
+    }
+    return { written, kept, unnamed };
+  } catch (error) {
+    // The database is in place by now: say so, and how far the evidence got.
+    throw new Error(
+      `the database was restored, but claims' evidence was not all written to ${evidence.where} (${written} of ${wanted.length}): ${(error as Error).message}`,
+    );
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The content type an evidence file's bytes are (the bucket keeps it with the object), read from its first bytes. */
+async function evidenceContentType(file: string): Promise<string> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const head = Buffer.alloc(EVIDENCE_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return evidenceTypeOf(head.subarray(0, bytesRead)) ?? 'application/octet-stream';
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Secrets of the archive go into DATA_DIR where nothing is yet (an existing key or certificate is kept). */

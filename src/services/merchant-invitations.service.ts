@@ -115,7 +115,7 @@ export async function revokeInvitation(merchant: MerchantScope<Db>, actor: Actor
 export async function acceptInvitation(db: Db, token: string, password: string, requestId: string, now: number): Promise<users.MerchantUserRow> {
   const invitation = await openInvitation(db, token, now);
   if (!invitation) throw notFound('invitation (it may have expired or been used already)');
-  accounts.checkPassword(password, invitation.email);
+  await accounts.checkPassword(password, invitation.email);
   const passwordHash = await accounts.hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await users.claimInvitation(trx, invitation.id, now))) throw notFound('invitation (it may have expired or been used already)');

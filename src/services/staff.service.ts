@@ -23,7 +23,7 @@ const staffSummary = (s: staff.StaffRow) => ({ email: s.email, role: s.role, sta
 
 export async function createStaff(db: Db, actor: Actor, input: { email: string; role: StaffRole; password: string }, now: number): Promise<staff.StaffRow> {
   const email = checkEmail(input.email);
-  checkPassword(input.password, email);
+  await checkPassword(input.password, email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     if (await staff.findStaffByEmail(trx, emailKey(email))) throw new AppError('conflict', 40903, `a staff account ${emailKey(email)} already exists`);
@@ -123,7 +123,7 @@ export async function resetPassword(
   password: string,
   now: number,
 ): Promise<{ row: staff.StaffRow; sessionsEnded: number }> {
-  checkPassword(password, email);
+  await checkPassword(password, email);
   const before = await requireStaff(db, email);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {

@@ -345,6 +345,21 @@ export async function orphanFiles(db: Handle, before: number, limit: number) {
     .execute();
 }
 
+/**
+ * The storage keys every evidence row names (all merchants'), read a page of `pageSize` rows at a
+ * time by id: a restore places only the archive's files a row names.
+ */
+export async function claimFileStorageKeys(db: Handle, pageSize = 5000): Promise<Set<string>> {
+  const keys = new Set<string>();
+  let after = 0;
+  for (;;) {
+    const rows = await db.selectFrom('claim_files').select(['id', 'storage_key']).where('id', '>', after).orderBy('id').limit(pageSize).execute();
+    for (const r of rows) keys.add(r.storage_key);
+    if (rows.length < pageSize) return keys;
+    after = Number(rows[rows.length - 1].id);
+  }
+}
+
 /** Deletes these evidence rows if they are still unreferenced; returns the ids deleted. */
 export async function deleteOrphanFiles(trx: Trx, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return [];

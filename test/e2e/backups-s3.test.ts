@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { loadConfig } from '../../src/config.ts';
 import { BackupSchedule } from '../../src/jobs/backup-schedule.ts';
@@ -50,6 +50,9 @@ function runCliAsync(args: string[], env: Record<string, string>): Promise<{ sta
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const EVIDENCE = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x41)]);
+const EVIDENCE_KEY = '1/1700000000000-0123456789abcdef01234567';
+const STRAY_KEY = '1/1700000000001-0123456789abcdef01234567';
 
 describe('backups to an S3-compatible bucket (s3rver)', () => {
   it('uploads a verified archive (multipart when large), lists it, downloads it whole, removes the local copy, prunes with KEEP=2', async (ctx) => {
@@ -131,6 +134,22 @@ describe('backups to an S3-compatible bucket (s3rver)', () => {
     const dataDir = tempDir();
     ctx.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const backupDir = path.join(dataDir, 'backups');
+    // A claim's evidence file kept in the bucket (BACKUP_S3_URL's prefix, `files/<merchantId>/<name>`)
+    // with its row, and an object no row names (restore leaves that one out).
+    await client.send(new PutObjectCommand({ Bucket: 'stockist-backups', Key: `cli/files/${EVIDENCE_KEY}`, Body: EVIDENCE }));
+    await client.send(new PutObjectCommand({ Bucket: 'stockist-backups', Key: `cli/files/${STRAY_KEY}`, Body: EVIDENCE }));
+    await db.store.db
+      .insertInto('claim_files')
+      .values({
+        merchant_id: 1,
+        claim_id: null,
+        content_type: 'application/pdf',
+        size_bytes: EVIDENCE.length,
+        sha256: sha256(EVIDENCE),
+        storage_key: EVIDENCE_KEY,
+        created_at: Date.now(),
+      })
+      .execute();
     // Spawned, not run synchronously: s3rver answers from this test's event loop.
     const r = await runCliAsync(['backup'], {
       DATABASE_URL: db.url,
@@ -147,7 +166,7 @@ describe('backups to an S3-compatible bucket (s3rver)', () => {
     assert.ok(name, r.stdout);
     assert.match(r.stdout, /^verified: /m);
     const keys = (await client.send(new ListObjectsV2Command({ Bucket: 'stockist-backups', Prefix: 'cli/' }))).Contents?.map((o) => o.Key);
-    assert.deepEqual(keys, [`cli/${name}`]);
+    assert.deepEqual(keys?.sort(), [`cli/files/${EVIDENCE_KEY}`, `cli/files/${STRAY_KEY}`, `cli/${name}`].sort());
     assert.deepEqual(
       fs.readdirSync(backupDir).filter((n) => !n.startsWith('.')),
       [],
@@ -155,6 +174,22 @@ describe('backups to an S3-compatible bucket (s3rver)', () => {
     );
     const [run] = await recentRuns(db.store.db, 1);
     assert.deepEqual([run.trigger, run.status, run.location, run.verified, run.file], ['cli', 'succeeded', 's3', 1, name]);
+
+    // The claims' evidence the bucket held (under `cli/files/`) is in the archive; `stockist restore`
+    // of the archive, taken back from the bucket, writes it into a disk-only DATA_DIR/files.
+    const archive = path.join(dataDir, 'restore-me.tar');
+    const got = await client.send(new GetObjectCommand({ Bucket: 'stockist-backups', Key: `cli/${name}` }));
+    fs.writeFileSync(archive, Buffer.from(await got.Body!.transformToByteArray()));
+    const target = tempDir();
+    ctx.after(() => fs.rmSync(target, { recursive: true, force: true }));
+    const restored = await runCliAsync(['restore', archive], { DATA_DIR: target });
+    assert.equal(restored.status, 0, restored.stdout + restored.stderr);
+    assert.ok(
+      restored.stdout.includes(`claim evidence files written: 1 into ${path.join(target, 'files')} (1 named by no claim file of the database, left out)\n`),
+      restored.stdout,
+    );
+    assert.equal(fs.existsSync(path.join(target, 'files', ...STRAY_KEY.split('/'))), false);
+    assert.deepEqual(fs.readFileSync(path.join(target, 'files', ...EVIDENCE_KEY.split('/'))), EVIDENCE);
   });
 
   it('an unreachable bucket fails the run with the reason, and the verified archive stays in BACKUP_DIR', async (ctx) => {

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import type { PasswordCheck } from './password-strength.worker.ts';
+
+/**
+ * Where passwords' strength is estimated: one worker thread, started by the first check and ended
+ * after `IDLE_MS` without one. zxcvbn-ts's dictionaries (~8.5 MB of code and strings to load,
+ * ~16 MB more once ranked at the first check) then cost a server nothing while no password is
+ * being set — which is nearly always — and a long password's estimate (tens of milliseconds, up
+ * to ~140 ms under load) no longer holds the event loop. A check after an idle spell pays the
+ * thread's start (~0.2–0.4 s, within a sign-up's argon2id hash anyway). Numbers and the
+ * alternative (a lazy import on the main thread): docs/decisions.md, "Password strength off the
+ * main thread".
+ */
+const IDLE_MS = 10_000;
+
+/** The worker's module: the TypeScript source beside this file, or its bundle beside dist/stockist.js (scripts/build.mjs). */
+function workerFile(): string {
+  const here = import.meta.dirname;
+  if (import.meta.url.endsWith('.ts')) return path.join(here, 'password-strength.worker.ts');
+  for (let dir = here; ; dir = path.dirname(dir)) {
+    const built = path.join(dir, 'password-worker.js');
+    if (fs.existsSync(built)) return built;
+    if (path.dirname(dir) === dir) throw new Error(`password-worker.js not found above ${here}: run npm run build`);
+  }
+}
+
+let pool: Piscina<PasswordCheck, string | null> | null = null;
+
+/** Why `password` may not be used (domain/password-strength.ts's `weakPasswordProblem`), or null. */
+export function passwordProblemOf(password: string, userInputs: readonly string[]): Promise<string | null> {
+  pool ??= new Piscina({
+    filename: workerFile(),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: IDLE_MS,
+    // Not the server's flags (the test runner's, V8's); the TypeScript loader when running the sources.
+    execArgv: import.meta.url.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [],
+  });
+  return pool.run({ password, userInputs: [...userInputs] });
+}
