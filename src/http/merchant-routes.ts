@@ -8,6 +8,8 @@ export interface MerchantRoute {
   /** Relative to MERCHANT_PREFIX, Fastify syntax (`:id`); parameter names do not matter. */
   path: string;
   scope: Scope;
+  /** What a call of it does, in words (the business manager's Usage page names a route by it: "Read an order"). */
+  what: string;
   /** `bulk`: the route takes large bodies (webhook SKU lists); `file`: a streamed upload (claim evidence); others take the merchant limit (src/http/limits.ts). */
   body?: 'bulk' | 'file';
 }
@@ -19,35 +21,35 @@ export interface MerchantRoute {
  * therefore starts by adding its line here.
  */
 export const MERCHANT_ROUTES: readonly MerchantRoute[] = [
-  { method: 'POST', path: '/v1/order/orders', scope: 'orders:write' },
-  { method: 'POST', path: '/v2/order/orders', scope: 'orders:write' },
-  { method: 'GET', path: '/v2/order/orders', scope: 'orders:read' },
-  { method: 'GET', path: '/v2/order/orders/:id', scope: 'orders:read' },
-  { method: 'POST', path: '/v2/order/orders/:id/refund', scope: 'refunds:write' },
-  { method: 'GET', path: '/v2/order/orders/refund/:id', scope: 'orders:read' },
-  { method: 'POST', path: '/v2/order/orders/channel', scope: 'orders:read' },
-  { method: 'POST', path: '/v2/order/orders/automaticSplit/channel', scope: 'orders:read' },
-  { method: 'GET', path: '/v1/product/stocks', scope: 'stock:read' },
-  { method: 'GET', path: '/v1/product/stocks/changes', scope: 'stock:read' },
-  { method: 'GET', path: '/v1/product/category', scope: 'catalog:read' },
-  { method: 'GET', path: '/v1/product/countryAndWarehouse', scope: 'catalog:read' },
-  { method: 'GET', path: '/v1/product/products', scope: 'catalog:read' },
-  { method: 'POST', path: '/v1/webhooks', scope: 'orders:read', body: 'bulk' },
-  { method: 'GET', path: '/v1/webhooks', scope: 'orders:read' },
-  { method: 'PUT', path: '/v1/webhooks/:id', scope: 'orders:read', body: 'bulk' },
-  { method: 'DELETE', path: '/v1/webhooks/:id', scope: 'orders:read' },
-  { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', scope: 'orders:read' },
-  { method: 'GET', path: '/v1/webhooks/:id/deliveries', scope: 'orders:read' },
-  { method: 'POST', path: '/v1/webhooks/:id/deliveries/:deliveryId/retry', scope: 'orders:read' },
-  { method: 'GET', path: '/v1/account', scope: 'account:read' },
-  { method: 'GET', path: '/v1/account/transactions', scope: 'account:read' },
-  { method: 'POST', path: '/v1/claims', scope: 'claims:write' },
-  { method: 'POST', path: '/v1/claims/files', scope: 'claims:write', body: 'file' },
-  { method: 'GET', path: '/v1/claims/files/:fileId', scope: 'claims:read' },
-  { method: 'GET', path: '/v1/claims', scope: 'claims:read' },
-  { method: 'GET', path: '/v1/claims/:claimNo', scope: 'claims:read' },
-  { method: 'POST', path: '/v1/claims/:claimNo/cancel', scope: 'claims:write' },
-  { method: 'POST', path: '/v1/claims/:claimNo/return', scope: 'claims:write' },
+  { method: 'POST', path: '/v1/order/orders', what: 'Create an order', scope: 'orders:write' },
+  { method: 'POST', path: '/v2/order/orders', what: 'Create an order', scope: 'orders:write' },
+  { method: 'GET', path: '/v2/order/orders', what: 'Search orders', scope: 'orders:read' },
+  { method: 'GET', path: '/v2/order/orders/:id', what: 'Read an order', scope: 'orders:read' },
+  { method: 'POST', path: '/v2/order/orders/:id/refund', what: 'Request a refund', scope: 'refunds:write' },
+  { method: 'GET', path: '/v2/order/orders/refund/:id', what: "Read an order's refunds", scope: 'orders:read' },
+  { method: 'POST', path: '/v2/order/orders/channel', what: 'Quote shipping channels', scope: 'orders:read' },
+  { method: 'POST', path: '/v2/order/orders/automaticSplit/channel', what: 'Quote freight per split order', scope: 'orders:read' },
+  { method: 'GET', path: '/v1/product/stocks', what: 'Check stock', scope: 'stock:read' },
+  { method: 'GET', path: '/v1/product/stocks/changes', what: 'Read stock changes', scope: 'stock:read' },
+  { method: 'GET', path: '/v1/product/category', what: 'Read the categories', scope: 'catalog:read' },
+  { method: 'GET', path: '/v1/product/countryAndWarehouse', what: 'Read the warehouses', scope: 'catalog:read' },
+  { method: 'GET', path: '/v1/product/products', what: 'Read the catalogue', scope: 'catalog:read' },
+  { method: 'POST', path: '/v1/webhooks', what: 'Register a webhook endpoint', scope: 'orders:read', body: 'bulk' },
+  { method: 'GET', path: '/v1/webhooks', what: 'List webhook endpoints', scope: 'orders:read' },
+  { method: 'PUT', path: '/v1/webhooks/:id', what: 'Change a webhook endpoint', scope: 'orders:read', body: 'bulk' },
+  { method: 'DELETE', path: '/v1/webhooks/:id', what: 'Delete a webhook endpoint', scope: 'orders:read' },
+  { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', what: 'Rotate a webhook signing secret', scope: 'orders:read' },
+  { method: 'GET', path: '/v1/webhooks/:id/deliveries', what: 'Read a webhook delivery log', scope: 'orders:read' },
+  { method: 'POST', path: '/v1/webhooks/:id/deliveries/:deliveryId/retry', what: 'Deliver a webhook event again', scope: 'orders:read' },
+  { method: 'GET', path: '/v1/account', what: 'Read the account', scope: 'account:read' },
+  { method: 'GET', path: '/v1/account/transactions', what: "Read the account's transactions", scope: 'account:read' },
+  { method: 'POST', path: '/v1/claims', what: 'Open a claim', scope: 'claims:write' },
+  { method: 'POST', path: '/v1/claims/files', what: 'Upload claim evidence', scope: 'claims:write', body: 'file' },
+  { method: 'GET', path: '/v1/claims/files/:fileId', what: 'Download claim evidence', scope: 'claims:read' },
+  { method: 'GET', path: '/v1/claims', what: 'List claims', scope: 'claims:read' },
+  { method: 'GET', path: '/v1/claims/:claimNo', what: 'Read a claim', scope: 'claims:read' },
+  { method: 'POST', path: '/v1/claims/:claimNo/cancel', what: 'Withdraw a claim', scope: 'claims:write' },
+  { method: 'POST', path: '/v1/claims/:claimNo/return', what: "Send a return's tracking", scope: 'claims:write' },
 ];
 
 /** `/v2/order/orders/:orderId` → `/v2/order/orders/:`: routes match whatever their parameters are called. */

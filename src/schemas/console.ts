@@ -10,8 +10,12 @@ export const SignInForm = Type.Object({
 });
 export type SignInForm = Static<typeof SignInForm>;
 
-/** `reset=1`: the sign-in page after a password reset link was used. */
-export const SignInQuery = Type.Object({ reset: Type.Optional(Type.Literal('1')) });
+/**
+ * The sign-in page after a write that ended the session (no session is left to carry a notice):
+ * `reset=1` after a password reset link was used, `everywhere=1` after "sign out everywhere".
+ * The business manager's sign-in page takes the same.
+ */
+export const SignInQuery = Type.Object({ reset: Type.Optional(Type.Literal('1')), everywhere: Type.Optional(Type.Literal('1')) });
 
 /** Every state-changing form carries the session's synchronizer token (or sends it as X-CSRF-Token). */
 export const CsrfForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 128 })) });

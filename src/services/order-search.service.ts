@@ -33,7 +33,7 @@ export interface OrderSearchForm {
 }
 
 /** The search a form asks for (a malformed field is a 400 naming it), its fields as typed, and the page's keyset position. */
-async function parseOrderSearch(reader: orders.OrderReader, form: OrderSearchForm) {
+async function parseOrderSearch(reader: orders.OrderReader, dialect: Dialect, form: OrderSearchForm) {
   const term = blank(form.q);
   const merchantText = blank(form.merchant);
   const merchantId = merchantFilter(merchantText);
@@ -46,7 +46,7 @@ async function parseOrderSearch(reader: orders.OrderReader, form: OrderSearchFor
   const before = afterText === '' ? null : decodeAfter(afterText);
   if (afterText !== '' && before === null) throw fieldError('after', 'is not a position this search gave (follow its Next link)');
 
-  const search = { term: term === '' ? null : await termOf(reader, term), merchantId, status, ...days };
+  const search = { term: term === '' ? null : await termOf(reader, dialect, term), merchantId, status, ...days };
   const filters = { q: term, merchant: merchantText, status: statusText, from: fromText, to: toText };
   return { search, filters, before };
 }
@@ -59,10 +59,14 @@ const TEXT_MATCH_MIN = 3;
  * characters or more, also a part of an order's id, custom order id or recipient and (the
  * operator's search) of a merchant's name — case-insensitively, every character literal.
  */
-async function termOf(reader: orders.OrderReader, term: string): Promise<orders.OrderTerm> {
+async function termOf(reader: orders.OrderReader, dialect: Dialect, term: string): Promise<orders.OrderTerm> {
   const text = [...term].length >= TEXT_MATCH_MIN ? term : null;
-  const [ids, merchantIds] = await Promise.all([orders.ordersNamedBy(reader, term, parseId(term)), text === null ? [] : merchantIdsNamedLike(reader, text)]);
-  return { ids, merchantIds, text };
+  const [ids, merchantIds, textIds] = await Promise.all([
+    orders.ordersNamedBy(reader, term, parseId(term)),
+    text === null ? [] : merchantIdsNamedLike(reader, text),
+    text === null ? null : orders.ordersWithText(reader, dialect, text),
+  ]);
+  return { ids, merchantIds, text, textIds };
 }
 
 /**
@@ -74,7 +78,7 @@ export const searchOrdersForOperator = (db: Handle, dialect: Dialect, form: Orde
 
 /** The search of `searchOrdersForOperator`, read through the operator's view or (the business manager) a merchant's scope. */
 async function searchOrders(reader: orders.OrderReader, dialect: Dialect, form: OrderSearchForm) {
-  const { search, filters, before } = await parseOrderSearch(reader, form);
+  const { search, filters, before } = await parseOrderSearch(reader, dialect, form);
   const [page, about, shownBefore] = await Promise.all([
     orders.searchOrderIds(reader, dialect, { ...search, before, limit: ORDER_SEARCH_PAGE }),
     orders.countSearchedOrders(reader, dialect, search, ORDER_COUNT_CAP, null),
@@ -125,7 +129,7 @@ export const ordersCsvForOperator = (db: Handle, dialect: Dialect, form: OrderSe
 
 /** The export of `ordersCsvForOperator`, read through the operator's view or (the business manager) a merchant's scope. */
 async function ordersCsv(reader: orders.OrderReader, dialect: Dialect, form: OrderSearchForm, batch: number): Promise<CsvExport> {
-  const { search } = await parseOrderSearch(reader, { ...form, after: '' });
+  const { search } = await parseOrderSearch(reader, dialect, { ...form, after: '' });
   async function* rows() {
     let before: [number, number] | null = null;
     do {

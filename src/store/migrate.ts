@@ -40,6 +40,7 @@ import * as m0045 from './migrations/0045_claims.ts';
 import * as m0046 from './migrations/0046_order_currency.ts';
 import * as m0047 from './migrations/0047_order_text_search.ts';
 import * as m0048 from './migrations/0048_web_kept_forms.ts';
+import * as m0049 from './migrations/0049_order_search_without_id.ts';
 
 /** Numbered migrations, shared by both dialects; append only. */
 const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> = {
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<string, { up(ctx: MigrationContext): Promise<void> }> =
   '0046_order_currency': m0046,
   '0047_order_text_search': m0047,
   '0048_web_kept_forms': m0048,
+  '0049_order_search_without_id': m0049,
 };
 
 /** Every migration this build can apply, by name: a backup made at another one came from a newer build. */

@@ -3,6 +3,7 @@ import type { FulfillmentStatus, OrderStatus, RefundStatus } from '../domain/voc
 import { countUpTo, likeContaining, type Dialect, type Handle, type Trx } from './db.ts';
 import type { OrderItemsTable, OrdersTable, SplitOrdersTable } from './schema.ts';
 import { prepared, preparedForMerchant, preparedForTenant } from './prepared.ts';
+import { idRangesContaining } from '../domain/id-ranges.ts';
 import { isMerchantScope, type MerchantScope, type ScopedOrderId, type TenantScope } from './tenancy.ts';
 import { merchantIdOf, resolvedOrderId } from './scope-mint.ts';
 import { handleOf } from './scope-handle.ts';
@@ -225,6 +226,11 @@ export interface OrderTerm {
   merchantIds: number[];
   /** Matched as a part of the order's id, custom order id or recipient, case-insensitively; null: no such match (a term too short for the trigram index). */
   text: string | null;
+  /**
+   * The orders `text` matches, when `ordersWithText` found at most TEXT_MATCH_LIST of them (the
+   * search's statements then read these ids, not the index); null: more, or not looked up.
+   */
+  textIds: number[] | null;
 }
 
 export interface OrderSearch {
@@ -240,26 +246,150 @@ export interface OrderSearch {
 }
 
 /**
- * The text of an order that a search term is matched in, as PostgreSQL's trigram index
- * (orders_text_trgm_idx, migration 0047) holds it: the same expression, or the index is not used.
- * SQLite keeps the same text in the FTS5 table `orders_search`.
+ * The text of an order that a search term is matched in, besides its id (a part of which is
+ * matched as id ranges, `idsContaining`): custom order id and recipient, lower-cased, as
+ * PostgreSQL's trigram index (orders_search_trgm_idx, migration 0049) holds it — the same
+ * expression, or the index is not used. SQLite keeps the same text in the FTS5 table `orders_search`.
  */
-const ORDER_TEXT_PG = `lower(id::text || ' ' || coalesce(custom_order_id, '') || ' ' || coalesce(address::json ->> 'recipient', ''))`;
+const ORDER_TEXT_PG = `lower(coalesce(custom_order_id, '') || ' ' || coalesce(address::json ->> 'recipient', ''))`;
+/** The same text as an expression the index does not serve: the whole term rechecked after the index found the rows. */
+const ORDER_TEXT_PG_UNINDEXED = `(${ORDER_TEXT_PG} || '')`;
 
 /** An FTS5 query for `text` as one phrase: with the trigram tokenizer, "contains `text`", every character literal. */
 const ftsPhrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
- * On SQLite, a text match reads at most this many matching orders, the newest by id: FTS5 reads a
- * term's matches in rowid order, so the newest 10,000 cost about 20 ms at 1M orders where all of a
- * term that is in every order cost 2.5 s (docs/decisions.md). The list's count stops at the same
- * number, so a term matching more is shown as "10,000 or more" either way; only a walk past the
- * 10,000th match of such a term ends there (PostgreSQL's plan needs no such bound).
+ * On SQLite, a term matching more than TEXT_MATCH_LIST orders matches the newest this many by id:
+ * FTS5 reads a term's matches in rowid order, so the newest 10,000 cost about 20 ms at 1M orders
+ * where all of a term that is in every order cost 2.5 s (docs/decisions.md). The list's count stops
+ * at the same number, so such a term is shown as "10,000 or more" either way; only a walk past the
+ * 10,000th match ends there (PostgreSQL's plan needs no such bound).
  */
 const SQLITE_TEXT_MATCH_CAP = 10_000;
 
+/**
+ * A term that matches at most this many orders is looked up once per search (`ordersWithText`)
+ * and the search's statements read those ids; one matching more is matched inside each statement
+ * (then it is common, and the newest-first walk meets its matches soon).
+ */
+const TEXT_MATCH_LIST = 10_000;
+/** A part of an order id spread over more key ranges than this is matched inside the statements instead (a short part: common). */
+const ID_RANGES_MAX = 2_000;
+/** PostgreSQL: how many of the newest orders tell which of a term's trigrams are rare. */
+const TRIGRAM_SAMPLE = 1_000;
+/** PostgreSQL: a term in at least this share of the sample is common: its matches are not listed (the walk meets them soon). */
+const DENSE_SHARE = 0.1;
+/** PostgreSQL: at most this many of a term's rarest trigrams are read from the index; the whole term is rechecked on the rows found. */
+const TRIGRAMS_READ = 3;
+
+/**
+ * The orders a text term matches — a part of the id (digits), of the custom order id or of the
+ * recipient — when there are at most TEXT_MATCH_LIST of them, else null. Each part is read once in
+ * the way that stops early (docs/decisions.md "Order search by text at 1M orders"): the id as key
+ * ranges; on SQLite the newest SQLITE_TEXT_MATCH_CAP of FTS5's matches (the same bound as before);
+ * on PostgreSQL the index for the term's rarest trigrams only. A merchant's scope reads its own
+ * orders where the table has the merchant (PostgreSQL's text); elsewhere the ids may name other
+ * merchants' orders, which the search's statements never show (they keep the scope's condition).
+ */
+export async function ordersWithText(reader: OrderReader, dialect: Dialect, text: string): Promise<number[] | null> {
+  const [byId, byText] = await Promise.all([
+    /^[0-9]+$/.test(text) ? idsContaining(reader, dialect, text) : [],
+    dialect === 'sqlite' ? sqliteTextMatches(reader, text) : pgTextMatches(reader, text),
+  ]);
+  if (byId === null || byText === null) return null;
+  const ids = [...new Set([...byId, ...byText])];
+  return ids.length > TEXT_MATCH_LIST ? null : ids;
+}
+
+/** Orders whose id contains `digits`, read as key ranges of the primary key; null: more than TEXT_MATCH_LIST, or too many ranges. */
+async function idsContaining(reader: OrderReader, dialect: Dialect, digits: string): Promise<number[] | null> {
+  const db = handleOf(reader);
+  // Two subqueries: SQLite reads min() and max() from the key only when each is a query of its own (together: a scan).
+  const { rows: spans } = await sql<{
+    lo: number | string | null;
+    hi: number | string | null;
+  }>`select (select min(id) from orders) as lo, (select max(id) from orders) as hi`.execute(db);
+  const span = spans[0];
+  if (!span || span.lo === null || span.hi === null) return [];
+  const ranges = idRangesContaining(digits, Number(span.lo), Number(span.hi), ID_RANGES_MAX);
+  if (ranges === null) return null;
+  if (ranges.length === 0) return [];
+  const limit = sql.lit(TEXT_MATCH_LIST + 1);
+  const { rows } =
+    dialect === 'sqlite'
+      ? await sql<{
+          id: number;
+        }>`select o.id from json_each(${JSON.stringify(ranges)}) r join orders o on o.id between r.value ->> 0 and r.value ->> 1 limit ${limit}`.execute(db)
+      : await sql<{ id: string }>`select o.id from unnest(${ranges.map((r) => r[0])}::bigint[], ${ranges.map((r) => r[1])}::bigint[]) as r(lo, hi)
+          join orders o on o.id between r.lo and r.hi limit ${limit}`.execute(db);
+  return rows.length > TEXT_MATCH_LIST ? null : rows.map((r) => Number(r.id));
+}
+
+/**
+ * SQLite: the newest SQLITE_TEXT_MATCH_CAP matches by id (all of them for a rarer term), read once
+ * per search; the search's statements each re-read them before (a page, its count, the count before it).
+ */
+async function sqliteTextMatches(reader: OrderReader, text: string): Promise<number[]> {
+  const { rows } = await sql<{
+    id: number;
+  }>`select rowid as id from orders_search where orders_search match ${ftsPhrase(text)} order by rowid desc limit ${sql.lit(SQLITE_TEXT_MATCH_CAP)}`.execute(
+    handleOf(reader),
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The term's three-character parts that pg_trgm indexes as they are (lower-case letters and digits: `%abc%` is the trigram `abc`). */
+function plainTrigrams(text: string): string[] {
+  const chars = [...text.toLowerCase()];
+  const found = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) {
+    const t = chars.slice(i, i + 3).join('');
+    if (/^[a-z0-9]{3}$/.test(t)) found.add(t);
+  }
+  return [...found];
+}
+
+/**
+ * PostgreSQL: a GIN scan reads every posting list of the term's trigrams in full, so `recipient
+ * 147609` read a million entries for each of `rec`, `eci`, `cip`… to find five orders. The newest
+ * TRIGRAM_SAMPLE orders tell which trigrams are rare: when the whole term is in many of them it is
+ * common (null: the statements walk the newest orders and meet its matches soon); otherwise the
+ * index is read for the TRIGRAMS_READ rarest trigrams only (each a part of the term, so every match
+ * has them) and the whole term is rechecked on those rows through an expression the index does not
+ * serve.
+ */
+async function pgTextMatches(reader: OrderReader, text: string): Promise<number[] | null> {
+  const pattern = likeContaining(text);
+  const trigrams = plainTrigrams(text);
+  let rare: string[] = [];
+  if (trigrams.length > 0) {
+    const sample = await ordersOf(reader)
+      .select(sql<string>`${sql.raw(ORDER_TEXT_PG)}`.as('text'))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(TRIGRAM_SAMPLE)
+      .execute();
+    const lowered = text.toLowerCase();
+    if (sample.filter((r) => r.text.includes(lowered)).length >= sample.length * DENSE_SHARE && sample.length === TRIGRAM_SAMPLE) return null;
+    const seen = (t: string) => sample.filter((r) => r.text.includes(t)).length;
+    rare = trigrams
+      .map((t) => ({ t, n: seen(t) }))
+      .sort((a, b) => a.n - b.n)
+      .slice(0, TRIGRAMS_READ)
+      .map((x) => x.t);
+  }
+  let q = ordersOf(reader).select('id');
+  if (rare.length === 0) q = q.where(sql<SqlBool>`${sql.raw(ORDER_TEXT_PG)} like ${pattern} escape '\\'`);
+  else {
+    for (const t of rare) q = q.where(sql<SqlBool>`${sql.raw(ORDER_TEXT_PG)} like ${`%${t}%`}`);
+    q = q.where(sql<SqlBool>`${sql.raw(ORDER_TEXT_PG_UNINDEXED)} like ${pattern} escape '\\'`);
+  }
+  const rows = await q.limit(TEXT_MATCH_LIST + 1).execute();
+  return rows.length > TEXT_MATCH_LIST ? null : rows.map((r) => Number(r.id));
+}
+
 /** Whether a term can match nothing at all (no exact id, no merchant, no text). */
-const matchesNothing = (t: OrderTerm | null) => t !== null && t.ids.length === 0 && t.merchantIds.length === 0 && t.text === null;
+const matchesNothing = (t: OrderTerm | null) => t !== null && t.ids.length === 0 && t.merchantIds.length === 0 && (t.text === null || t.textIds?.length === 0);
 
 /**
  * The order search of both front ends (the operator's across merchants, a merchant's within its
@@ -294,12 +424,21 @@ function searchedOrders(reader: OrderReader, dialect: Dialect, s: Omit<OrderSear
       const any: Expression<SqlBool>[] = [];
       if (term.ids.length) any.push(eb('id', 'in', term.ids));
       if (term.merchantIds.length) any.push(eb('merchant_id', 'in', term.merchantIds));
-      if (term.text !== null) {
+      if (term.textIds !== null) {
+        if (term.textIds.length)
+          any.push(
+            dialect === 'sqlite'
+              ? sql<SqlBool>`id in (select value from json_each(${JSON.stringify(term.textIds)}))`
+              : sql<SqlBool>`id = any(${term.textIds}::bigint[])`,
+          );
+      } else if (term.text !== null) {
         any.push(
           dialect === 'sqlite'
             ? sql<SqlBool>`id in (select rowid from orders_search where orders_search match ${ftsPhrase(term.text)} order by rowid desc limit ${sql.lit(SQLITE_TEXT_MATCH_CAP)})`
             : sql<SqlBool>`${sql.raw(ORDER_TEXT_PG)} like ${likeContaining(term.text)} escape '\\'`,
         );
+        if (/^[0-9]+$/.test(term.text))
+          any.push(dialect === 'sqlite' ? sql<SqlBool>`instr(id, ${term.text}) > 0` : sql<SqlBool>`strpos(id::text, ${term.text}) > 0`);
       }
       return eb.or(any);
     });

@@ -84,11 +84,11 @@ describe('business manager webhook endpoint page in a real browser', { skip: SKI
     const offered = await page.locator('#test-type option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
     assert.ok(offered.includes('split_order.shipped') && offered.includes('webhook.test'), offered.join(' '));
     assert.ok(!offered.includes('refund.succeeded') && !offered.includes('refund.failed'), 'no refund to build a refund event from');
-    assert.match((await page.textContent('[data-test-unavailable]'))!, /refund\.succeeded: no refund yet/);
+    assert.match((await page.textContent('[data-test-unavailable]'))!, /Refund succeeded: no refund yet/);
     // A test event of the chosen type: the page after the 303 shows it waiting.
     await page.selectOption('#test-type', 'split_order.shipped');
     await submit('button[data-action="send-test"]');
-    assert.match((await page.textContent('[data-notice]'))!, /A test split_order\.shipped event is on its way/);
+    assert.match((await page.textContent('[data-notice]'))!, /A test event \(Split order shipped\) is on its way/);
     // From here on, no navigation: the log must update in place (htmx polling).
     await page.evaluate('window.__stillTheSamePage = true');
     const row = page.locator('[data-delivery][data-type="split_order.shipped"]');

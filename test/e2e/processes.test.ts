@@ -127,6 +127,9 @@ for (const db of DIALECTS) {
       assert.equal((await request(port, 'PUT', '/admin/v1/stocks', ADMIN_KEY, { items: [{ sku: 'B', warehouseCode: 'G006', qty: 10 }] })).status, 200);
       const merchant = (await request(port, 'POST', '/admin/v1/merchants', ADMIN_KEY, { name: 'Processes' })).body.data.merchantId;
       const issue = async () => (await request(port, 'POST', `/admin/v1/merchants/${merchant}/tokens`, ADMIN_KEY, {})).body.data;
+      // Each process writes its request log lines itself, asynchronously: on a loaded machine a line
+      // can reach the pipe seconds after its answer, so wait for them (a bound, not a sleep).
+      for (const until = Date.now() + 60_000; servingPids(server.output()).size < 2 && Date.now() < until; ) await sleep(250);
       assert.deepEqual([...servingPids(server.output())].sort(), [...workers].sort(), 'both processes answered requests');
 
       // One rate budget: BURST requests at once, then more as fast as they go. Two budgets would let

@@ -55,7 +55,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const rows = auditRows(page.body);
       const disable = rows.find((r) => r.html.includes('merchant.disable'))!;
       assert.equal(disable.actor, 'audit-owner@example.com (staff)');
-      assert.match(disable.change!, /status: active → disabled/);
+      assert.match(disable.change!, /status: Active → Disabled/);
       const invite = rows.find((r) => r.html.includes('merchant_user.invite'))!;
       assert.equal(invite.actor, 'audit-admin@shop.example (user of Audit shop)', 'a business manager user: by email, with their merchant');
       // The invitation's expiry was recorded as epoch ms: shown as a time, in the one format.
@@ -64,7 +64,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         /<li data-field="expiresAt"><span class="field">expires at<\/span>: <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ" title="[^"]+ UTC">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time><\/li>/,
       );
       const topUp = rows.find((r) => r.html.includes('account.top_up'))!;
-      assert.match(topUp.actor!, /^admin_key:key_/, 'the operator API has no email: kind and id');
+      assert.match(
+        topUp.actor!,
+        /^the operator API admin_key:key_/,
+        'the operator API has no email: its kind in words, then kind and id as the filter takes them',
+      );
       assert.match(topUp.change!, /balance: 0\.00 → 12\.50/);
       assert.match(topUp.change!, /amount: 12\.50/);
       const table = /<table class="queue stacked" id="audit-log" role="table">[\s\S]*?<\/table>/.exec(page.body)![0];
@@ -95,7 +99,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(role.change, 'role: viewer → developer');
       const enable = rows.find((r) => r.action === 'merchant.enable')!;
       assert.equal(enable.actor, 'the operator');
-      assert.match(enable.change!, /status: disabled → active/);
+      assert.match(enable.change!, /status: Disabled → Active/);
       assert.doesNotMatch(page.body, /audit-owner2@example\.com/, "the operator's staff addresses are not shown to merchants");
       assert.doesNotMatch(page.body, /other-admin@shop\.example|Audit other shop/, "another merchant's rows are not here");
       assert.equal((await viewer.get('/manager/audit')).statusCode, 403, 'the audit log is for admins');

@@ -169,13 +169,13 @@ for (const dialect of DIALECTS) {
       assert.match(shownShipped.body, /data-tracking>1Z999AA10123456784</);
       assert.match(
         shownShipped.body,
-        /<td>split_order.shipped<\/td><td>http:\/\/127.0.0.1:9\/hook<\/td><td>Pending<\/td>/,
+        /<td><code>split_order.shipped<\/code><\/td><td>http:\/\/127.0.0.1:9\/hook<\/td><td>Pending<\/td>/,
         'the delivery of the shipped event',
       );
       const supportView = await support.get(`/console/orders/${o.id}`);
       assert.match(
         supportView.body,
-        new RegExp(`<td>split_order.shipped</td><td><a href="/console/webhooks/${hook.body.data.id}">`),
+        new RegExp(`<td><code>split_order.shipped</code></td><td><a href="/console/webhooks/${hook.body.data.id}">`),
         'support (webhooks:manage) gets a link to the endpoint',
       );
       assert.equal((await post(warehouse, `/console/splits/${cSplit.id}/ship`, { carrier: 'UPS', trackingCode: '1Z' })).statusCode, 409, 'shipped once only');

@@ -275,7 +275,12 @@ for (const dialect of DIALECTS) {
       assert.equal((await third.post('/console/sign-in', { email: 'own-staff@example.com', password: NEW })).statusCode, 303);
       const out = await me.post('/console/account/sign-out-everywhere', { _csrf: token });
       assert.equal(out.statusCode, 303);
-      assert.equal(out.headers.location, '/console/sign-in');
+      assert.equal(out.headers.location, '/console/sign-in?everywhere=1');
+      assert.match(
+        (await me.get(String(out.headers.location))).body,
+        /id="sign-in-done">Signed out everywhere: every session of your account has ended/,
+        'the page says what was done',
+      );
       assert.equal(me.cookie, null);
       assert.equal((await third.get('/console')).statusCode, 303, 'every session ended');
       const actions = (await auditRows(t)).filter((r) => r.target === 'staff:own-staff@example.com').map((r) => [r.action, r.after?.sessionsEnded]);

@@ -47,9 +47,16 @@ for (const dialect of DIALECTS) {
         /<tr data-day="2026-11-20"><td>2026-11-20<\/td><td data-class="2xx">3<\/td><td data-class="3xx">0<\/td><td data-class="4xx">2<\/td>/,
       );
       assert.equal((page.body.match(/<tr data-day=/g) ?? []).length, 30);
-      assert.match(page.body, new RegExp(`<tr data-code="${code}"><td>${code}</td><td>404</td><td data-count>2</td><td>2026-11-20</td>`));
+      // Each code in words, the code itself beside them for a developer (issue 44, 7).
+      assert.match(
+        page.body,
+        new RegExp(`<tr data-code="${code}"><td data-words>Not found</td><td><code>${code}</code></td><td>404</td><td data-count>2</td><td>2026-11-20</td>`),
+      );
       assert.match(page.body, /data-request-id="a-missing-2"[\s\S]*data-request-id="a-missing-1"/, 'newest first');
-      assert.match(page.body, /<code>\/openapi\/v2\/order\/orders\/:id<\/code>/);
+      assert.match(
+        page.body,
+        /<td data-request>Read an order<br><code>GET \/openapi\/v2\/order\/orders\/:id<\/code><\/td><td>404<\/td><td data-error>Not found<br><code>40400<\/code><\/td>/,
+      );
       assert.doesNotMatch(page.body, /QUERY-MARKER|b-missing-1|b-ok-1/, 'no query strings, nothing of the other merchant');
       assert.equal(cell(page.body, 'data-budget="requests"'), '45 of 50', 'five requests taken from a burst of 50; the page took none');
       assert.equal(cell(page.body, 'data-budget="rate"'), '10');

@@ -105,7 +105,7 @@ for (const dialect of DIALECTS) {
       const shown = await follow(dev, saved);
       assert.match(shown.body, /data-notice>Endpoint saved/);
       assert.match(shown.body, /data-endpoint-url>https:\/\/hooks\.example\.com\/v2</);
-      assert.match(shown.body, /data-endpoint-events>split_order\.shipped, stock\.changed</);
+      assert.match(shown.body, /data-endpoint-events><code>split_order\.shipped, stock\.changed<\/code></);
       assert.match(shown.body, /data-endpoint-skus>2 SKUs: C, D</);
       assert.match(shown.body, /<textarea id="edit-skus" name="skuList"[^>]*>C\nD<\/textarea>/);
       // The API sees exactly what the form saved.
@@ -212,7 +212,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await tableDigests(t.store), before);
 
       const sent = await follow(dev, await dev.post(`/manager/webhooks/${hookId}/test`, { _csrf: token, type: 'split_order.shipped' }));
-      assert.match(sent.body, /data-notice>A test split_order\.shipped event is on its way/);
+      assert.match(sent.body, /data-notice>A test event \(Split order shipped\) is on its way/);
       const pending = deliverySection(sent.body, 'split_order.shipped');
       assert.equal(pending.status, 'pending');
       assert.match(pending.html, /data-test>test</);
@@ -334,14 +334,14 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(empty.types, ['webhook.test', 'stock.changed'], 'no order, refund or transaction to build an event from');
       assert.match(
         htmlText(empty.body),
-        /data-test-unavailable>Not offered until you have a record to build it from: refund\.succeeded: no refund yet; refund\.failed: no refund yet; split_order\.shipped: no split order yet;/,
+        /data-test-unavailable>Not offered until you have a record to build it from: Refund succeeded: no refund yet; Refund failed: no refund yet; Split order shipped: no split order yet;/,
       );
       await placeOrder(t, fresh.token, [{ sku: 'C', quantity: 1 }]);
       const ordered = await offered();
       assert.deepEqual(ordered.types, ['webhook.test', 'split_order.shipped', 'split_order.delivered', 'order.cancelled', 'stock.changed', 'balance.low']);
       assert.match(
         htmlText(ordered.body),
-        /refund\.succeeded: no refund yet; refund\.failed: no refund yet; claim\.approved: no claim yet; claim\.rejected: no claim yet; claim\.credited: no claim yet; claim\.reshipped: no claim yet\./,
+        /Refund succeeded: no refund yet; Refund failed: no refund yet; Claim approved: no claim yet; Claim rejected: no claim yet; Claim credited: no claim yet; Claim reshipped: no claim yet\./,
       );
       // Every type offered is sent (303), none ends on a refusal.
       const csrf = await freshDev.csrf(`/manager/webhooks/${id}`);

@@ -814,7 +814,12 @@ for (const dialect of DIALECTS) {
       // Sign out everywhere: every session of the account, this one too.
       const out = await me.post('/manager/account/sign-out-everywhere', { _csrf: token });
       assert.equal(out.statusCode, 303);
-      assert.equal(out.headers.location, '/manager/sign-in');
+      assert.equal(out.headers.location, '/manager/sign-in?everywhere=1');
+      assert.match(
+        (await me.get(String(out.headers.location))).body,
+        /id="sign-in-done">Signed out everywhere: every session of your account has ended/,
+        'the page says what was done',
+      );
       assert.equal(me.cookie, null, 'the cookie is cleared');
       assert.equal((await third.get('/manager')).statusCode, 303);
       assert.equal(
@@ -892,7 +897,12 @@ for (const dialect of DIALECTS) {
       }
       const used = await browser(t).post(link, { password: NEW, confirm: NEW });
       assert.equal(used.statusCode, 303, used.body.slice(0, 300));
-      assert.equal(used.headers.location, '/manager/sign-in');
+      assert.equal(used.headers.location, '/manager/sign-in?reset=1');
+      assert.match(
+        (await browser(t).get('/manager/sign-in?reset=1')).body,
+        /id="sign-in-done">Your new password is set, and every session of the account has ended/,
+      );
+      assert.doesNotMatch((await browser(t).get('/manager/sign-in')).body, /sign-in-done/, 'nothing to say on a plain visit');
       assert.equal((await dev.get('/manager')).statusCode, 303, 'every session of the account ended');
       await gone(link, 'a used link');
       clock.now += 5 * 60_000;
@@ -951,7 +961,7 @@ for (const dialect of DIALECTS) {
       const id = (await t.store.db.selectFrom('webhook_endpoints').select('id').where('merchant_id', '=', Number(m.merchantId)).executeTakeFirstOrThrow()).id;
       assert.equal((await dev.post(`/manager/webhooks/${id}/test`, { _csrf: token })).statusCode, 303);
       const log = await dev.get(`/manager/webhooks/${id}`);
-      assert.match(log.body, /<td>webhook\.test <span class="tag" data-test>test<\/span><\/td><td>Pending<\/td>/);
+      assert.match(log.body, /<td><code>webhook\.test<\/code> <span class="tag" data-test>test<\/span><\/td><td>Pending<\/td>/);
       const api = await t.merchant(m.token, 'GET', `/openapi/v1/webhooks/${id}/deliveries`);
       assert.equal(api.status, 200, api.raw);
       assert.equal(api.body.data.list[0].type, 'webhook.test');

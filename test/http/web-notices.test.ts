@@ -136,6 +136,25 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(noticeOf(deleted.body), 'Endpoint deleted.');
     });
 
+    it('a new secret shown once says first what made it: a client created, its secret rotated, a token created', async (c) => {
+      const { t, m } = await build(c, dialect);
+      const admin = await member(t, m.merchantId, 'keys@notice.example', 'admin');
+      /** What the shown-once section says the form did. */
+      const doneOf = (html: string) => /<span data-done>([^<]*)<\/span>: copy the secret now/.exec(html)?.[1] ?? null;
+      const client = await sent(admin, '/manager/credentials', '/manager/credentials/clients', { name: 'Shop backend' });
+      assert.equal(doneOf(client.body), 'Client Shop backend created');
+      assert.match(client.body, /data-secret>[^<]+</);
+      // Its row in the list (the merchant has a client of its own before it).
+      const clientId = /<tr data-client="(\d+)"><td>Shop backend</.exec(client.body)![1];
+      const rotated = await sent(admin, '/manager/credentials', `/manager/credentials/clients/${clientId}/rotate`, { graceHours: '2' });
+      assert.equal(doneOf(rotated.body), 'Secret of client Shop backend rotated');
+      const atOnce = await sent(admin, '/manager/credentials', `/manager/credentials/clients/${clientId}/rotate`, { graceHours: '0' });
+      assert.equal(doneOf(atOnce.body), 'Secret of client Shop backend rotated', 'without grace too');
+      const token = await sent(admin, '/manager/credentials', '/manager/credentials/tokens', { name: 'reader', scopes: 'stock:read', expiresInDays: '30' });
+      assert.equal(doneOf(token.body), 'Token reader created');
+      assert.equal(doneOf((await admin.get('/manager/credentials')).body), null, 'shown once');
+    });
+
     it('a name over its limit is refused with the limit named, not cut by the form (no maxlength), nothing written', async (c) => {
       const { t, m, owner } = await build(c, dialect);
       const merchants = (await t.store.db.selectFrom('merchants').select('id').execute()).length;

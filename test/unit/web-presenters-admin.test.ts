@@ -194,8 +194,8 @@ describe('views.webhooks (presentWebhooks)', () => {
       },
     ]);
     assert.deepEqual(v.statuses, [
-      { value: 'active', selected: false },
-      { value: 'disabled', selected: true },
+      { value: 'active', selected: false, text: 'Active' },
+      { value: 'disabled', selected: true, text: 'Disabled' },
     ]);
     assert.equal(v.next, null);
   });
@@ -236,7 +236,7 @@ describe('views.webhook (presentWebhook)', () => {
     assert.deepEqual(v.facts, [
       { label: 'Merchant', link: { href: '/console/merchants/7', text: 'Acme', data: { name: 'merchant', value: '7' } } },
       { label: 'URL', text: 'https://shop.test/hooks/31' },
-      { label: 'Events', text: 'order.created, stock.changed' },
+      { label: 'Events', html: '<code>order.created</code>, <code>stock.changed</code>' },
       { label: 'Status', field: 'webhook-status', text: 'Active' },
       { label: 'Failing since', html: AT_TIME },
     ]);
@@ -271,9 +271,9 @@ describe('views.webhook (presentWebhook)', () => {
     assert.deepEqual(v.filter, {
       action: '/console/webhooks/32',
       statuses: [
-        { value: 'pending', selected: false },
-        { value: 'succeeded', selected: false },
-        { value: 'failed', selected: true },
+        { value: 'pending', selected: false, text: 'Pending' },
+        { value: 'succeeded', selected: false, text: 'Delivered' },
+        { value: 'failed', selected: true, text: 'Failed' },
       ],
     });
     assert.equal(v.summary, '1 delivery, newest first.');
@@ -384,6 +384,7 @@ describe('views.account, views[sign-in], views[password-reset]', () => {
   it('sign-in: empty, after a reset link was used, and refused with the email kept', () => {
     assert.deepEqual(presentSignIn(), { title: 'Sign in', email: '', error: null, done: null });
     assert.match(presentSignIn({ passwordReset: true }).done ?? '', /^Your new password is set/);
+    assert.match(presentSignIn({ signedOutEverywhere: true }).done ?? '', /^Signed out everywhere: every session of your account has ended/);
     assert.deepEqual(presentSignIn({ email: 'ops@example.com', error: 'Wrong email or password, or the account is disabled.' }), {
       title: 'Sign in',
       email: 'ops@example.com',

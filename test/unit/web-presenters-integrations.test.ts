@@ -2,13 +2,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MerchantUsage } from '../../src/services/usage.service.ts';
 import type { deliveryLog } from '../../src/services/webhooks.service.ts';
+import { MERCHANT_ROUTES } from '../../src/http/merchant-routes.ts';
+import { ERROR_CATALOGUE } from '../../src/http/openapi/error-catalogue.ts';
 import {
+  errorCodeWords,
   presentCredentials,
   presentGetStarted,
   presentUsage,
   presentWebhook,
   presentWebhookLog,
   presentWebhooks,
+  requestWords,
   type ClientRecord,
   type TokenRecord,
 } from '../../src/web/manager/present-integrations.ts';
@@ -131,12 +135,53 @@ describe('Usage (views.usage → UsageView)', () => {
     assert.equal(presentUsage(usage, null, 'sandbox').budget, null);
   });
 
-  it('names each error code’s status, and each recent 4xx’s time as a <time>', () => {
+  it('names each error code’s status and meaning, each recent 4xx’s request in words and its time as a <time>', () => {
     const view = presentUsage(usage, budget, 'sandbox');
-    assert.deepEqual(view.codes, [{ code: '40400', status: '404', count: '2', lastDay: '2026-05-01' }]);
-    assert.deepEqual(view.recent, [{ requestId: 'req-1', at: AT_TIME, method: 'GET', route: '/openapi/v2/order/orders/:id', status: '404', code: '40400' }]);
+    assert.deepEqual(view.codes, [{ code: '40400', words: 'Not found', status: '404', count: '2', lastDay: '2026-05-01' }]);
+    assert.deepEqual(view.recent, [
+      {
+        requestId: 'req-1',
+        at: AT_TIME,
+        request: 'Read an order',
+        route: 'GET /openapi/v2/order/orders/:id',
+        status: '404',
+        code: '40400',
+        words: 'Not found',
+      },
+    ]);
     const quiet = presentUsage({ days: [], byCode: [], recent: [] }, null, 'sandbox');
     assert.deepEqual([quiet.codes, quiet.recent, quiet.totals.map((t) => t.count)], [[], [], [0, 0, 0, 0]]);
+  });
+});
+
+describe('Usage: codes and routes in words', () => {
+  it('every code of the error catalogue and every merchant route has words, none of them a raw code', () => {
+    for (const e of ERROR_CATALOGUE) {
+      assert.ok(errorCodeWords(e.code).length > 3, String(e.code));
+      assert.doesNotMatch(errorCodeWords(e.code), /[a-z]+_[a-z_]+|\d{5}/, String(e.code));
+    }
+    for (const r of MERCHANT_ROUTES) {
+      assert.equal(requestWords(r.method, `/openapi${r.path}`), r.what);
+      assert.match(r.what, /^[A-Z][a-z]+ [a-z’' ]+$/, `${r.method} ${r.path}`);
+    }
+    assert.deepEqual(
+      [errorCodeWords(42203), errorCodeWords(40300), errorCodeWords(42900)],
+      ['Not enough funds on the account', 'Not allowed: the token lacks the scope, or the account is disabled', 'Too many requests (rate limit)'],
+    );
+    assert.equal(requestWords('POST', '/openapi/v2/order/orders/:orderId/refund'), 'Request a refund', 'whatever the parameter is called');
+    assert.equal(requestWords('HEAD', '/openapi/v1/product/stocks'), 'Check stock');
+  });
+
+  it('a code outside the catalogue reads as its HTTP status, and a request no route answered says so', () => {
+    assert.equal(errorCodeWords(40500), 'Method Not Allowed');
+    assert.equal(errorCodeWords(49900), 'HTTP 499');
+    assert.equal(requestWords('GET', 'unmatched'), 'An address the API does not have');
+    const view = presentUsage(
+      { days: [], byCode: [], recent: [{ requestId: 'req-2', at: AT, method: 'GET', route: 'unmatched', status: 405, code: 40500 }] },
+      null,
+      'sandbox',
+    );
+    assert.deepEqual([view.recent[0].request, view.recent[0].route, view.recent[0].words], ['An address the API does not have', 'GET', 'Method Not Allowed']);
   });
 });
 
@@ -215,11 +260,24 @@ describe('API credentials (views.credentials → CredentialsView)', () => {
       ...options,
       shown: { kind: 'client', name: 'Client 2', clientId: 'cli_2', secret: 's3cret', oldSecretUntil: Date.parse(LATER) },
     });
-    assert.deepEqual(rotated.shown, { kind: 'client', name: 'Client 2', clientId: 'cli_2', secret: 's3cret', oldSecretUntil: LATER_TIME });
+    assert.deepEqual(rotated.shown, {
+      kind: 'client',
+      done: 'Secret of client Client 2 rotated',
+      name: 'Client 2',
+      clientId: 'cli_2',
+      secret: 's3cret',
+      oldSecretUntil: LATER_TIME,
+    });
+    const atOnce = presentCredentials(listed, {
+      ...options,
+      shown: { kind: 'client', name: 'Client 2', clientId: 'cli_2', secret: 's3cret', oldSecretUntil: null },
+    });
+    assert.equal(atOnce.shown?.done, 'Secret of client Client 2 rotated', 'a rotation without grace says so too');
     const created = presentCredentials(listed, { ...options, shown: { kind: 'client', name: 'Client 4', clientId: 'cli_4', secret: 's3cret' } });
     assert.equal(created.shown?.kind === 'client' && created.shown.oldSecretUntil, null);
+    assert.equal(created.shown?.done, 'Client Client 4 created');
     const issued = presentCredentials(listed, { ...options, shown: { kind: 'token', name: 'CI', secret: 'stk_test_x', scopes: 'orders:read' } });
-    assert.deepEqual(issued.shown, { kind: 'token', name: 'CI', secret: 'stk_test_x', scopes: 'orders:read' });
+    assert.deepEqual(issued.shown, { kind: 'token', done: 'Token CI created', name: 'CI', secret: 'stk_test_x', scopes: 'orders:read' });
     assert.equal(presentCredentials(listed, options).shown, null);
   });
 
@@ -302,7 +360,7 @@ describe('webhooks (views.webhooks → WebhooksView)', () => {
     assert.deepEqual(texts(view.endpoints.rows[0].cells), [
       '3000000000001 → /manager/webhooks/3000000000001',
       'https://hooks.example.com/in',
-      'refund.failed, split_order.shipped',
+      '<code>refund.failed</code>, <code>split_order.shipped</code>',
       'Active',
     ]);
     assert.equal(view.endpoints.rows[1].cells[3], 'Disabled: every delivery failed for 24 h');
@@ -342,8 +400,8 @@ describe('an endpoint and its delivery log (views.webhook, views["webhook-log"])
       ['refund.failed', 'split_order.shipped'],
     );
     assert.deepEqual([view.edit.skuList, view.edit.reasons, view.edit.version], ['', [], '4']);
-    assert.deepEqual(view.testTypes[0], { value: 'webhook.test', label: 'webhook.test (a ping)' });
-    assert.deepEqual(view.testTypes[1], { value: 'refund.succeeded', label: 'refund.succeeded' });
+    assert.deepEqual(view.testTypes[0], { value: 'webhook.test', label: 'Webhook test (a ping)' });
+    assert.deepEqual(view.testTypes[1], { value: 'refund.succeeded', label: 'Refund succeeded' });
     assert.equal(view.shown, null);
   });
 

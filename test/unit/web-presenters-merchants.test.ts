@@ -401,9 +401,9 @@ describe("all refunds (views['refund-list'] → RefundListView)", () => {
     assert.equal(view.title, 'All refunds');
     assert.deepEqual(view.filters, answer.filters);
     assert.deepEqual(view.statuses, [
-      { value: 'pending_review', selected: false },
-      { value: 'refund_successfully', selected: false },
-      { value: 'refund_failed', selected: true },
+      { value: 'pending_review', selected: false, text: 'Waiting for review' },
+      { value: 'refund_successfully', selected: false, text: 'Refunded' },
+      { value: 'refund_failed', selected: true, text: 'Refund failed' },
     ]);
     assert.deepEqual(view.merchant, { href: '/console/merchants/42', text: 'Shop' });
     assert.deepEqual(view.tools, { counts: '51–53 of 1,234', csv: '/console/refunds/all.csv?status=refund_failed&merchant=42&from=2026-05-01&to=' });

@@ -82,7 +82,8 @@ const teamAnswer = {
 
 describe('signing in (views sign-in, code)', () => {
   it('sign-in: empty at first; a refusal keeps the email and says why', () => {
-    assert.deepEqual(presentManagerSignIn('', null), { title: 'Sign in', email: '', error: null, businesses: null });
+    assert.deepEqual(presentManagerSignIn('', null), { title: 'Sign in', email: '', error: null, businesses: null, done: null });
+    assert.match(presentManagerSignIn('', null, null, 'Signed out everywhere.').done ?? '', /^Signed out everywhere/);
     const refused = presentManagerSignIn('boss@example.com', 'Wrong email or password, or the account is disabled.');
     assert.deepEqual([refused.email, refused.error, refused.businesses], ['boss@example.com', 'Wrong email or password, or the account is disabled.', null]);
   });

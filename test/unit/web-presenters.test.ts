@@ -289,7 +289,7 @@ describe('the console order page (views.order → ConsoleOrderView)', () => {
     assert.deepEqual(texts(view.refunds.rows[0].cells), ['77', PLACED_TIME, 'SKU-2 × 1', '9.99', 'Other', 'Refund failed: rejected by the operator']);
     assert.deepEqual(texts(view.deliveries.rows[0].cells), [
       '5',
-      'order.shipped',
+      '<code>order.shipped</code>',
       'https://example.com/hook → /console/webhooks/3',
       'Failed',
       '3',
@@ -485,9 +485,19 @@ describe('audit logs (console and manager views.audit)', () => {
     assert.equal(row.when, PLACED_TIME);
     assert.deepEqual(
       row.changes.map((c) => c.values.map((v) => ('html' in v ? v.html : 'link' in v ? `${v.link.text} → ${v.link.href}` : v.text))),
-      [['active', 'revoked'], [PLACED_TIME], ['ci', '—'], ['Other → /console/merchants/3']],
+      [['Active', 'Revoked'], [PLACED_TIME], ['ci', '—'], ['Other → /console/merchants/3']],
+      'a state in words',
     );
-    assert.deepEqual([row.actor, row.actorKind], ['staff:7', null]);
+    assert.deepEqual([row.actor, row.actorCode, row.actorKind], ['a staff member', 'staff:7', null], 'no email: the kind in words, the code the filter takes');
+    assert.deepEqual([row.action, row.actionWords, row.target, row.targetWords], ['merchant_token.issue', 'Merchant token: issue', 'merchant:1', 'Merchant 1']);
+    assert.deepEqual(
+      presentConsoleAudit({ actor: '', action: '', target: '' }, ['split_order.cancel'], {
+        list: [],
+        nextCursor: null,
+        counts: { first: 0, last: 0, about: 0, capped: false },
+      }).actions,
+      [{ value: 'split_order.cancel', selected: false, text: 'Split order: cancel' }],
+    );
   });
 
   it('names the actor: the console by email and kind, the manager never names the operator’s staff', () => {

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { WebhookDelivery, WebhookEndpoint } from '../../schemas/webhooks.ts';
 import type { dashboard } from '../../services/dashboard.service.ts';
-import { moneyFromCents, moment, query, statusWords, type Choice, type Fact, type Link } from '../shared/present.ts';
+import { codes, signInDone, moneyFromCents, moment, query, statusWords, type Choice, type Fact, type Link } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 import { merchantLink } from './present.ts';
 
@@ -21,6 +21,9 @@ const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one 
 
 /** A `<select>`'s options, the one chosen selected. */
 const choices = (values: readonly string[], chosen: string): Choice[] => values.map((value) => ({ value, selected: value === chosen }));
+/** A status filter's options: each state in words (`succeeded` → "Delivered"), the code as the value. */
+const statusFilter = (values: readonly string[], chosen: string): Choice[] =>
+  values.map((value) => ({ value, selected: value === chosen, text: statusWords(value) }));
 
 // ---- The dashboard.
 
@@ -221,7 +224,7 @@ export function presentWebhooks(
   return {
     title: 'Webhooks',
     filters,
-    statuses: choices(['active', 'disabled'], filters.status),
+    statuses: statusFilter(['active', 'disabled'], filters.status),
     summary: `${counted(total, 'endpoint', 'endpoints')}.`,
     rows: list.map((w) => ({
       id: w.id,
@@ -290,13 +293,13 @@ export function presentWebhook(
     facts: [
       { label: 'Merchant', link: merchantLink(w.merchantId, merchantName) },
       { label: 'URL', text: w.url },
-      { label: 'Events', text: w.events.join(', ') },
+      { label: 'Events', html: codes(w.events) },
       { label: 'Status', field: 'webhook-status', text: endpointStatus(w) },
       { label: 'Failing since', html: moment(w.failingSince) },
     ],
     disable: active ? `${base}/disable` : null,
     enable: active ? null : `${base}/enable`,
-    filter: { action: base, statuses: choices(['pending', 'succeeded', 'failed'], status) },
+    filter: { action: base, statuses: statusFilter(['pending', 'succeeded', 'failed'], status) },
     summary: `${counted(total, 'delivery', 'deliveries')}, newest first.`,
     deliveries: deliveries.map((d) => ({
       id: d.id,
@@ -451,15 +454,17 @@ export const presentSignIn = ({
   email = '',
   error = null,
   passwordReset = false,
+  signedOutEverywhere = false,
 }: {
   email?: string;
   error?: string | null;
   passwordReset?: boolean;
+  signedOutEverywhere?: boolean;
 } = {}): SignInView => ({
   title: 'Sign in',
   email,
   error,
-  done: passwordReset ? 'Your new password is set, and every session of the account has ended: sign in with it.' : null,
+  done: signInDone({ passwordReset, signedOutEverywhere }),
 });
 
 /** views['password-reset']: choosing a new password through an owner's reset link. */

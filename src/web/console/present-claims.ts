@@ -2,7 +2,7 @@ import { CLAIM_REASONS, CLAIM_STATUSES, EVIDENCE_TYPES } from '../../domain/clai
 import type { claimQueueForConsole, ConsoleClaim } from '../../services/claims-console.service.ts';
 import type { ClaimQueueFilter } from '../../store/claims.repository.ts';
 import { countsText } from '../list-counts.ts';
-import { moment, moneyFromCents, money, query, type Choice, type Fact, type Link, type ListTools } from '../shared/present.ts';
+import { actorKindWords, moment, moneyFromCents, money, query, statusWords, type Choice, type Fact, type Link, type ListTools } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 import { merchantLink } from './present.ts';
 
@@ -72,8 +72,8 @@ export function presentClaimQueue(queue: QueuePage, filter: ClaimQueueFilter, sl
     summary: `Open claims first, oldest first; an open claim waiting more than ${slaHours} h is past the SLA${overdue > 0 ? ` (${overdue} on this page)` : ''}.`,
     slaHours,
     filters: { merchant: filter.merchantId === null ? '' : String(filter.merchantId) },
-    statuses: CLAIM_STATUSES.map((value) => ({ value, selected: filter.status === value })),
-    reasons: CLAIM_REASONS.map((value) => ({ value, selected: filter.reason === value })),
+    statuses: CLAIM_STATUSES.map((value) => ({ value, selected: filter.status === value, text: statusWords(value) })),
+    reasons: CLAIM_REASONS.map((value) => ({ value, selected: filter.reason === value, text: statusWords(value) })),
     tools: { counts: queue.list.length ? countsText(counts) : '', csv: `${CLAIMS}.csv${q ? `?${q}` : ''}` },
     rows: queue.list.map((c) => ({
       claimNo: c.claimNo,
@@ -197,7 +197,13 @@ export function presentClaim(c: ConsoleClaim, may: { decide: boolean; receive: b
         label: `Evidence ${i + 1} of ${c.evidence.length}: ${f.contentType === 'application/pdf' ? 'PDF' : f.contentType.replace('image/', '').toUpperCase()}, ${size}`,
       };
     }),
-    history: c.history.map((h) => ({ when: moment(h.at), by: h.by, action: h.action, status: h.status ? words(h.status) : '', note: h.note })),
+    history: c.history.map((h) => ({
+      when: moment(h.at),
+      by: h.by.includes('@') ? h.by : actorKindWords(h.by),
+      action: h.action,
+      status: h.status ? words(h.status) : '',
+      note: h.note,
+    })),
     actions: {
       approve: may.decide && claim.status === 'open',
       reject: may.decide && claim.status === 'open',

@@ -545,7 +545,7 @@ export function presentRefundList(
   return {
     title: 'All refunds',
     filters,
-    statuses: statuses.map((value) => ({ value, selected: value === filters.status })),
+    statuses: statuses.map((value) => ({ value, selected: value === filters.status, text: statusWords(value) })),
     merchant: merchant && { href: `${MERCHANTS}/${merchant.id}`, text: merchant.name },
     tools: listTools(counts, `${all}.csv?${query(filters)}`),
     rows: list.map((r) => ({

@@ -29,6 +29,9 @@ import {
   type TableView,
   fulfilmentWords,
   statusWords,
+  actorKindWords,
+  auditActionWords,
+  codes,
 } from '../shared/present.ts';
 import type { Chrome, Html, PageModel } from '../shared/views.ts';
 
@@ -214,7 +217,7 @@ export function presentConsoleOrder(
         data: { name: 'delivery', value: d.id },
         cells: [
           d.id,
-          d.type,
+          { html: codes([d.type]) },
           may.webhooks ? { href: `${PREFIX}/webhooks/${d.endpointId}`, text: d.url } : d.url,
           statusWords(d.status),
           String(d.attempts),
@@ -532,7 +535,8 @@ export interface ConsoleAuditView extends PageModel {
   filter: { actor: string; action: string; target: string };
   actions: readonly Choice[];
   tools: ListTools;
-  rows: (AuditRow & { actor: string; actorKind: string | null; actorMerchant: Link | null; targetMerchant: Link | null })[];
+  /** `actorCode`: who acted as the actor filter takes it (`staff:7000000000001`), where no email names them; `actor` is then their kind in words. */
+  rows: (AuditRow & { actor: string; actorCode: string | null; actorKind: string | null; actorMerchant: Link | null; targetMerchant: Link | null })[];
   next: string | null;
 }
 
@@ -555,11 +559,12 @@ export function presentConsoleAudit(
   return {
     title: 'Audit log',
     filter,
-    actions: actions.map((value) => ({ value, selected: value === filter.action })),
+    actions: actions.map((value) => ({ value, selected: value === filter.action, text: auditActionWords(value) })),
     tools: listTools(entries.counts, `${audit}.csv?${query(filter)}`),
     rows: entries.list.map((e) => ({
       ...auditRow(e, merchantLink),
-      actor: e.actorEmail ?? `${e.actorKind}:${e.actorId}`,
+      actor: e.actorEmail ?? actorKindWords(e.actorKind),
+      actorCode: e.actorEmail ? null : `${e.actorKind}:${e.actorId}`,
       // Named by email: say whose account the email is (a merchant user's merchant, linked).
       actorKind: e.actorEmail ? (e.actorKind === 'staff' ? 'staff' : 'merchant user') : null,
       actorMerchant: e.actorEmail && e.actorMerchant ? merchantLink(e.actorMerchant.id, e.actorMerchant.name) : null,

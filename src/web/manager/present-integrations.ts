@@ -4,10 +4,13 @@ import { READ_SCOPES, SCOPES } from '../../domain/scopes.ts';
 import { USAGE_DAYS } from '../../domain/usage.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, type WebhookEventType } from '../../domain/vocabulary.ts';
 import { LOOPBACK_FAILURE } from '../../domain/webhook-url.ts';
+import { STATUS_CODES } from 'node:http';
+import { merchantRouteFor } from '../../http/merchant-routes.ts';
+import { ERROR_CATALOGUE } from '../../http/openapi/error-catalogue.ts';
 import type { BucketUse } from '../../http/rate-limit.ts';
 import type { MerchantUsage } from '../../services/usage.service.ts';
 import type { deliveryLog, listWebhooks } from '../../services/webhooks.service.ts';
-import { moment, presentEditConflict, statusWords, type EditConflictView, type TableView } from '../shared/present.ts';
+import { codes, eventWords, moment, presentEditConflict, statusWords, type EditConflictView, type TableView } from '../shared/present.ts';
 import type { Html, PageModel } from '../shared/views.ts';
 
 /**
@@ -146,16 +149,32 @@ export interface UsageView extends PageModel {
   chart: string;
   /** One row a UTC day, oldest first. */
   days: { day: string; counts: ClassCount[] }[];
-  /** Error responses by code, most frequent first; `status` is the code's HTTP status (404 for 40400). */
-  codes: { code: string; status: string; count: string; lastDay: string }[];
-  /** The newest 4xx answers, newest first. */
-  recent: { requestId: string; at: Html; method: string; route: string; status: string; code: string }[];
+  /** Error responses by code, most frequent first; `status` is the code's HTTP status (404 for 40400), `words` what the code means. */
+  codes: { code: string; words: string; status: string; count: string; lastDay: string }[];
+  /**
+   * The newest 4xx answers, newest first: `request` says what was asked in words ("Read an order"),
+   * `route` is its method and pattern for a developer (`GET /openapi/v2/order/orders/:id`), and
+   * `words` what the error code means.
+   */
+  recent: { requestId: string; at: Html; request: string; route: string; status: string; code: string; words: string }[];
 }
 
 const CLASSES = [2, 3, 4, 5] as const;
 
 /** Whole units left of a bucket and its size: `45 of 50`. */
 const left = (b: BucketUse) => `${Math.floor(b.available)} of ${b.capacity}`;
+
+const CODE_WORDS: ReadonlyMap<number, string> = new Map(ERROR_CATALOGUE.map((e) => [e.code, e.words]));
+
+/**
+ * An error code in words: the catalogue's (docs/errors.md), else the HTTP status's reason phrase
+ * (`40500` → "Method Not Allowed": an unknown client error is counted as its status × 100).
+ */
+export const errorCodeWords = (code: number): string => CODE_WORDS.get(code) ?? STATUS_CODES[Math.floor(code / 100)] ?? `HTTP ${Math.floor(code / 100)}`;
+
+/** What a request asked for, in words: its merchant route's (`Read an order`), else that no route of the API answers to it. */
+export const requestWords = (method: string, route: string): string =>
+  merchantRouteFor(method, route)?.what ?? (route === 'unmatched' ? 'An address the API does not have' : `${method} request`);
 
 export function presentUsage(usage: MerchantUsage, budget: BudgetUse, environment: StockistEnv): UsageView {
   const counts = (byClass: Record<(typeof CLASSES)[number], number>) => CLASSES.map((c) => ({ label: `${c}xx`, count: byClass[c] }));
@@ -179,14 +198,21 @@ export function presentUsage(usage: MerchantUsage, budget: BudgetUse, environmen
       serverError: usage.days.map((d) => d.byClass[5]),
     }),
     days: usage.days.map((d) => ({ day: d.day, counts: counts(d.byClass) })),
-    codes: usage.byCode.map((c) => ({ code: String(c.code), status: String(Math.floor(c.code / 100)), count: String(c.count), lastDay: c.lastDay })),
+    codes: usage.byCode.map((c) => ({
+      code: String(c.code),
+      words: errorCodeWords(c.code),
+      status: String(Math.floor(c.code / 100)),
+      count: String(c.count),
+      lastDay: c.lastDay,
+    })),
     recent: usage.recent.map((r) => ({
       requestId: r.requestId,
       at: moment(r.at),
-      method: r.method,
-      route: r.route,
+      request: requestWords(r.method, r.route),
+      route: r.route === 'unmatched' ? r.method : `${r.method} ${r.route}`,
       status: String(r.status),
       code: String(r.code),
+      words: errorCodeWords(r.code),
     })),
   };
 }
@@ -256,9 +282,10 @@ export interface CredentialsView extends PageModel {
   tokenPrefix: string;
   /** The OAuth token endpoint's URL. */
   tokenUrl: string;
+  /** `done` says what the form did ("Client Shop backend created"), before the secret to copy. */
   shown:
-    | { kind: 'client'; name: string; clientId: string; secret: string; oldSecretUntil: Html | null }
-    | { kind: 'token'; name: string; secret: string; scopes: string }
+    | { kind: 'client'; done: string; name: string; clientId: string; secret: string; oldSecretUntil: Html | null }
+    | { kind: 'token'; done: string; name: string; secret: string; scopes: string }
     | null;
   /** Not a viewer: the forms and actions. */
   canWrite: boolean;
@@ -285,7 +312,17 @@ export function presentCredentials(
     environment,
     tokenPrefix: tokenPrefix(environment),
     tokenUrl,
-    shown: shown === null ? null : shown.kind === 'client' ? { ...shown, oldSecretUntil: shown.oldSecretUntil ? moment(shown.oldSecretUntil) : null } : shown,
+    shown:
+      shown === null
+        ? null
+        : shown.kind === 'client'
+          ? {
+              ...shown,
+              // A rotation carries when the old secret stops (null: at once); a new client carries nothing.
+              done: shown.oldSecretUntil === undefined ? `Client ${shown.name} created` : `Secret of client ${shown.name} rotated`,
+              oldSecretUntil: shown.oldSecretUntil ? moment(shown.oldSecretUntil) : null,
+            }
+          : { ...shown, done: `Token ${shown.name} created` },
     canWrite,
     maxGraceHours: MAX_ROTATION_GRACE_HOURS,
     clients: listed.clients.map((c) => {
@@ -361,7 +398,7 @@ export function presentWebhooks(
       columns: ['Endpoint', 'URL', 'Events', 'Status'],
       rows: endpoints.map((e) => ({
         data: { name: 'endpoint', value: e.id },
-        cells: [{ href: `${WEBHOOKS}/${e.id}`, text: e.id }, e.url, e.events.join(', '), statusOf(e)],
+        cells: [{ href: `${WEBHOOKS}/${e.id}`, text: e.id }, e.url, { html: codes(e.events) }, statusOf(e)],
       })),
       empty: { text: 'No endpoints yet.' },
     },
@@ -565,10 +602,10 @@ export function presentWebhook(
       version: form.version,
     },
     testTypes: [
-      { value: WEBHOOK_TEST_EVENT, label: `${WEBHOOK_TEST_EVENT} (a ping)` },
-      ...WEBHOOK_EVENT_TYPES.filter((t) => !testGaps?.[t]).map((t) => ({ value: t, label: t })),
+      { value: WEBHOOK_TEST_EVENT, label: `${eventWords(WEBHOOK_TEST_EVENT)} (a ping)` },
+      ...WEBHOOK_EVENT_TYPES.filter((t) => !testGaps?.[t]).map((t) => ({ value: t, label: eventWords(t) })),
     ],
-    testUnavailable: WEBHOOK_EVENT_TYPES.filter((t) => testGaps?.[t]).map((t) => `${t}: ${testGaps![t]}`),
+    testUnavailable: WEBHOOK_EVENT_TYPES.filter((t) => testGaps?.[t]).map((t) => `${eventWords(t)}: ${testGaps![t]}`),
     testRefused,
     log: presentWebhookLog(log, canWrite),
   };

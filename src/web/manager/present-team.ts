@@ -29,13 +29,21 @@ export interface ManagerSignInView extends PageModel {
   error: string | null;
   /** The businesses the email and password open (the form asks which), or null. */
   businesses: Option[] | null;
+  /** What a write that ended the session did (a password reset, signing out everywhere), or null. */
+  done: string | null;
 }
 
-export const presentManagerSignIn = (email: string, error: string | null, choices: readonly SignInChoice[] | null = null): ManagerSignInView => ({
+export const presentManagerSignIn = (
+  email: string,
+  error: string | null,
+  choices: readonly SignInChoice[] | null = null,
+  done: string | null = null,
+): ManagerSignInView => ({
   title: 'Sign in',
   email,
   error,
   businesses: choices ? choices.map((c) => ({ value: String(c.merchantId), label: c.merchantName })) : null,
+  done,
 });
 
 /** views.code: the second step of a sign-in, a code from the app or a recovery code. */

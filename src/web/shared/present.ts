@@ -63,10 +63,47 @@ const STATUS_WORDS: Readonly<Record<string, string>> = {
 };
 export const statusWords = (code: string): string => {
   const known = Object.hasOwn(STATUS_WORDS, code) ? STATUS_WORDS[code] : undefined;
-  if (known) return known;
+  return known ?? codeWords(code);
+};
+
+/** A code read out: underscores as spaces and a capital (`merchant_user` → "Merchant user"); words for codes that have none of their own. */
+const codeWords = (code: string): string => {
   const spaced = code.replace(/_/g, ' ').trim();
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 };
+
+/** An audit action in words (`split_order.cancel` → "Split order: cancel"); the filter's value and the CSV keep the code. */
+export const auditActionWords = (action: string): string => {
+  const [subject = '', ...verb] = action.split('.');
+  return verb.length > 0 ? `${codeWords(subject)}: ${verb.join(' ').replace(/_/g, ' ')}` : codeWords(subject);
+};
+
+/** An audit target in words (`split_order:5000000000001` → "Split order 5000000000001", `catalog:import` → "Catalog import"). */
+const auditTargetWords = (target: string): string => {
+  const at = target.indexOf(':');
+  return at < 0 ? codeWords(target) : `${codeWords(target.slice(0, at))} ${target.slice(at + 1)}`;
+};
+
+const ACTOR_WORDS: Readonly<Record<string, string>> = {
+  staff: 'a staff member',
+  admin_key: 'the operator API',
+  cli: 'the command line',
+  system: 'the server',
+  merchant_user: 'a merchant user',
+};
+/** Who acted, by kind, where no email names them (audit/domain ACTOR_KINDS): "the operator API", not `admin_key`. */
+export const actorKindWords = (kind: string): string => (Object.hasOwn(ACTOR_WORDS, kind) ? ACTOR_WORDS[kind] : kind.replace(/_/g, ' '));
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * Codes a developer types, each in a `<code>` (escaped), joined by commas: webhook event types
+ * (`split_order.shipped`) are names of the API, not states, so the pages show them as code.
+ */
+export const codes = (values: readonly string[]) => values.map((v) => `<code>${v.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)}</code>`).join(', ') as Html;
+
+/** A webhook event type in words, where a `<code>` cannot stand (an `<option>`, a notice): `split_order.shipped` → "Split order shipped". */
+export const eventWords = (type: string): string => codeWords(type.replace(/\./g, ' '));
 
 /** An order's fulfilment in words: a cancelled order ships nothing, so it no longer reads "Waiting to ship". */
 export const fulfilmentWords = (order: Pick<OrderRecord, 'status' | 'fulfillmentStatus'>): string =>
@@ -279,6 +316,9 @@ export interface ChangeLine {
 }
 
 /** `merchantLink`: how a front end links a merchant a change names (the console); without it, its name. */
+/** A field holding a state (`status`, `refundStatus`): its values read in words, as everywhere else on the pages. */
+const isStateField = (field: string) => field === 'status' || field.endsWith('Status');
+
 const changeLines = (changes: readonly AuditFieldChange[], merchantLink?: (id: string, name: string) => Link): ChangeLine[] =>
   changes.map((c) => ({
     field: c.field,
@@ -292,16 +332,20 @@ const changeLines = (changes: readonly AuditFieldChange[], merchantLink?: (id: s
             ? merchantLink
               ? { link: merchantLink(v.merchant, v.name) }
               : { text: v.name }
-            : { text: v.text },
+            : { text: isStateField(c.field) && v.text !== '—' ? statusWords(v.text) : v.text },
     ),
   }));
 
 /** An audit entry as both logs list it; who did it is worded by each front end. */
 export interface AuditRow {
   id: string;
+  /** The action's code (`split_order.cancel`: the filter's value, the CSV's) and in words ("Split order: cancel"). */
   action: string;
+  actionWords: string;
   when: Html;
+  /** The target's code (`split_order:5000000000001`, what the console's filter takes) and in words. */
   target: string;
+  targetWords: string;
   changes: ChangeLine[];
 }
 
@@ -311,10 +355,20 @@ export const auditRow = (
 ): AuditRow => ({
   id: e.id,
   action: e.action,
+  actionWords: auditActionWords(e.action),
   when: moment(e.createdAt),
   target: e.target,
+  targetWords: auditTargetWords(e.target),
   changes: changeLines(e.changes, merchantLink),
 });
+
+/** What the sign-in page says after a write that ended the session (both front ends): a password reset, or signing out everywhere. */
+export const signInDone = ({ passwordReset, signedOutEverywhere }: { passwordReset: boolean; signedOutEverywhere: boolean }): string | null =>
+  passwordReset
+    ? 'Your new password is set, and every session of the account has ended: sign in with it.'
+    : signedOutEverywhere
+      ? 'Signed out everywhere: every session of your account has ended, on every device.'
+      : null;
 
 /** The notice after one's own password change (both front ends): what else it ended. */
 export function passwordChangedNotice(sessionsEnded: number, revokedResets: number): string {

@@ -39,7 +39,7 @@ export const accountPage: ConsolePage = {
       await signOutEverywhere(db, user(request), request.id, now());
       const secure = isSecure(config, request);
       clearSessionCookie(reply, cookieName(CONSOLE_COOKIE, secure), secure);
-      return reply.redirect(SIGN_IN_PATH, 303);
+      return reply.redirect(`${SIGN_IN_PATH}?everywhere=1`, 303);
     });
 
     // A password reset link (from an owner, or `stockist operator reset-password --link`): once, then sign in.

@@ -13,7 +13,7 @@ export const signInPage: ConsolePage = {
     app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
       if (request.consoleUser) return reply.redirect(CONSOLE_PREFIX, 303);
       // After a password reset link was used (account.ts): say so, since the link page is gone.
-      return page(reply, 200, 'sign-in', presentSignIn({ passwordReset: request.query.reset === '1' }));
+      return page(reply, 200, 'sign-in', presentSignIn({ passwordReset: request.query.reset === '1', signedOutEverywhere: request.query.everywhere === '1' }));
     });
 
     app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {

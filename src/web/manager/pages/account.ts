@@ -30,6 +30,8 @@ import {
 } from '../../../services/merchant-two-factor.service.ts';
 import { changeOwnPasswordForm, clearSessionCookie, cookieName, isSecure, setSessionCookie, signInSucceeded, signInWait } from '../../foundation.ts';
 import { MANAGER_COOKIE, MANAGER_PREFIX, MANAGER_SIGN_IN_PATH } from '../manager-routes.ts';
+import { signInDone } from '../../shared/present.ts';
+import { SignInQuery } from '../../../schemas/console.ts';
 import {
   presentInvitation,
   presentManagerAccount,
@@ -45,9 +47,11 @@ export const accountPage: ManagerPage = {
   nav: [],
   routes: async (app, { config, store, buckets, now, sessionLimits, page, forms, user, merchant, actor }) => {
     const { db } = store;
-    app.get('/sign-in', async (request, reply) => {
+    app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
       if (request.managerUser) return reply.redirect(MANAGER_PREFIX, 303);
-      return page(reply, 200, 'sign-in', presentManagerSignIn('', null));
+      // After a write that ended the session (a reset link used, signed out everywhere): say what it did.
+      const done = signInDone({ passwordReset: request.query.reset === '1', signedOutEverywhere: request.query.everywhere === '1' });
+      return page(reply, 200, 'sign-in', presentManagerSignIn('', null, null, done));
     });
 
     app.post('/sign-in', { schema: { body: ManagerSignInForm } }, async (request, reply) => {
@@ -166,7 +170,7 @@ export const accountPage: ManagerPage = {
       await signOutEverywhere(db, user(request), request.id, now());
       const secure = isSecure(config, request);
       clearSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), secure);
-      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
+      return reply.redirect(`${MANAGER_SIGN_IN_PATH}?everywhere=1`, 303);
     });
 
     // A password reset link (from an admin or the operator): like an invitation, once, then sign in.
@@ -190,7 +194,7 @@ export const accountPage: ManagerPage = {
         if (error instanceof AppError && error.kind === 'invalid') return again(400, `The password ${error.errors?.[0]?.message ?? error.message}.`);
         throw error;
       }
-      return reply.redirect(MANAGER_SIGN_IN_PATH, 303);
+      return reply.redirect(`${MANAGER_SIGN_IN_PATH}?reset=1`, 303);
     });
 
     // The two-factor page: enrolment (the key as a QR code and as text) while it is off; how many

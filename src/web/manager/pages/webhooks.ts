@@ -18,6 +18,7 @@ import {
   testEventChoices,
 } from '../../../services/webhooks.service.ts';
 import { presentWebhook, presentWebhookConflict, presentWebhookLog, presentWebhooks, type WebhookEditFields } from '../present-integrations.ts';
+import { eventWords } from '../../shared/present.ts';
 import { MANAGER_VIEWS, type ManagerViews } from '../views.ts';
 import type { ManagerPage } from './context.ts';
 
@@ -168,7 +169,7 @@ export const webhooksPage: ManagerPage = {
         if (!(error instanceof AppError) || error.kind !== 'conflict') throw error;
         return detail(request, reply, request.params.id, null, null, { status: httpStatus(error), reason: error.message });
       }
-      await forms.flash(request, 'notice', { text: `A test ${type} event is on its way: it appears in the delivery log below.` });
+      await forms.flash(request, 'notice', { text: `A test event (${eventWords(type)}) is on its way: it appears in the delivery log below.` });
       return reply.redirect(`${WEBHOOKS}/${request.params.id}`, 303);
     });
 
