@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { up as orderSearchWithoutId } from '../../src/store/migrations/0049_order_search_without_id.ts';
 import { DIALECTS, loadCatalogue, newMerchant, useApp } from '../helpers.ts';
@@ -19,6 +19,10 @@ const listed = (html: string, front: 'console' | 'manager') => [
   ...new Set([...html.matchAll(new RegExp(`href="/${front}/orders/(\\d+)"`, 'g'))].map((m) => m[1])),
 ];
 const sorted = (xs: string[]) => [...xs].sort();
+/** A list page's size on both front ends. */
+const PAGE = 25;
+/** The newest page of sorted ids (ids of one length sort as numbers do). */
+const firstPage = (ids: string[]) => ids.slice(-PAGE);
 
 for (const dialect of DIALECTS) {
   describe(`order search: parts of ids, rare trigrams, pages (${dialect})`, () => {
@@ -50,7 +54,8 @@ for (const dialect of DIALECTS) {
       return o.id as string;
     };
 
-    it('places the orders searched for', async () => {
+    // What every test searches: made before them, so none depends on another having run first.
+    before(async () => {
       await loadCatalogue(t, ORDER_CATALOGUE);
       const a = await newMerchant(t, 'Parts Alpha');
       const b = await newMerchant(t, 'Parts Beta');
@@ -70,16 +75,17 @@ for (const dialect of DIALECTS) {
       const part = target.slice(-7);
       await place('b', `REF-${part}`, 'Carol Digits');
       for (const q of [target.slice(-4), target.slice(-7), target.slice(2), target.slice(3, 10), target]) {
+        // Newest first, a page of 25: orders other tests placed (in any order) share these digits.
         const found = await search(operator, 'console', q);
-        assert.deepEqual(found, expected(q), `console q=${q}`);
-        assert.ok(found.includes(target), `console q=${q} finds ${target}`);
-        assert.deepEqual(await search(manager, 'manager', q), expected(q, 'a'), `manager q=${q}`);
+        assert.deepEqual(found, firstPage(expected(q)), `console q=${q}`);
+        if (expected(q).length <= PAGE) assert.ok(found.includes(target), `console q=${q} finds ${target}`);
+        assert.deepEqual(await search(manager, 'manager', q), firstPage(expected(q, 'a')), `manager q=${q}`);
       }
       const both = await search(operator, 'console', part);
       assert.ok(both.includes(placed.at(-1)?.id ?? ''), 'the order whose custom id has the digits');
       // The other merchant's order: not in the manager's answer, by its id or by its custom id.
       const theirs = placed.find((o) => o.merchant === 'b')?.id ?? '';
-      assert.deepEqual(await search(manager, 'manager', theirs.slice(1)), expected(theirs.slice(1), 'a'));
+      assert.deepEqual(await search(manager, 'manager', theirs.slice(1)), firstPage(expected(theirs.slice(1), 'a')));
       assert.ok(!(await search(manager, 'manager', part)).includes(placed.at(-1)?.id ?? ''));
     });
 
