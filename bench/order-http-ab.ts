@@ -1,11 +1,13 @@
 /**
- * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N]`
+ * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N] [--route order|stock|ids]`
  *
  * Like bench/order-cpu-ab.ts, one level up: each checkout's whole app (`buildApp`, its routes,
  * hooks, validation, serialisation, the order service) answering POST /openapi/v1/order/orders
  * through `app.inject`, the two interleaved in batches in one process, CPU time per order summed per
  * checkout. No sockets (the HTTP parser and the kernel's share of a real request are left out), so
  * what differs between the two is their own code. Each side generates its own data (5,000 SKUs).
+ * `--route stock` asks GET /openapi/v1/product/stocks for 30 random SKUs and `--route ids`
+ * GET /openapi/v2/order/orders for 10 random order ids instead (the bench's other hot scenarios).
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +21,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '30' },
     batch: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '300' },
+    route: { type: 'string', default: 'order' },
   },
 });
 if (!args.a || !args.b) throw new Error('--a and --b are required');
@@ -47,7 +50,14 @@ async function side(checkout: string) {
   const rand = (n: number) => Math.floor(Math.random() * n);
   let seq = 0;
   const name = path.basename(root);
-  const one = async () => {
+  const { ORDER_ID_START } = await load('src/store/migrations/0004_orders.ts');
+  const get = async (url: string) => {
+    const r = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
+  };
+  const stock = () => get(`/openapi/v1/product/stocks?skus=${Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1)).join(',')}`);
+  const ids = () => get(`/openapi/v2/order/orders?ids=${Array.from({ length: 10 }, () => ORDER_ID_START + 1 + rand(1_000)).join(',')}`);
+  const order = async () => {
     const r = await app.inject({
       method: 'POST',
       url: '/openapi/v1/order/orders',
@@ -65,7 +75,7 @@ async function side(checkout: string) {
   };
   return {
     name,
-    one,
+    one: args.route === 'stock' ? stock : args.route === 'ids' ? ids : order,
     close: async () => {
       await app.close();
       await store.close();
@@ -76,5 +86,9 @@ async function side(checkout: string) {
 
 const sides: [Side, Side] = [await side(args.a), await side(args.b)];
 process.stdout.write(
-  await interleave(`${args.db} (HTTP, app.inject)`, sides, { rounds: Number(args.rounds), batch: Number(args.batch), warmup: Number(args.warmup) }),
+  await interleave(`${args.db} (HTTP, app.inject, ${args.route})`, sides, {
+    rounds: Number(args.rounds),
+    batch: Number(args.batch),
+    warmup: Number(args.warmup),
+  }),
 );

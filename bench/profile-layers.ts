@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/profile-layers.ts <file.cpuprofile> [--cpu-us N] [--svg out.svg] [--title T] [--json]`
+ * `node --import tsx bench/profile-layers.ts <file.cpuprofile> [--cpu-us N] [--svg out.svg] [--title T] [--json] [--dist <checkout>/dist]`
  *
  * Where a server's CPU time goes, by layer of the HTTP path (Performance III item 1). Each sample's
  * stack is resolved through dist/'s source maps to the source file of every frame (src/… or
@@ -49,12 +49,15 @@ interface Frame {
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+/** `--dist`: where the profiled build's dist/ is now (a profile of an older build, kept in another checkout). */
+let distDir = path.join(ROOT, 'dist');
 const maps = new Map<string, SourceMap | null>();
 function sourceMapOf(file: string): SourceMap | null {
   if (!maps.has(file)) {
     let map: SourceMap | null = null;
     try {
-      map = new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')));
+      const moved = file.startsWith(path.join(ROOT, 'dist')) ? distDir + file.slice(path.join(ROOT, 'dist').length) : file;
+      map = new SourceMap(JSON.parse(fs.readFileSync(`${moved}.map`, 'utf8')));
     } catch {
       map = null;
     }
@@ -122,8 +125,10 @@ function ownLayer(f: Frame): string | null {
 function serviceSublayer(f: Frame): string | null {
   const p = pkg(f.source);
   if (p === 'better-sqlite3' || p === 'pg' || p === 'pg-protocol' || p === 'pg-pool' || p === 'postgres-array' || p === 'pg-types') return 'service: driver';
-  // better-sqlite3's statements run in native code, sampled as the self time of the store's call.
-  if (f.source === 'src/store/db.ts' && f.name.endsWith('executeQuery')) return 'service: driver';
+  // better-sqlite3's statements run in native code, sampled as the self time of the JavaScript
+  // function that calls them: the store's or Kysely's SQLite `executeQuery`.
+  if (f.name.endsWith('executeQuery') && (f.source === 'src/store/db.ts' || f.source.endsWith('kysely/dist/esm/dialect/sqlite/sqlite-driver.js')))
+    return 'service: driver';
   if (p === 'kysely' || f.source.startsWith('src/store/')) return 'service: Kysely and store';
   return null;
 }
@@ -240,8 +245,15 @@ export function layersOf(profile: CpuProfile): LayerTable {
 if (import.meta.filename === path.resolve(process.argv[1] ?? '')) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { 'cpu-us': { type: 'string' }, svg: { type: 'string' }, title: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      'cpu-us': { type: 'string' },
+      svg: { type: 'string' },
+      title: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      dist: { type: 'string' },
+    },
   });
+  if (values.dist) distDir = path.resolve(values.dist);
   const file = positionals[0];
   if (!file) throw new Error('usage: profile-layers.ts <file.cpuprofile> [--cpu-us N] [--svg out.svg] [--title T] [--json]');
   const table = layersOf(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile);
