@@ -1,13 +1,13 @@
 /**
- * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N] [--route order|stock|ids]`
+ * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N] [--scenario create-order|stock-by-30-skus|query-order-by-ids]`
  *
  * Like bench/order-cpu-ab.ts, one level up: each checkout's whole app (`buildApp`, its routes,
- * hooks, validation, serialisation, the order service) answering POST /openapi/v1/order/orders
- * through `app.inject`, the two interleaved in batches in one process, CPU time per order summed per
+ * hooks, validation, serialisation, the service) answering POST /openapi/v1/order/orders (or, with
+ * `--scenario stock-by-30-skus`, GET /openapi/v1/product/stocks for 30 random SKUs, with
+ * `--scenario query-order-by-ids`, GET /openapi/v2/order/orders for 10 random order ids) through
+ * `app.inject`, the two interleaved in batches in one process, CPU time per request summed per
  * checkout. No sockets (the HTTP parser and the kernel's share of a real request are left out), so
  * what differs between the two is their own code. Each side generates its own data (5,000 SKUs).
- * `--route stock` asks GET /openapi/v1/product/stocks for 30 random SKUs and `--route ids`
- * GET /openapi/v2/order/orders for 10 random order ids instead (the bench's other hot scenarios).
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,9 +21,12 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '30' },
     batch: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '300' },
-    route: { type: 'string', default: 'order' },
+    scenario: { type: 'string', default: 'create-order' },
   },
 });
+if (!['create-order', 'stock-by-30-skus', 'query-order-by-ids'].includes(args.scenario!)) {
+  throw new Error('--scenario is create-order, stock-by-30-skus or query-order-by-ids');
+}
 if (!args.a || !args.b) throw new Error('--a and --b are required');
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SKUS = 5_000;
@@ -45,19 +48,25 @@ async function side(checkout: string) {
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
     RATE_LIMIT_BODY_BYTES_PER_SECOND: '0',
+    // A loaded machine must slow both sides alike, not refuse one of them (503 before any work).
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
   });
   const app = await buildApp({ config, store, adminApiKey: ADMIN_KEY }, { logger: false });
   const rand = (n: number) => Math.floor(Math.random() * n);
   let seq = 0;
   const name = path.basename(root);
-  const { ORDER_ID_START } = await load('src/store/migrations/0004_orders.ts');
-  const get = async (url: string) => {
-    const r = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+  const stockBy30 = async () => {
+    const skus = Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1)).join(',');
+    const r = await app.inject({ method: 'GET', url: `/openapi/v1/product/stocks?skus=${skus}`, headers: { authorization: `Bearer ${token}` } });
     if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
   };
-  const stock = () => get(`/openapi/v1/product/stocks?skus=${Array.from({ length: 30 }, () => benchSku(rand(SKUS) + 1)).join(',')}`);
-  const ids = () => get(`/openapi/v2/order/orders?ids=${Array.from({ length: 10 }, () => ORDER_ID_START + 1 + rand(1_000)).join(',')}`);
-  const order = async () => {
+  const { ORDER_ID_START } = await load('src/store/migrations/0004_orders.ts');
+  const orderByIds = async () => {
+    const ids = Array.from({ length: 10 }, () => ORDER_ID_START + 1 + rand(1_000)).join(',');
+    const r = await app.inject({ method: 'GET', url: `/openapi/v2/order/orders?ids=${ids}`, headers: { authorization: `Bearer ${token}` } });
+    if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
+  };
+  const createOrder = async () => {
     const r = await app.inject({
       method: 'POST',
       url: '/openapi/v1/order/orders',
@@ -75,7 +84,7 @@ async function side(checkout: string) {
   };
   return {
     name,
-    one: args.route === 'stock' ? stock : args.route === 'ids' ? ids : order,
+    one: args.scenario === 'stock-by-30-skus' ? stockBy30 : args.scenario === 'query-order-by-ids' ? orderByIds : createOrder,
     close: async () => {
       await app.close();
       await store.close();
@@ -86,7 +95,7 @@ async function side(checkout: string) {
 
 const sides: [Side, Side] = [await side(args.a), await side(args.b)];
 process.stdout.write(
-  await interleave(`${args.db} (HTTP, app.inject, ${args.route})`, sides, {
+  await interleave(`${args.db} ${args.scenario} (HTTP, app.inject)`, sides, {
     rounds: Number(args.rounds),
     batch: Number(args.batch),
     warmup: Number(args.warmup),
