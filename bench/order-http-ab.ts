@@ -1,9 +1,10 @@
 /**
- * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N] [--scenario create-order|stock-by-30-skus]`
+ * `node --import tsx bench/order-http-ab.ts --a <checkout> --b <checkout> [--db sqlite|postgres] [--rounds N] [--batch N] [--scenario create-order|stock-by-30-skus|query-order-by-ids]`
  *
  * Like bench/order-cpu-ab.ts, one level up: each checkout's whole app (`buildApp`, its routes,
  * hooks, validation, serialisation, the service) answering POST /openapi/v1/order/orders (or, with
- * `--scenario stock-by-30-skus`, GET /openapi/v1/product/stocks for 30 random SKUs) through
+ * `--scenario stock-by-30-skus`, GET /openapi/v1/product/stocks for 30 random SKUs, with
+ * `--scenario query-order-by-ids`, GET /openapi/v2/order/orders for 10 random order ids) through
  * `app.inject`, the two interleaved in batches in one process, CPU time per request summed per
  * checkout. No sockets (the HTTP parser and the kernel's share of a real request are left out), so
  * what differs between the two is their own code. Each side generates its own data (5,000 SKUs).
@@ -23,7 +24,9 @@ const { values: args } = parseArgs({
     scenario: { type: 'string', default: 'create-order' },
   },
 });
-if (!['create-order', 'stock-by-30-skus'].includes(args.scenario!)) throw new Error('--scenario is create-order or stock-by-30-skus');
+if (!['create-order', 'stock-by-30-skus', 'query-order-by-ids'].includes(args.scenario!)) {
+  throw new Error('--scenario is create-order, stock-by-30-skus or query-order-by-ids');
+}
 if (!args.a || !args.b) throw new Error('--a and --b are required');
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SKUS = 5_000;
@@ -57,6 +60,12 @@ async function side(checkout: string) {
     const r = await app.inject({ method: 'GET', url: `/openapi/v1/product/stocks?skus=${skus}`, headers: { authorization: `Bearer ${token}` } });
     if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
   };
+  const { ORDER_ID_START } = await load('src/store/migrations/0004_orders.ts');
+  const orderByIds = async () => {
+    const ids = Array.from({ length: 10 }, () => ORDER_ID_START + 1 + rand(1_000)).join(',');
+    const r = await app.inject({ method: 'GET', url: `/openapi/v2/order/orders?ids=${ids}`, headers: { authorization: `Bearer ${token}` } });
+    if (r.statusCode !== 200) throw new Error(`${name}: ${r.statusCode} ${r.body}`);
+  };
   const createOrder = async () => {
     const r = await app.inject({
       method: 'POST',
@@ -75,7 +84,7 @@ async function side(checkout: string) {
   };
   return {
     name,
-    one: args.scenario === 'stock-by-30-skus' ? stockBy30 : createOrder,
+    one: args.scenario === 'stock-by-30-skus' ? stockBy30 : args.scenario === 'query-order-by-ids' ? orderByIds : createOrder,
     close: async () => {
       await app.close();
       await store.close();

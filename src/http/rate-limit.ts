@@ -156,8 +156,10 @@ function tokenBucketStore(buckets: BucketStore) {
  * unique across deployments and databases sharing one Redis — merchant ids alone are not (every
  * database starts at 1).
  */
-function merchantBucketKey(env: StockistEnv, principal: Pick<Principal, 'merchantId' | 'clientId'>): string {
-  return `mer:${env}:${principal.merchantId}:${hashSecret(principal.clientId).slice(0, 32)}`;
+function merchantBucketKey(env: StockistEnv, principal: Pick<Principal, 'merchantId' | 'clientId'> & { bucketKey?: string }): string {
+  // Made once per principal, and a cached token's principal serves all of its requests: no hash per request.
+  principal.bucketKey ??= `mer:${env}:${principal.merchantId}:${hashSecret(principal.clientId).slice(0, 32)}`;
+  return principal.bucketKey;
 }
 
 /**

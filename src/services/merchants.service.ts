@@ -120,17 +120,27 @@ export async function setMerchantStatus(merchant: MerchantScope<Db>, actor: Acto
   });
 }
 
+/** Read-only: one cached lookup's principal is handed to every request of that token (TokenCache). */
 export interface Principal {
-  merchantId: number;
+  readonly merchantId: number;
   /**
    * The merchant's OAuth client id: random and never changed, so — unlike `merchantId`, which
    * starts at 1 in every database — it names this merchant uniquely across deployments (the rate
    * limit keys on it, in a Redis that several deployments may share).
    */
-  clientId: string;
-  tokenId: number;
-  scopes: Set<string>;
+  readonly clientId: string;
+  readonly tokenId: number;
+  readonly scopes: ReadonlySet<string>;
+  /** The merchant's rate-limit bucket key, made once per principal (src/http/rate-limit.ts). */
+  bucketKey?: string;
 }
+
+const principalOf = (row: TokenRow): Principal => ({
+  merchantId: row.merchantId,
+  clientId: row.clientId,
+  tokenId: row.tokenId,
+  scopes: new Set(row.scopes.split(' ')),
+});
 
 const OTHER_ENV_MESSAGE: Record<StockistEnv, string> = {
   production: 'this is a sandbox token (stk_test_); this server is production and takes stk_live_ tokens',
@@ -139,6 +149,12 @@ const OTHER_ENV_MESSAGE: Record<StockistEnv, string> = {
 
 /** Who is calling: the merchant behind a bearer token, or a 401/403 saying exactly why not. */
 type TokenRow = NonNullable<Awaited<ReturnType<typeof repo.findTokenByHash>>>;
+/** A cached lookup, and the principal made from it on its first use (one per token, not per request). */
+interface CachedToken {
+  readonly row: TokenRow;
+  principal: Principal | null;
+  readonly until: number;
+}
 
 /**
  * Reuses the lookup of a token that was valid a moment ago (bounded, short-lived): a revocation
@@ -148,7 +164,7 @@ type TokenRow = NonNullable<Awaited<ReturnType<typeof repo.findTokenByHash>>>;
  * (`generation`), so a request in flight during a revocation cannot put the old row back.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, { row: TokenRow; until: number }>();
+  private readonly entries = new Map<string, CachedToken>();
   private cleared = 0;
   constructor(
     private readonly ttlMs: number,
@@ -160,16 +176,16 @@ export class TokenCache {
   get generation(): number {
     return this.cleared;
   }
-  get(hash: string, now: number): TokenRow | undefined {
+  get(hash: string, now: number): CachedToken | undefined {
     const hit = this.entries.get(hash);
-    if (hit && hit.until > now) return hit.row;
+    if (hit && hit.until > now) return hit;
     if (hit) this.entries.delete(hash);
     return undefined;
   }
   set(hash: string, row: TokenRow, now: number, generation: number): void {
     if (this.ttlMs <= 0 || generation !== this.cleared) return;
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { row, until: now + this.ttlMs });
+    this.entries.set(hash, { row, principal: null, until: now + this.ttlMs });
   }
   /** A credential changed through this process: every lookup is read again, here and (onClear) elsewhere. */
   clear(): void {
@@ -234,7 +250,8 @@ export async function authenticate(
   const tokenEnv = environmentOfToken(token);
   if (tokenEnv !== null && tokenEnv !== env) throw unauthorized(OTHER_ENV_MESSAGE[env]);
   const hash = tokenEnv === null ? null : hashSecret(token);
-  let row = hash === null ? undefined : cache?.get(hash, now);
+  const hit = hash === null ? undefined : cache?.get(hash, now);
+  let row = hit?.row;
   if (!row && hash !== null) {
     const generation = cache?.generation ?? 0;
     row = await repo.findTokenByHash(db, hash);
@@ -245,5 +262,9 @@ export async function authenticate(
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized('token expired');
   if (row.merchantStatus !== 'active') throw forbidden('merchant account is disabled');
   lastUsed?.note(row.tokenId, row.lastUsedAt, now);
-  return { merchantId: row.merchantId, clientId: row.clientId, tokenId: row.tokenId, scopes: new Set(row.scopes.split(' ')) };
+  if (hit) {
+    hit.principal ??= principalOf(row);
+    return hit.principal;
+  }
+  return principalOf(row);
 }
