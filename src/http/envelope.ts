@@ -25,18 +25,19 @@ export function installEnvelope(app: FastifyInstance) {
     reply.header('X-Request-Id', request.id);
     done();
   });
-  // The envelope is a hook of each route that has one, decided once when the route is added: no
-  // read of `request.routeOptions` (a new object on each read) per response. It runs first among the
-  // route's preSerialization hooks, where the global hook ran; no other global one exists.
+  // The envelope is a hook of each route, added when the route is: no read of
+  // `request.routeOptions` (a new object on each read) per response. It runs first among the
+  // route's preSerialization hooks, where the global hook ran; no other global one exists. It reads
+  // the route's own options when it runs, not when it is added: an `onRoute` hook of a plugin
+  // registered later (the front ends' `envelope: false`, web/foundation.ts) runs after this one.
   app.addHook('onRoute', (route) => {
     if (route.config?.envelope === false) return;
     const own = route.preSerialization;
+    const wrapInEnvelope = (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+      done(null, reply.statusCode >= 300 || route.config?.envelope === false ? payload : successEnvelope(payload ?? null));
+    };
     route.preSerialization = [wrapInEnvelope, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
   });
-}
-
-function wrapInEnvelope(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) {
-  done(null, reply.statusCode >= 300 ? payload : successEnvelope(payload ?? null));
 }
 
 /** Sends a stored (possibly replayed) idempotent response as it was first answered. */

@@ -232,7 +232,7 @@ describe('operator console: a whole operator day in a real browser', { skip: SKI
       ['staff.sign_in', 'staff:owner@example.com'],
       ['split_order.ship', `split_order:${splitId}`, /1ZBROWSER0001/],
       ['split_order.deliver', `split_order:${splitId}`],
-      ['refund.approve', `refund:${refundNo}`, /refund_successfully/],
+      ['refund.approve', `refund:${refundNo}`, /Waiting for review → Refunded/],
       ['stock.adjust', 'B', /two broken at the count/],
       ['catalog.import', 'catalog:import', /stock\.csv/],
       // A merchant target is named, linked to its page, not `merchant:<id>` (issue 29, items 7 and 16).
