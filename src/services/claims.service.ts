@@ -25,7 +25,7 @@ import { loadOrders } from '../store/orders.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
 import { allMerchants, within, type MerchantScope } from '../store/tenancy.ts';
 import { warehousesByCode } from '../store/warehouses.repository.ts';
-import { runIdempotent, type KeyStore } from './idempotency.service.ts';
+import { runIdempotent, type KeyStore, retryLostRaces } from './idempotency.service.ts';
 import { creditClaim } from './ledger.service.ts';
 import { placeReplacementOrder } from './orders.service.ts';
 import { claimRecords, emitClaimEvent } from './webhook-events.service.ts';
@@ -367,23 +367,25 @@ async function resolve(trx: Trx, deps: ClaimDeps, owner: MerchantScope, claim: c
 /** POST /admin/v1/claims/{claimNo}/approve: approved, then resolved at once — or awaiting the return when it is required. */
 export async function approveClaim(deps: ClaimDeps, actor: Actor, claimNo: number, body: ApproveClaimBody, now = Date.now()): Promise<ClaimRecord> {
   const db = deps.store.db;
-  return db.transaction().execute(async (trx) => {
-    const claim = await operatorClaim(trx, claimNo);
-    const note = body.note ? body.note : null;
-    const returnRequired = body.returnRequired === true;
-    let row = await transition(trx, deps.store.dialect, claim, 'approve', {
-      decision_reason: note,
-      return_required: returnRequired ? 1 : 0,
-      decided_at: now,
-      updated_at: now,
-    });
-    // The event shows the claim as the merchant must act on it: awaiting the return when one is required.
-    if (returnRequired) row = await transition(trx, deps.store.dialect, row, 'require_return', { updated_at: now });
-    await emitClaimEvent(within(claim.owner, trx), 'claim.approved', row, now);
-    if (!returnRequired) row = await resolve(trx, deps, claim.owner, row, now);
-    await auditClaim(trx, actor, 'claim.approve', claim, row, now);
-    return record(allMerchants(trx), row);
-  });
+  return retryLostRaces(() =>
+    db.transaction().execute(async (trx) => {
+      const claim = await operatorClaim(trx, claimNo);
+      const note = body.note ? body.note : null;
+      const returnRequired = body.returnRequired === true;
+      let row = await transition(trx, deps.store.dialect, claim, 'approve', {
+        decision_reason: note,
+        return_required: returnRequired ? 1 : 0,
+        decided_at: now,
+        updated_at: now,
+      });
+      // The event shows the claim as the merchant must act on it: awaiting the return when one is required.
+      if (returnRequired) row = await transition(trx, deps.store.dialect, row, 'require_return', { updated_at: now });
+      await emitClaimEvent(within(claim.owner, trx), 'claim.approved', row, now);
+      if (!returnRequired) row = await resolve(trx, deps, claim.owner, row, now);
+      await auditClaim(trx, actor, 'claim.approve', claim, row, now);
+      return record(allMerchants(trx), row);
+    }),
+  );
 }
 
 /** POST /admin/v1/claims/{claimNo}/reject `{reason}`: an open claim, with the reason the merchant sees. */
@@ -405,29 +407,35 @@ export async function rejectClaim(deps: ClaimDeps, actor: Actor, claimNo: number
  */
 export async function receiveClaim(deps: ClaimDeps, actor: Actor, claimNo: number, body: ReceiveClaimBody, now = Date.now()): Promise<ClaimRecord> {
   const db = deps.store.db;
-  return db.transaction().execute(async (trx) => {
-    // The claim first: an unknown claim is 404 whatever the body names (as every operator id route answers).
-    const claim = await operatorClaim(trx, claimNo);
-    const warehouse = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
-    if (!warehouse) throw fieldError('warehouseCode', `no warehouse ${body.warehouseCode}`);
-    let row = await transition(trx, deps.store.dialect, claim, 'receive', { received_warehouse_id: warehouse.id, received_at: now, updated_at: now });
-    const products = new Map((await claims.claimableItems(trx, claim.split_order_id)).map((i) => [i.itemId, i.productId]));
-    const lines = (await claims.claimLines(allMerchants(trx), [claim.id])).get(claim.id) ?? [];
-    for (const l of lines) {
-      const back = await addQty(
-        trx,
-        { productId: products.get(l.order_item_id)!, warehouseId: warehouse.id },
-        l.quantity,
-        { kind: 'return', orderId: claim.order_id, reason: 'claim_return' },
-        now,
-        MAX_STOCK_QTY,
-      );
-      if (!back) throw new AppError('conflict', 40903, `the return of ${l.sku} would take warehouse ${warehouse.code}'s stock above ${MAX_STOCK_QTY}`);
-    }
-    row = await resolve(trx, deps, claim.owner, row, now);
-    await auditClaim(trx, actor, 'claim.receive', claim, row, now);
-    return record(allMerchants(trx), row);
-  });
+  return retryLostRaces(() =>
+    db.transaction().execute(async (trx) => {
+      // The claim first: an unknown claim is 404 whatever the body names (as every operator id route answers).
+      const claim = await operatorClaim(trx, claimNo);
+      const warehouse = (await warehousesByCode(trx, [body.warehouseCode])).get(body.warehouseCode);
+      if (!warehouse) throw fieldError('warehouseCode', `no warehouse ${body.warehouseCode}`);
+      let row = await transition(trx, deps.store.dialect, claim, 'receive', { received_warehouse_id: warehouse.id, received_at: now, updated_at: now });
+      const products = new Map((await claims.claimableItems(trx, claim.split_order_id)).map((i) => [i.itemId, i.productId]));
+      // Into stock in product order, as orders lock their stock rows (lockStockRows): a claim's lines
+      // in another order could hold one row while an order holding the next waits for it (a deadlock).
+      const lines = ((await claims.claimLines(allMerchants(trx), [claim.id])).get(claim.id) ?? [])
+        .map((l) => ({ ...l, productId: products.get(l.order_item_id)! }))
+        .sort((a, b) => a.productId - b.productId);
+      for (const l of lines) {
+        const back = await addQty(
+          trx,
+          { productId: l.productId, warehouseId: warehouse.id },
+          l.quantity,
+          { kind: 'return', orderId: claim.order_id, reason: 'claim_return' },
+          now,
+          MAX_STOCK_QTY,
+        );
+        if (!back) throw new AppError('conflict', 40903, `the return of ${l.sku} would take warehouse ${warehouse.code}'s stock above ${MAX_STOCK_QTY}`);
+      }
+      row = await resolve(trx, deps, claim.owner, row, now);
+      await auditClaim(trx, actor, 'claim.receive', claim, row, now);
+      return record(allMerchants(trx), row);
+    }),
+  );
 }
 
 /**
@@ -436,13 +444,15 @@ export async function receiveClaim(deps: ClaimDeps, actor: Actor, claimNo: numbe
  * resolves at once with the new resolution; one awaiting its return resolves when it is received.
  */
 export async function setClaimResolution(deps: ClaimDeps, actor: Actor, claimNo: number, resolution: ClaimResolution, now = Date.now()): Promise<ClaimRecord> {
-  return deps.store.db.transaction().execute(async (trx) => {
-    const claim = await operatorClaim(trx, claimNo);
-    let row = await transition(trx, deps.store.dialect, claim, 'switch_resolution', { resolution, updated_at: now });
-    if (row.status === 'approved' || row.status === 'received') row = await resolve(trx, deps, claim.owner, row, now);
-    await auditClaim(trx, actor, 'claim.set_resolution', claim, row, now);
-    return record(allMerchants(trx), row);
-  });
+  return retryLostRaces(() =>
+    deps.store.db.transaction().execute(async (trx) => {
+      const claim = await operatorClaim(trx, claimNo);
+      let row = await transition(trx, deps.store.dialect, claim, 'switch_resolution', { resolution, updated_at: now });
+      if (row.status === 'approved' || row.status === 'received') row = await resolve(trx, deps, claim.owner, row, now);
+      await auditClaim(trx, actor, 'claim.set_resolution', claim, row, now);
+      return record(allMerchants(trx), row);
+    }),
+  );
 }
 
 /** GET /admin/v1/claims?status=: every merchant's claims, open ones first, each group oldest first; open ones past CLAIM_SLA_HOURS flagged. */

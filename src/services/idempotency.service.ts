@@ -51,6 +51,27 @@ function isRetryable(error: unknown): boolean {
   return RETRYABLE_DB_CODES.has(code) || code.startsWith('SQLITE_BUSY') || isUniqueViolation(error);
 }
 
+/** PostgreSQL's deadlock victim and serialization failure: the transaction did nothing, and a fresh one can succeed. */
+const LOST_RACE_CODES = new Set(['40001', '40P01']);
+
+/**
+ * Runs `attempt` (one whole transaction) again when the database chose it as a deadlock's victim or
+ * failed its serialization — up to 5 times — instead of answering 500: for the operator's writes
+ * that hold several rows another request may lock in another order (a claim's return into stock
+ * and its credit or reshipment, while orders take the same stock). Nothing else is retried: a
+ * refusal or a unique violation means what it says there.
+ */
+export async function retryLostRaces<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const code = String((error as { code?: unknown } | null)?.code ?? '');
+      if (round >= 5 || !LOST_RACE_CODES.has(code)) throw error;
+    }
+  }
+}
+
 export interface IdempotencyScope {
   merchantId: number;
   /** The Idempotency-Key header, or null when the client sent none. */
