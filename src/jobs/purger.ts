@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
-import { purgeOrphanEvidence } from '../services/claim-files.service.ts';
+import { purgeOrphanEvidence, sweepStrayEvidence } from '../services/claim-files.service.ts';
 import { purgeExpiredSessions } from '../services/console-sessions.service.ts';
 import { purgeExpiredKeys } from '../services/idempotency.service.ts';
 import { purgeExpiredManagerSessions } from '../services/manager-sessions.service.ts';
@@ -57,7 +57,8 @@ export class Purger {
  * - Usage counters and recent errors older than the 30 days the Usage page shows: every ten minutes
  *   (a day's rows become purgeable once a day).
  * - Claim evidence files that no claim named within a day of their upload (SPEC §18): rows and bytes,
- *   every ten minutes.
+ *   every ten minutes; and bytes no row names at all, a day after their upload (a process killed
+ *   between writing them and committing their row), hourly — a walk of the whole store.
  * - Forms kept after their session ended that nobody signed in again for within 15 minutes: every
  *   five minutes (each new one also removes those past their time).
  */
@@ -70,5 +71,6 @@ export function purgeTasks(store: Store, config: Pick<Config, 'consoleSessionIdl
     { what: 'old usage counters', everyMs: 10 * 60_000, purge: (now) => purgeOldUsage(store.db, now) },
     { what: 'forms kept after their session ended', everyMs: 5 * 60_000, purge: (now) => purgeExpiredKeptForms(store.db, now) },
     { what: 'claim evidence no claim referenced within a day', everyMs: 10 * 60_000, purge: (now) => purgeOrphanEvidence(store.db, config, now) },
+    { what: 'claim evidence bytes no row names', everyMs: 3_600_000, purge: (now) => sweepStrayEvidence(store.db, config, now) },
   ];
 }

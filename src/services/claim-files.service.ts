@@ -14,7 +14,7 @@ import {
   type EvidenceType,
 } from '../domain/claims.ts';
 import { AppError, fieldError, notFound } from '../domain/errors.ts';
-import { claimFileOf, deleteOrphanFiles, insertClaimFile, orphanFiles } from '../store/claims.repository.ts';
+import { claimFileOf, deleteOrphanFiles, insertClaimFile, namedStorageKeys, orphanFiles } from '../store/claims.repository.ts';
 import type { Db } from '../store/db.ts';
 import { within, type MerchantScope, type TenantScope } from '../store/tenancy.ts';
 import { runIdempotent, type KeyStore } from './idempotency.service.ts';
@@ -172,4 +172,60 @@ export async function purgeOrphanEvidence(db: Db, config: Pick<Config, 'dataDir'
   const evidence = evidenceStoreOf(config);
   for (const r of rows) if (deleted.has(Number(r.id))) await evidence.remove(r.storage_key);
   return deleted.size;
+}
+
+/** When an upload began, from its storage key (`<merchantId>/<ms>-<hex>`); null for a name the upload never makes. */
+const uploadedAt = (storageKey: string): number | null => {
+  const ms = /^[^/]+\/(\d{13})-/.exec(storageKey)?.[1];
+  return ms === undefined ? null : Number(ms);
+};
+
+/**
+ * Removes evidence bytes that no row names, a day after their upload began: what a process killed
+ * between placing the bytes and committing the row leaves (the upload's own undo never ran), and a
+ * `.part` of an upload cut off mid-body by a kill. Such bytes are in no claim, no download and no
+ * backup (restore leaves them out), so nothing else would ever remove them. An upload in progress is
+ * never a day old. Reads the store's listing as it goes, checking `batch` keys per query.
+ */
+export async function sweepStrayEvidence(db: Db, config: Pick<Config, 'dataDir' | 'backupS3'>, now: number, batch = 500): Promise<number> {
+  const before = now - ORPHAN_EVIDENCE_MS;
+  const evidence = evidenceStoreOf(config);
+  let removed = 0;
+  let pending: string[] = [];
+  const sweep = async () => {
+    const named = await namedStorageKeys(db, pending);
+    for (const key of pending) {
+      if (named.has(key)) continue;
+      await evidence.remove(key);
+      removed++;
+    }
+    pending = [];
+  };
+  for await (const key of evidence.list()) {
+    const at = uploadedAt(key);
+    if (at === null || at >= before) continue;
+    pending.push(key);
+    if (pending.length >= batch) await sweep();
+  }
+  await sweep();
+  return removed + (await removeStaleParts(evidenceDir(config), before));
+}
+
+/** `.part` files of uploads under `dir` last written before `before`. */
+async function removeStaleParts(dir: string, before: number): Promise<number> {
+  let removed = 0;
+  const merchants = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const merchant of merchants) {
+    if (!merchant.isDirectory()) continue;
+    const folder = path.join(dir, merchant.name);
+    for (const name of await fs.promises.readdir(folder).catch(() => [] as string[])) {
+      if (!name.endsWith('.part')) continue;
+      const file = path.join(folder, name);
+      const stat = await fs.promises.stat(file).catch(() => null);
+      if (stat === null || stat.mtimeMs >= before) continue;
+      await fs.promises.rm(file, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }

@@ -360,6 +360,13 @@ export async function claimFileStorageKeys(db: Handle, pageSize = 5000): Promise
   }
 }
 
+/** Which of these storage keys an evidence row names (all merchants'). */
+export async function namedStorageKeys(db: Handle, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.selectFrom('claim_files').select('storage_key').where('storage_key', 'in', keys).execute();
+  return new Set(rows.map((r) => r.storage_key));
+}
+
 /** Deletes these evidence rows if they are still unreferenced; returns the ids deleted. */
 export async function deleteOrphanFiles(trx: Trx, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return [];

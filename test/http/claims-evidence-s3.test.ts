@@ -8,7 +8,7 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectC
 import S3rver from 's3rver';
 import { buildApp } from '../../src/app.ts';
 import { createBackup, restoreBackup } from '../../src/services/backup.service.ts';
-import { purgeOrphanEvidence } from '../../src/services/claim-files.service.ts';
+import { purgeOrphanEvidence, sweepStrayEvidence } from '../../src/services/claim-files.service.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ADMIN_KEY, DIALECTS, PG_SKIP, buildTestApp, emptyPgSchema, newMerchant, testConfig } from '../helpers.ts';
 
@@ -135,6 +135,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         (await t.app.inject({ method: 'GET', url: `/openapi/v1/claims/files/${fileId}`, headers: { authorization: `Bearer ${shop}` } })).statusCode,
         404,
       );
+    });
+
+    it('objects no row names are swept from the bucket a day after their upload; a named one and a young one stay', async (ctx) => {
+      const { endpoint, objects, put } = await s3Server(ctx);
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-claims-s3-'));
+      ctx.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+      const t = await buildTestApp(ctx, dialect, { DATA_DIR: dataDir, ...S3_ENV(endpoint, 'site-a') });
+      const shop = (await newMerchant(t, 'Shop')).token;
+      const uploaded = await t.app.inject({
+        method: 'POST',
+        url: '/openapi/v1/claims/files',
+        payload: PNG,
+        headers: { authorization: `Bearer ${shop}`, 'content-type': 'image/png' },
+      });
+      assert.equal(uploaded.statusCode, 200, uploaded.body);
+      const namedKey = (await objects())[0].key;
+      const now = Date.now();
+      const strayKey = (ms: number) => `site-a/files/999/${ms}-${'cd'.repeat(12)}`;
+      await put(strayKey(now - 25 * 3600 * 1000), PDF); // placed, its row never committed
+      await put(strayKey(now), PDF); // an upload of now whose row is about to be written
+      assert.equal(await sweepStrayEvidence(t.store.db, t.config, now), 1);
+      assert.deepEqual((await objects()).map((o) => o.key).sort(), [namedKey, strayKey(now)].sort());
+      const served = await t.app.inject({
+        method: 'GET',
+        url: `/openapi/v1/claims/files/${uploaded.json().data.fileId}`,
+        headers: { authorization: `Bearer ${shop}` },
+      });
+      assert.deepEqual(served.rawPayload, PNG, 'the named file is still served');
     });
 
     /** A new place to restore into: a DATA_DIR of its own and (PostgreSQL) an empty schema; its config with `env`. */

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
-import { purgeOrphanEvidence } from '../../src/services/claim-files.service.ts';
+import { purgeOrphanEvidence, sweepStrayEvidence } from '../../src/services/claim-files.service.ts';
+import { purgeTasks } from '../../src/jobs/purger.ts';
 import { createBackup, restoreBackup } from '../../src/services/backup.service.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/db.ts';
@@ -527,6 +528,39 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(await purgeOrphanEvidence(t.store.db, { dataDir, backupS3: null }, Date.now() + 25 * 3600 * 1000), 1);
       assert.equal(filesIn().length, 1);
       assert.equal((await t.merchant(shop, 'GET', `/openapi/v1/claims/files/${orphan}`)).status, 404);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: `/openapi/v1/claims/files/${named}`, headers: { authorization: `Bearer ${shop}` } })).statusCode,
+        200,
+      );
+    });
+
+    it('bytes no row names (a kill between writing them and their row) are swept a day after their upload, with a stale .part; the rest stay', async (ctx) => {
+      const { t, upload, shop, dataDir } = await build(ctx);
+      const named = (await upload(PNG, 'image/png')).body.data.fileId;
+      const now = Date.now();
+      const dayAgo = now - 25 * 3600 * 1000;
+      const folder = path.join(dataDir, 'files', '999');
+      const stray = (ms: number, tail = '') => `${ms}-${'ab'.repeat(12)}${tail}`;
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, stray(dayAgo)), PNG); // placed, its row never committed
+      fs.writeFileSync(path.join(folder, stray(now)), PNG); // an upload of now whose row is about to be written
+      fs.writeFileSync(path.join(folder, stray(dayAgo + 1, '.part')), PNG); // an upload cut off by a kill
+      fs.utimesSync(path.join(folder, stray(dayAgo + 1, '.part')), new Date(dayAgo), new Date(dayAgo));
+      fs.writeFileSync(path.join(folder, stray(now + 1, '.part')), PNG); // an upload being received
+      assert.ok(
+        purgeTasks(t.store, t.config).some((p) => p.what === 'claim evidence bytes no row names'),
+        'the worker runs the sweep',
+      );
+      assert.equal(await sweepStrayEvidence(t.store.db, { dataDir, backupS3: null }, now), 2);
+      assert.deepEqual(fs.readdirSync(folder).sort(), [stray(now), stray(now + 1, '.part')].sort(), 'the young stray and the young .part stay');
+      const kept = await t.app.inject({ method: 'GET', url: `/openapi/v1/claims/files/${named}`, headers: { authorization: `Bearer ${shop}` } });
+      assert.equal(kept.statusCode, 200, 'a file a row names stays, however old');
+      assert.equal(
+        await sweepStrayEvidence(t.store.db, { dataDir, backupS3: null }, now + 2 * 86_400_000),
+        2,
+        'two days on: the two young ones are strays too; the named file still stays',
+      );
+      assert.deepEqual(fs.readdirSync(folder), []);
       assert.equal(
         (await t.app.inject({ method: 'GET', url: `/openapi/v1/claims/files/${named}`, headers: { authorization: `Bearer ${shop}` } })).statusCode,
         200,
