@@ -322,6 +322,9 @@ export async function installWebFrontEnd<User extends WebSession, V extends { er
       if (!user || !sessionId) return;
       await keepFlash(fe.db, user.sessionHash, slot, seal(flashKey(sessionId), data), fe.now());
     },
+    async flashToNewSession(sessionId, slot, data) {
+      await keepFlash(fe.db, hashSecret(sessionId), slot, seal(flashKey(sessionId), data), fe.now());
+    },
     async take<T>(request: FastifyRequest, slot: string) {
       const user = fe.getUser(request);
       const sessionId = sessionIds.get(request);
@@ -544,6 +547,11 @@ export interface WebForms {
    * new secret waiting here cannot be read from a copy of the database.
    */
   flash(request: FastifyRequest, slot: string, data: unknown): Promise<void>;
+  /**
+   * The same, for a session this request has just started (its cookie goes out with the answer,
+   * so the request has none yet): an accepted invitation's welcome on the page it leads to.
+   */
+  flashToNewSession(sessionId: string, slot: string, data: unknown): Promise<void>;
   take<T>(request: FastifyRequest, slot: string): Promise<T | null>;
   /**
    * Where signing in should lead: the page of a form this browser sent after its session ended

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ORDER_CATALOGUE, order } from '../fixtures.ts';
 import { DIALECTS, PG_SKIP, buildTestApp, loadCatalogue, newMerchant, type TestApp } from '../helpers.ts';
 import { follow, signedIn, staff, type Browser } from './console-client.ts';
-import { member } from './manager-helpers.ts';
+import { browser, invite, member, PASSWORD } from './manager-helpers.ts';
 
 /** The one-time notice of a page (shared/partials/flash.eta), or null. */
 const noticeOf = (html: string) => /<p class="notice" data-notice>([^<]*)<\/p>/.exec(html)?.[1].replace(/&#39;/g, "'") ?? null;
@@ -153,6 +153,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const token = await sent(admin, '/manager/credentials', '/manager/credentials/tokens', { name: 'reader', scopes: 'stock:read', expiresInDays: '30' });
       assert.equal(doneOf(token.body), 'Token reader created');
       assert.equal(doneOf((await admin.get('/manager/credentials')).body), null, 'shown once');
+    });
+
+    it('an accepted invitation says so on the page it leads to, once', async (c) => {
+      const { t, m } = await build(c, dialect);
+      const newcomer = browser(t);
+      const accepted = await follow(
+        newcomer,
+        await newcomer.post(await invite(t, m.merchantId, 'new@notice.example', 'developer'), { password: PASSWORD, confirm: PASSWORD }),
+      );
+      assert.equal(accepted.statusCode, 200);
+      assert.equal(noticeOf(accepted.body), 'Invitation accepted: your password is set and you are signed in to Notice Shop as new@notice.example.');
+      assert.equal(noticeOf((await newcomer.get('/manager')).body), null, 'shown once');
+      // A refused password sets nothing and says nothing of the kind.
+      const refused = await browser(t).post(await invite(t, m.merchantId, 'other@notice.example', 'viewer'), { password: PASSWORD, confirm: 'something else' });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(noticeOf(refused.body), null);
     });
 
     it('a name over its limit is refused with the limit named, not cut by the form (no maxlength), nothing written', async (c) => {

@@ -142,8 +142,12 @@ export const accountPage: ManagerPage = {
         now(),
       );
       const secure = isSecure(config, request);
-      if (started && 'sessionId' in started)
+      if (started && 'sessionId' in started) {
         setSessionCookie(reply, cookieName(MANAGER_COOKIE, secure), started.sessionId, secure, Math.floor(sessionLimits.maxMs / 1000));
+        await forms.flashToNewSession(started.sessionId, 'notice', {
+          text: `Invitation accepted: your password is set and you are signed in to ${invitation.merchant_name} as ${invitation.email}.`,
+        });
+      }
       return reply.redirect(MANAGER_PREFIX, 303);
     });
 
