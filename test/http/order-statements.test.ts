@@ -60,6 +60,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // The merchant's first order opens its ledger account (the charge is posted after the order's statement).
       const first = await place('k-first', [{ sku: 'C', quantity: 1 }]);
       assert.equal(first.status, 200);
+      const firstId = Number((first.body as { data: string }).data);
+      assert.equal((await t.store.db.selectFrom('journal_entries').select('id').where('order_id', '=', firstId).execute()).length, 1, 'charged once');
+      assert.equal(
+        JSON.parse(
+          (await t.store.db.selectFrom('idempotency_keys').select('response_body').where('idempotency_key', '=', 'k-first').executeTakeFirstOrThrow())
+            .response_body!,
+        ).data,
+        String(firstId),
+      );
       const before = counter.n;
       const placed = await place('k-1');
       const statements = counter.n - before;
