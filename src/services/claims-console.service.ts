@@ -88,6 +88,14 @@ export interface ClaimHistoryEntry {
 /** The merchant's audited steps (business manager), shown from the claim's own times instead. */
 const MERCHANT_STEPS: ReadonlySet<string> = new Set(['claim.open', 'claim.cancel', 'claim.post_return']);
 
+/** The operator's decisions as the history reads them (the audit log keeps the action's code). */
+const DECISION_WORDS: Record<string, string> = {
+  'claim.approve': 'approved',
+  'claim.reject': 'rejected',
+  'claim.receive': 'marked the goods received',
+  'claim.set_resolution': 'switched the resolution',
+};
+
 /** History rows shown at most (a claim has a handful of decisions). */
 const HISTORY_ROWS = 50;
 
@@ -135,7 +143,7 @@ export async function claimForConsole(db: Db, config: SlaConfig, claimNo: number
         return {
           at: a.created_at,
           by: a.actor_email ?? a.actor_kind,
-          action: a.action.replace(/^claim\./, '').replace(/_/g, ' '),
+          action: DECISION_WORDS[a.action] ?? a.action.replace(/^claim\./, '').replace(/_/g, ' '),
           status: typeof after.status === 'string' ? after.status : null,
           note: typeof after.decisionReason === 'string' ? after.decisionReason : null,
         };

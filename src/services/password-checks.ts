@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { PasswordCheck } from './password-strength.worker.ts';
+import { onDemandPool, workerModule } from './worker-threads.ts';
 
 /**
  * Where passwords' strength is estimated: one worker thread, started by the first check and ended
@@ -15,28 +14,14 @@ import type { PasswordCheck } from './password-strength.worker.ts';
  */
 const IDLE_MS = 10_000;
 
-/** The worker's module: the TypeScript source beside this file, or its bundle beside dist/stockist.js (scripts/build.mjs). */
-function workerFile(): string {
-  const here = import.meta.dirname;
-  if (import.meta.url.endsWith('.ts')) return path.join(here, 'password-strength.worker.ts');
-  for (let dir = here; ; dir = path.dirname(dir)) {
-    const built = path.join(dir, 'password-worker.js');
-    if (fs.existsSync(built)) return built;
-    if (path.dirname(dir) === dir) throw new Error(`password-worker.js not found above ${here}: run npm run build`);
-  }
-}
-
 let pool: Piscina<PasswordCheck, string | null> | null = null;
 
 /** Why `password` may not be used (domain/password-strength.ts's `weakPasswordProblem`), or null. */
 export function passwordProblemOf(password: string, userInputs: readonly string[]): Promise<string | null> {
-  pool ??= new Piscina({
-    filename: workerFile(),
-    minThreads: 0,
+  pool ??= onDemandPool({
+    filename: workerModule(import.meta.dirname, 'password-strength.worker.ts', 'password-worker.js'),
     maxThreads: 1,
     idleTimeout: IDLE_MS,
-    // Not the server's flags (the test runner's, V8's); the TypeScript loader when running the sources.
-    execArgv: import.meta.url.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [],
   });
   return pool.run({ password, userInputs: [...userInputs] });
 }

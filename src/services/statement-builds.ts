@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { serviceUnavailable, statementsBusy } from '../domain/errors.ts';
 import type { StatementLine } from '../domain/ledger.ts';
 import type { PdfMessage, PdfTask, RowsMessage } from './statement.worker.ts';
+import { onDemandPool, workerModule } from './worker-threads.ts';
 
 export interface StatementLimits {
   /** Worker threads rendering PDFs at once, in this process (the global cap). */
@@ -21,17 +20,6 @@ const STATEMENT_RETRY_AFTER_SECONDS = 5;
 
 /** The head of a PDF statement: what the worker prints above and beside the lines. */
 export type PdfHead = Omit<PdfTask, 'port'>;
-
-/** The worker's module: the TypeScript source beside this file, or its bundle beside dist/stockist.js (scripts/build.mjs). */
-function workerFile(): string {
-  const here = import.meta.dirname;
-  if (import.meta.url.endsWith('.ts')) return path.join(here, 'statement.worker.ts');
-  for (let dir = here; ; dir = path.dirname(dir)) {
-    const built = path.join(dir, 'statement-worker.js');
-    if (fs.existsSync(built)) return built;
-    if (path.dirname(dir) === dir) throw new Error(`statement-worker.js not found above ${here}: run npm run build`);
-  }
-}
 
 /**
  * Where statements are made (issue 41): PDFs on a small pool of worker threads (piscina), streamed
@@ -152,16 +140,12 @@ export class StatementBuilds {
   }
 
   #workers(): Piscina {
-    this.#pool ??= new Piscina({
-      filename: workerFile(),
-      // Threads start with the first PDF, not with the app, and end when idle.
-      minThreads: 0,
+    this.#pool ??= onDemandPool({
+      filename: workerModule(import.meta.dirname, 'statement.worker.ts', 'statement-worker.js'),
       maxThreads: this.#limits.threads,
       idleTimeout: 30_000,
       // Below the API's priority (Linux): when every core is busy, requests go first.
       niceIncrement: 19,
-      // Not the server's flags (the test runner's, V8's); the TypeScript loader when running the sources.
-      execArgv: import.meta.url.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [],
       // One document's state at a time: pages are written out as they fill.
       resourceLimits: { maxOldGenerationSizeMb: 128 },
     });

@@ -2,12 +2,11 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { makeDatabase } from '../../scripts/chaos/harness.ts';
 import { order } from '../fixtures.ts';
+import { startS3Server } from '../s3-server.ts';
 import { DIALECTS, PG_SKIP, PG_URL } from '../helpers.ts';
 import { exited, freePort, runCliAsync, startProcess, tempDir } from './process.ts';
 
@@ -97,17 +96,7 @@ const evidenceBytes = (n: number) =>
 
 /** A real S3-compatible server (s3rver) in this process, its bucket, and what it holds under a prefix. */
 async function s3Server(ctx: TestContext) {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-s3rver-load-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
-  const { port } = await server.run();
-  ctx.after(async () => {
-    await server.close();
-    fs.rmSync(directory, { recursive: true, force: true });
-  });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  ctx.after(() => client.destroy());
-  await client.send(new CreateBucketCommand({ Bucket: 'stockist-load' }));
+  const { endpoint, client } = await startS3Server(ctx, 'stockist-load');
   const env = (prefix: string) => ({
     BACKUP_S3_URL: `s3://stockist-load/${prefix}`,
     AWS_ENDPOINT_URL_S3: endpoint,

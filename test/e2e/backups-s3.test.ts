@@ -4,14 +4,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { loadConfig } from '../../src/config.ts';
 import { BackupSchedule } from '../../src/jobs/backup-schedule.ts';
 import { BackupService, type BackupLog } from '../../src/services/backup-runs.service.ts';
 import { recentRuns } from '../../src/store/backups.repository.ts';
 import { freshStore } from '../helpers.ts';
 import { testEngine } from '../backup-engine.ts';
+import { startS3Server } from '../s3-server.ts';
 import { BIN, ROOT, tempDir } from './process.ts';
 import { spawn } from 'node:child_process';
 
@@ -23,21 +23,7 @@ import { spawn } from 'node:child_process';
 
 const quiet: BackupLog = { info() {}, warn() {}, error() {} };
 
-async function s3Server(ctx: TestContext) {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-s3rver-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
-  const { port } = await server.run();
-  ctx.after(async () => {
-    await server.close();
-    fs.rmSync(directory, { recursive: true, force: true });
-  });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
-  ctx.after(() => client.destroy());
-  await client.send(new CreateBucketCommand({ Bucket: 'stockist-backups' }));
-  return { endpoint, client };
-}
+const s3Server = (ctx: TestContext) => startS3Server(ctx, 'stockist-backups');
 
 /** The real `stockist` command, awaited without blocking this process (where s3rver runs). */
 function runCliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -115,8 +115,8 @@ describe('console claims in a real browser', { skip: SKIP }, () => {
     await page.locator('button[data-action="approve"]').click();
     await page.waitForSelector('.notice, #flash :text("approved and credited")', { timeout: 30_000 });
     assert.match((await page.textContent('#flash'))!, new RegExp(`Claim ${claimNos[0]} approved and credited\\.`));
-    assert.match((await page.textContent('h1'))!, /credited/);
-    assert.match((await page.textContent('[data-history]'))!, /desk@example\.com — approve \(credited\)/);
+    assert.match((await page.textContent('h1'))!, /Credited$/);
+    assert.match((await page.textContent('[data-history]'))!, /desk@example\.com — approved \(Credited\)/);
     await checkAccessibility(page);
     await screenshot(page, 'claims', 'credited');
     assert.deepEqual(foreign, []);

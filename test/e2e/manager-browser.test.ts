@@ -66,6 +66,7 @@ describe('business manager in a real browser', { skip: SKIP }, () => {
     await page.fill('#confirm', PASSWORD);
     await Promise.all([page.waitForURL(`${origin}/manager`), page.click('main button[type=submit]')]);
     assert.equal(await page.getAttribute('[data-environment]', 'data-environment'), 'sandbox');
+    assert.match((await page.textContent('[data-notice]')) ?? '', /^Invitation accepted: your password is set and you are signed in to /);
     await look('get-started');
     // The ready curl with a fresh token, run as curl would.
     await Promise.all([page.waitForLoadState(), page.click('button[data-action="get-started-token"]')]);

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { buildApp } from '../../src/app.ts';
 import { createBackup, restoreBackup } from '../../src/services/backup.service.ts';
 import { purgeOrphanEvidence, sweepStrayEvidence } from '../../src/services/claim-files.service.ts';
 import { openStore } from '../../src/store/db.ts';
+import { startS3Server } from '../s3-server.ts';
 import { ADMIN_KEY, DIALECTS, PG_SKIP, buildTestApp, emptyPgSchema, newMerchant, testConfig } from '../helpers.ts';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(3000, 7)]);
@@ -27,17 +27,7 @@ const S3_ENV = (endpoint: string, prefix: string) => ({
 
 /** A real S3-compatible server (s3rver, as test/e2e/backups-s3.test.ts) and a client to look into its bucket. */
 async function s3Server(ctx: TestContext) {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'stockist-s3rver-evidence-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
-  const { port } = await server.run();
-  ctx.after(async () => {
-    await server.close();
-    fs.rmSync(directory, { recursive: true, force: true });
-  });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  ctx.after(() => client.destroy());
-  await client.send(new CreateBucketCommand({ Bucket: 'stockist-evidence' }));
+  const { endpoint, client } = await startS3Server(ctx, 'stockist-evidence');
   const objects = async (prefix = 'site-a') =>
     ((await client.send(new ListObjectsV2Command({ Bucket: 'stockist-evidence', Prefix: `${prefix}/files/` }))).Contents ?? []).map((o) => ({
       key: o.Key!,

@@ -16,8 +16,8 @@ const CLAIMS = `${PREFIX}/claims`;
 
 type QueuePage = Awaited<ReturnType<typeof claimQueueForConsole>>;
 
-/** `open`, `awaiting return`: a state or reason as a person reads it. */
-const words = (value: string) => value.replace(/_/g, ' ');
+/** "Open", "Awaiting return", "Not received": a state, reason or resolution as a person reads it (statusWords). */
+const words = statusWords;
 
 /** `3 h`, `2 d 5 h`: how long a claim has waited. */
 function ageText(seconds: number): string {
@@ -83,7 +83,7 @@ export function presentClaimQueue(queue: QueuePage, filter: ClaimQueueFilter, sl
       status: c.status,
       statusText: words(c.status),
       reason: words(c.reason),
-      resolution: c.resolution,
+      resolution: words(c.resolution),
       items: c.items.map((i) => `${i.sku} × ${i.quantity}`).join(', '),
       opened: moment(c.createDate),
       age: ageText(c.ageSeconds),
@@ -153,7 +153,7 @@ export function presentClaim(c: ConsoleClaim, may: { decide: boolean; receive: b
     { label: 'Shipped', html: c.split?.shippedAt ? moment(c.split.shippedAt) : moment(null) },
     { label: 'Carrier and tracking', text: c.split?.carrier ? `${c.split.carrier} ${c.split.trackingCode ?? ''}`.trim() : '—' },
     { label: 'Reason', text: words(claim.reason) },
-    { label: 'Resolution asked', text: claim.resolution },
+    { label: 'Resolution asked', text: words(claim.resolution) },
     { label: 'Opened', html: moment(claim.createDate) },
     { label: 'Waiting', text: `${ageText(c.ageSeconds)}${c.overSla ? ` (past the ${c.slaHours} h SLA)` : ''}` },
   ];
