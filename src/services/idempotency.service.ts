@@ -93,6 +93,20 @@ export interface KeyStore {
 
 const inFlight = () => idempotencyConflict('a request with this Idempotency-Key is still in flight; retry after it completes');
 
+/**
+ * The Idempotency-Key's row, for an attempt that writes it in a statement of its own work (the
+ * PostgreSQL order, store/order-placement.repository.ts: one round trip fewer). `rowFor(value)` is
+ * the row of the response `value` will get; the attempt calls `stored(row)` once a statement of its
+ * transaction wrote it, and the response is not saved again. The row is written after the
+ * savepoint, like the work: a kept refusal after it rolls it back with the work.
+ */
+export interface KeyInWork<T> {
+  rowFor(value: T): KeyRow;
+  stored(row: KeyRow): void;
+}
+
+type KeyRow = ReturnType<typeof keys.doneKeyValues>;
+
 /** A business refusal stored under its key: the transaction commits it, then the refusal is thrown. */
 class Refused {
   constructor(readonly error: AppError) {}
@@ -112,15 +126,16 @@ class Refused {
 export async function runIdempotent<T>(
   store: KeyStore,
   scope: IdempotencyScope,
-  attempt: (trx: Trx) => Promise<T>,
+  /** `key`: null without an Idempotency-Key; an attempt may also ignore it (the response is then saved after it). */
+  attempt: (trx: Trx, key: KeyInWork<T> | null) => Promise<T>,
   present: (value: T) => { data: unknown; replayed?: boolean },
   now: () => number = Date.now,
 ): Promise<StoredResponse> {
-  const run = async (trx: Trx): Promise<StoredResponse> => {
-    const { data, replayed = false } = present(await attempt(trx));
+  const run = async (trx: Trx, key: KeyInWork<T> | null): Promise<StoredResponse> => {
+    const { data, replayed = false } = present(await attempt(trx, key));
     return { status: 200, body: successEnvelope(data), replayed };
   };
-  if (scope.key === null) return inTransaction(store.db, run);
+  if (scope.key === null) return inTransaction(store.db, (trx) => run(trx, null));
   const ref = { merchantId: scope.merchantId, key: scope.key };
   // First, before any query: on SQLite a query waits while the owner's transaction holds the connection.
   const local = `${ref.merchantId}\n${ref.key}`;
@@ -137,7 +152,23 @@ export async function runIdempotent<T>(
     // the key is a unique violation — the attempt rolls back, work and all, and runs again, and
     // that attempt reads the row under the lock as every retry does.
     let unread = before === undefined;
+    /** The response body the attempt's own statement stored under the key, in this transaction. */
+    let storedBody: string | null = null;
+    const key: KeyInWork<T> = {
+      rowFor: (value) =>
+        keys.doneKeyValues(ref, {
+          requestHash: hash,
+          status: 200,
+          body: JSON.stringify(successEnvelope(present(value).data)),
+          now: now(),
+          ttlMs: IDEMPOTENCY_TTL_MS,
+        }),
+      stored: (row) => {
+        storedBody = row.response_body ?? null;
+      },
+    };
     const outcome = await inTransaction(store.db, async (trx): Promise<StoredResponse | Refused> => {
+      storedBody = null;
       if (!(await keys.lockKey(trx, store.dialect, ref))) throw inFlight();
       const row = unread ? undefined : await keys.findKey(trx, ref);
       unread = false;
@@ -148,8 +179,10 @@ export async function runIdempotent<T>(
         keys.insertDoneKey(trx, ref, { requestHash: hash, status, body: JSON.stringify(body), now: now(), ttlMs: IDEMPOTENCY_TTL_MS });
       await savepoint(trx, 'idempotent_work');
       try {
-        const response = await run(trx);
-        await save(response.status, response.body);
+        const response = await run(trx, key);
+        if (storedBody === null) await save(response.status, response.body);
+        // A stored row that is not this response would replay another answer than the one given.
+        else if (storedBody !== JSON.stringify(response.body)) throw new Error('runIdempotent: the work stored another response than it returned');
         return response;
       } catch (error) {
         // A refusal that depends on the balance rolls back with the key: a retry after a top-up runs again.

@@ -9,14 +9,15 @@ import { allocateOrder, planOrder, type OrderLine, type ProductFacts } from '../
 import { freeOfCharge } from '../domain/claims.ts';
 import { normalizeSalePlatform } from '../domain/sale-platforms.ts';
 import type { AddressBody, CreateOrderBody } from '../schemas/orders.ts';
-import { listChannels } from '../store/channels.repository.ts';
+import type { listChannels } from '../store/channels.repository.ts';
 import type { Dialect, Handle, Trx } from '../store/db.ts';
 import * as orders from '../store/orders.repository.ts';
-import { productsBySku } from '../store/products.repository.ts';
+import { productsBySku, type Product } from '../store/products.repository.ts';
 import type { Database } from '../store/schema.ts';
 import { within, type MerchantScope } from '../store/tenancy.ts';
-import { lockStockRows, readStockRows, takeQty, takeQtyCharging } from '../store/stocks.repository.ts';
-import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent, type KeyStore } from './idempotency.service.ts';
+import { readStockRows } from '../store/stocks.repository.ts';
+import { readOrderInputs, writeOrder } from '../store/order-placement.repository.ts';
+import { RetryAttempt, idempotencyConflict, requestHash, runIdempotent, type KeyInWork, type KeyStore } from './idempotency.service.ts';
 
 export type NormalizedLine = OrderLine;
 
@@ -111,23 +112,16 @@ export const toOffer = (c: Awaited<ReturnType<typeof listChannels>>[number]): Ch
   deliveryDaysMax: c.delivery_days_max,
 });
 
-/** The catalogue facts a plan needs, by SKU (unknown SKUs are simply absent). */
-async function productFacts(db: Handle, skus: string[]): Promise<Map<string, ProductFacts>> {
-  const products = await productsBySku(db, skus);
-  return new Map(
-    [...products].map(([sku, p]) => [
-      sku,
-      { id: p.id, sku: p.sku, name: p.name, imageUrl: p.image_url, priceCents: p.price_cents, weightGrams: p.weight_grams },
-    ]),
-  );
-}
-
 /** The quotes' dry run: the allocation an order would get now, nothing locked or reserved. */
 export async function allocateForQuote(db: Handle, lines: LineRequest[], shipTo: string, config: Pick<Config, 'defaultWarehouse'>, listField: string) {
-  const products = await productFacts(
-    db,
-    lines.map((l) => l.sku),
-  );
+  const products = factsBySku([
+    ...(
+      await productsBySku(
+        db,
+        lines.map((l) => l.sku),
+      )
+    ).values(),
+  ]);
   const stock = await readStockRows(
     db,
     [...products.values()].map((p) => p.id),
@@ -143,7 +137,9 @@ interface CreatedOrder {
 /**
  * SPEC §4.3: one transaction loads the products, locks their stock rows and reads the channels;
  * `planOrder` decides everything (domain/order-plan.ts); then the parent order, split orders,
- * items and stock decrements with their ledger rows are written — or nothing is.
+ * items and stock decrements with their ledger rows are written — or nothing is. On PostgreSQL the
+ * reads are one statement and the writes another, the charge and the Idempotency-Key row included
+ * (store/order-placement.repository.ts).
  */
 async function createOrderIn(
   trx: Transaction<Database>,
@@ -153,6 +149,8 @@ async function createOrderIn(
   order: NormalizedOrder,
   hash: string,
   now: number,
+  /** The Idempotency-Key's row, when the order's statement may write it (idempotency.service.ts). */
+  key: KeyInWork<CreatedOrder> | null,
   /** A claim's reshipment (SPEC §18): planned like any order, every price and freight zero, charged 0. */
   free = false,
 ): Promise<CreatedOrder> {
@@ -163,71 +161,64 @@ async function createOrderIn(
       return { orderId: existing.id, replayed: true };
     }
   }
-  const products = await productFacts(
-    trx,
-    order.lines.map((l) => l.sku),
-  );
-  const stock = await lockStockRows(
+  const inputs = await readOrderInputs(
     trx,
     dialect,
-    [...products.values()].map((p) => p.id),
+    order.lines.map((l) => l.sku),
   );
-  const offers = (await listChannels(trx)).map(toOffer);
-  const planned = planOrder(order, products, stock, offers, config.defaultWarehouse);
+  const planned = planOrder(order, factsBySku(inputs.products), inputs.stock, inputs.channels.map(toOffer), config.defaultWarehouse);
   const plan = free ? freeOfCharge(planned) : planned;
 
-  const orderId = await orders.insertOrder(scope, {
-    custom_order_id: order.customOrderId,
-    request_hash: hash,
-    sale_platform: order.salePlatform,
-    channel_type: order.channelType,
-    channel_code: order.channelCode,
-    remark: order.remark,
-    ship_to_country: order.shipTo,
-    address: JSON.stringify(order.address),
-    status: 'processing',
-    financial_status: 'paid',
-    fulfillment_status: 'waiting_to_ship',
-    refund_status: null,
-    currency_code: config.supplierCurrency,
-    subtotal_cents: plan.subtotalCents,
-    freight_cents: plan.freightCents,
-    coupon_cents: 0,
-    promotion_cents: 0,
-    refunded_cents: 0,
-    pay_date: now,
-    completed_date: null,
-    cancel_date: null,
-    refund_date: null,
-    created_at: now,
-    updated_at: now,
-  });
-  const splitIds = await orders.insertSplitOrders(
-    scope,
-    plan.splits.map((s) => ({
-      order_id: orderId,
-      warehouse_id: s.warehouseId,
-      warehouse_code: s.warehouseCode,
-      country_code: s.countryCode,
-      channel_code: s.channelCode,
-      channel_type: s.channelType,
-      status: 'waiting_to_ship',
-      freight_cents: s.freightCents,
-      weight_grams: s.weightGrams,
-      carrier: null,
-      tracking_code: null,
-      shipped_at: null,
-      delivered_at: null,
+  // SPEC §15: charged last (the account row is locked until the commit); a prepaid account that
+  // cannot cover it refuses the order (42203) and the transaction leaves no trace.
+  const ledger = { env: config.env, supplierCurrency: config.supplierCurrency };
+  const finalCents = plan.subtotalCents + plan.freightCents;
+  const written = await writeOrder(scope, dialect, {
+    orderId: inputs.orderId,
+    order: {
+      custom_order_id: order.customOrderId,
+      request_hash: hash,
+      sale_platform: order.salePlatform,
+      channel_type: order.channelType,
+      channel_code: order.channelCode,
+      remark: order.remark,
+      ship_to_country: order.shipTo,
+      address: JSON.stringify(order.address),
+      status: 'processing',
+      financial_status: 'paid',
+      fulfillment_status: 'waiting_to_ship',
+      refund_status: null,
+      currency_code: config.supplierCurrency,
+      subtotal_cents: plan.subtotalCents,
+      freight_cents: plan.freightCents,
+      coupon_cents: 0,
+      promotion_cents: 0,
+      refunded_cents: 0,
+      pay_date: now,
+      completed_date: null,
+      cancel_date: null,
+      refund_date: null,
       created_at: now,
       updated_at: now,
-    })),
-  );
-  await orders.insertItems(
-    scope,
-    plan.splits.flatMap((s, n) =>
-      s.items.map((i) => ({
-        order_id: orderId,
-        split_order_id: splitIds[n],
+    },
+    splits: plan.splits.map((s) => ({
+      row: {
+        warehouse_id: s.warehouseId,
+        warehouse_code: s.warehouseCode,
+        country_code: s.countryCode,
+        channel_code: s.channelCode,
+        channel_type: s.channelType,
+        status: 'waiting_to_ship',
+        freight_cents: s.freightCents,
+        weight_grams: s.weightGrams,
+        carrier: null,
+        tracking_code: null,
+        shipped_at: null,
+        delivered_at: null,
+        created_at: now,
+        updated_at: now,
+      },
+      items: s.items.map((i) => ({
         line_index: i.lineIndex,
         product_id: i.productId,
         sku: i.sku,
@@ -240,23 +231,22 @@ async function createOrderIn(
         created_at: now,
         updated_at: now,
       })),
-    ),
-  );
-  // SPEC §15: charged last (the account row is locked until the commit); a prepaid account that
-  // cannot cover it refuses the order (42203) and the transaction leaves no trace.
-  const ledger = { env: config.env, supplierCurrency: config.supplierCurrency };
-  const finalCents = plan.subtotalCents + plan.freightCents;
-  // One UPDATE for every decrement and one INSERT for their ledger rows (not two statements per
-  // row); on PostgreSQL the charge rides in the same statement (a round trip fewer per order).
-  const { applied, posted } =
-    dialect === 'postgres'
-      ? await takeQtyCharging(scope, plan.decrements, { kind: 'sale', orderId }, orderChargePosting(ledger, orderId, finalCents), now)
-      : { applied: await takeQty(trx, dialect, plan.decrements, { kind: 'sale', orderId }, now), posted: undefined };
+    })),
+    decrements: plan.decrements,
+    charge: (orderId) => orderChargePosting(ledger, orderId, finalCents),
+    keyRow: key && ((orderId) => key.rowFor({ orderId, replayed: false })),
+    now,
+  });
   // The rows are locked (or the database is single-writer), so this only fails if that promise breaks.
-  if (!applied) throw new RetryAttempt(`stock moved under order ${orderId}`);
-  await chargeOrder(scope, dialect, ledger, orderId, finalCents, now, posted);
-  return { orderId, replayed: false };
+  if (!written.applied) throw new RetryAttempt(`stock moved under order ${written.orderId}`);
+  await chargeOrder(scope, dialect, ledger, written.orderId, finalCents, now, written.posted);
+  if (written.keyStored) key?.stored(written.keyStored);
+  return { orderId: written.orderId, replayed: false };
 }
+
+/** The catalogue facts a plan needs, by SKU. */
+const factsBySku = (products: Product[]): Map<string, ProductFacts> =>
+  new Map(products.map((p) => [p.sku, { id: p.id, sku: p.sku, name: p.name, imageUrl: p.image_url, priceCents: p.price_cents, weightGrams: p.weight_grams }]));
 
 /**
  * The replacement order of a claim resolved by reshipment (SPEC §18), in the decision's
@@ -273,7 +263,7 @@ export async function placeReplacementOrder(
   claimId: number,
   now: number,
 ): Promise<number> {
-  const created = await createOrderIn(trx, dialect, config, scope, order, `claim:${claimId}`, now, true);
+  const created = await createOrderIn(trx, dialect, config, scope, order, `claim:${claimId}`, now, null, true);
   return created.orderId;
 }
 
@@ -288,10 +278,10 @@ export interface OrderDeps {
 export async function placeOrder(deps: OrderDeps, merchant: MerchantScope, body: CreateOrderBody, idempotencyKey: string | null, requestId: string) {
   const order = normalizeOrder(body);
   const hash = requestHash(order);
-  return runIdempotent(
+  return runIdempotent<CreatedOrder>(
     deps.store,
     { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'orders.create', hash }, requestId },
-    (trx) => createOrderIn(trx, deps.store.dialect, deps.config, within(merchant, trx), order, hash, Date.now()),
+    (trx, key) => createOrderIn(trx, deps.store.dialect, deps.config, within(merchant, trx), order, hash, Date.now(), key),
     (created) => ({ data: String(created.orderId), replayed: created.replayed }),
   );
 }

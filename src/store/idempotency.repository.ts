@@ -28,13 +28,12 @@ export async function lockKey(trx: Trx, dialect: Dialect, r: KeyRef): Promise<bo
 
 const keyLock = prepared((_db, lockName: string) => sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as locked`);
 
-/** Writes the finished response, in the transaction of the work it reports. */
-export async function insertDoneKey(
-  trx: Trx,
+/** A finished response's row, for `insertDoneKey` or for a statement of the work that writes it itself. */
+export function doneKeyValues(
   r: KeyRef,
   row: { requestHash: string; status: number; body: string; now: number; ttlMs: number },
-): Promise<void> {
-  await doneKeyRow.run(trx, {
+): Insertable<IdempotencyKeysTable> {
+  return {
     merchant_id: r.merchantId,
     idempotency_key: r.key,
     request_hash: row.requestHash,
@@ -43,7 +42,16 @@ export async function insertDoneKey(
     response_body: row.body,
     created_at: row.now,
     expires_at: row.now + row.ttlMs,
-  });
+  };
+}
+
+/** Writes the finished response, in the transaction of the work it reports. */
+export async function insertDoneKey(
+  trx: Trx,
+  r: KeyRef,
+  row: { requestHash: string; status: number; body: string; now: number; ttlMs: number },
+): Promise<void> {
+  await doneKeyRow.run(trx, doneKeyValues(r, row));
 }
 
 const doneKeyRow = prepared((db, row: Insertable<IdempotencyKeysTable>) => db.insertInto('idempotency_keys').values(row));

@@ -174,8 +174,8 @@ export async function post(scope: MerchantScope<Trx>, p: Posting, now: number): 
  * The same posting as one statement on PostgreSQL (writable CTEs): one round trip instead of two,
  * and the account row — locked by the UPDATE until the commit, so every posting of the merchant
  * waits for it — is held that much less (docs/performance.md, "What the ledger costs an order").
- * The order's charge goes further and rides in the stock decrement's statement
- * (stocks.repository.ts `takeQtyCharging`).
+ * The order's charge goes further and rides in the order's one statement
+ * (order-placement.repository.ts `writeOrder`).
  */
 async function postInOneStatement(scope: MerchantScope<Trx>, p: Posting, now: number): Promise<Posted | undefined> {
   return postedOf(await postedInOneStatement.first(scope, postingArgs(scope, p), now));

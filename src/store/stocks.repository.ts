@@ -2,11 +2,8 @@ import type { Dialect, Handle, Trx } from './db.ts';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { LedgerKind } from '../domain/vocabulary.ts';
 import type { Database, StockLedgerTable } from './schema.ts';
-import { prepared, preparedForMerchant } from './prepared.ts';
-import { postedOf, postingArgs, postingCtes, type Posted, type Posting, type PostingArgs } from './ledger.repository.ts';
-import type { MerchantScope } from './tenancy.ts';
+import { prepared } from './prepared.ts';
 import { bulkLedgerMark, bulkLedgerSeq, commitOrderColumn } from './stock-feed.repository.ts';
-import { handleOf } from './scope-handle.ts';
 
 export interface StockKey {
   productId: number;
@@ -143,14 +140,14 @@ type Decrement = StockKey & { delta: number };
 const keyOf = (k: StockKey) => `${k.productId}:${k.warehouseId}`;
 
 /** The decrements as the statements take them: each row once, each delta a negative integer. */
-function checkedDecrements(changes: Decrement[]): Decrement[] {
+export function checkedDecrements(changes: Decrement[]): Decrement[] {
   if (new Set(changes.map(keyOf)).size !== changes.length) throw new Error('takeQty: a stock row appears twice');
   if (changes.some((c) => !Number.isSafeInteger(c.delta) || c.delta >= 0)) throw new Error('takeQty: deltas must be negative integers');
   return changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta }));
 }
 
 /** The applied changes, in the order asked, with each row's quantity after (from the statement's rows). */
-function appliedOf(changes: Decrement[], rows: { product_id: number; warehouse_id: number; qty: number }[]): AppliedChange[] {
+export function appliedOf(changes: Decrement[], rows: { product_id: number; warehouse_id: number; qty: number }[]): AppliedChange[] {
   const after = new Map(rows.map((r) => [keyOf({ productId: r.product_id, warehouseId: r.warehouse_id }), Number(r.qty)]));
   return changes.map((c) => ({ productId: c.productId, warehouseId: c.warehouseId, delta: c.delta, qtyAfter: after.get(keyOf(c))! }));
 }
@@ -188,7 +185,7 @@ const takenWithLedger = prepared(
 );
 
 /** PostgreSQL: the decrement and its ledger rows as the CTEs `taken` and `ledger` (the rows only when every decrement applied). */
-function takenAndLedgerCtes(db: Handle, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, now: number) {
+export function takenAndLedgerCtes(db: Handle, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, now: number) {
   return sql`taken as (${decrementStatement(db, changes, now)}), ledger as (
         insert into stock_ledger (product_id, warehouse_id, delta, qty_after, kind, order_id, refund_id, created_at)
         select t.product_id, t.warehouse_id, d.delta, t.qty, ${refs.kind}, cast(${refs.orderId} as bigint), cast(${refs.refundId} as bigint), cast(${now} as bigint)
@@ -199,43 +196,6 @@ function takenAndLedgerCtes(db: Handle, changes: Decrement[], refs: { kind: Ledg
         order by d.ord
       )`;
 }
-
-/**
- * PostgreSQL: `takeQty` with the order's charge in the same statement (ledger.repository.ts
- * `postingCtes`). On PostgreSQL the API process's cost of an order is mostly its round trips (a
- * `writev` and a parse each); the charge was the one the ledger added (docs/performance.md, "What
- * the ledger costs an order, third round"). The charge is not conditional on the stock: a
- * decrement that did not take every row makes the caller roll the transaction back anyway.
- * `posted` is undefined when the account is missing or cannot cover the charge — the caller then
- * posts the usual way (ledger.service.ts `chargeOrder`), which creates the account or refuses.
- */
-export async function takeQtyCharging(
-  scope: MerchantScope<Trx>,
-  changes: (StockKey & { delta: number })[],
-  refs: LedgerRefs,
-  charge: Posting,
-  now: number,
-): Promise<{ applied: AppliedChange[] | null; posted: Posted | undefined }> {
-  const given = checkedDecrements(changes);
-  const rows = await takenCharging.all(
-    scope,
-    given,
-    { kind: refs.kind, orderId: refs.orderId ?? null, refundId: refs.refundId ?? null },
-    postingArgs(scope, charge),
-    now,
-  );
-  if (rows.length !== changes.length) return { applied: null, posted: undefined };
-  const { product_id: _p, warehouse_id: _w, qty: _q, ...account } = rows[0];
-  return { applied: appliedOf(changes, rows), posted: postedOf(account as Parameters<typeof postedOf>[0]) };
-}
-
-const takenCharging = preparedForMerchant(
-  (scope, changes: Decrement[], refs: { kind: LedgerKind; orderId: number | null; refundId: number | null }, charge: PostingArgs, now: number) =>
-    sql<{ product_id: number; warehouse_id: number; qty: number } & Record<string, unknown>>`
-      with ${takenAndLedgerCtes(handleOf(scope), changes, refs, now)}, ${postingCtes(scope, charge, now)}
-      select t.product_id, t.warehouse_id, t.qty, m.*, (select id from entry) as entry_id
-      from taken t left join moved m on true`,
-);
 
 export async function currentQty(db: Handle, k: StockKey): Promise<number> {
   const row = await db.selectFrom('stocks').select('qty').where('product_id', '=', k.productId).where('warehouse_id', '=', k.warehouseId).executeTakeFirst();
@@ -640,8 +600,9 @@ function stockRowsQuery(db: Handle, productIds: number[]) {
 const stockRowViews = prepared(stockRowsQuery);
 const lockedStockRowViews = prepared((trx: Handle, productIds: number[]) => stockRowsQuery(trx, productIds).forUpdate('stocks'));
 
-const asView = (rows: { productId: number; warehouseId: number; warehouseCode: string; countryCode: string; status: number; qty: number }[]): StockRowView[] =>
-  rows.map(({ status, ...r }) => ({ ...r, enabled: status === 1 }));
+export const asView = (
+  rows: { productId: number; warehouseId: number; warehouseCode: string; countryCode: string; status: number; qty: number }[],
+): StockRowView[] => rows.map(({ status, ...r }) => ({ ...r, enabled: status === 1 }));
 
 /** The products' stock rows, unlocked (quotes: a dry run reserves nothing). */
 export async function readStockRows(db: Handle, productIds: number[]): Promise<StockRowView[]> {

@@ -137,6 +137,46 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await markers(store), [1001, 1006]);
     });
 
+    it('work that writes the key row itself is not saved again; a row of another response fails and stores nothing', async (ctx) => {
+      const { store } = await build(ctx, [1001]);
+      /** Writes marker `id` and the key row of the response `claimed` would get (the PostgreSQL order's way: in its own statement). */
+      const storingItself =
+        (id: number, claimed: number) =>
+        async (trx: Parameters<Parameters<typeof runIdempotent>[2]>[0], key: Parameters<Parameters<typeof runIdempotent<number>>[2]>[1]) => {
+          await writeMarker(id)(trx);
+          const row = key!.rowFor(claimed);
+          await trx.insertInto('idempotency_keys').values(row).execute();
+          key!.stored(row);
+          return id;
+        };
+      // Saved a second time, the key row would be a unique violation on every attempt.
+      const done = await runIdempotent(store, scope('itself'), storingItself(1010, 1010), asData);
+      assert.deepEqual(
+        { status: done.status, replayed: done.replayed, body: done.body },
+        { status: 200, replayed: false, body: { code: 10000, message: 'success', data: 1010 } },
+      );
+      const replay = await runIdempotent(store, scope('itself'), writeMarker(1011), asData);
+      assert.deepEqual({ replayed: replay.replayed, body: replay.body }, { replayed: true, body: done.body });
+      await assert.rejects(runIdempotent(store, scope('other-answer'), storingItself(1012, 9999), asData), /stored another response/);
+      const rows = await store.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', 'other-answer').execute();
+      assert.deepEqual(rows, []);
+      assert.deepEqual(await markers(store), [1001, 1010]);
+      // A kept refusal after the work wrote its key row rolls the row back with the work and stores the refusal.
+      const refusedAfter = () =>
+        runIdempotent(
+          store,
+          scope('refused-after'),
+          async (trx, key) => {
+            await storingItself(1013, 1013)(trx, key);
+            throw new AppError('unprocessable', 42200, 'not enough stock');
+          },
+          asData,
+        );
+      await assert.rejects(refusedAfter(), (e: unknown) => e instanceof AppError && e.code === 42200);
+      assert.equal((await refusedAfter()).status, 422, 'the refusal was stored and is replayed');
+      assert.deepEqual(await markers(store), [1001, 1010]);
+    });
+
     it('a response stored between the lookup and the transaction is replayed; this request’s work is rolled back', async (ctx) => {
       const { store } = await build(ctx, [1001, 1006]);
       // Another instance finishes the same key after this request looked it up and before its
