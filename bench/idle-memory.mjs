@@ -70,7 +70,7 @@ for (let i = 0; i < Number(args.runs); i++) {
     const r = await reading(dir, `${label}-${i + 1}`);
     rows.push({ start: label, run: i + 1, ...r });
     console.log(
-      `${label.padEnd(13)} run ${i + 1}: VmRSS ${r.vmRss.toFixed(1)}  RssAnon ${r.rssAnon.toFixed(1)}  RssFile ${r.rssFile.toFixed(1)}  heapTotal ${r.heapTotal}  heapUsed ${r.heapUsed}  external ${r.external}  arrayBuffers ${r.arrayBuffers}  code ${r.code}  bytecode ${r.bytecode}  source ${r.source}  threads ${r.threads}`,
+      `${label.padEnd(13)} run ${i + 1}: VmRSS ${r.vmRss.toFixed(1)}  RssAnon ${r.rssAnon.toFixed(1)}  RssFile ${r.rssFile.toFixed(1)}  heapTotal ${r.heapTotal}  heapUsed ${r.heapUsed}  external ${r.external}  arrayBuffers ${r.arrayBuffers}  code ${r.code}  bytecode ${r.bytecode}  source ${r.source}  threads ${r.threads}${r.anon ? `  [heap] ${r.anon.heap}  arenas ${r.anon.arenas} (${r.anon.arenaCount})  other anon ${r.anon.other}` : ''}`,
     );
   }
   fs.rmSync(dir, { recursive: true, force: true });
