@@ -224,5 +224,28 @@ describe('the Backups page model (presentBackups)', () => {
       view.runs.map((r) => r.trigger),
       ['schedule', 'console (owner@example.com)', 'cli (stockist)'],
     );
+    // A run's result in a backup's words (not a webhook delivery's "Delivered"); the code stays in data-run-status.
+    const results = presentBackups({
+      where: '/srv/backups',
+      schedule: null,
+      keep: 1,
+      running: null,
+      archives: [],
+      runs: [
+        run('schedule', null),
+        { ...run('schedule', null), pruned_at: Date.UTC(2026, 0, 2) },
+        { ...run('schedule', null), status: 'failed' },
+        { ...run('schedule', null), status: 'running' },
+      ],
+    }).runs;
+    assert.deepEqual(
+      results.map((r) => [r.status, r.statusText]),
+      [
+        ['succeeded', 'Succeeded'],
+        ['succeeded (pruned since)', 'Succeeded (pruned since)'],
+        ['failed', 'Failed'],
+        ['running', 'Running'],
+      ],
+    );
   });
 });

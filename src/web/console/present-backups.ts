@@ -12,6 +12,10 @@ import type { Html, PageModel } from '../shared/views.ts';
 
 const PREFIX = '/console/backups';
 
+/** A run's state in words: a backup succeeds (statusWords' "Delivered" is a webhook delivery's word). */
+const RUN_WORDS: Readonly<Record<string, string>> = { running: 'Running', succeeded: 'Succeeded', failed: 'Failed' };
+const runWords = (status: string) => RUN_WORDS[status] ?? statusWords(status);
+
 /** A row of the archive table. */
 export interface ArchiveRowView {
   name: string;
@@ -116,7 +120,7 @@ export function presentBackups(input: {
       started: moment(Number(r.started_at)),
       trigger: r.trigger === 'schedule' ? 'schedule' : `${r.trigger} (${r.requested_by ?? 'unknown'})`,
       status: r.status === 'succeeded' && r.pruned_at !== null ? 'succeeded (pruned since)' : r.status,
-      statusText: r.status === 'succeeded' && r.pruned_at !== null ? `${statusWords(r.status)} (pruned since)` : statusWords(r.status),
+      statusText: r.status === 'succeeded' && r.pruned_at !== null ? `${runWords(r.status)} (pruned since)` : runWords(r.status),
       file: r.file ?? '—',
       error: r.error ?? '',
     })),
