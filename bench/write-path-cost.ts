@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { KyselyPlugin } from 'kysely';
+import { statementCounter } from './statement-counter.ts';
 import { loadConfig } from '../src/config.ts';
 import { ORDER_ID_START } from '../src/store/migrations/0004_orders.ts';
 import { openStore, type Store } from '../src/store/db.ts';
@@ -34,21 +34,6 @@ const ORDERS = Number(args.orders);
 const REFUNDS = Number(args.refunds);
 const SKUS = 2000;
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-
-/**
- * Counts the statements Kysely sends (BEGIN, COMMIT and savepoints are raw and not counted): one
- * result per executed statement — `transformQuery` also sees every subquery and CTE.
- */
-function statementCounter(): KyselyPlugin & { n: number } {
-  return {
-    n: 0,
-    transformQuery: (a) => a.node,
-    async transformResult(a) {
-      this.n++;
-      return a.result;
-    },
-  };
-}
 
 async function open(): Promise<{ store: Store; cleanup: () => Promise<void> }> {
   if (args.db === 'postgres') {

@@ -9,25 +9,13 @@
  */
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KyselyPlugin } from 'kysely';
+import { statementCounter } from '../../bench/statement-counter.ts';
 import { DIALECTS, PG_SKIP, buildTestApp, loadCatalogue, newMerchant } from '../helpers.ts';
 import { ORDER_CATALOGUE, order } from '../fixtures.ts';
 import { placeOrder } from '../../src/services/orders.service.ts';
 import { forMerchant } from '../../src/store/scope-mint.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import type { CreateOrderBody } from '../../src/schemas/orders.ts';
-
-/** Counts the statements Kysely runs (one result each; BEGIN and COMMIT are not Kysely's statements). */
-function statementCounter(): KyselyPlugin & { n: number } {
-  return {
-    n: 0,
-    transformQuery: (a) => a.node,
-    async transformResult(a) {
-      this.n++;
-      return a.result;
-    },
-  };
-}
 
 const LINES = [
   { sku: 'A', quantity: 2, warehouseCode: 'G007' },
