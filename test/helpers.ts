@@ -596,3 +596,14 @@ export async function stockQty(t: TestApp, sku: string, warehouseCode: string): 
     .executeTakeFirst();
   return row?.qty ?? null;
 }
+
+/** The files under `dir` (paths relative to it, with `/`), recursively and sorted; none when it is missing. */
+export const filesUnder = (dir: string): string[] =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true })
+        .map(String)
+        .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+        .map((f) => f.split(path.sep).join('/'))
+        .sort()
+    : [];

@@ -7,8 +7,8 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { makeDatabase } from '../../scripts/chaos/harness.ts';
 import { order } from '../fixtures.ts';
 import { startS3Server } from '../s3-server.ts';
-import { DIALECTS, PG_SKIP, PG_URL } from '../helpers.ts';
-import { exited, freePort, runCliAsync, startProcess, tempDir } from './process.ts';
+import { DIALECTS, PG_SKIP, PG_URL, filesUnder } from '../helpers.ts';
+import { exited, freePort, runCliAsync, serverTestEnv, startProcess, tempDir } from './process.ts';
 
 /**
  * SPEC §17, "what it promises, tested" (issue 39, item 5), with real processes only: a `serve`
@@ -111,15 +111,6 @@ async function s3Server(ctx: TestContext) {
   return { env, keys, download };
 }
 
-/** Files under `dir`, recursively. */
-const filesUnder = (dir: string) =>
-  fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir, { recursive: true })
-        .map(String)
-        .filter((f) => fs.statSync(path.join(dir, f)).isFile())
-    : [];
-
 const cents = (amount: number) => Math.round(amount * 100);
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -205,14 +196,7 @@ for (const dialect of DIALECTS)
           fs.rmSync(targetDir, { recursive: true, force: true });
         });
         const common = {
-          TLS: 'off',
-          LOG_LEVEL: 'error',
-          STOCKIST_ENV: 'sandbox',
-          ADMIN_API_KEY: ADMIN_KEY,
-          SEED: 'none',
-          RATE_LIMIT_PER_SECOND: '1000000',
-          RATE_LIMIT_BURST: '1000000',
-          OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+          ...serverTestEnv(ADMIN_KEY),
           REFUND_REVIEW: 'auto',
           REFUND_AUTO_DELAY_MS: '200',
         };

@@ -23,6 +23,22 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * What every server a test starts runs with: plain HTTP, the sandbox, its operator's key, no demo
+ * seed, a rate budget no test reaches, and no load shedding (a loaded test machine is not an
+ * overloaded server). A test adds its database, its data directory and what it is about.
+ */
+export const serverTestEnv = (adminKey: string, logLevel: 'error' | 'warn' = 'error') => ({
+  TLS: 'off',
+  LOG_LEVEL: logLevel,
+  STOCKIST_ENV: 'sandbox',
+  ADMIN_API_KEY: adminKey,
+  SEED: 'none',
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+});
+
+/**
  * Runs the real CLI to completion. The bound is generous: on a loaded 2-core machine loading the
  * sources alone took most of a minute, and a command cut short fails as if it had failed itself.
  */

@@ -8,7 +8,7 @@ import { isRunning } from '../../src/runtime/pid-file.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
 import { PG_URL } from '../helpers.ts';
 import { spawn } from 'node:child_process';
-import { BIN, ROOT, exited, freePort, runCli, startProcess, tempDir } from './process.ts';
+import { BIN, ROOT, exited, freePort, runCli, serverTestEnv, startProcess, tempDir } from './process.ts';
 
 const ADMIN_KEY = 'processes-admin-key-0123456789';
 const BURST = 10;
@@ -217,14 +217,7 @@ for (const db of DIALECTS) {
       const env = {
         DATA_DIR: dir,
         DATABASE_URL: database.url,
-        TLS: 'off',
-        LOG_LEVEL: 'warn',
-        STOCKIST_ENV: 'sandbox',
-        ADMIN_API_KEY: ADMIN_KEY,
-        SEED: 'none',
-        RATE_LIMIT_PER_SECOND: '1000000',
-        RATE_LIMIT_BURST: '1000000',
-        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        ...serverTestEnv(ADMIN_KEY, 'warn'),
         DB_CONNECT_TIMEOUT_MS: '60000',
       };
       const server = await startProcess(['serve', '--processes', '2', '--port', String(port)], env, /Stop: Ctrl-C/);

@@ -7,7 +7,7 @@ import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { verifyLedger } from '../../src/services/ledger-verify.service.ts';
 import { ADDRESS, ORDER_CATALOGUE } from '../fixtures.ts';
 import { PG_SKIP, PG_URL } from '../helpers.ts';
-import { exited, freePort, startProcess, tempDir } from './process.ts';
+import { exited, freePort, serverTestEnv, startProcess, tempDir } from './process.ts';
 
 const ADMIN_KEY = 'two-processes-admin-key-0123';
 const STOCK = 40;
@@ -26,15 +26,8 @@ describe('two server processes on one PostgreSQL database', { skip: PG_SKIP }, (
     const env = {
       DATA_DIR: dir,
       DATABASE_URL: database.url,
-      TLS: 'off',
-      LOG_LEVEL: 'error',
-      STOCKIST_ENV: 'sandbox',
-      ADMIN_API_KEY: ADMIN_KEY,
-      SEED: 'none',
-      RATE_LIMIT_PER_SECOND: '1000000',
-      RATE_LIMIT_BURST: '1000000',
-      // A loaded test machine is not an overloaded server: no shedding, and patience for a pool connection.
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...serverTestEnv(ADMIN_KEY),
+      // Patience for a pool connection on a loaded test machine.
       DB_CONNECT_TIMEOUT_MS: '60000',
       REFUND_REVIEW: 'auto',
       // Refunds fall due together, after both workers have seen them pending: they compete for each.

@@ -10,7 +10,7 @@ import { createBackup, restoreBackup } from '../../src/services/backup.service.t
 import { purgeOrphanEvidence, sweepStrayEvidence } from '../../src/services/claim-files.service.ts';
 import { openStore } from '../../src/store/db.ts';
 import { startS3Server } from '../s3-server.ts';
-import { ADMIN_KEY, DIALECTS, PG_SKIP, buildTestApp, emptyPgSchema, newMerchant, testConfig } from '../helpers.ts';
+import { ADMIN_KEY, DIALECTS, filesUnder, PG_SKIP, buildTestApp, emptyPgSchema, newMerchant, testConfig } from '../helpers.ts';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(3000, 7)]);
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
@@ -40,17 +40,6 @@ async function s3Server(ctx: TestContext) {
   const put = (key: string, body: Buffer) => client.send(new PutObjectCommand({ Bucket: 'stockist-evidence', Key: key, Body: body }));
   return { endpoint, objects, object, put };
 }
-
-/** Files under `dir` (relative paths with `/`), recursively. */
-const filesUnder = (dir: string) =>
-  fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir, { recursive: true })
-        .map(String)
-        .filter((f) => fs.statSync(path.join(dir, f)).isFile())
-        .map((f) => f.split(path.sep).join('/'))
-        .sort()
-    : [];
 
 /**
  * SPEC §18 with §17's bucket: when BACKUP_S3_URL is set, evidence bytes live in that bucket under
