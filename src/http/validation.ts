@@ -34,13 +34,41 @@ export function validatorCompiler(options: { eager?: boolean } = {}): FastifySch
 export function lazySerializers(eager = false): SerializerFactory {
   const build = SerializerSelector();
   return (externalSchemas, serializerOptions) => {
-    const compile = build(externalSchemas, serializerOptions);
+    const compileAsWritten = build(externalSchemas, serializerOptions);
+    const compile: typeof compileAsWritten = (route) => compileAsWritten({ ...route, schema: nullableForSerializer(route.schema) });
     if (eager) return compile;
     return (route) => {
       let serialize: ((doc: unknown) => string) | undefined;
       return (doc) => (serialize ??= compile(route))(doc);
     };
   };
+}
+
+const isSchemaObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNullType = (value: unknown) => isSchemaObject(value) && value.type === 'null' && Object.keys(value).length === 1;
+
+/**
+ * The response schema as fast-json-stringify should see it: every `anyOf: [schema, {type: null}]`
+ * (TypeBox's `Nullable`, how the OpenAPI document and the validators keep saying "this or null")
+ * becomes `{...schema, nullable: true}`. For an `anyOf`, fast-json-stringify picks the branch by
+ * running ajv on the value — for a nullable time that is the `date-time` format's regex and date
+ * check on every time in every response (ten orders carry ~50 of them). `nullable` is one `=== null`
+ * test, and the value is written by the same serializer as the branch would have chosen.
+ */
+export function nullableForSerializer(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(nullableForSerializer);
+  if (!isSchemaObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(schema)) out[key] = nullableForSerializer(schema[key]);
+  const options = out.anyOf;
+  if (Array.isArray(options) && options.length === 2 && options.some(isNullType)) {
+    const value = options.find((o) => !isNullType(o));
+    if (isSchemaObject(value) && typeof value.type === 'string' && value.anyOf === undefined && value.$ref === undefined) {
+      const { anyOf: _union, ...siblings } = out;
+      return { ...value, ...siblings, nullable: true };
+    }
+  }
+  return out;
 }
 
 /** The request headers the server reads (credentials, idempotency, caching, proxy): held to the Text rule too. */
