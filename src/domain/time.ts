@@ -17,12 +17,33 @@ export function parseInstant(text: string): number | null {
   return ms;
 }
 
-/** Epoch ms → `2022-11-01T06:21:20Z` (second precision, UTC). */
+const DAY_MS = 86_400_000;
+const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * Epoch ms → `2022-11-01T06:21:20Z` (second precision, UTC). The calendar date is computed with
+ * integer arithmetic (days → proleptic Gregorian year, month, day: H. Hinnant's `civil_from_days`):
+ * `Date#toISOString` took ~1 µs a call, and a page of orders formats a few hundred times; this takes
+ * a fifth of that. Years outside 1000–9999 (never an order's) go through `toISOString`, which writes
+ * them in its own extended form.
+ */
 export function formatInstant(ms: number): string;
 export function formatInstant(ms: number | null | undefined): string | null;
 export function formatInstant(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined) return null;
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const days = Math.floor(ms / DAY_MS);
+  const shifted = days + 719_468; // days from 0000-03-01, so a year's leap day is its last day
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 1000 || year > 9999) return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const seconds = Math.floor((ms - days * DAY_MS) / 1000);
+  return `${year}-${twoDigits(month)}-${twoDigits(day)}T${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}Z`;
 }
 
 /** A query parameter holding an instant: absent or blank → null; anything unparsable → 400 naming it. */

@@ -26,6 +26,20 @@ describe('time', () => {
     assert.equal(formatInstant(Date.UTC(2022, 10, 1, 6, 21, 20, 999)), '2022-11-01T06:21:20Z');
     assert.equal(formatInstant(null), null);
   });
+  it('formats every instant as Date#toISOString does, without the milliseconds', () => {
+    const viaDate = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const edges = [0, -1, 999, 1000, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(2100, 1, 28, 12), Date.UTC(2100, 2, 1), Date.UTC(1900, 1, 28)];
+    edges.push(Date.UTC(1000, 0, 1), Date.UTC(999, 11, 31, 23, 59, 59), Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), -8.64e15, 8.64e15);
+    for (const ms of edges) assert.equal(formatInstant(ms), viaDate(ms), String(ms));
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const [low, high] = [Date.UTC(1000, 0, 1), Date.UTC(10000, 0, 1)];
+    for (let i = 0; i < 200_000; i++) {
+      // Most within the years computed by arithmetic, some anywhere a Date can be.
+      const ms = i % 10 === 0 ? Math.floor((next() * 2 - 1) * 8.64e15) : low + Math.floor(next() * (high - low));
+      assert.equal(formatInstant(ms), viaDate(ms), String(ms));
+    }
+  });
   it('lets a window end cover its whole second (SPEC §1 Times), the start as given', () => {
     const s = Date.UTC(2022, 10, 1, 6, 21, 20);
     assert.equal(endOfSecond(s), s + 999);
