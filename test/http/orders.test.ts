@@ -428,6 +428,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const theirs = await get('/openapi/v2/order/orders', other);
       assert.ok(theirs.body.data.list.length >= 2, `the other merchant has orders too (${theirs.body.data.list.length})`);
       assert.ok(theirs.body.data.list.every((o: any) => !list.some((m: any) => m.id === o.id)));
+      // Nor by ids: the other merchant's order and split-order ids name nothing here.
+      const theirIds = `${theirs.body.data.list[0].id},${theirs.body.data.list[1].splitOrders[0].id}`;
+      const notMine = await get(`/openapi/v2/order/orders?ids=${encodeURIComponent(theirIds)}`);
+      assert.equal(notMine.status, 200);
+      assert.equal(notMine.body.data.total, 0);
+      assert.deepEqual(notMine.body.data.list, []);
       for (const bad of [
         'pageSize=0',
         'pageSize=251',
