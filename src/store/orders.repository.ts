@@ -22,6 +22,8 @@ const splitsOf = (r: OrderReader) => (isMerchantScope(r) ? r.selectFrom('split_o
 
 type Owned<T> = Omit<Insertable<T>, 'merchant_id'>;
 
+const isPostgres = (db: Handle) => db.getExecutor().adapter instanceof PostgresAdapter;
+
 // The order path's three inserts are prepared (compiled once per shape, src/store/prepared.ts).
 const orderInsert = preparedForMerchant((scope, row: Owned<OrdersTable>) => scope.insertInto('orders', row).returning('id'));
 const splitOrderInsert = preparedForMerchant((scope, rows: Owned<SplitOrdersTable>[]) =>
@@ -103,7 +105,7 @@ export async function withChildren(reader: OrderReader, orders: ScopedOrderRow[]
  * "Where the time goes"); SQLite: two statements, which cost no round trip.
  */
 async function childrenOf(db: Handle, ids: number[]): Promise<[SplitOrderRow[], OrderItemRow[]]> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     const row = await childrenAsJson.first(db, ids);
     return [row?.splits ?? [], row?.items ?? []];
   }
@@ -169,9 +171,17 @@ export interface OrderPage {
  * and counted and paged here: a separate count and page query would read the same rows again.
  */
 export async function pageOrders(reader: OrderReader, f: OrderFilter): Promise<OrderPage> {
-  const ids = f.ids;
+  let ids = f.ids;
+  // PostgreSQL resolves split ids inside the order lookup (a round trip less); on SQLite, where a
+  // statement costs no round trip, the union costs more than a second statement, so they are
+  // resolved first (docs/performance.md, "Orders by ids").
+  const splitIdsInside = ids !== null && isPostgres(handleOf(reader));
+  if (ids !== null && !splitIdsInside) {
+    const viaSplits = ids.length ? await splitParents.all(reader, ids) : [];
+    ids = [...new Set([...ids, ...viaSplits.map((r) => r.id)])];
+  }
   if (ids !== null && ids.length === 0) return { total: 0, orders: [], next: null };
-  const window: OrderWindow = { ids, createStart: f.createStart, createEnd: f.createEnd, updateStart: f.updateStart, updateEnd: f.updateEnd };
+  const window: OrderWindow = { ids, splitIdsInside, createStart: f.createStart, createEnd: f.createEnd, updateStart: f.updateStart, updateEnd: f.updateEnd };
   const byUpdate = sortsByUpdate(window);
   const keyOf = (o: OrderRow): [number, number] => [Number(byUpdate ? o.updated_at : o.created_at), o.id];
   const pageOf = (total: number, rows: OrderRow[]): OrderPage => {
@@ -190,7 +200,10 @@ export async function pageOrders(reader: OrderReader, f: OrderFilter): Promise<O
 }
 
 /** An order query's filters: what decides which orders are in it. */
-type OrderWindow = Pick<OrderFilter, 'ids' | 'createStart' | 'createEnd' | 'updateStart' | 'updateEnd'>;
+type OrderWindow = Pick<OrderFilter, 'ids' | 'createStart' | 'createEnd' | 'updateStart' | 'updateEnd'> & {
+  /** `ids` may be split-order ids still, resolved in the statement (PostgreSQL). */
+  splitIdsInside: boolean;
+};
 
 const sortsByUpdate = (w: OrderWindow) => w.updateStart !== null || w.updateEnd !== null;
 
@@ -198,7 +211,7 @@ const sortsByUpdate = (w: OrderWindow) => w.updateStart !== null || w.updateEnd 
 // bounds are values, so each combination compiles once.
 function ordersInWindow(reader: OrderReader, w: OrderWindow) {
   let q = ordersOf(reader);
-  if (w.ids !== null) q = q.where('orders.id', 'in', orderIdsNamedBy(reader, w.ids));
+  if (w.ids !== null) q = q.where('orders.id', 'in', w.splitIdsInside ? orderIdsNamedBy(reader, w.ids) : w.ids);
   if (w.createStart !== null) q = q.where('orders.created_at', '>=', w.createStart);
   if (w.createEnd !== null) q = q.where('orders.created_at', '<=', w.createEnd);
   if (w.updateStart !== null) q = q.where('orders.updated_at', '>=', w.updateStart);
@@ -218,9 +231,12 @@ function orderedWindow(reader: OrderReader, w: OrderWindow, after: [number, numb
 
 /**
  * The orders that ids name, as parent or split-order ids: a union the order lookup reads by
- * primary key on both databases (an `OR` of the two made both scan every order of the merchant),
- * in the same statement as the lookup.
+ * primary key (an `OR` of the two made both databases scan every order of the merchant), in the
+ * same statement as the lookup.
  */
+const splitParents = preparedForTenant((reader, splitIds: number[]) =>
+  splitsOf(reader).select('split_orders.order_id as id').where('split_orders.id', 'in', splitIds),
+);
 const orderIdsNamedBy = (reader: OrderReader, ids: number[]) =>
   splitsOf(reader)
     .select('split_orders.order_id as id')
