@@ -370,14 +370,16 @@ function namingPreparedStatements(pool: import('pg').Pool): PostgresPool {
 }
 
 /**
- * PostgreSQL: refreshes the planner's statistics of tables that just changed a lot (a bulk
- * import). Without them the planner plans for the tables as they were — a catalogue of 200 SKUs
- * seq-scans the stock rows of 100k — until autovacuum gets round to them. SQLite keeps its own
- * (`PRAGMA optimize` when a connection opens), so this does nothing there.
+ * Refreshes the planner's statistics of tables that just changed a lot (a bulk import). Without
+ * them the planner plans for the tables as they were — a catalogue of 200 SKUs seq-scans the stock
+ * rows of 100k — until autovacuum (PostgreSQL) or the connection's next periodic `PRAGMA optimize`
+ * (SQLite, `PLANNER_STATS_EVERY_MS`) gets round to them. On SQLite it is that `PRAGMA optimize` now,
+ * on the connection that imported (the server's own), which analyses what grew.
  */
 export async function refreshPlannerStatistics(db: Handle, dialect: Dialect, tables: (keyof Database)[]): Promise<void> {
-  if (dialect !== 'postgres' || tables.length === 0) return;
-  await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
+  if (tables.length === 0) return;
+  if (dialect === 'sqlite') await sql`pragma optimize`.execute(db);
+  else await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
 }
 
 /**

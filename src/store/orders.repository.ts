@@ -75,7 +75,7 @@ export interface OrderAggregate {
   items: OrderItemRow[];
 }
 
-/** Orders with their split orders and items, in the order of `ids` (three queries at once, any page size). */
+/** Orders with their split orders and items, in the order of `ids` (three queries at once on SQLite, two on PostgreSQL; any page size). */
 export async function loadOrders(reader: OrderReader, ids: ScopedOrderId[]): Promise<OrderAggregate[]> {
   if (ids.length === 0) return [];
   const db = handleOf(reader);
@@ -87,7 +87,7 @@ export async function loadOrders(reader: OrderReader, ids: ScopedOrderId[]): Pro
   );
 }
 
-/** Order rows already read, with their split orders and items (two queries), in the order given. */
+/** Order rows already read, with their split orders and items (two queries on SQLite, one on PostgreSQL), in the order given. */
 export async function withChildren(reader: OrderReader, orders: ScopedOrderRow[]): Promise<OrderAggregate[]> {
   if (orders.length === 0) return [];
   return assemble(
