@@ -23,9 +23,23 @@ import type { ProcessGroup } from '../plugins/foundation.ts';
 import type { Config } from '../config.ts';
 import type { Role } from './server.ts';
 
+/** One bucket `take` asked of the primary, and its answer. */
+interface Take {
+  id: number;
+  key: string;
+  limits: BucketLimits;
+  cost: number;
+}
+interface Took {
+  id: number;
+  allowed: boolean;
+  tokens: number;
+  error?: string;
+}
+
 type Message =
-  | { stockist: 'take'; id: number; key: string; limits: BucketLimits; cost: number }
-  | { stockist: 'took'; id: number; allowed: boolean; tokens: number; error?: string }
+  | { stockist: 'take'; takes: Take[] }
+  | { stockist: 'took'; answers: Took[] }
   | { stockist: 'tokens-cleared' }
   | { stockist: 'listening'; urls: { merchant: string; admin: string } };
 
@@ -50,13 +64,23 @@ export function joinGroup(): ProcessGroup {
   const pending = new Map<number, { resolve: (r: { allowed: boolean; tokens: number }) => void; reject: (e: Error) => void }>();
   const listeners: (() => void)[] = [];
   let next = 0;
+  // The takes of one turn of the event loop go to the primary as one message (and come back as
+  // one): a message costs a JSON encoding and a write on each side, more than a take itself.
+  let queued: Take[] = [];
+  const sendQueued = () => {
+    const takes = queued;
+    queued = [];
+    send({ stockist: 'take', takes });
+  };
   process.on('message', (m: unknown) => {
     if (!isMessage(m)) return;
     if (m.stockist === 'took') {
-      const waiting = pending.get(m.id);
-      pending.delete(m.id);
-      if (m.error) waiting?.reject(new Error(m.error));
-      else waiting?.resolve({ allowed: m.allowed, tokens: m.tokens });
+      for (const answer of m.answers) {
+        const waiting = pending.get(answer.id);
+        pending.delete(answer.id);
+        if (answer.error) waiting?.reject(new Error(answer.error));
+        else waiting?.resolve({ allowed: answer.allowed, tokens: answer.tokens });
+      }
     } else if (m.stockist === 'tokens-cleared') {
       for (const listener of listeners) listener();
     }
@@ -80,7 +104,7 @@ export function joinGroup(): ProcessGroup {
         const id = next++;
         return new Promise((resolve, reject) => {
           pending.set(id, { resolve, reject });
-          send({ stockist: 'take', id, key, limits, cost });
+          if (queued.push({ id, key, limits, cost }) === 1) setImmediate(sendQueued);
         });
       },
       async close() {},
@@ -125,11 +149,14 @@ export function runPrimary(config: Config, options: PrimaryOptions): void {
     worker.on('message', (m: unknown) => {
       if (!isMessage(m)) return;
       if (m.stockist === 'take') {
-        buckets.take(m.key, m.limits, m.cost).then(
-          (r) => worker.isConnected() && worker.send({ stockist: 'took', id: m.id, allowed: r.allowed, tokens: r.tokens } satisfies Message),
-          (error: Error) =>
-            worker.isConnected() && worker.send({ stockist: 'took', id: m.id, allowed: true, tokens: 0, error: error.message } satisfies Message),
+        // Taken in the order they came, so the one budget is spent in arrival order; answered together.
+        const answers = m.takes.map((t) =>
+          buckets.take(t.key, t.limits, t.cost).then(
+            (r): Took => ({ id: t.id, allowed: r.allowed, tokens: r.tokens }),
+            (error: Error): Took => ({ id: t.id, allowed: true, tokens: 0, error: error.message }),
+          ),
         );
+        void Promise.all(answers).then((list) => worker.isConnected() && worker.send({ stockist: 'took', answers: list } satisfies Message));
       } else if (m.stockist === 'tokens-cleared') {
         for (const other of started.keys()) if (other !== worker && other.isConnected()) other.send({ stockist: 'tokens-cleared' } satisfies Message);
       } else if (m.stockist === 'listening') {
