@@ -174,7 +174,7 @@ export async function pageOrders(reader: OrderReader, f: OrderFilter): Promise<O
   let ids = f.ids;
   // PostgreSQL resolves split ids inside the order lookup (a round trip less); on SQLite, where a
   // statement costs no round trip, the union costs more than a second statement, so they are
-  // resolved first (docs/performance.md, "Orders by ids").
+  // resolved first (docs/performance.md, "Performance III, third round", item 3).
   const splitIdsInside = ids !== null && isPostgres(handleOf(reader));
   if (ids !== null && !splitIdsInside) {
     const viaSplits = ids.length ? await splitParents.all(reader, ids) : [];
