@@ -20,6 +20,9 @@ const utcTitle = (datetime: string) => `${datetime.slice(0, 10)} ${datetime.slic
 
 /** Every <time> of the page reads in Tokyo's zone, with the UTC time on hover; returns how many there are. */
 async function timesAreLocal(page: Page, where: string): Promise<number> {
+  // The page's script rewrites the server's UTC text once the document has loaded; a page reached by
+  // a form's redirect may be read before that (a loaded machine): wait for it (never converted: times out).
+  await page.waitForFunction(() => [...document.querySelectorAll('time[datetime$="Z"]')].every((e) => !e.textContent?.endsWith(' UTC')));
   const times = (await page.$$eval('time[datetime]', (all) =>
     all.map((e) => ({ datetime: e.getAttribute('datetime')!, text: e.textContent, title: e.getAttribute('title') })),
   )) as {
