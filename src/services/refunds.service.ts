@@ -12,14 +12,14 @@ import {
   type RefundEntry,
 } from '../domain/refunds.ts';
 import type { RefundBody, RefundPageQuery } from '../schemas/refunds.ts';
-import type { Db, Handle, Trx } from '../store/db.ts';
+import type { Db, Handle, OneStatement, Trx } from '../store/db.ts';
 import { insertAudit } from '../store/audit.repository.ts';
 import type { Actor } from '../domain/audit.ts';
 import { resolveOrderId, type OrderReader } from '../store/orders.repository.ts';
-import { allMerchants, within, type MerchantScope, type ScopedRefundId, type ScopedSplitId } from '../store/tenancy.ts';
+import { allMerchants, outsideTransaction, within, type MerchantScope, type ScopedRefundId, type ScopedSplitId } from '../store/tenancy.ts';
 import * as refunds from '../store/refunds.repository.ts';
 import { addQty } from '../store/stocks.repository.ts';
-import { RetryAttempt, runIdempotent, type KeyStore } from './idempotency.service.ts';
+import { RetryAttempt, runCheckedStatement, runIdempotent, type KeyStore } from './idempotency.service.ts';
 import { orderStatusChange, refreshOrder } from './order-state.service.ts';
 import { emitRefundDecided } from './webhook-events.service.ts';
 import { presentRefund } from '../present/refund.presenter.ts';
@@ -77,70 +77,83 @@ export async function requestRefund(
   const entries = entriesOf(body);
   const remark = body.remark ? body.remark : null;
   const normalized = { order: String(requestedId), reason, remark, entries };
-  return runIdempotent(
-    deps.store,
-    { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'refunds.create', normalized }, requestId },
-    async (trx) => {
-      const now = Date.now();
-      const scope = within(merchant, trx);
-      // Split orders (resolving the id and locking them), items, then the writes (one statement on
-      // PostgreSQL, four on SQLite): the order's statuses are computed from the rows read here
-      // instead of reading the order, its items and splits again.
-      const splits = await refunds.lockSplitOrdersOf(scope, deps.store.dialect, requestedId);
-      if (splits.length === 0) throw notFound('order');
-      const orderId = splits[0].orderId;
-      const splitOf = new Map(splits.map((s) => [s.id, s]));
-      const items = (await refunds.refundableItems(trx, orderId)).map((i) => {
-        const split = splitOf.get(i.splitOrderId)!;
-        return {
-          ...i,
-          countryCode: split.countryCode,
-          warehouseId: split.warehouseId,
-          splitFreightCents: split.freightCents,
-          splitShipped: isShippedSplit(split.status),
-        };
-      });
-      const lines = planRefund(items, entries);
-      const byId = new Map(items.map((i) => [i.id, i]));
-      const reserved = new Map(lines.map((l) => [l.itemId, l.quantity]));
-      const refundId = await refunds.writeRefundRequest(
-        scope,
-        deps.store.dialect,
-        {
-          lines,
-          refund: {
-            order_id: orderId,
-            status: 'pending_review',
-            reason,
-            remark,
-            failure_reason: null,
-            amount_cents: refundAmountCents(items, lines, true),
-            whole_order: entries === null ? 1 : 0,
-            decided_by: null,
-            claimed_by: null,
-            claimed_until: null,
-            decided_at: null,
-            created_at: now,
-            updated_at: now,
-          },
-          items: lines.map((l) => {
-            const item = byId.get(l.itemId)!;
-            return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
-          }),
-          orderId,
-          // The order's statuses with this reservation applied, from the rows read above.
-          order: orderStatusChange(
-            items.map((i) => ({ quantity: i.quantity, refunded: i.refunded, pending: i.pending + (reserved.get(i.id) ?? 0) })),
-            splits.map((s) => s.status),
-          ),
+  const { dialect } = deps.store;
+  // Read, plan, write. The write checks what was read (PostgreSQL) or shares the read's write lock
+  // (SQLite): see refunds.writeRefundRequest. `locked`: a PostgreSQL transaction that locks the
+  // split orders before it reads, so what it read cannot change before it writes.
+  const attempt = async (scope: MerchantScope<Trx> | MerchantScope<OneStatement>, locked: MerchantScope<Trx> | null) => {
+    const now = Date.now();
+    if (locked !== null) await refunds.lockSplitOrdersOf(locked, requestedId);
+    const order = await refunds.refundableOrderOf(scope, requestedId);
+    if (order === null) throw notFound('order');
+    const splitOf = new Map(order.splits.map((s) => [s.id, s]));
+    const items = order.items.map((i) => {
+      const split = splitOf.get(i.splitOrderId)!;
+      return {
+        ...i,
+        countryCode: split.countryCode,
+        warehouseId: split.warehouseId,
+        splitFreightCents: split.freightCents,
+        splitShipped: isShippedSplit(split.status),
+      };
+    });
+    const lines = planRefund(items, entries);
+    const byId = new Map(items.map((i) => [i.id, i]));
+    const reserved = new Map(lines.map((l) => [l.itemId, l.quantity]));
+    const refundId = await refunds.writeRefundRequest(
+      scope,
+      dialect,
+      {
+        lines,
+        refund: {
+          order_id: order.orderId,
+          status: 'pending_review',
+          reason,
+          remark,
+          failure_reason: null,
+          amount_cents: refundAmountCents(items, lines, true),
+          whole_order: entries === null ? 1 : 0,
+          decided_by: null,
+          claimed_by: null,
+          claimed_until: null,
+          decided_at: null,
+          created_at: now,
+          updated_at: now,
         },
-        now,
-      );
-      // Reserved with a conditional update: of two requests racing for the last unit, one wins.
-      if (refundId === null) throw new AppError('conflict', 40902, 'refund quantity exceeds what is still refundable');
-      return refundId;
+        items: lines.map((l) => {
+          const item = byId.get(l.itemId)!;
+          return { order_item_id: l.itemId, split_order_id: item.splitOrderId, sku: item.sku, country_code: item.countryCode, quantity: l.quantity };
+        }),
+        asRead: order,
+        // The order's statuses with this reservation applied, from the rows read above.
+        order: orderStatusChange(
+          items.map((i) => ({ quantity: i.quantity, refunded: i.refunded, pending: i.pending + (reserved.get(i.id) ?? 0) })),
+          order.splits.map((s) => s.status),
+        ),
+      },
+      now,
+    );
+    // The rows changed after the read (PostgreSQL; nothing was written): a fresh read and plan.
+    if (refundId === 'changed') throw new RetryAttempt('the order changed after it was read');
+    // Reserved with a conditional update: of two requests racing for the last unit, one wins.
+    if (refundId === null) throw new AppError('conflict', 40902, 'refund quantity exceeds what is still refundable');
+    return refundId;
+  };
+  const request = { merchantId: merchant.merchantId, key: idempotencyKey, request: { route: 'refunds.create', normalized }, requestId };
+  const present = (refundId: ScopedRefundId) => ({ data: String(refundId) });
+  if (dialect === 'sqlite') return runIdempotent(deps.store, request, (trx) => attempt(within(merchant, trx), null), present);
+  // PostgreSQL's write is one statement that checks before it writes: without a key, first without
+  // a transaction (two round trips); a request that lost a race, or has a key, locks and then reads.
+  return runCheckedStatement(
+    deps.store,
+    request,
+    // Both statements on one connection: one pool checkout.
+    () => deps.store.db.connection().execute((db) => attempt(outsideTransaction(merchant, db), null)),
+    (trx) => {
+      const scope = within(merchant, trx);
+      return attempt(scope, scope);
     },
-    (refundId) => ({ data: String(refundId) }),
+    present,
   );
 }
 

@@ -27,6 +27,15 @@ export type Db = Kysely<Database>;
 export type Handle = Kysely<Database> | Transaction<Database>;
 /** For work that must be atomic: a bare handle does not satisfy it, so the caller has to open the transaction. */
 export type Trx = Transaction<Database>;
+declare const ONE_STATEMENT: unique symbol;
+/**
+ * The database outside any transaction, for a write that is one statement and atomic on its own:
+ * the statement itself checks what the write depends on (PostgreSQL's refund request,
+ * refunds.repository `writeRefundRequest`), so no BEGIN and COMMIT are needed around it. Only
+ * scope-mint's `outsideTransaction` makes one — the caller says so out loud — and the store rule
+ * that writes take a transaction (test/unit/writes-take-trx.test.ts) accepts it as it accepts `Trx`.
+ */
+export type OneStatement = Db & { readonly [ONE_STATEMENT]: true };
 
 export interface Store {
   db: Db;

@@ -1,5 +1,5 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
-import { countUpTo, type Dialect, type Handle, type Trx } from './db.ts';
+import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
+import { countUpTo, type Dialect, type Handle, type OneStatement, type Trx } from './db.ts';
 import type { RefundState, SplitOrderStatus } from '../domain/vocabulary.ts';
 import type { RefundItemsTable, RefundsTable } from './schema.ts';
 import {
@@ -11,7 +11,7 @@ import {
   type ScopedSplitId,
   type TenantScope,
 } from './tenancy.ts';
-import { ownedBy, resolvedRefundId, resolvedSplitId, type Owned } from './scope-mint.ts';
+import { merchantIdOf, ownedBy, resolvedRefundId, resolvedSplitId, type Owned } from './scope-mint.ts';
 import { prepared, preparedForMerchant } from './prepared.ts';
 import { orderStatusUpdate, statusUpdateOf, type OrderStatusChange, type StatusUpdate } from './orders.repository.ts';
 import type { RefundLine } from '../domain/refunds.ts';
@@ -43,10 +43,34 @@ export async function lockSplitOrders(db: Trx, orderId: ScopedOrderId): Promise<
   return new Map(rows.map((r) => [resolvedSplitId(r.id), r.status]));
 }
 
-/** A split order as a refund request locked it. */
-export interface LockedSplit {
+/**
+ * Locks the split orders of the order the merchant's `{id}` names (`SELECT … FOR UPDATE`: the row
+ * locks every writer of an order's split orders and items takes first), for a PostgreSQL refund
+ * request that lost a race: read after this, in the same transaction, its rows stay as read, so
+ * its checked write cannot find them changed. Returns how many it locked.
+ */
+export async function lockSplitOrdersOf(scope: MerchantScope<Trx>, requestedId: number): Promise<number> {
+  return (await splitOrdersLocked.all(scope, requestedId)).length;
+}
+
+const splitOrdersLocked = preparedForMerchant((scope, requestedId: number) =>
+  scope
+    .selectFrom('split_orders')
+    .select('split_orders.id')
+    .where((eb) => eb('split_orders.order_id', '=', eb.fn.coalesce(orderNamedBy(scope, requestedId), splitOrderNamedBy(scope, requestedId))))
+    .orderBy('split_orders.id')
+    .forUpdate(),
+);
+
+/** `{id}` as the merchant's order id, and as the id of one of its split orders: a refund request takes the first that names one. */
+const orderNamedBy = (scope: MerchantScope, requestedId: number) => scope.selectFrom('orders').select('orders.id').where('orders.id', '=', requestedId);
+const splitOrderNamedBy = (scope: MerchantScope, requestedId: number) =>
+  scope.selectFrom('split_orders').select('split_orders.order_id').where('split_orders.id', '=', requestedId);
+
+/** A split order as a refund request read it. */
+export interface RefundableSplit {
   id: number;
-  /** Resolved in the merchant's scope: the order's items are read by it. */
+  /** Resolved in the merchant's scope: the refund's rows name it. */
   orderId: ScopedOrderId;
   status: SplitOrderStatus;
   countryCode: string;
@@ -54,54 +78,89 @@ export interface LockedSplit {
   freightCents: number;
 }
 
-/**
- * A refund request's first statement: resolves the merchant's `{id}` — its order id, else the id
- * of one of its split orders, as `resolveOrderId` — and returns that order's split orders,
- * locked: `SELECT … FOR UPDATE` on PostgreSQL (the same row locks as `lockSplitOrders`, without
- * writing a new version of each row); a plain read on SQLite, whose IMMEDIATE transaction already
- * holds the only write lock (a no-op UPDATE there would only add pages to the commit). Empty when
- * the merchant has no such order (an order always has a split order).
- */
-export async function lockSplitOrdersOf(scope: MerchantScope<Trx>, dialect: Dialect, requestedId: number): Promise<LockedSplit[]> {
-  return (await splitOrdersOfRequest.all(scope, requestedId, dialect === 'postgres')) as LockedSplit[];
+/** An order item with its refund counts, as a refund request read it. */
+export interface RefundableItem {
+  id: number;
+  sku: string;
+  splitOrderId: number;
+  productId: number;
+  quantity: number;
+  refunded: number;
+  pending: number;
+  unitCents: number;
 }
 
-const splitOrdersOfRequest = preparedForMerchant((scope, requestedId: number, lock: boolean) => {
-  const byOrderId = scope.selectFrom('orders').select('orders.id').where('orders.id', '=', requestedId);
-  const bySplitId = scope.selectFrom('split_orders').select('split_orders.order_id').where('split_orders.id', '=', requestedId);
-  const q = scope
+/** What a refund request plans from: the order's split orders (by id) and its items (by id). */
+export interface RefundableOrder {
+  orderId: ScopedOrderId;
+  splits: RefundableSplit[];
+  items: RefundableItem[];
+}
+
+/**
+ * A refund request's read, one statement: resolves the merchant's `{id}` — its order id, else the
+ * id of one of its split orders, as `resolveOrderId` — and returns that order's split orders and
+ * items. No lock: on PostgreSQL the write checks these rows under its locks (`writeRefundRequest`);
+ * on SQLite it runs in the IMMEDIATE transaction that writes, which holds the only write lock.
+ * Null when the merchant has no such order (an order always has a split order).
+ */
+export async function refundableOrderOf(scope: MerchantScope, requestedId: number): Promise<RefundableOrder | null> {
+  const rows = await refundableOrderRows.all(scope, requestedId);
+  if (rows.length === 0) return null;
+  const splits = new Map<number, RefundableSplit>();
+  const items: RefundableItem[] = [];
+  for (const r of rows) {
+    if (!splits.has(r.splitId)) {
+      splits.set(r.splitId, {
+        id: r.splitId,
+        orderId: r.orderId as ScopedOrderId,
+        status: r.status,
+        countryCode: r.countryCode,
+        warehouseId: r.warehouseId,
+        freightCents: r.freightCents,
+      });
+    }
+    if (r.id !== null) {
+      items.push({
+        id: r.id,
+        sku: r.sku!,
+        splitOrderId: r.splitId,
+        productId: r.productId!,
+        quantity: r.quantity!,
+        refunded: r.refunded!,
+        pending: r.pending!,
+        unitCents: r.unitCents!,
+      });
+    }
+  }
+  // Sorted here, not by an ORDER BY that could lead SQLite's planner to walk every item by id.
+  return {
+    orderId: rows[0].orderId as ScopedOrderId,
+    splits: [...splits.values()].sort((a, b) => a.id - b.id),
+    items: items.sort((a, b) => a.id - b.id),
+  };
+}
+
+const refundableOrderRows = preparedForMerchant((scope, requestedId: number) =>
+  scope
     .selectFrom('split_orders')
+    .leftJoin('order_items', 'order_items.split_order_id', 'split_orders.id')
     .select([
-      'split_orders.id as id',
+      'split_orders.id as splitId',
       'split_orders.order_id as orderId',
       'split_orders.status as status',
       'split_orders.country_code as countryCode',
       'split_orders.warehouse_id as warehouseId',
       'split_orders.freight_cents as freightCents',
+      'order_items.id as id',
+      'order_items.sku as sku',
+      'order_items.product_id as productId',
+      'order_items.quantity as quantity',
+      'order_items.refunded_quantity as refunded',
+      'order_items.pending_refund_quantity as pending',
+      'order_items.unit_cents as unitCents',
     ])
-    .where((eb) => eb('split_orders.order_id', '=', eb.fn.coalesce(byOrderId, bySplitId)))
-    .orderBy('split_orders.id');
-  return lock ? q.forUpdate() : q;
-});
-
-/** An order's items with their refund counts, by id (the split order's facts come from `lockSplitOrdersOf`). */
-export const refundableItems = (db: Trx, orderId: ScopedOrderId) => refundableItemRows.all(db, orderId);
-
-const refundableItemRows = prepared((db, orderId: number) =>
-  db
-    .selectFrom('order_items')
-    .select([
-      'id',
-      'sku',
-      'split_order_id as splitOrderId',
-      'product_id as productId',
-      'quantity',
-      'refunded_quantity as refunded',
-      'pending_refund_quantity as pending',
-      'unit_cents as unitCents',
-    ])
-    .where('order_id', '=', orderId)
-    .orderBy('id'),
+    .where((eb) => eb('split_orders.order_id', '=', eb.fn.coalesce(orderNamedBy(scope, requestedId), splitOrderNamedBy(scope, requestedId)))),
 );
 
 export async function orderItemsWithSplits(db: Handle, orderId: ScopedOrderId) {
@@ -133,11 +192,7 @@ export async function orderItemsWithSplits(db: Handle, orderId: ScopedOrderId) {
  * changed is checked again against its new values). Item ids must be distinct (the caller checks). Not executed.
  */
 function reservePending(db: Handle, lines: Pick<RefundLine, 'itemId' | 'quantity'>[], now: number) {
-  // `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there).
-  const quantity = sql<number>`case ${sql.join(
-    lines.map((l) => sql`when id = ${l.itemId} then cast(${l.quantity} as bigint)`),
-    sql` `,
-  )} end`;
+  const quantity = lineQuantity(lines);
   return db
     .updateTable('order_items')
     .set({ pending_refund_quantity: sql`pending_refund_quantity + ${quantity}`, updated_at: now })
@@ -149,34 +204,84 @@ function reservePending(db: Handle, lines: Pick<RefundLine, 'itemId' | 'quantity
     .where(sql<boolean>`quantity - refunded_quantity - pending_refund_quantity >= ${quantity}`);
 }
 
+/** Each line's quantity by its item's `id`, as one CASE; `cast` types the parameters for PostgreSQL (a CASE of bare parameters would be text there). */
+const lineQuantity = (lines: Pick<RefundLine, 'itemId' | 'quantity'>[]) =>
+  sql<number>`case ${sql.join(
+    lines.map((l) => sql`when id = ${l.itemId} then cast(${l.quantity} as bigint)`),
+    sql` `,
+  )} end`;
+
+/** The columns a refund request sets (the others keep their defaults). */
+const REQUESTED_REFUND_COLUMNS = [
+  'order_id',
+  'status',
+  'reason',
+  'remark',
+  'failure_reason',
+  'amount_cents',
+  'whole_order',
+  'decided_by',
+  'claimed_by',
+  'claimed_until',
+  'decided_at',
+  'created_at',
+  'updated_at',
+] as const;
+
 export interface RefundRequestWrites {
   /** The quantities to reserve, by item (distinct items, at least one). */
   lines: RefundLine[];
-  refund: Omit<Insertable<RefundsTable>, 'merchant_id'>;
+  refund: Pick<RefundsTable, (typeof REQUESTED_REFUND_COLUMNS)[number]>;
   items: Omit<Insertable<RefundItemsTable>, 'refund_id'>[];
-  orderId: number;
+  /** The rows the request was planned from (`refundableOrderOf`): on PostgreSQL the write checks them. */
+  asRead: RefundableOrder;
   order: OrderStatusChange;
 }
 
 /**
  * Everything a refund request writes once it is planned: the reservation of every line (see
- * `reservePending`), the refund and its items, the order's statuses. Returns the refund id, or
- * null when a line was no longer refundable — then the caller rolls the transaction back, since
- * the other writes are made either way. PostgreSQL: one statement (data-modifying CTEs; the
- * items come as one JSON parameter), so one round trip where there were four. SQLite: four
- * statements (it has no data-modifying CTEs, and a statement costs no round trip there).
+ * `reservePending`), the refund and its items, the order's statuses. Returns the refund id; or
+ * null when a line was no longer refundable (SQLite) — then the caller rolls the transaction back,
+ * since the other writes are made either way; or `'changed'` when the rows it was planned from
+ * changed since they were read (PostgreSQL) — then nothing was written, and a fresh read and plan
+ * can succeed.
+ *
+ * PostgreSQL: one statement that checks before it writes (`checkedRefundRequest`), so it is
+ * atomic on its own and needs no transaction around the read: a request without an Idempotency-Key
+ * runs as two round trips, where a transaction that locks and then reads took five. SQLite: four
+ * statements in the IMMEDIATE transaction that read the rows (it has no data-modifying CTEs, and a
+ * statement costs no round trip there; that transaction's write lock keeps the rows as read).
  */
-export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dialect, w: RefundRequestWrites, now: number): Promise<ScopedRefundId | null> {
-  const db = handleOf(scope);
+export async function writeRefundRequest(
+  scope: MerchantScope<Trx> | MerchantScope<OneStatement>,
+  dialect: Dialect,
+  w: RefundRequestWrites,
+  now: number,
+): Promise<ScopedRefundId | null | 'changed'> {
+  const db: Handle = handleOf<Trx | OneStatement>(scope);
   if (w.lines.length === 0) throw new Error('writeRefundRequest: nothing to reserve');
   if (new Set(w.lines.map((l) => l.itemId)).size !== w.lines.length) throw new Error('writeRefundRequest: an item appears twice');
   const lines = w.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity }));
   const status = statusUpdateOf(w.order);
+  const orderId = w.asRead.orderId;
   if (dialect === 'postgres') {
-    const row = await refundRequestStatement.first(scope, lines, w.refund, JSON.stringify(w.items), w.orderId, status, now);
-    if (!row) throw new Error('writeRefundRequest: no refund id returned');
-    return Number(row.reserved) === w.lines.length ? resolvedRefundId(row.id) : null;
+    const row = await checkedRefundRequest.first(scope, {
+      orderId,
+      splitsAsRead: splitsSignature(w.asRead.splits),
+      itemsAsRead: itemsSignature(w.asRead.items),
+      lines,
+      refund: JSON.stringify(w.refund),
+      items: JSON.stringify(w.items),
+      status,
+      now,
+    });
+    if (!row) throw new Error('writeRefundRequest: the statement returned no row');
+    if (!row.ok) return 'changed';
+    if (row.id === null) throw new Error('writeRefundRequest: checked, but no refund id returned');
+    return resolvedRefundId(row.id);
   }
+  // The reads and these writes must share the write lock.
+  if (!db.isTransaction) throw new Error('writeRefundRequest: on SQLite, runs in the transaction that read the rows');
   const reserved = await reservation.run(db, lines, now);
   if (reserved !== w.lines.length) return null;
   const inserted = await refundInsert.first(scope, w.refund);
@@ -185,33 +290,79 @@ export async function writeRefundRequest(scope: MerchantScope<Trx>, dialect: Dia
     db,
     w.items.map((i) => ({ ...i, refund_id: inserted.id })),
   );
-  await orderStatus.run(db, w.orderId, status, now);
+  await orderStatus.run(db, orderId, status, now);
   return resolvedRefundId(inserted.id);
+}
+
+/** The split orders' ids and statuses, as `checkedRefundRequest` builds the same text from the locked rows. */
+const splitsSignature = (splits: RefundableSplit[]) => splits.map((s) => `${s.id}:${s.status}`).join(',');
+/** The items' ids and refund counts (ordered by id), likewise. */
+const itemsSignature = (items: RefundableItem[]) => items.map((i) => `${i.id}:${i.refunded}:${i.pending}`).join(',');
+
+interface CheckedRequestArgs {
+  orderId: number;
+  splitsAsRead: string;
+  itemsAsRead: string;
+  lines: Pick<RefundLine, 'itemId' | 'quantity'>[];
+  /** The refund row, as JSON (its columns typed by the table's row type). */
+  refund: string;
+  /** The refund's items, as JSON. */
+  items: string;
+  status: StatusUpdate;
+  now: number;
 }
 
 // The refund request's statements, prepared (src/store/prepared.ts).
 const reservation = prepared(reservePending);
 const orderStatus = prepared(orderStatusUpdate);
-const refundRequestStatement = preparedForMerchant(
-  (scope, lines: RefundLine[], refund: Omit<Insertable<RefundsTable>, 'merchant_id'>, items: string, orderId: number, status: StatusUpdate, now: number) => {
-    const db = handleOf(scope);
-    return db
-      .with('reserved', () => reservePending(db, lines, now).returning('id'))
-      .with('refund', () => scope.insertInto('refunds', refund).returning('id'))
-      .with('refund_items_added', () =>
-        db
-          .insertInto('refund_items')
-          .columns(['refund_id', 'order_item_id', 'split_order_id', 'sku', 'country_code', 'quantity'])
-          .expression(
-            sql`select refund.id, x.order_item_id, x.split_order_id, x.sku, x.country_code, x.quantity from refund, json_to_recordset(cast(${items} as json))
-              as x(order_item_id bigint, split_order_id bigint, sku text, country_code text, quantity bigint)`,
-          ),
-      )
-      .with('order_updated', () => orderStatusUpdate(db, orderId, status, now))
-      .selectFrom('refund')
-      .select((eb) => ['refund.id as id', eb.selectFrom('reserved').select(eb.fn.countAll<number>().as('n')).as('reserved')]);
-  },
-);
+
+/**
+ * PostgreSQL: a refund request's writes as one statement that first checks the rows they were
+ * planned from. It locks the order's split orders, then its items — split orders first, the order
+ * every writer of them takes (refund decisions, shipping, cancelling), and all of them before any
+ * item: the items' lock waits behind a gate on the split orders' count — and `FOR UPDATE` returns
+ * each row's latest committed version. `checked` compares those with what the request read: every
+ * split order's status, every item's refunded and pending counts, and each line still refundable.
+ * Every write is conditional on it, so when anything changed the statement writes nothing and says
+ * so (`ok` false). The data-modifying CTEs run whether or not the final SELECT reads them.
+ */
+const checkedRefundRequest = preparedForMerchant((scope, a: CheckedRequestArgs) => {
+  const db = handleOf(scope);
+  const ok = sql<SqlBool>`(select ok from checked)`;
+  const lineIds = sql.join(a.lines.map((l) => sql`${l.itemId}`));
+  return sql<{ ok: boolean; id: number | null }>`
+    with locked_splits as materialized (
+      select id, status from split_orders where order_id = ${a.orderId} order by id for update
+    ),
+    locked_items as materialized (
+      select id, quantity, refunded_quantity, pending_refund_quantity from order_items
+      where order_id = ${a.orderId} and (select count(*) from locked_splits) > 0
+      order by id for update
+    ),
+    checked as materialized (
+      select coalesce(
+        (select string_agg(id || ':' || status, ',' order by id) from locked_splits) = ${a.splitsAsRead}
+        and (select string_agg(id || ':' || refunded_quantity || ':' || pending_refund_quantity, ',' order by id) from locked_items) = ${a.itemsAsRead}
+        and (select count(*) from locked_items where id in (${lineIds})
+          and quantity - refunded_quantity - pending_refund_quantity >= ${lineQuantity(a.lines)}) = ${a.lines.length},
+        false) as ok
+    ),
+    reserved as (${reservePending(db, a.lines, a.now).where(ok)}),
+    refund as (
+      insert into refunds (merchant_id, ${sql.join(REQUESTED_REFUND_COLUMNS.map((c) => sql.ref(c)))})
+      select cast(${merchantIdOf(scope)} as bigint), ${sql.join(REQUESTED_REFUND_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
+      from json_populate_record(null::refunds, cast(${a.refund} as json)) r
+      where ${ok}
+      returning id
+    ),
+    refund_items_added as (
+      insert into refund_items (refund_id, order_item_id, split_order_id, sku, country_code, quantity)
+      select refund.id, x.order_item_id, x.split_order_id, x.sku, x.country_code, x.quantity from refund, json_to_recordset(cast(${a.items} as json))
+        as x(order_item_id bigint, split_order_id bigint, sku text, country_code text, quantity bigint)
+    ),
+    order_updated as (${orderStatusUpdate(db, a.orderId, a.status, a.now).where(ok)})
+    select (select ok from checked) as ok, (select id from refund) as id`;
+});
 const refundInsert = preparedForMerchant((scope, row: Omit<Insertable<RefundsTable>, 'merchant_id'>) => scope.insertInto('refunds', row).returning('id'));
 const refundItemInsert = prepared((db, rows: Insertable<RefundItemsTable>[]) => db.insertInto('refund_items').values(rows));
 

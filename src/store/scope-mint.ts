@@ -9,7 +9,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
-import type { Db, Handle, Trx } from './db.ts';
+import type { Db, Handle, OneStatement, Trx } from './db.ts';
 import type { Database } from './schema.ts';
 import { HANDLE, handleOf } from './scope-handle.ts';
 
@@ -203,6 +203,9 @@ export function transactionIn<T>(scope: MerchantScope<Db>, work: (scope: Merchan
 
 /** The same merchant's scope over a transaction the caller already opened. */
 export const within = (scope: MerchantScope, trx: Trx): MerchantScope<Trx> => scopeOf(trx, merchantIdOf(scope));
+
+/** The same merchant's scope over the database outside any transaction, for a write that is one statement (`OneStatement`). */
+export const outsideTransaction = (scope: MerchantScope, db: Db): MerchantScope<OneStatement> => scopeOf(db as OneStatement, merchantIdOf(scope));
 
 /**
  * A row found by a store lookup, with its merchant's scope over the handle the lookup used: how a

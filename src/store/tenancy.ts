@@ -8,6 +8,7 @@
 export {
   allMerchants,
   isMerchantScope,
+  outsideTransaction,
   transactionIn,
   within,
   type AllMerchants,

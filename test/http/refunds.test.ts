@@ -2,8 +2,8 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { RefundWorker } from '../../src/jobs/refund.worker.ts';
 import { decideRefund } from '../../src/services/refunds.service.ts';
-import { resolveRefund, writeRefundRequest } from '../../src/store/refunds.repository.ts';
-import { allMerchants } from '../../src/store/tenancy.ts';
+import { refundableOrderOf, resolveRefund, writeRefundRequest } from '../../src/store/refunds.repository.ts';
+import { allMerchants, outsideTransaction } from '../../src/store/tenancy.ts';
 import { forMerchant } from '../../src/store/scope-mint.ts';
 import { ledgerMismatches } from '../../src/store/stocks.repository.ts';
 import { ORDER_CATALOGUE, placeOrder } from '../fixtures.ts';
@@ -363,6 +363,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await worker(t).runOnce();
     });
 
+    it('takes every one of 20 concurrent one-unit refunds of one order when there is enough (none lost to the race)', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'C', quantity: 12 },
+        { sku: 'B', quantity: 12 },
+      ]);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, n) => refund(o.id, { skuCode: n % 2 ? 'C' : 'B', quantity: 1 })));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        Array(20).fill(200),
+        JSON.stringify(results.find((r) => r.status !== 200)?.body),
+      );
+      assert.equal(new Set(results.map((r) => r.body.data)).size, 20, 'twenty refunds');
+      const pending = await t.store.db
+        .selectFrom('order_items')
+        .select(['sku', 'pending_refund_quantity as pending'])
+        .where('order_id', '=', Number(o.id))
+        .orderBy('sku')
+        .execute();
+      assert.deepEqual(
+        pending.map((r) => [r.sku, Number(r.pending)]),
+        [
+          ['B', 10],
+          ['C', 10],
+        ],
+      );
+      for (let n = 0; n < 3; n++) await worker(t).runOnce();
+    });
+
     it('reserves several lines together: concurrent two-line refunds never take more than was bought', async () => {
       const o = await placeOrder(t, token, [
         { sku: 'A', quantity: 2 },
@@ -412,6 +440,31 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await worker(t).runOnce();
     });
 
+    /** The refund row a request writes, for the store-level cases below. */
+    const requestedRefund = (orderId: number, now: number) => ({
+      order_id: orderId,
+      status: 'pending_review' as const,
+      reason: 'Other' as const,
+      remark: null,
+      failure_reason: null,
+      amount_cents: 0,
+      whole_order: 0,
+      decided_by: null,
+      claimed_by: null,
+      claimed_until: null,
+      decided_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const refundItemRows = (items: any[]) =>
+      items.map((i) => ({
+        order_item_id: Number(i.itemId),
+        split_order_id: Number(i.splitOrderId),
+        sku: i.skuCode,
+        country_code: i.countryCode,
+        quantity: 1,
+      }));
+
     it('writes nothing a caller may keep when one line is no longer refundable (the reservation’s own check)', async () => {
       const o = await placeOrder(t, token, [
         { sku: 'A', quantity: 1 },
@@ -420,47 +473,29 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const [a, b] = ['A', 'B'].map((sku) => o.orderItems.find((i: any) => i.skuCode === sku));
       const orderId = Number(o.id);
       const rolledBack = new Error('rolled back');
-      // What a request that planned from rows another one changed since would write: B's line is short.
+      // What a request that planned wrongly would write: B's line is short.
       await assert.rejects(
         t.store.db.transaction().execute(async (trx) => {
           const { merchant_id } = await trx.selectFrom('orders').select('merchant_id').where('id', '=', orderId).executeTakeFirstOrThrow();
+          const scope = forMerchant(trx, merchant_id);
           const now = Date.now();
           const refundId = await writeRefundRequest(
-            forMerchant(trx, merchant_id),
+            scope,
             t.store.dialect,
             {
               lines: [
                 { itemId: Number(a.itemId), quantity: 1 },
                 { itemId: Number(b.itemId), quantity: 2 },
               ],
-              refund: {
-                order_id: orderId,
-                status: 'pending_review',
-                reason: 'Other',
-                remark: null,
-                failure_reason: null,
-                amount_cents: 0,
-                whole_order: 0,
-                decided_by: null,
-                claimed_by: null,
-                claimed_until: null,
-                decided_at: null,
-                created_at: now,
-                updated_at: now,
-              },
-              items: [a, b].map((i) => ({
-                order_item_id: Number(i.itemId),
-                split_order_id: Number(i.splitOrderId),
-                sku: i.skuCode,
-                country_code: i.countryCode,
-                quantity: 1,
-              })),
-              orderId,
+              refund: requestedRefund(orderId, now),
+              items: refundItemRows([a, b]),
+              asRead: (await refundableOrderOf(scope, orderId))!,
               order: { status: 'processing', refundStatus: 'refunding', fulfillment: null },
             },
             now,
           );
-          assert.equal(refundId, null, 'a line short refuses the request');
+          // PostgreSQL checks the lines before it writes anything; SQLite's caller rolls back.
+          assert.equal(refundId, t.store.dialect === 'postgres' ? 'changed' : null, 'a line short refuses the request');
           throw rolledBack;
         }),
         rolledBack,
@@ -469,6 +504,61 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(order.refundStatus, null);
       assert.deepEqual((await refundsOf(o.id)).list, []);
       assert.equal((await refund(o.id, {})).status, 200, 'all of it is still refundable');
+      await worker(t).runOnce();
+    });
+
+    it('writes nothing when the order changed after the request read it (PostgreSQL: the write checks the rows it was planned from)', async () => {
+      const o = await placeOrder(t, token, [
+        { sku: 'A', quantity: 1 },
+        { sku: 'B', quantity: 1 },
+      ]);
+      const b = o.orderItems.find((i: any) => i.skuCode === 'B');
+      const orderId = Number(o.id);
+      const { merchant_id } = await t.store.db.selectFrom('orders').select('merchant_id').where('id', '=', orderId).executeTakeFirstOrThrow();
+      const scope = outsideTransaction(forMerchant(t.store.db, merchant_id), t.store.db);
+      const asRead = (await refundableOrderOf(scope, orderId))!;
+      assert.deepEqual(
+        asRead.items.map((i) => [i.sku, i.refunded, i.pending]),
+        [
+          ['A', 0, 0],
+          ['B', 0, 0],
+        ],
+      );
+      // Another request reserves A after the read: B's line is still refundable, but what the
+      // order's statuses were planned from is not what is there.
+      assert.equal((await refund(o.id, { skuCode: 'A', quantity: 1 })).status, 200);
+      const now = Date.now();
+      const write = writeRefundRequest(
+        scope,
+        t.store.dialect,
+        {
+          lines: [{ itemId: Number(b.itemId), quantity: 1 }],
+          refund: requestedRefund(orderId, now),
+          items: refundItemRows([b]),
+          asRead,
+          order: { status: 'processing', refundStatus: 'refunding', fulfillment: null },
+        },
+        now,
+      );
+      if (t.store.dialect === 'postgres') assert.equal(await write, 'changed');
+      // SQLite keeps the rows as read only inside the write transaction that read them.
+      else await assert.rejects(write, /runs in the transaction that read the rows/);
+      assert.equal((await refundsOf(o.id)).list.length, 1, 'only the other request’s refund');
+      const pending = await t.store.db
+        .selectFrom('order_items')
+        .select(['sku', 'pending_refund_quantity as pending'])
+        .where('order_id', '=', orderId)
+        .orderBy('sku')
+        .execute();
+      assert.deepEqual(
+        pending.map((r) => [r.sku, Number(r.pending)]),
+        [
+          ['A', 1],
+          ['B', 0],
+        ],
+      );
+      // The request itself reads again and succeeds.
+      assert.equal((await refund(o.id, { skuCode: 'B', quantity: 1 })).status, 200);
       await worker(t).runOnce();
     });
 

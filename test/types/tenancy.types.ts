@@ -19,7 +19,6 @@ import {
   cancelSplitOrder,
   lockPendingRefund,
   lockSplitOrders,
-  refundableItems,
   refundById,
   refundItems,
   refundsOfOrder,
@@ -70,7 +69,7 @@ export const withARawStringId = () => [
 export const childRows = async () => {
   const orderId = await resolveOrderId(merchant, 12);
   if (orderId === null) return [];
-  return [loadOrders(merchant, [orderId]), loadOrders(allMerchants(db), [resolved]), refundsOfOrder(merchant, orderId, 0, 10), refundableItems(trx, orderId)];
+  return [loadOrders(merchant, [orderId]), loadOrders(allMerchants(db), [resolved]), refundsOfOrder(merchant, orderId, 0, 10)];
 };
 
 export const unscopedChildRows = () => [
@@ -80,8 +79,6 @@ export const unscopedChildRows = () => [
   loadOrders(allMerchants(db), [12]),
   // @ts-expect-error an order's refunds likewise
   refundsOfOrder(merchant, 12, 0, 10),
-  // @ts-expect-error and the lines a refund may take
-  refundableItems(trx, 12),
   // @ts-expect-error a bare handle is no reader at all
   loadOrders(db, [resolved]),
 ];

@@ -7,9 +7,18 @@
  */
 import type { Db, Trx } from '../../src/store/db.ts';
 import { post, type Posting } from '../../src/store/ledger.repository.ts';
-import { cancelSplitOrder, claimDueRefunds, finishRefund, lockPendingRefund, lockSplitOrders, settlePending } from '../../src/store/refunds.repository.ts';
+import {
+  cancelSplitOrder,
+  claimDueRefunds,
+  finishRefund,
+  lockPendingRefund,
+  lockSplitOrders,
+  settlePending,
+  writeRefundRequest,
+  type RefundRequestWrites,
+} from '../../src/store/refunds.repository.ts';
 import { addQty, setQty } from '../../src/store/stocks.repository.ts';
-import type { ScopedOrderId, ScopedRefundId, ScopedSplitId } from '../../src/store/tenancy.ts';
+import { outsideTransaction, type ScopedOrderId, type ScopedRefundId, type ScopedSplitId } from '../../src/store/tenancy.ts';
 import { forMerchant } from '../../src/store/scope-mint.ts';
 import { emitOrderCancelled } from '../../src/services/webhook-events.service.ts';
 import { noteTokensUsed } from '../../src/store/credentials.repository.ts';
@@ -28,6 +37,7 @@ import type { ScopedClaimId } from '../../src/store/tenancy.ts';
 declare const db: Db;
 declare const trx: Trx;
 declare const posting: Posting;
+declare const requestWrites: RefundRequestWrites;
 // Resolved ids (test/types/tenancy.types.ts holds the calls with raw ones): only the handle is wrong below.
 declare const orderId: ScopedOrderId;
 declare const refundId: ScopedRefundId;
@@ -127,4 +137,12 @@ export const onABareHandle = () => [
   attachFiles(forMerchant(db, 1), claimId, [1]),
   // @ts-expect-error an orphan purge batch is a write
   deleteOrphanFiles(db, [1]),
+  // @ts-expect-error a refund request's write runs in a transaction, or says it is one checked statement (`outsideTransaction`)
+  writeRefundRequest(forMerchant(db, 1), 'postgres', requestWrites, 0),
+];
+
+/** A write that is one statement, atomic on its own, may run outside a transaction — said out loud. */
+export const asOneStatement = () => [
+  writeRefundRequest(outsideTransaction(forMerchant(db, 1), db), 'postgres', requestWrites, 0),
+  writeRefundRequest(forMerchant(trx, 1), 'sqlite', requestWrites, 0),
 ];

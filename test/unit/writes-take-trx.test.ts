@@ -19,7 +19,9 @@
  *   store that does — the checker resolves the name through imports — followed to a fixed point.
  * - Every parameter of an exported writing unit whose type is a handle (the checker's type:
  *   Kysely's `Kysely`/`Transaction`, a scope — anything with the scope's `[HANDLE]` — or a union
- *   of them) must be a transaction: `Transaction<Database>`, or a scope whose handle is one. An
+ *   of them) must be a transaction: `Transaction<Database>`, or a scope whose handle is one (or
+ *   `OneStatement`, db.ts: the database outside a transaction, said out loud for a write that is
+ *   one statement, atomic on its own — PostgreSQL's checked refund request). An
  *   exported writing unit that is not a function (a prepared query) is reported too: it runs on
  *   whatever handle its caller passes.
  * - A unit that returns a statement for its caller to run (its return type is a Kysely query:
@@ -138,6 +140,10 @@ function handleKind(checker: ts.TypeChecker, type: ts.Type): 'trx' | 'bare' | 'n
     const kinds = type.types.map((t) => handleKind(checker, t));
     return kinds.includes('bare') ? 'bare' : kinds.includes('trx') ? 'trx' : 'none';
   }
+  // `OneStatement` (store/db.ts): the database outside a transaction, named so for a write that is
+  // one statement, atomic on its own; only scope-mint's `outsideTransaction` makes one.
+  const alias = type.aliasSymbol?.declarations?.[0];
+  if (type.aliasSymbol?.name === 'OneStatement' && alias && path.resolve(alias.getSourceFile().fileName) === path.join(STORE, 'db.ts')) return 'trx';
   const symbol = type.getSymbol() ?? type.aliasSymbol;
   const declaration = symbol?.declarations?.[0];
   if (symbol && declaration && fromKysely(declaration.getSourceFile().fileName)) {
