@@ -1133,8 +1133,10 @@ async function main() {
         // warm (the server's first requests of a route pay for compiling its code).
         const leg = async <R>(run: (seconds: number, measured: boolean) => Promise<R>): Promise<R> => {
           if (WARMUP > 0) {
-            // A scenario that uses up claimable lines needs some for its warm-up too.
-            if (s.consumesClaims) await beforeLeg(s);
+            // A scenario that uses up orders or claimable lines needs some for its warm-up too: the
+            // leg before may have used them all (a `--only refund-request` run has only the
+            // generated orders), and a warm-up without work warms nothing.
+            if (s.consumesClaims || s.consumesOrders) await beforeLeg(s);
             await run(WARMUP, false);
           }
           await beforeLeg(s);
