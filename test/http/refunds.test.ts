@@ -34,6 +34,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         .then((r) => ({ status: r.statusCode, headers: r.headers, body: r.json() }));
     const getOrder = async (id: string) => (await t.merchant(token, 'GET', `/openapi/v2/order/orders/${id}`)).body.data;
     const refundsOf = async (id: string) => (await t.merchant(token, 'GET', `/openapi/v2/order/orders/refund/${id}`)).body.data;
+    /** Each line's pending refund quantity, by SKU: what the reservations took. */
+    const pendingBySku = async (orderId: string | number) =>
+      (
+        await t.store.db
+          .selectFrom('order_items')
+          .select(['sku', 'pending_refund_quantity as pending'])
+          .where('order_id', '=', Number(orderId))
+          .orderBy('sku')
+          .execute()
+      ).map((r) => [r.sku, Number(r.pending)]);
     const ship = (splitId: string) => t.admin('POST', `/admin/v1/split-orders/${splitId}/ship`, { carrier: 'UPS', trackingCode: `1Z${splitId}` });
 
     before(async () => {
@@ -375,19 +385,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         JSON.stringify(results.find((r) => r.status !== 200)?.body),
       );
       assert.equal(new Set(results.map((r) => r.body.data)).size, 20, 'twenty refunds');
-      const pending = await t.store.db
-        .selectFrom('order_items')
-        .select(['sku', 'pending_refund_quantity as pending'])
-        .where('order_id', '=', Number(o.id))
-        .orderBy('sku')
-        .execute();
-      assert.deepEqual(
-        pending.map((r) => [r.sku, Number(r.pending)]),
-        [
-          ['B', 10],
-          ['C', 10],
-        ],
-      );
+      assert.deepEqual(await pendingBySku(o.id), [
+        ['B', 10],
+        ['C', 10],
+      ]);
       for (let n = 0; n < 3; n++) await worker(t).runOnce();
     });
 
@@ -404,19 +405,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       };
       const results = await Promise.all(Array.from({ length: 5 }, () => refund(o.id, both)));
       assert.deepEqual(results.map((r) => r.body.code).sort(), [10000, 10000, 40902, 40902, 40902]);
-      const pending = await t.store.db
-        .selectFrom('order_items')
-        .select(['sku', 'pending_refund_quantity as pending'])
-        .where('order_id', '=', Number(o.id))
-        .orderBy('sku')
-        .execute();
-      assert.deepEqual(
-        pending.map((p) => [p.sku, Number(p.pending)]),
-        [
-          ['A', 2],
-          ['B', 2],
-        ],
-      );
+      assert.deepEqual(await pendingBySku(o.id), [
+        ['A', 2],
+        ['B', 2],
+      ]);
       assert.equal((await getOrder(o.id)).refundStatus, 'refunding');
       await worker(t).runOnce();
     });
@@ -544,19 +536,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // SQLite keeps the rows as read only inside the write transaction that read them.
       else await assert.rejects(write, /runs in the transaction that read the rows/);
       assert.equal((await refundsOf(o.id)).list.length, 1, 'only the other request’s refund');
-      const pending = await t.store.db
-        .selectFrom('order_items')
-        .select(['sku', 'pending_refund_quantity as pending'])
-        .where('order_id', '=', orderId)
-        .orderBy('sku')
-        .execute();
-      assert.deepEqual(
-        pending.map((r) => [r.sku, Number(r.pending)]),
-        [
-          ['A', 1],
-          ['B', 0],
-        ],
-      );
+      assert.deepEqual(await pendingBySku(orderId), [
+        ['A', 1],
+        ['B', 0],
+      ]);
       // The request itself reads again and succeeds.
       assert.equal((await refund(o.id, { skuCode: 'B', quantity: 1 })).status, 200);
       await worker(t).runOnce();
