@@ -199,7 +199,6 @@ export async function runIdempotent<T>(
   }
 }
 
-/** Runs `work` in a transaction, again from the start when it lost a race (up to 8 times). */
 /**
  * `runIdempotent` for work whose only write is one statement that checks what the work read and
  * writes nothing when that changed (throwing RetryAttempt then): atomic on its own. Without an
@@ -226,6 +225,7 @@ export async function runCheckedStatement<T>(
   return runIdempotent(store, scope, (trx) => locked(trx), present);
 }
 
+/** Runs `work` in a transaction, again from the start when it lost a race (up to 8 times). */
 async function inTransaction<R>(db: Db, work: (trx: Trx) => Promise<R>): Promise<R> {
   for (let round = 1; ; round++) {
     try {
