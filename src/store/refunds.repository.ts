@@ -47,10 +47,11 @@ export async function lockSplitOrders(db: Trx, orderId: ScopedOrderId): Promise<
  * Locks the split orders of the order the merchant's `{id}` names (`SELECT … FOR UPDATE`: the row
  * locks every writer of an order's split orders and items takes first), for a PostgreSQL refund
  * request that lost a race: read after this, in the same transaction, its rows stay as read, so
- * its checked write cannot find them changed. Returns how many it locked.
+ * its checked write cannot find them changed. An `{id}` that names no order of the merchant locks
+ * nothing; the read after it finds no order.
  */
-export async function lockSplitOrdersOf(scope: MerchantScope<Trx>, requestedId: number): Promise<number> {
-  return (await splitOrdersLocked.all(scope, requestedId)).length;
+export async function lockSplitOrdersOf(scope: MerchantScope<Trx>, requestedId: number): Promise<void> {
+  await splitOrdersLocked.all(scope, requestedId);
 }
 
 const splitOrdersLocked = preparedForMerchant((scope, requestedId: number) =>
