@@ -21,25 +21,28 @@ function runAsUnprivileged(args: string[], env: Record<string, string>) {
 }
 
 /**
- * Issue 13 item 15: starting on a database file Stockist may read but not write says so in plain
- * words (it used to print "migration unknown failed: attempt to write a readonly database").
- */
-/**
  * As root the check needs `nobody` to be able to run this Node.js and read this checkout's CLI; a
  * Node.js or a checkout under a directory only root may enter (root's home, a `mktemp -d` folder:
  * mode 700) cannot be, and file modes then cannot be tested from here: skipped, saying which.
  */
-const asNobody = (code: string) => spawnSync(process.execPath, ['-e', code], { uid: NOBODY, gid: NOBODY, timeout: 30_000 }).status === 0;
-const whyNobodyCannotRun = !asRoot
-  ? null
-  : !asNobody('0')
-    ? `the user nobody cannot run ${process.execPath} (a parent directory is closed to others, e.g. root's home): put Node.js where others may read it, as .ci/run does with STOCKIST_NODE_HOME`
-    : !asNobody(`require('fs').accessSync(${JSON.stringify(BIN)}, require('fs').constants.R_OK)`)
-      ? `the user nobody cannot read ${BIN} (a parent directory is closed to others, e.g. a mktemp -d folder): run the tests from a checkout others may read`
-      : null;
+function whyNobodyCannotRun(): string | null {
+  if (!asRoot) return null;
+  const asNobody = (code: string) => spawnSync(process.execPath, ['-e', code], { uid: NOBODY, gid: NOBODY, timeout: 30_000 }).status === 0;
+  if (!asNobody('0')) {
+    return `the user nobody cannot run ${process.execPath} (a parent directory is closed to others, e.g. root's home): put Node.js where others may read it, as .ci/run does with STOCKIST_NODE_HOME`;
+  }
+  if (!asNobody(`require('fs').accessSync(${JSON.stringify(BIN)}, require('fs').constants.R_OK)`)) {
+    return `the user nobody cannot read ${BIN} (a parent directory is closed to others, e.g. a mktemp -d folder): run the tests from a checkout others may read`;
+  }
+  return null;
+}
 
+/**
+ * Issue 13 item 15: starting on a database file Stockist may read but not write says so in plain
+ * words (it used to print "migration unknown failed: attempt to write a readonly database").
+ */
 describe('start-up on a read-only SQLite file (real processes)', {
-  skip: whyNobodyCannotRun ?? false,
+  skip: whyNobodyCannotRun() ?? false,
 }, () => {
   for (const variant of ['the file is read-only', 'the file and its directory are read-only'] as const) {
     it(`says so in plain words when ${variant}`, (t) => {
